@@ -1,0 +1,45 @@
+import type { Checkpoint } from './checkpoint.js';
+import type { CheckpointWriteCondition } from './checkpoint-write-condition.js';
+
+/**
+ * Where a subscription's checkpoint lives. Every write is the three-argument `save`; a storage evaluates the
+ * condition in the same atomic step as the write, or refuses it with `UnsupportedWriteConditionError`.
+ */
+export interface CheckpointStorage {
+  /** The stored checkpoint, or `undefined` when none is stored. */
+  read(subscriptionId: string): Promise<Checkpoint | undefined>;
+
+  /**
+   * Stores `checkpoint` when `condition` holds and resolves to the checkpoint stored. Rejects with
+   * `CheckpointWriteConditionNotFulfilledError` when it does not, leaving checkpoint and version exactly as they were.
+   */
+  save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint>;
+
+  /** The version conditions are judged against, or `undefined` when none is stored. */
+  writeVersion(subscriptionId: string): Promise<bigint | undefined>;
+
+  /** Removes checkpoint and stored version together; a no-op when nothing is stored. */
+  delete(subscriptionId: string): Promise<void>;
+
+  /** Whether this storage evaluates `notOlderThan` and `ifAbsent`; `false` when absent. */
+  evaluatesWriteConditions?(): boolean;
+
+  /** Whether this storage evaluates conditions for this id; falls back to `evaluatesWriteConditions()` when absent. */
+  evaluatesWriteConditionsFor?(subscriptionId: string): boolean;
+
+  /**
+   * Called after an `ifAbsent()` start-position write was refused: atomically keep the earlier of the stored
+   * checkpoint and `candidate`, and resolve to whichever is stored; `undefined` when the race cannot be resolved.
+   */
+  resolveFirstCheckpointRace?(subscriptionId: string, candidate: Checkpoint): Promise<Checkpoint | undefined>;
+}
+
+/** Whether `storage` evaluates write conditions at all; `false` for a storage that does not say. */
+export function evaluatesWriteConditions(storage: CheckpointStorage): boolean {
+  return storage.evaluatesWriteConditions?.() ?? false;
+}
+
+/** Whether `storage` evaluates write conditions for `subscriptionId`, falling back to {@link evaluatesWriteConditions}. */
+export function evaluatesWriteConditionsFor(storage: CheckpointStorage, subscriptionId: string): boolean {
+  return storage.evaluatesWriteConditionsFor?.(subscriptionId) ?? evaluatesWriteConditions(storage);
+}

@@ -1,0 +1,97 @@
+import type { Checkpoint } from './checkpoint.js';
+import type { CheckpointStorage } from './checkpoint-storage.js';
+import type { CheckpointWriteCondition } from './checkpoint-write-condition.js';
+import { CheckpointWriteConditionNotFulfilledError } from './errors/checkpoint-write-condition-not-fulfilled-error.js';
+import { assertCheckpoint, assertSaveArguments, assertSubscriptionId } from './storage-arguments.js';
+
+/** Options of {@link InMemoryCheckpointStorage}. */
+export interface InMemoryCheckpointStorageOptions {
+  /**
+   * Orders two checkpoints (negative when `a` comes first). With it the storage resolves a first-checkpoint race
+   * by keeping the earlier start position; without it, `resolveFirstCheckpointRace` resolves to `undefined`.
+   */
+  readonly comparePositions?: (a: Checkpoint, b: Checkpoint) => number;
+}
+
+interface StoredCheckpoint {
+  readonly checkpoint: Checkpoint;
+  readonly version: bigint | undefined;
+  /** Still the start position an `ifAbsent()` write pinned: no other write has moved it since. */
+  readonly pinned: boolean;
+}
+
+/**
+ * A checkpoint storage in process memory that evaluates every condition. Each method decides and writes
+ * synchronously between two awaits, so no other call can interleave: the check and the write are one step.
+ */
+export class InMemoryCheckpointStorage implements CheckpointStorage {
+  readonly #entries = new Map<string, StoredCheckpoint>();
+  readonly #comparePositions: ((a: Checkpoint, b: Checkpoint) => number) | undefined;
+
+  constructor(options: InMemoryCheckpointStorageOptions = {}) {
+    this.#comparePositions = options.comparePositions;
+  }
+
+  async read(subscriptionId: string): Promise<Checkpoint | undefined> {
+    assertSubscriptionId(subscriptionId);
+    return this.#entries.get(subscriptionId)?.checkpoint;
+  }
+
+  async save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
+    assertSaveArguments(subscriptionId, checkpoint, condition);
+    this.#entries.set(subscriptionId, this.#nextEntry(subscriptionId, checkpoint, condition));
+    return checkpoint;
+  }
+
+  async writeVersion(subscriptionId: string): Promise<bigint | undefined> {
+    assertSubscriptionId(subscriptionId);
+    return this.#entries.get(subscriptionId)?.version;
+  }
+
+  async delete(subscriptionId: string): Promise<void> {
+    assertSubscriptionId(subscriptionId);
+    this.#entries.delete(subscriptionId);
+  }
+
+  /** Always true: every condition is evaluated in the same synchronous step as the write. */
+  evaluatesWriteConditions(): boolean {
+    return true;
+  }
+
+  /**
+   * Keeps the earlier of the stored start position and `candidate`, while no write has moved the stored position
+   * since `ifAbsent()` pinned it. Resolves to the checkpoint stored, or `undefined` when the race cannot be
+   * resolved (no `comparePositions`, nothing pinned, or the position has already moved on).
+   */
+  async resolveFirstCheckpointRace(subscriptionId: string, candidate: Checkpoint): Promise<Checkpoint | undefined> {
+    assertSubscriptionId(subscriptionId);
+    assertCheckpoint(candidate);
+    const stored = this.#entries.get(subscriptionId);
+    if (this.#comparePositions === undefined || stored?.pinned !== true) {
+      return undefined;
+    }
+    if (this.#comparePositions(candidate, stored.checkpoint) < 0) {
+      this.#entries.set(subscriptionId, { ...stored, checkpoint: candidate });
+      return candidate;
+    }
+    return stored.checkpoint;
+  }
+
+  #nextEntry(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): StoredCheckpoint {
+    const stored = this.#entries.get(subscriptionId);
+    switch (condition.kind) {
+      case 'any':
+        return { checkpoint, version: stored?.version, pinned: false };
+      case 'ifAbsent':
+        if (stored !== undefined) {
+          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, stored.version);
+        }
+        return { checkpoint, version: undefined, pinned: true };
+      case 'notOlderThan':
+        if (stored?.version !== undefined && stored.version > condition.version) {
+          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, stored.version);
+        }
+        return { checkpoint, version: condition.version, pinned: false };
+    }
+  }
+}

@@ -1,0 +1,5 @@
+export {
+  describeCheckpointStorageConformance,
+  type CheckpointStorageFactory,
+  type ConformanceSuiteOptions,
+} from './describe-checkpoint-storage-conformance.js';
