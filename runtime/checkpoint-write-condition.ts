@@ -3,17 +3,23 @@ import { describeValue } from './describe-value.js';
 /** The unconditional write: always accepted, leaves a stored version exactly as it was. */
 export interface AnyWriteCondition {
   readonly kind: 'any';
+  /** Reads `any()`. */
+  toString(): string;
 }
 
 /** The fence: accepted when nothing is stored, the stored checkpoint has no version, or its version is ≤ `version`; stores `version`. */
 export interface NotOlderThanWriteCondition {
   readonly kind: 'notOlderThan';
   readonly version: bigint;
+  /** Reads `notOlderThan(7)`. */
+  toString(): string;
 }
 
 /** The start-position pin: accepted only when no checkpoint is stored; stores no version. */
 export interface IfAbsentWriteCondition {
   readonly kind: 'ifAbsent';
+  /** Reads `ifAbsent()`. */
+  toString(): string;
 }
 
 /** The condition a checkpoint write must satisfy, judged atomically with the write. */

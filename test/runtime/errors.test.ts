@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CheckpointWriteCondition,
+  CheckpointWriteConditionNotFulfilledError,
+  StartPositionAlreadyPinnedError,
+  StorageCannotBeFencedError,
+  UnsupportedWriteConditionError,
+} from '../../runtime/index.js';
+
+describe('errors', () => {
+  it('CheckpointWriteConditionNotFulfilledError carries id, condition and stored version, and names them', () => {
+    const condition = CheckpointWriteCondition.notOlderThan(7);
+    const error = new CheckpointWriteConditionNotFulfilledError('orders', condition, 9n);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('CheckpointWriteConditionNotFulfilledError');
+    expect(error.subscriptionId).toBe('orders');
+    expect(error.condition).toBe(condition);
+    expect(error.storedVersion).toBe(9n);
+    expect(error.message).toBe(
+      'Checkpoint write for subscription "orders" refused: notOlderThan(7) does not hold, a newer writer holds the subscription (stored version 9). ' +
+        'The checkpoint was left unchanged; do not retry this write, the lease has moved on.',
+    );
+  });
+
+  it('CheckpointWriteConditionNotFulfilledError explains an ifAbsent refusal and a missing stored version', () => {
+    const error = new CheckpointWriteConditionNotFulfilledError('orders', CheckpointWriteCondition.ifAbsent());
+    expect(error.storedVersion).toBeUndefined();
+    expect(error.message).toContain('ifAbsent() does not hold, a checkpoint is already stored');
+  });
+
+  it('UnsupportedWriteConditionError has the exact message generated code relies on', () => {
+    const error = new UnsupportedWriteConditionError(CheckpointWriteCondition.notOlderThan(7));
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('UnsupportedWriteConditionError');
+    expect(error.message).toBe('This storage cannot evaluate notOlderThan(7), only any() is supported.');
+    expect(new UnsupportedWriteConditionError(CheckpointWriteCondition.ifAbsent()).message).toBe(
+      'This storage cannot evaluate ifAbsent(), only any() is supported.',
+    );
+  });
+
+  it('StartPositionAlreadyPinnedError names the subscription and the candidate', () => {
+    const error = new StartPositionAlreadyPinnedError('orders', 'offset-4');
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('StartPositionAlreadyPinnedError');
+    expect(error.subscriptionId).toBe('orders');
+    expect(error.candidate).toBe('offset-4');
+    expect(error.message).toMatch(/^Start position "offset-4" for subscription "orders" was not pinned: ifAbsent\(\) was refused/);
+  });
+
+  it('StorageCannotBeFencedError names the storage, and the id when the refusal is per id', () => {
+    const whole = new StorageCannotBeFencedError('LegacyStorage');
+    expect(whole.name).toBe('StorageCannotBeFencedError');
+    expect(whole.message).toMatch(/^LegacyStorage cannot be fenced: evaluatesWriteConditions\(\) answers false/);
+    const perId = new StorageCannotBeFencedError('RedisCheckpointStorage', '{}orders');
+    expect(perId.subscriptionId).toBe('{}orders');
+    expect(perId.message).toMatch(/^RedisCheckpointStorage cannot fence subscription "\{\}orders"/);
+  });
+});
