@@ -21,3 +21,4 @@ export {
   type FencedCheckpointWriterOptions,
   type FencingTokenSource,
 } from './fenced-checkpoint-writer.js';
+export { RedisCheckpointStorage, type RedisCheckpointClient, type RedisCheckpointStorageOptions } from './redis/index.js';

@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import { clusterHashedPart, clusterHashTag } from './cluster-hash-slot.js';
+
+/** The two Redis keys of one subscription. */
+export interface CheckpointKeys {
+  /** `keyPrefix + subscriptionId`; holds the checkpoint string, readable with a plain `GET`. */
+  readonly checkpointKey: string;
+  /** `versionKeyPrefix + '{' + hashTag(checkpointKey) + '}' + sha256hex(subscriptionId)`; holds the version as a decimal string. */
+  readonly versionKey: string;
+}
+
+/**
+ * Where a subscription's checkpoint and version live: the key layout shared with Occurrent's Redis storage.
+ * The version key carries the checkpoint key's hash tag (or the whole key as its tag), so both share a Cluster slot
+ * whenever that is possible; the SHA-256 of the id keeps ids that share a tag from sharing a version.
+ */
+export class CheckpointKeyLayout {
+  constructor(
+    readonly keyPrefix: string,
+    readonly versionKeyPrefix: string,
+  ) {
+    if (versionKeyPrefix === '' || /[{}]/.test(versionKeyPrefix)) {
+      throw new TypeError(
+        `versionKeyPrefix ${JSON.stringify(versionKeyPrefix)} is invalid: it must be non-empty and free of "{" and "}", ` +
+          'because the version key adds its own hash tag right after it. Use the default "checkpoint-fencing:version:" or a prefix like "app:checkpoint-version:".',
+      );
+    }
+    if (keyPrefix.startsWith(versionKeyPrefix)) {
+      throw new TypeError(
+        `keyPrefix ${JSON.stringify(keyPrefix)} starts with versionKeyPrefix ${JSON.stringify(versionKeyPrefix)}, so every checkpoint key would ` +
+          'fall inside the reserved version-key namespace. Choose prefixes that do not overlap this way.',
+      );
+    }
+  }
+
+  /** Both keys of `subscriptionId`; throws `TypeError` for an id whose checkpoint key falls in the reserved version-key namespace. */
+  keysFor(subscriptionId: string): CheckpointKeys {
+    const checkpointKey = this.keyPrefix + subscriptionId;
+    if (checkpointKey.startsWith(this.versionKeyPrefix)) {
+      throw new TypeError(
+        `Subscription id ${JSON.stringify(subscriptionId)} is refused: its checkpoint key ${JSON.stringify(checkpointKey)} starts with the reserved ` +
+          `versionKeyPrefix ${JSON.stringify(this.versionKeyPrefix)}, so writing it could overwrite another subscription's version. ` +
+          'Use an id outside that prefix, or give the storage a keyPrefix.',
+      );
+    }
+    const digest = createHash('sha256').update(subscriptionId, 'utf8').digest('hex');
+    return { checkpointKey, versionKey: `${this.versionKeyPrefix}{${clusterHashedPart(checkpointKey)}}${digest}` };
+  }
+
+  /**
+   * Whether Redis Cluster puts both keys of `checkpointKey` in one slot: true when it has a hash tag, or when the whole
+   * key is non-empty and free of `}` (then `{checkpointKey}` is a valid tag in the version key).
+   */
+  static clusterAligned(checkpointKey: string): boolean {
+    return clusterHashTag(checkpointKey) !== undefined || (checkpointKey !== '' && !checkpointKey.includes('}'));
+  }
+}

@@ -1,0 +1,2 @@
+export { RedisCheckpointStorage, type RedisCheckpointStorageOptions } from './redis-checkpoint-storage.js';
+export type { RedisCheckpointClient } from './redis-commands.js';

@@ -1,0 +1,151 @@
+import type { Checkpoint } from '../checkpoint.js';
+import type { CheckpointStorage } from '../checkpoint-storage.js';
+import { formatWriteCondition, type CheckpointWriteCondition } from '../checkpoint-write-condition.js';
+import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
+import { assertSaveArguments, assertSubscriptionId } from '../storage-arguments.js';
+import { CheckpointKeyLayout, type CheckpointKeys } from './checkpoint-key-layout.js';
+import { ifAbsentScript } from './if-absent-script.js';
+import { notOlderThanScript } from './not-older-than-script.js';
+import { isCrossSlotError, type RedisCheckpointClient, type RedisCommands } from './redis-commands.js';
+import { RedisScriptRunner } from './redis-script-runner.js';
+
+/** Options of {@link RedisCheckpointStorage}. */
+export interface RedisCheckpointStorageOptions {
+  /** Prefix of every version key; `checkpoint-fencing:version:` by default. Use `occurrent:checkpoint-version:` to share keys with Occurrent. */
+  readonly versionKeyPrefix?: string;
+  /** Prefix of every checkpoint key; none by default, so the checkpoint key is the subscription id itself. */
+  readonly keyPrefix?: string;
+}
+
+const defaultVersionKeyPrefix = 'checkpoint-fencing:version:';
+const decimal = /^\d+$/;
+
+/**
+ * A checkpoint storage in Redis over an ioredis `Redis` or `Cluster` client the caller owns. `any()` is one plain
+ * `SET`; `notOlderThan(v)` and `ifAbsent()` are each one Lua script over the checkpoint key and its version key,
+ * which share a hash slot. The constructor gives the Cluster-safe mode (also right for a standalone server);
+ * {@link RedisCheckpointStorage.forStandalone} drops the slot check for a server that is not a Cluster.
+ */
+export class RedisCheckpointStorage implements CheckpointStorage {
+  readonly #client: RedisCommands;
+  readonly #scripts: RedisScriptRunner;
+  readonly #layout: CheckpointKeyLayout;
+  #clusterSafe = true;
+
+  /**
+   * Cluster-safe mode: refuses `notOlderThan` and `ifAbsent` for an id whose keys Redis Cluster cannot put in one slot.
+   * @throws TypeError for a `versionKeyPrefix` that is empty or holds a brace, or a `keyPrefix` inside it.
+   */
+  constructor(client: RedisCheckpointClient, options: RedisCheckpointStorageOptions = {}) {
+    this.#client = client;
+    this.#scripts = new RedisScriptRunner(client);
+    this.#layout = new CheckpointKeyLayout(options.keyPrefix ?? '', options.versionKeyPrefix ?? defaultVersionKeyPrefix);
+  }
+
+  /** For a standalone or replicated server only: evaluates conditions for every id outside the reserved prefix, with no slot check. */
+  static forStandalone(client: RedisCheckpointClient, options: RedisCheckpointStorageOptions = {}): RedisCheckpointStorage {
+    const storage = new RedisCheckpointStorage(client, options);
+    storage.#clusterSafe = false;
+    return storage;
+  }
+
+  async read(subscriptionId: string): Promise<Checkpoint | undefined> {
+    assertSubscriptionId(subscriptionId);
+    return (await this.#client.get(this.#layout.keysFor(subscriptionId).checkpointKey)) ?? undefined;
+  }
+
+  /**
+   * Writes `checkpoint` when `condition` holds. A connection error from a conditional write is passed through as
+   * is: the script may or may not have run, so the caller must not read it as a refusal.
+   */
+  async save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
+    assertSaveArguments(subscriptionId, checkpoint, condition);
+    const keys = this.#layout.keysFor(subscriptionId);
+    if (condition.kind === 'any') {
+      await this.#client.set(keys.checkpointKey, checkpoint);
+      return checkpoint;
+    }
+    this.#assertClusterAligned(subscriptionId, keys, condition);
+    const reply =
+      condition.kind === 'notOlderThan'
+        ? await this.#scripts.run(notOlderThanScript, [keys.checkpointKey, keys.versionKey], [checkpoint, String(condition.version)])
+        : await this.#scripts.run(ifAbsentScript, [keys.checkpointKey, keys.versionKey], [checkpoint]);
+    const [outcome, version] = scriptReply(reply, condition);
+    if (outcome === 'refused') {
+      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, version === '' ? undefined : BigInt(version));
+    }
+    return checkpoint;
+  }
+
+  async writeVersion(subscriptionId: string): Promise<bigint | undefined> {
+    assertSubscriptionId(subscriptionId);
+    const { versionKey } = this.#layout.keysFor(subscriptionId);
+    const stored = await this.#client.get(versionKey);
+    if (stored === null) {
+      return undefined;
+    }
+    if (!decimal.test(stored)) {
+      throw new Error(
+        `Version key ${JSON.stringify(versionKey)} holds ${JSON.stringify(stored)}, not a non-negative decimal integer. ` +
+          'Something other than a fenced writer wrote it; delete the key or write a decimal version to it.',
+      );
+    }
+    return BigInt(stored);
+  }
+
+  /** Removes both keys with one `DEL` when they share a slot; otherwise, or on `CROSSSLOT`, the checkpoint key first, then the version key. */
+  async delete(subscriptionId: string): Promise<void> {
+    assertSubscriptionId(subscriptionId);
+    const { checkpointKey, versionKey } = this.#layout.keysFor(subscriptionId);
+    if (!this.#clusterSafe || CheckpointKeyLayout.clusterAligned(checkpointKey)) {
+      try {
+        await this.#client.del(checkpointKey, versionKey);
+        return;
+      } catch (error) {
+        if (!isCrossSlotError(error)) {
+          throw error;
+        }
+      }
+    }
+    // Checkpoint first: a crash in between leaves an orphan version, which ifAbsent ignores and notOlderThan still honours.
+    await this.#client.del(checkpointKey);
+    await this.#client.del(versionKey);
+  }
+
+  /** Always true: every id outside the reserved prefix can be fenced in some mode; ask {@link evaluatesWriteConditionsFor} per id. */
+  evaluatesWriteConditions(): boolean {
+    return true;
+  }
+
+  /** False, in Cluster-safe mode, exactly for ids whose keys Cluster cannot put in one slot (no hash tag, and empty or holding `}`). */
+  evaluatesWriteConditionsFor(subscriptionId: string): boolean {
+    assertSubscriptionId(subscriptionId);
+    const { checkpointKey } = this.#layout.keysFor(subscriptionId);
+    return !this.#clusterSafe || CheckpointKeyLayout.clusterAligned(checkpointKey);
+  }
+
+  #assertClusterAligned(subscriptionId: string, keys: CheckpointKeys, condition: CheckpointWriteCondition): void {
+    if (this.#clusterSafe && !CheckpointKeyLayout.clusterAligned(keys.checkpointKey)) {
+      throw new TypeError(
+        `RedisCheckpointStorage cannot evaluate ${formatWriteCondition(condition)} for subscription ${JSON.stringify(subscriptionId)} in Cluster-safe mode: ` +
+          `its checkpoint key ${JSON.stringify(keys.checkpointKey)} has no hash tag and is empty or contains "}", so no version key can share its ` +
+          'Cluster hash slot and the script would fail with CROSSSLOT. Give the id a hash tag (e.g. "{tenant}-orders"), or, for a standalone or ' +
+          'replicated server that is not a Cluster, use RedisCheckpointStorage.forStandalone(client). Nothing was sent to Redis.',
+      );
+    }
+  }
+}
+
+/** Reads a script's `{outcome, version}` reply; ioredis gives strings, or Buffers for a client set to return them. */
+function scriptReply(reply: unknown, condition: CheckpointWriteCondition): readonly ['accepted' | 'refused', string] {
+  if (Array.isArray(reply) && reply.length === 2) {
+    const [outcome, version] = reply.map((part: unknown) => (Buffer.isBuffer(part) ? part.toString('utf8') : part));
+    if ((outcome === 'accepted' || outcome === 'refused') && typeof version === 'string' && (version === '' || decimal.test(version))) {
+      return [outcome, version];
+    }
+  }
+  throw new Error(
+    `The ${formatWriteCondition(condition)} script answered ${JSON.stringify(reply)}, not ['accepted' | 'refused', version]. ` +
+      'Another script with the same SHA-1 or a proxy rewriting replies is in the way; the write may or may not have happened.',
+  );
+}

@@ -1,0 +1,37 @@
+import type { RedisCommands } from './redis-commands.js';
+import type { RedisLuaScript } from './redis-lua-script.js';
+
+/** Whether each client's server takes the `#!lua` shebang (Redis 7+), asked once per client with `INFO server`. */
+const shebangSupport = new WeakMap<RedisCommands, Promise<boolean>>();
+
+/**
+ * Runs a script with `EVALSHA`, falling back to `EVAL` on `NOSCRIPT` (a restarted server, a `SCRIPT FLUSH`, or a
+ * Cluster node that took over after a failover has an empty script cache). Each call is one script run: a
+ * refusal or a connection error is surfaced as is, never retried here.
+ */
+export class RedisScriptRunner {
+  constructor(private readonly client: RedisCommands) {}
+
+  async run(script: RedisLuaScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    const source = (await this.#supportsShebang()) ? script.withShebang : script.withoutShebang;
+    try {
+      return await this.client.evalsha(source.sha1, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) {
+        throw error;
+      }
+      return await this.client.eval(source.text, keys.length, ...keys, ...args);
+    }
+  }
+
+  #supportsShebang(): Promise<boolean> {
+    let known = shebangSupport.get(this.client);
+    if (known === undefined) {
+      known = this.client.info('server').then((info) => Number(/^redis_version:(\d+)\./m.exec(info)?.[1] ?? 0) >= 7);
+      shebangSupport.set(this.client, known);
+      // A failed INFO (say, the server is down) is asked again by the next write instead of deciding for good.
+      known.catch(() => shebangSupport.delete(this.client));
+    }
+    return known;
+  }
+}
