@@ -1,0 +1,49 @@
+import type { SaveShape } from './shape-decision.js';
+
+/** One implementer the recipe found, and what it did to it. */
+export interface ImplementerReport {
+  readonly file: string;
+  /** The class name, or the variable an object literal is assigned to. */
+  readonly class: string;
+  readonly line: number;
+  readonly kind: 'class' | 'object-literal';
+  readonly shape: SaveShape;
+  readonly membersAdded: readonly string[];
+  /** The existing two-parameter `save` was renamed to this, when it was. */
+  readonly unconditionalSaveRenamedTo: string | undefined;
+}
+
+/** An implementer the recipe left alone, and why. */
+export interface SkippedImplementer {
+  readonly file: string;
+  readonly class: string;
+  readonly line: number;
+  readonly reason: string;
+}
+
+/** One file whose text the recipe changes. */
+export interface FileChange {
+  readonly file: string;
+  readonly before: string;
+  readonly after: string;
+}
+
+/** The result of one upgrade run. */
+export interface UpgradeReport {
+  readonly filesScanned: number;
+  /** Files that could reach `checkpoint-fencing` and so were parsed with types. */
+  readonly filesAnalysed: number;
+  readonly implementers: readonly ImplementerReport[];
+  readonly skipped: readonly SkippedImplementer[];
+  readonly changes: readonly FileChange[];
+  /** Whether the changes were written to disk (false for a dry run or a check). */
+  readonly written: boolean;
+  readonly durationMs: number;
+}
+
+/** The summary line the CLI prints last. */
+export function summaryLine(report: UpgradeReport): string {
+  const seconds = (report.durationMs / 1000).toFixed(2);
+  const verb = report.written ? 'changed' : 'would change';
+  return `add-write-conditions: ${report.filesScanned} files scanned, ${report.implementers.length + report.skipped.length} implementers found (${report.skipped.length} skipped), ${report.changes.length} files ${verb}, ${seconds}s.`;
+}

@@ -1,0 +1,152 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
+import { filesReachingPackage } from './files-reaching-package.js';
+import { uncommittedFiles } from './git-worktree.js';
+import { membersAdded } from './member-text.js';
+import { decideUpgrades } from './shape-decision.js';
+import { openTypedProject } from './typed-project.js';
+import { upgradeFileText } from './upgrade-file-text.js';
+import type { FileChange, ImplementerReport, SkippedImplementer, UpgradeReport } from './upgrade-report.js';
+
+/** Options of {@link upgrade}. */
+export interface UpgradeOptions {
+  /** Files or directories to upgrade, relative to `cwd`; the whole project when empty or absent. */
+  readonly paths?: readonly string[];
+  /** The tsconfig that defines the project, relative to `cwd`; `tsconfig.json` by default. */
+  readonly project?: string;
+  /** The directory paths are relative to; the process's working directory by default. */
+  readonly cwd?: string;
+  /** `write` (the default) changes files; `dry-run` and `check` only report what would change. */
+  readonly mode?: 'write' | 'dry-run' | 'check';
+  /** Write even when files the recipe would touch have uncommitted changes in git. */
+  readonly allowDirty?: boolean;
+  /** Called as files are scanned and analysed, for a progress indicator. */
+  readonly onProgress?: (phase: 'scan' | 'analyse' | 'write', done: number, total: number) => void;
+}
+
+/** A refusal or a failure the caller can show as one line; the CLI exits 2 on it. */
+export class UpgradeError extends Error {
+  override readonly name = 'UpgradeError';
+}
+
+const NEVER_TOUCHED = /(?:^|[\\/])(?:node_modules|dist)[\\/]|\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
+const UPGRADABLE = /\.(?:ts|tsx|mts|cts)$/;
+const BOM = '\uFEFF';
+
+/**
+ * Runs the add-write-conditions recipe over a TypeScript project: finds every implementer of `CheckpointStorage`
+ * from `checkpoint-fencing`, analyses all files first, then writes the missing three-parameter `save` and
+ * `writeVersion` (or, in `dry-run` and `check` mode, only reports them).
+ * @throws UpgradeError with a one-line message naming the file, for a missing tsconfig, a path outside the project,
+ * a file that does not parse, or uncommitted changes in files it would write (unless `allowDirty`).
+ */
+export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeReport> {
+  const started = performance.now();
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const tsconfig = resolve(cwd, options.project ?? 'tsconfig.json');
+  if (!existsSync(tsconfig)) {
+    throw new UpgradeError(`${tsconfig}: no tsconfig here; pass the project's tsconfig with --project <path>.`);
+  }
+  let project;
+  try {
+    project = openTypedProject(tsconfig);
+  } catch (error) {
+    throw asUpgradeError(error);
+  }
+  const selected = selectFiles(project.fileNames, (options.paths ?? []).map((path) => resolve(cwd, path)), tsconfig);
+
+  const texts = new Map<string, string>();
+  for (const [index, file] of selected.entries()) {
+    texts.set(file, readFileSync(file, 'utf8'));
+    options.onProgress?.('scan', index + 1, selected.length);
+  }
+  const reaching = filesReachingPackage(texts, (specifier, from) => project.resolveModule(specifier, from));
+  options.onProgress?.('analyse', 0, reaching.length);
+  let facts;
+  try {
+    facts = project.analyse(reaching);
+  } catch (error) {
+    throw asUpgradeError(error);
+  }
+  options.onProgress?.('analyse', reaching.length, reaching.length);
+
+  const decisions = decideUpgrades(facts.flatMap((file) => file.implementers));
+  const implementers: ImplementerReport[] = [];
+  const skipped: SkippedImplementer[] = [];
+  const changes: FileChange[] = [];
+  for (const file of facts) {
+    const own = decisions.filter((decision) => decision.implementer.file === file.path);
+    for (const decision of own) {
+      const { implementer } = decision;
+      if (decision.skipReason !== undefined) {
+        skipped.push({ file: implementer.file, class: implementer.name, line: implementer.line, reason: decision.skipReason });
+      } else {
+        implementers.push({
+          file: implementer.file,
+          class: implementer.name,
+          line: implementer.line,
+          kind: implementer.kind,
+          shape: decision.saveShape,
+          membersAdded: membersAdded(decision),
+          unconditionalSaveRenamedTo: decision.unconditionalSaveName,
+        });
+      }
+    }
+    const after = upgradeFileText(file.text, own, file.imports);
+    if (after !== file.text) {
+      const raw = texts.get(file.path) ?? readFileSync(file.path, 'utf8');
+      const bom = raw.startsWith(BOM) && !file.text.startsWith(BOM) ? BOM : '';
+      if (bom + file.text !== raw) {
+        throw new UpgradeError(`${file.path}: changed on disk while the upgrade ran; run it again.`);
+      }
+      changes.push({ file: file.path, before: raw, after: bom + after });
+    }
+  }
+
+  const mode = options.mode ?? 'write';
+  if (mode === 'write' && changes.length > 0) {
+    const dirty = options.allowDirty === true ? [] : uncommittedFiles(changes.map((change) => change.file), cwd);
+    if (dirty.length > 0) {
+      throw new UpgradeError(
+        `${dirty[0] ?? ''}${dirty.length > 1 ? ` and ${dirty.length - 1} more` : ''}: uncommitted changes in files the upgrade would rewrite; commit or stash them first, or pass --allow-dirty.`,
+      );
+    }
+    for (const [index, change] of changes.entries()) {
+      writeFileSync(change.file, change.after);
+      options.onProgress?.('write', index + 1, changes.length);
+    }
+  }
+  return {
+    filesScanned: selected.length,
+    filesAnalysed: reaching.length,
+    implementers,
+    skipped,
+    changes,
+    written: mode === 'write',
+    durationMs: performance.now() - started,
+  };
+}
+
+function selectFiles(fileNames: readonly string[], paths: readonly string[], tsconfig: string): string[] {
+  for (const path of paths) {
+    if (!existsSync(path)) {
+      throw new UpgradeError(`${path}: no such file or directory; pass files or folders of the project.`);
+    }
+  }
+  const candidates = fileNames.map((file) => resolve(file)).filter((file) => UPGRADABLE.test(file) && !NEVER_TOUCHED.test(file));
+  if (paths.length === 0) {
+    return candidates;
+  }
+  const selected = candidates.filter((file) =>
+    paths.some((path) => file === path || (statSync(path).isDirectory() && file.startsWith(path.endsWith(sep) ? path : path + sep))),
+  );
+  const unmatched = paths.find((path) => !selected.some((file) => file === path || file.startsWith(path + sep)));
+  if (unmatched !== undefined) {
+    throw new UpgradeError(`${unmatched}: not part of the project ${tsconfig}; add it to the tsconfig's "include" or pass --project.`);
+  }
+  return selected;
+}
+
+function asUpgradeError(error: unknown): UpgradeError {
+  return error instanceof UpgradeError ? error : new UpgradeError(error instanceof Error ? error.message : String(error));
+}

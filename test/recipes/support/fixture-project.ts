@@ -1,0 +1,74 @@
+import { cpSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+
+/** The repository root, for paths to fixtures, the runtime and node_modules. */
+export const REPO = resolve(import.meta.dirname, '../../..');
+
+/** Where the recipe's before/after cases live. */
+export const RECIPE_FIXTURES = join(REPO, 'fixtures/recipes/add-write-conditions');
+
+/**
+ * The compiler options every upgraded project must type-check under. `checkpoint-fencing` maps to this repo's runtime
+ * source, so a temp copy anywhere on disk type-checks against the current runtime without a build.
+ */
+export function fixtureCompilerOptions(): Record<string, unknown> {
+  return {
+    target: 'es2023',
+    lib: ['es2023'],
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    strict: true,
+    noImplicitOverride: true,
+    exactOptionalPropertyTypes: true,
+    skipLibCheck: true,
+    noEmit: true,
+    jsx: 'preserve',
+    types: [],
+    paths: { 'checkpoint-fencing': [join(REPO, 'runtime/index.ts')] },
+  };
+}
+
+/** A fresh directory under the OS temp dir with a tsconfig using {@link fixtureCompilerOptions}. */
+export function makeTempProject(prefix: string): string {
+  const root = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'fixture-project', private: true, type: 'module' }));
+  writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: fixtureCompilerOptions(), include: ['**/*'] }, null, 2));
+  return root;
+}
+
+/** Copies every case's files except its expected outputs into `root/<case>/`; returns the case names. */
+export function copyRecipeCases(root: string): string[] {
+  const cases = readdirSync(RECIPE_FIXTURES, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+  for (const name of cases) {
+    cpSync(join(RECIPE_FIXTURES, name), join(root, name), {
+      recursive: true,
+      filter: (source) => !/[\\/]output\.[^\\/]+$/.test(source),
+    });
+  }
+  return cases;
+}
+
+/** Copies `fixtures/legacy-app` into `root`, pointing its `checkpoint-fencing` path mapping at this repo's runtime. */
+export function copyLegacyApp(root: string): void {
+  cpSync(join(REPO, 'fixtures/legacy-app'), root, { recursive: true });
+  writeFileSync(
+    join(root, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { ...fixtureCompilerOptions(), types: ['node'], typeRoots: [join(REPO, 'node_modules/@types')] }, include: ['src'] }, null, 2),
+  );
+}
+
+/** Runs the repo's TypeScript (`tsc --noEmit`) on `project`; returns its output, empty when it type-checks. */
+export function typeCheck(project: string): string {
+  try {
+    execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project], { encoding: 'utf8', stdio: 'pipe' });
+    return '';
+  } catch (error) {
+    const failure = error as { stdout?: string; stderr?: string };
+    return `${failure.stdout ?? ''}${failure.stderr ?? ''}` || String(error);
+  }
+}
