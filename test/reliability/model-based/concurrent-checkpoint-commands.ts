@@ -3,7 +3,7 @@ import { CheckpointWriteCondition, type CheckpointStorage, type CheckpointWriteC
 import { checkLinearizability, HistoryRecorder, type CheckpointOperation } from '../../support/linearizability/index.js';
 
 /** How many operations may be in flight at once; more overlap makes the checker's work grow fast for little gain. */
-const maxInFlight = 4;
+const maxInFlight = 5;
 
 /** The model: only what preconditions need. Outcomes are judged by the linearizability checker, not predicted. */
 export interface ConcurrentModel {
@@ -12,7 +12,8 @@ export interface ConcurrentModel {
 
 /** The system under test and the record of everything done to it. */
 export interface ConcurrentReal {
-  readonly storage: CheckpointStorage;
+  /** One storage per client connection; call n goes to `storages[n % length]`, so calls can overtake each other. */
+  readonly storages: readonly CheckpointStorage[];
   readonly recorder: HistoryRecorder;
   readonly scheduler: fc.Scheduler;
   /** Every call started so far, settled or not; each resolves once its outcome is recorded. */
@@ -36,13 +37,17 @@ class StartOperation implements fc.AsyncCommand<ConcurrentModel, ConcurrentReal>
   async run(model: ConcurrentModel, real: ConcurrentReal): Promise<void> {
     model.inFlight += 1;
     const process = `p${real.nextProcess}`;
+    const storage = real.storages[real.nextProcess % real.storages.length];
     real.nextProcess += 1;
+    if (storage === undefined) {
+      throw new Error('The model-based run was given no storage; createStorages must return at least one.');
+    }
     const label = `${process} ${this.toString()}`;
     const call = async (): Promise<unknown> => {
       await real.scheduler.schedule(Promise.resolve(), `${label} reaches the storage`);
       let outcome: { value: unknown } | { error: unknown };
       try {
-        outcome = { value: await callStorage(real.storage, this.operation) };
+        outcome = { value: await callStorage(storage, this.operation) };
       } catch (error) {
         outcome = { error };
       }

@@ -5,8 +5,11 @@ import { assertLinearizable, concurrentCheckpointCommands, type ConcurrentModel,
 
 /** Options of {@link concurrentModelProperty}. */
 export interface ConcurrentModelOptions {
-  /** A fresh, empty storage for each run (flush the server, or use fresh ids); a storage under test may yield to `scheduler`. */
-  readonly createStorage: (scheduler: fc.Scheduler) => CheckpointStorage | Promise<CheckpointStorage>;
+  /**
+   * Fresh, empty storages over one store for each run (flush the server first), one per client connection; a storage
+   * under test may yield to `scheduler`.
+   */
+  readonly createStorages: (scheduler: fc.Scheduler) => readonly CheckpointStorage[] | Promise<readonly CheckpointStorage[]>;
   readonly subscriptionIds: readonly string[];
   readonly maxCommands?: number;
 }
@@ -16,10 +19,14 @@ export interface ConcurrentModelOptions {
  * sequential spec explains, checked once every call has returned and final sequential reads have run.
  */
 export function concurrentModelProperty(options: ConcurrentModelOptions): fc.IAsyncProperty<[fc.Scheduler, Iterable<fc.AsyncCommand<ConcurrentModel, ConcurrentReal>>]> {
-  const commands = fc.commands(concurrentCheckpointCommands(options.subscriptionIds), { maxCommands: options.maxCommands ?? 25 });
+  const commands = fc.commands(concurrentCheckpointCommands(options.subscriptionIds), { maxCommands: options.maxCommands ?? 60, size: 'medium' });
   return fc.asyncProperty(fc.scheduler(), commands, async (scheduler, cmds) => {
-    const storage = await options.createStorage(scheduler);
-    const real: ConcurrentReal = { storage, recorder: new HistoryRecorder(), scheduler, pending: [], barrier: Promise.resolve(), nextProcess: 0 };
+    const storages = await options.createStorages(scheduler);
+    const [storage] = storages;
+    if (storage === undefined) {
+      throw new Error('createStorages returned no storage; return at least one.');
+    }
+    const real: ConcurrentReal = { storages, recorder: new HistoryRecorder(), scheduler, pending: [], barrier: Promise.resolve(), nextProcess: 0 };
     await fc.scheduledModelRun(scheduler, () => ({ model: { inFlight: 0 }, real }), cmds);
     await scheduler.waitFor(Promise.all(real.pending));
     for (const subscriptionId of options.subscriptionIds) {
