@@ -22,3 +22,34 @@ export {
   type FencingTokenSource,
 } from './fenced-checkpoint-writer.js';
 export { RedisCheckpointStorage, type RedisCheckpointClient, type RedisCheckpointStorageOptions } from './redis/index.js';
+export {
+  defaultRedisLeaseKeyPrefix,
+  InMemoryLeaseStrategy,
+  InMemoryLeaseTable,
+  LeaseKeepingStrategy,
+  RedisLeaseStrategy,
+  redisLeaseKeys,
+  systemLeaseClock,
+  type CompetingConsumerListener,
+  type CompetingConsumerStrategy,
+  type InMemoryLeaseStrategyOptions,
+  type InMemoryLeaseTableOptions,
+  type LeaseClock,
+  type LeaseKeepingStrategyOptions,
+  type LeaseStore,
+  type LeaseTimer,
+  type RedisLeaseClient,
+  type RedisLeaseKeys,
+  type RedisLeaseStrategyOptions,
+  type WaitForReplicas,
+} from './leases/index.js';
+export {
+  DurableSubscription,
+  DuplicateSubscriptionIdError,
+  UnknownSubscriptionError,
+  type DurableSubscriptionOptions,
+  type EventHandler,
+  type EventSource,
+  type PositionedEvent,
+  type SubscribeOptions,
+} from './subscription/index.js';

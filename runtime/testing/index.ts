@@ -3,3 +3,9 @@ export {
   type CheckpointStorageFactory,
   type ConformanceSuiteOptions,
 } from './describe-checkpoint-storage-conformance.js';
+export {
+  describeCompetingConsumerStrategyConformance,
+  type CompetingConsumerConformanceOptions,
+  type CompetingConsumerStrategyFixture,
+  type CompetingConsumerStrategyFixtureFactory,
+} from './describe-competing-consumer-strategy-conformance.js';

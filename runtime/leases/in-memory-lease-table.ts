@@ -1,0 +1,81 @@
+import type { LeaseStore } from './lease-store.js';
+
+/** Options of {@link InMemoryLeaseTable}. */
+export interface InMemoryLeaseTableOptions {
+  /** The table's own clock, which alone decides when a lease expires (the "server time"); `performance.now` by default. */
+  readonly now?: () => number;
+}
+
+interface TableLease {
+  readonly owner: string;
+  readonly token: bigint;
+  expiresAt: number;
+}
+
+/**
+ * Leases and fencing tokens in process memory, shared by several {@link InMemoryLeaseStrategy} "nodes" in one process:
+ * for tests and single-process apps. Each method decides and writes without an `await` in between, so it is one
+ * atomic step. Tokens live apart from leases and are never deleted, so deleting a lease never resets them.
+ */
+export class InMemoryLeaseTable implements LeaseStore {
+  readonly #now: () => number;
+  readonly #leases = new Map<string, TableLease>();
+  readonly #lastTokens = new Map<string, bigint>();
+
+  constructor(options: InMemoryLeaseTableOptions = {}) {
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  async acquire(subscriptionId: string, owner: string, leaseTimeMs: number): Promise<bigint | undefined> {
+    const now = this.#now();
+    const held = this.#live(subscriptionId, now);
+    if (held !== undefined) {
+      if (held.owner !== owner) {
+        return undefined;
+      }
+      held.expiresAt = now + leaseTimeMs;
+      return held.token;
+    }
+    const last = this.#lastTokens.get(subscriptionId);
+    const token = last === undefined ? 0n : last + 1n;
+    this.#lastTokens.set(subscriptionId, token);
+    this.#leases.set(subscriptionId, { owner, token, expiresAt: now + leaseTimeMs });
+    return token;
+  }
+
+  async refresh(subscriptionId: string, owner: string, token: bigint, leaseTimeMs: number): Promise<boolean> {
+    const now = this.#now();
+    const held = this.#live(subscriptionId, now);
+    if (held?.owner !== owner || held.token !== token) {
+      return false;
+    }
+    held.expiresAt = now + leaseTimeMs;
+    return true;
+  }
+
+  async release(subscriptionId: string, owner: string, token: bigint): Promise<void> {
+    const held = this.#live(subscriptionId, this.#now());
+    if (held?.owner === owner && held.token === token) {
+      this.#leases.delete(subscriptionId);
+    }
+  }
+
+  /** Deletes a lease the way an operator deleting a lock by hand would; the token counter stays. */
+  deleteLease(subscriptionId: string): void {
+    this.#leases.delete(subscriptionId);
+  }
+
+  /** The last token minted for `subscriptionId`, or `undefined` when none was ever minted. */
+  lastToken(subscriptionId: string): bigint | undefined {
+    return this.#lastTokens.get(subscriptionId);
+  }
+
+  #live(subscriptionId: string, now: number): TableLease | undefined {
+    const held = this.#leases.get(subscriptionId);
+    if (held !== undefined && held.expiresAt <= now) {
+      this.#leases.delete(subscriptionId);
+      return undefined;
+    }
+    return held;
+  }
+}

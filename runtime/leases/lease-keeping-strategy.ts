@@ -1,0 +1,286 @@
+import { randomUUID } from 'node:crypto';
+import type { CompetingConsumerListener, CompetingConsumerStrategy } from './competing-consumer-strategy.js';
+import { systemLeaseClock, type LeaseClock, type LeaseTimer } from './lease-clock.js';
+import type { LeaseStore } from './lease-store.js';
+import { assertLeaseIds } from './lease-arguments.js';
+
+/** Options every lease-keeping strategy takes. */
+export interface LeaseKeepingStrategyOptions {
+  /** How long a lease lasts in the store without a refresh; 20 000 ms by default. Refreshed every third of it. */
+  readonly leaseTimeMs?: number;
+  /** This node's clock and timers; the system's by default. Tests pass a manual or pausable one. */
+  readonly clock?: LeaseClock;
+  /** Told about a store call that failed (the strategy keeps trying); a warning on the console by default. */
+  readonly onError?: (error: unknown, subscriptionId: string, subscriberId: string) => void;
+}
+
+/** A lease this node believes it holds. */
+interface HeldLease {
+  readonly token: bigint;
+  /** `hasLock` answers true until this reading of the node's clock. */
+  validUntil: number;
+  /** When the request that last set the lease in the store was sent. */
+  confirmedAt: number;
+}
+
+interface Consumer {
+  readonly subscriptionId: string;
+  readonly subscriberId: string;
+  /** Unique to this strategy instance, so two processes given the same subscriber id never share a lease. */
+  readonly owner: string;
+  registered: boolean;
+  lease: HeldLease | undefined;
+  timer: LeaseTimer | undefined;
+  /** Store calls of one consumer run one after another, so a release never overtakes the acquire before it. */
+  queue: Promise<void>;
+}
+
+const defaultLeaseTimeMs = 20_000;
+const shutdownWaitMs = 5_000;
+
+/**
+ * A {@link CompetingConsumerStrategy} over any {@link LeaseStore}: it acquires for registered consumers, refreshes
+ * held leases every third of the lease time, and answers `hasLock` from memory by the three-quarter rule.
+ */
+export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
+  /** The lease time this strategy asks the store for, in milliseconds. */
+  readonly leaseTimeMs: number;
+  readonly #store: LeaseStore;
+  readonly #clock: LeaseClock;
+  readonly #onError: (error: unknown, subscriptionId: string, subscriberId: string) => void;
+  readonly #instanceId = randomUUID();
+  readonly #consumers = new Map<string, Map<string, Consumer>>();
+  readonly #granted = new Set<CompetingConsumerListener>();
+  readonly #prohibited = new Set<CompetingConsumerListener>();
+  #shutDown = false;
+
+  /** @throws RangeError unless `leaseTimeMs` is a positive safe integer. */
+  constructor(store: LeaseStore, options: LeaseKeepingStrategyOptions = {}) {
+    const leaseTimeMs = options.leaseTimeMs ?? defaultLeaseTimeMs;
+    if (!Number.isSafeInteger(leaseTimeMs) || leaseTimeMs < 3) {
+      throw new RangeError(`leaseTimeMs must be a whole number of milliseconds, at least 3; got ${String(leaseTimeMs)}.`);
+    }
+    this.leaseTimeMs = leaseTimeMs;
+    this.#store = store;
+    this.#clock = options.clock ?? systemLeaseClock;
+    this.#onError = options.onError ?? warnOnConsole;
+  }
+
+  async register(subscriptionId: string, subscriberId: string): Promise<boolean> {
+    assertLeaseIds(subscriptionId, subscriberId);
+    if (this.#shutDown) {
+      throw new Error(
+        `Cannot register subscriber ${JSON.stringify(subscriberId)} for subscription ${JSON.stringify(subscriptionId)}: ` +
+          'this lease strategy has been shut down. Create a new strategy instance.',
+      );
+    }
+    const existing = this.#consumer(subscriptionId, subscriberId);
+    if (existing !== undefined) {
+      return this.hasLock(subscriptionId, subscriberId);
+    }
+    const consumer: Consumer = {
+      subscriptionId,
+      subscriberId,
+      owner: `${subscriberId} ${this.#instanceId}`,
+      registered: true,
+      lease: undefined,
+      timer: undefined,
+      queue: Promise.resolve(),
+    };
+    const bySubscriber = this.#consumers.get(subscriptionId) ?? new Map<string, Consumer>();
+    bySubscriber.set(subscriberId, consumer);
+    this.#consumers.set(subscriptionId, bySubscriber);
+    await this.#enqueue(consumer, () => this.#tick(consumer));
+    this.#scheduleNextTick(consumer);
+    return this.hasLock(subscriptionId, subscriberId);
+  }
+
+  async unregister(subscriptionId: string, subscriberId: string): Promise<void> {
+    assertLeaseIds(subscriptionId, subscriberId);
+    const consumer = this.#consumer(subscriptionId, subscriberId);
+    if (consumer === undefined) {
+      return;
+    }
+    consumer.registered = false;
+    this.#cancelTimer(consumer);
+    const bySubscriber = this.#consumers.get(subscriptionId);
+    bySubscriber?.delete(subscriberId);
+    if (bySubscriber?.size === 0) {
+      this.#consumers.delete(subscriptionId);
+    }
+    await this.#giveUp(consumer);
+  }
+
+  async release(subscriptionId: string, subscriberId: string): Promise<void> {
+    assertLeaseIds(subscriptionId, subscriberId);
+    const consumer = this.#consumer(subscriptionId, subscriberId);
+    if (consumer === undefined) {
+      return;
+    }
+    // A full interval before trying again gives another node the first chance at the freed lease.
+    this.#scheduleNextTick(consumer);
+    await this.#giveUp(consumer);
+  }
+
+  hasLock(subscriptionId: string, subscriberId: string): boolean {
+    const lease = this.#consumer(subscriptionId, subscriberId)?.lease;
+    return lease !== undefined && this.#clock.now() < lease.validUntil;
+  }
+
+  fencingToken(subscriptionId: string): bigint | undefined {
+    const bySubscriber = this.#consumers.get(subscriptionId);
+    if (bySubscriber?.size !== 1) {
+      return undefined;
+    }
+    const [only] = bySubscriber.values();
+    return only?.lease?.token;
+  }
+
+  onGranted(listener: CompetingConsumerListener): () => void {
+    this.#granted.add(listener);
+    return () => this.#granted.delete(listener);
+  }
+
+  onProhibited(listener: CompetingConsumerListener): () => void {
+    this.#prohibited.add(listener);
+    return () => this.#prohibited.delete(listener);
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.#shutDown) {
+      return;
+    }
+    this.#shutDown = true;
+    const consumers = [...this.#consumers.values()].flatMap((bySubscriber) => [...bySubscriber.values()]);
+    this.#consumers.clear();
+    for (const consumer of consumers) {
+      consumer.registered = false;
+      this.#cancelTimer(consumer);
+    }
+    let timer: LeaseTimer | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = this.#clock.setTimeout(resolve, shutdownWaitMs);
+    });
+    await Promise.race([Promise.allSettled(consumers.map((consumer) => this.#giveUp(consumer))), deadline]);
+    if (timer !== undefined) {
+      this.#clock.clearTimeout(timer);
+    }
+  }
+
+  /** Forgets the lease at once (so `hasLock` answers false), then makes one attempt to free it in the store. */
+  async #giveUp(consumer: Consumer): Promise<void> {
+    const lease = consumer.lease;
+    if (lease === undefined) {
+      return;
+    }
+    consumer.lease = undefined;
+    this.#emit(this.#prohibited, consumer);
+    await this.#enqueue(consumer, () => this.#store.release(consumer.subscriptionId, consumer.owner, lease.token)).catch(
+      (error: unknown) => {
+        // The lease expires in the store on its own after the lease time; nothing else to do.
+        this.#report(error, consumer);
+      },
+    );
+  }
+
+  async #tick(consumer: Consumer): Promise<void> {
+    if (!consumer.registered || this.#shutDown) {
+      return;
+    }
+    const lease = consumer.lease;
+    const sentAt = this.#clock.now();
+    try {
+      if (lease === undefined) {
+        await this.#acquire(consumer, sentAt);
+      } else if (await this.#store.refresh(consumer.subscriptionId, consumer.owner, lease.token, this.leaseTimeMs)) {
+        lease.validUntil = sentAt + (this.leaseTimeMs * 3) / 4;
+        lease.confirmedAt = sentAt;
+      } else if (consumer.lease === lease) {
+        consumer.lease = undefined;
+        this.#emit(this.#prohibited, consumer);
+      }
+    } catch (error) {
+      this.#report(error, consumer);
+      // Without an answer for a whole lease time, the store has expired the lease by its own clock.
+      if (lease !== undefined && consumer.lease === lease && this.#clock.now() - lease.confirmedAt >= this.leaseTimeMs) {
+        consumer.lease = undefined;
+        this.#emit(this.#prohibited, consumer);
+      }
+    }
+  }
+
+  async #acquire(consumer: Consumer, sentAt: number): Promise<void> {
+    const token = await this.#store.acquire(consumer.subscriptionId, consumer.owner, this.leaseTimeMs);
+    if (token === undefined) {
+      return;
+    }
+    if (!consumer.registered || this.#shutDown) {
+      // Unregistered while the request was out: hand the lease straight back.
+      await this.#store.release(consumer.subscriptionId, consumer.owner, token);
+      return;
+    }
+    consumer.lease = { token, validUntil: sentAt + (this.leaseTimeMs * 3) / 4, confirmedAt: sentAt };
+    this.#emit(this.#granted, consumer);
+  }
+
+  #scheduleNextTick(consumer: Consumer): void {
+    this.#cancelTimer(consumer);
+    if (!consumer.registered || this.#shutDown) {
+      return;
+    }
+    consumer.timer = this.#clock.setTimeout(() => {
+      consumer.timer = undefined;
+      void this.#enqueue(consumer, () => this.#tick(consumer)).then(() => {
+        if (consumer.timer === undefined) {
+          this.#scheduleNextTick(consumer);
+        }
+      });
+    }, Math.max(1, Math.floor(this.leaseTimeMs / 3)));
+  }
+
+  #cancelTimer(consumer: Consumer): void {
+    if (consumer.timer !== undefined) {
+      this.#clock.clearTimeout(consumer.timer);
+      consumer.timer = undefined;
+    }
+  }
+
+  #enqueue<T>(consumer: Consumer, operation: () => Promise<T>): Promise<T> {
+    const result = consumer.queue.then(operation);
+    consumer.queue = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  #consumer(subscriptionId: string, subscriberId: string): Consumer | undefined {
+    return this.#consumers.get(subscriptionId)?.get(subscriberId);
+  }
+
+  #emit(listeners: ReadonlySet<CompetingConsumerListener>, consumer: Consumer): void {
+    for (const listener of listeners) {
+      try {
+        listener(consumer.subscriptionId, consumer.subscriberId);
+      } catch (error) {
+        this.#report(error, consumer);
+      }
+    }
+  }
+
+  #report(error: unknown, consumer: Consumer): void {
+    try {
+      this.#onError(error, consumer.subscriptionId, consumer.subscriberId);
+    } catch {
+      // An error handler that throws must not stop the lease from being kept.
+    }
+  }
+}
+
+function warnOnConsole(error: unknown, subscriptionId: string, subscriberId: string): void {
+  console.warn(
+    `checkpoint-fencing: lease call for subscription ${JSON.stringify(subscriptionId)}, subscriber ${JSON.stringify(subscriberId)} failed; ` +
+      'the strategy keeps trying and hasLock answers false once the lease could have expired.',
+    error,
+  );
+}

@@ -1,0 +1,93 @@
+import type { Cluster, Redis } from 'ioredis';
+import type { LeaseStore } from './lease-store.js';
+import { acquireLeaseScript, refreshLeaseScript, releaseLeaseScript } from './redis-lease-scripts.js';
+import { redisLeaseKeys, type RedisLeaseKeys } from './redis-lease-keys.js';
+
+/** An ioredis client the caller owns: a standalone or replicated server, or a Cluster. */
+export type RedisLeaseClient = Redis | Cluster;
+
+/** After minting a token, wait until this many replicas have the write, for at most this long. */
+export interface WaitForReplicas {
+  readonly replicas: number;
+  readonly timeoutMs: number;
+}
+
+/** Leases and token counters in Redis; one script per step, lease expiry by the server's own clock (`PX`). */
+export class RedisLeaseStore implements LeaseStore {
+  readonly #client: RedisLeaseClient;
+  readonly #keyPrefix: string;
+  readonly #waitForReplicas: WaitForReplicas | undefined;
+
+  constructor(client: RedisLeaseClient, keyPrefix: string, waitForReplicas: WaitForReplicas | undefined) {
+    this.#client = client;
+    this.#keyPrefix = keyPrefix;
+    this.#waitForReplicas = waitForReplicas;
+  }
+
+  keys(subscriptionId: string): RedisLeaseKeys {
+    return redisLeaseKeys(this.#keyPrefix, subscriptionId);
+  }
+
+  async acquire(subscriptionId: string, owner: string, leaseTimeMs: number): Promise<bigint | undefined> {
+    const keys = this.keys(subscriptionId);
+    const reply = await this.#client.eval(acquireLeaseScript, 2, keys.lease, keys.token, owner, String(leaseTimeMs));
+    const [outcome, token] = parseAcquireReply(reply, keys);
+    if (outcome === 'taken') {
+      return undefined;
+    }
+    if (this.#waitForReplicas !== undefined) {
+      await this.#confirmOnReplicas(subscriptionId, owner, token, keys, this.#waitForReplicas);
+    }
+    return token;
+  }
+
+  async refresh(subscriptionId: string, owner: string, token: bigint, leaseTimeMs: number): Promise<boolean> {
+    const { lease } = this.keys(subscriptionId);
+    const reply = await this.#client.eval(refreshLeaseScript, 1, lease, `${token} ${owner}`, String(leaseTimeMs));
+    return reply === 1;
+  }
+
+  async release(subscriptionId: string, owner: string, token: bigint): Promise<void> {
+    const { lease } = this.keys(subscriptionId);
+    await this.#client.eval(releaseLeaseScript, 1, lease, `${token} ${owner}`);
+  }
+
+  /**
+   * WAIT on the node that minted the token: a pipeline whose only keyed command names the lease key is routed to
+   * that key's master on a Cluster too. A token not yet on enough replicas is handed back unused, because a
+   * failover to a replica without it would mint the same token again.
+   */
+  async #confirmOnReplicas(
+    subscriptionId: string,
+    owner: string,
+    token: bigint,
+    keys: RedisLeaseKeys,
+    wait: WaitForReplicas,
+  ): Promise<void> {
+    const replies = await this.#client.pipeline().pttl(keys.lease).wait(wait.replicas, wait.timeoutMs).exec();
+    const [, waitReply] = replies ?? [];
+    const [error, acknowledged] = waitReply ?? [new Error('no reply to WAIT'), undefined];
+    if (error !== null || typeof acknowledged !== 'number' || acknowledged < wait.replicas) {
+      await this.release(subscriptionId, owner, token);
+      throw new Error(
+        `Lease ${JSON.stringify(keys.lease)} was not taken: token ${token} reached ${typeof acknowledged === 'number' ? acknowledged : 'no'} ` +
+          `of the ${wait.replicas} replicas waitForReplicas asks for within ${wait.timeoutMs} ms` +
+          `${error === null ? '' : ` (${String(error)})`}, so a failover could mint it again. ` +
+          'The strategy tries again; check replication, or lower waitForReplicas.replicas.',
+      );
+    }
+  }
+}
+
+function parseAcquireReply(reply: unknown, keys: RedisLeaseKeys): ['granted' | 'held' | 'taken', bigint] {
+  if (Array.isArray(reply) && reply.length === 2) {
+    const [outcome, token] = reply as unknown[];
+    if ((outcome === 'granted' || outcome === 'held' || outcome === 'taken') && typeof token === 'string' && /^\d+$/u.test(token)) {
+      return [outcome, BigInt(token)];
+    }
+  }
+  throw new Error(
+    `Unexpected reply from the lease script for ${JSON.stringify(keys.lease)}: ${JSON.stringify(reply)}. ` +
+      `Was ${JSON.stringify(keys.lease)} or ${JSON.stringify(keys.token)} written by something else? They must hold only what this strategy writes.`,
+  );
+}

@@ -1,0 +1,10 @@
+export {
+  DurableSubscription,
+  type DurableSubscriptionOptions,
+  type EventHandler,
+  type EventSource,
+  type PositionedEvent,
+  type SubscribeOptions,
+} from './durable-subscription.js';
+export { DuplicateSubscriptionIdError } from './duplicate-subscription-id-error.js';
+export { UnknownSubscriptionError } from './unknown-subscription-error.js';

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { InMemoryLeaseStrategy, InMemoryLeaseTable } from '../../../runtime/index.js';
+import { describeCompetingConsumerStrategyConformance } from '../../../runtime/testing/index.js';
+import { ManualLeaseClock, settle } from '../../support/leases/manual-lease-clock.js';
+
+describeCompetingConsumerStrategyConformance('InMemoryLeaseStrategy', () => {
+  const table = new InMemoryLeaseTable();
+  return {
+    leaseTimeMs: 300,
+    node: () => new InMemoryLeaseStrategy({ table, leaseTimeMs: 300 }),
+    deleteLease: async (subscriptionId) => {
+      table.deleteLease(subscriptionId);
+    },
+  };
+});
+
+/** A table whose refreshes fail, and whose acquire answers only when the test lets it: an outage and a slow reply. */
+class FlakyTable extends InMemoryLeaseTable {
+  refreshFails = false;
+  #heldAcquire: Promise<void> | undefined;
+  #answerAcquire: () => void = () => undefined;
+
+  holdNextAcquire(): () => void {
+    this.#heldAcquire = new Promise((resolve) => {
+      this.#answerAcquire = resolve;
+    });
+    return () => {
+      this.#answerAcquire();
+    };
+  }
+
+  override async acquire(subscriptionId: string, owner: string, leaseTimeMs: number): Promise<bigint | undefined> {
+    const held = this.#heldAcquire;
+    this.#heldAcquire = undefined;
+    // Decided when the request arrives (now), answered when the test lets the reply through.
+    const token = await super.acquire(subscriptionId, owner, leaseTimeMs);
+    await held;
+    return token;
+  }
+
+  override async refresh(subscriptionId: string, owner: string, token: bigint, leaseTimeMs: number): Promise<boolean> {
+    if (this.refreshFails) {
+      throw new Error('lease store unreachable');
+    }
+    return super.refresh(subscriptionId, owner, token, leaseTimeMs);
+  }
+}
+
+describe('InMemoryLeaseStrategy with a manual clock', () => {
+  const setup = (): { clock: ManualLeaseClock; table: FlakyTable; strategy: InMemoryLeaseStrategy; errors: unknown[] } => {
+    const clock = new ManualLeaseClock();
+    const table = new FlakyTable({ now: () => clock.now() });
+    const errors: unknown[] = [];
+    const strategy = new InMemoryLeaseStrategy({ table, clock, leaseTimeMs: 1_000, onError: (error) => errors.push(error) });
+    return { clock, table, strategy, errors };
+  };
+
+  it('hasLock turns false three quarters of the lease time after the last successful refresh was sent, though refreshes fail', async () => {
+    const { clock, table, strategy, errors } = setup();
+    expect(await strategy.register('orders', 'node-a')).toBe(true);
+    await clock.advance(333);
+    expect(strategy.hasLock('orders', 'node-a')).toBe(true);
+    table.refreshFails = true;
+    await clock.advance(333 + 82);
+    expect(strategy.hasLock('orders', 'node-a')).toBe(true);
+    expect(errors.length).toBe(1);
+    // The refresh at 333 was the last one that succeeded: 333 + 750 = 1083.
+    await clock.advance(1_082 - 748);
+    expect(strategy.hasLock('orders', 'node-a')).toBe(true);
+    await clock.advance(1);
+    expect(strategy.hasLock('orders', 'node-a')).toBe(false);
+    expect(strategy.fencingToken('orders')).toBe(0n);
+    await strategy.shutdown();
+  });
+
+  it('measures the three quarters from when the acquire was sent, not from when its reply arrived', async () => {
+    const { clock, table, strategy } = setup();
+    table.refreshFails = true;
+    const answer = table.holdNextAcquire();
+    const registered = strategy.register('orders', 'node-a');
+    await settle();
+    await clock.advance(300);
+    answer();
+    expect(await registered).toBe(true);
+    await clock.advance(449);
+    expect(strategy.hasLock('orders', 'node-a')).toBe(true);
+    await clock.advance(1);
+    expect(strategy.hasLock('orders', 'node-a')).toBe(false);
+    await strategy.shutdown();
+  });
+
+  it('gives the lease up as lost at the first tick a whole lease time without an answer, and tells onProhibited', async () => {
+    const { clock, table, strategy } = setup();
+    const prohibited: string[] = [];
+    strategy.onProhibited((subscriptionId) => prohibited.push(subscriptionId));
+    await strategy.register('orders', 'node-a');
+    table.refreshFails = true;
+    // Ticks at 333, 666 and 999 fail within the lease time; the one at 1332 is past it.
+    await clock.advance(1_331);
+    expect(prohibited).toEqual([]);
+    await clock.advance(1);
+    expect(prohibited).toEqual(['orders']);
+    expect(strategy.fencingToken('orders')).toBeUndefined();
+    await strategy.shutdown();
+  });
+
+  it('a consumer unregistered while its acquire is in flight hands the lease straight back', async () => {
+    const { clock, table, strategy } = setup();
+    const answer = table.holdNextAcquire();
+    const registered = strategy.register('orders', 'node-a');
+    await settle();
+    const unregistered = strategy.unregister('orders', 'node-a');
+    answer();
+    expect(await registered).toBe(false);
+    await unregistered;
+    expect(await table.acquire('orders', 'someone-else', 1_000)).toBe(1n);
+    await clock.advance(0);
+    await strategy.shutdown();
+  });
+});
+
+describe('InMemoryLeaseTable', () => {
+  it('keeps tokens when leases are deleted or expire, and keeps them per subscription', async () => {
+    let now = 0;
+    const table = new InMemoryLeaseTable({ now: () => now });
+    expect(await table.acquire('orders', 'a', 100)).toBe(0n);
+    table.deleteLease('orders');
+    expect(await table.acquire('orders', 'b', 100)).toBe(1n);
+    now = 100;
+    expect(await table.acquire('orders', 'a', 100)).toBe(2n);
+    expect(await table.acquire('payments', 'a', 100)).toBe(0n);
+    expect(table.lastToken('orders')).toBe(2n);
+  });
+
+  it('gives the holder its own token back on a repeated acquire, and nobody else the lease', async () => {
+    const table = new InMemoryLeaseTable({ now: () => 0 });
+    expect(await table.acquire('orders', 'a', 100)).toBe(0n);
+    expect(await table.acquire('orders', 'a', 100)).toBe(0n);
+    expect(await table.acquire('orders', 'b', 100)).toBeUndefined();
+  });
+
+  it('a stale holder can neither refresh nor release the newer holder\'s lease', async () => {
+    let now = 0;
+    const table = new InMemoryLeaseTable({ now: () => now });
+    const stale = await table.acquire('orders', 'a', 100);
+    now = 100;
+    const fresh = await table.acquire('orders', 'b', 100);
+    expect(fresh).toBe(1n);
+    expect(await table.refresh('orders', 'a', stale ?? -1n, 100)).toBe(false);
+    await table.release('orders', 'a', stale ?? -1n);
+    await table.release('orders', 'b', 0n);
+    expect(await table.acquire('orders', 'c', 100)).toBeUndefined();
+    expect(await table.refresh('orders', 'b', 1n, 100)).toBe(true);
+  });
+});
+
+describe('InMemoryLeaseStrategy options', () => {
+  it('refuses a lease time that is not a whole number of milliseconds', () => {
+    expect(() => new InMemoryLeaseStrategy({ leaseTimeMs: 1.5 })).toThrow(RangeError);
+    expect(() => new InMemoryLeaseStrategy({ leaseTimeMs: 0 })).toThrow(/leaseTimeMs/u);
+  });
+});
