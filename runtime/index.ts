@@ -53,3 +53,4 @@ export {
   type PositionedEvent,
   type SubscribeOptions,
 } from './subscription/index.js';
+export type { FencingToken } from './fencing-token.js';

@@ -1,0 +1,118 @@
+import { ASTUtils, AST_NODE_TYPES, TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { skipTransparentWrappers, staticMemberName } from './static-member-name.js';
+
+const { DefinitionType } = TSESLint.Scope;
+
+/** The module specifier whose exports the rules recognise. */
+export const RUNTIME_MODULE = 'checkpoint-fencing';
+
+/** The runtime exports the rules look for, by their exported (not local) names. */
+export type RuntimeExportName =
+  | 'CheckpointStorage'
+  | 'CheckpointWriteCondition'
+  | 'CheckpointWriteConditionNotFulfilledError'
+  | 'FencedCheckpointWriter'
+  | 'FencingToken'
+  | 'FencingTokenSource';
+
+type Scope = TSESLint.Scope.Scope;
+
+/**
+ * Whether `node` names runtime export `exportName` in `scope`: an identifier bound by `import { exportName as x }`
+ * from checkpoint-fencing (aliases included, shadowing respected), or `ns.exportName` / `ns['exportName']` /
+ * `ns.exportName` in a type position, where `ns` is bound by `import * as ns from 'checkpoint-fencing'`.
+ */
+export function refersToRuntimeExport(node: TSESTree.Node, exportName: RuntimeExportName, scope: Scope): boolean {
+  const target = skipTransparentWrappers(node);
+  if (target.type === AST_NODE_TYPES.Identifier) {
+    return importedNameOf(target, scope) === exportName;
+  }
+  if (target.type === AST_NODE_TYPES.MemberExpression) {
+    return staticMemberName(target) === exportName && isRuntimeNamespace(target.object, scope);
+  }
+  if (target.type === AST_NODE_TYPES.TSQualifiedName) {
+    return target.right.name === exportName && isRuntimeNamespace(target.left, scope);
+  }
+  return false;
+}
+
+/** Whether a type annotation (`x: CheckpointStorage`, `x: cf.CheckpointStorage | undefined`) names `exportName`. */
+export function typeAnnotationNamesRuntimeExport(
+  annotation: TSESTree.TypeNode | undefined,
+  exportName: RuntimeExportName,
+  scope: Scope,
+): boolean {
+  if (annotation === undefined) {
+    return false;
+  }
+  if (annotation.type === AST_NODE_TYPES.TSUnionType) {
+    return annotation.types.some((member) => typeAnnotationNamesRuntimeExport(member, exportName, scope));
+  }
+  return annotation.type === AST_NODE_TYPES.TSTypeReference && refersToRuntimeExport(annotation.typeName, exportName, scope);
+}
+
+/**
+ * How code at `scope` can spell runtime value export `exportName` without a new import: the local name of a value
+ * import (`WC` for `import { CheckpointWriteCondition as WC }`), or `ns.exportName` for a namespace import;
+ * `undefined` when neither exists or the local name is shadowed at `scope`.
+ */
+export function localSpellingOfRuntimeExport(program: TSESTree.Program, exportName: RuntimeExportName, scope: Scope): string | undefined {
+  for (const declaration of runtimeValueImports(program)) {
+    for (const specifier of declaration.specifiers) {
+      if (
+        specifier.type === AST_NODE_TYPES.ImportDefaultSpecifier ||
+        (specifier.type === AST_NODE_TYPES.ImportSpecifier && specifier.importKind === 'type')
+      ) {
+        continue;
+      }
+      const spelling =
+        specifier.type === AST_NODE_TYPES.ImportNamespaceSpecifier
+          ? `${specifier.local.name}.${exportName}`
+          : importedName(specifier) === exportName
+            ? specifier.local.name
+            : undefined;
+      const localName = specifier.local.name;
+      if (spelling !== undefined && ASTUtils.findVariable(scope, localName)?.defs[0]?.node === specifier) {
+        return spelling;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The value import declarations of checkpoint-fencing (`import type` ones cannot provide a value). */
+export function runtimeValueImports(program: TSESTree.Program): TSESTree.ImportDeclaration[] {
+  return program.body.filter(
+    (statement): statement is TSESTree.ImportDeclaration =>
+      statement.type === AST_NODE_TYPES.ImportDeclaration && statement.source.value === RUNTIME_MODULE && statement.importKind !== 'type',
+  );
+}
+
+/** The exported name an import specifier binds (`a` in `import { a as b }`, also for string names `import { 'a' as b }`). */
+function importedName(specifier: TSESTree.ImportSpecifier): string {
+  return specifier.imported.type === AST_NODE_TYPES.Identifier ? specifier.imported.name : specifier.imported.value;
+}
+
+function importedNameOf(identifier: TSESTree.Identifier, scope: Scope): string | undefined {
+  const definition = ASTUtils.findVariable(scope, identifier.name)?.defs[0];
+  if (definition?.type !== DefinitionType.ImportBinding || definition.node.type !== AST_NODE_TYPES.ImportSpecifier) {
+    return undefined;
+  }
+  return isRuntimeImportDeclaration(definition.parent) ? importedName(definition.node) : undefined;
+}
+
+function isRuntimeNamespace(node: TSESTree.Node, scope: Scope): boolean {
+  if (node.type !== AST_NODE_TYPES.Identifier) {
+    return false;
+  }
+  const definition = ASTUtils.findVariable(scope, node.name)?.defs[0];
+  return (
+    definition?.type === DefinitionType.ImportBinding &&
+    definition.node.type === AST_NODE_TYPES.ImportNamespaceSpecifier &&
+    isRuntimeImportDeclaration(definition.parent)
+  );
+}
+
+function isRuntimeImportDeclaration(declaration: TSESTree.Node): boolean {
+  return declaration.type === AST_NODE_TYPES.ImportDeclaration && declaration.source.value === RUNTIME_MODULE;
+}

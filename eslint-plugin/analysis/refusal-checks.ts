@@ -1,0 +1,51 @@
+import { ASTUtils, AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
+import { skipTransparentWrappers, staticMemberName } from './static-member-name.js';
+
+const REFUSAL_ERROR = 'CheckpointWriteConditionNotFulfilledError';
+
+/** What a test being true says about the caught error. */
+export type RefusalPolarity = 'refusal' | 'notRefusal' | 'unknown';
+
+/**
+ * What `test` says about `caught` (the catch parameter): `e instanceof CheckpointWriteConditionNotFulfilledError`
+ * (the checkpoint-fencing import, aliased or via a namespace) and `e.name === 'CheckpointWriteConditionNotFulfilledError'`
+ * say refusal; their negations, `!==` and `!(...)`, say not-refusal; `a && refusal` says refusal.
+ */
+export function refusalPolarity(test: TSESTree.Node, caught: TSESLint.Scope.Variable, sourceCode: Readonly<TSESLint.SourceCode>): RefusalPolarity {
+  const node = skipTransparentWrappers(test);
+  if (node.type === AST_NODE_TYPES.UnaryExpression && node.operator === '!') {
+    const inner = refusalPolarity(node.argument, caught, sourceCode);
+    return inner === 'refusal' ? 'notRefusal' : inner === 'notRefusal' ? 'refusal' : 'unknown';
+  }
+  if (node.type === AST_NODE_TYPES.LogicalExpression && node.operator === '&&') {
+    const sides = [refusalPolarity(node.left, caught, sourceCode), refusalPolarity(node.right, caught, sourceCode)];
+    return sides.includes('refusal') ? 'refusal' : 'unknown';
+  }
+  if (node.type !== AST_NODE_TYPES.BinaryExpression) {
+    return 'unknown';
+  }
+  if (node.operator === 'instanceof') {
+    return isCaught(node.left, caught, sourceCode) && refersToRuntimeExport(node.right, REFUSAL_ERROR, sourceCode.getScope(node))
+      ? 'refusal'
+      : 'unknown';
+  }
+  if (!['===', '==', '!==', '!='].includes(node.operator)) {
+    return 'unknown';
+  }
+  const sides = [node.left, node.right];
+  const namesRefusal = sides.some((side) => side.type === AST_NODE_TYPES.Literal && side.value === REFUSAL_ERROR);
+  const readsCaughtName = sides.some((side) => {
+    const member = skipTransparentWrappers(side);
+    return member.type === AST_NODE_TYPES.MemberExpression && staticMemberName(member) === 'name' && isCaught(member.object, caught, sourceCode);
+  });
+  if (!namesRefusal || !readsCaughtName) {
+    return 'unknown';
+  }
+  return node.operator.startsWith('!') ? 'notRefusal' : 'refusal';
+}
+
+function isCaught(node: TSESTree.Node, caught: TSESLint.Scope.Variable, sourceCode: Readonly<TSESLint.SourceCode>): boolean {
+  const target = skipTransparentWrappers(node);
+  return target.type === AST_NODE_TYPES.Identifier && ASTUtils.findVariable(sourceCode.getScope(target), target) === caught;
+}

@@ -1,0 +1,19 @@
+import { noCachedFencingToken } from './no-cached-fencing-token.js';
+import { noCheckThenWrite } from './no-check-then-write.js';
+import { noIgnoredWriteCondition } from './no-ignored-write-condition.js';
+import { noRetryAfterRefusal } from './no-retry-after-refusal.js';
+import { noTokenWithoutWrite } from './no-token-without-write.js';
+import { noUnfencedWrite } from './no-unfenced-write.js';
+
+/** Every rule of the plugin by its name (without the `checkpoint-fencing/` prefix). */
+export const rules = {
+  'no-unfenced-write': noUnfencedWrite,
+  'no-ignored-write-condition': noIgnoredWriteCondition,
+  'no-retry-after-refusal': noRetryAfterRefusal,
+  'no-token-without-write': noTokenWithoutWrite,
+  'no-cached-fencing-token': noCachedFencingToken,
+  'no-check-then-write': noCheckThenWrite,
+};
+
+/** A rule name of the plugin. */
+export type RuleName = keyof typeof rules;

@@ -1,0 +1,185 @@
+import { AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { refersToRuntimeExport } from '../analysis/checkpoint-fencing-imports.js';
+import {
+  classImplementingCheckpointStorage,
+  objectImplementingCheckpointStorage,
+  type CheckpointStorageImplementation,
+} from '../analysis/checkpoint-storage-implementations.js';
+import { descendantNodes } from '../analysis/descendant-nodes.js';
+import { skipTransparentWrappers, staticMemberName } from '../analysis/static-member-name.js';
+import { createRule } from '../create-rule.js';
+
+/** Message ids of `no-check-then-write`. */
+export type NoCheckThenWriteMessageId = 'checkThenWrite';
+
+/** Calls that read the stored version or checkpoint (own methods, Redis, key-value and document stores). */
+const READ_METHODS: ReadonlySet<string> = new Set([
+  'writeVersion', 'read', 'get', 'hget', 'hmget', 'hgetall', 'mget', 'getItem', 'findOne', 'findUnique', 'findFirst', 'findById',
+]);
+/** Calls that write a checkpoint (Redis, key-value and document stores); `save` counts unless it forwards a condition. */
+const WRITE_METHODS: ReadonlySet<string> = new Set([
+  'set', 'hset', 'hmset', 'mset', 'setItem', 'put', 'save', 'write', 'update', 'updateOne', 'insert', 'insertOne', 'upsert', 'replaceOne',
+]);
+/** Calls that make read and write one atomic step: optimistic transactions, locks, server-side scripts. */
+const ATOMIC_STEP_METHODS: ReadonlySet<string> = new Set([
+  'watch', 'multi', 'transaction', '$transaction', 'withTransaction', 'lock', 'runExclusive', 'eval', 'evalsha', 'fcall',
+]);
+const SQL_READ = /^\s*select\b/iu;
+const SQL_WRITE = /^\s*(?:update|insert|replace|merge)\b/iu;
+const COMPARISONS: ReadonlySet<string> = new Set(['===', '!==', '==', '!=', '<', '<=', '>', '>=']);
+
+type SourceCode = Readonly<TSESLint.SourceCode>;
+
+/** Reports a storage that reads the stored version, compares it, and writes in a separate step. */
+export const noCheckThenWrite = createRule<[], NoCheckThenWriteMessageId>({
+  name: 'no-check-then-write',
+  meta: {
+    type: 'problem',
+    docs: {
+      description: 'Disallow CheckpointStorage implementations that evaluate a write condition in a separate step from the write',
+      recommended: true,
+      requiresTypeChecking: false,
+      usesTypeInformationWhenAsked: false,
+    },
+    messages: {
+      checkThenWrite:
+        'This write runs in a separate step after `{{read}}` (line {{line}}) was read and compared: another writer can write in between, ' +
+        'so the condition is not atomic. Evaluate it in the same atomic step as the write (a Lua script, a conditional UPDATE, a transaction).',
+    },
+    schema: [],
+    defaultOptions: [],
+  },
+  create(context) {
+    const { sourceCode } = context;
+    const check = (implementation: CheckpointStorageImplementation | undefined): void => {
+      for (const method of implementation?.methods.values() ?? []) {
+        if (method.async && method.body?.type === AST_NODE_TYPES.BlockStatement) {
+          reportCheckThenWrite(method.body, context, sourceCode);
+        }
+      }
+    };
+    return {
+      'ClassDeclaration, ClassExpression'(classNode: TSESTree.ClassDeclaration | TSESTree.ClassExpression) {
+        check(classImplementingCheckpointStorage(classNode, sourceCode.getScope(classNode), undefined));
+      },
+      ObjectExpression(object) {
+        check(objectImplementingCheckpointStorage(object, sourceCode.getScope(object), undefined));
+      },
+    };
+  },
+});
+
+function reportCheckThenWrite(
+  body: TSESTree.BlockStatement,
+  context: Readonly<TSESLint.RuleContext<NoCheckThenWriteMessageId, []>>,
+  sourceCode: SourceCode,
+): void {
+  const nodes = [...descendantNodes(body, true)];
+  const calls = nodes.filter((node) => node.type === AST_NODE_TYPES.CallExpression);
+  if (calls.some((call) => ATOMIC_STEP_METHODS.has(calleeName(call) ?? ''))) {
+    return;
+  }
+  const comparedReads = nodes
+    .filter((node) => node.type === AST_NODE_TYPES.AwaitExpression)
+    .map((awaited) => ({ awaited, read: skipTransparentWrappers(awaited.argument) }))
+    .filter(({ read }) => read.type === AST_NODE_TYPES.CallExpression && isStoredStateRead(read))
+    .map(({ awaited, read }) => ({ read, comparedAt: comparisonOf(awaited, sourceCode) }))
+    .filter((entry): entry is { read: TSESTree.CallExpression; comparedAt: TSESTree.Node } => entry.comparedAt !== undefined);
+  const first = comparedReads[0];
+  if (first === undefined) {
+    return;
+  }
+  const write = calls.find((call) => call.range[0] > first.comparedAt.range[0] && isSeparateWrite(call, sourceCode));
+  if (write !== undefined) {
+    context.report({
+      node: write,
+      messageId: 'checkThenWrite',
+      data: { read: sourceCode.getText(first.read.callee), line: first.read.loc.start.line },
+    });
+  }
+}
+
+function calleeName(call: TSESTree.CallExpression): string | undefined {
+  const callee = skipTransparentWrappers(call.callee);
+  return callee.type === AST_NODE_TYPES.MemberExpression ? staticMemberName(callee) : undefined;
+}
+
+function firstArgumentText(call: TSESTree.CallExpression): string | undefined {
+  const first = call.arguments[0];
+  if (first?.type === AST_NODE_TYPES.Literal && typeof first.value === 'string') {
+    return first.value;
+  }
+  return first?.type === AST_NODE_TYPES.TemplateLiteral ? (first.quasis[0]?.value.cooked ?? undefined) : undefined;
+}
+
+function isStoredStateRead(call: TSESTree.CallExpression): boolean {
+  const name = calleeName(call);
+  return name !== undefined && (READ_METHODS.has(name) || ((name === 'query' || name === 'execute') && SQL_READ.test(firstArgumentText(call) ?? '')));
+}
+
+/**
+ * A write outside the atomic step: a store's write method, an SQL write without its own `WHERE`, or a `save` that
+ * does not forward a condition (two arguments, or `CheckpointWriteCondition.any()`).
+ */
+function isSeparateWrite(call: TSESTree.CallExpression, sourceCode: SourceCode): boolean {
+  const name = calleeName(call);
+  if (name === 'query' || name === 'execute') {
+    const sql = firstArgumentText(call) ?? '';
+    return SQL_WRITE.test(sql) && !/\bwhere\b/iu.test(sql);
+  }
+  if (name === 'save') {
+    const condition = call.arguments[2];
+    if (condition === undefined) {
+      return true;
+    }
+    const made = skipTransparentWrappers(condition);
+    const factory = made.type === AST_NODE_TYPES.CallExpression ? skipTransparentWrappers(made.callee) : undefined;
+    return (
+      factory?.type === AST_NODE_TYPES.MemberExpression &&
+      staticMemberName(factory) === 'any' &&
+      refersToRuntimeExport(factory.object, 'CheckpointWriteCondition', sourceCode.getScope(factory))
+    );
+  }
+  return name !== undefined && WRITE_METHODS.has(name);
+}
+
+/** Where the awaited read's value is compared: directly, or through the binding it is stored in. */
+function comparisonOf(awaited: TSESTree.AwaitExpression, sourceCode: SourceCode): TSESTree.Node | undefined {
+  const direct = comparisonAround(awaited);
+  if (direct !== undefined) {
+    return direct;
+  }
+  const declarator = awaited.parent;
+  if (declarator.type !== AST_NODE_TYPES.VariableDeclarator || declarator.init !== awaited) {
+    return undefined;
+  }
+  for (const variable of sourceCode.getDeclaredVariables(declarator)) {
+    for (const reference of variable.references) {
+      const compared = reference.isRead() ? comparisonAround(reference.identifier) : undefined;
+      if (compared !== undefined) {
+        return compared;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The test or comparison `node` is part of, looking up to the statement it sits in. */
+function comparisonAround(node: TSESTree.Node): TSESTree.Node | undefined {
+  let child: TSESTree.Node = node;
+  for (let parent = node.parent; parent !== undefined; child = parent, parent = parent.parent) {
+    if (parent.type === AST_NODE_TYPES.BinaryExpression && COMPARISONS.has(parent.operator)) {
+      return parent;
+    }
+    if (
+      (parent.type === AST_NODE_TYPES.IfStatement || parent.type === AST_NODE_TYPES.ConditionalExpression || parent.type === AST_NODE_TYPES.WhileStatement) &&
+      parent.test === child
+    ) {
+      return parent.test;
+    }
+    if (parent.type.endsWith('Statement') || parent.type === AST_NODE_TYPES.VariableDeclarator) {
+      return undefined;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,220 @@
+import { ASTUtils, AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { asSaveCall, type SaveCall } from '../analysis/checkpoint-save-calls.js';
+import { descendantNodes, isFunctionNode } from '../analysis/descendant-nodes.js';
+import { refusalPolarity } from '../analysis/refusal-checks.js';
+import { createRule } from '../create-rule.js';
+
+/** Message ids of `no-retry-after-refusal`. */
+export type NoRetryAfterRefusalMessageId = 'retryInCatch' | 'retryByLoop';
+
+type SourceCode = Readonly<TSESLint.SourceCode>;
+type Loop = TSESTree.WhileStatement | TSESTree.DoWhileStatement | TSESTree.ForStatement;
+
+/** Reports writing a checkpoint again after the storage refused it with `CheckpointWriteConditionNotFulfilledError`. */
+export const noRetryAfterRefusal = createRule<[], NoRetryAfterRefusalMessageId>({
+  name: 'no-retry-after-refusal',
+  meta: {
+    type: 'problem',
+    docs: {
+      description: 'Disallow writing a checkpoint again after CheckpointWriteConditionNotFulfilledError refused it',
+      recommended: true,
+      requiresTypeChecking: false,
+      usesTypeInformationWhenAsked: false,
+    },
+    messages: {
+      retryInCatch:
+        'This write repeats the checkpoint write that CheckpointWriteConditionNotFulfilledError just refused: the lease has moved on, ' +
+        'so the retry cannot succeed. Let the refusal propagate and stop processing the subscription on this worker.',
+      retryByLoop:
+        'This loop writes the same checkpoint again after CheckpointWriteConditionNotFulfilledError refused it: the lease has moved on, ' +
+        'so the retry cannot succeed. Rethrow or leave the loop when the write is refused.',
+    },
+    schema: [],
+    defaultOptions: [],
+  },
+  create(context) {
+    const { sourceCode } = context;
+    return {
+      CatchClause(handler) {
+        if (handler.param?.type !== AST_NODE_TYPES.Identifier) {
+          return;
+        }
+        const caught = ASTUtils.findVariable(sourceCode.getScope(handler.body), handler.param);
+        const tryStatement = handler.parent;
+        const writes = [...descendantNodes(tryStatement.block, true)]
+          .filter((node) => node.type === AST_NODE_TYPES.CallExpression)
+          .map(asSaveCall)
+          .filter((save) => save !== undefined);
+        if (caught === null || writes.length === 0) {
+          return;
+        }
+        const regions = refusalRegions(handler.body, caught, sourceCode);
+        for (const region of regions) {
+          for (const retry of saveCallsIn(region)) {
+            if (writes.some((write) => sameWrite(write, retry, sourceCode))) {
+              context.report({ node: retry.call, messageId: 'retryInCatch' });
+            }
+          }
+        }
+        const loop = retryLoopAround(tryStatement);
+        if (loop === undefined || regions.length === 0 || regions.some((region) => region.some(leavesLoop))) {
+          return;
+        }
+        const continues = regions.some((region) => region.some((statement) => containsNode(statement, isContinue)));
+        if (!continues && statementsAfterInLoop(tryStatement, loop).some(leavesLoop)) {
+          return;
+        }
+        for (const write of writes) {
+          if (writesSameValueEachPass(write, loop, sourceCode)) {
+            context.report({ node: write.call, messageId: 'retryByLoop' });
+          }
+        }
+      },
+    };
+  },
+});
+
+/**
+ * The statement lists that run only when the caught error is a refusal: the consequent of `if (refusal)`, the
+ * alternate of `if (!refusal)`, and what follows `if (!refusal) throw e;`.
+ */
+function refusalRegions(body: TSESTree.BlockStatement, caught: TSESLint.Scope.Variable, sourceCode: SourceCode): TSESTree.Statement[][] {
+  const regions: TSESTree.Statement[][] = [];
+  const visit = (statements: readonly TSESTree.Statement[]): void => {
+    statements.forEach((statement, index) => {
+      if (statement.type === AST_NODE_TYPES.BlockStatement) {
+        visit(statement.body);
+        return;
+      }
+      if (statement.type !== AST_NODE_TYPES.IfStatement) {
+        return;
+      }
+      const polarity = refusalPolarity(statement.test, caught, sourceCode);
+      if (polarity === 'refusal') {
+        regions.push(asList(statement.consequent));
+      } else if (polarity === 'notRefusal') {
+        if (statement.alternate !== null) {
+          regions.push(asList(statement.alternate));
+        }
+        if (alwaysLeaves(statement.consequent)) {
+          regions.push(statements.slice(index + 1));
+        }
+      } else {
+        visit(asList(statement.consequent));
+        if (statement.alternate !== null) {
+          visit(asList(statement.alternate));
+        }
+      }
+    });
+  };
+  visit(body.body);
+  return regions;
+}
+
+function asList(statement: TSESTree.Statement): TSESTree.Statement[] {
+  return statement.type === AST_NODE_TYPES.BlockStatement ? statement.body : [statement];
+}
+
+function alwaysLeaves(statement: TSESTree.Statement): boolean {
+  const last = asList(statement).at(-1);
+  return last?.type === AST_NODE_TYPES.ThrowStatement || last?.type === AST_NODE_TYPES.ReturnStatement;
+}
+
+function saveCallsIn(region: readonly TSESTree.Statement[]): SaveCall[] {
+  return region
+    .flatMap((statement) => [statement, ...descendantNodes(statement, false)])
+    .filter((node) => node.type === AST_NODE_TYPES.CallExpression)
+    .map(asSaveCall)
+    .filter((save) => save !== undefined);
+}
+
+/** The same receiver and the same checkpoint, as written. */
+function sameWrite(tried: SaveCall, retried: SaveCall, sourceCode: SourceCode): boolean {
+  const [, triedCheckpoint] = tried.call.arguments;
+  const [, retriedCheckpoint] = retried.call.arguments;
+  return (
+    triedCheckpoint !== undefined &&
+    retriedCheckpoint !== undefined &&
+    sourceCode.getText(tried.receiver) === sourceCode.getText(retried.receiver) &&
+    sourceCode.getText(triedCheckpoint) === sourceCode.getText(retriedCheckpoint)
+  );
+}
+
+/** A `while`, `do … while` or `for (;;)` loop around `node` in the same function; `for … of/in` walk items, not retries. */
+function retryLoopAround(node: TSESTree.Node): Loop | undefined {
+  for (let current = node.parent; current !== undefined && !isFunctionNode(current); current = current.parent) {
+    if (
+      current.type === AST_NODE_TYPES.WhileStatement ||
+      current.type === AST_NODE_TYPES.DoWhileStatement ||
+      current.type === AST_NODE_TYPES.ForStatement
+    ) {
+      return current;
+    }
+    if (current.type === AST_NODE_TYPES.ForOfStatement || current.type === AST_NODE_TYPES.ForInStatement) {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** Whether a statement may end the loop or the function: any `throw`, `return` or `break` in it. */
+function leavesLoop(statement: TSESTree.Node): boolean {
+  return containsNode(
+    statement,
+    (node) =>
+      node.type === AST_NODE_TYPES.ThrowStatement || node.type === AST_NODE_TYPES.ReturnStatement || node.type === AST_NODE_TYPES.BreakStatement,
+  );
+}
+
+function isContinue(node: TSESTree.Node): boolean {
+  return node.type === AST_NODE_TYPES.ContinueStatement;
+}
+
+function containsNode(root: TSESTree.Node, predicate: (node: TSESTree.Node) => boolean): boolean {
+  if (predicate(root)) {
+    return true;
+  }
+  for (const node of descendantNodes(root, true)) {
+    if (predicate(node)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The statements of the loop body that run after the try statement (that holds `tryStatement`) in one pass. */
+function statementsAfterInLoop(tryStatement: TSESTree.TryStatement, loop: Loop): TSESTree.Statement[] {
+  const after: TSESTree.Statement[] = [];
+  let child: TSESTree.Node = tryStatement;
+  let parent: TSESTree.Node | undefined = tryStatement.parent;
+  while (parent !== undefined && parent !== loop) {
+    if (parent.type === AST_NODE_TYPES.BlockStatement) {
+      after.push(...parent.body.slice(parent.body.indexOf(child as TSESTree.Statement) + 1));
+    }
+    child = parent;
+    parent = parent.parent;
+  }
+  return after;
+}
+
+/** Whether the write's arguments name only bindings from outside the loop, so each pass writes the same checkpoint. */
+function writesSameValueEachPass(write: SaveCall, loop: Loop, sourceCode: SourceCode): boolean {
+  return write.call.arguments.every((argument) =>
+    [argument, ...descendantNodes(argument, false)].every((node) => {
+      if (node.type !== AST_NODE_TYPES.Identifier || isPropertyName(node)) {
+        return true;
+      }
+      const variable = ASTUtils.findVariable(sourceCode.getScope(node), node);
+      const declared = variable?.defs[0]?.name.range[0];
+      return declared === undefined || declared < loop.range[0] || declared > loop.range[1];
+    }),
+  );
+}
+
+function isPropertyName(identifier: TSESTree.Identifier): boolean {
+  const parent = identifier.parent;
+  return (
+    (parent.type === AST_NODE_TYPES.MemberExpression && parent.property === identifier && !parent.computed) ||
+    (parent.type === AST_NODE_TYPES.Property && parent.key === identifier && !parent.computed)
+  );
+}

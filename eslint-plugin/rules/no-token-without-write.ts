@@ -1,0 +1,86 @@
+import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
+import { enclosingFunction } from '../analysis/descendant-nodes.js';
+import { isFencingTokenVariable } from '../analysis/fencing-token-bindings.js';
+import { skipTransparentWrappers } from '../analysis/static-member-name.js';
+import { classifyTokenUse } from '../analysis/token-uses.js';
+import { typeInformationFor } from '../analysis/type-information.js';
+import { createRule } from '../create-rule.js';
+
+/** Options of `no-token-without-write`. */
+export interface NoTokenWithoutWriteOptions {
+  /** Regular expression source (case-insensitive) for names that hold a fencing token or call a token source. */
+  readonly tokenPattern?: string;
+  /** Count a binding as a token only when its type is a bigint or number; needs `parserOptions.projectService`. */
+  readonly useTypeInformation?: boolean;
+}
+
+/** Message ids of `no-token-without-write`. */
+export type NoTokenWithoutWriteMessageId = 'tokenNeverFences';
+
+const defaults = { tokenPattern: 'fencing_?token', useTypeInformation: false } satisfies Required<NoTokenWithoutWriteOptions>;
+
+/** Reports a fencing token obtained in a function that is only logged or stored in a field there. */
+export const noTokenWithoutWrite = createRule<[NoTokenWithoutWriteOptions], NoTokenWithoutWriteMessageId>({
+  name: 'no-token-without-write',
+  meta: {
+    type: 'problem',
+    docs: {
+      description: 'Disallow obtaining a fencing token that never reaches a write condition',
+      recommended: true,
+      requiresTypeChecking: false,
+      usesTypeInformationWhenAsked: true,
+    },
+    messages: {
+      tokenNeverFences:
+        'Fencing token `{{token}}` is obtained here but only {{uses}} in this function: a token copied into a log field without a target check ' +
+        'provides no fencing. Pass it to the write as CheckpointWriteCondition.notOlderThan({{token}}).',
+    },
+    schema: [
+      {
+        type: 'object',
+        properties: {
+          tokenPattern: { type: 'string', description: 'Case-insensitive regular expression for fencing-token names.' },
+          useTypeInformation: { type: 'boolean', description: 'Count a binding as a token only when typed as a bigint or number.' },
+        },
+        additionalProperties: false,
+      },
+    ],
+    defaultOptions: [defaults],
+  },
+  create(context, [options]) {
+    const types = typeInformationFor(context, options.useTypeInformation ?? defaults.useTypeInformation);
+    const recognition = { tokenPattern: new RegExp(options.tokenPattern ?? defaults.tokenPattern, 'iu'), types };
+    const { sourceCode } = context;
+    return {
+      VariableDeclarator(declarator) {
+        if (declarator.init === null || !isObtainedByCall(declarator.init) || enclosingFunction(declarator) === undefined) {
+          return;
+        }
+        const scope = sourceCode.getScope(declarator);
+        for (const variable of sourceCode.getDeclaredVariables(declarator)) {
+          if (!isFencingTokenVariable(variable, scope, recognition)) {
+            continue;
+          }
+          const uses = new Set(variable.references.filter((reference) => reference.isRead()).map((reference) => classifyTokenUse(reference.identifier)));
+          if (uses.has('mayReachWrite') || !(uses.has('logged') || uses.has('storedInField'))) {
+            continue;
+          }
+          const described = [uses.has('logged') ? 'logged' : undefined, uses.has('storedInField') ? 'stored in a field' : undefined]
+            .filter((use) => use !== undefined)
+            .join(' and ');
+          const binding = variable.defs[0]?.name;
+          context.report({ node: binding ?? declarator, messageId: 'tokenNeverFences', data: { token: variable.name, uses: described } });
+        }
+      },
+    };
+  },
+});
+
+/** `await lease.fencingToken(id)`, `source(id)`, `await lease.acquire(id)`: a value obtained here, not passed in. */
+function isObtainedByCall(init: TSESTree.Expression): boolean {
+  let value = skipTransparentWrappers(init);
+  if (value.type === AST_NODE_TYPES.AwaitExpression) {
+    value = skipTransparentWrappers(value.argument);
+  }
+  return value.type === AST_NODE_TYPES.CallExpression;
+}

@@ -1,0 +1,184 @@
+import { noUnfencedWrite } from '../../eslint-plugin/rules/no-unfenced-write.js';
+import { syntacticRuleTester, typeAwareRuleTester } from './rule-tester.js';
+
+const importRuntime = "import { CheckpointWriteCondition } from 'checkpoint-fencing';\n";
+
+syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
+  valid: [
+    {
+      name: 'a fenced write',
+      code: `${importRuntime}async function f(storage, fencingToken) { await storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(fencingToken)); }`,
+    },
+    {
+      name: 'an ifAbsent() write pins a start position',
+      code: `${importRuntime}async function f(storage, fencingToken) { await storage.save('s', 'cp', CheckpointWriteCondition.ifAbsent()); }`,
+    },
+    { name: 'no token in scope', code: `async function f(storage) { await storage.save('s', 'cp'); }` },
+    {
+      name: 'a token in another function does not count',
+      code: `async function a(fencingToken) { return fencingToken; }\nasync function b(storage) { await storage.save('s', 'cp'); }`,
+    },
+    {
+      name: 'a shadowing binding hides the outer token',
+      code: `async function f(storage, lease) { const token = await lease.fencingToken('s'); items.map((token) => storage.save('s', token.position)); }`,
+    },
+    {
+      name: 'a token declared after the write',
+      code: `async function f(storage, lease) { await storage.save('s', 'cp'); const token = await lease.fencingToken('s'); use(token); }`,
+    },
+    {
+      name: 'a FencedCheckpointWriter stamps the token itself',
+      code: `import { FencedCheckpointWriter } from 'checkpoint-fencing';\nasync function f(storage, fencingToken) { const store = new FencedCheckpointWriter(storage); await store.save('s', 'cp'); }`,
+    },
+    { name: 'save on an unrelated object', code: `function f(fencingToken) { repository.save(user, fencingToken); }` },
+    {
+      name: 'a token source is not a token',
+      code: `async function f(storage, fencingToken: (id: string) => bigint) { await storage.save('s', 'cp'); return fencingToken('s'); }`,
+    },
+    {
+      name: 'the write in the branch where no token is held',
+      code: `${importRuntime}async function f(storage, lease) { const fencingToken = await lease.fencingToken('s'); if (fencingToken === undefined) { await storage.save('s', 'cp', CheckpointWriteCondition.any()); } }`,
+    },
+    {
+      name: 'the write after the token branch returned',
+      code: `${importRuntime}async function f(storage, lease) {\n  const token = await lease.fencingToken('s');\n  if (token !== undefined) return storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(token));\n  return storage.save('s', 'cp');\n}`,
+    },
+    {
+      name: 'any() of an unrelated CheckpointWriteCondition is not the runtime one',
+      code: `const CheckpointWriteCondition = { any: () => 1 };\nfunction f(storage, fencingToken) { storage.save('s', 'cp', CheckpointWriteCondition.any(), fencingToken); }`,
+    },
+    { name: 'spread arguments', code: `function f(storage, fencingToken, args) { storage.save(...args); }` },
+    { name: 'a computed key that is not a literal', code: `function f(storage, fencingToken, m) { storage[m]('s', 'cp'); }` },
+  ],
+  invalid: [
+    {
+      name: 'two-argument save with a token parameter; the import is added',
+      code: `async function f(storage, fencingToken: bigint) {\n  await storage.save('s', 'cp');\n}`,
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'fencingToken' },
+          line: 2,
+          column: 9,
+          endLine: 2,
+          endColumn: 32,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'fencingToken' },
+              output: `import { CheckpointWriteCondition } from 'checkpoint-fencing';\nasync function f(storage, fencingToken: bigint) {\n  await storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(fencingToken));\n}`,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'any() through an aliased import, token from a fencingToken() call, optional chaining',
+      code: `import { CheckpointWriteCondition as WC } from 'checkpoint-fencing';\nasync function f(storage, lease) {\n  const t = await lease.fencingToken('s');\n  await storage?.save('s', 'cp', WC.any());\n}`,
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 't' },
+          line: 4,
+          column: 9,
+          endLine: 4,
+          endColumn: 43,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 't' },
+              output: `import { CheckpointWriteCondition as WC } from 'checkpoint-fencing';\nasync function f(storage, lease) {\n  const t = await lease.fencingToken('s');\n  await storage?.save('s', 'cp', WC.notOlderThan(t));\n}`,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'namespace import, computed member, destructured token, token captured by a nested callback',
+      code: `import * as cf from 'checkpoint-fencing';\nasync function f(checkpointStorage: cf.CheckpointStorage, lease) {\n  const { fencingToken: held } = await lease.acquire('s');\n  events.forEach((e) => checkpointStorage['save']('s', e.position, cf.CheckpointWriteCondition.any()));\n}`,
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'held' },
+          line: 4,
+          column: 25,
+          endLine: 4,
+          endColumn: 102,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'held' },
+              output: `import * as cf from 'checkpoint-fencing';\nasync function f(checkpointStorage: cf.CheckpointStorage, lease) {\n  const { fencingToken: held } = await lease.acquire('s');\n  events.forEach((e) => checkpointStorage['save']('s', e.position, cf.CheckpointWriteCondition.notOlderThan(held)));\n}`,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'a field declared as a CheckpointStorage, a token named by the FencingToken type; added to an existing import',
+      code: `import { type CheckpointStorage, type FencingToken } from 'checkpoint-fencing';\nclass Consumer {\n  constructor(private readonly target: CheckpointStorage) {}\n  async commit(position: string, current: FencingToken) {\n    await this.target.save('s', position);\n  }\n}`,
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'current' },
+          line: 5,
+          column: 11,
+          endLine: 5,
+          endColumn: 42,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'current' },
+              output: `import { type CheckpointStorage, type FencingToken, CheckpointWriteCondition } from 'checkpoint-fencing';\nclass Consumer {\n  constructor(private readonly target: CheckpointStorage) {}\n  async commit(position: string, current: FencingToken) {\n    await this.target.save('s', position, CheckpointWriteCondition.notOlderThan(current));\n  }\n}`,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'plain JavaScript-shaped code with a custom tokenPattern; no suggestion when the name is taken',
+      code: `const CheckpointWriteCondition = 1;\nfunction f(storage, leaseEpoch) { return storage.save('s', 'cp'); }`,
+      options: [{ tokenPattern: '^leaseEpoch$' }],
+      errors: [{ messageId: 'unfencedWrite', data: { token: 'leaseEpoch' }, line: 2, column: 42, endLine: 2, endColumn: 65, suggestions: [] }],
+    },
+  ],
+});
+
+typeAwareRuleTester().run('no-unfenced-write (useTypeInformation)', noUnfencedWrite, {
+  valid: [
+    {
+      name: 'a receiver named like a storage that is not one',
+      code: `const store = new Map<string, string>() as unknown as { save(a: string, b: string): void };\nexport function f(fencingToken: bigint) { store.save('s', 'cp'); }`,
+      options: [{ useTypeInformation: true }],
+    },
+    {
+      name: 'a binding named like a token that is not a number',
+      code: `import type { CheckpointStorage } from 'checkpoint-fencing';\nexport async function f(storage: CheckpointStorage, fencingToken: string) { await storage.save('s', fencingToken, undefined as never); }`,
+      options: [{ useTypeInformation: true }],
+    },
+  ],
+  invalid: [
+    {
+      name: 'a storage known by its type only, a token from a FencingTokenSource',
+      code: `import { InMemoryCheckpointStorage, CheckpointWriteCondition, type FencingTokenSource } from 'checkpoint-fencing';\nconst make = () => new InMemoryCheckpointStorage();\nexport async function f(source: FencingTokenSource) {\n  const s = make();\n  const t = await source('s');\n  await s.save('s', 'cp', CheckpointWriteCondition.any());\n}`,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 't' },
+          line: 6,
+          column: 9,
+          endLine: 6,
+          endColumn: 58,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 't' },
+              output: `import { InMemoryCheckpointStorage, CheckpointWriteCondition, type FencingTokenSource } from 'checkpoint-fencing';\nconst make = () => new InMemoryCheckpointStorage();\nexport async function f(source: FencingTokenSource) {\n  const s = make();\n  const t = await source('s');\n  await s.save('s', 'cp', CheckpointWriteCondition.notOlderThan(t));\n}`,
+            },
+          ],
+        },
+      ],
+    },
+  ],
+});
