@@ -133,27 +133,45 @@ class StorageTypeResolver {
   }
 }
 
+/**
+ * Object literals in a position typed as a storage: `const s: CheckpointStorage = {…}`, `{…} satisfies
+ * CheckpointStorage`, and `return {…}` (or an arrow's expression body) in a function declared to return
+ * `CheckpointStorage` or `Promise<CheckpointStorage>`.
+ */
 function storageObjectLiterals(file: SourceFile, resolver: StorageTypeResolver): { node: ObjectLiteralExpression; name: string }[] {
   const literals: { node: ObjectLiteralExpression; name: string }[] = [];
-  for (const variable of file.getDescendantsOfKind(SyntaxKind.VariableDeclaration)) {
-    const initializer = variable.getInitializer();
-    const literal = initializer === undefined ? undefined : unwrapParentheses(initializer);
-    if (literal !== undefined && Node.isObjectLiteralExpression(literal) && resolver.isStorageTypeNode(variable.getTypeNode())) {
-      literals.push({ node: literal, name: variable.getName() });
+  for (const literal of file.getDescendantsOfKind(SyntaxKind.ObjectLiteralExpression)) {
+    let position: Node = literal;
+    while (Node.isParenthesizedExpression(position.getParentOrThrow())) {
+      position = position.getParentOrThrow();
     }
-  }
-  for (const satisfies of file.getDescendantsOfKind(SyntaxKind.SatisfiesExpression)) {
-    const expression = unwrapParentheses(satisfies.getExpression());
-    if (Node.isObjectLiteralExpression(expression) && resolver.isStorageTypeNode(satisfies.getTypeNode())) {
-      const variable = satisfies.getFirstAncestorByKind(SyntaxKind.VariableDeclaration);
-      literals.push({ node: expression, name: variable?.getName() ?? 'object literal' });
+    const parent = position.getParentOrThrow();
+    if (Node.isVariableDeclaration(parent) && parent.getInitializer() === position && resolver.isStorageTypeNode(parent.getTypeNode())) {
+      literals.push({ node: literal, name: parent.getName() });
+    } else if (Node.isSatisfiesExpression(parent) && resolver.isStorageTypeNode(parent.getTypeNode())) {
+      const variable = parent.getFirstAncestorByKind(SyntaxKind.VariableDeclaration);
+      literals.push({ node: literal, name: variable?.getName() ?? enclosingFunctionName(parent) ?? 'object literal' });
+    } else if (Node.isReturnStatement(parent) || (Node.isArrowFunction(parent) && parent.getBody() === position)) {
+      const fn = Node.isArrowFunction(parent) ? parent : parent.getFirstAncestor((node) => Node.isFunctionLikeDeclaration(node));
+      if (fn !== undefined && Node.isFunctionLikeDeclaration(fn) && resolver.isStorageTypeNode(awaitedTypeNode(fn.getReturnTypeNode()))) {
+        literals.push({ node: literal, name: enclosingFunctionName(literal) ?? 'object literal' });
+      }
     }
   }
   return literals;
 }
 
-function unwrapParentheses(node: Node): Node {
-  return Node.isParenthesizedExpression(node) ? unwrapParentheses(node.getExpression()) : node;
+/** `Promise<T>` unwrapped to `T`, for async factories. */
+function awaitedTypeNode(node: TypeNode | undefined): TypeNode | undefined {
+  if (node !== undefined && Node.isTypeReference(node) && node.getTypeName().getText() === 'Promise') {
+    return node.getTypeArguments()[0];
+  }
+  return node;
+}
+
+function enclosingFunctionName(node: Node): string | undefined {
+  const fn = node.getFirstAncestor((ancestor) => Node.isFunctionDeclaration(ancestor) || Node.isMethodDeclaration(ancestor) || Node.isVariableDeclaration(ancestor));
+  return fn !== undefined && Node.hasName(fn) ? fn.getName() : undefined;
 }
 
 function classFacts(declaration: ClassDeclaration, text: string, classIds: ReadonlyMap<ClassDeclaration, string>): ImplementerFacts {
@@ -257,7 +275,7 @@ function saveFacts(member: Node, text: string, literal: boolean): SaveFacts {
     const asFunctionExpression = `${fn.isAsync() ? 'async ' : ''}${parametersText}${returnType === undefined ? '' : `: ${returnType.getText()}`} => ${body?.getText() ?? '{}'}`;
     return { ...base, asFunctionExpression, needsThisBinding: false };
   }
-  return { ...base, asFunctionExpression: fn.getText(), needsThisBinding: Node.isFunctionExpression(fn) };
+  return { ...base, asFunctionExpression: fn.getText(), needsThisBinding: Node.isFunctionExpression(fn) && fn.getDescendantsOfKind(SyntaxKind.ThisKeyword).length > 0 };
 }
 
 function literalFacts(node: ObjectLiteralExpression, name: string, text: string): ImplementerFacts {

@@ -47,7 +47,10 @@ export interface SaveFacts {
    * it, e.g. `async (id: string, cp: string) => { … }` for a method `async save(id: string, cp: string) { … }`.
    */
   readonly asFunctionExpression?: string;
-  /** Whether `asFunctionExpression` needs `.call(this, …)` to keep `this` (a `function` expression). */
+  /**
+   * Whether `asFunctionExpression` needs `.call(this, …)` to keep `this` (a `function` expression that uses it).
+   * Otherwise it is called directly, which lets TypeScript type its untyped parameters from the arguments.
+   */
   readonly needsThisBinding?: boolean;
 }
 

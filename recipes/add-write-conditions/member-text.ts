@@ -48,10 +48,10 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
 
   switch (decision.saveShape) {
     case 'delegating':
-      if (save === undefined || decision.unconditionalSaveName === undefined) {
+      if (save === undefined) {
         throw new Error(`add-write-conditions: ${implementer.name} was given the delegating shape without a save of its own; this is a bug.`);
       }
-      if (literal) {
+      if (literal || decision.unconditionalSaveName === undefined) {
         edits.push({ start: save.start, end: save.end, text: literalDelegatingSave(save, indent, context) });
       } else {
         edits.push(...renameEdits(save, decision.unconditionalSaveName, false, indent, context));

@@ -138,7 +138,8 @@ function decideOne(implementer: ImplementerFacts, parent: Effective | undefined 
     return {
       ...unchanged,
       saveShape: 'delegating',
-      unconditionalSaveName: freshName(UNCONDITIONAL_SAVE_NAME, implementer.memberNames),
+      // An object literal keeps its old write inline (see member-text.ts), so nothing is renamed.
+      unconditionalSaveName: implementer.kind === 'class' ? freshName(UNCONDITIONAL_SAVE_NAME, implementer.memberNames) : undefined,
       saveOverrides: parentSave !== undefined,
       addWriteVersion,
     };
