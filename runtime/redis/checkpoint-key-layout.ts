@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { clusterHashedPart, clusterHashTag } from './cluster-hash-slot.js';
 
+const recentKeysLimit = 1_024;
+
 /** The two Redis keys of one subscription. */
 export interface CheckpointKeys {
   /** `keyPrefix + subscriptionId`; holds the checkpoint string, readable with a plain `GET`. */
@@ -15,6 +17,9 @@ export interface CheckpointKeys {
  * whenever that is possible; the SHA-256 of the id keeps ids that share a tag from sharing a version.
  */
 export class CheckpointKeyLayout {
+  /** Keys of recently used ids: a service writes the same few subscriptions over and over, and SHA-256 costs more than the rest of a write's preparation. */
+  readonly #recent = new Map<string, CheckpointKeys>();
+
   constructor(
     readonly keyPrefix: string,
     readonly versionKeyPrefix: string,
@@ -35,6 +40,10 @@ export class CheckpointKeyLayout {
 
   /** Both keys of `subscriptionId`; throws `TypeError` for an id whose checkpoint key falls in the reserved version-key namespace. */
   keysFor(subscriptionId: string): CheckpointKeys {
+    const known = this.#recent.get(subscriptionId);
+    if (known !== undefined) {
+      return known;
+    }
     const checkpointKey = this.keyPrefix + subscriptionId;
     if (checkpointKey.startsWith(this.versionKeyPrefix)) {
       throw new TypeError(
@@ -44,7 +53,12 @@ export class CheckpointKeyLayout {
       );
     }
     const digest = createHash('sha256').update(subscriptionId, 'utf8').digest('hex');
-    return { checkpointKey, versionKey: `${this.versionKeyPrefix}{${clusterHashedPart(checkpointKey)}}${digest}` };
+    const keys = { checkpointKey, versionKey: `${this.versionKeyPrefix}{${clusterHashedPart(checkpointKey)}}${digest}` };
+    if (this.#recent.size >= recentKeysLimit) {
+      this.#recent.clear();
+    }
+    this.#recent.set(subscriptionId, keys);
+    return keys;
   }
 
   /**

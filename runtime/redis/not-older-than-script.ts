@@ -2,7 +2,7 @@ import { RedisLuaScript } from './redis-lua-script.js';
 
 /**
  * `notOlderThan(v)`: KEYS = [checkpoint key, version key], ARGV = [checkpoint, v as a decimal string].
- * Refuses when the stored version is a larger decimal than v, else stores both. Versions are compared as decimal
+ * Refuses when the stored version is a larger decimal than v, else stores both with one MSET. Versions are compared as decimal
  * strings, length first, then byte by byte: `tonumber` would round above 2**53, and `<` on strings follows the
  * server's collation locale. Replies `{'accepted', v}` or `{'refused', stored}`, strings only.
  */
@@ -25,8 +25,7 @@ if stored then
     return {'refused', stored}
   end
 end
-redis.call('SET', KEYS[1], ARGV[1])
-redis.call('SET', KEYS[2], ARGV[2])
+redis.call('MSET', KEYS[1], ARGV[1], KEYS[2], ARGV[2])
 return {'accepted', ARGV[2]}
 `,
 );

@@ -10,10 +10,14 @@ const shebangSupport = new WeakMap<RedisCommands, Promise<boolean>>();
  * refusal or a connection error is surfaced as is, never retried here.
  */
 export class RedisScriptRunner {
+  /** The answer of {@link shebangSupport} once known, so that later writes go out without waiting a tick for it. */
+  #shebang: boolean | undefined;
+
   constructor(private readonly client: RedisCommands) {}
 
   async run(script: RedisLuaScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
-    const source = (await this.#supportsShebang()) ? script.withShebang : script.withoutShebang;
+    this.#shebang ??= await this.#supportsShebang();
+    const source = this.#shebang ? script.withShebang : script.withoutShebang;
     try {
       return await this.client.evalsha(source.sha1, keys.length, ...keys, ...args);
     } catch (error) {

@@ -1,0 +1,87 @@
+import { Redis } from 'ioredis';
+import { CheckpointWriteCondition, RedisCheckpointStorage } from '../runtime/index.js';
+import { startRedisServer } from '../test/support/redis/index.js';
+
+// notOlderThan saves against plain SET through the same ioredis client, on one real redis-server, with 64 writes in
+// flight. Variants alternate round after round so drift on a shared machine hits both alike; the median round's
+// throughput counts, latency percentiles are over every timed write. Target (issue 3): ratio >= 0.85.
+
+const inFlight = 64;
+const operations = Number(process.env['BENCH_OPERATIONS'] ?? 40_000);
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? 7);
+const target = 0.85;
+
+const server = await startRedisServer();
+const client = new Redis({ host: server.host, port: server.port });
+const storage = new RedisCheckpointStorage(client);
+const tokens = Array.from({ length: inFlight }, () => 0n);
+
+type Write = (slot: number, sequence: number) => Promise<unknown>;
+const variants: readonly (readonly [name: string, write: Write])[] = [
+  ['plain SET', (slot, sequence) => client.set(`bench-set-${slot}`, `position-${sequence}`)],
+  [
+    'save notOlderThan(token)',
+    (slot, sequence) => {
+      tokens[slot] = (tokens[slot] ?? 0n) + 1n;
+      return storage.save(`bench-fenced-${slot}`, `position-${sequence}`, CheckpointWriteCondition.notOlderThan(tokens[slot]));
+    },
+  ],
+];
+
+/** Runs `count` writes with `inFlight` loops; returns ops/s and each write's latency in ms. */
+async function measure(write: Write, count: number): Promise<{ opsPerSecond: number; latencies: Float64Array }> {
+  const latencies = new Float64Array(count);
+  let next = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: inFlight }, async (_, slot) => {
+      for (let sequence = next++; sequence < count; sequence = next++) {
+        const begun = process.hrtime.bigint();
+        await write(slot, sequence);
+        latencies[sequence] = Number(process.hrtime.bigint() - begun) / 1e6;
+      }
+    }),
+  );
+  return { opsPerSecond: count / (Number(process.hrtime.bigint() - started) / 1e9), latencies };
+}
+
+function percentile(sorted: Float64Array, fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
+}
+
+function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+}
+
+try {
+  const throughput = new Map<string, number[]>(variants.map(([name]) => [name, []]));
+  const latency = new Map<string, Float64Array[]>(variants.map(([name]) => [name, []]));
+  for (const [, write] of variants) {
+    await measure(write, operations / 4);
+  }
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [name, write] of round % 2 === 0 ? variants : [...variants].reverse()) {
+      const { opsPerSecond, latencies } = await measure(write, operations);
+      throughput.get(name)?.push(opsPerSecond);
+      latency.get(name)?.push(latencies);
+    }
+  }
+  const info = await client.info('server');
+  console.log(
+    `redis notOlderThan vs SET: ${operations} writes × ${rounds} rounds, ${inFlight} in flight, one ioredis client, ` +
+      `redis ${/redis_version:(\S+)/.exec(info)?.[1] ?? '?'}, Node ${process.version}`,
+  );
+  for (const [name] of variants) {
+    const all = Float64Array.from((latency.get(name) ?? []).flatMap((part) => [...part])).sort();
+    console.log(
+      `${name.padEnd(26)} ${Math.round(median(throughput.get(name) ?? [])).toLocaleString('en-US').padStart(9)} ops/s` +
+        `  p50 ${percentile(all, 0.5).toFixed(2)} ms  p99 ${percentile(all, 0.99).toFixed(2)} ms`,
+    );
+  }
+  const ratio = median(throughput.get('save notOlderThan(token)') ?? []) / median(throughput.get('plain SET') ?? []);
+  console.log(`ratio notOlderThan / SET: ${ratio.toFixed(3)} (target >= ${target}: ${ratio >= target ? 'met' : 'NOT met'})`);
+  process.exitCode = ratio >= target ? 0 : 1;
+} finally {
+  client.disconnect();
+  await server.stop();
+}
