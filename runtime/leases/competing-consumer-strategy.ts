@@ -6,6 +6,9 @@ export type CompetingConsumerListener = (subscriptionId: string, subscriberId: s
  * that only goes up, so a checkpoint storage can refuse a write from a consumer that lost its lease.
  */
 export interface CompetingConsumerStrategy {
+  /** How long a lease lasts without a refresh, when the strategy has such a time; consumers derive waits from it. */
+  readonly leaseTimeMs?: number;
+
   /**
    * Makes `subscriberId` a candidate for the lease of `subscriptionId` and resolves to `true` when it holds the lease
    * right away. The strategy keeps trying for a registered consumer and calls the `onGranted` listeners when the

@@ -40,6 +40,13 @@ export interface DurableSubscriptionOptions {
   readonly subscriberId?: string;
   /** On each grant, first advance the stored fence to the new token (default true); see doc/leases.md. */
   readonly fenceOnAcquire?: boolean;
+  /**
+   * After a grant of any token but 0, wait this long before fencing and delivering, so that a holder whose lease
+   * vanished under it (deleted by hand, lost in a failover) finds out at its next refresh and stops first; otherwise
+   * both would deliver and the older one's last checkpoint could land after the newer one read its start. Two
+   * thirds of the strategy's `leaseTimeMs` by default (two of its refresh intervals), 0 when it has none.
+   */
+  readonly takeoverGraceMs?: number;
   /** How often held-back events look at `hasLock` again between lease events; 50 ms by default. */
   readonly holdBackPollMs?: number;
   /** Wait after a failed run (handler, source or storage error) or an ended source; 1 000 ms by default. */
@@ -65,6 +72,8 @@ interface Subscription {
   runToken: bigint | undefined;
   /** A write stamped with this token was refused: wait for a newer grant, never run under it again. */
   refusedToken: bigint | undefined;
+  /** The grant whose takeover grace has passed. */
+  settledToken: bigint | undefined;
   pausers: (() => void)[];
   supervisor: Promise<void>;
 }
@@ -84,6 +93,7 @@ export class DurableSubscription {
   readonly #writer: FencedCheckpointWriter;
   readonly #fenceOnAcquire: boolean;
   readonly #holdBackPollMs: number;
+  readonly #takeoverGraceMs: number;
   readonly #retryDelayMs: number;
   readonly #onError: (error: unknown, subscriptionId: string) => void;
   readonly #subscriptions = new Map<string, Subscription>();
@@ -97,6 +107,7 @@ export class DurableSubscription {
     this.#strategy = options.strategy;
     this.#fenceOnAcquire = options.fenceOnAcquire ?? true;
     this.#holdBackPollMs = options.holdBackPollMs ?? 50;
+    this.#takeoverGraceMs = options.takeoverGraceMs ?? Math.floor(((options.strategy?.leaseTimeMs ?? 0) * 2) / 3);
     this.#retryDelayMs = options.retryDelayMs ?? 1_000;
     this.#onError = options.onError ?? warnOnConsole;
     this.#writer = new FencedCheckpointWriter(
@@ -138,6 +149,7 @@ export class DurableSubscription {
       run: undefined,
       runToken: undefined,
       refusedToken: undefined,
+      settledToken: undefined,
       pausers: [],
       supervisor: Promise.resolve(),
     };
@@ -250,6 +262,13 @@ export class DurableSubscription {
           await subscription.wakeup.wait(this.#holdBackPollMs);
           continue;
         }
+        if (token !== undefined && token > 0n && this.#takeoverGraceMs > 0 && subscription.settledToken !== token) {
+          // Token 0 is the first lease ever taken on this id: no earlier holder can still be delivering.
+          if (await this.#waitOutTakeoverGrace(subscription)) {
+            subscription.settledToken = token;
+          }
+          continue;
+        }
         const finished = await this.#deliver(subscription, token);
         if (finished) {
           await subscription.wakeup.wait(this.#retryDelayMs);
@@ -258,6 +277,21 @@ export class DurableSubscription {
         this.#report(error, subscription.id);
         await subscription.wakeup.wait(this.#retryDelayMs);
       }
+    }
+  }
+
+  /** Resolves to true once the takeover grace has passed, false when stopped or paused before then. */
+  async #waitOutTakeoverGrace(subscription: Subscription): Promise<boolean> {
+    const graceEnds = performance.now() + this.#takeoverGraceMs;
+    for (;;) {
+      if (this.#stopped || subscription.paused) {
+        return false;
+      }
+      const remaining = graceEnds - performance.now();
+      if (remaining <= 0) {
+        return true;
+      }
+      await subscription.wakeup.wait(remaining);
     }
   }
 

@@ -190,6 +190,39 @@ describe('DurableSubscription with a strategy', () => {
     expect(versionsSeenByHandler).toEqual([3n]);
   });
 
+  it('waits out the takeover grace before fencing or delivering under a token above 0', async () => {
+    const storage = new InMemoryCheckpointStorage();
+    await storage.save('orders', '4', CheckpointWriteCondition.notOlderThan(2));
+    const strategy = new HandSetStrategy();
+    const log = new EventLog();
+    log.append(6);
+    const seen: number[] = [];
+    const subscription = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', takeoverGraceMs: 60_000, ...quick });
+    subscription.subscribe('orders', log.source, (event: number) => {
+      seen.push(event);
+    });
+    strategy.grant(3n);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await storage.writeVersion('orders')).toBe(2n);
+    expect(seen).toEqual([]);
+    await subscription.pause('orders');
+    expect(strategy.registered.has('orders')).toBe(false);
+    await subscription.shutdown();
+  });
+
+  it('takes no grace for token 0, the first lease ever taken on an id', async () => {
+    const storage = new InMemoryCheckpointStorage();
+    const strategy = new HandSetStrategy();
+    const log = new EventLog();
+    log.append(2);
+    const subscription = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', takeoverGraceMs: 60_000, ...quick });
+    subscription.subscribe('orders', log.source, () => undefined, { startPosition: '-1' });
+    strategy.grant(0n);
+    await eventually('both events are checkpointed', async () => (await storage.read('orders')) === '1');
+    expect(await storage.writeVersion('orders')).toBe(0n);
+    await subscription.shutdown();
+  });
+
   it('without fenceOnAcquire, the stored version moves only with the first checkpoint', async () => {
     const storage = new InMemoryCheckpointStorage();
     await storage.save('orders', '4', CheckpointWriteCondition.notOlderThan(2));

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
+import { describeCompetingConsumerStrategyConformance } from '../../../runtime/testing/index.js';
+import { eventually } from '../../support/leases/event-log.js';
+import { startRedisServer, type RedisServerProcess } from '../../support/redis/index.js';
+
+let server: RedisServerProcess | undefined;
+const clients: Redis[] = [];
+let prefixes = 0;
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+
+afterAll(async () => {
+  for (const client of clients.splice(0)) {
+    client.disconnect();
+  }
+  await server?.stop();
+});
+
+/** A new connection, as each node of a deployment has its own. */
+function connect(): Redis {
+  if (server === undefined) {
+    throw new Error('The redis-server of this suite did not start; see the beforeAll error.');
+  }
+  const client = new Redis({ host: server.host, port: server.port });
+  clients.push(client);
+  return client;
+}
+
+/** A key prefix no other case uses, so every case starts with no leases and no tokens. */
+function freshPrefix(): string {
+  prefixes += 1;
+  return `lease-test-${prefixes}:`;
+}
+
+describeCompetingConsumerStrategyConformance('RedisLeaseStrategy on a real redis-server', () => {
+  const keyPrefix = freshPrefix();
+  const admin = connect();
+  return {
+    leaseTimeMs: 400,
+    node: () => new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 400 }),
+    deleteLease: async (subscriptionId) => {
+      await admin.del(redisLeaseKeys(keyPrefix, subscriptionId).lease);
+    },
+  };
+});
+
+describe('RedisLeaseStrategy keys on a real redis-server', () => {
+  it('keeps the token counter without a TTL, and gives the lease a server-side PX expiry', async () => {
+    const keyPrefix = freshPrefix();
+    const admin = connect();
+    const strategy = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 5_000 });
+    await strategy.register('orders', 'node-a');
+    const keys = strategy.leaseKeys('orders');
+    expect(keys).toEqual({ lease: `${keyPrefix}{orders}:lease`, token: `${keyPrefix}{orders}:token` });
+    expect(await admin.get(keys.token)).toBe('0');
+    expect(await admin.pttl(keys.token)).toBe(-1);
+    const leaseTtl = await admin.pttl(keys.lease);
+    expect(leaseTtl).toBeGreaterThan(0);
+    expect(leaseTtl).toBeLessThanOrEqual(5_000);
+    expect(await admin.get(keys.lease)).toMatch(/^0 node-a /u);
+    await strategy.shutdown();
+    expect(await admin.exists(keys.lease)).toBe(0);
+    expect(await admin.get(keys.token)).toBe('0');
+  });
+
+  it('a stale holder\'s late release does not free the newer holder\'s lease', async () => {
+    const keyPrefix = freshPrefix();
+    const admin = connect();
+    const stale = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 5_000 });
+    const fresh = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 5_000 });
+    await stale.register('orders', 'node-a');
+    const keys = stale.leaseKeys('orders');
+    await admin.del(keys.lease);
+    expect(await fresh.register('orders', 'node-b')).toBe(true);
+    expect(fresh.fencingToken('orders')).toBe(1n);
+    await stale.release('orders', 'node-a');
+    expect(await admin.get(keys.lease)).toMatch(/^1 node-b /u);
+    await Promise.all([stale.shutdown(), fresh.shutdown()]);
+  });
+
+  it('continues the token sequence across deleted leases, from exact decimal tokens beyond 2**53', async () => {
+    const keyPrefix = freshPrefix();
+    const admin = connect();
+    const strategy = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 5_000 });
+    const keys = strategy.leaseKeys('orders');
+    await admin.set(keys.token, String(2n ** 53n + 1n));
+    await strategy.register('orders', 'node-a');
+    expect(strategy.fencingToken('orders')).toBe(2n ** 53n + 2n);
+    await admin.del(keys.lease);
+    await strategy.release('orders', 'node-a');
+    await eventually('the lease comes back', () => strategy.hasLock('orders', 'node-a'));
+    expect(strategy.fencingToken('orders')).toBe(2n ** 53n + 3n);
+    await strategy.shutdown();
+  });
+
+  it('encodes braces and percent signs, so odd ids never share keys or split a lease from its counter', () => {
+    expect(redisLeaseKeys('p:', '{tenant}-orders').lease).toBe('p:{%7Btenant%7D-orders}:lease');
+    expect(redisLeaseKeys('p:', '%7B').lease).toBe('p:{%257B}:lease');
+    expect(() => new RedisLeaseStrategy(connect(), { keyPrefix: 'app{x}:' })).toThrow(/keyPrefix/u);
+  });
+});
+
+describe('RedisLeaseStrategy waitForReplicas on a real redis-server', () => {
+  it('hands back a token that no replica acknowledged, leaving the lease free for others', async () => {
+    const keyPrefix = freshPrefix();
+    const errors: unknown[] = [];
+    const waiting = new RedisLeaseStrategy(connect(), {
+      keyPrefix,
+      leaseTimeMs: 3_000,
+      waitForReplicas: { replicas: 1, timeoutMs: 50 },
+      onError: (error) => errors.push(error),
+    });
+    const plain = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 3_000 });
+    expect(await waiting.register('orders', 'node-a')).toBe(false);
+    expect(String(errors[0])).toMatch(/reached 0 of the 1 replicas/u);
+    expect(await plain.register('orders', 'node-b')).toBe(true);
+    expect(plain.fencingToken('orders')).toBe(1n);
+    await Promise.all([waiting.shutdown(), plain.shutdown()]);
+  });
+
+  it('grants the lease once a real replica acknowledged the token', async () => {
+    if (server === undefined) {
+      throw new Error('no server');
+    }
+    const replica = await startRedisServer({ args: ['--replicaof', server.host, String(server.port)] });
+    try {
+      const replicaClient = new Redis({ host: replica.host, port: replica.port });
+      clients.push(replicaClient);
+      await eventually('the replica is in sync', async () => (await replicaClient.info('replication')).includes('master_link_status:up'));
+      const keyPrefix = freshPrefix();
+      const strategy = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 3_000, waitForReplicas: { replicas: 1, timeoutMs: 2_000 } });
+      expect(await strategy.register('orders', 'node-a')).toBe(true);
+      expect(await replicaClient.get(strategy.leaseKeys('orders').token)).toBe('0');
+      await strategy.shutdown();
+    } finally {
+      await replica.stop();
+    }
+  });
+
+  it('refuses a waitForReplicas that WAIT would turn into a wait forever', () => {
+    expect(() => new RedisLeaseStrategy(connect(), { waitForReplicas: { replicas: 1, timeoutMs: 0 } })).toThrow(RangeError);
+  });
+});
