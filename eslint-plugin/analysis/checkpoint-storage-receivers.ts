@@ -2,6 +2,7 @@ import { ASTUtils, AST_NODE_TYPES, TSESLint, type TSESTree } from '@typescript-e
 import { refersToRuntimeExport, typeAnnotationNamesRuntimeExport } from './checkpoint-fencing-imports.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
 import { isCheckpointStorageType, type TypeInformation } from './type-information.js';
+import { parentOf } from './descendant-nodes.js';
 
 const { DefinitionType } = TSESLint.Scope;
 
@@ -134,7 +135,7 @@ function classMemberDeclaring(member: TSESTree.MemberExpression, name: string | 
 /** The class whose `this` a member expression reads: the nearest class, unless a plain function rebinds `this` first. */
 export function enclosingClass(node: TSESTree.Node): TSESTree.ClassDeclaration | TSESTree.ClassExpression | undefined {
   let crossedFunction = false;
-  for (let current = node.parent; current !== undefined; current = current.parent) {
+  for (let current = parentOf(node); current !== undefined; current = parentOf(current)) {
     if (current.type === AST_NODE_TYPES.ClassBody) {
       return current.parent;
     }

@@ -51,10 +51,15 @@ function isNode(value: unknown): value is TSESTree.Node {
 export function enclosingFunction(
   node: TSESTree.Node,
 ): TSESTree.FunctionDeclaration | TSESTree.FunctionExpression | TSESTree.ArrowFunctionExpression | undefined {
-  for (let current = node.parent; current !== undefined; current = current.parent) {
+  for (let current = parentOf(node); current !== undefined; current = parentOf(current)) {
     if (isFunctionNode(current)) {
       return current;
     }
   }
   return undefined;
+}
+
+/** The parent of `node`, or `undefined` above `Program`: ESLint gives `Program` a `null` parent although the types say `undefined`. */
+export function parentOf(node: TSESTree.Node): TSESTree.Node | undefined {
+  return node.parent ?? undefined;
 }

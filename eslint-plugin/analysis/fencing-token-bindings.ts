@@ -2,6 +2,7 @@ import { ASTUtils, AST_NODE_TYPES, TSESLint, type TSESTree } from '@typescript-e
 import { typeAnnotationNamesRuntimeExport } from './checkpoint-fencing-imports.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
 import { isNumericTokenType, type TypeInformation } from './type-information.js';
+import { parentOf } from './descendant-nodes.js';
 
 const { DefinitionType } = TSESLint.Scope;
 
@@ -137,7 +138,7 @@ function isDeclaredBefore(variable: Variable, node: TSESTree.Node): boolean {
 /** Whether the code path to `node` has established that `variable` holds no token. */
 function isKnownAbsentAt(node: TSESTree.Node, variable: Variable, sourceCode: SourceCode): boolean {
   let child: TSESTree.Node = node;
-  for (let parent = node.parent; parent !== undefined; child = parent, parent = parent.parent) {
+  for (let parent = parentOf(node); parent !== undefined; child = parent, parent = parentOf(parent)) {
     if (parent.type === AST_NODE_TYPES.IfStatement || parent.type === AST_NODE_TYPES.ConditionalExpression) {
       if (child === parent.consequent && testsPresence(parent.test, variable, sourceCode) === 'absent') {
         return true;

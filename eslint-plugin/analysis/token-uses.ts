@@ -1,5 +1,6 @@
 import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
 import { skipTransparentWrappers, staticMemberName } from './static-member-name.js';
+import { parentOf } from './descendant-nodes.js';
 
 /**
  * Where a read of a token goes: into a log line or telemetry field, into an object field, into a test
@@ -15,7 +16,7 @@ const COMPARISONS: ReadonlySet<string> = new Set(['===', '!==', '==', '!=', '<',
 /** Classifies one read of a token binding (`identifier` is the reference). */
 export function classifyTokenUse(identifier: TSESTree.Node): TokenUse {
   let child: TSESTree.Node = identifier;
-  for (let parent = identifier.parent; parent !== undefined; child = parent, parent = parent.parent) {
+  for (let parent = parentOf(identifier); parent !== undefined; child = parent, parent = parentOf(parent)) {
     switch (parent.type) {
       case AST_NODE_TYPES.TSNonNullExpression:
       case AST_NODE_TYPES.TSAsExpression:

@@ -5,7 +5,7 @@ import {
   objectImplementingCheckpointStorage,
   type CheckpointStorageImplementation,
 } from '../analysis/checkpoint-storage-implementations.js';
-import { descendantNodes } from '../analysis/descendant-nodes.js';
+import { descendantNodes, parentOf } from '../analysis/descendant-nodes.js';
 import { skipTransparentWrappers, staticMemberName } from '../analysis/static-member-name.js';
 import { createRule } from '../create-rule.js';
 
@@ -26,6 +26,8 @@ const ATOMIC_STEP_METHODS: ReadonlySet<string> = new Set([
 ]);
 const SQL_READ = /^\s*select\b/iu;
 const SQL_WRITE = /^\s*(?:update|insert|replace|merge)\b/iu;
+/** A `WHERE … version …` clause: the statement judges the version itself, atomically. */
+const SQL_VERSION_GUARD = /\bwhere\b[\s\S]*\bversion\b/iu;
 const COMPARISONS: ReadonlySet<string> = new Set(['===', '!==', '==', '!=', '<', '<=', '>', '>=']);
 
 type SourceCode = Readonly<TSESLint.SourceCode>;
@@ -118,14 +120,14 @@ function isStoredStateRead(call: TSESTree.CallExpression): boolean {
 }
 
 /**
- * A write outside the atomic step: a store's write method, an SQL write without its own `WHERE`, or a `save` that
+ * A write outside the atomic step: a store's write method, an SQL write without a `WHERE` on the version, or a `save` that
  * does not forward a condition (two arguments, or `CheckpointWriteCondition.any()`).
  */
 function isSeparateWrite(call: TSESTree.CallExpression, sourceCode: SourceCode): boolean {
   const name = calleeName(call);
   if (name === 'query' || name === 'execute') {
     const sql = firstArgumentText(call) ?? '';
-    return SQL_WRITE.test(sql) && !/\bwhere\b/iu.test(sql);
+    return SQL_WRITE.test(sql) && !SQL_VERSION_GUARD.test(sql);
   }
   if (name === 'save') {
     const condition = call.arguments[2];
@@ -167,7 +169,7 @@ function comparisonOf(awaited: TSESTree.AwaitExpression, sourceCode: SourceCode)
 /** The test or comparison `node` is part of, looking up to the statement it sits in. */
 function comparisonAround(node: TSESTree.Node): TSESTree.Node | undefined {
   let child: TSESTree.Node = node;
-  for (let parent = node.parent; parent !== undefined; child = parent, parent = parent.parent) {
+  for (let parent = parentOf(node); parent !== undefined; child = parent, parent = parentOf(parent)) {
     if (parent.type === AST_NODE_TYPES.BinaryExpression && COMPARISONS.has(parent.operator)) {
       return parent;
     }

@@ -1,6 +1,6 @@
 import { ASTUtils, AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
 import { asSaveCall, type SaveCall } from '../analysis/checkpoint-save-calls.js';
-import { descendantNodes, isFunctionNode } from '../analysis/descendant-nodes.js';
+import { descendantNodes, isFunctionNode, parentOf } from '../analysis/descendant-nodes.js';
 import { refusalPolarity } from '../analysis/refusal-checks.js';
 import { createRule } from '../create-rule.js';
 
@@ -142,7 +142,7 @@ function sameWrite(tried: SaveCall, retried: SaveCall, sourceCode: SourceCode): 
 
 /** A `while`, `do … while` or `for (;;)` loop around `node` in the same function; `for … of/in` walk items, not retries. */
 function retryLoopAround(node: TSESTree.Node): Loop | undefined {
-  for (let current = node.parent; current !== undefined && !isFunctionNode(current); current = current.parent) {
+  for (let current = parentOf(node); current !== undefined && !isFunctionNode(current); current = parentOf(current)) {
     if (
       current.type === AST_NODE_TYPES.WhileStatement ||
       current.type === AST_NODE_TYPES.DoWhileStatement ||
@@ -186,13 +186,13 @@ function containsNode(root: TSESTree.Node, predicate: (node: TSESTree.Node) => b
 function statementsAfterInLoop(tryStatement: TSESTree.TryStatement, loop: Loop): TSESTree.Statement[] {
   const after: TSESTree.Statement[] = [];
   let child: TSESTree.Node = tryStatement;
-  let parent: TSESTree.Node | undefined = tryStatement.parent;
+  let parent = parentOf(tryStatement);
   while (parent !== undefined && parent !== loop) {
     if (parent.type === AST_NODE_TYPES.BlockStatement) {
       after.push(...parent.body.slice(parent.body.indexOf(child as TSESTree.Statement) + 1));
     }
     child = parent;
-    parent = parent.parent;
+    parent = parentOf(parent);
   }
   return after;
 }
