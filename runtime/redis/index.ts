@@ -1,2 +1,2 @@
 export { RedisCheckpointStorage, type RedisCheckpointStorageOptions } from './redis-checkpoint-storage.js';
-export type { RedisCheckpointClient } from './redis-commands.js';
+export type { RedisCheckpointClient } from './redis-checkpoint-client.js';

@@ -6,7 +6,7 @@ import { assertSaveArguments, assertSubscriptionId } from '../storage-arguments.
 import { CheckpointKeyLayout, type CheckpointKeys } from './checkpoint-key-layout.js';
 import { ifAbsentScript } from './if-absent-script.js';
 import { notOlderThanScript } from './not-older-than-script.js';
-import { isCrossSlotError, type RedisCheckpointClient, type RedisCommands } from './redis-commands.js';
+import type { RedisCheckpointClient } from './redis-checkpoint-client.js';
 import { RedisScriptRunner } from './redis-script-runner.js';
 
 /** Options of {@link RedisCheckpointStorage}. */
@@ -27,7 +27,7 @@ const decimal = /^\d+$/;
  * {@link RedisCheckpointStorage.forStandalone} drops the slot check for a server that is not a Cluster.
  */
 export class RedisCheckpointStorage implements CheckpointStorage {
-  readonly #client: RedisCommands;
+  readonly #client: RedisCheckpointClient;
   readonly #scripts: RedisScriptRunner;
   readonly #layout: CheckpointKeyLayout;
   #clusterSafe = true;
@@ -134,6 +134,11 @@ export class RedisCheckpointStorage implements CheckpointStorage {
       );
     }
   }
+}
+
+/** True for the server's refusal of a multi-key command whose keys hash to different Cluster slots. */
+function isCrossSlotError(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('CROSSSLOT');
 }
 
 /** Reads a script's `{outcome, version}` reply; ioredis gives strings, or Buffers for a client set to return them. */

@@ -1,8 +1,8 @@
-import type { RedisCommands } from './redis-commands.js';
+import type { RedisCheckpointClient } from './redis-checkpoint-client.js';
 import type { RedisLuaScript } from './redis-lua-script.js';
 
 /** Whether each client's server takes the `#!lua` shebang (Redis 7+), asked once per client with `INFO server`. */
-const shebangSupport = new WeakMap<RedisCommands, Promise<boolean>>();
+const shebangSupport = new WeakMap<RedisCheckpointClient, Promise<boolean>>();
 
 /**
  * Runs a script with `EVALSHA`, falling back to `EVAL` on `NOSCRIPT` (a restarted server, a `SCRIPT FLUSH`, or a
@@ -13,7 +13,7 @@ export class RedisScriptRunner {
   /** The answer of {@link shebangSupport} once known, so that later writes go out without waiting a tick for it. */
   #shebang: boolean | undefined;
 
-  constructor(private readonly client: RedisCommands) {}
+  constructor(private readonly client: RedisCheckpointClient) {}
 
   async run(script: RedisLuaScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
     this.#shebang ??= await this.#supportsShebang();
