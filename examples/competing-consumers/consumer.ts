@@ -1,0 +1,79 @@
+// One consumer process of the competing-consumers demo. Run by run-demo.ts; each process competes for the lease of
+// one subscription over a real Redis, reads events from a Redis list, and checkpoints through the fenced writer.
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import {
+  CheckpointWriteConditionNotFulfilledError,
+  DurableSubscription,
+  RedisCheckpointStorage,
+  RedisLeaseStrategy,
+  type Checkpoint,
+  type EventSource,
+} from '../../runtime/index.js';
+import { demoEventsKey, demoLeaseTimeMs, demoSubscriptionId, handlerWorkMs } from './demo-settings.js';
+
+const { values } = parseArgs({ options: { name: { type: 'string' }, redis: { type: 'string' } } });
+const name = values.name ?? 'consumer';
+const [host = '127.0.0.1', port = '6379'] = (values.redis ?? '127.0.0.1:6379').split(':');
+const log = (line: string): void => {
+  console.log(`[${name}] ${line}`);
+};
+
+const client = new Redis({ host, port: Number(port) });
+const strategy = new RedisLeaseStrategy(client, { leaseTimeMs: demoLeaseTimeMs });
+const storage = new RedisCheckpointStorage(client);
+
+strategy.onGranted((subscriptionId) => {
+  log(`lease granted for ${subscriptionId}, fencing token ${strategy.fencingToken(subscriptionId)}`);
+});
+strategy.onProhibited((subscriptionId) => {
+  log(`lease lost for ${subscriptionId}`);
+});
+
+/** Events are the items of a Redis list; a position is an item's index. Polls when it has caught up. */
+const source: EventSource<string> = async function* (from: Checkpoint | undefined, signal: AbortSignal) {
+  let next = from === undefined ? 0 : Number(from) + 1;
+  while (!signal.aborted) {
+    const batch = await client.lrange(demoEventsKey, next, next + 99);
+    for (const event of batch) {
+      yield { position: String(next), event };
+      next += 1;
+    }
+    if (batch.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+};
+
+const subscription = new DurableSubscription({
+  storage,
+  strategy,
+  subscriberId: name,
+  onError: (error) => {
+    if (error instanceof CheckpointWriteConditionNotFulfilledError) {
+      log(`checkpoint write REFUSED (stored version ${error.storedVersion}): ${error.message}`);
+    } else {
+      log(`error: ${String(error)}`);
+    }
+  },
+});
+
+subscription.subscribe(
+  demoSubscriptionId,
+  source,
+  async (event: string, position: Checkpoint) => {
+    log(`handling ${event} at position ${position} with token ${strategy.fencingToken(demoSubscriptionId)}`);
+    await new Promise((resolve) => setTimeout(resolve, handlerWorkMs));
+  },
+  { startPosition: '-1' },
+);
+log(`started, competing for ${demoSubscriptionId} on ${host}:${port}`);
+
+process.once('SIGTERM', () => {
+  void (async () => {
+    await subscription.shutdown();
+    await strategy.shutdown();
+    client.disconnect();
+    log('shut down');
+  })();
+});
