@@ -23,7 +23,7 @@ export interface ImportNeeds {
  * import, merges missing names into the file's existing value import from `checkpoint-fencing`, and adds one new
  * import only when there is nowhere to merge into.
  */
-export function planImports(facts: ImportFacts, style: SourceStyle, needs: ImportNeeds): { names: GeneratedNames; edits: TextEdit[] } {
+export function planImports(source: string, facts: ImportFacts, style: SourceStyle, needs: ImportNeeds): { names: GeneratedNames; edits: TextEdit[] } {
   const wantType = needs.conditionType && facts.typescript;
   const namespace = facts.declarations.find((declaration) => declaration.namespace !== undefined && !declaration.typeOnly)?.namespace;
   if (namespace !== undefined) {
@@ -76,8 +76,30 @@ export function planImports(facts: ImportFacts, style: SourceStyle, needs: Impor
     } else if (facts.afterImport) {
       edits.push({ start: facts.insertNewImportAt, end: facts.insertNewImportAt, text: `${style.newline}${statement}` });
     } else {
-      edits.push({ start: facts.insertNewImportAt, end: facts.insertNewImportAt, text: `${statement}${style.newline}${style.newline}` });
+      const at = attachedCommentsStart(source, facts.insertNewImportAt);
+      edits.push({ start: at, end: at, text: `${statement}${style.newline}${style.newline}` });
     }
   }
   return { names, edits };
+}
+
+/**
+ * Where the comments directly above the statement at `offset` begin (a JSDoc block, line comments), so that a new
+ * import goes above them instead of separating a class from its documentation. A blank line ends the run.
+ */
+function attachedCommentsStart(source: string, offset: number): number {
+  let at = offset;
+  for (;;) {
+    const before = source.slice(0, at);
+    const gap = /[ \t]*\r?\n?[ \t]*$/.exec(before)?.[0] ?? '';
+    const end = at - gap.length;
+    const block = before.slice(0, end).endsWith('*/') ? source.lastIndexOf('/*', end - 2) : -1;
+    const lineStart = source.lastIndexOf('\n', end - 1) + 1;
+    const line = /^[ \t]*\/\/.*$/.test(source.slice(lineStart, end)) ? lineStart + (/^[ \t]*/.exec(source.slice(lineStart))?.[0].length ?? 0) : -1;
+    const next = block !== -1 ? block : line;
+    if (next === -1 || next >= at) {
+      return at;
+    }
+    at = next;
+  }
 }

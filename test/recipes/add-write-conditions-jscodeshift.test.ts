@@ -1,0 +1,66 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import jscodeshift from 'jscodeshift';
+import { applyTransform } from 'jscodeshift/src/testUtils.js';
+import { describe, expect, it } from 'vitest';
+import transform, { type TransformApi } from '../../recipes/add-write-conditions/jscodeshift.js';
+import { RECIPE_FIXTURES } from './support/fixture-project.js';
+
+/** Cases the syntactic front end cannot see, because the storage interface reaches the file through another file. */
+const NEEDS_TYPES = new Set(['barrel-reexport']);
+
+function run(path: string, source: string, reports: string[] = []): string {
+  const api: TransformApi = { jscodeshift, report: (message) => reports.push(message) };
+  return transform({ path, source }, api) ?? source;
+}
+
+describe('add-write-conditions as a jscodeshift transform', () => {
+  for (const name of readdirSync(RECIPE_FIXTURES).sort()) {
+    const inputName = readdirSync(join(RECIPE_FIXTURES, name)).find((file) => file.startsWith('input.')) ?? 'input.ts';
+    const input = readFileSync(join(RECIPE_FIXTURES, name, inputName), 'utf8');
+    const expected = readFileSync(join(RECIPE_FIXTURES, name, inputName.replace('input.', 'output.')), 'utf8');
+
+    if (NEEDS_TYPES.has(name)) {
+      it(`${name}: leaves the file alone without type information (the CLI upgrades it)`, () => {
+        expect(run(inputName, input)).toBe(input);
+        expect(expected).not.toBe(input);
+      });
+      continue;
+    }
+    it(`${name}: writes exactly what the CLI writes, and nothing on a second run`, () => {
+      const once = run(inputName, input);
+      expect(once).toBe(expected);
+      expect(run(inputName, once)).toBe(once);
+    });
+  }
+
+  it('runs through jscodeshift\'s own applyTransform with the ts parser', () => {
+    const input = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/input.ts'), 'utf8');
+    const expected = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/output.ts'), 'utf8');
+    // applyTransform trims its result; the byte-exact comparison is the per-case test above.
+    expect(applyTransform({ default: transform, parser: 'ts' }, {}, { path: 'storage.ts', source: input })).toBe(expected.trim());
+  });
+
+  it('reports, and leaves alone, a class whose base class lives in another file', () => {
+    const source = [
+      "import type { CheckpointStorage } from 'checkpoint-fencing';",
+      "import { Table } from './table.js';",
+      '',
+      'export class TableStorage extends Table implements CheckpointStorage {',
+      '  async read(id: string) {',
+      '    return this.get(id);',
+      '  }',
+      '}',
+      '',
+    ].join('\n');
+    const reports: string[] = [];
+    expect(run('table-storage.ts', source, reports)).toBe(source);
+    expect(reports).toEqual([expect.stringMatching(/^skipped TableStorage \(line 4\): extends Table, whose members cannot be seen here/)]);
+  });
+
+  it('parses .tsx with JSX enabled even when jscodeshift was told --parser=ts', () => {
+    const input = readFileSync(join(RECIPE_FIXTURES, 'tsx-component/input.tsx'), 'utf8');
+    const expected = readFileSync(join(RECIPE_FIXTURES, 'tsx-component/output.tsx'), 'utf8');
+    expect(transform({ path: 'panel.tsx', source: input }, { jscodeshift: jscodeshift.withParser('ts') })).toBe(expected);
+  });
+});
