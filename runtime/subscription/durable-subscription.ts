@@ -74,6 +74,8 @@ interface Subscription {
   refusedToken: bigint | undefined;
   /** The grant whose takeover grace has passed. */
   settledToken: bigint | undefined;
+  /** Whether the "lock but no token" misconfiguration was reported already. */
+  reportedMissingToken: boolean;
   pausers: (() => void)[];
   supervisor: Promise<void>;
 }
@@ -150,6 +152,7 @@ export class DurableSubscription {
       runToken: undefined,
       refusedToken: undefined,
       settledToken: undefined,
+      reportedMissingToken: false,
       pausers: [],
       supervisor: Promise.resolve(),
     };
@@ -211,7 +214,8 @@ export class DurableSubscription {
       subscription.run?.abort();
       subscription.wakeup.wake();
     }
-    await withDeadline(Promise.allSettled(subscriptions.map((subscription) => subscription.supervisor)), shutdownWaitMs);
+    const deadline = performance.now() + shutdownWaitMs;
+    await withDeadline(Promise.allSettled(subscriptions.map((subscription) => subscription.supervisor)), deadline);
     for (const stop of this.#stopListening) {
       stop();
     }
@@ -220,7 +224,7 @@ export class DurableSubscription {
       const giveUps = subscriptions
         .filter((subscription) => subscription.registered)
         .map((subscription) => strategy.unregister(subscription.id, this.subscriberId));
-      await withDeadline(Promise.allSettled(giveUps), shutdownWaitMs);
+      await withDeadline(Promise.allSettled(giveUps), deadline);
     }
     for (const subscription of subscriptions) {
       for (const resolve of subscription.pausers.splice(0)) {
@@ -302,10 +306,21 @@ export class DurableSubscription {
       return undefined;
     }
     const token = strategy.fencingToken(subscription.id);
-    if (token === undefined || (subscription.refusedToken !== undefined && token <= subscription.refusedToken)) {
+    if (token === undefined) {
+      if (!subscription.reportedMissingToken) {
+        subscription.reportedMissingToken = true;
+        this.#report(
+          new Error(
+            `Subscription ${JSON.stringify(subscription.id)} holds the lease but the strategy gives no fencing token, so nothing is ` +
+              'delivered (an unfenced checkpoint write is never sent). Another consumer of the same strategy instance is registered ' +
+              'for this id: give each DurableSubscription its own strategy instance.',
+          ),
+          subscription.id,
+        );
+      }
       return undefined;
     }
-    return token;
+    return subscription.refusedToken !== undefined && token <= subscription.refusedToken ? undefined : token;
   }
 
   /** One run under one grant. Resolves to true when the source ended, false when delivery stopped or was refused. */
@@ -431,12 +446,13 @@ async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promis
   }
 }
 
-async function withDeadline(work: Promise<unknown>, timeoutMs: number): Promise<void> {
+/** Waits for `work` until `deadline` (a `performance.now()` reading) at the latest. */
+async function withDeadline(work: Promise<unknown>, deadline: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, timeoutMs);
+  const timedOut = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadline - performance.now()));
   });
-  await Promise.race([work, deadline]);
+  await Promise.race([work, timedOut]);
   clearTimeout(timer);
 }
 

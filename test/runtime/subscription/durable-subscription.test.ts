@@ -301,6 +301,29 @@ describe('DurableSubscription with a strategy', () => {
     await Promise.all([holderStrategy.shutdown(), waiterStrategy.shutdown()]);
   });
 
+  it('delivers nothing, and says why, when two consumers of one strategy instance compete for one id', async () => {
+    const strategy = new InMemoryLeaseStrategy({ leaseTimeMs: 300 });
+    const storage = new InMemoryCheckpointStorage();
+    const log = new EventLog();
+    log.append(1);
+    const errors: unknown[] = [];
+    const seen: number[] = [];
+    const first = new DurableSubscription({ storage, strategy, subscriberId: 'a', ...quick, onError: (error) => errors.push(error) });
+    const second = new DurableSubscription({ storage, strategy, subscriberId: 'b', ...quick, onError: (error) => errors.push(error) });
+    second.subscribe('orders', log.source, (event: number) => {
+      seen.push(event);
+    });
+    first.subscribe('orders', log.source, (event: number) => {
+      seen.push(event);
+    });
+    await eventually('the shared strategy is reported', () => errors.length > 0);
+    expect(String(errors[0])).toMatch(/its own strategy instance/u);
+    expect(seen).toEqual([]);
+    expect(await storage.read('orders')).toBeUndefined();
+    await Promise.all([first.shutdown(), second.shutdown()]);
+    await strategy.shutdown();
+  });
+
   it('shutdown gives the lease up so another node takes over well before the lease would expire', async () => {
     const table = new InMemoryLeaseTable();
     const first = new InMemoryLeaseStrategy({ table, leaseTimeMs: 60_000 });
