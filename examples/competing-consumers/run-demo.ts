@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { RedisCheckpointStorage } from '../../runtime/index.js';
-import { demoEventsKey, demoSubscriptionId } from './demo-settings.js';
+import { demoEventsKey, demoLeaseTimeMs, demoSubscriptionId } from './demo-settings.js';
 
 const eventCount = 60;
 const stepTimeoutMs = 30_000;
@@ -21,6 +21,8 @@ interface Consumer {
   readonly name: string;
   readonly process: ChildProcess;
   readonly lines: string[];
+  /** When each line arrived, `performance.now()`. */
+  readonly arrivals: number[];
 }
 
 const { values } = parseArgs({ options: { redis: { type: 'string' } } });
@@ -45,10 +47,15 @@ try {
   const handledBefore = count(a, 'handling');
   await until('A starts handling its next event', () => count(a, 'handling') > handledBefore);
   a.process.kill('SIGSTOP');
+  const stoppedAt = performance.now();
   say('SIGSTOP A while it handles an event: A is now a zombie that still believes it holds the lease');
 
   await until('B takes the lease over', () => b.lines.some((line) => line.includes('lease granted')));
   await until('B has handled 5 events', () => count(b, 'handling') >= 5);
+  say(
+    `B was granted the lease ${Math.round(firstArrival(b, 'lease granted') - stoppedAt)} ms after A stopped and handled its first event ` +
+      `${Math.round(firstArrival(b, 'handling') - stoppedAt)} ms after (lease ${demoLeaseTimeMs} ms, then a takeover grace of two thirds of it)`,
+  );
   say(`stored checkpoint is now ${await storage.read(demoSubscriptionId)}, version ${await storage.writeVersion(demoSubscriptionId)}`);
 
   a.process.kill('SIGCONT');
@@ -78,18 +85,23 @@ try {
 function startConsumer(name: string): Consumer {
   const script = fileURLToPath(new URL('./consumer.js', import.meta.url));
   const child = spawn(process.execPath, [script, '--name', name, '--redis', address], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const consumer: Consumer = { name, process: child, lines: [] };
+  const consumer: Consumer = { name, process: child, lines: [], arrivals: [] };
   let partial = '';
   child.stdout.on('data', (chunk: Buffer) => {
     const lines = (partial + chunk.toString()).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
       consumer.lines.push(line);
+      consumer.arrivals.push(performance.now());
       console.log(line);
     }
   });
   consumers.push(consumer);
   return consumer;
+}
+
+function firstArrival(consumer: Consumer, word: string): number {
+  return consumer.arrivals[consumer.lines.findIndex((line) => line.includes(word))] ?? Number.NaN;
 }
 
 function count(consumer: Consumer, word: string): number {
