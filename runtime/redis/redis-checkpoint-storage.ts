@@ -70,9 +70,10 @@ export class RedisCheckpointStorage implements CheckpointStorage {
       condition.kind === 'notOlderThan'
         ? await this.#scripts.run(notOlderThanScript, [keys.checkpointKey, keys.versionKey], [checkpoint, String(condition.version)])
         : await this.#scripts.run(ifAbsentScript, [keys.checkpointKey, keys.versionKey], [checkpoint]);
-    const [outcome, version] = scriptReply(reply, condition);
-    if (outcome === 'refused') {
-      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, version === '' ? undefined : BigInt(version));
+    const outcome = scriptReply(reply, condition);
+    if (!outcome.accepted) {
+      const { storedVersion } = outcome;
+      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, storedVersion === '' ? undefined : BigInt(storedVersion));
     }
     return checkpoint;
   }
@@ -141,16 +142,20 @@ function isCrossSlotError(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('CROSSSLOT');
 }
 
-/** Reads a script's `{outcome, version}` reply; ioredis gives strings, or Buffers for a client set to return them. */
-function scriptReply(reply: unknown, condition: CheckpointWriteCondition): readonly ['accepted' | 'refused', string] {
-  if (Array.isArray(reply) && reply.length === 2) {
-    const [outcome, version] = reply.map((part: unknown) => (Buffer.isBuffer(part) ? part.toString('utf8') : part));
-    if ((outcome === 'accepted' || outcome === 'refused') && typeof version === 'string' && (version === '' || decimal.test(version))) {
-      return [outcome, version];
+/** Reads a script's reply, `accepted` or `refused:<stored version>`; a Buffer when the client is set to return them. */
+function scriptReply(reply: unknown, condition: CheckpointWriteCondition): { readonly accepted: true } | { readonly accepted: false; readonly storedVersion: string } {
+  const text = Buffer.isBuffer(reply) ? reply.toString('utf8') : reply;
+  if (text === 'accepted') {
+    return { accepted: true };
+  }
+  if (typeof text === 'string' && text.startsWith('refused:')) {
+    const storedVersion = text.slice('refused:'.length);
+    if (storedVersion === '' || decimal.test(storedVersion)) {
+      return { accepted: false, storedVersion };
     }
   }
   throw new Error(
-    `The ${formatWriteCondition(condition)} script answered ${JSON.stringify(reply)}, not ['accepted' | 'refused', version]. ` +
+    `The ${formatWriteCondition(condition)} script answered ${JSON.stringify(reply)}, not "accepted" or "refused:<version>". ` +
       'Another script with the same SHA-1 or a proxy rewriting replies is in the way; the write may or may not have happened.',
   );
 }

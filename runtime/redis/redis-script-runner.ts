@@ -10,22 +10,25 @@ const shebangSupport = new WeakMap<RedisCheckpointClient, Promise<boolean>>();
  * refusal or a connection error is surfaced as is, never retried here.
  */
 export class RedisScriptRunner {
-  /** The answer of {@link shebangSupport} once known, so that later writes go out without waiting a tick for it. */
+  /** The answer of {@link shebangSupport} once known; from then on a write goes out in the same tick it was asked for. */
   #shebang: boolean | undefined;
 
   constructor(private readonly client: RedisCheckpointClient) {}
 
-  async run(script: RedisLuaScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
-    this.#shebang ??= await this.#supportsShebang();
+  run(script: RedisLuaScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    if (this.#shebang === undefined) {
+      return this.#supportsShebang().then((supported) => {
+        this.#shebang = supported;
+        return this.run(script, keys, args);
+      });
+    }
     const source = this.#shebang ? script.withShebang : script.withoutShebang;
-    try {
-      return await this.client.evalsha(source.sha1, keys.length, ...keys, ...args);
-    } catch (error) {
+    return this.client.evalsha(source.sha1, keys.length, ...keys, ...args).catch((error: unknown) => {
       if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) {
         throw error;
       }
-      return await this.client.eval(source.text, keys.length, ...keys, ...args);
-    }
+      return this.client.eval(source.text, keys.length, ...keys, ...args);
+    });
   }
 
   #supportsShebang(): Promise<boolean> {
