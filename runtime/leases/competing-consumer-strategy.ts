@@ -1,3 +1,5 @@
+import type { FencingToken } from '../fencing-token.js';
+
 /** Told which consumer a lease was granted to, or which consumer may no longer consume. */
 export type CompetingConsumerListener = (subscriptionId: string, subscriberId: string) => void;
 
@@ -33,7 +35,7 @@ export interface CompetingConsumerStrategy {
    * The token of the lease this strategy instance holds for `subscriptionId`; `undefined` when it holds none, or when
    * more than one of its consumers is registered for that id (either could be handed the other's token).
    */
-  fencingToken(subscriptionId: string): bigint | undefined;
+  fencingToken(subscriptionId: string): FencingToken | undefined;
 
   /** Calls `listener` whenever a consumer of this instance is granted a lease; returns a function that stops it. */
   onGranted(listener: CompetingConsumerListener): () => void;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { FencingToken } from '../fencing-token.js';
 import type { CompetingConsumerListener, CompetingConsumerStrategy } from './competing-consumer-strategy.js';
 import { systemLeaseClock, type LeaseClock, type LeaseTimer } from './lease-clock.js';
 import type { LeaseStore } from './lease-store.js';
@@ -16,7 +17,7 @@ export interface LeaseKeepingStrategyOptions {
 
 /** A lease this node believes it holds. */
 interface HeldLease {
-  readonly token: bigint;
+  readonly token: FencingToken;
   /** `hasLock` answers true until this reading of the node's clock. */
   validUntil: number;
   /** When the request that last set the lease in the store was sent. */
@@ -127,7 +128,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     return lease !== undefined && this.#clock.now() < lease.validUntil;
   }
 
-  fencingToken(subscriptionId: string): bigint | undefined {
+  fencingToken(subscriptionId: string): FencingToken | undefined {
     const bySubscriber = this.#consumers.get(subscriptionId);
     if (bySubscriber?.size !== 1) {
       return undefined;
