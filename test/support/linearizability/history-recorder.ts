@@ -44,9 +44,14 @@ export class HistoryRecorder {
     return value;
   }
 
-  /** The events recorded so far, in the order they happened. */
-  timedEvents(): readonly TimedHistoryEvent[] {
-    return [...this.#events];
+  /** The events recorded so far from index `from` on, in the order they happened; pass a previous length to get only new ones. */
+  timedEvents(from = 0): readonly TimedHistoryEvent[] {
+    return this.#events.slice(from);
+  }
+
+  /** How many events have been recorded. */
+  get length(): number {
+    return this.#events.length;
   }
 
   /** The events recorded so far as a history for `checkLinearizability`. */

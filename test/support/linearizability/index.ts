@@ -10,3 +10,4 @@ export {
   type LinearizabilityViolation,
 } from './check-linearizability.js';
 export { HistoryRecorder, mergeTimedHistories, type TimedHistoryEvent } from './history-recorder.js';
+export { RecordingCheckpointStorage } from './recording-checkpoint-storage.js';

@@ -1,0 +1,59 @@
+import { parseArgs } from 'node:util';
+
+/** What one soak run does; every bound has a ceiling so a run always stops by itself. */
+export interface SoakOptions {
+  readonly seconds: number;
+  /** Run on a real three-master Cluster instead of one redis-server. */
+  readonly cluster: boolean;
+  readonly workers: number;
+  readonly subscriptions: number;
+  readonly leaseMs: number;
+  /** Stop early once this many operations have been recorded, so the history stays checkable. */
+  readonly maxOperations: number;
+  /**
+   * Negative control: run redis-server without persistence, so each restart loses acknowledged writes and the lease
+   * token counter. The soak must then report anomalies and exit 1; if it does not, it proves nothing.
+   */
+  readonly loseWritesOnRestart: boolean;
+}
+
+const usage =
+  'Usage: npm run soak -- --seconds N [--cluster] [--workers 4] [--subscriptions 2] [--lease-ms 600] [--max-operations 200000] ' +
+  '[--lose-writes-on-restart]';
+
+/** Parses the soak's command line. @throws Error naming the bad flag, its bounds and the usage line. */
+export function parseSoakOptions(argv: readonly string[]): SoakOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      seconds: { type: 'string', default: '20' },
+      cluster: { type: 'boolean', default: false },
+      workers: { type: 'string', default: '4' },
+      subscriptions: { type: 'string', default: '2' },
+      'lease-ms': { type: 'string', default: '600' },
+      'max-operations': { type: 'string', default: '200000' },
+      'lose-writes-on-restart': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.cluster && values['lose-writes-on-restart']) {
+    throw new Error(`--lose-writes-on-restart needs a standalone redis-server (the Cluster soak restarts no node); drop --cluster.\n${usage}`);
+  }
+  return {
+    seconds: bounded('--seconds', values.seconds, 1, 3_600),
+    cluster: values.cluster,
+    workers: bounded('--workers', values.workers, 2, 16),
+    subscriptions: bounded('--subscriptions', values.subscriptions, 1, 16),
+    leaseMs: bounded('--lease-ms', values['lease-ms'], 90, 10_000),
+    maxOperations: bounded('--max-operations', values['max-operations'], 100, 2_000_000),
+    loseWritesOnRestart: values['lose-writes-on-restart'],
+  };
+}
+
+function bounded(flag: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new Error(`${flag} ${JSON.stringify(text)} is not a whole number from ${min} to ${max}.\n${usage}`);
+  }
+  return value;
+}

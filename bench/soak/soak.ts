@@ -1,0 +1,237 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { RedisCheckpointStorage } from '../../runtime/index.js';
+import {
+  HistoryRecorder,
+  mergeTimedHistories,
+  RecordingCheckpointStorage,
+  describeRecordedOperation,
+  type TimedHistoryEvent,
+} from '../../test/support/linearizability/index.js';
+import { startRedisCluster, startRedisServer, type RedisServerProcess } from '../../test/support/redis/index.js';
+import { FaultInjector, type FaultKind } from './fault-injector.js';
+import { analyseSoakHistory, largestMove, type BackwardMove } from './soak-analysis.js';
+import type { SoakCommand, SoakRedisTarget, SoakWorkerMessage } from './soak-messages.js';
+import { parseSoakOptions, type SoakOptions } from './soak-options.js';
+import { createSoakClient } from './soak-redis-client.js';
+
+// The fencing soak (issue 7): worker processes hold short leases and checkpoint with their tokens while the harness
+// stalls and SIGSTOPs them and pauses, crashes and restarts Redis; every storage call is recorded and the merged
+// history is checked for linearizability. The last line is the summary; the exit code is 1 when anomalies > 0.
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const faultNames: Record<FaultKind, string> = {
+  stall: 'worker stall',
+  sigstop: 'worker SIGSTOP/SIGCONT',
+  'client-pause': 'CLIENT PAUSE',
+  restart: 'redis-server SIGKILL + restart',
+  'node-pause': 'master SIGSTOP/SIGCONT',
+};
+
+interface RunningWorker {
+  readonly process: ChildProcess;
+  readonly events: TimedHistoryEvent[];
+  /** When this worker's last accepted save returned, by the shared monotonic clock. */
+  lastAcceptedAt: bigint;
+  done: Promise<number | undefined>;
+}
+
+async function soak(options: SoakOptions): Promise<number> {
+  const servers: RedisServerProcess[] = [];
+  const cleanups: (() => Promise<void> | void)[] = [];
+  try {
+    let target: SoakRedisTarget;
+    if (options.cluster) {
+      const cluster = await startRedisCluster();
+      cleanups.push(() => cluster.stop());
+      servers.push(...cluster.servers);
+      target = { mode: 'cluster', nodes: cluster.nodes };
+    } else {
+      // Every acknowledged write is on disk before the reply, so a SIGKILL and restart must lose none.
+      const persistence = options.loseWritesOnRestart ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always'];
+      const server = await startRedisServer({ args: persistence });
+      cleanups.push(() => server.stop());
+      servers.push(server);
+      target = { mode: 'standalone', host: server.host, port: server.port };
+    }
+    const admins = servers.map((server) => {
+      const admin = new Redis({ host: server.host, port: server.port, retryStrategy: () => 50 });
+      admin.on('error', () => undefined);
+      cleanups.push(() => {
+        admin.disconnect();
+      });
+      return admin;
+    });
+
+    const subscriptionIds = Array.from({ length: options.subscriptions }, (_, index) => `orders-${index}`);
+    const workers = Array.from({ length: options.workers }, (_, index) => startWorker(`worker-${index}`, target, subscriptionIds, options));
+    cleanups.push(() => {
+      for (const worker of workers) {
+        worker.process.kill('SIGCONT');
+        worker.process.kill('SIGKILL');
+      }
+    });
+
+    const observer = new HistoryRecorder();
+    const observerClient = createSoakClient(target);
+    observerClient.on('error', () => undefined);
+    cleanups.push(() => {
+      observerClient.disconnect();
+    });
+    const observed = new RedisCheckpointStorage(observerClient);
+    const observing = { active: true };
+    const observerLoops = subscriptionIds.map(async (id) => {
+      const reader = new RecordingCheckpointStorage(observed, observer, `observer/${id}`);
+      while (observing.active) {
+        await reader.read(id).catch(() => undefined);
+        await sleep(3);
+      }
+    });
+
+    const faults = new FaultInjector({
+      leaseHolder: () => latestWriter(workers)?.process,
+      servers,
+      admins,
+      cluster: options.cluster,
+      leaseMs: options.leaseMs,
+      ...(options.loseWritesOnRestart ? { firstFault: 'restart' as const } : {}),
+    });
+    // Faults start once a worker has checkpointed: before that there is nothing for them to endanger.
+    const bootDeadline = performance.now() + 30_000;
+    while (workers.every(({ lastAcceptedAt }) => lastAcceptedAt < 0n) && performance.now() < bootDeadline) {
+      await sleep(50);
+    }
+    const started = performance.now();
+    faults.start();
+    const recordedEvents = (): number => workers.reduce((sum, { events }) => sum + events.length, observer.length);
+    while (performance.now() - started < options.seconds * 1_000 && recordedEvents() < 2 * options.maxOperations) {
+      await sleep(100);
+    }
+    await faults.stop();
+    observing.active = false;
+    await Promise.all(observerLoops);
+    const stop: SoakCommand = { type: 'stop' };
+    for (const worker of workers) {
+      if (worker.process.connected) {
+        worker.process.send(stop);
+      }
+    }
+    const leaseErrors = await Promise.all(workers.map(({ done }) => done));
+    const elapsedSeconds = (performance.now() - started) / 1_000;
+
+    // The final state, read once everything has stopped: every acknowledged write must be accounted for in it.
+    for (const id of subscriptionIds) {
+      const reader = new RecordingCheckpointStorage(observed, observer, `final/${id}`);
+      await reader.read(id);
+      await reader.writeVersion(id);
+    }
+
+    const history = mergeTimedHistories(...workers.map(({ events }) => events), observer.timedEvents());
+    const analysis = analyseSoakHistory(history);
+    const faultList = [...faults.counts].map(([kind, count]) => `${count} ${faultNames[kind]}`).join(', ');
+    const largestStale = largestMove(analysis.staleBackwardMoves);
+    const largestRewind = largestMove(analysis.handoverRewinds);
+    console.log(
+      `setup: ${setupName(options)}, ` +
+        `${options.workers} worker processes, ${options.subscriptions} subscriptions, lease ${options.leaseMs} ms, ran ${elapsedSeconds.toFixed(1)} s`,
+    );
+    console.log(`faults: ${faultList === '' ? 'none' : faultList}; lease-store call failures seen by workers: ${leaseErrors.reduce<number>((sum, count) => sum + (count ?? 0), 0)}`);
+    console.log(
+      `checker: ${analysis.linearizability.operationsChecked} operations on ${subscriptionIds.length} subscriptions, ` +
+        `${analysis.linearizability.valid ? 'linearizable' : 'NOT linearizable'}, ${analysis.linearizability.steps} search steps in ${Math.round(analysis.checkMs)} ms`,
+    );
+    for (const violation of analysis.linearizability.violations) {
+      console.log(`  violation: ${violation.explanation}`);
+    }
+    for (const id of analysis.linearizability.inconclusive) {
+      console.log(`  inconclusive: the search for ${id} ran out of steps`);
+    }
+    console.log(`largest backward move by a stale token: ${largestStale === undefined ? 'none' : describeMove(largestStale)}`);
+    console.log(
+      `hand-over rewinds (a new holder fenced the position it read after an old holder's last accepted write; redelivery, not loss): ` +
+        `${analysis.handoverRewinds.length}${largestRewind === undefined ? '' : `, largest ${describeMove(largestRewind)}`}`,
+    );
+    if (analysis.linearizability.violations[0] !== undefined) {
+      console.log(`  first stuck operation: ${describeRecordedOperation(analysis.linearizability.violations[0].stuckOperation)}`);
+    }
+    console.log(
+      `soak: ${analysis.operations} ops, ${analysis.accepted} accepted, ${analysis.refused} refused, ${analysis.unknown} unknown, ` +
+        `${faults.total} faults, ${analysis.anomalies} anomalies`,
+    );
+    return analysis.anomalies > 0 ? 1 : 0;
+  } finally {
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup();
+    }
+  }
+}
+
+function startWorker(name: string, redis: SoakRedisTarget, subscriptionIds: readonly string[], options: SoakOptions): RunningWorker {
+  const child = fork(new URL('./soak-worker.js', import.meta.url), [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const worker: RunningWorker = { process: child, events: [], lastAcceptedAt: -1n, done: Promise.resolve(undefined) };
+  const openSaves = new Set<string>();
+  worker.done = new Promise((resolve) => {
+    let leaseErrors: number | undefined;
+    child.on('message', (message: SoakWorkerMessage) => {
+      if (message.type === 'events') {
+        worker.events.push(...message.events);
+        for (const { time, event } of message.events) {
+          if (event.type === 'invoke') {
+            openSaves[event.operation.kind === 'save' ? 'add' : 'delete'](event.process);
+          } else if (openSaves.delete(event.process) && event.type === 'ok') {
+            worker.lastAcceptedAt = time;
+          }
+        }
+      } else {
+        leaseErrors = message.leaseErrors;
+      }
+    });
+    // A worker that never reports back within the grace period is killed; its open calls count as unknown.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    child.once('disconnect', () => {
+      timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(leaseErrors);
+    });
+  });
+  const start: SoakCommand = {
+    type: 'start',
+    config: { name, redis, subscriptionIds, leaseMs: options.leaseMs, maxWrites: Math.ceil(options.maxOperations / options.workers / 2) },
+  };
+  child.send(start);
+  return worker;
+}
+
+function setupName(options: SoakOptions): string {
+  if (options.cluster) {
+    return 'three-master Redis Cluster';
+  }
+  return options.loseWritesOnRestart
+    ? 'redis-server WITHOUT persistence (negative control: restarts lose acknowledged writes)'
+    : 'redis-server with appendonly yes, appendfsync always';
+}
+
+/** The connected worker whose last accepted save is the most recent: it holds, or just held, a lease. */
+function latestWriter(workers: readonly RunningWorker[]): RunningWorker | undefined {
+  const candidates = workers.filter(({ process }) => process.connected);
+  const shuffled = candidates.sort(() => Math.random() - 0.5);
+  return shuffled.reduce<RunningWorker | undefined>((best, worker) => (best === undefined || worker.lastAcceptedAt > best.lastAcceptedAt ? worker : best), undefined);
+}
+
+function describeMove(move: BackwardMove): string {
+  return (
+    `${move.from.offset - move.to.offset} positions on ${move.subscriptionId} ` +
+    `(${move.from.offset}@${move.from.token} -> ${move.to.offset}@${move.to.token})`
+  );
+}
+
+let options: SoakOptions;
+try {
+  options = parseSoakOptions(process.argv.slice(2));
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(2);
+}
+process.exitCode = await soak(options);
