@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError, RedisCheckpointStorage } from '../../../runtime/index.js';
+import {
+  CheckpointWriteCondition,
+  CheckpointWriteConditionNotFulfilledError,
+  FencedCheckpointWriter,
+  RedisCheckpointStorage,
+  StorageCannotBeFencedError,
+} from '../../../runtime/index.js';
 import { notOlderThanScript } from '../../../runtime/redis/not-older-than-script.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
 import { clusterAlignableIds, clusterUnalignableIds } from './id-shapes.js';
@@ -163,6 +169,18 @@ describe('RedisCheckpointStorage on ioredis-mock', () => {
     const storage = new RedisCheckpointStorage(client);
     await client.set(`checkpoint-fencing:version:{orders}${sha256('orders')}`, 'seven');
     await expect(storage.writeVersion('orders')).rejects.toThrow(/checkpoint-fencing:version:\{orders\}.* holds "seven"/);
+    client.disconnect();
+  });
+});
+
+describe('FencedCheckpointWriter over RedisCheckpointStorage', () => {
+  it('fences tagged ids and refuses, before writing, an id Cluster-safe mode cannot fence', async () => {
+    const { client, calls } = await recordingRedisMock();
+    const writer = new FencedCheckpointWriter(new RedisCheckpointStorage(client), { fencingToken: () => 4n });
+    await expect(writer.save('orders}v2', 'x')).rejects.toThrow(StorageCannotBeFencedError);
+    expect(calls).toEqual([]);
+    await writer.save('{orders}v2', 'y');
+    expect(await client.get('{orders}v2')).toBe('y');
     client.disconnect();
   });
 });
