@@ -21,19 +21,22 @@ type ClassNode = TSESTree.ClassDeclaration | TSESTree.ClassExpression;
 
 /**
  * `classNode` as a storage implementation when it says `implements CheckpointStorage` (the checkpoint-fencing
- * import, aliased or through a namespace); with types, when an implemented type is or extends `CheckpointStorage`.
+ * import, aliased or through a namespace); with types, when its instance type is, extends or implements a
+ * `CheckpointStorage` (through a superclass, or an interface re-declared under another name).
  */
 export function classImplementingCheckpointStorage(
   classNode: ClassNode,
   scope: Scope,
   types: TypeInformation | undefined,
 ): CheckpointStorageImplementation | undefined {
-  const clause = classNode.implements.find((implemented) =>
+  const clause = classNode.implements.find((implemented) => refersToRuntimeExport(implemented.expression, 'CheckpointStorage', scope));
+  // Types are asked only about classes that could matter, so type-aware linting stays cheap on large projects.
+  const worthAsking = classNode.implements.length > 0 || classNode.body.body.some((member) => 'key' in member && keyName(member) === 'save');
+  const implementsStorage =
     types === undefined
-      ? refersToRuntimeExport(implemented.expression, 'CheckpointStorage', scope)
-      : isCheckpointStorageType(types.getTypeAtLocation(implemented), types.program.getTypeChecker()),
-  );
-  if (clause === undefined) {
+      ? clause !== undefined
+      : worthAsking && isCheckpointStorageType(types.getTypeAtLocation(classNode), types.program.getTypeChecker());
+  if (!implementsStorage) {
     return undefined;
   }
   const methods = new Map<string, TSESTree.FunctionLike>();
@@ -56,7 +59,7 @@ export function classImplementingCheckpointStorage(
   }
   return {
     node: classNode,
-    reportNode: classNode.id ?? clause,
+    reportNode: classNode.id ?? clause ?? classNode,
     methods,
     memberNames,
     mayInheritMembers: computed || classNode.superClass !== null,
@@ -74,10 +77,11 @@ export function objectImplementingCheckpointStorage(
   types: TypeInformation | undefined,
 ): CheckpointStorageImplementation | undefined {
   const declared = declaredTypeOf(object);
+  const declaresSave = object.properties.some((property) => property.type === AST_NODE_TYPES.Property && keyName(property) === 'save');
   const implementsStorage =
     types === undefined
       ? typeAnnotationNamesRuntimeExport(declared, 'CheckpointStorage', scope)
-      : isContextuallyCheckpointStorage(object, declared, types);
+      : (declared !== undefined || declaresSave) && isContextuallyCheckpointStorage(object, declared, types);
   if (!implementsStorage) {
     return undefined;
   }
@@ -116,6 +120,10 @@ function declaredTypeOf(object: TSESTree.ObjectExpression): TSESTree.TypeNode | 
     return parent.typeAnnotation;
   }
   return undefined;
+}
+
+function keyName(member: { readonly key: TSESTree.Node; readonly computed: boolean }): string | undefined {
+  return staticPropertyKeyName(member.key, member.computed);
 }
 
 function isFunction(node: TSESTree.Node): node is TSESTree.FunctionLike {

@@ -107,27 +107,66 @@ function isCalled(reference: TSESLint.Scope.Reference): boolean {
   return parent.type === AST_NODE_TYPES.CallExpression && parent.callee === reference.identifier;
 }
 
+/** A fencing token a write could be stamped with, and how to spell it there. */
+export interface TokenInScope {
+  /** The binding that holds the token, or the object that carries it (`lease` for `lease.fencingToken`). */
+  readonly variable: Variable;
+  /** The expression that reads the token: `token`, or `lease.fencingToken`. */
+  readonly expression: string;
+}
+
 /**
  * The fencing token a write at `node` could be stamped with: the innermost token binding in scope, declared before
  * `node`, not shadowed, and not known absent there (inside `if (token === undefined)`, or after
- * `if (token !== undefined) return ...`).
+ * `if (token !== undefined) return ...`); failing that, a binding in scope whose token-named property is read
+ * (`lease.fencingToken`).
  */
-export function fencingTokenInScope(node: TSESTree.Node, sourceCode: SourceCode, recognition: TokenRecognition): Variable | undefined {
+export function fencingTokenInScope(node: TSESTree.Node, sourceCode: SourceCode, recognition: TokenRecognition): TokenInScope | undefined {
   const shadowed = new Set<string>();
+  let carried: TokenInScope | undefined;
   for (let scope: Scope | null = sourceCode.getScope(node); scope !== null; scope = scope.upper) {
     const candidates = scope.variables
       .filter((variable) => !shadowed.has(variable.name) && isDeclaredBefore(variable, node))
       .sort((a, b) => (b.defs[0]?.name.range[0] ?? 0) - (a.defs[0]?.name.range[0] ?? 0));
     for (const variable of candidates) {
-      if (isFencingTokenVariable(variable, scope, recognition) && !isKnownAbsentAt(node, variable, sourceCode)) {
-        return variable;
+      if (isFencingTokenVariable(variable, scope, recognition)) {
+        if (!isKnownAbsentAt(node, variable, sourceCode)) {
+          return { variable, expression: variable.name };
+        }
+        continue;
+      }
+      const member = carried === undefined ? tokenPropertyReads(variable, recognition)[0] : undefined;
+      if (member !== undefined) {
+        carried = { variable, expression: sourceCode.getText(member) };
       }
     }
     for (const variable of scope.variables) {
       shadowed.add(variable.name);
     }
   }
-  return undefined;
+  return carried;
+}
+
+/**
+ * The reads of `variable`'s token-named properties (`lease.fencingToken`, not `lease.fencingToken(id)`, not an
+ * assignment target); with types, only those typed as a bigint or number.
+ */
+export function tokenPropertyReads(variable: Variable, recognition: TokenRecognition): TSESTree.MemberExpression[] {
+  return variable.references.flatMap((reference) => {
+    const member = reference.identifier.parent;
+    if (member.type !== AST_NODE_TYPES.MemberExpression || member.object !== reference.identifier) {
+      return [];
+    }
+    const name = staticMemberName(member);
+    const parent = member.parent;
+    const called = parent.type === AST_NODE_TYPES.CallExpression && parent.callee === member;
+    const assigned = parent.type === AST_NODE_TYPES.AssignmentExpression && parent.left === member;
+    if (name === undefined || !recognition.tokenPattern.test(name) || called || assigned) {
+      return [];
+    }
+    const types = recognition.types;
+    return types === undefined || isNumericTokenType(types.getTypeAtLocation(member), types.program.getTypeChecker()) ? [member] : [];
+  });
 }
 
 function isDeclaredBefore(variable: Variable, node: TSESTree.Node): boolean {

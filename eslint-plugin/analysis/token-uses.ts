@@ -70,13 +70,19 @@ function isRenderingCall(call: TSESTree.CallExpression): boolean {
   return call.callee.type === AST_NODE_TYPES.Identifier && call.callee.name === 'String';
 }
 
-/** `console.info(...)`, `logger.warn(...)`, `this.log.debug(...)`, `span.setAttribute(...)`. */
+/** `console.info(...)`, `logger.warn(...)`, `this.log.debug(...)`, `span.setAttribute(...)`, `log(...)`, `this.log(...)`. */
 export function isLoggingCall(call: TSESTree.CallExpression): boolean {
   const callee = skipTransparentWrappers(call.callee);
+  if (callee.type === AST_NODE_TYPES.Identifier) {
+    return callee.name === 'log';
+  }
   if (callee.type !== AST_NODE_TYPES.MemberExpression) {
     return false;
   }
   const method = staticMemberName(callee);
+  if (method === 'log' || method === '#log') {
+    return true;
+  }
   if (method === undefined || !(LOG_METHODS.has(method) || TELEMETRY_METHODS.has(method))) {
     return false;
   }

@@ -37,7 +37,8 @@ export function isNumericTokenType(type: ts.Type, checker: ts.TypeChecker): bool
 
 /**
  * Whether `type` is, extends or implements a type named `CheckpointStorage` (the runtime's, or a project's own
- * pre-fencing one); for a union, every non-nullish member must be one.
+ * pre-fencing one), or is the type of an object literal written as one (`{ ... } satisfies CheckpointStorage`
+ * returned by a factory); for a union, every non-nullish member must be one.
  */
 export function isCheckpointStorageType(type: ts.Type, checker: ts.TypeChecker): boolean {
   const present = checker.getNonNullableType(type);
@@ -54,11 +55,26 @@ function namesOrInheritsCheckpointStorage(type: ts.Type, checker: ts.TypeChecker
   if (symbol === undefined) {
     return false;
   }
-  if (symbol.getName() === 'CheckpointStorage') {
+  if (symbol.getName() === 'CheckpointStorage' || isObjectLiteralWrittenAsStorage(symbol, checker, seen)) {
     return true;
   }
   const inherited = [...(type.isClassOrInterface() ? checker.getBaseTypes(type) : []), ...implementedTypes(symbol, checker)];
   return inherited.some((base) => namesOrInheritsCheckpointStorage(base, checker, seen));
+}
+
+/** TypeScript's name for the symbol of an object literal's type (`ts.InternalSymbolName.Object`). */
+const OBJECT_LITERAL_SYMBOL = '__object';
+
+/** The type a literal was written against (`satisfies`, an annotation, a typed return) is its contextual type. */
+function isObjectLiteralWrittenAsStorage(symbol: ts.Symbol, checker: ts.TypeChecker, seen: Set<ts.Type>): boolean {
+  if (symbol.getName() !== OBJECT_LITERAL_SYMBOL) {
+    return false;
+  }
+  return (symbol.getDeclarations() ?? []).some((declaration) => {
+    // An object literal's type symbol is declared by the literal expression itself.
+    const contextual = checker.getContextualType(declaration as unknown as ts.Expression);
+    return contextual !== undefined && namesOrInheritsCheckpointStorage(contextual, checker, seen);
+  });
 }
 
 function implementedTypes(symbol: ts.Symbol, checker: ts.TypeChecker): ts.Type[] {

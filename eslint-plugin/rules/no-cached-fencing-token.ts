@@ -15,7 +15,7 @@ export interface NoCachedFencingTokenOptions {
 /** Message ids of `no-cached-fencing-token`. */
 export type NoCachedFencingTokenMessageId = 'cachedToken';
 
-const defaults = { tokenPattern: 'fencing_?token' } satisfies Required<NoCachedFencingTokenOptions>;
+const defaults = { tokenPattern: 'fencing_?token$' } satisfies Required<NoCachedFencingTokenOptions>;
 
 /** Where a token can be cached: a field of one class, or a variable declared outside the function that writes. */
 type CacheKey = TSESLint.Scope.Variable | `${number}:${string}`;

@@ -1,6 +1,6 @@
 import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
 import { enclosingFunction } from '../analysis/descendant-nodes.js';
-import { isFencingTokenVariable } from '../analysis/fencing-token-bindings.js';
+import { isFencingTokenVariable, tokenPropertyReads } from '../analysis/fencing-token-bindings.js';
 import { skipTransparentWrappers } from '../analysis/static-member-name.js';
 import { classifyTokenUse } from '../analysis/token-uses.js';
 import { typeInformationFor } from '../analysis/type-information.js';
@@ -17,7 +17,7 @@ export interface NoTokenWithoutWriteOptions {
 /** Message ids of `no-token-without-write`. */
 export type NoTokenWithoutWriteMessageId = 'tokenNeverFences';
 
-const defaults = { tokenPattern: 'fencing_?token', useTypeInformation: false } satisfies Required<NoTokenWithoutWriteOptions>;
+const defaults = { tokenPattern: 'fencing_?token$', useTypeInformation: false } satisfies Required<NoTokenWithoutWriteOptions>;
 
 /** Reports a fencing token obtained in a function that is only logged or stored in a field there. */
 export const noTokenWithoutWrite = createRule<[NoTokenWithoutWriteOptions], NoTokenWithoutWriteMessageId>({
@@ -58,18 +58,21 @@ export const noTokenWithoutWrite = createRule<[NoTokenWithoutWriteOptions], NoTo
         }
         const scope = sourceCode.getScope(declarator);
         for (const variable of sourceCode.getDeclaredVariables(declarator)) {
-          if (!isFencingTokenVariable(variable, scope, recognition)) {
-            continue;
-          }
-          const uses = new Set(variable.references.filter((reference) => reference.isRead()).map((reference) => classifyTokenUse(reference.identifier)));
+          const isToken = isFencingTokenVariable(variable, scope, recognition);
+          // A token held as a property (`lease.fencingToken`) is followed through its property reads instead.
+          const reads = isToken
+            ? variable.references.filter((reference) => reference.isRead()).map((reference) => reference.identifier)
+            : tokenPropertyReads(variable, recognition);
+          const uses = new Set(reads.map(classifyTokenUse));
           if (uses.has('mayReachWrite') || !(uses.has('logged') || uses.has('storedInField'))) {
             continue;
           }
+          const token = isToken || reads[0] === undefined ? variable.name : sourceCode.getText(reads[0]);
           const described = [uses.has('logged') ? 'logged' : undefined, uses.has('storedInField') ? 'stored in a field' : undefined]
             .filter((use) => use !== undefined)
             .join(' and ');
           const binding = variable.defs[0]?.name;
-          context.report({ node: binding ?? declarator, messageId: 'tokenNeverFences', data: { token: variable.name, uses: described } });
+          context.report({ node: binding ?? declarator, messageId: 'tokenNeverFences', data: { token, uses: described } });
         }
       },
     };

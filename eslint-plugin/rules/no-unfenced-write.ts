@@ -19,7 +19,7 @@ export interface NoUnfencedWriteOptions {
 }
 
 const defaults = {
-  tokenPattern: 'fencing_?token',
+  tokenPattern: 'fencing_?token$',
   storagePattern: 'storage$|^store$|^checkpoints?_?store$',
   useTypeInformation: false,
 } satisfies Required<NoUnfencedWriteOptions>;
@@ -80,8 +80,8 @@ export const noUnfencedWrite = createRule<[NoUnfencedWriteOptions], NoUnfencedWr
         context.report({
           node: call,
           messageId: 'unfencedWrite',
-          data: { token: token.name },
-          suggest: stampSuggestion(call, token.name, scope, sourceCode.ast),
+          data: { token: token.expression },
+          suggest: stampSuggestion(call, token.expression, scope, sourceCode.ast),
         });
       },
     };

@@ -69,12 +69,27 @@ syntacticRuleTester().run('no-ignored-write-condition', noIgnoredWriteCondition,
 typeAwareRuleTester().run('no-ignored-write-condition (useTypeInformation)', noIgnoredWriteCondition, {
   valid: [
     {
+      name: 'a complete implementation reached through a superclass',
+      code: `import type { CheckpointStorage } from 'checkpoint-fencing';\ndeclare abstract class Base implements CheckpointStorage { read(id: string): Promise<string | undefined>; save(id: string, cp: string, c: never): Promise<string>; writeVersion(id: string): Promise<bigint | undefined>; delete(id: string): Promise<void>; }\nexport class Pg extends Base { override async save(id: string, cp: string, condition: never) { return cp; } }`,
+      options: [{ useTypeInformation: true }],
+    },
+    {
       name: 'an object literal for a parameter of another type',
       code: `declare function register(target: { save(a: string, b: string): void }): void;\nregister({ save(a, b) {} });`,
       options: [{ useTypeInformation: true }],
     },
   ],
   invalid: [
+    {
+      name: 'a subclass of an abstract implementation is checked too (the syntactic mode sees only the base)',
+      code: `import type { CheckpointStorage } from 'checkpoint-fencing';\nabstract class Base implements CheckpointStorage { abstract save(id: string, cp: string): Promise<string>; }\nclass Pg extends Base { async save(id: string, cp: string) { return cp; } }`,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        { messageId: 'missingWriteVersion', line: 2, column: 16, endLine: 2, endColumn: 20 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 2, column: 61, endLine: 2, endColumn: 65 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 3, column: 31, endLine: 3, endColumn: 35 },
+      ],
+    },
     {
       name: 'an interface re-declared locally and an object literal typed only by context',
       code: `import type { CheckpointStorage } from 'checkpoint-fencing';\ntype Port = CheckpointStorage;\nclass S implements Port {\n  async save(id: string, cp: string) { return cp; }\n}\ndeclare function register(storage: CheckpointStorage): void;\nregister({ async save(id: string, cp: string) { return cp; }, writeVersion: async () => undefined });\nregister({ async save(id: string) { return id; } } as CheckpointStorage);`,

@@ -49,6 +49,11 @@ syntacticRuleTester().run('no-token-without-write', noTokenWithoutWrite, {
         { messageId: 'tokenNeverFences', data: { token: 'held', uses: 'logged and stored in a field' }, line: 4, column: 29, endLine: 4, endColumn: 33 },
       ],
     },
+    {
+      name: 'a token carried by a lease object and only logged',
+      code: `class Consumer {\n  async run(id, cp) {\n    const lease = await this.leases.acquire(id);\n    this.log(\`token \${lease.fencingToken}\`);\n    await this.storage.save(id, cp);\n  }\n}`,
+      errors: [{ messageId: 'tokenNeverFences', data: { token: 'lease.fencingToken', uses: 'logged' }, line: 3, column: 11, endLine: 3, endColumn: 16 }],
+    },
   ],
 });
 

@@ -47,6 +47,10 @@ syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
       name: 'any() of an unrelated CheckpointWriteCondition is not the runtime one',
       code: `const CheckpointWriteCondition = { any: () => 1 };\nfunction f(storage, fencingToken) { storage.save('s', 'cp', CheckpointWriteCondition.any(), fencingToken); }`,
     },
+    {
+      name: 'a name that merely contains the token pattern',
+      code: `function f(storage, config) { const fencingTokenTtl = config.fencingTokenTtl; storage.save('s', 'cp'); }`,
+    },
     { name: 'spread arguments', code: `function f(storage, fencingToken, args) { storage.save(...args); }` },
     { name: 'a computed key that is not a literal', code: `function f(storage, fencingToken, m) { storage[m]('s', 'cp'); }` },
   ],
@@ -130,6 +134,27 @@ syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
               messageId: 'stampWithToken',
               data: { token: 'current' },
               output: `import { type CheckpointStorage, type FencingToken, CheckpointWriteCondition } from 'checkpoint-fencing';\nclass Consumer {\n  constructor(private readonly target: CheckpointStorage) {}\n  async commit(position: string, current: FencingToken) {\n    await this.target.save('s', position, CheckpointWriteCondition.notOlderThan(current));\n  }\n}`,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'a token carried by a lease object, read in a log line',
+      code: `class Consumer {\n  async run(id, cp) {\n    const lease = await this.leases.acquire(id);\n    this.log(\`token \${lease.fencingToken}\`);\n    await this.storage.save(id, cp);\n  }\n}`,
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'lease.fencingToken' },
+          line: 5,
+          column: 11,
+          endLine: 5,
+          endColumn: 36,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'lease.fencingToken' },
+              output: `import { CheckpointWriteCondition } from 'checkpoint-fencing';\nclass Consumer {\n  async run(id, cp) {\n    const lease = await this.leases.acquire(id);\n    this.log(\`token \${lease.fencingToken}\`);\n    await this.storage.save(id, cp, CheckpointWriteCondition.notOlderThan(lease.fencingToken));\n  }\n}`,
             },
           ],
         },
