@@ -33,8 +33,14 @@ describeCompetingConsumerStrategyConformance('RedisLeaseStrategy on a real three
   const keyPrefix = `cluster-lease-test-${prefixes}:`;
   const admin = connect();
   return {
-    leaseTimeMs: 400,
-    node: () => new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 400 }),
+    // Long enough that a reply delayed by a loaded machine still arrives within ¾ of the lease.
+    leaseTimeMs: 1_000,
+    node: async () => {
+      const client = connect();
+      // Connect before the case starts, so a register's round trip is not a connection set-up.
+      await client.ping();
+      return new RedisLeaseStrategy(client, { keyPrefix, leaseTimeMs: 1_000 });
+    },
     deleteLease: async (subscriptionId) => {
       await admin.del(redisLeaseKeys(keyPrefix, subscriptionId).lease);
     },

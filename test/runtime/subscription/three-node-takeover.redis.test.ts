@@ -4,7 +4,7 @@ import { RedisCheckpointStorage, RedisLeaseStrategy, redisLeaseKeys, type RedisL
 import { runThreeNodeTakeover, type TakeoverWorld } from '../../support/leases/three-node-takeover.js';
 import { startRedisCluster, startRedisServer, type RedisClusterProcess, type RedisServerProcess } from '../../support/redis/index.js';
 
-const leaseTimeMs = 400;
+const leaseTimeMs = 600;
 let server: RedisServerProcess | undefined;
 let cluster: RedisClusterProcess | undefined;
 const clients: RedisLeaseClient[] = [];
