@@ -113,7 +113,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     await this.#client.del(versionKey);
   }
 
-  /** Always true: every id outside the reserved prefix can be fenced in some mode; ask {@link evaluatesWriteConditionsFor} per id. */
+  /** True: conditions are evaluated in one Lua script. In Cluster-safe mode a few id shapes are the exception; see {@link evaluatesWriteConditionsFor}. */
   evaluatesWriteConditions(): boolean {
     return true;
   }
@@ -142,14 +142,13 @@ function isCrossSlotError(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('CROSSSLOT');
 }
 
-/** Reads a script's reply, `accepted` or `refused:<stored version>`; a Buffer when the client is set to return them. */
+/** Reads a script's reply, `accepted` or `refused:<stored version>` (ioredis 5 and 6 give it as a string, over RESP2 and RESP3). */
 function scriptReply(reply: unknown, condition: CheckpointWriteCondition): { readonly accepted: true } | { readonly accepted: false; readonly storedVersion: string } {
-  const text = Buffer.isBuffer(reply) ? reply.toString('utf8') : reply;
-  if (text === 'accepted') {
+  if (reply === 'accepted') {
     return { accepted: true };
   }
-  if (typeof text === 'string' && text.startsWith('refused:')) {
-    const storedVersion = text.slice('refused:'.length);
+  if (typeof reply === 'string' && reply.startsWith('refused:')) {
+    const storedVersion = reply.slice('refused:'.length);
     if (storedVersion === '' || decimal.test(storedVersion)) {
       return { accepted: false, storedVersion };
     }

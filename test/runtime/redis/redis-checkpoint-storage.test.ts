@@ -184,3 +184,15 @@ describe('FencedCheckpointWriter over RedisCheckpointStorage', () => {
     client.disconnect();
   });
 });
+
+describe('RedisCheckpointStorage reading script replies', () => {
+  it('treats an unexpected script reply as an error that says the write may have happened, not as a refusal', async () => {
+    const { client } = await recordingRedisMock();
+    const stranger = Object.assign(Object.create(client) as typeof client, { evalsha: async () => ['accepted', '3'] });
+    const storage = new RedisCheckpointStorage(stranger);
+    const error: unknown = await storage.save('orders', 'x', notOlderThan(3)).catch((reason: unknown) => reason);
+    expect(error).not.toBeInstanceOf(CheckpointWriteConditionNotFulfilledError);
+    expect(String(error)).toMatch(/answered \["accepted","3"\].*may or may not have happened/);
+    client.disconnect();
+  });
+});
