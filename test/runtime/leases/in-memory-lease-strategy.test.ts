@@ -6,8 +6,8 @@ import { ManualLeaseClock, settle } from '../../support/leases/manual-lease-cloc
 describeCompetingConsumerStrategyConformance('InMemoryLeaseStrategy', () => {
   const table = new InMemoryLeaseTable();
   return {
-    leaseTimeMs: 300,
-    node: () => new InMemoryLeaseStrategy({ table, leaseTimeMs: 300 }),
+    leaseTimeMs: 500,
+    node: () => new InMemoryLeaseStrategy({ table, leaseTimeMs: 500 }),
     deleteLease: async (subscriptionId) => {
       table.deleteLease(subscriptionId);
     },

@@ -6,9 +6,9 @@ function inMemoryWorld(): TakeoverWorld {
   const table = new InMemoryLeaseTable();
   const storage = new InMemoryCheckpointStorage();
   return {
-    leaseTimeMs: 300,
+    leaseTimeMs: 500,
     writesRecordedInOrder: true,
-    strategy: (clock) => new InMemoryLeaseStrategy({ table, clock, leaseTimeMs: 300 }),
+    strategy: (clock) => new InMemoryLeaseStrategy({ table, clock, leaseTimeMs: 500 }),
     storage: () => storage,
     deleteLease: async (subscriptionId) => {
       table.deleteLease(subscriptionId);
