@@ -2,8 +2,8 @@
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { unifiedDiff } from './add-write-conditions/unified-diff.js';
-import { upgrade, UpgradeError, type UpgradeOptions } from './add-write-conditions/upgrade.js';
 import { summaryLine, type UpgradeReport } from './add-write-conditions/upgrade-report.js';
+import type { UpgradeOptions } from './add-write-conditions/upgrade.js';
 
 const USAGE = `Usage: checkpoint-fencing upgrade [paths…] [--project tsconfig.json] [--dry-run] [--check] [--json] [--allow-dirty]
 
@@ -20,7 +20,10 @@ const EXIT_OK = 0;
 const EXIT_CHANGES_NEEDED = 1;
 const EXIT_ERROR = 2;
 
-class UsageError extends Error {}
+/** Bad arguments; like an upgrade error, it is shown as one line without a stack. */
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
 
 async function main(argv: readonly string[]): Promise<number> {
   let parsed;
@@ -55,6 +58,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const json = values.json === true;
   const mode: UpgradeOptions['mode'] = values.check === true ? 'check' : values['dry-run'] === true ? 'dry-run' : 'write';
   const progress = !json && process.stderr.isTTY ? createProgress() : undefined;
+  // Loaded only now: ts-morph takes a noticeable fraction of a second, which --help and usage errors need not pay.
+  const { upgrade } = await import('./add-write-conditions/upgrade.js');
   let report: UpgradeReport;
   try {
     report = await upgrade({
@@ -133,7 +138,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    const message = error instanceof UpgradeError || error instanceof UsageError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    const expected = error instanceof Error && (error.name === 'UpgradeError' || error.name === 'UsageError');
+    const message = expected ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
     process.stderr.write(`checkpoint-fencing upgrade: ${message}\n`);
     process.exitCode = EXIT_ERROR;
   },

@@ -1,5 +1,6 @@
-import { Project, ts } from 'ts-morph';
+import { Project, ts, type ResolutionHostFactory } from 'ts-morph';
 import { findImplementersWithTypes, type TypedFileFacts } from './find-implementers-with-types.js';
+import { PACKAGE_NAME } from './import-plan.js';
 
 /** A tsconfig's file list and a way to analyse some of its files with types. The only module that opens ts-morph's Project. */
 export interface TypedProject {
@@ -40,7 +41,14 @@ export function openTypedProject(tsconfigPath: string): TypedProject {
       return resolved === undefined || resolved.isExternalLibraryImport === true ? undefined : resolved.resolvedFileName;
     },
     analyse(paths) {
-      const project = new Project({ tsConfigFilePath: tsconfigPath, skipAddingFilesFromTsConfig: true });
+      const project = new Project({
+        tsConfigFilePath: tsconfigPath,
+        skipAddingFilesFromTsConfig: true,
+        // Finding implementers needs declarations, not lib or @types globals; skipping them keeps the program small.
+        skipLoadingLibFiles: true,
+        compilerOptions: { types: [] },
+        resolutionHost: projectAndPackageOnly(resolutionCache),
+      });
       const files = paths.map((path) => project.addSourceFileAtPath(path));
       const program = project.getProgram().compilerObject;
       for (const file of files) {
@@ -55,4 +63,30 @@ export function openTypedProject(tsconfigPath: string): TypedProject {
       return findImplementersWithTypes(files);
     },
   };
+}
+
+/**
+ * Module resolution that follows relative imports, `paths` aliases and `checkpoint-fencing` itself, and leaves every
+ * other package unresolved. The recipe needs the storage interface and the project's own classes; parsing the
+ * declarations of every library the project uses would dominate the run time. A base class imported from another
+ * package therefore stays unknown, and its subclass is reported as skipped rather than guessed at.
+ */
+function projectAndPackageOnly(cache: ts.ModuleResolutionCache): ResolutionHostFactory {
+  return (host, getCompilerOptions) => ({
+    resolveModuleNames: (moduleNames, containingFile) =>
+      moduleNames.map((name) => {
+        const options = getCompilerOptions();
+        const followed =
+          name.startsWith('.') ||
+          name === PACKAGE_NAME ||
+          name.startsWith(`${PACKAGE_NAME}/`) ||
+          Object.keys(options.paths ?? {}).some((pattern) => matchesPathPattern(name, pattern));
+        return followed ? ts.resolveModuleName(name, containingFile, options, host, cache).resolvedModule : undefined;
+      }),
+  });
+}
+
+function matchesPathPattern(name: string, pattern: string): boolean {
+  const star = pattern.indexOf('*');
+  return star === -1 ? name === pattern : name.startsWith(pattern.slice(0, star)) && name.endsWith(pattern.slice(star + 1));
 }
