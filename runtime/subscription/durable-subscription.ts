@@ -187,6 +187,10 @@ export class DurableSubscription {
   async resume(subscriptionId: string): Promise<void> {
     const subscription = this.#known(subscriptionId);
     subscription.paused = false;
+    // A pause that the supervisor had not acted on yet is superseded; its caller must not wait forever.
+    for (const resolve of subscription.pausers.splice(0)) {
+      resolve();
+    }
     subscription.wakeup.wake();
   }
 

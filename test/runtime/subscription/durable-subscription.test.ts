@@ -324,6 +324,21 @@ describe('DurableSubscription with a strategy', () => {
     await strategy.shutdown();
   });
 
+  it('a pause superseded by an immediate resume settles, and the subscription keeps delivering', async () => {
+    const storage = new InMemoryCheckpointStorage();
+    const strategy = new HandSetStrategy();
+    const log = new EventLog();
+    log.append(1);
+    const subscription = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', ...quick });
+    subscription.subscribe('orders', log.source, () => undefined, { startPosition: '-1' });
+    strategy.grant(0n);
+    const paused = subscription.pause('orders');
+    await subscription.resume('orders');
+    await paused;
+    await eventually('delivery goes on', async () => (await storage.read('orders')) === '0');
+    await subscription.shutdown();
+  });
+
   it('shutdown gives the lease up so another node takes over well before the lease would expire', async () => {
     const table = new InMemoryLeaseTable();
     const first = new InMemoryLeaseStrategy({ table, leaseTimeMs: 60_000 });
