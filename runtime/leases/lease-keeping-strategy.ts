@@ -27,7 +27,10 @@ interface HeldLease {
 interface Consumer {
   readonly subscriptionId: string;
   readonly subscriberId: string;
-  /** Unique to this strategy instance, so two processes given the same subscriber id never share a lease. */
+  /**
+   * Unique to this registration of this strategy instance: two processes given the same subscriber id never share a
+   * lease, and a late reply to an earlier registration's acquire is never mistaken for this one's.
+   */
   readonly owner: string;
   registered: boolean;
   lease: HeldLease | undefined;
@@ -54,6 +57,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
   readonly #granted = new Set<CompetingConsumerListener>();
   readonly #prohibited = new Set<CompetingConsumerListener>();
   #shutDown = false;
+  #registrations = 0;
 
   /** @throws RangeError unless `leaseTimeMs` is a positive safe integer. */
   constructor(store: LeaseStore, options: LeaseKeepingStrategyOptions = {}) {
@@ -82,7 +86,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     const consumer: Consumer = {
       subscriptionId,
       subscriberId,
-      owner: `${subscriberId} ${this.#instanceId}`,
+      owner: `${subscriberId} ${this.#instanceId}/${++this.#registrations}`,
       registered: true,
       lease: undefined,
       timer: undefined,
