@@ -14,6 +14,12 @@ export interface ConformanceSuiteOptions {
   readonly teardown?: (storage: CheckpointStorage) => void | Promise<void>;
   /** Number of concurrent writers in the concurrency case; 50 by default. */
   readonly concurrentWriters?: number;
+  /**
+   * Whether the storage rejects bad arguments with a `TypeError`; true by default. Pass false for a storage upgraded
+   * by the add-write-conditions recipe: it keeps its pre-fencing methods' argument handling and accepts the
+   * two-argument `save` as `any()`, so the bad-input section is replaced by a case that checks exactly that.
+   */
+  readonly validatesArguments?: boolean;
 }
 
 /** Makes a fresh, empty storage for one case. */
@@ -252,42 +258,53 @@ export function describeCheckpointStorageConformance(
       });
     });
 
-    describe('bad input gets a TypeError and writes nothing', () => {
-      const badCalls: readonly (readonly [string, (storage: CheckpointStorage) => Promise<unknown>])[] = [
-        ['a number subscription id to save', (s) => s.save(untyped(42), 'cp', any())],
-        ['an undefined subscription id to save', (s) => s.save(untyped(undefined), 'cp', any())],
-        ['a number checkpoint', (s) => s.save('victim', untyped(42), any())],
-        ['a null checkpoint', (s) => s.save('victim', untyped(null), any())],
-        ['an object checkpoint', (s) => s.save('victim', untyped({ position: 1 }), any())],
-        ['no condition (the pre-fencing two-argument call)', (s) => (s.save.bind(s) as unknown as TwoArgumentSave)('victim', 'cp')],
-        ['an unknown condition kind', (s) => s.save('victim', 'cp', untyped({ kind: 'always' }))],
-        ['notOlderThan with a number version', (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan', version: 7 }))],
-        ['notOlderThan with a string version', (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan', version: '7' }))],
-        ['notOlderThan with a negative version', (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan', version: -1n }))],
-        ['notOlderThan without a version', (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan' }))],
-        ['a string condition', (s) => s.save('victim', 'cp', untyped('any()'))],
-        ['a number id to read', (s) => s.read(untyped(42))],
-        ['a number id to writeVersion', (s) => s.writeVersion(untyped(42))],
-        ['a null id to delete', (s) => s.delete(untyped(null))],
-      ];
-      for (const [label, call] of badCalls) {
-        test(`rejects ${label}`, async (storage) => {
-          await expect(call(storage)).rejects.toThrow(TypeError);
-          expect(await storage.read('victim')).toBeUndefined();
-          expect(await storage.writeVersion('victim')).toBeUndefined();
-          expect(await storage.read('42')).toBeUndefined();
+    if (options.validatesArguments === false) {
+      describe('pre-fencing argument handling', () => {
+        test('accepts the two-argument save as any() and stores no version', async (storage) => {
+          const legacySave = storage.save.bind(storage) as unknown as TwoArgumentSave;
+          expect(await legacySave('legacy', 'cp-1')).toBe('cp-1');
+          expect(await storage.read('legacy')).toBe('cp-1');
+          expect(await storage.writeVersion('legacy')).toBeUndefined();
         });
-      }
-
-      test('a rejected call leaves an existing checkpoint and version unchanged', async (storage) => {
-        const fenced = evaluatesWriteConditions(storage);
-        await storage.save('victim', 'kept', fenced ? notOlderThan(3) : any());
-        await expect(storage.save('victim', untyped(1), any())).rejects.toThrow(TypeError);
-        await expect(storage.save('victim', 'lost', untyped({ kind: 'notOlderThan', version: 99 }))).rejects.toThrow(TypeError);
-        expect(await storage.read('victim')).toBe('kept');
-        expect(await storage.writeVersion('victim')).toBe(fenced ? 3n : undefined);
       });
-    });
+    } else {
+      describe('bad input gets a TypeError and writes nothing', () => {
+        const badCalls: readonly (readonly [string, (storage: CheckpointStorage) => Promise<unknown>])[] = [
+          ['a number subscription id to save', (s) => s.save(untyped(42), 'cp', any())],
+          ['an undefined subscription id to save', (s) => s.save(untyped(undefined), 'cp', any())],
+          ['a number checkpoint', (s) => s.save('victim', untyped(42), any())],
+          ['a null checkpoint', (s) => s.save('victim', untyped(null), any())],
+          ['an object checkpoint', (s) => s.save('victim', untyped({ position: 1 }), any())],
+          ['no condition (the pre-fencing two-argument call)', (s) => (s.save.bind(s) as unknown as TwoArgumentSave)('victim', 'cp')],
+          ['an unknown condition kind', (s) => s.save('victim', 'cp', untyped({ kind: 'always' }))],
+          ['notOlderThan with a number version', (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan', version: 7 }))],
+          ['notOlderThan with a string version', (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan', version: '7' }))],
+          ['notOlderThan with a negative version', (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan', version: -1n }))],
+          ['notOlderThan without a version', (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan' }))],
+          ['a string condition', (s) => s.save('victim', 'cp', untyped('any()'))],
+          ['a number id to read', (s) => s.read(untyped(42))],
+          ['a number id to writeVersion', (s) => s.writeVersion(untyped(42))],
+          ['a null id to delete', (s) => s.delete(untyped(null))],
+        ];
+        for (const [label, call] of badCalls) {
+          test(`rejects ${label}`, async (storage) => {
+            await expect(call(storage)).rejects.toThrow(TypeError);
+            expect(await storage.read('victim')).toBeUndefined();
+            expect(await storage.writeVersion('victim')).toBeUndefined();
+            expect(await storage.read('42')).toBeUndefined();
+          });
+        }
+
+        test('a rejected call leaves an existing checkpoint and version unchanged', async (storage) => {
+          const fenced = evaluatesWriteConditions(storage);
+          await storage.save('victim', 'kept', fenced ? notOlderThan(3) : any());
+          await expect(storage.save('victim', untyped(1), any())).rejects.toThrow(TypeError);
+          await expect(storage.save('victim', 'lost', untyped({ kind: 'notOlderThan', version: 99 }))).rejects.toThrow(TypeError);
+          expect(await storage.read('victim')).toBe('kept');
+          expect(await storage.writeVersion('victim')).toBe(fenced ? 3n : undefined);
+        });
+      });
+    }
 
     describe('concurrency', () => {
       conditional(
