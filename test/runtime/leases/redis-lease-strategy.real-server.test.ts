@@ -151,3 +151,28 @@ describe('RedisLeaseStrategy waitForReplicas on a real redis-server', () => {
     expect(() => new RedisLeaseStrategy(connect(), { waitForReplicas: { replicas: 1, timeoutMs: 0 } })).toThrow(RangeError);
   });
 });
+
+describe('RedisLeaseStrategy while the redis-server is stopped', () => {
+  it('stops answering hasLock while no refresh gets through, and hands the lease on with a higher token once Redis is back', async () => {
+    if (server === undefined) {
+      throw new Error('no server');
+    }
+    const keyPrefix = freshPrefix();
+    const first = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 600, onError: () => undefined });
+    const second = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 600, onError: () => undefined });
+    expect(await first.register('orders', 'node-a')).toBe(true);
+    await second.register('orders', 'node-b');
+    server.pause();
+    try {
+      await eventually('the holder stops answering hasLock', () => !first.hasLock('orders', 'node-a'));
+      // Longer than the lease: Redis expires it by its own clock, which keeps running while the process is stopped.
+      await new Promise((resolve) => setTimeout(resolve, 900));
+    } finally {
+      server.resume();
+    }
+    await eventually('a node holds the lease again', () => first.hasLock('orders', 'node-a') || second.hasLock('orders', 'node-b'));
+    const token = first.fencingToken('orders') ?? second.fencingToken('orders');
+    expect(token).toBe(1n);
+    await Promise.all([first.shutdown(), second.shutdown()]);
+  });
+});
