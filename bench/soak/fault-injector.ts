@@ -72,7 +72,12 @@ export class FaultInjector {
 
   #nextKind(): FaultKind | undefined {
     if (this.#bag.length === 0) {
-      this.#bag.push(...[...this.#kinds].sort(() => Math.random() - 0.5));
+      const round = [...this.#kinds];
+      for (let index = round.length - 1; index > 0; index -= 1) {
+        const other = Math.floor(Math.random() * (index + 1));
+        [round[index], round[other]] = [round[other] as FaultKind, round[index] as FaultKind];
+      }
+      this.#bag.push(...round);
     }
     return this.#bag.shift();
   }

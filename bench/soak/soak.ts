@@ -213,11 +213,12 @@ function setupName(options: SoakOptions): string {
     : 'redis-server with appendonly yes, appendfsync always';
 }
 
-/** The connected worker whose last accepted save is the most recent: it holds, or just held, a lease. */
+/** A connected worker whose last accepted save is the most recent (ties broken at random): it holds, or just held, a lease. */
 function latestWriter(workers: readonly RunningWorker[]): RunningWorker | undefined {
   const candidates = workers.filter(({ process }) => process.connected);
-  const shuffled = candidates.sort(() => Math.random() - 0.5);
-  return shuffled.reduce<RunningWorker | undefined>((best, worker) => (best === undefined || worker.lastAcceptedAt > best.lastAcceptedAt ? worker : best), undefined);
+  const latest = candidates.reduce((max, { lastAcceptedAt }) => (lastAcceptedAt > max ? lastAcceptedAt : max), -1n);
+  const tied = candidates.filter(({ lastAcceptedAt }) => lastAcceptedAt === latest);
+  return tied[Math.floor(Math.random() * tied.length)];
 }
 
 function describeMove(move: BackwardMove): string {

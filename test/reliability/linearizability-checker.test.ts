@@ -4,6 +4,7 @@ import {
   checkLinearizability,
   HistoryRecorder,
   mergeTimedHistories,
+  RecordingCheckpointStorage,
   type CheckpointOperation,
   type HistoryEvent,
 } from '../support/linearizability/index.js';
@@ -323,3 +324,32 @@ describe('linearizability checker: memoisation keeps large histories tractable',
     expect(merged.map(({ type }) => type)).toEqual(['invoke', 'invoke']);
   });
 });
+
+describe('RecordingCheckpointStorage', () => {
+  it('records every call as one process, with outcomes the checker reads and conditions that survive structured clone', async () => {
+    const recorder = new HistoryRecorder();
+    const storage = new RecordingCheckpointStorage(new InMemoryCheckpointStorage(), recorder, 'w');
+    await storage.save('orders', '1', notOlderThan(2));
+    await expect(storage.save('orders', '0', notOlderThan(1))).rejects.toThrow(/refused/);
+    await expect(storage.save('orders', untypedNumber(), any())).rejects.toThrow(TypeError);
+    expect(await storage.read('orders')).toBe('1');
+    expect(await storage.writeVersion('orders')).toBe(2n);
+    await storage.delete('orders');
+    const history = structuredClone(recorder.history());
+    expect(history.filter(({ type }) => type !== 'invoke')).toEqual([
+      { type: 'ok', process: 'w' },
+      { type: 'fail', process: 'w', reason: 'refused' },
+      { type: 'fail', process: 'w', reason: 'not-applied' },
+      { type: 'ok', process: 'w', value: '1' },
+      { type: 'ok', process: 'w', value: 2n },
+      { type: 'ok', process: 'w' },
+    ]);
+    expect(history[0]).toEqual({ type: 'invoke', process: 'w', operation: save('1', { kind: 'notOlderThan', version: 2n }) });
+    expect(checkLinearizability(history).valid).toBe(true);
+  });
+});
+
+/** An untyped caller's checkpoint. */
+function untypedNumber(): string {
+  return 42 as unknown as string;
+}
