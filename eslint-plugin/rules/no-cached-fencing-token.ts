@@ -135,9 +135,10 @@ export const noCachedFencingToken = createRule<[NoCachedFencingTokenOptions], No
         ) {
           return;
         }
-        const key = fieldKey(argument) ?? outerVariableKey(argument);
+        const operand = cachedOperand(argument);
+        const key = fieldKey(operand) ?? outerVariableKey(operand);
         if (key !== undefined) {
-          uses.push({ key, name: sourceCode.getText(skipTransparentWrappers(argument)), argument });
+          uses.push({ key, name: sourceCode.getText(operand), argument });
         }
       },
       'Program:exit'() {
@@ -154,3 +155,9 @@ export const noCachedFencingToken = createRule<[NoCachedFencingTokenOptions], No
     };
   },
 });
+
+/** The field or variable a condition argument reads: `this.#token` in `this.#token!`, `this.#token as bigint`, `this.#token ?? 0n`. */
+function cachedOperand(argument: TSESTree.Node): TSESTree.Node {
+  const operand = skipTransparentWrappers(argument);
+  return operand.type === AST_NODE_TYPES.LogicalExpression && operand.operator === '??' ? cachedOperand(operand.left) : operand;
+}
