@@ -58,11 +58,23 @@ const subscription = new DurableSubscription({
   },
 });
 
+// SIGUSR2 asks this process to stop itself in the middle of its next event, exactly where a GC pause or a stopped VM
+// would leave a real consumer: it has read an event under its lease and will write the checkpoint when it wakes.
+let freezeInNextEvent = false;
+process.on('SIGUSR2', () => {
+  freezeInNextEvent = true;
+});
+
 subscription.subscribe(
   demoSubscriptionId,
   source,
   async (event: string, position: Checkpoint) => {
     log(`handling ${event} at position ${position} with token ${strategy.fencingToken(demoSubscriptionId)}`);
+    if (freezeInNextEvent) {
+      freezeInNextEvent = false;
+      log(`freezing in the middle of ${event} (SIGSTOP to myself)`);
+      process.kill(process.pid, 'SIGSTOP');
+    }
     await new Promise((resolve) => setTimeout(resolve, handlerWorkMs));
   },
   { startPosition: '-1' },

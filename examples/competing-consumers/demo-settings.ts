@@ -3,5 +3,5 @@ export const demoSubscriptionId = 'demo-orders';
 export const demoEventsKey = 'demo:events';
 /** Short, so a take-over is quick to watch; the library's default is 20 s. */
 export const demoLeaseTimeMs = 1_500;
-/** Each event takes this long to handle, so a stopped process is almost always caught mid-handler. */
+/** Each event takes this long to handle: slow enough to watch. */
 export const handlerWorkMs = 150;

@@ -1,6 +1,6 @@
-// The competing-consumers demo: two consumer processes over one real Redis. The lease holder is stopped with SIGSTOP
-// in the middle of handling an event, the other process takes the lease over, and when the stopped one is
-// continued its late checkpoint write is refused by the fence. Usage:
+// The competing-consumers demo: two consumer processes over one real Redis. The lease holder stops (SIGSTOP) in the
+// middle of handling an event, the other process takes the lease over, and when the stopped one is continued its
+// late checkpoint write is refused by the fence. Usage:
 //   npm run example:competing-consumers [-- --redis host:port]
 // Without --redis it starts its own redis-server on a free loopback port and stops it at the end.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -42,13 +42,14 @@ try {
   const a = startConsumer('A');
   await until('A holds the lease', () => a.lines.some((line) => line.includes('lease granted')));
   const b = startConsumer('B');
+  await until('B has started and waits for the lease', () => count(b, 'started') > 0);
   await until('A has handled 10 events', () => count(a, 'handling') >= 10);
 
-  const handledBefore = count(a, 'handling');
-  await until('A starts handling its next event', () => count(a, 'handling') > handledBefore);
-  a.process.kill('SIGSTOP');
+  say('SIGUSR2 A: stop yourself in the middle of your next event');
+  a.process.kill('SIGUSR2');
+  await until('A has stopped itself mid-event', () => count(a, 'freezing') > 0);
   const stoppedAt = performance.now();
-  say('SIGSTOP A while it handles an event: A is now a zombie that still believes it holds the lease');
+  say('A is stopped mid-event: a zombie that still believes it holds the lease');
 
   await until('B takes the lease over', () => b.lines.some((line) => line.includes('lease granted')));
   await until('B has handled 5 events', () => count(b, 'handling') >= 5);
