@@ -55,7 +55,7 @@ describe('RedisCheckpointStorage on ioredis-mock', () => {
     teardown(storage);
   });
 
-  it('any() is one SET of the checkpoint key and never reads or writes the version key', async () => {
+  it('any() is one SET of the checkpoint key and never reads or writes the version key; delete is one DEL of both', async () => {
     const { client, calls } = await recordingRedisMock();
     const storage = new RedisCheckpointStorage(client);
     await storage.save('orders', 'fenced', notOlderThan(4));
@@ -63,6 +63,9 @@ describe('RedisCheckpointStorage on ioredis-mock', () => {
     await storage.save('orders', 'plain', any());
     expect(calls).toEqual([['set', 'orders', 'plain']]);
     expect(await storage.writeVersion('orders')).toBe(4n);
+    calls.length = 0;
+    await storage.delete('orders');
+    expect(calls).toEqual([['del', 'orders', `checkpoint-fencing:version:{orders}${sha256('orders')}`]]);
     client.disconnect();
   });
 
