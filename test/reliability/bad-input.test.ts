@@ -12,7 +12,7 @@ interface StorageUnderTest {
   readonly storedKeys?: () => Promise<number>;
 }
 
-/** Ids a coerced bad id would have been stored under. */
+/** Ids a coerced bad id would have been stored under, checked where the store cannot be counted (in memory). */
 const coercedIds = ['42', 'undefined', 'null', 'orders', '[object Object]', 'overwritten', 'cp'];
 
 function describeBadInput(name: string, prototype: object, target: StorageUnderTest): void {
@@ -36,10 +36,14 @@ function describeBadInput(name: string, prototype: object, target: StorageUnderT
         await expect((async () => call(storage))()).rejects.toThrow(TypeError);
         expect(await storage.read('victim')).toBe('kept');
         expect(await storage.writeVersion('victim')).toBe(3n);
-        for (const id of coercedIds) {
-          expect(await storage.read(id), `checkpoint under ${JSON.stringify(id)}`).toBeUndefined();
+        if (target.storedKeys === undefined) {
+          for (const id of coercedIds) {
+            expect(await storage.read(id), `checkpoint under ${JSON.stringify(id)}`).toBeUndefined();
+          }
+        } else {
+          // A complete count: covers every key a coerced id or a stray version could have been written under.
+          expect(await target.storedKeys()).toBe(keysBefore);
         }
-        expect(await target.storedKeys?.()).toBe(keysBefore);
       });
     }
   });
