@@ -9,6 +9,8 @@ export interface CheckpointKeys {
   readonly checkpointKey: string;
   /** `versionKeyPrefix + '{' + hashTag(checkpointKey) + '}' + sha256hex(subscriptionId)`; holds the version as a decimal string. */
   readonly versionKey: string;
+  /** Whether Redis Cluster puts both keys in one slot; see {@link CheckpointKeyLayout.clusterAligned}. */
+  readonly clusterAligned: boolean;
 }
 
 /**
@@ -53,7 +55,11 @@ export class CheckpointKeyLayout {
       );
     }
     const digest = createHash('sha256').update(subscriptionId, 'utf8').digest('hex');
-    const keys = { checkpointKey, versionKey: `${this.versionKeyPrefix}{${clusterHashedPart(checkpointKey)}}${digest}` };
+    const keys = {
+      checkpointKey,
+      versionKey: `${this.versionKeyPrefix}{${clusterHashedPart(checkpointKey)}}${digest}`,
+      clusterAligned: CheckpointKeyLayout.clusterAligned(checkpointKey),
+    };
     if (this.#recent.size >= recentKeysLimit) {
       this.#recent.clear();
     }

@@ -68,8 +68,8 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     this.#assertClusterAligned(subscriptionId, keys, condition);
     const reply =
       condition.kind === 'notOlderThan'
-        ? await this.#scripts.run(notOlderThanScript, [keys.checkpointKey, keys.versionKey], [checkpoint, String(condition.version)])
-        : await this.#scripts.run(ifAbsentScript, [keys.checkpointKey, keys.versionKey], [checkpoint]);
+        ? await this.#scripts.run(notOlderThanScript, keys, [checkpoint, String(condition.version)])
+        : await this.#scripts.run(ifAbsentScript, keys, [checkpoint]);
     const outcome = scriptReply(reply, condition);
     if (!outcome.accepted) {
       const { storedVersion } = outcome;
@@ -97,8 +97,8 @@ export class RedisCheckpointStorage implements CheckpointStorage {
   /** Removes both keys with one `DEL` when they share a slot; otherwise, or on `CROSSSLOT`, the checkpoint key first, then the version key. */
   async delete(subscriptionId: string): Promise<void> {
     assertSubscriptionId(subscriptionId);
-    const { checkpointKey, versionKey } = this.#layout.keysFor(subscriptionId);
-    if (!this.#clusterSafe || CheckpointKeyLayout.clusterAligned(checkpointKey)) {
+    const { checkpointKey, versionKey, clusterAligned } = this.#layout.keysFor(subscriptionId);
+    if (!this.#clusterSafe || clusterAligned) {
       try {
         await this.#client.del(checkpointKey, versionKey);
         return;
@@ -121,12 +121,11 @@ export class RedisCheckpointStorage implements CheckpointStorage {
   /** False, in Cluster-safe mode, exactly for ids whose keys Cluster cannot put in one slot (no hash tag, and empty or holding `}`). */
   evaluatesWriteConditionsFor(subscriptionId: string): boolean {
     assertSubscriptionId(subscriptionId);
-    const { checkpointKey } = this.#layout.keysFor(subscriptionId);
-    return !this.#clusterSafe || CheckpointKeyLayout.clusterAligned(checkpointKey);
+    return !this.#clusterSafe || this.#layout.keysFor(subscriptionId).clusterAligned;
   }
 
   #assertClusterAligned(subscriptionId: string, keys: CheckpointKeys, condition: CheckpointWriteCondition): void {
-    if (this.#clusterSafe && !CheckpointKeyLayout.clusterAligned(keys.checkpointKey)) {
+    if (this.#clusterSafe && !keys.clusterAligned) {
       throw new TypeError(
         `RedisCheckpointStorage cannot evaluate ${formatWriteCondition(condition)} for subscription ${JSON.stringify(subscriptionId)} in Cluster-safe mode: ` +
           `its checkpoint key ${JSON.stringify(keys.checkpointKey)} has no hash tag and is empty or contains "}", so no version key can share its ` +

@@ -1,3 +1,4 @@
+import type { CheckpointKeys } from './checkpoint-key-layout.js';
 import type { RedisCheckpointClient } from './redis-checkpoint-client.js';
 import type { RedisLuaScript } from './redis-lua-script.js';
 
@@ -15,7 +16,8 @@ export class RedisScriptRunner {
 
   constructor(private readonly client: RedisCheckpointClient) {}
 
-  run(script: RedisLuaScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+  /** Runs `script` with `KEYS` = [checkpoint key, version key] and `ARGV` = `args`. */
+  run(script: RedisLuaScript, keys: CheckpointKeys, args: readonly string[]): Promise<unknown> {
     if (this.#shebang === undefined) {
       return this.#supportsShebang().then((supported) => {
         this.#shebang = supported;
@@ -23,11 +25,12 @@ export class RedisScriptRunner {
       });
     }
     const source = this.#shebang ? script.withShebang : script.withoutShebang;
-    return this.client.evalsha(source.sha1, keys.length, ...keys, ...args).catch((error: unknown) => {
+    const { checkpointKey, versionKey } = keys;
+    return this.client.evalsha(source.sha1, 2, checkpointKey, versionKey, ...args).catch((error: unknown) => {
       if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) {
         throw error;
       }
-      return this.client.eval(source.text, keys.length, ...keys, ...args);
+      return this.client.eval(source.text, 2, checkpointKey, versionKey, ...args);
     });
   }
 
