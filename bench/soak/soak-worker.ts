@@ -1,6 +1,6 @@
-import { CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError, RedisCheckpointStorage, RedisLeaseStrategy } from '../../runtime/index.js';
+import { RedisCheckpointStorage, RedisLeaseStrategy } from '../../runtime/index.js';
 import { HistoryRecorder, RecordingCheckpointStorage } from '../../test/support/linearizability/index.js';
-import { formatSoakCheckpoint, parseSoakCheckpoint } from './soak-checkpoint.js';
+import { runCheckpointLoop } from './checkpoint-loop.js';
 import type { SoakCommand, SoakWorkerConfig, SoakWorkerMessage } from './soak-messages.js';
 import { createSoakClient } from './soak-redis-client.js';
 import { StallableLeaseClock } from './stallable-lease-clock.js';
@@ -34,48 +34,6 @@ async function flushEvents(): Promise<void> {
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Holds the lease of `subscriptionId` when it can and checkpoints one position after another. On each new token it
- * first reads the stored position and fences it with the token; every later write carries the token the worker held
- * when it began handling the event, the stalest token a real worker could still send after a pause.
- */
-async function checkpointLoop(config: SoakWorkerConfig, strategy: RedisLeaseStrategy, storage: RedisCheckpointStorage, subscriptionId: string): Promise<void> {
-  const recorded = new RecordingCheckpointStorage(storage, recorder, `${config.name}/${subscriptionId}`);
-  let heldToken: bigint | undefined;
-  let offset = 0;
-  while (!stopping && writes < config.maxWrites) {
-    await clock.untilRunning();
-    const token = strategy.hasLock(subscriptionId, config.name) ? strategy.fencingToken(subscriptionId) : undefined;
-    if (token === undefined) {
-      heldToken = undefined;
-      await sleep(5);
-      continue;
-    }
-    try {
-      if (token !== heldToken) {
-        offset = parseSoakCheckpoint(await recorded.read(subscriptionId))?.offset ?? 0;
-        writes += 1;
-        await recorded.save(subscriptionId, formatSoakCheckpoint(offset, token), CheckpointWriteCondition.notOlderThan(token));
-        heldToken = token;
-        continue;
-      }
-      // Handling an event: a stall or SIGSTOP landing here sends the next write after the lease may have moved on.
-      await sleep(1 + Math.floor(Math.random() * 4));
-      await clock.untilRunning();
-      offset += 1;
-      writes += 1;
-      await recorded.save(subscriptionId, formatSoakCheckpoint(offset, heldToken), CheckpointWriteCondition.notOlderThan(heldToken));
-    } catch (error) {
-      if (error instanceof CheckpointWriteConditionNotFulfilledError) {
-        heldToken = undefined;
-      }
-      await sleep(10);
-    }
-  }
-}
-
 async function run(config: SoakWorkerConfig): Promise<void> {
   const client = createSoakClient(config.redis);
   client.on('error', () => {
@@ -93,7 +51,24 @@ async function run(config: SoakWorkerConfig): Promise<void> {
     void flushEvents();
   }, 250);
   await Promise.all(config.subscriptionIds.map((id) => strategy.register(id, config.name).catch(() => false)));
-  await Promise.all(config.subscriptionIds.map((id) => checkpointLoop(config, strategy, storage, id)));
+  await Promise.all(
+    config.subscriptionIds.map((id) =>
+      runCheckpointLoop(
+        {
+          subscriberId: config.name,
+          strategy,
+          storage: new RecordingCheckpointStorage(storage, recorder, `${config.name}/${id}`),
+          clock,
+          shouldStop: () => stopping || writes >= config.maxWrites,
+          onWrite: () => {
+            writes += 1;
+          },
+          random: Math.random,
+        },
+        id,
+      ),
+    ),
+  );
   await strategy.shutdown();
   clearInterval(flusher);
   client.disconnect();
