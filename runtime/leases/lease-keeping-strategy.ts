@@ -122,8 +122,9 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     if (consumer === undefined) {
       return;
     }
-    // A full interval before trying again gives another node the first chance at the freed lease.
-    this.#scheduleNextTick(consumer);
+    // Other candidates try every third of the lease time; waiting a whole lease time gives them three chances
+    // at the freed lease before this consumer tries again, so a release hands over even when timers run late.
+    this.#scheduleNextTick(consumer, this.leaseTimeMs);
     await this.#giveUp(consumer);
   }
 
@@ -228,7 +229,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     this.#emit(this.#granted, consumer);
   }
 
-  #scheduleNextTick(consumer: Consumer): void {
+  #scheduleNextTick(consumer: Consumer, delayMs = Math.max(1, Math.floor(this.leaseTimeMs / 3))): void {
     this.#cancelTimer(consumer);
     if (!consumer.registered || this.#shutDown) {
       return;
@@ -240,7 +241,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
           this.#scheduleNextTick(consumer);
         }
       });
-    }, Math.max(1, Math.floor(this.leaseTimeMs / 3)));
+    }, delayMs);
   }
 
   #cancelTimer(consumer: Consumer): void {

@@ -134,7 +134,8 @@ export function describeCompetingConsumerStrategyConformance(
       expect(secondToken).toBeDefined();
       expect((secondToken ?? -1n) > (firstToken ?? 0n)).toBe(true);
 
-      await second.release('orders', 'node-b');
+      // Unregistered, not released: the second node must not take the lease back, so only the first one can.
+      await second.unregister('orders', 'node-b');
       await eventually('the released first node takes the lease back', () => first.hasLock('orders', 'node-a'));
       expect((first.fencingToken('orders') ?? -1n) > (secondToken ?? 0n)).toBe(true);
     });
@@ -177,7 +178,7 @@ export function describeCompetingConsumerStrategyConformance(
       await first.release('orders', 'node-a');
       await eventually('the second node is granted', () => secondEvents.length === 1);
       stop();
-      await second.release('orders', 'node-b');
+      await second.unregister('orders', 'node-b');
       await eventually('the first node is granted again', () => first.hasLock('orders', 'node-a'));
       expect(events).toEqual(['granted orders node-a', 'prohibited orders node-a', 'granted orders node-a']);
       expect(secondEvents).toEqual(['node-b']);

@@ -133,9 +133,8 @@ describe('RedisLeaseStrategy waitForReplicas on a real redis-server', () => {
       throw new Error('no server');
     }
     const replica = await startRedisServer({ args: ['--replicaof', server.host, String(server.port)] });
+    const replicaClient = new Redis({ host: replica.host, port: replica.port });
     try {
-      const replicaClient = new Redis({ host: replica.host, port: replica.port });
-      clients.push(replicaClient);
       await eventually('the replica is in sync', async () => (await replicaClient.info('replication')).includes('master_link_status:up'));
       const keyPrefix = freshPrefix();
       const strategy = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 3_000, waitForReplicas: { replicas: 1, timeoutMs: 2_000 } });
@@ -143,6 +142,7 @@ describe('RedisLeaseStrategy waitForReplicas on a real redis-server', () => {
       expect(await replicaClient.get(strategy.leaseKeys('orders').token)).toBe('0');
       await strategy.shutdown();
     } finally {
+      replicaClient.disconnect();
       await replica.stop();
     }
   });
