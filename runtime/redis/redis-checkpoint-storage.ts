@@ -121,7 +121,8 @@ export class RedisCheckpointStorage implements CheckpointStorage {
   /** False, in Cluster-safe mode, exactly for ids whose keys Cluster cannot put in one slot (no hash tag, and empty or holding `}`). */
   evaluatesWriteConditionsFor(subscriptionId: string): boolean {
     assertSubscriptionId(subscriptionId);
-    return !this.#clusterSafe || this.#layout.keysFor(subscriptionId).clusterAligned;
+    const { clusterAligned } = this.#layout.keysFor(subscriptionId);
+    return !this.#clusterSafe || clusterAligned;
   }
 
   #assertClusterAligned(subscriptionId: string, keys: CheckpointKeys, condition: CheckpointWriteCondition): void {
