@@ -3,10 +3,14 @@ import eslint from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
+// The repository lints itself with its own plugin as users get it: built into dist/ (`npm run lint` builds first).
+const checkpointFencing = await loadBuiltEslintPlugin();
+
 export default defineConfig(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'fixtures/', '.tmp/'] },
   eslint.configs.recommended,
   tseslint.configs.strictTypeChecked,
+  checkpointFencing.configs.recommended,
   {
     languageOptions: {
       parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs'] }, tsconfigRootDir: import.meta.dirname },
@@ -21,3 +25,15 @@ export default defineConfig(
     },
   },
 );
+
+async function loadBuiltEslintPlugin() {
+  try {
+    return (await import('./dist/eslint-plugin/index.js')).default;
+  } catch (error) {
+    throw new Error(
+      `eslint.config.js: the checkpoint-fencing plugin at dist/eslint-plugin/index.js could not be loaded (${String(error)}). ` +
+        'Run `npm run build` first; `npm run lint` does that for you.',
+      { cause: error },
+    );
+  }
+}

@@ -30,8 +30,8 @@ export function classImplementingCheckpointStorage(
   types: TypeInformation | undefined,
 ): CheckpointStorageImplementation | undefined {
   const clause = classNode.implements.find((implemented) => refersToRuntimeExport(implemented.expression, 'CheckpointStorage', scope));
-  // Types are asked only about classes that could matter, so type-aware linting stays cheap on large projects.
-  const worthAsking = classNode.implements.length > 0 || classNode.body.body.some((member) => 'key' in member && keyName(member) === 'save');
+  // Only a class with a heritage clause can be a storage by type; asking no other keeps type-aware linting cheap.
+  const worthAsking = classNode.implements.length > 0 || classNode.superClass !== null;
   const implementsStorage =
     types === undefined
       ? clause !== undefined

@@ -14,33 +14,29 @@ export function isFunctionNode(
   return FUNCTION_TYPES.has(node.type);
 }
 
+/** The parser's child keys by node type (`context.sourceCode.visitorKeys`). */
+export type VisitorKeys = Readonly<Record<string, readonly string[] | undefined>>;
+
 /**
  * Every node below `root` in source order, `root` excluded. With `skipFunctions`, nested functions are not entered,
- * so only code that runs as part of `root` itself is visited. Walks the ESTree shape generically (any property
- * holding a node or node array), so TS, JSX and decorator nodes are traversed without a visitor-key table.
+ * so only code that runs as part of `root` itself is visited. Follows the parser's visitor keys, so TS, JSX and
+ * decorator nodes are traversed; a node type without keys is walked through any property holding nodes.
  */
-export function* descendantNodes(root: TSESTree.Node, skipFunctions: boolean): Generator<TSESTree.Node> {
-  for (const child of childNodes(root)) {
+export function* descendantNodes(root: TSESTree.Node, visitorKeys: VisitorKeys, skipFunctions: boolean): Generator<TSESTree.Node> {
+  for (const child of childNodes(root, visitorKeys)) {
     yield child;
     if (!(skipFunctions && isFunctionNode(child))) {
-      yield* descendantNodes(child, skipFunctions);
+      yield* descendantNodes(child, visitorKeys, skipFunctions);
     }
   }
 }
 
-function childNodes(node: TSESTree.Node): TSESTree.Node[] {
-  const children: TSESTree.Node[] = [];
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'parent') {
-      continue;
-    }
-    for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) {
-      if (isNode(item)) {
-        children.push(item);
-      }
-    }
-  }
-  return children.sort((a, b) => a.range[0] - b.range[0]);
+function childNodes(node: TSESTree.Node, visitorKeys: VisitorKeys): TSESTree.Node[] {
+  const keys = visitorKeys[node.type];
+  const record = node as unknown as Record<string, unknown>;
+  const values = keys === undefined ? Object.entries(record).filter(([key]) => key !== 'parent').map(([, value]) => value) : keys.map((key) => record[key]);
+  const children = values.flatMap((value) => (Array.isArray(value) ? (value as unknown[]) : [value])).filter(isNode);
+  return keys === undefined ? children.sort((a, b) => a.range[0] - b.range[0]) : children;
 }
 
 function isNode(value: unknown): value is TSESTree.Node {

@@ -76,7 +76,7 @@ function reportCheckThenWrite(
   context: Readonly<TSESLint.RuleContext<NoCheckThenWriteMessageId, []>>,
   sourceCode: SourceCode,
 ): void {
-  const nodes = [...descendantNodes(body, true)];
+  const nodes = [...descendantNodes(body, sourceCode.visitorKeys, true)];
   const calls = nodes.filter((node) => node.type === AST_NODE_TYPES.CallExpression);
   if (calls.some((call) => ATOMIC_STEP_METHODS.has(calleeName(call) ?? ''))) {
     return;

@@ -1,6 +1,6 @@
 import { ASTUtils, AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
 import { asSaveCall, type SaveCall } from '../analysis/checkpoint-save-calls.js';
-import { descendantNodes, isFunctionNode, parentOf } from '../analysis/descendant-nodes.js';
+import { descendantNodes, isFunctionNode, parentOf, type VisitorKeys } from '../analysis/descendant-nodes.js';
 import { refusalPolarity } from '../analysis/refusal-checks.js';
 import { createRule } from '../create-rule.js';
 
@@ -34,6 +34,7 @@ export const noRetryAfterRefusal = createRule<[], NoRetryAfterRefusalMessageId>(
   },
   create(context) {
     const { sourceCode } = context;
+    const keys = sourceCode.visitorKeys;
     return {
       CatchClause(handler) {
         if (handler.param?.type !== AST_NODE_TYPES.Identifier) {
@@ -41,7 +42,7 @@ export const noRetryAfterRefusal = createRule<[], NoRetryAfterRefusalMessageId>(
         }
         const caught = ASTUtils.findVariable(sourceCode.getScope(handler.body), handler.param);
         const tryStatement = handler.parent;
-        const writes = [...descendantNodes(tryStatement.block, true)]
+        const writes = [...descendantNodes(tryStatement.block, keys, true)]
           .filter((node) => node.type === AST_NODE_TYPES.CallExpression)
           .map(asSaveCall)
           .filter((save) => save !== undefined);
@@ -50,18 +51,18 @@ export const noRetryAfterRefusal = createRule<[], NoRetryAfterRefusalMessageId>(
         }
         const regions = refusalRegions(handler.body, caught, sourceCode);
         for (const region of regions) {
-          for (const retry of saveCallsIn(region)) {
+          for (const retry of saveCallsIn(region, keys)) {
             if (writes.some((write) => sameWrite(write, retry, sourceCode))) {
               context.report({ node: retry.call, messageId: 'retryInCatch' });
             }
           }
         }
         const loop = retryLoopAround(tryStatement);
-        if (loop === undefined || regions.length === 0 || regions.some((region) => region.some(leavesLoop))) {
+        if (loop === undefined || regions.length === 0 || regions.some((region) => region.some((statement) => leavesLoop(statement, keys)))) {
           return;
         }
-        const continues = regions.some((region) => region.some((statement) => containsNode(statement, isContinue)));
-        if (!continues && statementsAfterInLoop(tryStatement, loop).some(leavesLoop)) {
+        const continues = regions.some((region) => region.some((statement) => containsNode(statement, keys, isContinue)));
+        if (!continues && statementsAfterInLoop(tryStatement, loop).some((statement) => leavesLoop(statement, keys))) {
           return;
         }
         for (const write of writes) {
@@ -120,9 +121,9 @@ function alwaysLeaves(statement: TSESTree.Statement): boolean {
   return last?.type === AST_NODE_TYPES.ThrowStatement || last?.type === AST_NODE_TYPES.ReturnStatement;
 }
 
-function saveCallsIn(region: readonly TSESTree.Statement[]): SaveCall[] {
+function saveCallsIn(region: readonly TSESTree.Statement[], keys: VisitorKeys): SaveCall[] {
   return region
-    .flatMap((statement) => [statement, ...descendantNodes(statement, false)])
+    .flatMap((statement) => [statement, ...descendantNodes(statement, keys, false)])
     .filter((node) => node.type === AST_NODE_TYPES.CallExpression)
     .map(asSaveCall)
     .filter((save) => save !== undefined);
@@ -158,9 +159,10 @@ function retryLoopAround(node: TSESTree.Node): Loop | undefined {
 }
 
 /** Whether a statement may end the loop or the function: any `throw`, `return` or `break` in it. */
-function leavesLoop(statement: TSESTree.Node): boolean {
+function leavesLoop(statement: TSESTree.Node, keys: VisitorKeys): boolean {
   return containsNode(
     statement,
+    keys,
     (node) =>
       node.type === AST_NODE_TYPES.ThrowStatement || node.type === AST_NODE_TYPES.ReturnStatement || node.type === AST_NODE_TYPES.BreakStatement,
   );
@@ -170,11 +172,11 @@ function isContinue(node: TSESTree.Node): boolean {
   return node.type === AST_NODE_TYPES.ContinueStatement;
 }
 
-function containsNode(root: TSESTree.Node, predicate: (node: TSESTree.Node) => boolean): boolean {
+function containsNode(root: TSESTree.Node, keys: VisitorKeys, predicate: (node: TSESTree.Node) => boolean): boolean {
   if (predicate(root)) {
     return true;
   }
-  for (const node of descendantNodes(root, true)) {
+  for (const node of descendantNodes(root, keys, true)) {
     if (predicate(node)) {
       return true;
     }
@@ -200,7 +202,7 @@ function statementsAfterInLoop(tryStatement: TSESTree.TryStatement, loop: Loop):
 /** Whether the write's arguments name only bindings from outside the loop, so each pass writes the same checkpoint. */
 function writesSameValueEachPass(write: SaveCall, loop: Loop, sourceCode: SourceCode): boolean {
   return write.call.arguments.every((argument) =>
-    [argument, ...descendantNodes(argument, false)].every((node) => {
+    [argument, ...descendantNodes(argument, sourceCode.visitorKeys, false)].every((node) => {
       if (node.type !== AST_NODE_TYPES.Identifier || isPropertyName(node)) {
         return true;
       }

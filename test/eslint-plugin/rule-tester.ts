@@ -5,7 +5,10 @@ import { afterAll, describe, it } from 'vitest';
 // RuleTester runs its cases through whatever test framework it is handed; these make every case a vitest test.
 RuleTester.afterAll = afterAll;
 RuleTester.describe = describe;
-RuleTester.it = it;
+// The first type-aware case of a file builds a TypeScript program: seconds alone, far more on a loaded two-core box.
+RuleTester.it = (name, run) => {
+  it(name, run, 90_000);
+};
 RuleTester.itOnly = it.only;
 
 /** The fixture project type-aware cases are linted in: its tsconfig maps `checkpoint-fencing` to runtime/. */
