@@ -14,7 +14,9 @@ const rounds = Number(process.env['BENCH_ROUNDS'] ?? 25);
 const target = 0.85;
 
 const server = await startRedisServer();
-const client = new Redis({ host: server.host, port: server.port });
+// BENCH_AUTO_PIPELINING=1 measures both sides with ioredis's enableAutoPipelining (one socket write per tick).
+const autoPipelining = process.env['BENCH_AUTO_PIPELINING'] === '1';
+const client = new Redis({ host: server.host, port: server.port, enableAutoPipelining: autoPipelining });
 const storage = new RedisCheckpointStorage(client);
 const tokens = Array.from({ length: inFlight }, () => 0n);
 
@@ -74,7 +76,7 @@ try {
   }
   const info = await client.info('server');
   console.log(
-    `redis notOlderThan vs SET: ${rounds} pairs of ${operations} writes each, ${inFlight} in flight, one ioredis client, ` +
+    `redis notOlderThan vs SET: ${rounds} pairs of ${operations} writes each, ${inFlight} in flight, one ioredis client${autoPipelining ? ' with enableAutoPipelining' : ''}, ` +
       `redis ${/redis_version:(\S+)/.exec(info)?.[1] ?? '?'}, Node ${process.version}, load average ${loadavg()[0]?.toFixed(1) ?? '?'} on ${availableParallelism()} cores`,
   );
   for (const [name] of variants) {
