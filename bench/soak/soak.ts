@@ -5,12 +5,12 @@ import {
   HistoryRecorder,
   mergeTimedHistories,
   RecordingCheckpointStorage,
-  describeRecordedOperation,
   type TimedHistoryEvent,
 } from '../../test/support/linearizability/index.js';
 import { startRedisCluster, startRedisServer, type RedisServerProcess } from '../../test/support/redis/index.js';
-import { FaultInjector, type FaultKind } from './fault-injector.js';
-import { analyseSoakHistory, largestMove, type BackwardMove } from './soak-analysis.js';
+import { FaultInjector } from './fault-injector.js';
+import { analyseSoakHistory } from './soak-analysis.js';
+import { soakReportLines } from './soak-report.js';
 import type { SoakCommand, SoakRedisTarget, SoakWorkerMessage } from './soak-messages.js';
 import { parseSoakOptions, type SoakOptions } from './soak-options.js';
 import { createSoakClient } from './soak-redis-client.js';
@@ -20,13 +20,6 @@ import { createSoakClient } from './soak-redis-client.js';
 // history is checked for linearizability. The last line is the summary; the exit code is 1 when anomalies > 0.
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const faultNames: Record<FaultKind, string> = {
-  stall: 'worker stall',
-  sigstop: 'worker SIGSTOP/SIGCONT',
-  'client-pause': 'CLIENT PAUSE',
-  restart: 'redis-server SIGKILL + restart',
-  'node-pause': 'master SIGSTOP/SIGCONT',
-};
 
 interface RunningWorker {
   readonly process: ChildProcess;
@@ -128,36 +121,16 @@ async function soak(options: SoakOptions): Promise<number> {
 
     const history = mergeTimedHistories(...workers.map(({ events }) => events), observer.timedEvents());
     const analysis = analyseSoakHistory(history);
-    const faultList = [...faults.counts].map(([kind, count]) => `${count} ${faultNames[kind]}`).join(', ');
-    const largestStale = largestMove(analysis.staleBackwardMoves);
-    const largestRewind = largestMove(analysis.handoverRewinds);
-    console.log(
-      `setup: ${setupName(options)}, ` +
-        `${options.workers} worker processes, ${options.subscriptions} subscriptions, lease ${options.leaseMs} ms, ran ${elapsedSeconds.toFixed(1)} s`,
-    );
-    console.log(`faults: ${faultList === '' ? 'none' : faultList}; lease-store call failures seen by workers: ${leaseErrors.reduce<number>((sum, count) => sum + (count ?? 0), 0)}`);
-    console.log(
-      `checker: ${analysis.linearizability.operationsChecked} operations on ${subscriptionIds.length} subscriptions, ` +
-        `${analysis.linearizability.valid ? 'linearizable' : 'NOT linearizable'}, ${analysis.linearizability.steps} search steps in ${Math.round(analysis.checkMs)} ms`,
-    );
-    for (const violation of analysis.linearizability.violations) {
-      console.log(`  violation: ${violation.explanation}`);
+    const lines = soakReportLines({
+      options,
+      elapsedSeconds,
+      faults: faults.counts,
+      leaseErrors: leaseErrors.reduce<number>((sum, count) => sum + (count ?? 0), 0),
+      analysis,
+    });
+    for (const line of lines) {
+      console.log(line);
     }
-    for (const id of analysis.linearizability.inconclusive) {
-      console.log(`  inconclusive: the search for ${id} ran out of steps`);
-    }
-    console.log(`largest backward move by a stale token: ${largestStale === undefined ? 'none' : describeMove(largestStale)}`);
-    console.log(
-      `hand-over rewinds (a new holder fenced the position it read after an old holder's last accepted write; redelivery, not loss): ` +
-        `${analysis.handoverRewinds.length}${largestRewind === undefined ? '' : `, largest ${describeMove(largestRewind)}`}`,
-    );
-    if (analysis.linearizability.violations[0] !== undefined) {
-      console.log(`  first stuck operation: ${describeRecordedOperation(analysis.linearizability.violations[0].stuckOperation)}`);
-    }
-    console.log(
-      `soak: ${analysis.operations} ops, ${analysis.accepted} accepted, ${analysis.refused} refused, ${analysis.unknown} unknown, ` +
-        `${faults.total} faults, ${analysis.anomalies} anomalies`,
-    );
     return analysis.anomalies > 0 ? 1 : 0;
   } finally {
     for (const cleanup of cleanups.reverse()) {
@@ -204,28 +177,12 @@ function startWorker(name: string, redis: SoakRedisTarget, subscriptionIds: read
   return worker;
 }
 
-function setupName(options: SoakOptions): string {
-  if (options.cluster) {
-    return 'three-master Redis Cluster';
-  }
-  return options.loseWritesOnRestart
-    ? 'redis-server WITHOUT persistence (negative control: restarts lose acknowledged writes)'
-    : 'redis-server with appendonly yes, appendfsync always';
-}
-
 /** A connected worker whose last accepted save is the most recent (ties broken at random): it holds, or just held, a lease. */
 function latestWriter(workers: readonly RunningWorker[]): RunningWorker | undefined {
   const candidates = workers.filter(({ process }) => process.connected);
   const latest = candidates.reduce((max, { lastAcceptedAt }) => (lastAcceptedAt > max ? lastAcceptedAt : max), -1n);
   const tied = candidates.filter(({ lastAcceptedAt }) => lastAcceptedAt === latest);
   return tied[Math.floor(Math.random() * tied.length)];
-}
-
-function describeMove(move: BackwardMove): string {
-  return (
-    `${move.from.offset - move.to.offset} positions on ${move.subscriptionId} ` +
-    `(${move.from.offset}@${move.from.token} -> ${move.to.offset}@${move.to.token})`
-  );
 }
 
 let options: SoakOptions;

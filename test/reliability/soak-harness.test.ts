@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { analyseSoakHistory, largestMove } from '../../bench/soak/soak-analysis.js';
 import { formatSoakCheckpoint, parseSoakCheckpoint } from '../../bench/soak/soak-checkpoint.js';
 import { parseSoakOptions } from '../../bench/soak/soak-options.js';
+import { soakReportLines } from '../../bench/soak/soak-report.js';
 import { StallableLeaseClock } from '../../bench/soak/stallable-lease-clock.js';
 import { CheckpointWriteCondition } from '../../runtime/index.js';
 import type { CheckpointOperation, HistoryEvent } from '../support/linearizability/index.js';
@@ -65,6 +66,34 @@ describe('soak analysis', () => {
     expect(parseSoakCheckpoint('120@7')).toEqual({ offset: 120, token: 7n });
     expect(parseSoakCheckpoint(undefined)).toBeUndefined();
     expect(() => parseSoakCheckpoint('120')).toThrow(/not "<offset>@<token>"/);
+  });
+});
+
+describe('soak report', () => {
+  it('ends with exactly the summary line the issue specifies, and names every fault kind', () => {
+    const analysis = analyseSoakHistory([
+      ...call('w0', save(1, 1n), ok('w0')),
+      ...call('w1', save(1, 0n), { type: 'fail', process: 'w1', reason: 'refused' }),
+      ...call('w0', save(2, 1n), { type: 'info', process: 'w0' }),
+    ]);
+    const lines = soakReportLines({
+      options: parseSoakOptions(['--seconds', '5']),
+      elapsedSeconds: 5.04,
+      faults: new Map([['restart', 2], ['stall', 1]]),
+      leaseErrors: 3,
+      analysis,
+    });
+    expect(lines.at(-1)).toBe('soak: 3 ops, 1 accepted, 1 refused, 1 unknown, 3 faults, 0 anomalies');
+    expect(lines.filter((line) => line.startsWith('soak:'))).toHaveLength(1);
+    expect(lines).toContain('faults: 2 redis-server SIGKILL + restart, 1 worker stall; lease-store call failures seen by workers: 3');
+    expect(lines).toContain('largest backward move by a stale token: none');
+  });
+
+  it('explains each violation and counts it among the anomalies', () => {
+    const analysis = analyseSoakHistory([...call('w0', save(5, 2n), ok('w0')), ...call('w1', save(9, 1n), ok('w1'))]);
+    const lines = soakReportLines({ options: parseSoakOptions([]), elapsedSeconds: 1, faults: new Map(), leaseErrors: 0, analysis });
+    expect(lines.some((line) => line.startsWith('  violation: Subscription "orders-0" is not linearizable'))).toBe(true);
+    expect(lines.at(-1)).toMatch(/, 0 faults, [1-9]\d* anomalies$/);
   });
 });
 
