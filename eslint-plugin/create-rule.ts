@@ -13,7 +13,7 @@ export interface CheckpointFencingRuleDocs {
 
 /**
  * The URL of a rule's doc: doc/rules/ ships in the npm package, so the versioned file on unpkg is the doc for exactly
- * the installed version (see doc/adr/0301-rule-doc-urls-point-at-the-published-package.md).
+ * the installed version (see doc/adr/0303-rule-doc-urls-point-at-the-published-package.md).
  */
 export function ruleDocUrl(ruleName: string): string {
   return `https://unpkg.com/checkpoint-fencing@${pluginVersion}/doc/rules/${ruleName}.md`;

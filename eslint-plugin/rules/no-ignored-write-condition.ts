@@ -31,7 +31,7 @@ export const noIgnoredWriteCondition = createRule<[NoIgnoredWriteConditionOption
     },
     messages: {
       saveIgnoresCondition:
-        'This CheckpointStorage save() declares {{count}} parameter(s), so it never sees the write condition and fencing is silently off. ' +
+        'This CheckpointStorage save() declares {{count}} of its three parameters, so it never sees the write condition and fencing is silently off. ' +
         'Take (subscriptionId, checkpoint, condition) and evaluate the condition atomically with the write; `npx checkpoint-fencing upgrade` adds it.',
       missingWriteVersion:
         'This CheckpointStorage has no writeVersion(), so no write condition can be judged and fencing is silently off. ' +
