@@ -5,5 +5,5 @@ export { LeaseKeepingStrategy, type LeaseKeepingStrategyOptions } from './lease-
 export { InMemoryLeaseTable, type InMemoryLeaseTableOptions } from './in-memory-lease-table.js';
 export { InMemoryLeaseStrategy, type InMemoryLeaseStrategyOptions } from './in-memory-lease-strategy.js';
 export { defaultRedisLeaseKeyPrefix, redisLeaseKeys, type RedisLeaseKeys } from './redis-lease-keys.js';
-export type { RedisLeaseClient, WaitForReplicas } from './redis-lease-store.js';
+export type { RedisLeaseClient, RedisLeasePipeline, WaitForReplicas } from './redis-lease-store.js';
 export { RedisLeaseStrategy, type RedisLeaseStrategyOptions } from './redis-lease-strategy.js';

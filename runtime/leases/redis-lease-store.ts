@@ -1,10 +1,22 @@
-import type { Cluster, Redis } from 'ioredis';
 import type { LeaseStore } from './lease-store.js';
 import { acquireLeaseScript, refreshLeaseScript, releaseLeaseScript } from './redis-lease-scripts.js';
 import { redisLeaseKeys, type RedisLeaseKeys } from './redis-lease-keys.js';
 
-/** An ioredis client the caller owns: a standalone or replicated server, or a Cluster. */
-export type RedisLeaseClient = Redis | Cluster;
+/**
+ * The client a `RedisLeaseStrategy` works over: an ioredis `Redis` or `Cluster` (a standalone or replicated server, or
+ * a Cluster), which the caller owns. Typed by the few commands the strategy sends, so the package needs no ioredis types.
+ */
+export interface RedisLeaseClient {
+  eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  pipeline(): RedisLeasePipeline;
+}
+
+/** The part of an ioredis pipeline `waitForReplicas` uses: a keyed command to route it, then `WAIT`. */
+export interface RedisLeasePipeline {
+  pttl(key: string): RedisLeasePipeline;
+  wait(replicas: number, timeoutMs: number): RedisLeasePipeline;
+  exec(): Promise<[Error | null, unknown][] | null>;
+}
 
 /** After minting a token, wait until this many replicas have the write, for at most this long. */
 export interface WaitForReplicas {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
+import { Redis as Redis6 } from 'ioredis6';
 import { RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
 import { describeCompetingConsumerStrategyConformance } from '../../../runtime/testing/index.js';
 import { eventually } from '../../support/leases/event-log.js';
@@ -174,5 +175,34 @@ describe('RedisLeaseStrategy while the redis-server is stopped', () => {
     const token = first.fencingToken('orders') ?? second.fencingToken('orders');
     expect(token).toBe(1n);
     await Promise.all([first.shutdown(), second.shutdown()]);
+  });
+});
+
+describe('RedisLeaseStrategy over ioredis 6 (RESP3 by default)', () => {
+  it('takes a lease, hands it over, and runs waitForReplicas through its pipeline', async () => {
+    if (server === undefined) {
+      throw new Error('no server');
+    }
+    const keyPrefix = freshPrefix();
+    const v6 = new Redis6({ host: server.host, port: server.port });
+    const errors: unknown[] = [];
+    try {
+      const first = new RedisLeaseStrategy(v6, { keyPrefix, leaseTimeMs: 3_000 });
+      const waiting = new RedisLeaseStrategy(v6, {
+        keyPrefix,
+        leaseTimeMs: 3_000,
+        waitForReplicas: { replicas: 1, timeoutMs: 20 },
+        onError: (error) => errors.push(error),
+      });
+      expect(await first.register('orders', 'node-a')).toBe(true);
+      expect(first.fencingToken('orders')).toBe(0n);
+      await waiting.register('orders', 'node-b');
+      await first.unregister('orders', 'node-a');
+      await eventually('the waiting node has tried WAIT on the freed lease', () => errors.length > 0);
+      expect(String(errors[0])).toMatch(/token 1 reached 0 of the 1 replicas/u);
+      await Promise.all([first.shutdown(), waiting.shutdown()]);
+    } finally {
+      v6.disconnect();
+    }
   });
 });

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster, Redis } from 'ioredis';
-import { RedisCheckpointStorage, RedisLeaseStrategy, redisLeaseKeys, type RedisLeaseClient } from '../../../runtime/index.js';
+import { RedisCheckpointStorage, RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
 import { runThreeNodeTakeover, type TakeoverWorld } from '../../support/leases/three-node-takeover.js';
 import { startRedisCluster, startRedisServer, type RedisClusterProcess, type RedisServerProcess } from '../../support/redis/index.js';
 
 const leaseTimeMs = 600;
 let server: RedisServerProcess | undefined;
 let cluster: RedisClusterProcess | undefined;
-const clients: RedisLeaseClient[] = [];
+const clients: (Redis | Cluster)[] = [];
 let worlds = 0;
 
 beforeAll(async () => {
@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 /** Every node gets its own connection, its own strategy and its own storage, as separate processes would. */
-function redisWorld(connect: () => RedisLeaseClient): TakeoverWorld {
+function redisWorld(connect: () => Redis | Cluster): TakeoverWorld {
   worlds += 1;
   const keyPrefix = `takeover-${worlds}:`;
   const checkpointKeyPrefix = `takeover-${worlds}:checkpoint:`;
@@ -38,7 +38,7 @@ function redisWorld(connect: () => RedisLeaseClient): TakeoverWorld {
   };
 }
 
-function standalone(): RedisLeaseClient {
+function standalone(): Redis {
   if (server === undefined) {
     throw new Error('The redis-server of this suite did not start; see the beforeAll error.');
   }
@@ -47,7 +47,7 @@ function standalone(): RedisLeaseClient {
   return client;
 }
 
-function clustered(): RedisLeaseClient {
+function clustered(): Cluster {
   if (cluster === undefined) {
     throw new Error('The Redis Cluster of this suite did not start; see the beforeAll error.');
   }
