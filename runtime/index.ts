@@ -39,6 +39,7 @@ export {
   type LeaseStore,
   type LeaseTimer,
   type RedisLeaseClient,
+  type RedisLeasePipeline,
   type RedisLeaseKeys,
   type RedisLeaseStrategyOptions,
   type WaitForReplicas,
