@@ -97,6 +97,8 @@ describe('RedisCheckpointStorage on a real three-master Redis Cluster', () => {
         await expect(storage.save(id, 'x', ifAbsent())).rejects.toThrow(TypeError);
       }
       expect(sent).not.toHaveBeenCalled();
+      await storage.save('{tenant}-orders', 'sent', any());
+      expect(sent).toHaveBeenCalledTimes(1);
     } finally {
       sent.mockRestore();
     }

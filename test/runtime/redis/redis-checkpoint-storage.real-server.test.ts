@@ -87,9 +87,12 @@ describe('RedisCheckpointStorage on a real redis-server', () => {
         await expect(clusterSafe.save(id, 'x', ifAbsent())).rejects.toThrow(TypeError);
       }
       expect(sent).not.toHaveBeenCalled();
+      await clusterSafe.save('spy-probe', 'sent', any());
+      expect(sent).toHaveBeenCalledTimes(1);
     } finally {
       sent.mockRestore();
     }
+    await clusterSafe.delete('spy-probe');
     for (const id of [...clusterUnalignableIds, ...clusterAlignableIds]) {
       await standalone.save(id, 'pinned', ifAbsent());
       await standalone.save(id, 'fenced', notOlderThan(5));
