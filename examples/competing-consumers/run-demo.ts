@@ -129,7 +129,12 @@ async function startRedisServer(): Promise<{ readonly port: number; stop(): void
       reject(new Error(`could not start redis-server (${error.message}); install it (apt-get install redis-server) or pass --redis host:port`));
     });
   });
-  await Promise.race([answersPing(port), failed]);
+  try {
+    await Promise.race([answersPing(port), failed]);
+  } catch (error) {
+    server.kill('SIGKILL');
+    throw error;
+  }
   return { port, stop: () => server.kill('SIGTERM') };
 }
 
