@@ -51,7 +51,8 @@ describe('model-based interleavings: InMemoryCheckpointStorage', () => {
       concurrentModelProperty({ createStorages: () => [new InMemoryCheckpointStorage()], subscriptionIds: ['orders', 'payments'] }),
       { numRuns: 150 },
     );
-  });
+    // Many runs: a second alone, more on a loaded two-core machine.
+  }, 60_000);
 
   it('catches a check-then-write storage and reports the interleaving that broke it', async () => {
     const result = await fc.check(
@@ -72,7 +73,5 @@ describe('model-based interleavings: InMemoryCheckpointStorage', () => {
     expect(log).toContain('gap between check and write resolved');
     expect(log.filter((line) => /^p\d+ save\(.*\) returns resolved$/.test(line)).length).toBeGreaterThanOrEqual(2);
     expect([...(commands ?? [])].length).toBeLessThanOrEqual(10);
-  });
-
-
+  }, 60_000);
 });

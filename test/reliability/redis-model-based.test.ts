@@ -38,7 +38,8 @@ describe('model-based interleavings: RedisCheckpointStorage on a real redis-serv
       }),
       { numRuns: 40 },
     );
-  });
+    // Real servers and many runs: seconds alone, more on a loaded two-core machine.
+  }, 60_000);
 });
 
 describe('model-based interleavings: RedisCheckpointStorage on a real three-master Cluster', () => {
@@ -73,5 +74,6 @@ describe('model-based interleavings: RedisCheckpointStorage on a real three-mast
       }),
       { numRuns: 25 },
     );
-  });
+    // Real servers and many runs: seconds alone, more on a loaded two-core machine.
+  }, 60_000);
 });
