@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const fileCount = Number(process.env.BENCH_FILES ?? 3_000);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 
 function generateProject(root: string): void {
   mkdirSync(join(root, 'src'), { recursive: true });
@@ -75,6 +75,8 @@ function generateProject(root: string): void {
 
 interface Measurement {
   readonly seconds: number;
+  /** User plus system CPU time of the process and the children it waited for (jscodeshift's workers). */
+  readonly cpuSeconds: number;
   readonly peakMegabytes: number;
 }
 
@@ -82,14 +84,14 @@ interface Measurement {
 function measure(args: readonly string[], cwd: string): Measurement {
   const report = join(cwd, '.time');
   try {
-    execFileSync('/usr/bin/time', ['-o', report, '-f', '%e %M', ...args], { cwd, stdio: 'ignore' });
+    execFileSync('/usr/bin/time', ['-o', report, '-f', '%e %U %S %M', ...args], { cwd, stdio: 'ignore' });
   } catch (error) {
     if ((error as { status?: number }).status !== 1) {
       throw error;
     }
   }
-  const [seconds = '0', kilobytes = '0'] = execFileSync('tail', ['-n', '1', report], { encoding: 'utf8' }).trim().split(' ');
-  return { seconds: Number(seconds), peakMegabytes: Number(kilobytes) / 1024 };
+  const [seconds = '0', user = '0', system = '0', kilobytes = '0'] = execFileSync('tail', ['-n', '1', report], { encoding: 'utf8' }).trim().split(' ');
+  return { seconds: Number(seconds), cpuSeconds: Number(user) + Number(system), peakMegabytes: Number(kilobytes) / 1024 };
 }
 
 const root = mkdtempSync(join(tmpdir(), 'recipe-bench-'));
@@ -117,11 +119,13 @@ try {
   const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
   const cliSeconds = median(results.map((result) => result.cli.seconds));
   const noopSeconds = median(results.map((result) => result.noop.seconds));
+  const cliCpu = median(results.map((result) => result.cli.cpuSeconds));
+  const noopCpu = median(results.map((result) => result.noop.cpuSeconds));
   const cliPeak = Math.max(...results.map((result) => result.cli.peakMegabytes));
   const noopPeak = Math.max(...results.map((result) => result.noop.peakMegabytes));
   console.log(`${fileCount} files, 5 implementers, median of ${rounds} rounds:`);
-  console.log(`  checkpoint-fencing upgrade --check: ${cliSeconds.toFixed(2)}s wall, peak RSS ${cliPeak.toFixed(0)} MB`);
-  console.log(`  jscodeshift no-op transform:        ${noopSeconds.toFixed(2)}s wall, peak RSS ${noopPeak.toFixed(0)} MB (largest single process)`);
+  console.log(`  checkpoint-fencing upgrade --check: ${cliSeconds.toFixed(2)}s wall, ${cliCpu.toFixed(2)}s CPU, peak RSS ${cliPeak.toFixed(0)} MB`);
+  console.log(`  jscodeshift no-op transform:        ${noopSeconds.toFixed(2)}s wall, ${noopCpu.toFixed(2)}s CPU, peak RSS ${noopPeak.toFixed(0)} MB (largest single process)`);
   console.log(`  ratio CLI / jscodeshift no-op: ${(cliSeconds / noopSeconds).toFixed(2)} (${cliSeconds < noopSeconds ? 'CLI faster' : 'CLI slower'})`);
 } finally {
   rmSync(root, { recursive: true, force: true });

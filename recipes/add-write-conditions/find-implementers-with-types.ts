@@ -1,15 +1,12 @@
-import {
-  Node,
-  SyntaxKind,
-  type ClassDeclaration,
-  type ExpressionWithTypeArguments,
-  type ObjectLiteralExpression,
-  type SourceFile,
-  type Symbol as MorphSymbol,
-  type TypeNode,
-} from 'ts-morph';
+import { createRequire } from 'node:module';
+import type { ClassDeclaration, ExpressionWithTypeArguments, Node as MorphNode, ObjectLiteralExpression, SourceFile, Symbol as MorphSymbol, TypeNode } from 'ts-morph';
 import type { BaseFacts, BodyFacts, ImplementerFacts, ImportDeclarationFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
 import { PACKAGE_NAME } from './import-plan.js';
+
+// Loaded with require: importing this CommonJS bundle from ESM makes Node scan it for named exports, which costs
+// a noticeable part of a whole run (see doc/adr/0203).
+const { Node, SyntaxKind } = createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
+type Node = MorphNode;
 
 /** What the type-aware front end found in one file. Plain data: no ts-morph node escapes this module. */
 export interface TypedFileFacts {

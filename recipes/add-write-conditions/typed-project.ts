@@ -1,6 +1,10 @@
-import { Project, ts, type ResolutionHostFactory } from 'ts-morph';
+import { createRequire } from 'node:module';
+import type { ResolutionHostFactory, ts as Typescript } from 'ts-morph';
 import { findImplementersWithTypes, type TypedFileFacts } from './find-implementers-with-types.js';
 import { PACKAGE_NAME } from './import-plan.js';
+
+// Loaded with require for start-up time, as in find-implementers-with-types.ts.
+const { Project, ts } = createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
 
 /** A tsconfig's file list and a way to analyse some of its files with types. The only module that opens ts-morph's Project. */
 export interface TypedProject {
@@ -20,7 +24,7 @@ export interface TypedProject {
  * @throws Error naming the tsconfig when it is missing or invalid.
  */
 export function openTypedProject(tsconfigPath: string): TypedProject {
-  const diagnostics: ts.Diagnostic[] = [];
+  const diagnostics: Typescript.Diagnostic[] = [];
   const parsed = ts.getParsedCommandLineOfConfigFile(tsconfigPath, {}, {
     ...ts.sys,
     onUnRecoverableConfigFileDiagnostic: (diagnostic) => diagnostics.push(diagnostic),
@@ -71,7 +75,7 @@ export function openTypedProject(tsconfigPath: string): TypedProject {
  * declarations of every library the project uses would dominate the run time. A base class imported from another
  * package therefore stays unknown, and its subclass is reported as skipped rather than guessed at.
  */
-function projectAndPackageOnly(cache: ts.ModuleResolutionCache): ResolutionHostFactory {
+function projectAndPackageOnly(cache: Typescript.ModuleResolutionCache): ResolutionHostFactory {
   return (host, getCompilerOptions) => ({
     resolveModuleNames: (moduleNames, containingFile) =>
       moduleNames.map((name) => {

@@ -25,7 +25,9 @@ export function fixtureCompilerOptions(): Record<string, unknown> {
     skipLibCheck: true,
     noEmit: true,
     jsx: 'preserve',
-    types: [],
+    // The runtime source uses Node globals; a temp project has no node_modules of its own.
+    types: ['node'],
+    typeRoots: [join(REPO, 'node_modules/@types')],
     paths: { 'checkpoint-fencing': [join(REPO, 'runtime/index.ts')] },
   };
 }
@@ -58,7 +60,7 @@ export function copyLegacyApp(root: string): void {
   cpSync(join(REPO, 'fixtures/legacy-app'), root, { recursive: true });
   writeFileSync(
     join(root, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { ...fixtureCompilerOptions(), types: ['node'], typeRoots: [join(REPO, 'node_modules/@types')] }, include: ['src'] }, null, 2),
+    JSON.stringify({ compilerOptions: fixtureCompilerOptions(), include: ['src'] }, null, 2),
   );
 }
 
