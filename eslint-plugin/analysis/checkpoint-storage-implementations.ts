@@ -29,9 +29,10 @@ export function classImplementingCheckpointStorage(
   scope: Scope,
   types: TypeInformation | undefined,
 ): CheckpointStorageImplementation | undefined {
-  const clause = classNode.implements.find((implemented) => refersToRuntimeExport(implemented.expression, 'CheckpointStorage', scope));
+  const clauses = implementsClauses(classNode);
+  const clause = clauses.find((candidate) => refersToRuntimeExport(candidate.expression, 'CheckpointStorage', scope));
   // Only a class with a heritage clause can be a storage by type; asking no other keeps type-aware linting cheap.
-  const worthAsking = classNode.implements.length > 0 || classNode.superClass !== null;
+  const worthAsking = clauses.length > 0 || classNode.superClass !== null;
   const implementsStorage =
     types === undefined
       ? clause !== undefined
@@ -120,6 +121,12 @@ function declaredTypeOf(object: TSESTree.ObjectExpression): TSESTree.TypeNode | 
     return parent.typeAnnotation;
   }
   return undefined;
+}
+
+/** A class's `implements` clauses; JavaScript parsers (espree) leave the property out, though the TS-ESTree types say it is always there. */
+function implementsClauses(classNode: ClassNode): readonly TSESTree.TSClassImplements[] {
+  const { implements: clauses } = classNode as { readonly implements?: readonly TSESTree.TSClassImplements[] };
+  return clauses ?? [];
 }
 
 function keyName(member: { readonly key: TSESTree.Node; readonly computed: boolean }): string | undefined {
