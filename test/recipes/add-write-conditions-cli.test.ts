@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRecipes } from './support/build-recipes.js';
 import { copyLegacyApp, RECIPE_FIXTURES, REPO, typeCheck } from './support/fixture-project.js';
 import { commitAll, git } from './support/git-repo.js';
@@ -12,6 +12,10 @@ let build: string;
 beforeAll(() => {
   build = buildRecipes();
 }, 120_000);
+
+afterAll(() => {
+  rmSync(build, { recursive: true, force: true });
+});
 
 interface Run {
   readonly status: number | null;
