@@ -41,15 +41,19 @@ export const noRetryAfterRefusal = createRule<[], NoRetryAfterRefusalMessageId>(
           return;
         }
         const caught = ASTUtils.findVariable(sourceCode.getScope(handler.body), handler.param);
+        // Most catch blocks never test for a refusal; finding that out first keeps the rule cheap.
+        const regions = caught === null ? [] : refusalRegions(handler.body, caught, sourceCode);
+        if (regions.length === 0) {
+          return;
+        }
         const tryStatement = handler.parent;
         const writes = [...descendantNodes(tryStatement.block, keys, true)]
           .filter((node) => node.type === AST_NODE_TYPES.CallExpression)
           .map(asSaveCall)
           .filter((save) => save !== undefined);
-        if (caught === null || writes.length === 0) {
+        if (writes.length === 0) {
           return;
         }
-        const regions = refusalRegions(handler.body, caught, sourceCode);
         for (const region of regions) {
           for (const retry of saveCallsIn(region, keys)) {
             if (writes.some((write) => sameWrite(write, retry, sourceCode))) {
@@ -58,7 +62,7 @@ export const noRetryAfterRefusal = createRule<[], NoRetryAfterRefusalMessageId>(
           }
         }
         const loop = retryLoopAround(tryStatement);
-        if (loop === undefined || regions.length === 0 || regions.some((region) => region.some((statement) => leavesLoop(statement, keys)))) {
+        if (loop === undefined || regions.some((region) => region.some((statement) => leavesLoop(statement, keys)))) {
           return;
         }
         const continues = regions.some((region) => region.some((statement) => containsNode(statement, keys, isContinue)));

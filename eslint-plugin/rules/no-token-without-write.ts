@@ -58,15 +58,15 @@ export const noTokenWithoutWrite = createRule<[NoTokenWithoutWriteOptions], NoTo
         }
         const scope = sourceCode.getScope(declarator);
         for (const variable of sourceCode.getDeclaredVariables(declarator)) {
-          const isToken = isFencingTokenVariable(variable, scope, recognition);
+          // Where the value goes is cheap to see; whether it is a token may need types, so that is asked last.
+          const ownReads = variable.references.filter((reference) => reference.isRead()).map((reference) => reference.identifier);
+          const isToken = onlyLoggedOrStored(ownReads) && isFencingTokenVariable(variable, scope, recognition);
           // A token held as a property (`lease.fencingToken`) is followed through its property reads instead.
-          const reads = isToken
-            ? variable.references.filter((reference) => reference.isRead()).map((reference) => reference.identifier)
-            : tokenPropertyReads(variable, recognition);
-          const uses = new Set(reads.map(classifyTokenUse));
-          if (uses.has('mayReachWrite') || !(uses.has('logged') || uses.has('storedInField'))) {
+          const reads = isToken ? ownReads : tokenPropertyReads(variable, recognition);
+          if (!onlyLoggedOrStored(reads)) {
             continue;
           }
+          const uses = new Set(reads.map(classifyTokenUse));
           const token = isToken || reads[0] === undefined ? variable.name : sourceCode.getText(reads[0]);
           const described = [uses.has('logged') ? 'logged' : undefined, uses.has('storedInField') ? 'stored in a field' : undefined]
             .filter((use) => use !== undefined)
@@ -78,6 +78,12 @@ export const noTokenWithoutWrite = createRule<[NoTokenWithoutWriteOptions], NoTo
     };
   },
 });
+
+/** Whether every read only logs, stores or tests the value, and at least one logs or stores it. */
+function onlyLoggedOrStored(reads: readonly TSESTree.Node[]): boolean {
+  const uses = new Set(reads.map(classifyTokenUse));
+  return !uses.has('mayReachWrite') && (uses.has('logged') || uses.has('storedInField'));
+}
 
 /** `await lease.fencingToken(id)`, `source(id)`, `await lease.acquire(id)`: a value obtained here, not passed in. */
 function isObtainedByCall(init: TSESTree.Expression): boolean {
