@@ -26,6 +26,10 @@ syntacticRuleTester().run('no-cached-fencing-token', noCachedFencingToken, {
       code: `${importCondition}class A { start() { this.token = lease.fencingToken(id); } }\nclass B { constructor(token) { this.token = token; } commit() { return CheckpointWriteCondition.notOlderThan(this.token); } }`,
     },
     {
+      name: 'a local token that shadows a cached module variable',
+      code: `${importCondition}let fencingToken;\nexport async function start(lease) { fencingToken = await lease.fencingToken('s'); }\nexport async function commit(lease, cp) {\n  const fencingToken = await lease.fencingToken('s');\n  await storage.save('s', cp, CheckpointWriteCondition.notOlderThan(fencingToken));\n}`,
+    },
+    {
       name: 'a module-level token used by module-level code that read it',
       code: `${importCondition}const token = await lease.fencingToken('s');\nawait storage.save('s', cp, CheckpointWriteCondition.notOlderThan(token));`,
     },
@@ -40,6 +44,11 @@ syntacticRuleTester().run('no-cached-fencing-token', noCachedFencingToken, {
       name: 'a private field assigned from a local token, aliased import, non-null assertion',
       code: `import { CheckpointWriteCondition as WC } from 'checkpoint-fencing';\nclass Consumer {\n  #fencingToken;\n  async acquire(id) {\n    const fencingToken = await this.lease.acquire(id);\n    this.#fencingToken = fencingToken;\n  }\n  commit = (id, cp) => this.storage.save(id, cp, WC.notOlderThan(this.#fencingToken!));\n}`,
       errors: [{ messageId: 'cachedToken', data: { name: 'this.#fencingToken', line: 6 }, line: 8, column: 66, endLine: 8, endColumn: 85 }],
+    },
+    {
+      name: 'a field written and read through computed keys',
+      code: `${importCondition}class Consumer {\n  async start(id) { this['token'] = await this.lease.fencingToken(id); }\n  commit(id, cp) { return this.storage.save(id, cp, CheckpointWriteCondition.notOlderThan(this[\`token\`])); }\n}`,
+      errors: [{ messageId: 'cachedToken', data: { name: 'this[`token`]', line: 3 }, line: 4, column: 91, endLine: 4, endColumn: 104 }],
     },
     {
       name: 'a module variable set by one function and used by another, namespace import',

@@ -51,6 +51,11 @@ syntacticRuleTester().run('no-retry-after-refusal', noRetryAfterRefusal, {
       errors: [{ messageId: 'retryInCatch', line: 7, column: 12, endLine: 7, endColumn: 34 }],
     },
     {
+      name: 'a retry scheduled in a nested callback',
+      code: `${importError}async function f() {\n  try { await storage.save(id, cp, c); } catch (e) {\n    if (e instanceof CheckpointWriteConditionNotFulfilledError) setTimeout(() => storage.save(id, cp, c), 100);\n  }\n}`,
+      errors: [{ messageId: 'retryInCatch', line: 4, column: 82, endLine: 4, endColumn: 105 }],
+    },
+    {
       name: 'a while loop that continues after a refusal, namespace import',
       code: `import * as cf from 'checkpoint-fencing';\nasync function f() {\n  while (true) {\n    try {\n      await this.storage.save(id, cp, condition);\n      break;\n    } catch (e) {\n      if (e instanceof cf.CheckpointWriteConditionNotFulfilledError) { await sleep(10); continue; }\n      throw e;\n    }\n  }\n}`,
       errors: [{ messageId: 'retryByLoop', line: 5, column: 13, endLine: 5, endColumn: 49 }],

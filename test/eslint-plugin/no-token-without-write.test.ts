@@ -28,6 +28,10 @@ syntacticRuleTester().run('no-token-without-write', noTokenWithoutWrite, {
       code: `async function f(lease) { const token = await lease.fencingToken(id); if (token === undefined) throw new Error('lost'); }`,
     },
     {
+      name: 'a callback parameter that shadows the token is a different binding',
+      code: `async function f(lease, items) {\n  const token = await lease.fencingToken(id);\n  items.forEach((token) => console.log(token));\n  await storage.save(id, cp, CheckpointWriteCondition.notOlderThan(token));\n}`,
+    },
+    {
       name: 'a token-source function is not a token',
       code: `function f(options) { const fencingToken = options.makeFencingToken(); console.log(fencingToken(id)); }`,
     },
