@@ -1,4 +1,5 @@
-import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
 import { skipTransparentWrappers, staticMemberName } from './static-member-name.js';
 
 /** A `receiver.save(...)` call in any spelling: `a.save()`, `a?.save()`, `a['save']()`, `this.#a.save()`. */
@@ -14,4 +15,18 @@ export function asSaveCall(call: TSESTree.CallExpression): SaveCall | undefined 
     return undefined;
   }
   return { call, receiver: callee.object };
+}
+
+/** Whether `condition` is `CheckpointWriteCondition.any()` of checkpoint-fencing (aliased, or through a namespace). */
+export function isAnyCondition(condition: TSESTree.Node, sourceCode: Readonly<TSESLint.SourceCode>): boolean {
+  const made = skipTransparentWrappers(condition);
+  if (made.type !== AST_NODE_TYPES.CallExpression || made.arguments.length !== 0) {
+    return false;
+  }
+  const factory = skipTransparentWrappers(made.callee);
+  return (
+    factory.type === AST_NODE_TYPES.MemberExpression &&
+    staticMemberName(factory) === 'any' &&
+    refersToRuntimeExport(factory.object, 'CheckpointWriteCondition', sourceCode.getScope(factory))
+  );
 }

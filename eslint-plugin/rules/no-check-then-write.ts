@@ -1,5 +1,5 @@
 import { AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
-import { refersToRuntimeExport } from '../analysis/checkpoint-fencing-imports.js';
+import { isAnyCondition } from '../analysis/checkpoint-save-calls.js';
 import {
   classImplementingCheckpointStorage,
   objectImplementingCheckpointStorage,
@@ -131,16 +131,7 @@ function isSeparateWrite(call: TSESTree.CallExpression, sourceCode: SourceCode):
   }
   if (name === 'save') {
     const condition = call.arguments[2];
-    if (condition === undefined) {
-      return true;
-    }
-    const made = skipTransparentWrappers(condition);
-    const factory = made.type === AST_NODE_TYPES.CallExpression ? skipTransparentWrappers(made.callee) : undefined;
-    return (
-      factory?.type === AST_NODE_TYPES.MemberExpression &&
-      staticMemberName(factory) === 'any' &&
-      refersToRuntimeExport(factory.object, 'CheckpointWriteCondition', sourceCode.getScope(factory))
-    );
+    return condition === undefined || isAnyCondition(condition, sourceCode);
   }
   return name !== undefined && WRITE_METHODS.has(name);
 }

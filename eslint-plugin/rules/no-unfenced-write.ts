@@ -1,10 +1,9 @@
 import { ASTUtils, AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
-import { localSpellingOfRuntimeExport, refersToRuntimeExport } from '../analysis/checkpoint-fencing-imports.js';
-import { asSaveCall } from '../analysis/checkpoint-save-calls.js';
+import { localSpellingOfRuntimeExport } from '../analysis/checkpoint-fencing-imports.js';
+import { asSaveCall, isAnyCondition } from '../analysis/checkpoint-save-calls.js';
 import { isCheckpointStorageReceiver } from '../analysis/checkpoint-storage-receivers.js';
 import { fencingTokenInScope } from '../analysis/fencing-token-bindings.js';
 import { addRuntimeImport } from '../analysis/runtime-import-fix.js';
-import { skipTransparentWrappers } from '../analysis/static-member-name.js';
 import { typeInformationFor } from '../analysis/type-information.js';
 import { createRule } from '../create-rule.js';
 
@@ -97,19 +96,7 @@ function isUnconditional(call: TSESTree.CallExpression, sourceCode: Readonly<TSE
     return true;
   }
   const condition = call.arguments[2];
-  if (call.arguments.length !== 3 || condition === undefined) {
-    return false;
-  }
-  const made = skipTransparentWrappers(condition);
-  if (made.type !== AST_NODE_TYPES.CallExpression || made.arguments.length !== 0) {
-    return false;
-  }
-  const factory = skipTransparentWrappers(made.callee);
-  return (
-    factory.type === AST_NODE_TYPES.MemberExpression &&
-    ASTUtils.getPropertyName(factory, sourceCode.getScope(factory)) === 'any' &&
-    refersToRuntimeExport(factory.object, 'CheckpointWriteCondition', sourceCode.getScope(factory))
-  );
+  return call.arguments.length === 3 && condition !== undefined && isAnyCondition(condition, sourceCode);
 }
 
 function stampSuggestion(
