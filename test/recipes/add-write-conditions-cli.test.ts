@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRecipes } from './support/build-recipes.js';
 import { copyLegacyApp, RECIPE_FIXTURES, REPO, typeCheck } from './support/fixture-project.js';
 import { commitAll, git } from './support/git-repo.js';
+import { temporaryDirectory } from '../support/temporary-directory.js';
 
 let build: string;
 
@@ -29,7 +29,7 @@ function cli(cwd: string, ...args: string[]): Run {
 }
 
 function legacyApp(options: { git?: boolean } = {}): string {
-  const root = mkdtempSync(join(tmpdir(), 'legacy-app-'));
+  const root = temporaryDirectory('legacy-app');
   copyLegacyApp(root);
   if (options.git === true) {
     commitAll(root);
@@ -92,7 +92,7 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
   });
 
   it('--dry-run patches apply byte for byte to CRLF, BOM and no-final-newline files', () => {
-    const root = mkdtempSync(join(tmpdir(), 'crlf-'));
+    const root = temporaryDirectory('crlf');
     for (const name of ['tabs-crlf-bom-double-quotes', 'untouched-crlf-bom-no-final-newline', 'delegating-method']) {
       cpSync(join(RECIPE_FIXTURES, name, 'input.ts'), join(root, `${name}.ts`));
     }
@@ -224,7 +224,7 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
 
 describe('the jscodeshift transform through the jscodeshift CLI', { timeout: 90_000 }, () => {
   it('upgrades TypeScript and JSDoc-annotated JavaScript files in place with --parser=ts', () => {
-    const root = mkdtempSync(join(tmpdir(), 'jscodeshift-run-'));
+    const root = temporaryDirectory('jscodeshift-run');
     const cases = [
       ['delegating-method', 'input.ts', 'storage.ts'],
       ['inherited', 'input.ts', 'table.ts'],

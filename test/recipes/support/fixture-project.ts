@@ -1,7 +1,7 @@
-import { cpSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { temporaryDirectory } from '../../support/temporary-directory.js';
 
 /** The repository root, for paths to fixtures, the runtime and node_modules. */
 export const REPO = resolve(import.meta.dirname, '../../..');
@@ -34,7 +34,7 @@ export function fixtureCompilerOptions(): Record<string, unknown> {
 
 /** A fresh directory under the OS temp dir with a tsconfig using {@link fixtureCompilerOptions}. */
 export function makeTempProject(prefix: string): string {
-  const root = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const root = temporaryDirectory(prefix);
   writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'fixture-project', private: true, type: 'module' }));
   writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: fixtureCompilerOptions(), include: ['**/*'] }, null, 2));
   return root;

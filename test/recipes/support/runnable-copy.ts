@@ -1,7 +1,7 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from './fixture-project.js';
+import { temporaryDirectory } from '../../support/temporary-directory.js';
 
 /**
  * Copies `source` (a file or folder) into a fresh temp folder with every `'checkpoint-fencing'` import pointed at
@@ -9,7 +9,7 @@ import { REPO } from './fixture-project.js';
  * `UnsupportedWriteConditionError` class) with the test. Returns the copy's path.
  */
 export function runnableCopy(source: string): string {
-  const root = mkdtempSync(join(tmpdir(), 'runnable-'));
+  const root = temporaryDirectory('runnable');
   const target = join(root, source.split('/').at(-1) ?? 'copy');
   cpSync(source, target, { recursive: true });
   const rewrite = (path: string): void => {
