@@ -1,4 +1,5 @@
-import type { BaseFacts, BodyFacts, ImplementerFacts, ImportDeclarationFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
+import { bodyFacts, type BodyOffsets } from './body-facts.js';
+import type { BaseFacts, ImplementerFacts, ImportDeclarationFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
 import { PACKAGE_NAME } from './import-plan.js';
 
 /** A Babel AST node as jscodeshift's `ts`/`tsx` parsers produce it, with the fields this module reads. */
@@ -333,7 +334,7 @@ function classFacts(
     ownSave: save === undefined ? undefined : saveFacts(save, text, false),
     ownWriteVersion: instance.some((member) => memberName(member) === 'writeVersion'),
     memberNames: [declaration, ...chain].flatMap((cls) => list(node(cls['body'])?.['body']).flatMap((member) => memberName(member) ?? [])),
-    body: bodyFacts(body ?? declaration, members, text, false),
+    body: bodyFacts(bodyOffsets(body ?? declaration, members, text), text, false),
   };
 }
 
@@ -395,37 +396,20 @@ function literalFacts(literal: AstNode, name: string, text: string, path: string
     ownSave: save === undefined ? undefined : saveFacts(save, text, true),
     ownWriteVersion: properties.some((property) => memberName(property) === 'writeVersion'),
     memberNames: properties.flatMap((property) => memberName(property) ?? []),
-    body: bodyFacts(literal, properties, text, true),
+    body: bodyFacts(bodyOffsets(literal, properties, text), text, true),
   };
 }
 
-function bodyFacts(container: AstNode, members: readonly AstNode[], text: string, literal: boolean): BodyFacts {
-  const openBrace = text.indexOf('{', start(container));
-  const closeBrace = text.lastIndexOf('}', end(container) - 1);
-  const last = members.at(-1);
-  let lastMemberEnd = last === undefined ? undefined : end(last);
-  let lastMemberHasComma = false;
-  if (literal && lastMemberEnd !== undefined) {
-    const comma = /^\s*,/.exec(text.slice(lastMemberEnd, closeBrace));
-    if (comma !== null) {
-      lastMemberHasComma = true;
-      lastMemberEnd += comma[0].length;
-    }
-  }
+function bodyOffsets(container: AstNode, members: readonly AstNode[], text: string): BodyOffsets {
   const first = members[0];
+  const last = members.at(-1);
   return {
-    openBrace,
-    closeBrace,
-    lastMemberEnd,
-    lastMemberHasComma,
-    memberIndent: first === undefined ? '' : lineIndent(text, start(first)),
-    outerIndent: lineIndent(text, start(container)),
+    containerStart: start(container),
+    openBrace: text.indexOf('{', start(container)),
+    closeBrace: text.lastIndexOf('}', end(container) - 1),
+    firstMemberStart: first === undefined ? undefined : start(first),
+    lastMemberEnd: last === undefined ? undefined : end(last),
   };
-}
-
-function lineIndent(text: string, offset: number): string {
-  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
-  return /^[ \t]*/.exec(text.slice(lineStart, offset))?.[0] ?? '';
 }
 
 function lineOf(text: string, offset: number): number {

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { ClassDeclaration, ExpressionWithTypeArguments, Node as MorphNode, ObjectLiteralExpression, SourceFile, Symbol as MorphSymbol, TypeNode } from 'ts-morph';
-import type { BaseFacts, BodyFacts, ImplementerFacts, ImportDeclarationFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
+import { bodyFacts, type BodyOffsets } from './body-facts.js';
+import type { BaseFacts, ImplementerFacts, ImportDeclarationFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
 import { PACKAGE_NAME } from './import-plan.js';
 
 // Loaded with require: importing this CommonJS bundle from ESM makes Node scan it for named exports, which costs
@@ -186,7 +187,7 @@ function classFacts(declaration: ClassDeclaration, text: string, classIds: Reado
     ownSave: saveMember === undefined ? undefined : saveFacts(saveMember, text, false),
     ownWriteVersion: declaration.getInstanceMember('writeVersion') !== undefined,
     memberNames: [declaration, ...chain].flatMap((cls) => cls.getMembers().flatMap((member) => memberName(member))),
-    body: bodyFacts(declaration, members, text, false),
+    body: bodyFacts(bodyOffsets(declaration, members), text, false),
   };
 }
 
@@ -289,37 +290,18 @@ function literalFacts(node: ObjectLiteralExpression, name: string, text: string)
     ownSave: save === undefined ? undefined : saveFacts(save, text, true),
     ownWriteVersion: node.getProperty('writeVersion') !== undefined,
     memberNames: properties.flatMap((property) => memberName(property)),
-    body: bodyFacts(node, properties, text, true),
+    body: bodyFacts(bodyOffsets(node, properties), text, true),
   };
 }
 
-function bodyFacts(container: Node, members: readonly Node[], text: string, literal: boolean): BodyFacts {
-  const openBrace = container.getFirstChildByKindOrThrow(SyntaxKind.OpenBraceToken).getStart();
-  const closeBrace = container.getLastChildByKindOrThrow(SyntaxKind.CloseBraceToken).getStart();
-  const last = members.at(-1);
-  let lastMemberEnd = last?.getEnd();
-  let lastMemberHasComma = false;
-  if (literal && lastMemberEnd !== undefined) {
-    const comma = /^\s*,/.exec(text.slice(lastMemberEnd, closeBrace));
-    if (comma !== null) {
-      lastMemberHasComma = true;
-      lastMemberEnd += comma[0].length;
-    }
-  }
-  const first = members[0];
+function bodyOffsets(container: Node, members: readonly Node[]): BodyOffsets {
   return {
-    openBrace,
-    closeBrace,
-    lastMemberEnd,
-    lastMemberHasComma,
-    memberIndent: first === undefined ? '' : lineIndent(text, first.getStart()),
-    outerIndent: lineIndent(text, container.getStart()),
+    containerStart: container.getStart(),
+    openBrace: container.getFirstChildByKindOrThrow(SyntaxKind.OpenBraceToken).getStart(),
+    closeBrace: container.getLastChildByKindOrThrow(SyntaxKind.CloseBraceToken).getStart(),
+    firstMemberStart: members[0]?.getStart(),
+    lastMemberEnd: members.at(-1)?.getEnd(),
   };
-}
-
-function lineIndent(text: string, offset: number): string {
-  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
-  return /^[ \t]*/.exec(text.slice(lineStart, offset))?.[0] ?? '';
 }
 
 function importFacts(file: SourceFile): ImportFacts {

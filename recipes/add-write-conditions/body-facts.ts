@@ -1,0 +1,40 @@
+import type { BodyFacts } from './implementer-facts.js';
+
+/** Offsets into a file's text of a class body or object literal, as either front end reads them from its own tree. */
+export interface BodyOffsets {
+  readonly containerStart: number;
+  readonly openBrace: number;
+  readonly closeBrace: number;
+  readonly firstMemberStart: number | undefined;
+  readonly lastMemberEnd: number | undefined;
+}
+
+/**
+ * Where new members go and how they are indented, worked out from the original text alone, so that the ts-morph and
+ * the jscodeshift front ends place generated code identically.
+ */
+export function bodyFacts(offsets: BodyOffsets, text: string, literal: boolean): BodyFacts {
+  const { openBrace, closeBrace, firstMemberStart } = offsets;
+  let { lastMemberEnd } = offsets;
+  let lastMemberHasComma = false;
+  if (literal && lastMemberEnd !== undefined) {
+    const comma = /^\s*,/.exec(text.slice(lastMemberEnd, closeBrace));
+    if (comma !== null) {
+      lastMemberHasComma = true;
+      lastMemberEnd += comma[0].length;
+    }
+  }
+  return {
+    openBrace,
+    closeBrace,
+    lastMemberEnd,
+    lastMemberHasComma,
+    memberIndent: firstMemberStart === undefined ? '' : lineIndent(text, firstMemberStart),
+    outerIndent: lineIndent(text, offsets.containerStart),
+  };
+}
+
+function lineIndent(text: string, offset: number): string {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart, offset))?.[0] ?? '';
+}
