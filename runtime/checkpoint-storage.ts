@@ -32,6 +32,16 @@ export interface CheckpointStorage {
    * checkpoint and `candidate`, and resolve to whichever is stored; `undefined` when the race cannot be resolved.
    */
   resolveFirstCheckpointRace?(subscriptionId: string, candidate: Checkpoint): Promise<Checkpoint | undefined>;
+
+  /**
+   * Atomically raises the stored write version to `version` without reading or changing the checkpoint: the fence on
+   * acquire in one step. Accepted when no version is stored or the stored one is ≤ `version`; otherwise rejects with
+   * `CheckpointWriteConditionNotFulfilledError(subscriptionId, notOlderThan(version), storedVersion)` and changes nothing.
+   * With no checkpoint stored it still records the version: `read` then answers `undefined`, `ifAbsent()` is still
+   * accepted (it tests the checkpoint only) and keeps the version, `notOlderThan` is judged against it, `delete` removes it.
+   * @throws TypeError (as a rejection, before anything is touched) for a non-string id or a version that is not a non-negative bigint.
+   */
+  advanceWriteVersion?(subscriptionId: string, version: bigint): Promise<void>;
 }
 
 /** Whether `storage` evaluates write conditions at all; `false` for a storage that does not say. */

@@ -1,8 +1,8 @@
 import type { Checkpoint } from './checkpoint.js';
 import type { CheckpointStorage } from './checkpoint-storage.js';
-import type { CheckpointWriteCondition } from './checkpoint-write-condition.js';
+import { CheckpointWriteCondition } from './checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from './errors/checkpoint-write-condition-not-fulfilled-error.js';
-import { assertCheckpoint, assertSaveArguments, assertSubscriptionId } from './storage-arguments.js';
+import { assertCheckpoint, assertSaveArguments, assertSubscriptionId, assertWriteVersion } from './storage-arguments.js';
 
 /** Options of {@link InMemoryCheckpointStorage}. */
 export interface InMemoryCheckpointStorageOptions {
@@ -14,7 +14,8 @@ export interface InMemoryCheckpointStorageOptions {
 }
 
 interface StoredCheckpoint {
-  readonly checkpoint: Checkpoint;
+  /** `undefined` for a version that `advanceWriteVersion` recorded before any checkpoint was stored. */
+  readonly checkpoint: Checkpoint | undefined;
   readonly version: bigint | undefined;
   /** Still the start position an `ifAbsent()` write pinned: no other write has moved it since. */
   readonly pinned: boolean;
@@ -67,7 +68,7 @@ export class InMemoryCheckpointStorage implements CheckpointStorage {
     assertSubscriptionId(subscriptionId);
     assertCheckpoint(candidate);
     const stored = this.#entries.get(subscriptionId);
-    if (this.#comparePositions === undefined || stored?.pinned !== true) {
+    if (this.#comparePositions === undefined || stored?.pinned !== true || stored.checkpoint === undefined) {
       return undefined;
     }
     if (this.#comparePositions(candidate, stored.checkpoint) < 0) {
@@ -77,16 +78,28 @@ export class InMemoryCheckpointStorage implements CheckpointStorage {
     return stored.checkpoint;
   }
 
+  /** Raises the stored version to `version` in one synchronous step, leaving the checkpoint (or its absence) as it is. */
+  async advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
+    assertSubscriptionId(subscriptionId);
+    assertWriteVersion(version);
+    const stored = this.#entries.get(subscriptionId);
+    if (stored?.version !== undefined && stored.version > version) {
+      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, CheckpointWriteCondition.notOlderThan(version), stored.version);
+    }
+    this.#entries.set(subscriptionId, { checkpoint: stored?.checkpoint, version, pinned: stored?.pinned ?? false });
+  }
+
   #nextEntry(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): StoredCheckpoint {
     const stored = this.#entries.get(subscriptionId);
     switch (condition.kind) {
       case 'any':
         return { checkpoint, version: stored?.version, pinned: false };
       case 'ifAbsent':
-        if (stored !== undefined) {
+        // Tests the checkpoint only: a version advanced before any checkpoint was stored is kept.
+        if (stored?.checkpoint !== undefined) {
           throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, stored.version);
         }
-        return { checkpoint, version: undefined, pinned: true };
+        return { checkpoint, version: stored?.version, pinned: true };
       case 'notOlderThan':
         if (stored?.version !== undefined && stored.version > condition.version) {
           throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, stored.version);

@@ -8,7 +8,7 @@ export {
   type NotOlderThanWriteCondition,
 } from './checkpoint-write-condition.js';
 export { evaluatesWriteConditions, evaluatesWriteConditionsFor, type CheckpointStorage } from './checkpoint-storage.js';
-export { assertCheckpoint, assertSaveArguments, assertSubscriptionId, assertWriteCondition } from './storage-arguments.js';
+export { assertCheckpoint, assertSaveArguments, assertSubscriptionId, assertWriteCondition, assertWriteVersion } from './storage-arguments.js';
 export {
   CheckpointWriteConditionNotFulfilledError,
   StartPositionAlreadyPinnedError,

@@ -40,3 +40,12 @@ export function assertSaveArguments(
   assertCheckpoint(checkpoint);
   assertWriteCondition(condition);
 }
+
+/** Throws `TypeError` unless `version` is a non-negative bigint, the only version `advanceWriteVersion` takes. */
+export function assertWriteVersion(version: unknown): asserts version is bigint {
+  if (typeof version !== 'bigint' || version < 0n) {
+    throw new TypeError(
+      `version must be a non-negative bigint (a fencing token), got ${describeValue(version)}. Pass the lease's token, e.g. 7n or BigInt(token).`,
+    );
+  }
+}

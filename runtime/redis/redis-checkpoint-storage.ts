@@ -1,8 +1,9 @@
 import type { Checkpoint } from '../checkpoint.js';
 import type { CheckpointStorage } from '../checkpoint-storage.js';
-import { formatWriteCondition, type CheckpointWriteCondition } from '../checkpoint-write-condition.js';
+import { CheckpointWriteCondition, formatWriteCondition } from '../checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
-import { assertSaveArguments, assertSubscriptionId } from '../storage-arguments.js';
+import { assertSaveArguments, assertSubscriptionId, assertWriteVersion } from '../storage-arguments.js';
+import { advanceWriteVersionScript } from './advance-write-version-script.js';
 import { CheckpointKeyLayout, type CheckpointKeys } from './checkpoint-key-layout.js';
 import { ifAbsentScript } from './if-absent-script.js';
 import { notOlderThanScript } from './not-older-than-script.js';
@@ -65,7 +66,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
       await this.#client.set(keys.checkpointKey, checkpoint);
       return checkpoint;
     }
-    this.#assertClusterAligned(subscriptionId, keys, condition);
+    this.#assertClusterAligned(subscriptionId, keys, formatWriteCondition(condition));
     const reply =
       condition.kind === 'notOlderThan'
         ? await this.#scripts.run(notOlderThanScript, keys, [checkpoint, String(condition.version)])
@@ -76,6 +77,23 @@ export class RedisCheckpointStorage implements CheckpointStorage {
       throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, storedVersion === '' ? undefined : BigInt(storedVersion));
     }
     return checkpoint;
+  }
+
+  /**
+   * Raises the version key to `version` with one Lua script that never touches the checkpoint key. In Cluster-safe
+   * mode an id whose keys cannot share a slot is refused with a `TypeError` before anything is sent, as `save` does.
+   */
+  async advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
+    assertSubscriptionId(subscriptionId);
+    assertWriteVersion(version);
+    const keys = this.#layout.keysFor(subscriptionId);
+    const condition = CheckpointWriteCondition.notOlderThan(version);
+    this.#assertClusterAligned(subscriptionId, keys, `advanceWriteVersion(${version})`);
+    const outcome = scriptReply(await this.#scripts.run(advanceWriteVersionScript, keys, [String(version)]), condition);
+    if (!outcome.accepted) {
+      const { storedVersion } = outcome;
+      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, storedVersion === '' ? undefined : BigInt(storedVersion));
+    }
   }
 
   async writeVersion(subscriptionId: string): Promise<bigint | undefined> {
@@ -125,10 +143,10 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     return !this.#clusterSafe || clusterAligned;
   }
 
-  #assertClusterAligned(subscriptionId: string, keys: CheckpointKeys, condition: CheckpointWriteCondition): void {
+  #assertClusterAligned(subscriptionId: string, keys: CheckpointKeys, operation: string): void {
     if (this.#clusterSafe && !keys.clusterAligned) {
       throw new TypeError(
-        `RedisCheckpointStorage cannot evaluate ${formatWriteCondition(condition)} for subscription ${JSON.stringify(subscriptionId)} in Cluster-safe mode: ` +
+        `RedisCheckpointStorage cannot evaluate ${operation} for subscription ${JSON.stringify(subscriptionId)} in Cluster-safe mode: ` +
           `its checkpoint key ${JSON.stringify(keys.checkpointKey)} has no hash tag and is empty or contains "}", so no version key can share its ` +
           'Cluster hash slot and the script would fail with CROSSSLOT. Give the id a hash tag (e.g. "{tenant}-orders"), or, for a standalone or ' +
           'replicated server that is not a Cluster, use RedisCheckpointStorage.forStandalone(client). Nothing was sent to Redis.',

@@ -247,6 +247,97 @@ export function describeCheckpointStorageConformance(
       });
     });
 
+    describe('advanceWriteVersion', () => {
+      /** Runs `body` when the storage has the optional method; a storage without it is required to have nothing here. */
+      const advancing = (title: string, body: (storage: AdvancingStorage) => Promise<void>): void => {
+        test(title, async (storage) => {
+          if (hasAdvanceWriteVersion(storage)) {
+            await body(storage);
+          } else {
+            expect(typeof storage.advanceWriteVersion).toBe('undefined');
+          }
+        });
+      };
+
+      advancing('a stale notOlderThan after an advance is refused, and the checkpoint is untouched', async (storage) => {
+        await storage.save('orders', 'old-owner', notOlderThan(3));
+        await storage.advanceWriteVersion('orders', 4n);
+        expect(await storage.read('orders')).toBe('old-owner');
+        expect(await storage.writeVersion('orders')).toBe(4n);
+        await expectRefused(storage.save('orders', 'zombie', notOlderThan(3)), 'orders', 4n);
+        expect(await storage.read('orders')).toBe('old-owner');
+        expect(await storage.save('orders', 'new-owner', notOlderThan(4))).toBe('new-owner');
+      });
+
+      advancing('advances over a checkpoint stored without a version, leaving the checkpoint as it was', async (storage) => {
+        await storage.save('orders', 'legacy', any());
+        await storage.advanceWriteVersion('orders', 0n);
+        expect(await storage.read('orders')).toBe('legacy');
+        expect(await storage.writeVersion('orders')).toBe(0n);
+      });
+
+      advancing('an equal advance is accepted; a lower one is refused and changes nothing', async (storage) => {
+        await storage.save('orders', 'kept', notOlderThan(8));
+        await storage.advanceWriteVersion('orders', 8n);
+        const error = await storage.advanceWriteVersion('orders', 7n).then(
+          () => undefined,
+          (reason: unknown) => reason,
+        );
+        expect(error).toBeInstanceOf(CheckpointWriteConditionNotFulfilledError);
+        const refusal = error as CheckpointWriteConditionNotFulfilledError;
+        expect(refusal.subscriptionId).toBe('orders');
+        expect(refusal.storedVersion).toBe(8n);
+        expect(String(refusal.condition)).toBe('notOlderThan(7)');
+        expect(await storage.read('orders')).toBe('kept');
+        expect(await storage.writeVersion('orders')).toBe(8n);
+      });
+
+      advancing('on an empty id it records a version with no checkpoint, which ifAbsent() keeps and notOlderThan honours', async (storage) => {
+        await storage.advanceWriteVersion('orders', 5n);
+        expect(await storage.read('orders')).toBeUndefined();
+        expect(await storage.writeVersion('orders')).toBe(5n);
+        await expectRefused(storage.save('orders', 'zombie', notOlderThan(4)), 'orders', 5n);
+        expect(await storage.read('orders')).toBeUndefined();
+        expect(await storage.save('orders', 'start', ifAbsent())).toBe('start');
+        expect(await storage.read('orders')).toBe('start');
+        expect(await storage.writeVersion('orders')).toBe(5n);
+        await storage.save('orders', 'unfenced', any());
+        expect(await storage.writeVersion('orders')).toBe(5n);
+        await expectRefused(storage.save('orders', 'zombie', notOlderThan(4)), 'orders', 5n);
+      });
+
+      advancing('delete clears a version recorded with no checkpoint', async (storage) => {
+        await storage.advanceWriteVersion('orders', 5n);
+        await storage.delete('orders');
+        expect(await storage.writeVersion('orders')).toBeUndefined();
+        await storage.save('orders', 'after', notOlderThan(1));
+        expect(await storage.writeVersion('orders')).toBe(1n);
+      });
+
+      advancing('compares versions beyond 2**53 exactly', async (storage) => {
+        const nearSafeLimit = 2n ** 53n + 1n;
+        await storage.advanceWriteVersion('near', nearSafeLimit);
+        await expectRefused(storage.save('near', 'b', notOlderThan(2n ** 53n)), 'near', nearSafeLimit);
+        await storage.advanceWriteVersion('near', 2n ** 63n - 1n);
+        expect(await storage.writeVersion('near')).toBe(2n ** 63n - 1n);
+      });
+
+      if (options.validatesArguments !== false) {
+        for (const [label, id, version] of [
+          ['a number id', 42, 1n],
+          ['a number version', 'victim', 1],
+          ['a negative version', 'victim', -1n],
+          ['a string version', 'victim', '1'],
+        ] as const) {
+          advancing(`rejects ${label} with a TypeError and writes nothing`, async (storage) => {
+            await expect(storage.advanceWriteVersion(untyped(id), untyped(version))).rejects.toThrow(TypeError);
+            expect(await storage.writeVersion('victim')).toBeUndefined();
+            expect(await storage.writeVersion('42')).toBeUndefined();
+          });
+        }
+      }
+    });
+
     describe('capability', () => {
       test('a storage that cannot evaluate conditions refuses them and still accepts any()', async (storage) => {
         if (evaluatesWriteConditions(storage)) {
@@ -348,6 +439,12 @@ export function describeCheckpointStorageConformance(
       );
     });
   });
+}
+
+type AdvancingStorage = CheckpointStorage & Required<Pick<CheckpointStorage, 'advanceWriteVersion'>>;
+
+function hasAdvanceWriteVersion(storage: CheckpointStorage): storage is AdvancingStorage {
+  return typeof storage.advanceWriteVersion === 'function';
 }
 
 type TwoArgumentSave = (subscriptionId: string, checkpoint: string) => Promise<unknown>;

@@ -66,6 +66,14 @@ class ForgetsStoredVersion extends InMemoryCheckpointStorage {
   }
 }
 
+/** Advances by starting the entry over: drops the checkpoint, and a lower version is never refused. */
+class AdvancesCarelessly extends InMemoryCheckpointStorage {
+  override async advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
+    await super.delete(subscriptionId);
+    await super.advanceWriteVersion(subscriptionId, version);
+  }
+}
+
 /** A pre-fencing Map store, upgraded the way the recipe does it: honest about evaluating nothing. */
 class UpgradedLegacyStorage implements CheckpointStorage {
   readonly #map = new Map<string, Checkpoint>();
@@ -118,7 +126,7 @@ describe('the conformance kit', () => {
   it('registers a case for every part of the contract', () => {
     const names = [...conformanceCases(() => new InMemoryCheckpointStorage()).keys()];
     expect(names.length).toBeGreaterThanOrEqual(40);
-    for (const part of ['round trips', 'deleting', 'any()', 'notOlderThan(v)', 'ifAbsent()', 'capability', 'bad input', 'concurrency']) {
+    for (const part of ['round trips', 'deleting', 'any()', 'notOlderThan(v)', 'ifAbsent()', 'advanceWriteVersion', 'capability', 'bad input', 'concurrency']) {
       expect(names.some((name) => name.includes(` > ${part}`))).toBe(true);
     }
   });
@@ -150,6 +158,12 @@ describe('the conformance kit', () => {
   it('catches a storage that claims no capability but still writes past a condition', async () => {
     const failing = await failingCases(() => new SilentlyWritesConditions());
     expect(failing).toContain('capability > a storage that cannot evaluate conditions refuses them and still accepts any()');
+  });
+
+  it('catches an advanceWriteVersion that touches the checkpoint or accepts a lower version', async () => {
+    const failing = await failingCases(() => new AdvancesCarelessly());
+    expect(failing).toContain('advanceWriteVersion > a stale notOlderThan after an advance is refused, and the checkpoint is untouched');
+    expect(failing).toContain('advanceWriteVersion > an equal advance is accepted; a lower one is refused and changes nothing');
   });
 
   it('catches a storage that writes bad input', async () => {

@@ -7,6 +7,7 @@ import {
   RedisCheckpointStorage,
   StorageCannotBeFencedError,
 } from '../../../runtime/index.js';
+import { advanceWriteVersionScript } from '../../../runtime/redis/advance-write-version-script.js';
 import { notOlderThanScript } from '../../../runtime/redis/not-older-than-script.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
 import { clusterAlignableIds, clusterUnalignableIds } from './id-shapes.js';
@@ -172,6 +173,60 @@ describe('RedisCheckpointStorage on ioredis-mock', () => {
     const storage = new RedisCheckpointStorage(client);
     await client.set(`checkpoint-fencing:version:{orders}${sha256('orders')}`, 'seven');
     await expect(storage.writeVersion('orders')).rejects.toThrow(/checkpoint-fencing:version:\{orders\}.* holds "seven"/);
+    client.disconnect();
+  });
+});
+
+describe('RedisCheckpointStorage.advanceWriteVersion on ioredis-mock', () => {
+  it('is one EVALSHA with both keys declared that writes only the version key', async () => {
+    const { client, calls } = await recordingRedisMock();
+    const storage = new RedisCheckpointStorage(client);
+    await storage.save('orders', 'kept', any());
+    calls.length = 0;
+    await storage.advanceWriteVersion('orders', 6n);
+    const versionKey = `checkpoint-fencing:version:{orders}${sha256('orders')}`;
+    expect(calls).toEqual([
+      ['info', 'server'],
+      ['evalsha', advanceWriteVersionScript.withoutShebang.sha1, 2, 'orders', versionKey, '6'],
+      ['eval', advanceWriteVersionScript.withoutShebang.text, 2, 'orders', versionKey, '6'],
+    ]);
+    expect(await client.get('orders')).toBe('kept');
+    expect(await client.get(versionKey)).toBe('6');
+    client.disconnect();
+  });
+
+  it('compares versions as decimal strings: by length first, exactly above 2**64', async () => {
+    const storage = await storageOnMock('cluster-safe');
+    await storage.advanceWriteVersion('orders', 10n);
+    await expect(storage.advanceWriteVersion('orders', 9n)).rejects.toMatchObject({ storedVersion: 10n });
+    await storage.advanceWriteVersion('big', 2n ** 64n);
+    await expect(storage.advanceWriteVersion('big', 2n ** 64n - 1n)).rejects.toMatchObject({ storedVersion: 2n ** 64n });
+    expect(await storage.writeVersion('big')).toBe(2n ** 64n);
+    expect(await storage.read('big')).toBeUndefined();
+    teardown(storage);
+  });
+
+  it('in Cluster-safe mode refuses an unalignable id before sending anything; forStandalone advances it', async () => {
+    const { client, calls } = await recordingRedisMock();
+    const clusterSafe = new RedisCheckpointStorage(client);
+    const standalone = RedisCheckpointStorage.forStandalone(client);
+    for (const id of clusterUnalignableIds) {
+      await expect(clusterSafe.advanceWriteVersion(id, 1n)).rejects.toThrow(/advanceWriteVersion\(1\).*forStandalone/);
+    }
+    expect(calls).toEqual([]);
+    for (const id of clusterUnalignableIds) {
+      await standalone.advanceWriteVersion(id, 2n);
+      expect(await standalone.writeVersion(id)).toBe(2n);
+    }
+    client.disconnect();
+  });
+
+  it('reads an unexpected script reply as an error, not as a refusal', async () => {
+    const { client } = await recordingRedisMock();
+    const stranger = Object.assign(Object.create(client) as typeof client, { evalsha: async () => 1 });
+    const error: unknown = await new RedisCheckpointStorage(stranger).advanceWriteVersion('orders', 3n).catch((reason: unknown) => reason);
+    expect(error).not.toBeInstanceOf(CheckpointWriteConditionNotFulfilledError);
+    expect(String(error)).toMatch(/answered 1/);
     client.disconnect();
   });
 });

@@ -1,0 +1,19 @@
+import { RedisLuaScript } from './redis-lua-script.js';
+
+/**
+ * `advanceWriteVersion(v)`: KEYS = [checkpoint key, version key], ARGV = [v as a decimal string]. Refuses when the
+ * stored version is a larger decimal than v, else sets the version key alone; the checkpoint key is declared so that
+ * Cluster checks both keys share a slot, but never read or written. Compares decimal strings, length first, then
+ * lexicographically, never `tonumber` (ADR 0101). Replies `accepted` or `refused:<stored>`, like the save scripts.
+ */
+export const advanceWriteVersionScript = new RedisLuaScript(
+  'advanceWriteVersion',
+  `local stored = redis.call('GET', KEYS[2])
+local wanted = ARGV[1]
+if stored and (#stored > #wanted or (#stored == #wanted and stored > wanted)) then
+  return 'refused:' .. stored
+end
+redis.call('SET', KEYS[2], wanted)
+return 'accepted'
+`,
+);
