@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Checkpoint } from '../checkpoint.js';
-import type { CheckpointStorage } from '../checkpoint-storage.js';
+import { evaluatesWriteConditionsFor, type CheckpointStorage } from '../checkpoint-storage.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import { FencedCheckpointWriter } from '../fenced-checkpoint-writer.js';
 import type { CompetingConsumerStrategy } from '../leases/competing-consumer-strategy.js';
@@ -333,12 +333,23 @@ export class DurableSubscription {
     subscription.run = run;
     subscription.runToken = token;
     try {
+      const fence = token !== undefined && this.#fenceOnAcquire;
+      // An id the storage cannot fence is left to the writer, which refuses it with StorageCannotBeFencedError.
+      const advanceWriteVersion = evaluatesWriteConditionsFor(this.#storage, subscription.id)
+        ? this.#storage.advanceWriteVersion?.bind(this.#storage)
+        : undefined;
+      if (fence && advanceWriteVersion !== undefined) {
+        // One atomic step, before the read: from here on, writes stamped with an older token are refused, and the
+        // read below sees the last checkpoint any older holder could still land, so nothing is written back over it.
+        await advanceWriteVersion(subscription.id, token);
+      }
       let from = await this.#storage.read(subscription.id);
       if (from === undefined && subscription.startPosition !== undefined) {
         from = await this.#writer.saveStartPosition(subscription.id, subscription.startPosition);
       }
-      if (token !== undefined && this.#fenceOnAcquire && from !== undefined) {
-        // From this write on, checkpoints stamped with an older token are refused, before our first event is handled.
+      if (fence && advanceWriteVersion === undefined && from !== undefined) {
+        // Fallback for a storage without advanceWriteVersion: a stale holder's write landing between the read above
+        // and this write is overwritten with what was read (the one-round-trip gap of ADR 0402).
         from = await this.#writer.save(subscription.id, from);
       }
       if (run.signal.aborted) {

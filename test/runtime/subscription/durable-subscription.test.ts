@@ -58,6 +58,71 @@ class HandSetStrategy implements CompetingConsumerStrategy {
   }
 }
 
+/**
+ * Records every storage call as text, and every checkpoint stored after a write. `beforeFence` runs inside the fence
+ * step: at the start of `advanceWriteVersion`, or, `withoutAdvance`, right after the first `read` resolves.
+ */
+class RecordingStorage implements CheckpointStorage {
+  readonly calls: string[] = [];
+  readonly stored: (string | undefined)[] = [];
+  readonly advanceWriteVersion?: (subscriptionId: string, version: bigint) => Promise<void>;
+  #beforeFence: (() => Promise<unknown>) | undefined;
+
+  constructor(
+    private readonly inner: InMemoryCheckpointStorage,
+    options: { readonly withoutAdvance?: boolean; readonly beforeFence?: () => Promise<unknown> } = {},
+  ) {
+    this.#beforeFence = options.beforeFence;
+    if (options.withoutAdvance !== true) {
+      this.advanceWriteVersion = async (subscriptionId, version) => {
+        this.calls.push(`advanceWriteVersion ${subscriptionId} ${version}`);
+        await this.#fenceStep(subscriptionId);
+        await inner.advanceWriteVersion(subscriptionId, version);
+      };
+    }
+  }
+
+  async read(subscriptionId: string): Promise<string | undefined> {
+    this.calls.push(`read ${subscriptionId}`);
+    const checkpoint = await this.inner.read(subscriptionId);
+    if (this.advanceWriteVersion === undefined) {
+      await this.#fenceStep(subscriptionId);
+    }
+    return checkpoint;
+  }
+
+  async save(subscriptionId: string, checkpoint: string, condition: CheckpointWriteCondition): Promise<string> {
+    this.calls.push(`save ${subscriptionId} ${checkpoint} ${String(condition)}`);
+    try {
+      return await this.inner.save(subscriptionId, checkpoint, condition);
+    } finally {
+      this.stored.push(await this.inner.read(subscriptionId));
+    }
+  }
+
+  writeVersion(subscriptionId: string): Promise<bigint | undefined> {
+    return this.inner.writeVersion(subscriptionId);
+  }
+
+  delete(subscriptionId: string): Promise<void> {
+    return this.inner.delete(subscriptionId);
+  }
+
+  evaluatesWriteConditions(): boolean {
+    return true;
+  }
+
+  /** Runs `beforeFence` once and records what its stale write left stored. */
+  async #fenceStep(subscriptionId: string): Promise<void> {
+    const beforeFence = this.#beforeFence;
+    this.#beforeFence = undefined;
+    if (beforeFence !== undefined) {
+      await beforeFence();
+      this.stored.push(await this.inner.read(subscriptionId));
+    }
+  }
+}
+
 const quick = { holdBackPollMs: 5, retryDelayMs: 20 } as const;
 
 describe('DurableSubscription without a strategy', () => {
@@ -188,6 +253,79 @@ describe('DurableSubscription with a strategy', () => {
     await eventually('event 5 is checkpointed', async () => (await storage.read('orders')) === '5');
     await subscription.shutdown();
     expect(versionsSeenByHandler).toEqual([3n]);
+  });
+
+  it('fences on acquire with one advanceWriteVersion before the read, and never writes back what it read', async () => {
+    const inner = new InMemoryCheckpointStorage();
+    await inner.save('orders', '4', CheckpointWriteCondition.notOlderThan(2));
+    const storage = new RecordingStorage(inner);
+    const strategy = new HandSetStrategy();
+    const log = new EventLog();
+    log.append(6);
+    const subscription = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', ...quick });
+    subscription.subscribe('orders', log.source, () => undefined);
+    strategy.grant(3n);
+    await eventually('event 5 is checkpointed', async () => (await inner.read('orders')) === '5');
+    await subscription.shutdown();
+    expect(storage.calls.slice(0, 3)).toEqual(['advanceWriteVersion orders 3', 'read orders', 'save orders 5 notOlderThan(3)']);
+    expect(storage.calls.filter((call) => call.startsWith('save'))).toEqual(['save orders 5 notOlderThan(3)']);
+  });
+
+  it('without advanceWriteVersion, falls back to fencing with a notOlderThan write of the checkpoint it read', async () => {
+    const inner = new InMemoryCheckpointStorage();
+    await inner.save('orders', '4', CheckpointWriteCondition.notOlderThan(2));
+    const storage = new RecordingStorage(inner, { withoutAdvance: true });
+    const strategy = new HandSetStrategy();
+    const log = new EventLog();
+    log.append(6);
+    const subscription = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', ...quick });
+    subscription.subscribe('orders', log.source, () => undefined);
+    strategy.grant(3n);
+    await eventually('event 5 is checkpointed', async () => (await inner.read('orders')) === '5');
+    await subscription.shutdown();
+    expect(storage.advanceWriteVersion).toBeUndefined();
+    expect(storage.calls.slice(0, 3)).toEqual(['read orders', 'save orders 4 notOlderThan(3)', 'save orders 5 notOlderThan(3)']);
+  });
+
+  it('a stale holder write that lands while the new holder fences never moves the stored checkpoint backward', async () => {
+    const inner = new InMemoryCheckpointStorage();
+    await inner.save('orders', '4', CheckpointWriteCondition.notOlderThan(2));
+    // The old holder (token 2), paused since checkpoint 4, wakes up and lands checkpoint 7 just as the new holder fences.
+    const storage = new RecordingStorage(inner, {
+      beforeFence: () => inner.save('orders', '7', CheckpointWriteCondition.notOlderThan(2)),
+    });
+    const strategy = new HandSetStrategy();
+    const log = new EventLog();
+    log.append(10);
+    const seen: number[] = [];
+    const subscription = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', ...quick });
+    subscription.subscribe('orders', log.source, (event: number) => {
+      seen.push(event);
+    });
+    strategy.grant(3n);
+    await eventually('event 9 is checkpointed', async () => (await inner.read('orders')) === '9');
+    await subscription.shutdown();
+    await expect(inner.save('orders', '8', CheckpointWriteCondition.notOlderThan(2))).rejects.toThrow(CheckpointWriteConditionNotFulfilledError);
+    expect(storage.stored).toEqual(['7', '8', '9']);
+    expect(seen).toEqual([8, 9]);
+  });
+
+  it('the same stale write during the fallback fence is written over with the older checkpoint: the gap advanceWriteVersion closes', async () => {
+    const inner = new InMemoryCheckpointStorage();
+    await inner.save('orders', '4', CheckpointWriteCondition.notOlderThan(2));
+    const storage = new RecordingStorage(inner, {
+      withoutAdvance: true,
+      beforeFence: () => inner.save('orders', '7', CheckpointWriteCondition.notOlderThan(2)),
+    });
+    const strategy = new HandSetStrategy();
+    const log = new EventLog();
+    log.append(10);
+    const subscription = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', ...quick });
+    subscription.subscribe('orders', log.source, () => undefined);
+    strategy.grant(3n);
+    await eventually('event 9 is checkpointed', async () => (await inner.read('orders')) === '9');
+    await subscription.shutdown();
+    expect(storage.stored.slice(0, 2)).toEqual(['7', '4']);
   });
 
   it('waits out the takeover grace before fencing or delivering under a token above 0', async () => {
