@@ -1,4 +1,5 @@
 import { RedisLuaScript } from './redis-lua-script.js';
+import { refuseOlderVersionLua } from './refuse-older-version-lua.js';
 
 /**
  * `advanceWriteVersion(v)`: KEYS = [checkpoint key, version key], ARGV = [v as a decimal string]. Refuses when the
@@ -8,12 +9,7 @@ import { RedisLuaScript } from './redis-lua-script.js';
  */
 export const advanceWriteVersionScript = new RedisLuaScript(
   'advanceWriteVersion',
-  `local stored = redis.call('GET', KEYS[2])
-local wanted = ARGV[1]
-if stored and (#stored > #wanted or (#stored == #wanted and stored > wanted)) then
-  return 'refused:' .. stored
-end
-redis.call('SET', KEYS[2], wanted)
+  `${refuseOlderVersionLua('ARGV[1]')}redis.call('SET', KEYS[2], wanted)
 return 'accepted'
 `,
 );

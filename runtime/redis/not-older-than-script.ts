@@ -1,4 +1,5 @@
 import { RedisLuaScript } from './redis-lua-script.js';
+import { refuseOlderVersionLua } from './refuse-older-version-lua.js';
 
 /**
  * `notOlderThan(v)`: KEYS = [checkpoint key, version key], ARGV = [checkpoint, v as a decimal string].
@@ -8,12 +9,7 @@ import { RedisLuaScript } from './redis-lua-script.js';
  */
 export const notOlderThanScript = new RedisLuaScript(
   'notOlderThan',
-  `local stored = redis.call('GET', KEYS[2])
-local wanted = ARGV[2]
-if stored and (#stored > #wanted or (#stored == #wanted and stored > wanted)) then
-  return 'refused:' .. stored
-end
-redis.call('MSET', KEYS[1], ARGV[1], KEYS[2], wanted)
+  `${refuseOlderVersionLua('ARGV[2]')}redis.call('MSET', KEYS[1], ARGV[1], KEYS[2], wanted)
 return 'accepted'
 `,
 );
