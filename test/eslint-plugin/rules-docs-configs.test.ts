@@ -33,7 +33,7 @@ describe('rules, docs and configs stay in sync', () => {
 
   it.each(ruleNames)('%s: the doc lists every option with its default, and no other', (name) => {
     const options = docSections(ruleDoc(name)).get('Options') ?? '';
-    const documented = [...options.matchAll(/^\| `(\w+)` \| `([^`]*)` \|/gmu)].map((match) => [match[1], match[2]]);
+    const documented = [...options.matchAll(/^\|\s*`(\w+)`\s*\|\s*`([^`]*)`\s*\|/gmu)].map((match) => [match[1], match[2]]);
     const defaults = (rules[name].meta.defaultOptions?.[0] ?? {}) as Record<string, unknown>;
     expect(documented.map(([option]) => option).sort()).toEqual(optionNames(name));
     for (const [option, shown] of documented) {
