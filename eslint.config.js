@@ -13,12 +13,18 @@ export default defineConfig(
   checkpointFencing.configs.recommended,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', '*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
   },
   {
     rules: {
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allow: [{ from: 'lib', name: 'BigInt' }] }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allow: [{ from: 'lib', name: 'BigInt' }] },
+      ],
       // Storage methods are async without awaiting so that a TypeError from argument checks becomes a rejection,
       // never a synchronous throw from a Promise-returning method.
       '@typescript-eslint/require-await': 'off',

@@ -43,7 +43,12 @@ export function generateEslintBenchProject(root: string, repository: string, fil
     const kind = isService(index) ? 'service' : index % 10 === 3 ? 'consumer' : 'storage';
     const unfenced = kind === 'consumer' && index % 50 === 3;
     unfencedWrites += unfenced ? 1 : 0;
-    const text = kind === 'consumer' ? consumerFile(index, unfenced) : kind === 'storage' ? storageFile(index) : serviceFile(index);
+    const text =
+      kind === 'consumer'
+        ? consumerFile(index, unfenced)
+        : kind === 'storage'
+          ? storageFile(index)
+          : serviceFile(index);
     writeFileSync(path.join(root, 'src', `module-${index}.ts`), text);
   }
   return { root, files: fileCount, unfencedWrites };
@@ -58,10 +63,15 @@ function serviceFile(index: number): string {
   while (dependency >= 0 && !isService(dependency)) {
     dependency -= 1;
   }
-  const imports = dependency >= 0 ? `import { Service${dependency}, type Record${dependency} } from './module-${dependency}.js';\n` : '';
+  const imports =
+    dependency >= 0
+      ? `import { Service${dependency}, type Record${dependency} } from './module-${dependency}.js';\n`
+      : '';
   const base = dependency >= 0 ? `  readonly #upstream = new Service${dependency}();\n` : '';
   const upstreamCall =
-    dependency >= 0 ? `return this.#upstream.list(() => true).map((entry: Record${dependency}) => ({ ...entry, source: 'upstream' }));` : 'return [];';
+    dependency >= 0
+      ? `return this.#upstream.list(() => true).map((entry: Record${dependency}) => ({ ...entry, source: 'upstream' }));`
+      : 'return [];';
   return `${imports}
 /** Generated record ${index}. */
 export interface Record${index} {

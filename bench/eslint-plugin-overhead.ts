@@ -54,7 +54,16 @@ function lint(variant: Variant): Run {
   const cpuUsage = path.join(benchRoot, `${variant}.cpu.json`);
   const reporter = pathToFileURL(path.join(import.meta.dirname, 'eslint-cpu-time-reporter.js')).href;
   const started = process.hrtime.bigint();
-  const eslintArguments = [eslintBin, '--config', `${variant}.config.mjs`, '--format', 'json', '--output-file', report, 'src'];
+  const eslintArguments = [
+    eslintBin,
+    '--config',
+    `${variant}.config.mjs`,
+    '--format',
+    'json',
+    '--output-file',
+    report,
+    'src',
+  ];
   const result = spawnSync(process.execPath, ['--import', reporter, ...eslintArguments], {
     cwd: benchRoot,
     env: { ...process.env, TIMING: 'all', BENCH_CPU_USAGE_FILE: cpuUsage },
@@ -84,23 +93,32 @@ function mean(values: readonly number[]): number {
 mkdirSync(benchRoot, { recursive: true });
 const project = generateEslintBenchProject(benchRoot, repository, fileCount);
 writeConfigs();
-console.log(`Generated ${project.files} files in ${path.relative(repository, benchRoot)} (${project.unfencedWrites} with a deliberate unfenced write).`);
-console.log(`Linting with typescript-eslint recommendedTypeChecked, without and with checkpoint-fencing recommended-type-checked, ${rounds} round(s), order A B B A …\n`);
+console.log(
+  `Generated ${project.files} files in ${path.relative(repository, benchRoot)} (${project.unfencedWrites} with a deliberate unfenced write).`,
+);
+console.log(
+  `Linting with typescript-eslint recommendedTypeChecked, without and with checkpoint-fencing recommended-type-checked, ${rounds} round(s), order A B B A …\n`,
+);
 
 // A first lint fills the file cache and warms the TypeScript install; it would otherwise count against one side.
 const warmUp = lint('baseline');
-console.log(`warm-up      baseline     wall ${warmUp.seconds.toFixed(2)} s  cpu ${warmUp.cpuSeconds.toFixed(2)} s  (not counted)`);
+console.log(
+  `warm-up      baseline     wall ${warmUp.seconds.toFixed(2)} s  cpu ${warmUp.cpuSeconds.toFixed(2)} s  (not counted)`,
+);
 const runs: Run[] = [];
 for (let round = 0; round < rounds; round += 1) {
   const order: Variant[] = round % 2 === 0 ? ['baseline', 'with-plugin'] : ['with-plugin', 'baseline'];
   for (const variant of order) {
     const run = lint(variant);
     runs.push(run);
-    console.log(`round ${round + 1}  ${variant.padEnd(11)}  wall ${run.seconds.toFixed(2)} s  cpu ${run.cpuSeconds.toFixed(2)} s`);
+    console.log(
+      `round ${round + 1}  ${variant.padEnd(11)}  wall ${run.seconds.toFixed(2)} s  cpu ${run.cpuSeconds.toFixed(2)} s`,
+    );
   }
 }
 
-const meanOf = (variant: Variant, measure: (run: Run) => number): number => mean(runs.filter((run) => run.variant === variant).map(measure));
+const meanOf = (variant: Variant, measure: (run: Run) => number): number =>
+  mean(runs.filter((run) => run.variant === variant).map(measure));
 const baseline = meanOf('baseline', (run) => run.seconds);
 const withPlugin = meanOf('with-plugin', (run) => run.seconds);
 const overhead = ((withPlugin - baseline) / baseline) * 100;
@@ -108,9 +126,15 @@ const baselineCpu = meanOf('baseline', (run) => run.cpuSeconds);
 const withPluginCpu = meanOf('with-plugin', (run) => run.cpuSeconds);
 const cpuOverhead = ((withPluginCpu - baselineCpu) / baselineCpu) * 100;
 console.log(`\nwall time, mean: baseline ${baseline.toFixed(2)} s, with plugin ${withPlugin.toFixed(2)} s`);
-console.log(`overhead (wall): ${overhead.toFixed(1)} % (target ≤ ${targetOverheadPercent} %): ${overhead <= targetOverheadPercent ? 'met' : 'NOT met'}`);
-console.log(`cpu time, mean: baseline ${baselineCpu.toFixed(2)} s, with plugin ${withPluginCpu.toFixed(2)} s; overhead (cpu): ${cpuOverhead.toFixed(1)} %`);
-console.log('(on a shared machine, other load moves wall time far more than CPU time; compare the two before trusting either)');
+console.log(
+  `overhead (wall): ${overhead.toFixed(1)} % (target ≤ ${targetOverheadPercent} %): ${overhead <= targetOverheadPercent ? 'met' : 'NOT met'}`,
+);
+console.log(
+  `cpu time, mean: baseline ${baselineCpu.toFixed(2)} s, with plugin ${withPluginCpu.toFixed(2)} s; overhead (cpu): ${cpuOverhead.toFixed(1)} %`,
+);
+console.log(
+  '(on a shared machine, other load moves wall time far more than CPU time; compare the two before trusting either)',
+);
 
 const pluginRuns = runs.filter((run) => run.variant === 'with-plugin');
 const totals = new Map<string, number>();
@@ -130,7 +154,9 @@ for (const [rule, total] of ours) {
 console.log(
   `  ${'all checkpoint-fencing rules'.padEnd(46)} ${(oursTotal / pluginRuns.length).toFixed(1).padStart(8)} ms  ${((oursTotal / allRules) * 100).toFixed(2).padStart(6)} % of rules  ${((oursTotal / pluginRuns.length / 1000 / withPlugin) * 100).toFixed(2).padStart(6)} % of wall`,
 );
-console.log(`  (all rules together: ${(allRules / pluginRuns.length / 1000).toFixed(2)} s per run; the rest of the wall time is parsing and type-checking)`);
+console.log(
+  `  (all rules together: ${(allRules / pluginRuns.length / 1000).toFixed(2)} s per run; the rest of the wall time is parsing and type-checking)`,
+);
 
 const reported = pluginRuns[0]?.messagesByRule ?? new Map<string, number>();
 console.log('\ncheckpoint-fencing messages in one with-plugin run (the rules did run):');
@@ -138,5 +164,7 @@ for (const [rule, count] of [...reported.entries()].filter(([rule]) => rule.star
   console.log(`  ${rule}: ${count}`);
 }
 if ((reported.get(`${pluginPrefix}no-unfenced-write`) ?? 0) !== project.unfencedWrites) {
-  throw new Error(`Expected ${project.unfencedWrites} no-unfenced-write reports, one per deliberate unfenced write; the rules did not run as configured.`);
+  throw new Error(
+    `Expected ${project.unfencedWrites} no-unfenced-write reports, one per deliberate unfenced write; the rules did not run as configured.`,
+  );
 }

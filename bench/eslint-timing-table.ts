@@ -14,7 +14,13 @@ export function parseTimingTable(output: string): RuleTiming[] {
     const cells = line.split('|').map((cell) => cell.trim());
     const [rule, time] = cells;
     const milliseconds = Number(time);
-    if (cells.length === 3 && rule !== undefined && rule !== 'Rule' && !rule.startsWith(':') && Number.isFinite(milliseconds)) {
+    if (
+      cells.length === 3 &&
+      rule !== undefined &&
+      rule !== 'Rule' &&
+      !rule.startsWith(':') &&
+      Number.isFinite(milliseconds)
+    ) {
       rows.push({ rule, milliseconds });
     }
   }

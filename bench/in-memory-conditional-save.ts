@@ -37,7 +37,11 @@ const variants: readonly Variant[] = [
     async (count) => {
       const storage = new InMemoryCheckpointStorage();
       for (let index = 0; index < count; index += 1) {
-        await storage.save(ids[index % ids.length] ?? '', `position-${index}`, CheckpointWriteCondition.notOlderThan(index));
+        await storage.save(
+          ids[index % ids.length] ?? '',
+          `position-${index}`,
+          CheckpointWriteCondition.notOlderThan(index),
+        );
       }
     },
   ],
@@ -73,7 +77,9 @@ for (let round = 0; round < rounds; round += 1) {
 
 const baseline = median(samples.get('Map.set (baseline)') ?? []);
 const asyncBaseline = median(samples.get('await async Map.set') ?? []);
-console.log(`in-memory conditional save: ${operations} writes × ${rounds} rounds over ${ids.length} ids, median round (Node ${process.version})`);
+console.log(
+  `in-memory conditional save: ${operations} writes × ${rounds} rounds over ${ids.length} ids, median round (Node ${process.version})`,
+);
 for (const [name] of variants) {
   const opsPerSecond = median(samples.get(name) ?? []);
   console.log(

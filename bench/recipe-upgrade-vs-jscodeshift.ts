@@ -61,10 +61,14 @@ function generateProject(root: string): void {
   for (let index = 0; index < fileCount - implementers.length; index += 1) {
     const folder = join(root, 'src', `area-${index % 30}`);
     mkdirSync(folder, { recursive: true });
-    const previous = index === 0 ? '' : `import { helper${index - 1} } from '${index % 30 === (index - 1) % 30 ? '.' : `../area-${(index - 1) % 30}`}/module-${index - 1}.js';\n`;
+    const previous =
+      index === 0
+        ? ''
+        : `import { helper${index - 1} } from '${index % 30 === (index - 1) % 30 ? '.' : `../area-${(index - 1) % 30}`}/module-${index - 1}.js';\n`;
     const body = Array.from(
       { length: 12 },
-      (_, line) => `  const value${line} = input.length * ${line} + ${index};\n  if (value${line} % 7 === 3) {\n    return \`\${input}-${line}\`;\n  }\n`,
+      (_, line) =>
+        `  const value${line} = input.length * ${line} + ${index};\n  if (value${line} % 7 === 3) {\n    return \`\${input}-${line}\`;\n  }\n`,
     ).join('');
     writeFileSync(
       join(index === 0 ? join(root, 'src') : folder, `module-${index}.ts`),
@@ -90,8 +94,16 @@ function measure(args: readonly string[], cwd: string): Measurement {
       throw error;
     }
   }
-  const [seconds = '0', user = '0', system = '0', kilobytes = '0'] = execFileSync('tail', ['-n', '1', report], { encoding: 'utf8' }).trim().split(' ');
-  return { seconds: Number(seconds), cpuSeconds: Number(user) + Number(system), peakMegabytes: Number(kilobytes) / 1024 };
+  const [seconds = '0', user = '0', system = '0', kilobytes = '0'] = execFileSync('tail', ['-n', '1', report], {
+    encoding: 'utf8',
+  })
+    .trim()
+    .split(' ');
+  return {
+    seconds: Number(seconds),
+    cpuSeconds: Number(user) + Number(system),
+    peakMegabytes: Number(kilobytes) / 1024,
+  };
 }
 
 const root = mkdtempSync(join(tmpdir(), 'recipe-bench-'));
@@ -114,7 +126,9 @@ try {
     const cliRun = measure(cli, root);
     const noopRun = measure(noop, root);
     results.push({ cli: cliRun, noop: noopRun });
-    console.log(`round ${round + 1}: upgrade --check ${cliRun.seconds.toFixed(2)}s, jscodeshift no-op ${noopRun.seconds.toFixed(2)}s`);
+    console.log(
+      `round ${round + 1}: upgrade --check ${cliRun.seconds.toFixed(2)}s, jscodeshift no-op ${noopRun.seconds.toFixed(2)}s`,
+    );
   }
   const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
   const cliSeconds = median(results.map((result) => result.cli.seconds));
@@ -124,9 +138,15 @@ try {
   const cliPeak = Math.max(...results.map((result) => result.cli.peakMegabytes));
   const noopPeak = Math.max(...results.map((result) => result.noop.peakMegabytes));
   console.log(`${fileCount} files, 5 implementers, median of ${rounds} rounds:`);
-  console.log(`  checkpoint-fencing upgrade --check: ${cliSeconds.toFixed(2)}s wall, ${cliCpu.toFixed(2)}s CPU, peak RSS ${cliPeak.toFixed(0)} MB`);
-  console.log(`  jscodeshift no-op transform:        ${noopSeconds.toFixed(2)}s wall, ${noopCpu.toFixed(2)}s CPU, peak RSS ${noopPeak.toFixed(0)} MB (largest single process)`);
-  console.log(`  ratio CLI / jscodeshift no-op: ${(cliSeconds / noopSeconds).toFixed(2)} (${cliSeconds < noopSeconds ? 'CLI faster' : 'CLI slower'})`);
+  console.log(
+    `  checkpoint-fencing upgrade --check: ${cliSeconds.toFixed(2)}s wall, ${cliCpu.toFixed(2)}s CPU, peak RSS ${cliPeak.toFixed(0)} MB`,
+  );
+  console.log(
+    `  jscodeshift no-op transform:        ${noopSeconds.toFixed(2)}s wall, ${noopCpu.toFixed(2)}s CPU, peak RSS ${noopPeak.toFixed(0)} MB (largest single process)`,
+  );
+  console.log(
+    `  ratio CLI / jscodeshift no-op: ${(cliSeconds / noopSeconds).toFixed(2)} (${cliSeconds < noopSeconds ? 'CLI faster' : 'CLI slower'})`,
+  );
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -27,7 +27,11 @@ const variants: readonly (readonly [name: string, write: Write])[] = [
     'save notOlderThan(token)',
     (slot, sequence) => {
       tokens[slot] = (tokens[slot] ?? 0n) + 1n;
-      return storage.save(`bench-fenced-${slot}`, `position-${sequence}`, CheckpointWriteCondition.notOlderThan(tokens[slot]));
+      return storage.save(
+        `bench-fenced-${slot}`,
+        `position-${sequence}`,
+        CheckpointWriteCondition.notOlderThan(tokens[slot]),
+      );
     },
   ],
 ];
@@ -82,7 +86,9 @@ try {
   for (const [name] of variants) {
     const all = Float64Array.from((latency.get(name) ?? []).flatMap((part) => [...part])).sort();
     console.log(
-      `${name.padEnd(26)} ${Math.round(median(throughput.get(name) ?? [])).toLocaleString('en-US').padStart(9)} ops/s` +
+      `${name.padEnd(26)} ${Math.round(median(throughput.get(name) ?? []))
+        .toLocaleString('en-US')
+        .padStart(9)} ops/s` +
         `  p50 ${percentile(all, 0.5).toFixed(2)} ms  p99 ${percentile(all, 0.99).toFixed(2)} ms`,
     );
   }

@@ -34,7 +34,9 @@ function recommendedRules(useTypeInformation: boolean): TSESLint.FlatConfig.Rule
       .filter((name) => rules[name].meta.docs?.recommended === true)
       .map((name) => [
         `${PLUGIN_NAMESPACE}/${name}`,
-        useTypeInformation && rules[name].meta.docs?.usesTypeInformationWhenAsked === true ? ['error', { useTypeInformation: true }] : 'error',
+        useTypeInformation && rules[name].meta.docs?.usesTypeInformationWhenAsked === true
+          ? ['error', { useTypeInformation: true }]
+          : 'error',
       ]),
   );
 }

@@ -8,8 +8,15 @@ const packageJson: unknown = createRequire(import.meta.url)('checkpoint-fencing/
 export const pluginVersion: string = readVersion(packageJson);
 
 function readVersion(manifest: unknown): string {
-  if (typeof manifest === 'object' && manifest !== null && 'version' in manifest && typeof manifest.version === 'string') {
+  if (
+    typeof manifest === 'object' &&
+    manifest !== null &&
+    'version' in manifest &&
+    typeof manifest.version === 'string'
+  ) {
     return manifest.version;
   }
-  throw new Error('checkpoint-fencing/package.json has no string "version"; the eslint plugin cannot report its meta.version. Reinstall the package.');
+  throw new Error(
+    'checkpoint-fencing/package.json has no string "version"; the eslint plugin cannot report its meta.version. Reinstall the package.',
+  );
 }

@@ -17,7 +17,10 @@ try {
   writeFileSync(tsconfig, readFileSync(tsconfig, 'utf8').replaceAll('"../../', `"${repo}/`));
 
   console.log(`$ npx checkpoint-fencing upgrade --dry-run   # in a copy of fixtures/legacy-app\n`);
-  const run = spawnSync(process.execPath, [join(repo, 'dist/recipes/cli.js'), 'upgrade', '--dry-run'], { cwd: copy, stdio: 'inherit' });
+  const run = spawnSync(process.execPath, [join(repo, 'dist/recipes/cli.js'), 'upgrade', '--dry-run'], {
+    cwd: copy,
+    stdio: 'inherit',
+  });
   if (run.status !== 0) {
     process.exitCode = run.status ?? 2;
   }

@@ -52,11 +52,14 @@ async function main(argv: readonly string[]): Promise<number> {
   const [command, ...paths] = positionals;
   if (command !== 'upgrade') {
     throw new UsageError(
-      command === undefined ? 'missing command; the only command is "upgrade".' : `unknown command "${command}"; the only command is "upgrade".`,
+      command === undefined
+        ? 'missing command; the only command is "upgrade".'
+        : `unknown command "${command}"; the only command is "upgrade".`,
     );
   }
   const json = values.json === true;
-  const mode: UpgradeOptions['mode'] = values.check === true ? 'check' : values['dry-run'] === true ? 'dry-run' : 'write';
+  const mode: UpgradeOptions['mode'] =
+    values.check === true ? 'check' : values['dry-run'] === true ? 'dry-run' : 'write';
   const progress = !json && process.stderr.isTTY ? createProgress() : undefined;
   // Loaded only now: ts-morph takes a noticeable fraction of a second, which --help and usage errors need not pay.
   const { upgrade } = await import('./add-write-conditions/upgrade.js');
@@ -86,10 +89,17 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(diff);
       process.stderr.write(`${summaryLine(report)}\n`);
     } else {
-      for (const implementer of report.implementers.filter((entry) => entry.membersAdded.length > 0 || entry.shape === 'follows-base')) {
+      for (const implementer of report.implementers.filter(
+        (entry) => entry.membersAdded.length > 0 || entry.shape === 'follows-base',
+      )) {
         const verb = report.written ? 'upgraded' : 'would upgrade';
-        const added = implementer.membersAdded.length > 0 ? `adds ${implementer.membersAdded.join(', ')}` : `renames save to ${implementer.unconditionalSaveRenamedTo ?? ''}`;
-        process.stdout.write(`${verb} ${implementer.class} (${show(implementer.file)}:${implementer.line}): ${implementer.shape} shape, ${added}\n`);
+        const added =
+          implementer.membersAdded.length > 0
+            ? `adds ${implementer.membersAdded.join(', ')}`
+            : `renames save to ${implementer.unconditionalSaveRenamedTo ?? ''}`;
+        process.stdout.write(
+          `${verb} ${implementer.class} (${show(implementer.file)}:${implementer.line}): ${implementer.shape} shape, ${added}\n`,
+        );
       }
       process.stdout.write(`${summaryLine(report)}\n`);
     }
@@ -123,7 +133,9 @@ function createProgress(): { update: NonNullable<UpgradeOptions['onProgress']>; 
       }
       last = now;
       drawn = true;
-      process.stderr.write(`\r\x1b[K${phase === 'scan' ? 'scanning' : phase === 'analyse' ? 'analysing' : 'writing'} ${done}/${total} files`);
+      process.stderr.write(
+        `\r\x1b[K${phase === 'scan' ? 'scanning' : phase === 'analyse' ? 'analysing' : 'writing'} ${done}/${total} files`,
+      );
     },
     clear() {
       if (drawn) {

@@ -72,7 +72,9 @@ function toVersion(version: unknown): bigint {
     }
     return BigInt(version);
   }
-  throw new RangeError(`notOlderThan(${describeValue(version)}): a version must be a bigint or a non-negative safe integer number.`);
+  throw new RangeError(
+    `notOlderThan(${describeValue(version)}): a version must be a bigint or a non-negative safe integer number.`,
+  );
 }
 
 /** Renders any condition, including a plain object literal that lacks the factories' `toString`, as `notOlderThan(7)`. */

@@ -2,7 +2,12 @@ import type { Checkpoint } from './checkpoint.js';
 import type { CheckpointStorage } from './checkpoint-storage.js';
 import { CheckpointWriteCondition } from './checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from './errors/checkpoint-write-condition-not-fulfilled-error.js';
-import { assertCheckpoint, assertSaveArguments, assertSubscriptionId, assertWriteVersion } from './storage-arguments.js';
+import {
+  assertCheckpoint,
+  assertSaveArguments,
+  assertSubscriptionId,
+  assertWriteVersion,
+} from './storage-arguments.js';
 
 /** Options of {@link InMemoryCheckpointStorage}. */
 export interface InMemoryCheckpointStorageOptions {
@@ -84,7 +89,11 @@ export class InMemoryCheckpointStorage implements CheckpointStorage {
     assertWriteVersion(version);
     const stored = this.#entries.get(subscriptionId);
     if (stored?.version !== undefined && stored.version > version) {
-      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, CheckpointWriteCondition.notOlderThan(version), stored.version);
+      throw new CheckpointWriteConditionNotFulfilledError(
+        subscriptionId,
+        CheckpointWriteCondition.notOlderThan(version),
+        stored.version,
+      );
     }
     this.#entries.set(subscriptionId, { checkpoint: stored?.checkpoint, version, pinned: stored?.pinned ?? false });
   }

@@ -8,7 +8,13 @@ export {
   type NotOlderThanWriteCondition,
 } from './checkpoint-write-condition.js';
 export { evaluatesWriteConditions, evaluatesWriteConditionsFor, type CheckpointStorage } from './checkpoint-storage.js';
-export { assertCheckpoint, assertSaveArguments, assertSubscriptionId, assertWriteCondition, assertWriteVersion } from './storage-arguments.js';
+export {
+  assertCheckpoint,
+  assertSaveArguments,
+  assertSubscriptionId,
+  assertWriteCondition,
+  assertWriteVersion,
+} from './storage-arguments.js';
 export {
   CheckpointWriteConditionNotFulfilledError,
   StartPositionAlreadyPinnedError,
@@ -21,7 +27,11 @@ export {
   type FencedCheckpointWriterOptions,
   type FencingTokenSource,
 } from './fenced-checkpoint-writer.js';
-export { RedisCheckpointStorage, type RedisCheckpointClient, type RedisCheckpointStorageOptions } from './redis/index.js';
+export {
+  RedisCheckpointStorage,
+  type RedisCheckpointClient,
+  type RedisCheckpointStorageOptions,
+} from './redis/index.js';
 export {
   defaultRedisLeaseKeyPrefix,
   InMemoryLeaseStrategy,

@@ -47,7 +47,11 @@ export async function runCheckpointLoop(context: CheckpointLoopContext, subscrip
       if (token !== heldToken) {
         offset = parseSoakCheckpoint(await storage.read(subscriptionId))?.offset ?? 0;
         context.onWrite();
-        await storage.save(subscriptionId, formatSoakCheckpoint(offset, token), CheckpointWriteCondition.notOlderThan(token));
+        await storage.save(
+          subscriptionId,
+          formatSoakCheckpoint(offset, token),
+          CheckpointWriteCondition.notOlderThan(token),
+        );
         heldToken = token;
         continue;
       }
@@ -56,7 +60,11 @@ export async function runCheckpointLoop(context: CheckpointLoopContext, subscrip
       await clock.untilRunning();
       offset += 1;
       context.onWrite();
-      await storage.save(subscriptionId, formatSoakCheckpoint(offset, heldToken), CheckpointWriteCondition.notOlderThan(heldToken));
+      await storage.save(
+        subscriptionId,
+        formatSoakCheckpoint(offset, heldToken),
+        CheckpointWriteCondition.notOlderThan(heldToken),
+      );
     } catch (error) {
       if (error instanceof CheckpointWriteConditionNotFulfilledError) {
         heldToken = undefined;

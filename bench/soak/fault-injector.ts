@@ -36,7 +36,9 @@ export class FaultInjector {
 
   constructor(targets: FaultTargets) {
     this.#targets = targets;
-    this.#kinds = targets.cluster ? ['stall', 'sigstop', 'client-pause', 'node-pause'] : ['stall', 'sigstop', 'client-pause', 'restart'];
+    this.#kinds = targets.cluster
+      ? ['stall', 'sigstop', 'client-pause', 'node-pause']
+      : ['stall', 'sigstop', 'client-pause', 'restart'];
     if (targets.firstFault !== undefined) {
       this.#bag.push(targets.firstFault);
     }
@@ -108,7 +110,10 @@ export class FaultInjector {
         const pauseMs = Math.round(2 * leaseMs);
         const paused = await pick(admins)
           ?.call('CLIENT', 'PAUSE', String(pauseMs), 'ALL')
-          .then(() => true, () => false);
+          .then(
+            () => true,
+            () => false,
+          );
         await sleep(pauseMs);
         return paused === true;
       }

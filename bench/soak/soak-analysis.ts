@@ -1,4 +1,8 @@
-import { checkLinearizability, type History, type LinearizabilityReport } from '../../test/support/linearizability/index.js';
+import {
+  checkLinearizability,
+  type History,
+  type LinearizabilityReport,
+} from '../../test/support/linearizability/index.js';
 import { parseSoakCheckpoint, type SoakCheckpoint } from './soak-checkpoint.js';
 
 /** A stored checkpoint replaced by an earlier position: by a stale token (an anomaly), or by a new holder's fence. */

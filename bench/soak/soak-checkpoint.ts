@@ -16,7 +16,9 @@ export function parseSoakCheckpoint(checkpoint: string | undefined): SoakCheckpo
   }
   const match = /^(\d+)@(\d+)$/.exec(checkpoint);
   if (match?.[1] === undefined || match[2] === undefined) {
-    throw new Error(`Checkpoint ${JSON.stringify(checkpoint)} is not "<offset>@<token>"; something other than a soak worker wrote it.`);
+    throw new Error(
+      `Checkpoint ${JSON.stringify(checkpoint)} is not "<offset>@<token>"; something other than a soak worker wrote it.`,
+    );
   }
   return { offset: Number(match[1]), token: BigInt(match[2]) };
 }

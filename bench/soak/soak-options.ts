@@ -37,7 +37,9 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     strict: true,
   });
   if (values.cluster && values['lose-writes-on-restart']) {
-    throw new Error(`--lose-writes-on-restart needs a standalone redis-server (the Cluster soak restarts no node); drop --cluster.\n${usage}`);
+    throw new Error(
+      `--lose-writes-on-restart needs a standalone redis-server (the Cluster soak restarts no node); drop --cluster.\n${usage}`,
+    );
   }
   return {
     seconds: bounded('--seconds', values.seconds, 1, 3_600),

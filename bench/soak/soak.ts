@@ -41,7 +41,9 @@ async function soak(options: SoakOptions): Promise<number> {
       target = { mode: 'cluster', nodes: cluster.nodes };
     } else {
       // Every acknowledged write is on disk before the reply, so a SIGKILL and restart must lose none.
-      const persistence = options.loseWritesOnRestart ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always'];
+      const persistence = options.loseWritesOnRestart
+        ? ['--appendonly', 'no']
+        : ['--appendonly', 'yes', '--appendfsync', 'always'];
       const server = await startRedisServer({ args: persistence });
       cleanups.push(() => server.stop());
       servers.push(server);
@@ -57,7 +59,9 @@ async function soak(options: SoakOptions): Promise<number> {
     });
 
     const subscriptionIds = Array.from({ length: options.subscriptions }, (_, index) => `orders-${index}`);
-    const workers = Array.from({ length: options.workers }, (_, index) => startWorker(`worker-${index}`, target, subscriptionIds, options));
+    const workers = Array.from({ length: options.workers }, (_, index) =>
+      startWorker(`worker-${index}`, target, subscriptionIds, options),
+    );
     cleanups.push(() => {
       for (const worker of workers) {
         worker.process.kill('SIGCONT');
@@ -139,8 +143,16 @@ async function soak(options: SoakOptions): Promise<number> {
   }
 }
 
-function startWorker(name: string, redis: SoakRedisTarget, subscriptionIds: readonly string[], options: SoakOptions): RunningWorker {
-  const child = fork(new URL('./soak-worker.js', import.meta.url), [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+function startWorker(
+  name: string,
+  redis: SoakRedisTarget,
+  subscriptionIds: readonly string[],
+  options: SoakOptions,
+): RunningWorker {
+  const child = fork(new URL('./soak-worker.js', import.meta.url), [], {
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const worker: RunningWorker = { process: child, events: [], lastAcceptedAt: -1n, done: Promise.resolve(undefined) };
   const openSaves = new Set<string>();
   worker.done = new Promise((resolve) => {
@@ -171,7 +183,13 @@ function startWorker(name: string, redis: SoakRedisTarget, subscriptionIds: read
   });
   const start: SoakCommand = {
     type: 'start',
-    config: { name, redis, subscriptionIds, leaseMs: options.leaseMs, maxWrites: Math.ceil(options.maxOperations / options.workers / 2) },
+    config: {
+      name,
+      redis,
+      subscriptionIds,
+      leaseMs: options.leaseMs,
+      maxWrites: Math.ceil(options.maxOperations / options.workers / 2),
+    },
   };
   child.send(start);
   return worker;

@@ -48,7 +48,9 @@ export function typeAnnotationNamesRuntimeExport(
   if (annotation.type === AST_NODE_TYPES.TSUnionType) {
     return annotation.types.some((member) => typeAnnotationNamesRuntimeExport(member, exportName, scope));
   }
-  return annotation.type === AST_NODE_TYPES.TSTypeReference && refersToRuntimeExport(annotation.typeName, exportName, scope);
+  return (
+    annotation.type === AST_NODE_TYPES.TSTypeReference && refersToRuntimeExport(annotation.typeName, exportName, scope)
+  );
 }
 
 /**
@@ -56,7 +58,11 @@ export function typeAnnotationNamesRuntimeExport(
  * import (`WC` for `import { CheckpointWriteCondition as WC }`), or `ns.exportName` for a namespace import;
  * `undefined` when neither exists or the local name is shadowed at `scope`.
  */
-export function localSpellingOfRuntimeExport(program: TSESTree.Program, exportName: RuntimeExportName, scope: Scope): string | undefined {
+export function localSpellingOfRuntimeExport(
+  program: TSESTree.Program,
+  exportName: RuntimeExportName,
+  scope: Scope,
+): string | undefined {
   for (const declaration of runtimeValueImports(program)) {
     for (const specifier of declaration.specifiers) {
       if (
@@ -84,7 +90,9 @@ export function localSpellingOfRuntimeExport(program: TSESTree.Program, exportNa
 export function runtimeValueImports(program: TSESTree.Program): TSESTree.ImportDeclaration[] {
   return program.body.filter(
     (statement): statement is TSESTree.ImportDeclaration =>
-      statement.type === AST_NODE_TYPES.ImportDeclaration && statement.source.value === RUNTIME_MODULE && statement.importKind !== 'type',
+      statement.type === AST_NODE_TYPES.ImportDeclaration &&
+      statement.source.value === RUNTIME_MODULE &&
+      statement.importKind !== 'type',
   );
 }
 

@@ -44,7 +44,11 @@ export function classImplementingCheckpointStorage(
   const memberNames = new Set<string>();
   let computed = false;
   for (const element of classNode.body.body) {
-    if (element.type === AST_NODE_TYPES.StaticBlock || element.type === AST_NODE_TYPES.TSIndexSignature || element.static) {
+    if (
+      element.type === AST_NODE_TYPES.StaticBlock ||
+      element.type === AST_NODE_TYPES.TSIndexSignature ||
+      element.static
+    ) {
       continue;
     }
     const name = staticPropertyKeyName(element.key, element.computed);
@@ -78,7 +82,9 @@ export function objectImplementingCheckpointStorage(
   types: TypeInformation | undefined,
 ): CheckpointStorageImplementation | undefined {
   const declared = declaredTypeOf(object);
-  const declaresSave = object.properties.some((property) => property.type === AST_NODE_TYPES.Property && keyName(property) === 'save');
+  const declaresSave = object.properties.some(
+    (property) => property.type === AST_NODE_TYPES.Property && keyName(property) === 'save',
+  );
   const implementsStorage =
     types === undefined
       ? typeAnnotationNamesRuntimeExport(declared, 'CheckpointStorage', scope)
@@ -90,7 +96,8 @@ export function objectImplementingCheckpointStorage(
   const memberNames = new Set<string>();
   let unknownMembers = false;
   for (const property of object.properties) {
-    const name = property.type === AST_NODE_TYPES.Property ? staticPropertyKeyName(property.key, property.computed) : undefined;
+    const name =
+      property.type === AST_NODE_TYPES.Property ? staticPropertyKeyName(property.key, property.computed) : undefined;
     if (property.type !== AST_NODE_TYPES.Property || name === undefined) {
       unknownMembers = true;
       continue;
@@ -103,7 +110,11 @@ export function objectImplementingCheckpointStorage(
   return { node: object, reportNode: declared ?? object, methods, memberNames, mayInheritMembers: unknownMembers };
 }
 
-function isContextuallyCheckpointStorage(object: TSESTree.ObjectExpression, declared: TSESTree.TypeNode | undefined, types: TypeInformation): boolean {
+function isContextuallyCheckpointStorage(
+  object: TSESTree.ObjectExpression,
+  declared: TSESTree.TypeNode | undefined,
+  types: TypeInformation,
+): boolean {
   const checker = types.program.getTypeChecker();
   if (declared !== undefined) {
     return isCheckpointStorageType(types.getTypeAtLocation(declared), checker);

@@ -25,10 +25,17 @@ type DeclaredRole = 'storage' | 'writer' | 'unknown';
  * `CheckpointStorage` import or a class named `...CheckpointStorage`), never a `FencedCheckpointWriter`, and
  * otherwise its name matches `storagePattern`.
  */
-export function isCheckpointStorageReceiver(receiver: TSESTree.Node, scope: Scope, recognition: StorageRecognition): boolean {
+export function isCheckpointStorageReceiver(
+  receiver: TSESTree.Node,
+  scope: Scope,
+  recognition: StorageRecognition,
+): boolean {
   const target = skipTransparentWrappers(receiver);
   if (recognition.types !== undefined) {
-    return isCheckpointStorageType(recognition.types.getTypeAtLocation(target), recognition.types.program.getTypeChecker());
+    return isCheckpointStorageType(
+      recognition.types.getTypeAtLocation(target),
+      recognition.types.program.getTypeChecker(),
+    );
   }
   const declared = declaredRoleOf(target, scope);
   if (declared !== 'unknown') {
@@ -55,7 +62,11 @@ function declaredRoleOf(target: TSESTree.Node, scope: Scope): DeclaredRole {
       return roleOfDeclaration(definition.name.typeAnnotation?.typeAnnotation, undefined, scope);
     }
     if (definition?.type === DefinitionType.Variable && definition.node.id === definition.name) {
-      return roleOfDeclaration(definition.node.id.typeAnnotation?.typeAnnotation, definition.node.init ?? undefined, scope);
+      return roleOfDeclaration(
+        definition.node.id.typeAnnotation?.typeAnnotation,
+        definition.node.init ?? undefined,
+        scope,
+      );
     }
     return 'unknown';
   }
@@ -66,7 +77,11 @@ function declaredRoleOf(target: TSESTree.Node, scope: Scope): DeclaredRole {
   return 'unknown';
 }
 
-function roleOfDeclaration(annotation: TSESTree.TypeNode | undefined, initializer: TSESTree.Expression | undefined, scope: Scope): DeclaredRole {
+function roleOfDeclaration(
+  annotation: TSESTree.TypeNode | undefined,
+  initializer: TSESTree.Expression | undefined,
+  scope: Scope,
+): DeclaredRole {
   const constructed =
     initializer !== undefined && initializer.type === AST_NODE_TYPES.NewExpression ? initializer.callee : undefined;
   const typeName = annotation?.type === AST_NODE_TYPES.TSTypeReference ? annotation.typeName : undefined;
@@ -108,13 +123,19 @@ interface ClassMemberDeclaration {
 }
 
 /** The field or constructor parameter property of the class around `member` that declares `this.<name>`. */
-function classMemberDeclaring(member: TSESTree.MemberExpression, name: string | undefined): ClassMemberDeclaration | undefined {
+function classMemberDeclaring(
+  member: TSESTree.MemberExpression,
+  name: string | undefined,
+): ClassMemberDeclaration | undefined {
   const classNode = enclosingClass(member);
   if (classNode === undefined || name === undefined) {
     return undefined;
   }
   for (const element of classNode.body.body) {
-    if (element.type === AST_NODE_TYPES.PropertyDefinition && staticPropertyKeyName(element.key, element.computed) === name) {
+    if (
+      element.type === AST_NODE_TYPES.PropertyDefinition &&
+      staticPropertyKeyName(element.key, element.computed) === name
+    ) {
       return { annotation: element.typeAnnotation?.typeAnnotation, initializer: element.value ?? undefined };
     }
     if (element.type === AST_NODE_TYPES.MethodDefinition && element.kind === 'constructor') {

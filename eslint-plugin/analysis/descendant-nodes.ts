@@ -22,7 +22,11 @@ export type VisitorKeys = Readonly<Record<string, readonly string[] | undefined>
  * so only code that runs as part of `root` itself is visited. Follows the parser's visitor keys, so TS, JSX and
  * decorator nodes are traversed; a node type without keys is walked through any property holding nodes.
  */
-export function* descendantNodes(root: TSESTree.Node, visitorKeys: VisitorKeys, skipFunctions: boolean): Generator<TSESTree.Node> {
+export function* descendantNodes(
+  root: TSESTree.Node,
+  visitorKeys: VisitorKeys,
+  skipFunctions: boolean,
+): Generator<TSESTree.Node> {
   for (const child of childNodes(root, visitorKeys)) {
     yield child;
     if (!(skipFunctions && isFunctionNode(child))) {
@@ -34,13 +38,20 @@ export function* descendantNodes(root: TSESTree.Node, visitorKeys: VisitorKeys, 
 function childNodes(node: TSESTree.Node, visitorKeys: VisitorKeys): TSESTree.Node[] {
   const keys = visitorKeys[node.type];
   const record = node as unknown as Record<string, unknown>;
-  const values = keys === undefined ? Object.entries(record).filter(([key]) => key !== 'parent').map(([, value]) => value) : keys.map((key) => record[key]);
+  const values =
+    keys === undefined
+      ? Object.entries(record)
+          .filter(([key]) => key !== 'parent')
+          .map(([, value]) => value)
+      : keys.map((key) => record[key]);
   const children = values.flatMap((value) => (Array.isArray(value) ? (value as unknown[]) : [value])).filter(isNode);
   return keys === undefined ? children.sort((a, b) => a.range[0] - b.range[0]) : children;
 }
 
 function isNode(value: unknown): value is TSESTree.Node {
-  return typeof value === 'object' && value !== null && 'type' in value && typeof value.type === 'string' && 'range' in value;
+  return (
+    typeof value === 'object' && value !== null && 'type' in value && typeof value.type === 'string' && 'range' in value
+  );
 }
 
 /** The nearest function around `node`, or `undefined` at module level. */

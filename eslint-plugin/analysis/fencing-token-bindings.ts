@@ -60,12 +60,20 @@ export function isFencingTokenVariable(variable: Variable, scope: Scope, recogni
     definition.type === DefinitionType.Parameter && definition.name.type === AST_NODE_TYPES.Identifier
       ? tokenEvidence(definition.name, undefined, scope, recognition)
       : definition.type === DefinitionType.Variable
-        ? tokenEvidence(definition.name, definition.node.id === definition.name ? definition.node.init : null, scope, recognition)
+        ? tokenEvidence(
+            definition.name,
+            definition.node.id === definition.name ? definition.node.init : null,
+            scope,
+            recognition,
+          )
         : false;
   if (!evidence || recognition.types === undefined) {
     return evidence;
   }
-  return isNumericTokenType(recognition.types.getTypeAtLocation(definition.name), recognition.types.program.getTypeChecker());
+  return isNumericTokenType(
+    recognition.types.getTypeAtLocation(definition.name),
+    recognition.types.program.getTypeChecker(),
+  );
 }
 
 function tokenEvidence(
@@ -75,7 +83,10 @@ function tokenEvidence(
   recognition: TokenRecognition,
 ): boolean {
   const annotation = binding.typeAnnotation?.typeAnnotation;
-  if (annotation?.type === AST_NODE_TYPES.TSFunctionType || typeAnnotationNamesRuntimeExport(annotation, 'FencingTokenSource', scope)) {
+  if (
+    annotation?.type === AST_NODE_TYPES.TSFunctionType ||
+    typeAnnotationNamesRuntimeExport(annotation, 'FencingTokenSource', scope)
+  ) {
     return false;
   }
   if (initializer != null) {
@@ -121,7 +132,11 @@ export interface TokenInScope {
  * `if (token !== undefined) return ...`); failing that, a binding in scope whose token-named property is read
  * (`lease.fencingToken`).
  */
-export function fencingTokenInScope(node: TSESTree.Node, sourceCode: SourceCode, recognition: TokenRecognition): TokenInScope | undefined {
+export function fencingTokenInScope(
+  node: TSESTree.Node,
+  sourceCode: SourceCode,
+  recognition: TokenRecognition,
+): TokenInScope | undefined {
   const shadowed = new Set<string>();
   let carried: TokenInScope | undefined;
   for (let scope: Scope | null = sourceCode.getScope(node); scope !== null; scope = scope.upper) {
@@ -165,7 +180,9 @@ export function tokenPropertyReads(variable: Variable, recognition: TokenRecogni
       return [];
     }
     const types = recognition.types;
-    return types === undefined || isNumericTokenType(types.getTypeAtLocation(member), types.program.getTypeChecker()) ? [member] : [];
+    return types === undefined || isNumericTokenType(types.getTypeAtLocation(member), types.program.getTypeChecker())
+      ? [member]
+      : [];
   });
 }
 
@@ -223,7 +240,11 @@ function alwaysExits(statement: TSESTree.Statement): boolean {
 }
 
 /** What a test says about `variable`: `token === undefined`, `!token`, `typeof token === 'undefined'` say absent. */
-function testsPresence(test: TSESTree.Expression, variable: Variable, sourceCode: SourceCode): 'present' | 'absent' | 'unknown' {
+function testsPresence(
+  test: TSESTree.Expression,
+  variable: Variable,
+  sourceCode: SourceCode,
+): 'present' | 'absent' | 'unknown' {
   if (test.type === AST_NODE_TYPES.UnaryExpression && test.operator === '!') {
     const inner = testsPresence(test.argument, variable, sourceCode);
     return inner === 'present' ? 'absent' : inner === 'absent' ? 'present' : 'unknown';

@@ -12,7 +12,11 @@ export type RefusalPolarity = 'refusal' | 'notRefusal' | 'unknown';
  * (the checkpoint-fencing import, aliased or via a namespace) and `e.name === 'CheckpointWriteConditionNotFulfilledError'`
  * say refusal; their negations, `!==` and `!(...)`, say not-refusal; `a && refusal` says refusal.
  */
-export function refusalPolarity(test: TSESTree.Node, caught: TSESLint.Scope.Variable, sourceCode: Readonly<TSESLint.SourceCode>): RefusalPolarity {
+export function refusalPolarity(
+  test: TSESTree.Node,
+  caught: TSESLint.Scope.Variable,
+  sourceCode: Readonly<TSESLint.SourceCode>,
+): RefusalPolarity {
   const node = skipTransparentWrappers(test);
   if (node.type === AST_NODE_TYPES.UnaryExpression && node.operator === '!') {
     const inner = refusalPolarity(node.argument, caught, sourceCode);
@@ -26,7 +30,8 @@ export function refusalPolarity(test: TSESTree.Node, caught: TSESLint.Scope.Vari
     return 'unknown';
   }
   if (node.operator === 'instanceof') {
-    return isCaught(node.left, caught, sourceCode) && refersToRuntimeExport(node.right, REFUSAL_ERROR, sourceCode.getScope(node))
+    return isCaught(node.left, caught, sourceCode) &&
+      refersToRuntimeExport(node.right, REFUSAL_ERROR, sourceCode.getScope(node))
       ? 'refusal'
       : 'unknown';
   }
@@ -37,7 +42,11 @@ export function refusalPolarity(test: TSESTree.Node, caught: TSESLint.Scope.Vari
   const namesRefusal = sides.some((side) => side.type === AST_NODE_TYPES.Literal && side.value === REFUSAL_ERROR);
   const readsCaughtName = sides.some((side) => {
     const member = skipTransparentWrappers(side);
-    return member.type === AST_NODE_TYPES.MemberExpression && staticMemberName(member) === 'name' && isCaught(member.object, caught, sourceCode);
+    return (
+      member.type === AST_NODE_TYPES.MemberExpression &&
+      staticMemberName(member) === 'name' &&
+      isCaught(member.object, caught, sourceCode)
+    );
   });
   if (!namesRefusal || !readsCaughtName) {
     return 'unknown';
@@ -45,7 +54,13 @@ export function refusalPolarity(test: TSESTree.Node, caught: TSESLint.Scope.Vari
   return node.operator.startsWith('!') ? 'notRefusal' : 'refusal';
 }
 
-function isCaught(node: TSESTree.Node, caught: TSESLint.Scope.Variable, sourceCode: Readonly<TSESLint.SourceCode>): boolean {
+function isCaught(
+  node: TSESTree.Node,
+  caught: TSESLint.Scope.Variable,
+  sourceCode: Readonly<TSESLint.SourceCode>,
+): boolean {
   const target = skipTransparentWrappers(node);
-  return target.type === AST_NODE_TYPES.Identifier && ASTUtils.findVariable(sourceCode.getScope(target), target) === caught;
+  return (
+    target.type === AST_NODE_TYPES.Identifier && ASTUtils.findVariable(sourceCode.getScope(target), target) === caught
+  );
 }

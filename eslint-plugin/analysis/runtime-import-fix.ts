@@ -26,5 +26,7 @@ export function addRuntimeImport(
     return fixer.insertTextAfter(lastImport, `\n${statement}`);
   }
   const first = program.body[0];
-  return first === undefined ? fixer.insertTextAfterRange([0, 0], statement) : fixer.insertTextBefore(first, `${statement}\n`);
+  return first === undefined
+    ? fixer.insertTextAfterRange([0, 0], statement)
+    : fixer.insertTextBefore(first, `${statement}\n`);
 }

@@ -6,7 +6,9 @@ import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
  */
 export function staticMemberName(member: TSESTree.MemberExpression): string | undefined {
   if (!member.computed) {
-    return member.property.type === AST_NODE_TYPES.PrivateIdentifier ? `#${member.property.name}` : member.property.name;
+    return member.property.type === AST_NODE_TYPES.PrivateIdentifier
+      ? `#${member.property.name}`
+      : member.property.name;
   }
   return staticKeyValue(member.property);
 }

@@ -8,8 +8,23 @@ import { parentOf } from './descendant-nodes.js';
  */
 export type TokenUse = 'logged' | 'storedInField' | 'tested' | 'mayReachWrite';
 
-const LOG_METHODS: ReadonlySet<string> = new Set(['log', 'info', 'warn', 'error', 'debug', 'trace', 'fatal', 'verbose']);
-const TELEMETRY_METHODS: ReadonlySet<string> = new Set(['setAttribute', 'setAttributes', 'addEvent', 'setTag', 'setContext']);
+const LOG_METHODS: ReadonlySet<string> = new Set([
+  'log',
+  'info',
+  'warn',
+  'error',
+  'debug',
+  'trace',
+  'fatal',
+  'verbose',
+]);
+const TELEMETRY_METHODS: ReadonlySet<string> = new Set([
+  'setAttribute',
+  'setAttributes',
+  'addEvent',
+  'setTag',
+  'setContext',
+]);
 const LOGGER_NAME = /^(?:console|log|logger|.*Logger|span|.*Span)$/u;
 const COMPARISONS: ReadonlySet<string> = new Set(['===', '!==', '==', '!=', '<', '<=', '>', '>=']);
 
@@ -88,6 +103,10 @@ export function isLoggingCall(call: TSESTree.CallExpression): boolean {
   }
   const owner = skipTransparentWrappers(callee.object);
   const ownerName =
-    owner.type === AST_NODE_TYPES.Identifier ? owner.name : owner.type === AST_NODE_TYPES.MemberExpression ? staticMemberName(owner) : undefined;
+    owner.type === AST_NODE_TYPES.Identifier
+      ? owner.name
+      : owner.type === AST_NODE_TYPES.MemberExpression
+        ? staticMemberName(owner)
+        : undefined;
   return ownerName !== undefined && LOGGER_NAME.test(ownerName.replace(/^#/u, ''));
 }

@@ -32,7 +32,10 @@ export function isNumericTokenType(type: ts.Type, checker: ts.TypeChecker): bool
   const parts = present.isUnion() ? present.types : [present];
   const bigint = checker.getBigIntType();
   const number = checker.getNumberType();
-  return parts.length > 0 && parts.every((part) => checker.isTypeAssignableTo(part, bigint) || checker.isTypeAssignableTo(part, number));
+  return (
+    parts.length > 0 &&
+    parts.every((part) => checker.isTypeAssignableTo(part, bigint) || checker.isTypeAssignableTo(part, number))
+  );
 }
 
 /**
@@ -58,7 +61,10 @@ function namesOrInheritsCheckpointStorage(type: ts.Type, checker: ts.TypeChecker
   if (symbol.getName() === 'CheckpointStorage' || isObjectLiteralWrittenAsStorage(symbol, checker, seen)) {
     return true;
   }
-  const inherited = [...(type.isClassOrInterface() ? checker.getBaseTypes(type) : []), ...implementedTypes(symbol, checker)];
+  const inherited = [
+    ...(type.isClassOrInterface() ? checker.getBaseTypes(type) : []),
+    ...implementedTypes(symbol, checker),
+  ];
   return inherited.some((base) => namesOrInheritsCheckpointStorage(base, checker, seen));
 }
 

@@ -2,7 +2,11 @@ import { ASTUtils, AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescr
 import { refersToRuntimeExport } from '../analysis/checkpoint-fencing-imports.js';
 import { enclosingClass } from '../analysis/checkpoint-storage-receivers.js';
 import { enclosingFunction } from '../analysis/descendant-nodes.js';
-import { isFencingTokenSourceCall, isFencingTokenVariable, type TokenRecognition } from '../analysis/fencing-token-bindings.js';
+import {
+  isFencingTokenSourceCall,
+  isFencingTokenVariable,
+  type TokenRecognition,
+} from '../analysis/fencing-token-bindings.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
 import { createRule } from '../create-rule.js';
 
@@ -51,14 +55,19 @@ export const noCachedFencingToken = createRule<[NoCachedFencingTokenOptions], No
     schema: [
       {
         type: 'object',
-        properties: { tokenPattern: { type: 'string', description: 'Case-insensitive regular expression for fencing-token names.' } },
+        properties: {
+          tokenPattern: { type: 'string', description: 'Case-insensitive regular expression for fencing-token names.' },
+        },
         additionalProperties: false,
       },
     ],
     defaultOptions: [defaults],
   },
   create(context, [options]) {
-    const recognition: TokenRecognition = { tokenPattern: new RegExp(options.tokenPattern ?? defaults.tokenPattern, 'iu'), types: undefined };
+    const recognition: TokenRecognition = {
+      tokenPattern: new RegExp(options.tokenPattern ?? defaults.tokenPattern, 'iu'),
+      types: undefined,
+    };
     const { sourceCode } = context;
     const reads = new Map<CacheKey, CachedRead[]>();
     const uses: ConditionUse[] = [];
@@ -111,14 +120,23 @@ export const noCachedFencingToken = createRule<[NoCachedFencingTokenOptions], No
       },
       PropertyDefinition(field) {
         const name = staticPropertyKeyName(field.key, field.computed);
-        if (field.value !== null && !field.static && name !== undefined && isFencingTokenSourceCall(field.value, recognition)) {
+        if (
+          field.value !== null &&
+          !field.static &&
+          name !== undefined &&
+          isFencingTokenSourceCall(field.value, recognition)
+        ) {
           const id = classIds.get(field.parent.parent) ?? classIds.size;
           classIds.set(field.parent.parent, id);
           remember(`${id}:${name}`, field);
         }
       },
       VariableDeclarator(declarator) {
-        if (declarator.init !== null && enclosingFunction(declarator) === undefined && isFencingTokenSourceCall(declarator.init, recognition)) {
+        if (
+          declarator.init !== null &&
+          enclosingFunction(declarator) === undefined &&
+          isFencingTokenSourceCall(declarator.init, recognition)
+        ) {
           for (const variable of sourceCode.getDeclaredVariables(declarator)) {
             remember(variable, declarator);
           }
@@ -145,10 +163,16 @@ export const noCachedFencingToken = createRule<[NoCachedFencingTokenOptions], No
         for (const use of uses) {
           const stored = reads.get(use.key) ?? [];
           const writer = enclosingFunction(use.argument);
-          const refreshedHere = stored.some((read) => read.storedIn === writer && read.node.range[0] < use.argument.range[0]);
+          const refreshedHere = stored.some(
+            (read) => read.storedIn === writer && read.node.range[0] < use.argument.range[0],
+          );
           const first = stored[0];
           if (first !== undefined && !refreshedHere) {
-            context.report({ node: use.argument, messageId: 'cachedToken', data: { name: use.name, line: first.node.loc.start.line } });
+            context.report({
+              node: use.argument,
+              messageId: 'cachedToken',
+              data: { name: use.name, line: first.node.loc.start.line },
+            });
           }
         }
       },
@@ -159,5 +183,7 @@ export const noCachedFencingToken = createRule<[NoCachedFencingTokenOptions], No
 /** The field or variable a condition argument reads: `this.#token` in `this.#token!`, `this.#token as bigint`, `this.#token ?? 0n`. */
 function cachedOperand(argument: TSESTree.Node): TSESTree.Node {
   const operand = skipTransparentWrappers(argument);
-  return operand.type === AST_NODE_TYPES.LogicalExpression && operand.operator === '??' ? cachedOperand(operand.left) : operand;
+  return operand.type === AST_NODE_TYPES.LogicalExpression && operand.operator === '??'
+    ? cachedOperand(operand.left)
+    : operand;
 }

@@ -14,15 +14,48 @@ export type NoCheckThenWriteMessageId = 'checkThenWrite';
 
 /** Calls that read the stored version or checkpoint (own methods, Redis, key-value and document stores). */
 const READ_METHODS: ReadonlySet<string> = new Set([
-  'writeVersion', 'read', 'get', 'hget', 'hmget', 'hgetall', 'mget', 'getItem', 'findOne', 'findUnique', 'findFirst', 'findById',
+  'writeVersion',
+  'read',
+  'get',
+  'hget',
+  'hmget',
+  'hgetall',
+  'mget',
+  'getItem',
+  'findOne',
+  'findUnique',
+  'findFirst',
+  'findById',
 ]);
 /** Calls that write a checkpoint (Redis, key-value and document stores); `save` counts unless it forwards a condition. */
 const WRITE_METHODS: ReadonlySet<string> = new Set([
-  'set', 'hset', 'hmset', 'mset', 'setItem', 'put', 'save', 'write', 'update', 'updateOne', 'insert', 'insertOne', 'upsert', 'replaceOne',
+  'set',
+  'hset',
+  'hmset',
+  'mset',
+  'setItem',
+  'put',
+  'save',
+  'write',
+  'update',
+  'updateOne',
+  'insert',
+  'insertOne',
+  'upsert',
+  'replaceOne',
 ]);
 /** Calls that make read and write one atomic step: optimistic transactions, locks, server-side scripts. */
 const ATOMIC_STEP_METHODS: ReadonlySet<string> = new Set([
-  'watch', 'multi', 'transaction', '$transaction', 'withTransaction', 'lock', 'runExclusive', 'eval', 'evalsha', 'fcall',
+  'watch',
+  'multi',
+  'transaction',
+  '$transaction',
+  'withTransaction',
+  'lock',
+  'runExclusive',
+  'eval',
+  'evalsha',
+  'fcall',
 ]);
 const SQL_READ = /^\s*select\b/iu;
 const SQL_WRITE = /^\s*(?:update|insert|replace|merge)\b/iu;
@@ -38,7 +71,8 @@ export const noCheckThenWrite = createRule<[], NoCheckThenWriteMessageId>({
   meta: {
     type: 'problem',
     docs: {
-      description: 'Disallow CheckpointStorage implementations that evaluate a write condition in a separate step from the write',
+      description:
+        'Disallow CheckpointStorage implementations that evaluate a write condition in a separate step from the write',
       recommended: true,
       requiresTypeChecking: false,
       usesTypeInformationWhenAsked: false,
@@ -86,7 +120,9 @@ function reportCheckThenWrite(
     .map((awaited) => ({ awaited, read: skipTransparentWrappers(awaited.argument) }))
     .filter(({ read }) => read.type === AST_NODE_TYPES.CallExpression && isStoredStateRead(read))
     .map(({ awaited, read }) => ({ read, comparedAt: comparisonOf(awaited, sourceCode) }))
-    .filter((entry): entry is { read: TSESTree.CallExpression; comparedAt: TSESTree.Node } => entry.comparedAt !== undefined);
+    .filter(
+      (entry): entry is { read: TSESTree.CallExpression; comparedAt: TSESTree.Node } => entry.comparedAt !== undefined,
+    );
   const first = comparedReads[0];
   if (first === undefined) {
     return;
@@ -116,7 +152,11 @@ function firstArgumentText(call: TSESTree.CallExpression): string | undefined {
 
 function isStoredStateRead(call: TSESTree.CallExpression): boolean {
   const name = calleeName(call);
-  return name !== undefined && (READ_METHODS.has(name) || ((name === 'query' || name === 'execute') && SQL_READ.test(firstArgumentText(call) ?? '')));
+  return (
+    name !== undefined &&
+    (READ_METHODS.has(name) ||
+      ((name === 'query' || name === 'execute') && SQL_READ.test(firstArgumentText(call) ?? '')))
+  );
 }
 
 /**
@@ -165,7 +205,9 @@ function comparisonAround(node: TSESTree.Node): TSESTree.Node | undefined {
       return parent;
     }
     if (
-      (parent.type === AST_NODE_TYPES.IfStatement || parent.type === AST_NODE_TYPES.ConditionalExpression || parent.type === AST_NODE_TYPES.WhileStatement) &&
+      (parent.type === AST_NODE_TYPES.IfStatement ||
+        parent.type === AST_NODE_TYPES.ConditionalExpression ||
+        parent.type === AST_NODE_TYPES.WhileStatement) &&
       parent.test === child
     ) {
       return parent.test;

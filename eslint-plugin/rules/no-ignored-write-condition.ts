@@ -40,7 +40,9 @@ export const noIgnoredWriteCondition = createRule<[NoIgnoredWriteConditionOption
     schema: [
       {
         type: 'object',
-        properties: { useTypeInformation: { type: 'boolean', description: 'Recognise implementations by their types.' } },
+        properties: {
+          useTypeInformation: { type: 'boolean', description: 'Recognise implementations by their types.' },
+        },
         additionalProperties: false,
       },
     ],

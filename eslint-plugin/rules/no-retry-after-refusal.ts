@@ -65,7 +65,9 @@ export const noRetryAfterRefusal = createRule<[], NoRetryAfterRefusalMessageId>(
         if (loop === undefined || regions.some((region) => region.some((statement) => leavesLoop(statement, keys)))) {
           return;
         }
-        const continues = regions.some((region) => region.some((statement) => containsNode(statement, keys, isContinue)));
+        const continues = regions.some((region) =>
+          region.some((statement) => containsNode(statement, keys, isContinue)),
+        );
         if (!continues && statementsAfterInLoop(tryStatement, loop).some((statement) => leavesLoop(statement, keys))) {
           return;
         }
@@ -83,7 +85,11 @@ export const noRetryAfterRefusal = createRule<[], NoRetryAfterRefusalMessageId>(
  * The statement lists that run only when the caught error is a refusal: the consequent of `if (refusal)`, the
  * alternate of `if (!refusal)`, and what follows `if (!refusal) throw e;`.
  */
-function refusalRegions(body: TSESTree.BlockStatement, caught: TSESLint.Scope.Variable, sourceCode: SourceCode): TSESTree.Statement[][] {
+function refusalRegions(
+  body: TSESTree.BlockStatement,
+  caught: TSESLint.Scope.Variable,
+  sourceCode: SourceCode,
+): TSESTree.Statement[][] {
   const regions: TSESTree.Statement[][] = [];
   const visit = (statements: readonly TSESTree.Statement[]): void => {
     statements.forEach((statement, index) => {
@@ -168,7 +174,9 @@ function leavesLoop(statement: TSESTree.Node, keys: VisitorKeys): boolean {
     statement,
     keys,
     (node) =>
-      node.type === AST_NODE_TYPES.ThrowStatement || node.type === AST_NODE_TYPES.ReturnStatement || node.type === AST_NODE_TYPES.BreakStatement,
+      node.type === AST_NODE_TYPES.ThrowStatement ||
+      node.type === AST_NODE_TYPES.ReturnStatement ||
+      node.type === AST_NODE_TYPES.BreakStatement,
   );
 }
 

@@ -17,7 +17,10 @@ export interface NoTokenWithoutWriteOptions {
 /** Message ids of `no-token-without-write`. */
 export type NoTokenWithoutWriteMessageId = 'tokenNeverFences';
 
-const defaults = { tokenPattern: 'fencing_?token$', useTypeInformation: false } satisfies Required<NoTokenWithoutWriteOptions>;
+const defaults = {
+  tokenPattern: 'fencing_?token$',
+  useTypeInformation: false,
+} satisfies Required<NoTokenWithoutWriteOptions>;
 
 /** Reports a fencing token obtained in a function that is only logged or stored in a field there. */
 export const noTokenWithoutWrite = createRule<[NoTokenWithoutWriteOptions], NoTokenWithoutWriteMessageId>({
@@ -40,7 +43,10 @@ export const noTokenWithoutWrite = createRule<[NoTokenWithoutWriteOptions], NoTo
         type: 'object',
         properties: {
           tokenPattern: { type: 'string', description: 'Case-insensitive regular expression for fencing-token names.' },
-          useTypeInformation: { type: 'boolean', description: 'Count a binding as a token only when typed as a bigint or number.' },
+          useTypeInformation: {
+            type: 'boolean',
+            description: 'Count a binding as a token only when typed as a bigint or number.',
+          },
         },
         additionalProperties: false,
       },
@@ -53,13 +59,19 @@ export const noTokenWithoutWrite = createRule<[NoTokenWithoutWriteOptions], NoTo
     const { sourceCode } = context;
     return {
       VariableDeclarator(declarator) {
-        if (declarator.init === null || !isObtainedByCall(declarator.init) || enclosingFunction(declarator) === undefined) {
+        if (
+          declarator.init === null ||
+          !isObtainedByCall(declarator.init) ||
+          enclosingFunction(declarator) === undefined
+        ) {
           return;
         }
         const scope = sourceCode.getScope(declarator);
         for (const variable of sourceCode.getDeclaredVariables(declarator)) {
           // Where the value goes is cheap to see; whether it is a token may need types, so that is asked last.
-          const ownReads = variable.references.filter((reference) => reference.isRead()).map((reference) => reference.identifier);
+          const ownReads = variable.references
+            .filter((reference) => reference.isRead())
+            .map((reference) => reference.identifier);
           const isToken = onlyLoggedOrStored(ownReads) && isFencingTokenVariable(variable, scope, recognition);
           // A token held as a property (`lease.fencingToken`) is followed through its property reads instead.
           const reads = isToken ? ownReads : tokenPropertyReads(variable, recognition);
@@ -68,11 +80,18 @@ export const noTokenWithoutWrite = createRule<[NoTokenWithoutWriteOptions], NoTo
           }
           const uses = new Set(reads.map(classifyTokenUse));
           const token = isToken || reads[0] === undefined ? variable.name : sourceCode.getText(reads[0]);
-          const described = [uses.has('logged') ? 'logged' : undefined, uses.has('storedInField') ? 'stored in a field' : undefined]
+          const described = [
+            uses.has('logged') ? 'logged' : undefined,
+            uses.has('storedInField') ? 'stored in a field' : undefined,
+          ]
             .filter((use) => use !== undefined)
             .join(' and ');
           const binding = variable.defs[0]?.name;
-          context.report({ node: binding ?? declarator, messageId: 'tokenNeverFences', data: { token, uses: described } });
+          context.report({
+            node: binding ?? declarator,
+            messageId: 'tokenNeverFences',
+            data: { token, uses: described },
+          });
         }
       },
     };

@@ -49,7 +49,10 @@ export const noUnfencedWrite = createRule<[NoUnfencedWriteOptions], NoUnfencedWr
         type: 'object',
         properties: {
           tokenPattern: { type: 'string', description: 'Case-insensitive regular expression for fencing-token names.' },
-          storagePattern: { type: 'string', description: 'Case-insensitive regular expression for checkpoint-storage receiver names.' },
+          storagePattern: {
+            type: 'string',
+            description: 'Case-insensitive regular expression for checkpoint-storage receiver names.',
+          },
           useTypeInformation: { type: 'boolean', description: 'Decide receivers and tokens by their types.' },
         },
         additionalProperties: false,
@@ -116,7 +119,9 @@ function stampSuggestion(
       messageId: 'stampWithToken',
       data: { token },
       *fix(fixer) {
-        yield existing === undefined ? fixer.insertTextAfter(checkpoint ?? call.callee, `, ${condition}`) : fixer.replaceText(existing, condition);
+        yield existing === undefined
+          ? fixer.insertTextAfter(checkpoint ?? call.callee, `, ${condition}`)
+          : fixer.replaceText(existing, condition);
         if (spelling === undefined) {
           yield addRuntimeImport(fixer, program, 'CheckpointWriteCondition');
         }

@@ -37,7 +37,9 @@ try {
   await storage.delete(demoSubscriptionId);
   await admin.del(demoEventsKey);
   await admin.rpush(demoEventsKey, ...Array.from({ length: eventCount }, (_, index) => `order-${index + 1}`));
-  say(`redis at ${address}${ownServer === undefined ? '' : ' (started by the demo)'}; ${eventCount} events in ${demoEventsKey}`);
+  say(
+    `redis at ${address}${ownServer === undefined ? '' : ' (started by the demo)'}; ${eventCount} events in ${demoEventsKey}`,
+  );
 
   const a = startConsumer('A');
   await until('A holds the lease', () => a.lines.some((line) => line.includes('lease granted')));
@@ -57,15 +59,20 @@ try {
     `B was granted the lease ${Math.round(firstArrival(b, 'lease granted') - stoppedAt)} ms after A stopped and handled its first event ` +
       `${Math.round(firstArrival(b, 'handling') - stoppedAt)} ms after (lease ${demoLeaseTimeMs} ms, then a takeover grace of two thirds of it)`,
   );
-  say(`stored checkpoint is now ${await storage.read(demoSubscriptionId)}, version ${await storage.writeVersion(demoSubscriptionId)}`);
+  say(
+    `stored checkpoint is now ${await storage.read(demoSubscriptionId)}, version ${await storage.writeVersion(demoSubscriptionId)}`,
+  );
 
   a.process.kill('SIGCONT');
   say('SIGCONT A: the zombie finishes its event and writes its checkpoint with its old token');
-  await until('A\'s late checkpoint write is refused', () => a.lines.some((line) => line.includes('REFUSED')));
+  await until("A's late checkpoint write is refused", () => a.lines.some((line) => line.includes('REFUSED')));
   a.process.kill('SIGKILL');
   say('SIGKILL A: it is gone for good');
 
-  await until(`B checkpoints the last event (position ${eventCount - 1})`, async () => (await storage.read(demoSubscriptionId)) === String(eventCount - 1));
+  await until(
+    `B checkpoints the last event (position ${eventCount - 1})`,
+    async () => (await storage.read(demoSubscriptionId)) === String(eventCount - 1),
+  );
   b.process.kill('SIGTERM');
   await new Promise((resolve) => b.process.once('exit', resolve));
   say(
@@ -85,7 +92,9 @@ try {
 
 function startConsumer(name: string): Consumer {
   const script = fileURLToPath(new URL('./consumer.js', import.meta.url));
-  const child = spawn(process.execPath, [script, '--name', name, '--redis', address], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, '--name', name, '--redis', address], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const consumer: Consumer = { name, process: child, lines: [], arrivals: [] };
   let partial = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -121,12 +130,20 @@ async function until(what: string, condition: () => boolean | Promise<boolean>):
 
 async function startRedisServer(): Promise<{ readonly port: number; stop(): void }> {
   const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   const failed = new Promise<never>((_, reject) => {
     server.once('error', (error) => {
-      reject(new Error(`could not start redis-server (${error.message}); install it (apt-get install redis-server) or pass --redis host:port`));
+      reject(
+        new Error(
+          `could not start redis-server (${error.message}); install it (apt-get install redis-server) or pass --redis host:port`,
+        ),
+      );
     });
   });
   try {

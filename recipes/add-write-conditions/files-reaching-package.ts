@@ -47,9 +47,14 @@ export function filesReachingPackage(
   const pending = [...reaching];
   for (let target = pending.pop(); target !== undefined; target = pending.pop()) {
     const own = stem(basename(target));
-    const candidates = [...(bySegment.get(own) ?? []), ...(own === 'index' ? (bySegment.get(basename(dirname(target))) ?? []) : [])];
+    const candidates = [
+      ...(bySegment.get(own) ?? []),
+      ...(own === 'index' ? (bySegment.get(basename(dirname(target))) ?? []) : []),
+    ];
     const importers = [
-      ...candidates.filter(({ file, specifier }) => !reaching.has(file) && resolveRelative(specifier, file, texts) === target).map(({ file }) => file),
+      ...candidates
+        .filter(({ file, specifier }) => !reaching.has(file) && resolveRelative(specifier, file, texts) === target)
+        .map(({ file }) => file),
       ...(bareImporters.get(target) ?? []),
     ];
     for (const file of importers) {
@@ -69,6 +74,10 @@ function stem(name: string): string {
 function resolveRelative(specifier: string, from: string, texts: ReadonlyMap<string, string>): string | undefined {
   const base = resolve(dirname(from), specifier);
   const withoutExtension = base.replace(/\.(?:[mc]?js|jsx)$/, '');
-  const candidates = [base, ...SOURCE_EXTENSIONS.map((extension) => withoutExtension + extension), ...SOURCE_EXTENSIONS.map((extension) => `${base}/index${extension}`)];
+  const candidates = [
+    base,
+    ...SOURCE_EXTENSIONS.map((extension) => withoutExtension + extension),
+    ...SOURCE_EXTENSIONS.map((extension) => `${base}/index${extension}`),
+  ];
   return candidates.find((candidate) => texts.has(candidate));
 }

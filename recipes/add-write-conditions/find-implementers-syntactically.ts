@@ -1,5 +1,11 @@
 import { bodyFacts, type BodyOffsets } from './body-facts.js';
-import type { BaseFacts, ImplementerFacts, ImportDeclarationFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
+import type {
+  BaseFacts,
+  ImplementerFacts,
+  ImportDeclarationFacts,
+  ImportFacts,
+  SaveFacts,
+} from './implementer-facts.js';
 import { PACKAGE_NAME } from './import-plan.js';
 
 /** A Babel AST node as jscodeshift's `ts`/`tsx` parsers produce it, with the fields this module reads. */
@@ -28,12 +34,21 @@ interface Comment {
  * through a JSDoc `@implements {Name}` whose name comes from `@typedef {import('checkpoint-fencing').CheckpointStorage}`
  * or `@import`. Base classes declared in another file cannot be seen; such implementers are reported as skipped.
  */
-export function findImplementersSyntactically(program: AstNode, text: string, path: string, typescript: boolean): SyntacticFileFacts {
+export function findImplementersSyntactically(
+  program: AstNode,
+  text: string,
+  path: string,
+  typescript: boolean,
+): SyntacticFileFacts {
   const nodes = collect(program);
   const comments = collectComments(nodes);
   const storageNames = new StorageNames(nodes, comments);
   const classes = nodes.filter((node) => node.type === 'ClassDeclaration' || node.type === 'ClassExpression');
-  const byName = new Map(classes.flatMap((node) => (identifierName(node['id']) === undefined ? [] : [[identifierName(node['id']) ?? '', node] as const])));
+  const byName = new Map(
+    classes.flatMap((node) =>
+      identifierName(node['id']) === undefined ? [] : [[identifierName(node['id']) ?? '', node] as const],
+    ),
+  );
   const implementerClasses = new Set<AstNode>();
   const isImplementer = (node: AstNode, seen: Set<AstNode>): boolean => {
     if (seen.has(node)) {
@@ -55,7 +70,9 @@ export function findImplementersSyntactically(program: AstNode, text: string, pa
     }
   }
   const idOf = (node: AstNode): string => `${path}#${node.start ?? 0}`;
-  const implementers: ImplementerFacts[] = [...implementerClasses].map((node) => classFacts(node, text, path, idOf, byName, implementerClasses));
+  const implementers: ImplementerFacts[] = [...implementerClasses].map((node) =>
+    classFacts(node, text, path, idOf, byName, implementerClasses),
+  );
   for (const { literal, name } of storageObjectLiterals(nodes, storageNames)) {
     implementers.push(literalFacts(literal, name, text, path));
   }
@@ -141,13 +158,19 @@ class StorageNames {
         const local = identifierName(specifier['local']);
         if (specifier.type === 'ImportNamespaceSpecifier' && local !== undefined) {
           this.#namespaces.add(local);
-        } else if (specifier.type === 'ImportSpecifier' && identifierName(specifier['imported']) === 'CheckpointStorage' && local !== undefined) {
+        } else if (
+          specifier.type === 'ImportSpecifier' &&
+          identifierName(specifier['imported']) === 'CheckpointStorage' &&
+          local !== undefined
+        ) {
           this.#names.add(local);
         }
       }
     }
     for (const comment of comments) {
-      for (const match of comment.value.matchAll(/@typedef\s*\{\s*import\(\s*['"]checkpoint-fencing['"]\s*\)\.CheckpointStorage\s*\}\s*([\w$]+)/g)) {
+      for (const match of comment.value.matchAll(
+        /@typedef\s*\{\s*import\(\s*['"]checkpoint-fencing['"]\s*\)\.CheckpointStorage\s*\}\s*([\w$]+)/g,
+      )) {
         this.#names.add(match[1] ?? '');
       }
       for (const match of comment.value.matchAll(/@import\s*\{([^}]*)\}\s*from\s*['"]checkpoint-fencing['"]/g)) {
@@ -161,11 +184,15 @@ class StorageNames {
     }
     // Interfaces in this file that extend the storage interface count too; repeat until no new one appears.
     const interfaces = nodes.filter((candidate) => candidate.type === 'TSInterfaceDeclaration');
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const declaration of interfaces) {
         const name = identifierName(declaration['id']);
-        if (name !== undefined && !this.#names.has(name) && list(declaration['extends']).some((clause) => this.isStorageReference(clause['expression']))) {
+        if (
+          name !== undefined &&
+          !this.#names.has(name) &&
+          list(declaration['extends']).some((clause) => this.isStorageReference(clause['expression']))
+        ) {
           this.#names.add(name);
           grew = true;
         }
@@ -174,7 +201,11 @@ class StorageNames {
   }
 
   isStorageName(name: string): boolean {
-    return this.#names.has(name) || name === `import('${PACKAGE_NAME}').CheckpointStorage` || name === `import("${PACKAGE_NAME}").CheckpointStorage`;
+    return (
+      this.#names.has(name) ||
+      name === `import('${PACKAGE_NAME}').CheckpointStorage` ||
+      name === `import("${PACKAGE_NAME}").CheckpointStorage`
+    );
   }
 
   /** An `Identifier`, or `ns.CheckpointStorage` as a member expression or qualified type name. */
@@ -187,10 +218,16 @@ class StorageNames {
       return this.#names.has(identifierName(reference) ?? '');
     }
     if (reference.type === 'TSQualifiedName') {
-      return this.#namespaces.has(identifierName(reference['left']) ?? '') && identifierName(reference['right']) === 'CheckpointStorage';
+      return (
+        this.#namespaces.has(identifierName(reference['left']) ?? '') &&
+        identifierName(reference['right']) === 'CheckpointStorage'
+      );
     }
     if (reference.type === 'MemberExpression') {
-      return this.#namespaces.has(identifierName(reference['object']) ?? '') && identifierName(reference['property']) === 'CheckpointStorage';
+      return (
+        this.#namespaces.has(identifierName(reference['object']) ?? '') &&
+        identifierName(reference['property']) === 'CheckpointStorage'
+      );
     }
     return false;
   }
@@ -208,20 +245,33 @@ class StorageNames {
 }
 
 /** Names in a JSDoc `@implements {Name}` directly above the class (or its `export`). */
-function jsDocImplements(declaration: AstNode, nodes: readonly AstNode[], comments: readonly Comment[], text: string): string[] {
+function jsDocImplements(
+  declaration: AstNode,
+  nodes: readonly AstNode[],
+  comments: readonly Comment[],
+  text: string,
+): string[] {
   const exported = nodes.find(
-    (candidate) => (candidate.type === 'ExportNamedDeclaration' || candidate.type === 'ExportDefaultDeclaration') && candidate['declaration'] === declaration,
+    (candidate) =>
+      (candidate.type === 'ExportNamedDeclaration' || candidate.type === 'ExportDefaultDeclaration') &&
+      candidate['declaration'] === declaration,
   );
   const anchor = start(exported ?? declaration);
-  const comment = comments.findLast((candidate) => candidate.end <= anchor && text.slice(candidate.end, anchor).trim() === '');
-  return comment === undefined ? [] : [...comment.value.matchAll(/@implements\s*\{\s*([^}]+?)\s*\}/g)].map((match) => match[1] ?? '');
+  const comment = comments.findLast(
+    (candidate) => candidate.end <= anchor && text.slice(candidate.end, anchor).trim() === '',
+  );
+  return comment === undefined
+    ? []
+    : [...comment.value.matchAll(/@implements\s*\{\s*([^}]+?)\s*\}/g)].map((match) => match[1] ?? '');
 }
 
 function storageObjectLiterals(nodes: readonly AstNode[], names: StorageNames): { literal: AstNode; name: string }[] {
   const found: { literal: AstNode; name: string }[] = [];
   const unwrap = (value: unknown): AstNode | undefined => {
     const candidate = node(value);
-    return candidate?.type === 'TSParenthesizedType' || candidate?.type === 'ParenthesizedExpression' ? unwrap(candidate['expression']) : candidate;
+    return candidate?.type === 'TSParenthesizedType' || candidate?.type === 'ParenthesizedExpression'
+      ? unwrap(candidate['expression'])
+      : candidate;
   };
   for (const candidate of nodes) {
     if (candidate.type === 'VariableDeclarator') {
@@ -234,7 +284,10 @@ function storageObjectLiterals(nodes: readonly AstNode[], names: StorageNames): 
       if (literal?.type === 'ObjectExpression' && names.isStorageType(candidate['typeAnnotation'])) {
         found.push({ literal, name: enclosingName(literal, nodes) });
       }
-    } else if (/Function(?:Declaration|Expression)$|^ArrowFunctionExpression$|^ClassMethod$/.test(candidate.type) && names.isStorageType(candidate['returnType'])) {
+    } else if (
+      /Function(?:Declaration|Expression)$|^ArrowFunctionExpression$|^ClassMethod$/.test(candidate.type) &&
+      names.isStorageType(candidate['returnType'])
+    ) {
       const body = unwrap(candidate['body']);
       const returned =
         body?.type === 'ObjectExpression'
@@ -244,7 +297,10 @@ function storageObjectLiterals(nodes: readonly AstNode[], names: StorageNames): 
               .map((statement) => unwrap(statement['argument']))
               .filter((value): value is AstNode => value?.type === 'ObjectExpression');
       for (const literal of returned) {
-        found.push({ literal, name: identifierName(candidate['id']) ?? identifierName(candidate['key']) ?? enclosingName(literal, nodes) });
+        found.push({
+          literal,
+          name: identifierName(candidate['id']) ?? identifierName(candidate['key']) ?? enclosingName(literal, nodes),
+        });
       }
     }
   }
@@ -254,7 +310,9 @@ function storageObjectLiterals(nodes: readonly AstNode[], names: StorageNames): 
 function enclosingName(literal: AstNode, nodes: readonly AstNode[]): string {
   const holder = nodes.findLast(
     (candidate) =>
-      (candidate.type === 'VariableDeclarator' || candidate.type === 'FunctionDeclaration') && start(candidate) <= start(literal) && end(candidate) >= end(literal),
+      (candidate.type === 'VariableDeclarator' || candidate.type === 'FunctionDeclaration') &&
+      start(candidate) <= start(literal) &&
+      end(candidate) >= end(literal),
   );
   return identifierName(holder?.['id']) ?? 'object literal';
 }
@@ -264,7 +322,10 @@ function memberName(member: AstNode): string | undefined {
 }
 
 function isInstanceMember(member: AstNode): boolean {
-  return member['static'] !== true && /^(?:ClassMethod|ClassProperty|TSDeclareMethod|ClassAccessorProperty)$/.test(member.type);
+  return (
+    member['static'] !== true &&
+    /^(?:ClassMethod|ClassProperty|TSDeclareMethod|ClassAccessorProperty)$/.test(member.type)
+  );
 }
 
 function parameterCount(member: AstNode): number {
@@ -274,7 +335,12 @@ function parameterCount(member: AstNode): number {
 
 function superSaveNames(member: AstNode): { start: number; end: number }[] {
   return collect(member)
-    .filter((candidate) => candidate.type === 'MemberExpression' && node(candidate['object'])?.type === 'Super' && identifierName(candidate['property']) === 'save')
+    .filter(
+      (candidate) =>
+        candidate.type === 'MemberExpression' &&
+        node(candidate['object'])?.type === 'Super' &&
+        identifierName(candidate['property']) === 'save',
+    )
     .map((access) => {
       const property = node(access['property']);
       return { start: property === undefined ? 0 : start(property), end: property === undefined ? 0 : end(property) };
@@ -286,7 +352,12 @@ function saveFacts(member: AstNode, text: string, literal: boolean): SaveFacts {
   const value = node(member['value']);
   const base = {
     parameterCount: parameterCount(member),
-    form: member.type === 'TSDeclareMethod' && member['abstract'] === true ? 'abstract-method' : /Method$/.test(member.type) ? 'method' : 'property',
+    form:
+      member.type === 'TSDeclareMethod' && member['abstract'] === true
+        ? 'abstract-method'
+        : /Method$/.test(member.type)
+          ? 'method'
+          : 'property',
     start: start(member),
     end: end(member),
     nameStart: key === undefined ? start(member) : start(key),
@@ -301,13 +372,21 @@ function saveFacts(member: AstNode, text: string, literal: boolean): SaveFacts {
     const body = node(member['body']);
     const first = params[0];
     const last = params.at(-1);
-    const parametersText = first === undefined || last === undefined ? '()' : `(${text.slice(start(first), end(last))})`;
+    const parametersText =
+      first === undefined || last === undefined ? '()' : `(${text.slice(start(first), end(last))})`;
     const returnType = node(member['returnType']);
     const asFunctionExpression = `${member['async'] === true ? 'async ' : ''}${parametersText}${returnType === undefined ? '' : text.slice(start(returnType), end(returnType))} => ${body === undefined ? '{}' : text.slice(start(body), end(body))}`;
     return { ...base, asFunctionExpression, needsThisBinding: false };
   }
-  const usesThis = value !== undefined && value.type === 'FunctionExpression' && collect(value).some((inner) => inner.type === 'ThisExpression');
-  return { ...base, asFunctionExpression: value === undefined ? '() => undefined' : text.slice(start(value), end(value)), needsThisBinding: usesThis };
+  const usesThis =
+    value !== undefined &&
+    value.type === 'FunctionExpression' &&
+    collect(value).some((inner) => inner.type === 'ThisExpression');
+  return {
+    ...base,
+    asFunctionExpression: value === undefined ? '() => undefined' : text.slice(start(value), end(value)),
+    needsThisBinding: usesThis,
+  };
 }
 
 function classFacts(
@@ -333,14 +412,19 @@ function classFacts(
     base: baseFacts(declaration, byName, implementers, idOf),
     ownSave: save === undefined ? undefined : saveFacts(save, text, false),
     ownWriteVersion: instance.some((member) => memberName(member) === 'writeVersion'),
-    memberNames: [declaration, ...chain].flatMap((cls) => list(node(cls['body'])?.['body']).flatMap((member) => memberName(member) ?? [])),
+    memberNames: [declaration, ...chain].flatMap((cls) =>
+      list(node(cls['body'])?.['body']).flatMap((member) => memberName(member) ?? []),
+    ),
     body: bodyFacts(bodyOffsets(body ?? declaration, members, text), text, false),
   };
 }
 
 function plainAncestors(declaration: AstNode, byName: ReadonlyMap<string, AstNode>): AstNode[] {
   const chain: AstNode[] = [];
-  for (let base = byName.get(identifierName(declaration['superClass']) ?? ''); base !== undefined && !chain.includes(base); ) {
+  for (
+    let base = byName.get(identifierName(declaration['superClass']) ?? '');
+    base !== undefined && !chain.includes(base);
+  ) {
     chain.push(base);
     base = byName.get(identifierName(base['superClass']) ?? '');
   }
@@ -376,7 +460,11 @@ function baseFacts(
     hasWriteVersion ||= members.some((member) => memberName(member) === 'writeVersion');
   }
   const outermost = [base, ...plainAncestors(base, byName)].at(-1);
-  if (outermost !== undefined && node(outermost['superClass']) !== undefined && !byName.has(identifierName(outermost['superClass']) ?? '')) {
+  if (
+    outermost !== undefined &&
+    node(outermost['superClass']) !== undefined &&
+    !byName.has(identifierName(outermost['superClass']) ?? '')
+  ) {
     return { kind: 'unknown', name: identifierName(outermost['superClass']) ?? name };
   }
   return { kind: 'plain', name, saveParameterCount, hasWriteVersion };
@@ -384,7 +472,10 @@ function baseFacts(
 
 function literalFacts(literal: AstNode, name: string, text: string, path: string): ImplementerFacts {
   const properties = list(literal['properties']);
-  const save = properties.find((property) => memberName(property) === 'save' && (property.type === 'ObjectMethod' || property.type === 'ObjectProperty'));
+  const save = properties.find(
+    (property) =>
+      memberName(property) === 'save' && (property.type === 'ObjectMethod' || property.type === 'ObjectProperty'),
+  );
   return {
     id: `${path}#${start(literal)}`,
     file: path,
@@ -437,7 +528,9 @@ function importFacts(program: AstNode, text: string, typescript: boolean): Impor
       }
       declarations.push({
         typeOnly: statement['importKind'] === 'type',
-        namespace: identifierName(specifiers.find((specifier) => specifier.type === 'ImportNamespaceSpecifier')?.['local']),
+        namespace: identifierName(
+          specifiers.find((specifier) => specifier.type === 'ImportNamespaceSpecifier')?.['local'],
+        ),
         named: named.map((specifier) => ({
           imported: identifierName(specifier['imported']) ?? '',
           local: identifierName(specifier['local']) ?? '',
@@ -447,7 +540,10 @@ function importFacts(program: AstNode, text: string, typescript: boolean): Impor
         trailingComma,
         end: end(statement),
       });
-    } else if (statement.type === 'TSImportEqualsDeclaration' && node(node(statement['moduleReference'])?.['expression'])?.['value'] === PACKAGE_NAME) {
+    } else if (
+      statement.type === 'TSImportEqualsDeclaration' &&
+      node(node(statement['moduleReference'])?.['expression'])?.['value'] === PACKAGE_NAME
+    ) {
       declarations.push({
         typeOnly: statement['importKind'] === 'type',
         namespace: identifierName(statement['id']),
@@ -458,7 +554,9 @@ function importFacts(program: AstNode, text: string, typescript: boolean): Impor
       });
     }
   }
-  const lastImport = statements.filter((statement) => statement.type === 'ImportDeclaration' || statement.type === 'TSImportEqualsDeclaration').at(-1);
+  const lastImport = statements
+    .filter((statement) => statement.type === 'ImportDeclaration' || statement.type === 'TSImportEqualsDeclaration')
+    .at(-1);
   const first = statements[0];
   return {
     declarations,

@@ -1,7 +1,21 @@
 import { createRequire } from 'node:module';
-import type { ClassDeclaration, ExpressionWithTypeArguments, Node as MorphNode, ObjectLiteralExpression, SourceFile, Symbol as MorphSymbol, TypeNode } from 'ts-morph';
+import type {
+  ClassDeclaration,
+  ExpressionWithTypeArguments,
+  Node as MorphNode,
+  ObjectLiteralExpression,
+  SourceFile,
+  Symbol as MorphSymbol,
+  TypeNode,
+} from 'ts-morph';
 import { bodyFacts, type BodyOffsets } from './body-facts.js';
-import type { BaseFacts, ImplementerFacts, ImportDeclarationFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
+import type {
+  BaseFacts,
+  ImplementerFacts,
+  ImportDeclarationFacts,
+  ImportFacts,
+  SaveFacts,
+} from './implementer-facts.js';
 import { PACKAGE_NAME } from './import-plan.js';
 
 // Loaded with require: importing this CommonJS bundle from ESM makes Node scan it for named exports, which costs
@@ -27,10 +41,16 @@ export function findImplementersWithTypes(files: readonly SourceFile[]): TypedFi
   const storageInterfaces = canonicalStorageInterfaces(files);
   const resolver = new StorageTypeResolver(storageInterfaces);
   const classIds = new Map<ClassDeclaration, string>();
-  const found: { file: SourceFile; classes: ClassDeclaration[]; literals: { node: ObjectLiteralExpression; name: string }[] }[] = [];
+  const found: {
+    file: SourceFile;
+    classes: ClassDeclaration[];
+    literals: { node: ObjectLiteralExpression; name: string }[];
+  }[] = [];
 
   for (const file of files) {
-    const classes = file.getDescendantsOfKind(SyntaxKind.ClassDeclaration).filter((declaration) => resolver.isImplementerClass(declaration));
+    const classes = file
+      .getDescendantsOfKind(SyntaxKind.ClassDeclaration)
+      .filter((declaration) => resolver.isImplementerClass(declaration));
     for (const declaration of classes) {
       classIds.set(declaration, `${file.getFilePath()}#${declaration.getStart()}`);
     }
@@ -99,7 +119,8 @@ class StorageTypeResolver {
     this.#classes.set(declaration, false);
     const base = declaration.getBaseClass();
     const result =
-      declaration.getImplements().some((clause) => this.isStorageExpression(clause)) || (base !== undefined && this.isImplementerClass(base));
+      declaration.getImplements().some((clause) => this.isStorageExpression(clause)) ||
+      (base !== undefined && this.isImplementerClass(base));
     this.#classes.set(declaration, result);
     return result;
   }
@@ -116,7 +137,9 @@ class StorageTypeResolver {
   }
 
   #isStorageSymbol(symbol: MorphSymbol | undefined): boolean {
-    return (resolveAlias(symbol)?.getDeclarations() ?? []).some((node) => Node.isInterfaceDeclaration(node) && this.#isStorageInterface(node));
+    return (resolveAlias(symbol)?.getDeclarations() ?? []).some(
+      (node) => Node.isInterfaceDeclaration(node) && this.#isStorageInterface(node),
+    );
   }
 
   #isStorageInterface(node: Node): boolean {
@@ -125,7 +148,8 @@ class StorageTypeResolver {
       return known;
     }
     this.#interfaces.set(node, false);
-    const result = Node.isInterfaceDeclaration(node) && node.getExtends().some((clause) => this.isStorageExpression(clause));
+    const result =
+      Node.isInterfaceDeclaration(node) && node.getExtends().some((clause) => this.isStorageExpression(clause));
     this.#interfaces.set(node, result);
     return result;
   }
@@ -136,7 +160,10 @@ class StorageTypeResolver {
  * CheckpointStorage`, and `return {…}` (or an arrow's expression body) in a function declared to return
  * `CheckpointStorage` or `Promise<CheckpointStorage>`.
  */
-function storageObjectLiterals(file: SourceFile, resolver: StorageTypeResolver): { node: ObjectLiteralExpression; name: string }[] {
+function storageObjectLiterals(
+  file: SourceFile,
+  resolver: StorageTypeResolver,
+): { node: ObjectLiteralExpression; name: string }[] {
   const literals: { node: ObjectLiteralExpression; name: string }[] = [];
   for (const literal of file.getDescendantsOfKind(SyntaxKind.ObjectLiteralExpression)) {
     let position: Node = literal;
@@ -144,14 +171,24 @@ function storageObjectLiterals(file: SourceFile, resolver: StorageTypeResolver):
       position = position.getParentOrThrow();
     }
     const parent = position.getParentOrThrow();
-    if (Node.isVariableDeclaration(parent) && parent.getInitializer() === position && resolver.isStorageTypeNode(parent.getTypeNode())) {
+    if (
+      Node.isVariableDeclaration(parent) &&
+      parent.getInitializer() === position &&
+      resolver.isStorageTypeNode(parent.getTypeNode())
+    ) {
       literals.push({ node: literal, name: parent.getName() });
     } else if (Node.isSatisfiesExpression(parent) && resolver.isStorageTypeNode(parent.getTypeNode())) {
       const variable = parent.getFirstAncestorByKind(SyntaxKind.VariableDeclaration);
       literals.push({ node: literal, name: variable?.getName() ?? enclosingFunctionName(parent) ?? 'object literal' });
     } else if (Node.isReturnStatement(parent) || (Node.isArrowFunction(parent) && parent.getBody() === position)) {
-      const fn = Node.isArrowFunction(parent) ? parent : parent.getFirstAncestor((node) => Node.isFunctionLikeDeclaration(node));
-      if (fn !== undefined && Node.isFunctionLikeDeclaration(fn) && resolver.isStorageTypeNode(awaitedTypeNode(fn.getReturnTypeNode()))) {
+      const fn = Node.isArrowFunction(parent)
+        ? parent
+        : parent.getFirstAncestor((node) => Node.isFunctionLikeDeclaration(node));
+      if (
+        fn !== undefined &&
+        Node.isFunctionLikeDeclaration(fn) &&
+        resolver.isStorageTypeNode(awaitedTypeNode(fn.getReturnTypeNode()))
+      ) {
         literals.push({ node: literal, name: enclosingFunctionName(literal) ?? 'object literal' });
       }
     }
@@ -168,11 +205,20 @@ function awaitedTypeNode(node: TypeNode | undefined): TypeNode | undefined {
 }
 
 function enclosingFunctionName(node: Node): string | undefined {
-  const fn = node.getFirstAncestor((ancestor) => Node.isFunctionDeclaration(ancestor) || Node.isMethodDeclaration(ancestor) || Node.isVariableDeclaration(ancestor));
+  const fn = node.getFirstAncestor(
+    (ancestor) =>
+      Node.isFunctionDeclaration(ancestor) ||
+      Node.isMethodDeclaration(ancestor) ||
+      Node.isVariableDeclaration(ancestor),
+  );
   return fn !== undefined && Node.hasName(fn) ? fn.getName() : undefined;
 }
 
-function classFacts(declaration: ClassDeclaration, text: string, classIds: ReadonlyMap<ClassDeclaration, string>): ImplementerFacts {
+function classFacts(
+  declaration: ClassDeclaration,
+  text: string,
+  classIds: ReadonlyMap<ClassDeclaration, string>,
+): ImplementerFacts {
   const members = declaration.getMembers();
   const saveMember = declaration.getInstanceMember('save');
   const chain = ancestors(declaration);
@@ -203,7 +249,10 @@ function memberName(member: Node): string[] {
   return Node.hasName(member) ? [member.getName()] : [];
 }
 
-function baseFacts(declaration: ClassDeclaration, classIds: ReadonlyMap<ClassDeclaration, string>): BaseFacts | undefined {
+function baseFacts(
+  declaration: ClassDeclaration,
+  classIds: ReadonlyMap<ClassDeclaration, string>,
+): BaseFacts | undefined {
   const extendsClause = declaration.getExtends();
   if (extendsClause === undefined) {
     return undefined;
@@ -234,14 +283,19 @@ function functionLike(member: Node): Node | undefined {
   }
   if (Node.isPropertyDeclaration(member) || Node.isPropertyAssignment(member)) {
     const initializer = member.getInitializer();
-    return initializer !== undefined && (Node.isArrowFunction(initializer) || Node.isFunctionExpression(initializer)) ? initializer : undefined;
+    return initializer !== undefined && (Node.isArrowFunction(initializer) || Node.isFunctionExpression(initializer))
+      ? initializer
+      : undefined;
   }
   return undefined;
 }
 
 function parameterCount(member: Node): number {
   const fn = functionLike(member);
-  if (fn === undefined || !(Node.isMethodDeclaration(fn) || Node.isArrowFunction(fn) || Node.isFunctionExpression(fn))) {
+  if (
+    fn === undefined ||
+    !(Node.isMethodDeclaration(fn) || Node.isArrowFunction(fn) || Node.isFunctionExpression(fn))
+  ) {
     return 0;
   }
   return fn.getParameters().filter((parameter) => parameter.getName() !== 'this').length;
@@ -268,12 +322,19 @@ function saveFacts(member: Node, text: string, literal: boolean): SaveFacts {
   }
   if (Node.isMethodDeclaration(fn)) {
     const body = fn.getBody();
-    const parametersText = text.slice(fn.getFirstChildByKindOrThrow(SyntaxKind.OpenParenToken).getStart(), fn.getFirstChildByKindOrThrow(SyntaxKind.CloseParenToken).getEnd());
+    const parametersText = text.slice(
+      fn.getFirstChildByKindOrThrow(SyntaxKind.OpenParenToken).getStart(),
+      fn.getFirstChildByKindOrThrow(SyntaxKind.CloseParenToken).getEnd(),
+    );
     const returnType = fn.getReturnTypeNode();
     const asFunctionExpression = `${fn.isAsync() ? 'async ' : ''}${parametersText}${returnType === undefined ? '' : `: ${returnType.getText()}`} => ${body?.getText() ?? '{}'}`;
     return { ...base, asFunctionExpression, needsThisBinding: false };
   }
-  return { ...base, asFunctionExpression: fn.getText(), needsThisBinding: Node.isFunctionExpression(fn) && fn.getDescendantsOfKind(SyntaxKind.ThisKeyword).length > 0 };
+  return {
+    ...base,
+    asFunctionExpression: fn.getText(),
+    needsThisBinding: Node.isFunctionExpression(fn) && fn.getDescendantsOfKind(SyntaxKind.ThisKeyword).length > 0,
+  };
 }
 
 function literalFacts(node: ObjectLiteralExpression, name: string, text: string): ImplementerFacts {
@@ -335,11 +396,23 @@ function importFacts(file: SourceFile): ImportFacts {
   }
   for (const declaration of file.getDescendantsOfKind(SyntaxKind.ImportEqualsDeclaration)) {
     const reference = declaration.getModuleReference();
-    if (Node.isExternalModuleReference(reference) && reference.getExpression()?.getText().slice(1, -1) === PACKAGE_NAME) {
-      declarations.push({ typeOnly: declaration.isTypeOnly(), namespace: declaration.getName(), named: [], lastSpecifierEnd: undefined, trailingComma: false, end: declaration.getEnd() });
+    if (
+      Node.isExternalModuleReference(reference) &&
+      reference.getExpression()?.getText().slice(1, -1) === PACKAGE_NAME
+    ) {
+      declarations.push({
+        typeOnly: declaration.isTypeOnly(),
+        namespace: declaration.getName(),
+        named: [],
+        lastSpecifierEnd: undefined,
+        trailingComma: false,
+        end: declaration.getEnd(),
+      });
     }
   }
-  const imports = file.getStatements().filter((statement) => Node.isImportDeclaration(statement) || Node.isImportEqualsDeclaration(statement));
+  const imports = file
+    .getStatements()
+    .filter((statement) => Node.isImportDeclaration(statement) || Node.isImportEqualsDeclaration(statement));
   const lastImport = imports.at(-1);
   const firstStatement = file.getStatements()[0];
   return {

@@ -26,7 +26,12 @@ export type BaseFacts =
   /** Another implementer found in this run; its own decision determines what this one inherits. */
   | { readonly kind: 'implementer'; readonly id: string }
   /** A class that does not implement `CheckpointStorage` itself, summarised over its whole chain. */
-  | { readonly kind: 'plain'; readonly name: string; readonly saveParameterCount: number | undefined; readonly hasWriteVersion: boolean }
+  | {
+      readonly kind: 'plain';
+      readonly name: string;
+      readonly saveParameterCount: number | undefined;
+      readonly hasWriteVersion: boolean;
+    }
   /** A class the front end cannot see into (declared in another file, for the syntactic front end). */
   | { readonly kind: 'unknown'; readonly name: string };
 

@@ -23,19 +23,32 @@ export interface ImportNeeds {
  * import, merges missing names into the file's existing value import from `checkpoint-fencing`, and adds one new
  * import only when there is nowhere to merge into.
  */
-export function planImports(source: string, facts: ImportFacts, style: SourceStyle, needs: ImportNeeds): { names: GeneratedNames; edits: TextEdit[] } {
+export function planImports(
+  source: string,
+  facts: ImportFacts,
+  style: SourceStyle,
+  needs: ImportNeeds,
+): { names: GeneratedNames; edits: TextEdit[] } {
   const wantType = needs.conditionType && facts.typescript;
-  const namespace = facts.declarations.find((declaration) => declaration.namespace !== undefined && !declaration.typeOnly)?.namespace;
+  const namespace = facts.declarations.find(
+    (declaration) => declaration.namespace !== undefined && !declaration.typeOnly,
+  )?.namespace;
   if (namespace !== undefined) {
     return {
-      names: { conditionType: facts.typescript ? `${namespace}.CheckpointWriteCondition` : undefined, unsupportedError: `${namespace}.UnsupportedWriteConditionError` },
+      names: {
+        conditionType: facts.typescript ? `${namespace}.CheckpointWriteCondition` : undefined,
+        unsupportedError: `${namespace}.UnsupportedWriteConditionError`,
+      },
       edits: [],
     };
   }
-  const named = facts.declarations.flatMap((declaration) => declaration.named.map((specifier) => ({ ...specifier, declarationTypeOnly: declaration.typeOnly })));
+  const named = facts.declarations.flatMap((declaration) =>
+    declaration.named.map((specifier) => ({ ...specifier, declarationTypeOnly: declaration.typeOnly })),
+  );
   const existingType = named.find((specifier) => specifier.imported === 'CheckpointWriteCondition')?.local;
   const existingError = named.find(
-    (specifier) => specifier.imported === 'UnsupportedWriteConditionError' && !specifier.typeOnly && !specifier.declarationTypeOnly,
+    (specifier) =>
+      specifier.imported === 'UnsupportedWriteConditionError' && !specifier.typeOnly && !specifier.declarationTypeOnly,
   )?.local;
   const names: GeneratedNames = {
     conditionType: facts.typescript ? (existingType ?? 'CheckpointWriteCondition') : undefined,
@@ -44,12 +57,20 @@ export function planImports(source: string, facts: ImportFacts, style: SourceSty
   const missingType = wantType && existingType === undefined;
   const missingError = needs.unsupportedError && existingError === undefined;
   const edits: TextEdit[] = [];
-  const valueImport = facts.declarations.find((declaration) => !declaration.typeOnly && declaration.lastSpecifierEnd !== undefined);
-  const typeImport = facts.declarations.find((declaration) => declaration.typeOnly && declaration.lastSpecifierEnd !== undefined);
+  const valueImport = facts.declarations.find(
+    (declaration) => !declaration.typeOnly && declaration.lastSpecifierEnd !== undefined,
+  );
+  const typeImport = facts.declarations.find(
+    (declaration) => declaration.typeOnly && declaration.lastSpecifierEnd !== undefined,
+  );
 
   const add = (at: number, trailingComma: boolean, specifiers: string[]): void => {
     if (specifiers.length > 0) {
-      edits.push({ start: at, end: at, text: trailingComma ? ` ${specifiers.join(', ')},` : `, ${specifiers.join(', ')}` });
+      edits.push({
+        start: at,
+        end: at,
+        text: trailingComma ? ` ${specifiers.join(', ')},` : `, ${specifiers.join(', ')}`,
+      });
     }
   };
   const newImportSpecifiers: string[] = [];
@@ -74,7 +95,11 @@ export function planImports(source: string, facts: ImportFacts, style: SourceSty
     if (anchor !== undefined) {
       edits.push({ start: anchor, end: anchor, text: `${style.newline}${statement}` });
     } else if (facts.afterImport) {
-      edits.push({ start: facts.insertNewImportAt, end: facts.insertNewImportAt, text: `${style.newline}${statement}` });
+      edits.push({
+        start: facts.insertNewImportAt,
+        end: facts.insertNewImportAt,
+        text: `${style.newline}${statement}`,
+      });
     } else {
       const at = attachedCommentsStart(source, facts.insertNewImportAt);
       edits.push({ start: at, end: at, text: `${statement}${style.newline}${style.newline}` });
@@ -95,7 +120,9 @@ function attachedCommentsStart(source: string, offset: number): number {
     const end = at - gap.length;
     const block = before.slice(0, end).endsWith('*/') ? source.lastIndexOf('/*', end - 2) : -1;
     const lineStart = source.lastIndexOf('\n', end - 1) + 1;
-    const line = /^[ \t]*\/\/.*$/.test(source.slice(lineStart, end)) ? lineStart + (/^[ \t]*/.exec(source.slice(lineStart))?.[0].length ?? 0) : -1;
+    const line = /^[ \t]*\/\/.*$/.test(source.slice(lineStart, end))
+      ? lineStart + (/^[ \t]*/.exec(source.slice(lineStart))?.[0].length ?? 0)
+      : -1;
     const next = block !== -1 ? block : line;
     if (next === -1 || next >= at) {
       return at;

@@ -11,7 +11,9 @@ export interface TransformFile {
 
 /** The part of jscodeshift's API the transform uses: the parser factory, and `report` for skipped implementers. */
 export interface TransformApi {
-  readonly jscodeshift: { withParser(parser: string): (source: string, options?: { tabWidth?: number }) => { get(): { node: AstNode } } };
+  readonly jscodeshift: {
+    withParser(parser: string): (source: string, options?: { tabWidth?: number }) => { get(): { node: AstNode } };
+  };
   readonly report?: (message: string) => void;
   readonly stats?: (name: string, quantity?: number) => void;
 }
@@ -26,7 +28,10 @@ const BOM = '\uFEFF';
  * `undefined` when the file needs nothing.
  */
 export default function addWriteConditions(file: TransformFile, api: TransformApi): string | undefined {
-  if (/(?:^|[\\/])(?:node_modules|dist)[\\/]|\.d\.[mc]?ts$/.test(file.path) || !file.source.includes('CheckpointStorage')) {
+  if (
+    /(?:^|[\\/])(?:node_modules|dist)[\\/]|\.d\.[mc]?ts$/.test(file.path) ||
+    !file.source.includes('CheckpointStorage')
+  ) {
     return undefined;
   }
   const bom = file.source.startsWith(BOM) ? BOM : '';

@@ -49,7 +49,9 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
   switch (decision.saveShape) {
     case 'delegating':
       if (save === undefined) {
-        throw new Error(`add-write-conditions: ${implementer.name} was given the delegating shape without a save of its own; this is a bug.`);
+        throw new Error(
+          `add-write-conditions: ${implementer.name} was given the delegating shape without a save of its own; this is a bug.`,
+        );
       }
       if (literal || decision.unconditionalSaveName === undefined) {
         edits.push({ start: save.start, end: save.end, text: literalDelegatingSave(save, indent, context) });
@@ -58,13 +60,17 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
         edits.push({
           start: save.end,
           end: save.end,
-          text: separator(implementer, context) + saveText(indent, context, decision.saveOverrides, `this.${decision.unconditionalSaveName}`),
+          text:
+            separator(implementer, context) +
+            saveText(indent, context, decision.saveOverrides, `this.${decision.unconditionalSaveName}`),
         });
       }
       break;
     case 'follows-base':
       if (save === undefined || decision.unconditionalSaveName === undefined) {
-        throw new Error(`add-write-conditions: ${implementer.name} follows its base without a save of its own; this is a bug.`);
+        throw new Error(
+          `add-write-conditions: ${implementer.name} follows its base without a save of its own; this is a bug.`,
+        );
       }
       edits.push(...renameEdits(save, decision.unconditionalSaveName, true, indent, context));
       break;
@@ -87,7 +93,9 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
 }
 
 function memberIndent(implementer: ImplementerFacts, style: SourceStyle): string {
-  return implementer.body.memberIndent !== '' ? implementer.body.memberIndent : implementer.body.outerIndent + style.indentUnit;
+  return implementer.body.memberIndent !== ''
+    ? implementer.body.memberIndent
+    : implementer.body.outerIndent + style.indentUnit;
 }
 
 /** A blank line between members when the body already separates its members that way. */
@@ -97,7 +105,13 @@ function separator(implementer: ImplementerFacts, context: MemberTextContext): s
   return blank ? context.style.newline + context.style.newline : context.style.newline;
 }
 
-function renameEdits(save: SaveFacts, name: string, renameSuperCalls: boolean, indent: string, context: MemberTextContext): TextEdit[] {
+function renameEdits(
+  save: SaveFacts,
+  name: string,
+  renameSuperCalls: boolean,
+  indent: string,
+  context: MemberTextContext,
+): TextEdit[] {
   return [
     { start: save.start, end: save.start, text: `${TODO_COMMENT}${context.style.newline}${indent}` },
     { start: save.nameStart, end: save.nameEnd, text: name },
@@ -113,7 +127,12 @@ function statement(text: string, context: MemberTextContext): string {
   return context.style.semicolons ? `${text};` : text;
 }
 
-function saveSignature(context: MemberTextContext, overrides: boolean, conditionOptional: boolean, unusedPrefix: string): string {
+function saveSignature(
+  context: MemberTextContext,
+  overrides: boolean,
+  conditionOptional: boolean,
+  unusedPrefix: string,
+): string {
   const { typescript, names } = context;
   const modifier = overrides && typescript ? 'override ' : '';
   if (!typescript) {
@@ -171,11 +190,16 @@ function writeVersionText(indent: string, context: MemberTextContext): string {
  */
 function literalDelegatingSave(save: SaveFacts, indent: string, context: MemberTextContext): string {
   if (save.asFunctionExpression === undefined) {
-    throw new Error('add-write-conditions: an object-literal save arrived without its function expression; this is a bug.');
+    throw new Error(
+      'add-write-conditions: an object-literal save arrived without its function expression; this is a bug.',
+    );
   }
   const unit = context.style.indentUnit;
   const reindented = save.asFunctionExpression.replace(/\r?\n(?=[ \t]*\S)/g, (newline) => newline + unit);
-  const call = save.needsThisBinding === true ? `(${reindented}).call(this, subscriptionId, checkpoint)` : `(${reindented})(subscriptionId, checkpoint)`;
+  const call =
+    save.needsThisBinding === true
+      ? `(${reindented}).call(this, subscriptionId, checkpoint)`
+      : `(${reindented})(subscriptionId, checkpoint)`;
   return lines(indent, context, [
     TODO_COMMENT,
     `${saveSignature(context, false, true, '')} {`,
@@ -185,20 +209,32 @@ function literalDelegatingSave(save: SaveFacts, indent: string, context: MemberT
   ]);
 }
 
-function appendMembers(implementer: ImplementerFacts, members: readonly string[], context: MemberTextContext): TextEdit {
+function appendMembers(
+  implementer: ImplementerFacts,
+  members: readonly string[],
+  context: MemberTextContext,
+): TextEdit {
   const { body } = implementer;
   const newline = context.style.newline;
   const gap = separator(implementer, context);
   if (implementer.kind === 'object-literal') {
     const joined = members.join(`,${gap}`);
     if (body.lastMemberEnd === undefined) {
-      return { start: body.openBrace + 1, end: body.openBrace + 1, text: `${newline}${joined},${newline}${body.outerIndent}` };
+      return {
+        start: body.openBrace + 1,
+        end: body.openBrace + 1,
+        text: `${newline}${joined},${newline}${body.outerIndent}`,
+      };
     }
     const text = body.lastMemberHasComma ? `${gap}${joined},` : `,${gap}${joined}`;
     return { start: body.lastMemberEnd, end: body.lastMemberEnd, text };
   }
   if (body.lastMemberEnd === undefined) {
-    return { start: body.openBrace + 1, end: body.openBrace + 1, text: `${newline}${members.join(gap)}${newline}${body.outerIndent}` };
+    return {
+      start: body.openBrace + 1,
+      end: body.openBrace + 1,
+      text: `${newline}${members.join(gap)}${newline}${body.outerIndent}`,
+    };
   }
   return { start: body.lastMemberEnd, end: body.lastMemberEnd, text: gap + members.join(gap) };
 }

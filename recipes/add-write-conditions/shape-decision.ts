@@ -47,7 +47,10 @@ export function decideUpgrades(implementers: readonly ImplementerFacts[]): Upgra
 
   const subclassDeclaresSave = (id: string): boolean =>
     implementers.some(
-      (other) => other.base?.kind === 'implementer' && other.base.id === id && (other.ownSave !== undefined || subclassDeclaresSave(other.id)),
+      (other) =>
+        other.base?.kind === 'implementer' &&
+        other.base.id === id &&
+        (other.ownSave !== undefined || subclassDeclaresSave(other.id)),
     );
 
   const decide = (implementer: ImplementerFacts, visiting: Set<string>): Effective => {
@@ -56,7 +59,9 @@ export function decideUpgrades(implementers: readonly ImplementerFacts[]): Upgra
       return known;
     }
     if (visiting.has(implementer.id)) {
-      throw new Error(`add-write-conditions: ${implementer.name} in ${implementer.file} extends itself through its base classes.`);
+      throw new Error(
+        `add-write-conditions: ${implementer.name} in ${implementer.file} extends itself through its base classes.`,
+      );
     }
     visiting.add(implementer.id);
     const parent = parentEffective(implementer, byId, (base) => decide(base, visiting));
@@ -96,7 +101,11 @@ function parentEffective(
     case 'unknown':
       return null;
     case 'plain':
-      return { saveParameterCount: base.saveParameterCount, hasWriteVersion: base.hasWriteVersion, unconditionalSaveName: undefined };
+      return {
+        saveParameterCount: base.saveParameterCount,
+        hasWriteVersion: base.hasWriteVersion,
+        unconditionalSaveName: undefined,
+      };
     case 'implementer': {
       const parent = byId.get(base.id);
       return parent === undefined ? null : decideBase(parent);
@@ -104,7 +113,11 @@ function parentEffective(
   }
 }
 
-function decideOne(implementer: ImplementerFacts, parent: Effective | undefined | null, subclassesDeclareSave: boolean): UpgradeDecision {
+function decideOne(
+  implementer: ImplementerFacts,
+  parent: Effective | undefined | null,
+  subclassesDeclareSave: boolean,
+): UpgradeDecision {
   const ownSave = implementer.ownSave;
   const unchanged = {
     implementer,
@@ -133,19 +146,27 @@ function decideOne(implementer: ImplementerFacts, parent: Effective | undefined 
       return { ...unchanged, addWriteVersion };
     }
     if (parent?.unconditionalSaveName !== undefined) {
-      return { ...unchanged, saveShape: 'follows-base', unconditionalSaveName: parent.unconditionalSaveName, addWriteVersion };
+      return {
+        ...unchanged,
+        saveShape: 'follows-base',
+        unconditionalSaveName: parent.unconditionalSaveName,
+        addWriteVersion,
+      };
     }
     return {
       ...unchanged,
       saveShape: 'delegating',
       // An object literal keeps its old write inline (see member-text.ts), so nothing is renamed.
-      unconditionalSaveName: implementer.kind === 'class' ? freshName(UNCONDITIONAL_SAVE_NAME, implementer.memberNames) : undefined,
+      unconditionalSaveName:
+        implementer.kind === 'class' ? freshName(UNCONDITIONAL_SAVE_NAME, implementer.memberNames) : undefined,
       saveOverrides: parentSave !== undefined,
       addWriteVersion,
     };
   }
   if (parentSave !== undefined) {
-    return parentSave >= 3 ? { ...unchanged, addWriteVersion } : { ...unchanged, saveShape: 'inherited', saveOverrides: true, addWriteVersion };
+    return parentSave >= 3
+      ? { ...unchanged, addWriteVersion }
+      : { ...unchanged, saveShape: 'inherited', saveOverrides: true, addWriteVersion };
   }
   if (implementer.isAbstract && subclassesDeclareSave) {
     return { ...unchanged, addWriteVersion };

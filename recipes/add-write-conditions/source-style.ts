@@ -46,7 +46,9 @@ function detectQuote(source: string): '"' | "'" {
 
 function detectSemicolons(source: string): boolean {
   // Statements that end a line: imports, returns and throws are the most reliable witnesses.
-  const witnesses = [...source.matchAll(/^[ \t]*(?:import|export|return|throw|const|let)\b[^\r\n]*$/gm)].map((match) => match[0].trimEnd());
+  const witnesses = [...source.matchAll(/^[ \t]*(?:import|export|return|throw|const|let)\b[^\r\n]*$/gm)].map((match) =>
+    match[0].trimEnd(),
+  );
   const complete = witnesses.filter((line) => !/[{,([]$/.test(line));
   if (complete.length === 0) {
     return true;

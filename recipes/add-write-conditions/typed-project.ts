@@ -25,13 +25,20 @@ export interface TypedProject {
  */
 export function openTypedProject(tsconfigPath: string): TypedProject {
   const diagnostics: Typescript.Diagnostic[] = [];
-  const parsed = ts.getParsedCommandLineOfConfigFile(tsconfigPath, {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => diagnostics.push(diagnostic),
-  });
-  const fatal = [...diagnostics, ...(parsed?.errors ?? [])].find((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error && diagnostic.code !== 18003);
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    tsconfigPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => diagnostics.push(diagnostic),
+    },
+  );
+  const fatal = [...diagnostics, ...(parsed?.errors ?? [])].find(
+    (diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error && diagnostic.code !== 18003,
+  );
   if (parsed === undefined || fatal !== undefined) {
-    const reason = fatal === undefined ? 'it could not be read' : ts.flattenDiagnosticMessageText(fatal.messageText, ' ');
+    const reason =
+      fatal === undefined ? 'it could not be read' : ts.flattenDiagnosticMessageText(fatal.messageText, ' ');
     throw new Error(`${tsconfigPath}: cannot use this tsconfig: ${reason}. Pass an existing tsconfig with --project.`);
   }
   const resolutionCache = ts.createModuleResolutionCache(process.cwd(), (name) => name, parsed.options);
@@ -41,8 +48,16 @@ export function openTypedProject(tsconfigPath: string): TypedProject {
       if (parsed.options.paths === undefined) {
         return undefined;
       }
-      const resolved = ts.resolveModuleName(specifier, containingFile, parsed.options, ts.sys, resolutionCache).resolvedModule;
-      return resolved === undefined || resolved.isExternalLibraryImport === true ? undefined : resolved.resolvedFileName;
+      const resolved = ts.resolveModuleName(
+        specifier,
+        containingFile,
+        parsed.options,
+        ts.sys,
+        resolutionCache,
+      ).resolvedModule;
+      return resolved === undefined || resolved.isExternalLibraryImport === true
+        ? undefined
+        : resolved.resolvedFileName;
     },
     analyse(paths) {
       const project = new Project({
@@ -92,5 +107,7 @@ function projectAndPackageOnly(cache: Typescript.ModuleResolutionCache): Resolut
 
 function matchesPathPattern(name: string, pattern: string): boolean {
   const star = pattern.indexOf('*');
-  return star === -1 ? name === pattern : name.startsWith(pattern.slice(0, star)) && name.endsWith(pattern.slice(star + 1));
+  return star === -1
+    ? name === pattern
+    : name.startsWith(pattern.slice(0, star)) && name.endsWith(pattern.slice(star + 1));
 }

@@ -9,7 +9,9 @@ export function unifiedDiff(changes: readonly FileChange[], relativePath: (file:
   return changes
     .map((change) => {
       const path = relativePath(change.file).split('\\').join('/');
-      const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, change.before, change.after, undefined, undefined, { context: 3 });
+      const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, change.before, change.after, undefined, undefined, {
+        context: 3,
+      });
       // The leading "Index"/"====" banner is not part of a git patch; start at the file headers.
       return `diff --git a/${path} b/${path}\n${patch.slice(patch.indexOf('--- '))}`;
     })

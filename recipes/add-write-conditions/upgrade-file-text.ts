@@ -16,7 +16,10 @@ export function upgradeFileText(source: string, decisions: readonly UpgradeDecis
   if (!writesSave && !acting.some((decision) => decision.addWriteVersion || decision.saveShape === 'follows-base')) {
     return source;
   }
-  const { names, edits: importEdits } = planImports(source, imports, style, { conditionType: writesSave, unsupportedError: writesSave });
+  const { names, edits: importEdits } = planImports(source, imports, style, {
+    conditionType: writesSave,
+    unsupportedError: writesSave,
+  });
   const context = { source, style, names, typescript: imports.typescript };
   return applyTextEdits(source, [...importEdits, ...acting.flatMap((decision) => memberEdits(decision, context))]);
 }

@@ -53,7 +53,11 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   } catch (error) {
     throw asUpgradeError(error);
   }
-  const selected = selectFiles(project.fileNames, (options.paths ?? []).map((path) => resolve(cwd, path)), tsconfig);
+  const selected = selectFiles(
+    project.fileNames,
+    (options.paths ?? []).map((path) => resolve(cwd, path)),
+    tsconfig,
+  );
 
   const texts = new Map<string, string>();
   for (const [index, file] of selected.entries()) {
@@ -79,7 +83,12 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
     for (const decision of own) {
       const { implementer } = decision;
       if (decision.skipReason !== undefined) {
-        skipped.push({ file: implementer.file, class: implementer.name, line: implementer.line, reason: decision.skipReason });
+        skipped.push({
+          file: implementer.file,
+          class: implementer.name,
+          line: implementer.line,
+          reason: decision.skipReason,
+        });
       } else {
         implementers.push({
           file: implementer.file,
@@ -105,7 +114,13 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
 
   const mode = options.mode ?? 'write';
   if (mode === 'write' && changes.length > 0) {
-    const dirty = options.allowDirty === true ? [] : uncommittedFiles(changes.map((change) => change.file), cwd);
+    const dirty =
+      options.allowDirty === true
+        ? []
+        : uncommittedFiles(
+            changes.map((change) => change.file),
+            cwd,
+          );
     if (dirty.length > 0) {
       throw new UpgradeError(
         `${dirty[0] ?? ''}${dirty.length > 1 ? ` and ${dirty.length - 1} more` : ''}: uncommitted changes in files the upgrade would rewrite; commit or stash them first, or pass --allow-dirty.`,
@@ -133,20 +148,29 @@ function selectFiles(fileNames: readonly string[], paths: readonly string[], tsc
       throw new UpgradeError(`${path}: no such file or directory; pass files or folders of the project.`);
     }
   }
-  const candidates = fileNames.map((file) => resolve(file)).filter((file) => UPGRADABLE.test(file) && !NEVER_TOUCHED.test(file));
+  const candidates = fileNames
+    .map((file) => resolve(file))
+    .filter((file) => UPGRADABLE.test(file) && !NEVER_TOUCHED.test(file));
   if (paths.length === 0) {
     return candidates;
   }
   const selected = candidates.filter((file) =>
-    paths.some((path) => file === path || (statSync(path).isDirectory() && file.startsWith(path.endsWith(sep) ? path : path + sep))),
+    paths.some(
+      (path) =>
+        file === path || (statSync(path).isDirectory() && file.startsWith(path.endsWith(sep) ? path : path + sep)),
+    ),
   );
   const unmatched = paths.find((path) => !selected.some((file) => file === path || file.startsWith(path + sep)));
   if (unmatched !== undefined) {
-    throw new UpgradeError(`${unmatched}: not part of the project ${tsconfig}; add it to the tsconfig's "include" or pass --project.`);
+    throw new UpgradeError(
+      `${unmatched}: not part of the project ${tsconfig}; add it to the tsconfig's "include" or pass --project.`,
+    );
   }
   return selected;
 }
 
 function asUpgradeError(error: unknown): UpgradeError {
-  return error instanceof UpgradeError ? error : new UpgradeError(error instanceof Error ? error.message : String(error));
+  return error instanceof UpgradeError
+    ? error
+    : new UpgradeError(error instanceof Error ? error.message : String(error));
 }

@@ -16,7 +16,11 @@ export class CheckpointWriteConditionNotFulfilledError extends Error {
   }
 }
 
-function refusalMessage(subscriptionId: string, condition: CheckpointWriteCondition, storedVersion: bigint | undefined): string {
+function refusalMessage(
+  subscriptionId: string,
+  condition: CheckpointWriteCondition,
+  storedVersion: bigint | undefined,
+): string {
   const stored = storedVersion === undefined ? 'no stored version' : `stored version ${storedVersion}`;
   const why =
     condition.kind === 'ifAbsent'

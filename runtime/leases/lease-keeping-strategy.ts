@@ -63,7 +63,9 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
   constructor(store: LeaseStore, options: LeaseKeepingStrategyOptions = {}) {
     const leaseTimeMs = options.leaseTimeMs ?? defaultLeaseTimeMs;
     if (!Number.isSafeInteger(leaseTimeMs) || leaseTimeMs < 3) {
-      throw new RangeError(`leaseTimeMs must be a whole number of milliseconds, at least 3; got ${String(leaseTimeMs)}.`);
+      throw new RangeError(
+        `leaseTimeMs must be a whole number of milliseconds, at least 3; got ${String(leaseTimeMs)}.`,
+      );
     }
     this.leaseTimeMs = leaseTimeMs;
     this.#store = store;
@@ -181,12 +183,12 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     }
     consumer.lease = undefined;
     this.#emit(this.#prohibited, consumer);
-    await this.#enqueue(consumer, () => this.#store.release(consumer.subscriptionId, consumer.owner, lease.token)).catch(
-      (error: unknown) => {
-        // The lease expires in the store on its own after the lease time; nothing else to do.
-        this.#report(error, consumer);
-      },
-    );
+    await this.#enqueue(consumer, () =>
+      this.#store.release(consumer.subscriptionId, consumer.owner, lease.token),
+    ).catch((error: unknown) => {
+      // The lease expires in the store on its own after the lease time; nothing else to do.
+      this.#report(error, consumer);
+    });
   }
 
   async #tick(consumer: Consumer): Promise<void> {
@@ -208,7 +210,11 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     } catch (error) {
       this.#report(error, consumer);
       // Without an answer for a whole lease time, the store has expired the lease by its own clock.
-      if (lease !== undefined && consumer.lease === lease && this.#clock.now() - lease.confirmedAt >= this.leaseTimeMs) {
+      if (
+        lease !== undefined &&
+        consumer.lease === lease &&
+        this.#clock.now() - lease.confirmedAt >= this.leaseTimeMs
+      ) {
         consumer.lease = undefined;
         this.#emit(this.#prohibited, consumer);
       }

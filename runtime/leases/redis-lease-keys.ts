@@ -17,7 +17,10 @@ export const defaultRedisLeaseKeyPrefix = 'checkpoint-fencing:lease:';
  * touch both; the encoding keeps two ids from ever sharing keys.
  */
 export function redisLeaseKeys(keyPrefix: string, subscriptionId: string): RedisLeaseKeys {
-  const tag = subscriptionId.replace(/[%{}]/gu, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+  const tag = subscriptionId.replace(
+    /[%{}]/gu,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   const base = `${keyPrefix}{${tag}}`;
   return { lease: `${base}:lease`, token: `${base}:token` };
 }

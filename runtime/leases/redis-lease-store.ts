@@ -94,7 +94,11 @@ export class RedisLeaseStore implements LeaseStore {
 function parseAcquireReply(reply: unknown, keys: RedisLeaseKeys): ['granted' | 'held' | 'taken', bigint] {
   if (Array.isArray(reply) && reply.length === 2) {
     const [outcome, token] = reply as unknown[];
-    if ((outcome === 'granted' || outcome === 'held' || outcome === 'taken') && typeof token === 'string' && /^\d+$/u.test(token)) {
+    if (
+      (outcome === 'granted' || outcome === 'held' || outcome === 'taken') &&
+      typeof token === 'string' &&
+      /^\d+$/u.test(token)
+    ) {
       return [outcome, BigInt(token)];
     }
   }

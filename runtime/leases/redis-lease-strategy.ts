@@ -40,7 +40,12 @@ function assertWaitForReplicas(wait: WaitForReplicas | undefined): void {
   if (wait === undefined) {
     return;
   }
-  if (!Number.isSafeInteger(wait.replicas) || wait.replicas < 1 || !Number.isSafeInteger(wait.timeoutMs) || wait.timeoutMs < 1) {
+  if (
+    !Number.isSafeInteger(wait.replicas) ||
+    wait.replicas < 1 ||
+    !Number.isSafeInteger(wait.timeoutMs) ||
+    wait.timeoutMs < 1
+  ) {
     throw new RangeError(
       `waitForReplicas needs a whole number of replicas ≥ 1 and a timeoutMs ≥ 1 (WAIT with timeout 0 blocks forever); got ` +
         `${JSON.stringify(wait)}. Leave the option out to skip WAIT.`,

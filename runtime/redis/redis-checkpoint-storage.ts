@@ -40,11 +40,17 @@ export class RedisCheckpointStorage implements CheckpointStorage {
   constructor(client: RedisCheckpointClient, options: RedisCheckpointStorageOptions = {}) {
     this.#client = client;
     this.#scripts = new RedisScriptRunner(client);
-    this.#layout = new CheckpointKeyLayout(options.keyPrefix ?? '', options.versionKeyPrefix ?? defaultVersionKeyPrefix);
+    this.#layout = new CheckpointKeyLayout(
+      options.keyPrefix ?? '',
+      options.versionKeyPrefix ?? defaultVersionKeyPrefix,
+    );
   }
 
   /** For a standalone or replicated server only: evaluates conditions for every id outside the reserved prefix, with no slot check. */
-  static forStandalone(client: RedisCheckpointClient, options: RedisCheckpointStorageOptions = {}): RedisCheckpointStorage {
+  static forStandalone(
+    client: RedisCheckpointClient,
+    options: RedisCheckpointStorageOptions = {},
+  ): RedisCheckpointStorage {
     const storage = new RedisCheckpointStorage(client, options);
     storage.#clusterSafe = false;
     return storage;
@@ -74,7 +80,11 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     const outcome = scriptReply(reply, condition);
     if (!outcome.accepted) {
       const { storedVersion } = outcome;
-      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, storedVersion === '' ? undefined : BigInt(storedVersion));
+      throw new CheckpointWriteConditionNotFulfilledError(
+        subscriptionId,
+        condition,
+        storedVersion === '' ? undefined : BigInt(storedVersion),
+      );
     }
     return checkpoint;
   }
@@ -92,7 +102,11 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     const outcome = scriptReply(await this.#scripts.run(advanceWriteVersionScript, keys, [String(version)]), condition);
     if (!outcome.accepted) {
       const { storedVersion } = outcome;
-      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, storedVersion === '' ? undefined : BigInt(storedVersion));
+      throw new CheckpointWriteConditionNotFulfilledError(
+        subscriptionId,
+        condition,
+        storedVersion === '' ? undefined : BigInt(storedVersion),
+      );
     }
   }
 
@@ -161,7 +175,10 @@ function isCrossSlotError(error: unknown): boolean {
 }
 
 /** Reads a script's reply, `accepted` or `refused:<stored version>` (ioredis 5 and 6 give it as a string, over RESP2 and RESP3). */
-function scriptReply(reply: unknown, condition: CheckpointWriteCondition): { readonly accepted: true } | { readonly accepted: false; readonly storedVersion: string } {
+function scriptReply(
+  reply: unknown,
+  condition: CheckpointWriteCondition,
+): { readonly accepted: true } | { readonly accepted: false; readonly storedVersion: string } {
   if (reply === 'accepted') {
     return { accepted: true };
   }

@@ -131,10 +131,17 @@ export class DurableSubscription {
    * when a strategy is given). Registration and delivery run in the background; failures go to `onError`.
    * @throws DuplicateSubscriptionIdError when this instance already subscribed `subscriptionId`.
    */
-  subscribe<E>(subscriptionId: string, source: EventSource<E>, handler: EventHandler<E>, options: SubscribeOptions = {}): void {
+  subscribe<E>(
+    subscriptionId: string,
+    source: EventSource<E>,
+    handler: EventHandler<E>,
+    options: SubscribeOptions = {},
+  ): void {
     assertSubscriptionId(subscriptionId);
     if (this.#stopped) {
-      throw new Error(`Cannot subscribe ${JSON.stringify(subscriptionId)}: this DurableSubscription has been shut down. Create a new one.`);
+      throw new Error(
+        `Cannot subscribe ${JSON.stringify(subscriptionId)}: this DurableSubscription has been shut down. Create a new one.`,
+      );
     }
     if (this.#subscriptions.has(subscriptionId)) {
       throw new DuplicateSubscriptionIdError(subscriptionId);
@@ -472,5 +479,8 @@ async function withDeadline(work: Promise<unknown>, deadline: number): Promise<v
 }
 
 function warnOnConsole(error: unknown, subscriptionId: string): void {
-  console.warn(`checkpoint-fencing: subscription ${JSON.stringify(subscriptionId)}:`, error instanceof Error ? error.message : error);
+  console.warn(
+    `checkpoint-fencing: subscription ${JSON.stringify(subscriptionId)}:`,
+    error instanceof Error ? error.message : error,
+  );
 }

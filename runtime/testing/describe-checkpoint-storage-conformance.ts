@@ -54,7 +54,11 @@ export function describeCheckpointStorageConformance(
     );
   };
 
-  const conditional = (title: string, body: (storage: CheckpointStorage) => Promise<void>, timeoutMs?: number): void => {
+  const conditional = (
+    title: string,
+    body: (storage: CheckpointStorage) => Promise<void>,
+    timeoutMs?: number,
+  ): void => {
     test(
       title,
       async (storage) => {
@@ -162,14 +166,17 @@ export function describeCheckpointStorageConformance(
         expect(await storage.writeVersion('orders')).toBeUndefined();
       });
 
-      conditional('keeps a stored version exactly as it was, so a later older token is still refused', async (storage) => {
-        await storage.save('orders', '10', notOlderThan(9));
-        await storage.save('orders', '11', any());
-        expect(await storage.writeVersion('orders')).toBe(9n);
-        expect(await storage.read('orders')).toBe('11');
-        await expectRefused(storage.save('orders', '3', notOlderThan(4)), 'orders', 9n);
-        expect(await storage.read('orders')).toBe('11');
-      });
+      conditional(
+        'keeps a stored version exactly as it was, so a later older token is still refused',
+        async (storage) => {
+          await storage.save('orders', '10', notOlderThan(9));
+          await storage.save('orders', '11', any());
+          expect(await storage.writeVersion('orders')).toBe(9n);
+          expect(await storage.read('orders')).toBe('11');
+          await expectRefused(storage.save('orders', '3', notOlderThan(4)), 'orders', 9n);
+          expect(await storage.read('orders')).toBe('11');
+        },
+      );
     });
 
     describe('notOlderThan(v)', () => {
@@ -259,22 +266,28 @@ export function describeCheckpointStorageConformance(
         });
       };
 
-      advancing('a stale notOlderThan after an advance is refused, and the checkpoint is untouched', async (storage) => {
-        await storage.save('orders', 'old-owner', notOlderThan(3));
-        await storage.advanceWriteVersion('orders', 4n);
-        expect(await storage.read('orders')).toBe('old-owner');
-        expect(await storage.writeVersion('orders')).toBe(4n);
-        await expectRefused(storage.save('orders', 'zombie', notOlderThan(3)), 'orders', 4n);
-        expect(await storage.read('orders')).toBe('old-owner');
-        expect(await storage.save('orders', 'new-owner', notOlderThan(4))).toBe('new-owner');
-      });
+      advancing(
+        'a stale notOlderThan after an advance is refused, and the checkpoint is untouched',
+        async (storage) => {
+          await storage.save('orders', 'old-owner', notOlderThan(3));
+          await storage.advanceWriteVersion('orders', 4n);
+          expect(await storage.read('orders')).toBe('old-owner');
+          expect(await storage.writeVersion('orders')).toBe(4n);
+          await expectRefused(storage.save('orders', 'zombie', notOlderThan(3)), 'orders', 4n);
+          expect(await storage.read('orders')).toBe('old-owner');
+          expect(await storage.save('orders', 'new-owner', notOlderThan(4))).toBe('new-owner');
+        },
+      );
 
-      advancing('advances over a checkpoint stored without a version, leaving the checkpoint as it was', async (storage) => {
-        await storage.save('orders', 'legacy', any());
-        await storage.advanceWriteVersion('orders', 0n);
-        expect(await storage.read('orders')).toBe('legacy');
-        expect(await storage.writeVersion('orders')).toBe(0n);
-      });
+      advancing(
+        'advances over a checkpoint stored without a version, leaving the checkpoint as it was',
+        async (storage) => {
+          await storage.save('orders', 'legacy', any());
+          await storage.advanceWriteVersion('orders', 0n);
+          expect(await storage.read('orders')).toBe('legacy');
+          expect(await storage.writeVersion('orders')).toBe(0n);
+        },
+      );
 
       advancing('an equal advance is accepted; a lower one is refused and changes nothing', async (storage) => {
         await storage.save('orders', 'kept', notOlderThan(8));
@@ -292,19 +305,22 @@ export function describeCheckpointStorageConformance(
         expect(await storage.writeVersion('orders')).toBe(8n);
       });
 
-      advancing('on an empty id it records a version with no checkpoint, which ifAbsent() keeps and notOlderThan honours', async (storage) => {
-        await storage.advanceWriteVersion('orders', 5n);
-        expect(await storage.read('orders')).toBeUndefined();
-        expect(await storage.writeVersion('orders')).toBe(5n);
-        await expectRefused(storage.save('orders', 'zombie', notOlderThan(4)), 'orders', 5n);
-        expect(await storage.read('orders')).toBeUndefined();
-        expect(await storage.save('orders', 'start', ifAbsent())).toBe('start');
-        expect(await storage.read('orders')).toBe('start');
-        expect(await storage.writeVersion('orders')).toBe(5n);
-        await storage.save('orders', 'unfenced', any());
-        expect(await storage.writeVersion('orders')).toBe(5n);
-        await expectRefused(storage.save('orders', 'zombie', notOlderThan(4)), 'orders', 5n);
-      });
+      advancing(
+        'on an empty id it records a version with no checkpoint, which ifAbsent() keeps and notOlderThan honours',
+        async (storage) => {
+          await storage.advanceWriteVersion('orders', 5n);
+          expect(await storage.read('orders')).toBeUndefined();
+          expect(await storage.writeVersion('orders')).toBe(5n);
+          await expectRefused(storage.save('orders', 'zombie', notOlderThan(4)), 'orders', 5n);
+          expect(await storage.read('orders')).toBeUndefined();
+          expect(await storage.save('orders', 'start', ifAbsent())).toBe('start');
+          expect(await storage.read('orders')).toBe('start');
+          expect(await storage.writeVersion('orders')).toBe(5n);
+          await storage.save('orders', 'unfenced', any());
+          expect(await storage.writeVersion('orders')).toBe(5n);
+          await expectRefused(storage.save('orders', 'zombie', notOlderThan(4)), 'orders', 5n);
+        },
+      );
 
       advancing('delete clears a version recorded with no checkpoint', async (storage) => {
         await storage.advanceWriteVersion('orders', 5n);
@@ -366,11 +382,23 @@ export function describeCheckpointStorageConformance(
           ['a number checkpoint', (s) => s.save('victim', untyped(42), any())],
           ['a null checkpoint', (s) => s.save('victim', untyped(null), any())],
           ['an object checkpoint', (s) => s.save('victim', untyped({ position: 1 }), any())],
-          ['no condition (the pre-fencing two-argument call)', (s) => (s.save.bind(s) as unknown as TwoArgumentSave)('victim', 'cp')],
+          [
+            'no condition (the pre-fencing two-argument call)',
+            (s) => (s.save.bind(s) as unknown as TwoArgumentSave)('victim', 'cp'),
+          ],
           ['an unknown condition kind', (s) => s.save('victim', 'cp', untyped({ kind: 'always' }))],
-          ['notOlderThan with a number version', (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan', version: 7 }))],
-          ['notOlderThan with a string version', (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan', version: '7' }))],
-          ['notOlderThan with a negative version', (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan', version: -1n }))],
+          [
+            'notOlderThan with a number version',
+            (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan', version: 7 })),
+          ],
+          [
+            'notOlderThan with a string version',
+            (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan', version: '7' })),
+          ],
+          [
+            'notOlderThan with a negative version',
+            (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan', version: -1n })),
+          ],
           ['notOlderThan without a version', (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan' }))],
           ['a string condition', (s) => s.save('victim', 'cp', untyped('any()'))],
           ['a number id to read', (s) => s.read(untyped(42))],
@@ -390,7 +418,9 @@ export function describeCheckpointStorageConformance(
           const fenced = evaluatesWriteConditions(storage);
           await storage.save('victim', 'kept', fenced ? notOlderThan(3) : any());
           await expect(storage.save('victim', untyped(1), any())).rejects.toThrow(TypeError);
-          await expect(storage.save('victim', 'lost', untyped({ kind: 'notOlderThan', version: 99 }))).rejects.toThrow(TypeError);
+          await expect(storage.save('victim', 'lost', untyped({ kind: 'notOlderThan', version: 99 }))).rejects.toThrow(
+            TypeError,
+          );
           expect(await storage.read('victim')).toBe('kept');
           expect(await storage.writeVersion('victim')).toBe(fenced ? 3n : undefined);
         });
@@ -454,7 +484,11 @@ function untyped(value: unknown): never {
   return value as never;
 }
 
-async function expectRefused(write: Promise<unknown>, subscriptionId: string, storedVersion: bigint | undefined): Promise<void> {
+async function expectRefused(
+  write: Promise<unknown>,
+  subscriptionId: string,
+  storedVersion: bigint | undefined,
+): Promise<void> {
   const error = await write.then(
     () => undefined,
     (reason: unknown) => reason,

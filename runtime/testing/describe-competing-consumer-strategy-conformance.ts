@@ -14,7 +14,8 @@ export interface CompetingConsumerStrategyFixture {
 }
 
 /** Makes a fresh fixture for one case. */
-export type CompetingConsumerStrategyFixtureFactory = () => CompetingConsumerStrategyFixture | Promise<CompetingConsumerStrategyFixture>;
+export type CompetingConsumerStrategyFixtureFactory = () =>
+  CompetingConsumerStrategyFixture | Promise<CompetingConsumerStrategyFixture>;
 
 /** The suite-registration functions the kit needs; vitest's by default. */
 export interface CompetingConsumerConformanceOptions {
@@ -81,7 +82,9 @@ export function describeCompetingConsumerStrategyConformance(
   };
 
   describe(`${name}: CompetingConsumerStrategy conformance`, () => {
-    test('the first consumer registered holds the lease at once, with token 0 on a fresh subscription', async ({ node }) => {
+    test('the first consumer registered holds the lease at once, with token 0 on a fresh subscription', async ({
+      node,
+    }) => {
       const first = await node();
       expect(await first.register('orders', 'node-a')).toBe(true);
       expect(first.hasLock('orders', 'node-a')).toBe(true);
@@ -106,7 +109,12 @@ export function describeCompetingConsumerStrategyConformance(
       expect(second.fencingToken('payments')).toBe(0n);
     });
 
-    test('a holder that keeps refreshing keeps its lease and its token over several lease times', async ({ fixture, node, eventually, sleep }) => {
+    test('a holder that keeps refreshing keeps its lease and its token over several lease times', async ({
+      fixture,
+      node,
+      eventually,
+      sleep,
+    }) => {
       const first = await node();
       const second = await node();
       const grantedToSecond: string[] = [];
@@ -119,7 +127,10 @@ export function describeCompetingConsumerStrategyConformance(
       expect(grantedToSecond).toEqual([]);
     });
 
-    test('release: hasLock is false at once, another node takes over with a higher token, and the releaser stays a candidate', async ({ node, eventually }) => {
+    test('release: hasLock is false at once, another node takes over with a higher token, and the releaser stays a candidate', async ({
+      node,
+      eventually,
+    }) => {
       const first = await node();
       const second = await node();
       await first.register('orders', 'node-a');
@@ -165,7 +176,10 @@ export function describeCompetingConsumerStrategyConformance(
       expect(first.fencingToken('orders')).toBe(1n);
     });
 
-    test('onGranted and onProhibited report each hand-over; the returned function stops a listener', async ({ node, eventually }) => {
+    test('onGranted and onProhibited report each hand-over; the returned function stops a listener', async ({
+      node,
+      eventually,
+    }) => {
       const first = await node();
       const second = await node();
       const events: string[] = [];
@@ -184,7 +198,9 @@ export function describeCompetingConsumerStrategyConformance(
       expect(secondEvents).toEqual(['node-b']);
     });
 
-    test('fencingToken is undefined while two consumers of one instance are registered for the id', async ({ node }) => {
+    test('fencingToken is undefined while two consumers of one instance are registered for the id', async ({
+      node,
+    }) => {
       const shared = await node();
       expect(await shared.register('orders', 'consumer-1')).toBe(true);
       expect(shared.fencingToken('orders')).toBe(0n);
@@ -224,7 +240,11 @@ export function describeCompetingConsumerStrategyConformance(
       }
     });
 
-    test('a lease deleted by hand moves on with a higher token, and the old holder is told', async ({ fixture, node, eventually }) => {
+    test('a lease deleted by hand moves on with a higher token, and the old holder is told', async ({
+      fixture,
+      node,
+      eventually,
+    }) => {
       const first = await node();
       const second = await node();
       const prohibited: string[] = [];

@@ -15,7 +15,10 @@ async function reportsOf(config: 'recommended' | 'recommended-type-checked'): Pr
     overrideConfig: [
       {
         files: ['**/*.ts'],
-        languageOptions: { parser: tsParser, parserOptions: { projectService: config === 'recommended-type-checked', tsconfigRootDir: legacyApp } },
+        languageOptions: {
+          parser: tsParser,
+          parserOptions: { projectService: config === 'recommended-type-checked', tsconfigRootDir: legacyApp },
+        },
       },
       // typescript-eslint's config typings are not ESLint's own; the object is the same at runtime.
       plugin.configs[config] as Linter.Config,
@@ -23,7 +26,12 @@ async function reportsOf(config: 'recommended' | 'recommended-type-checked'): Pr
   });
   const results = await eslint.lintFiles(['src/**/*.ts']);
   return results
-    .flatMap((result) => result.messages.map((message) => `${path.relative(legacyApp, result.filePath)}:${message.line} ${message.ruleId ?? message.message}`))
+    .flatMap((result) =>
+      result.messages.map(
+        (message) =>
+          `${path.relative(legacyApp, result.filePath)}:${message.line} ${message.ruleId ?? message.message}`,
+      ),
+    )
     .sort();
 }
 

@@ -38,17 +38,44 @@ syntacticRuleTester().run('no-check-then-write', noCheckThenWrite, {
     {
       name: 'the stored version is read, compared, and the checkpoint written in another step; aliased import',
       code: `import type { CheckpointStorage as Store } from 'checkpoint-fencing';\nexport class NaiveRedisStorage implements Store {\n  async save(id, cp, condition) {\n    const stored = await this.writeVersion(id);\n    if (stored !== undefined && stored > condition.version) throw refused();\n    await this.redis.set(key(id), cp);\n  }\n}`,
-      errors: [{ messageId: 'checkThenWrite', data: { read: 'this.writeVersion', line: 4 }, line: 6, column: 11, endLine: 6, endColumn: 38 }],
+      errors: [
+        {
+          messageId: 'checkThenWrite',
+          data: { read: 'this.writeVersion', line: 4 },
+          line: 6,
+          column: 11,
+          endLine: 6,
+          endColumn: 38,
+        },
+      ],
     },
     {
       name: 'an SQL SELECT then an UPDATE with no version guard in a satisfies-typed object',
       code: `${importStorage}export default {\n  async save(id, cp, condition) {\n    const { rows } = await db.query('SELECT version FROM checkpoints WHERE id = $1', [id]);\n    if (rows[0]?.version > condition.version) throw refused();\n    await db.query(\`UPDATE checkpoints SET checkpoint = $2 WHERE id = $1\`, [id, cp]);\n  },\n} satisfies CheckpointStorage;`,
-      errors: [{ messageId: 'checkThenWrite', data: { read: 'db.query', line: 4 }, line: 6, column: 11, endLine: 6, endColumn: 85 }],
+      errors: [
+        {
+          messageId: 'checkThenWrite',
+          data: { read: 'db.query', line: 4 },
+          line: 6,
+          column: 11,
+          endLine: 6,
+          endColumn: 85,
+        },
+      ],
     },
     {
       name: 'a read awaited inside the test, namespace import, optional chaining and a computed write',
       code: `import * as cf from 'checkpoint-fencing';\nconst S = class implements cf.CheckpointStorage {\n  async resolveFirstCheckpointRace(id, candidate) {\n    if ((await this.client?.hget(key, 'checkpoint')) > candidate) {\n      await this.client?.['hset'](key, 'checkpoint', candidate);\n    }\n  }\n};`,
-      errors: [{ messageId: 'checkThenWrite', data: { read: 'this.client?.hget', line: 4 }, line: 5, column: 13, endLine: 5, endColumn: 64 }],
+      errors: [
+        {
+          messageId: 'checkThenWrite',
+          data: { read: 'this.client?.hget', line: 4 },
+          line: 5,
+          column: 13,
+          endLine: 5,
+          endColumn: 64,
+        },
+      ],
     },
   ],
 });

@@ -56,7 +56,9 @@ syntacticRuleTester().run('no-ignored-write-condition', noIgnoredWriteCondition,
     {
       name: 'an annotated object literal with a computed save key',
       code: `${importStorage}const s: CheckpointStorage = {\n  async ['save'](id, cp) {},\n  writeVersion: async () => undefined,\n};`,
-      errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 3, column: 10, endLine: 3, endColumn: 16 }],
+      errors: [
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 3, column: 10, endLine: 3, endColumn: 16 },
+      ],
     },
     {
       name: 'an object literal that satisfies the interface but has no writeVersion',

@@ -44,19 +44,44 @@ syntacticRuleTester().run('no-token-without-write', noTokenWithoutWrite, {
     {
       name: 'a token only logged, including in a template and an object field',
       code: `async function consume(lease, id) {\n  const token = await lease?.fencingToken(id);\n  logger.info(\`holding \${token}\`, { fencingToken: String(token) });\n  await storage.save(id, cp);\n}`,
-      errors: [{ messageId: 'tokenNeverFences', data: { token: 'token', uses: 'logged' }, line: 2, column: 9, endLine: 2, endColumn: 14 }],
+      errors: [
+        {
+          messageId: 'tokenNeverFences',
+          data: { token: 'token', uses: 'logged' },
+          line: 2,
+          column: 9,
+          endLine: 2,
+          endColumn: 14,
+        },
+      ],
     },
     {
       name: 'a destructured token stored in a field and put on a span, inside a nested arrow function',
       code: `class Worker {\n  start() {\n    return async (id) => {\n      const { fencingToken: held } = await this.lease.acquire(id);\n      this.lastToken = held;\n      span.setAttribute('fencing.token', held.toString());\n    };\n  }\n}`,
       errors: [
-        { messageId: 'tokenNeverFences', data: { token: 'held', uses: 'logged and stored in a field' }, line: 4, column: 29, endLine: 4, endColumn: 33 },
+        {
+          messageId: 'tokenNeverFences',
+          data: { token: 'held', uses: 'logged and stored in a field' },
+          line: 4,
+          column: 29,
+          endLine: 4,
+          endColumn: 33,
+        },
       ],
     },
     {
       name: 'a token carried by a lease object and only logged',
       code: `class Consumer {\n  async run(id, cp) {\n    const lease = await this.leases.acquire(id);\n    this.log(\`token \${lease.fencingToken}\`);\n    await this.storage.save(id, cp);\n  }\n}`,
-      errors: [{ messageId: 'tokenNeverFences', data: { token: 'lease.fencingToken', uses: 'logged' }, line: 3, column: 11, endLine: 3, endColumn: 16 }],
+      errors: [
+        {
+          messageId: 'tokenNeverFences',
+          data: { token: 'lease.fencingToken', uses: 'logged' },
+          line: 3,
+          column: 11,
+          endLine: 3,
+          endColumn: 16,
+        },
+      ],
     },
   ],
 });
@@ -74,7 +99,16 @@ typeAwareRuleTester().run('no-token-without-write (useTypeInformation)', noToken
       name: 'a bigint token from a strategy, only logged',
       code: `declare const strategy: { fencingToken(id: string): bigint | undefined };\nexport function f() {\n  const current = strategy.fencingToken('s');\n  console.info('token', current);\n}`,
       options: [{ useTypeInformation: true }],
-      errors: [{ messageId: 'tokenNeverFences', data: { token: 'current', uses: 'logged' }, line: 3, column: 9, endLine: 3, endColumn: 16 }],
+      errors: [
+        {
+          messageId: 'tokenNeverFences',
+          data: { token: 'current', uses: 'logged' },
+          line: 3,
+          column: 9,
+          endLine: 3,
+          endColumn: 16,
+        },
+      ],
     },
   ],
 });

@@ -52,7 +52,10 @@ syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
       code: `function f(storage, config) { const fencingTokenTtl = config.fencingTokenTtl; storage.save('s', 'cp'); }`,
     },
     { name: 'spread arguments', code: `function f(storage, fencingToken, args) { storage.save(...args); }` },
-    { name: 'a computed key that is not a literal', code: `function f(storage, fencingToken, m) { storage[m]('s', 'cp'); }` },
+    {
+      name: 'a computed key that is not a literal',
+      code: `function f(storage, fencingToken, m) { storage[m]('s', 'cp'); }`,
+    },
   ],
   invalid: [
     {
@@ -164,7 +167,17 @@ syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
       name: 'plain JavaScript-shaped code with a custom tokenPattern; no suggestion when the name is taken',
       code: `const CheckpointWriteCondition = 1;\nfunction f(storage, leaseEpoch) { return storage.save('s', 'cp'); }`,
       options: [{ tokenPattern: '^leaseEpoch$' }],
-      errors: [{ messageId: 'unfencedWrite', data: { token: 'leaseEpoch' }, line: 2, column: 42, endLine: 2, endColumn: 65, suggestions: [] }],
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'leaseEpoch' },
+          line: 2,
+          column: 42,
+          endLine: 2,
+          endColumn: 65,
+          suggestions: [],
+        },
+      ],
     },
   ],
 });

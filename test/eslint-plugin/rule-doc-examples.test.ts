@@ -12,7 +12,14 @@ const eslintPlugin = plugin as unknown as ESLint.Plugin;
 function lint(name: RuleName, code: string): string[] {
   const messages = new Linter().verify(
     code,
-    [{ files: ['**/*.ts'], languageOptions: { parser: tsParser }, plugins: { 'checkpoint-fencing': eslintPlugin }, rules: { [`checkpoint-fencing/${name}`]: 'error' } }],
+    [
+      {
+        files: ['**/*.ts'],
+        languageOptions: { parser: tsParser },
+        plugins: { 'checkpoint-fencing': eslintPlugin },
+        rules: { [`checkpoint-fencing/${name}`]: 'error' },
+      },
+    ],
     'example.ts',
   );
   expect(messages.filter((message) => message.fatal === true)).toEqual([]);

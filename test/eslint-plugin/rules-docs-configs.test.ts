@@ -7,7 +7,10 @@ import { docSections, documentedRuleNames, ruleDoc } from './rule-docs.js';
 
 const ruleNames = Object.keys(rules).sort() as RuleName[];
 const requiredSections = ['What it catches', 'Why', 'Wrong', 'Right', 'Options', 'Syntactic and type-aware modes'];
-const packageJson = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { name: string; version: string };
+const packageJson = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+};
 
 /** The option names a rule's schema declares. */
 function optionNames(name: RuleName): string[] {
@@ -22,18 +25,27 @@ describe('rules, docs and configs stay in sync', () => {
 
   it.each(ruleNames)('%s: docs.url points at doc/rules/<rule>.md of this version', (name) => {
     expect(rules[name].meta.docs?.url).toBe(ruleDocUrl(name));
-    expect(rules[name].meta.docs?.url).toBe(`https://unpkg.com/checkpoint-fencing@${packageJson.version}/doc/rules/${name}.md`);
+    expect(rules[name].meta.docs?.url).toBe(
+      `https://unpkg.com/checkpoint-fencing@${packageJson.version}/doc/rules/${name}.md`,
+    );
   });
 
   it.each(ruleNames)('%s: the doc has its title, description and every section', (name) => {
     const doc = ruleDoc(name);
-    expect(doc.startsWith(`# checkpoint-fencing/${name}\n\n> ${rules[name].meta.docs?.description ?? '(no description)'}\n`)).toBe(true);
-    expect([...docSections(doc).keys()].filter((heading) => requiredSections.includes(heading))).toEqual(requiredSections);
+    expect(
+      doc.startsWith(`# checkpoint-fencing/${name}\n\n> ${rules[name].meta.docs?.description ?? '(no description)'}\n`),
+    ).toBe(true);
+    expect([...docSections(doc).keys()].filter((heading) => requiredSections.includes(heading))).toEqual(
+      requiredSections,
+    );
   });
 
   it.each(ruleNames)('%s: the doc lists every option with its default, and no other', (name) => {
     const options = docSections(ruleDoc(name)).get('Options') ?? '';
-    const documented = [...options.matchAll(/^\|\s*`(\w+)`\s*\|\s*`([^`]*)`\s*\|/gmu)].map((match) => [match[1], match[2]]);
+    const documented = [...options.matchAll(/^\|\s*`(\w+)`\s*\|\s*`([^`]*)`\s*\|/gmu)].map((match) => [
+      match[1],
+      match[2],
+    ]);
     const defaults = (rules[name].meta.defaultOptions?.[0] ?? {}) as Record<string, unknown>;
     expect(documented.map(([option]) => option).sort()).toEqual(optionNames(name));
     for (const [option, shown] of documented) {
@@ -44,18 +56,27 @@ describe('rules, docs and configs stay in sync', () => {
     }
   });
 
-  it.each(ruleNames)('%s: a useTypeInformation option exactly when the rule says types make it more precise', (name) => {
-    const docs = rules[name].meta.docs;
-    expect(optionNames(name).includes('useTypeInformation')).toBe(docs?.usesTypeInformationWhenAsked);
-    expect(docs?.requiresTypeChecking).toBe(false);
-    const modes = docSections(ruleDoc(name)).get('Syntactic and type-aware modes') ?? '';
-    expect(modes.includes('useTypeInformation: true')).toBe(docs?.usesTypeInformationWhenAsked);
-  });
+  it.each(ruleNames)(
+    '%s: a useTypeInformation option exactly when the rule says types make it more precise',
+    (name) => {
+      const docs = rules[name].meta.docs;
+      expect(optionNames(name).includes('useTypeInformation')).toBe(docs?.usesTypeInformationWhenAsked);
+      expect(docs?.requiresTypeChecking).toBe(false);
+      const modes = docSections(ruleDoc(name)).get('Syntactic and type-aware modes') ?? '';
+      expect(modes.includes('useTypeInformation: true')).toBe(docs?.usesTypeInformationWhenAsked);
+    },
+  );
 
   it('configs.recommended turns on every recommended rule, none needing type information, and every rule is recommended', () => {
     expect(ruleNames.filter((name) => rules[name].meta.docs?.recommended !== true)).toEqual([]);
-    expect(plugin.configs.recommended.rules).toEqual(Object.fromEntries(ruleNames.map((name) => [`checkpoint-fencing/${name}`, 'error'])));
-    expect(ruleNames.every((name) => ruleDoc(name).includes('In `configs.recommended` and `configs[\'recommended-type-checked\']`.'))).toBe(true);
+    expect(plugin.configs.recommended.rules).toEqual(
+      Object.fromEntries(ruleNames.map((name) => [`checkpoint-fencing/${name}`, 'error'])),
+    );
+    expect(
+      ruleNames.every((name) =>
+        ruleDoc(name).includes("In `configs.recommended` and `configs['recommended-type-checked']`."),
+      ),
+    ).toBe(true);
   });
 
   it("configs['recommended-type-checked'] is recommended with useTypeInformation turned on where a rule has it", () => {
@@ -63,7 +84,9 @@ describe('rules, docs and configs stay in sync', () => {
       Object.fromEntries(
         ruleNames.map((name) => [
           `checkpoint-fencing/${name}`,
-          rules[name].meta.docs?.usesTypeInformationWhenAsked === true ? ['error', { useTypeInformation: true }] : 'error',
+          rules[name].meta.docs?.usesTypeInformationWhenAsked === true
+            ? ['error', { useTypeInformation: true }]
+            : 'error',
         ]),
       ),
     );

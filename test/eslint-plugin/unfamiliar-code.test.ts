@@ -15,7 +15,14 @@ function lintWithAllRules(code: string, filename: string, parser: 'espree' | 'ty
       : { ecmaVersion: 'latest' as const, sourceType: 'module' as const, parserOptions: jsxFeatures };
   const messages = new Linter().verify(
     code,
-    [{ files: ['**/*.*'], languageOptions, plugins: { 'checkpoint-fencing': eslintPlugin }, rules: plugin.configs.recommended.rules as Linter.RulesRecord }],
+    [
+      {
+        files: ['**/*.*'],
+        languageOptions,
+        plugins: { 'checkpoint-fencing': eslintPlugin },
+        rules: plugin.configs.recommended.rules as Linter.RulesRecord,
+      },
+    ],
     { filename },
   );
   expect(messages.filter((message) => message.fatal === true)).toEqual([]);

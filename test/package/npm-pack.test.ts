@@ -34,20 +34,34 @@ describe('the npm pack tarball', () => {
       }
     }
     await symlink(join(repository, 'node_modules'), join(source, 'node_modules'), 'dir');
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', workspace], { cwd: source, maxBuffer: 64 * 1024 * 1024 });
-    const [manifest] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', workspace], {
+      cwd: source,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const [manifest] = JSON.parse(stdout.slice(stdout.indexOf('['))) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
     if (manifest === undefined) {
       throw new Error(`npm pack printed no manifest:\n${stdout}`);
     }
     packedFiles = new Set(manifest.files.map((file) => file.path));
-    exportsMap = (JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as { exports: typeof exportsMap }).exports;
+    exportsMap = (JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as { exports: typeof exportsMap })
+      .exports;
 
     consumer = join(workspace, 'consumer');
     await mkdir(consumer);
-    await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=peer', join(workspace, manifest.filename)], {
-      cwd: consumer,
-    });
+    await writeFile(
+      join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
+    await run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=peer', join(workspace, manifest.filename)],
+      {
+        cwd: consumer,
+      },
+    );
   }, 300_000);
 
   afterAll(async () => {
@@ -59,7 +73,10 @@ describe('the npm pack tarball', () => {
       const files = typeof target === 'string' ? [target] : [target.types, target.default];
       for (const file of files) {
         expect(file, `exports["${subpath}"]`).toBeDefined();
-        expect(packedFiles.has((file ?? '').replace(/^\.\//, '')), `${file ?? ''} of exports["${subpath}"] is in the tarball`).toBe(true);
+        expect(
+          packedFiles.has((file ?? '').replace(/^\.\//, '')),
+          `${file ?? ''} of exports["${subpath}"] is in the tarball`,
+        ).toBe(true);
       }
       if (typeof target !== 'string') {
         expect(target.types, `exports["${subpath}"] has types`).toMatch(/\.d\.ts$/);
@@ -89,7 +106,15 @@ describe('the npm pack tarball', () => {
     await writeFile(
       join(consumer, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', strict: true, noEmit: true, types: [], skipLibCheck: true },
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2023',
+          strict: true,
+          noEmit: true,
+          types: [],
+          skipLibCheck: true,
+        },
         include: ['*.ts'],
       }),
     );
@@ -108,7 +133,10 @@ describe('the npm pack tarball', () => {
     );
     await run('node', [tsc, '-p', '.'], { cwd: consumer });
 
-    await writeFile(join(consumer, 'misuse.ts'), "import { InMemoryCheckpointStorage } from 'checkpoint-fencing';\nvoid new InMemoryCheckpointStorage().save('orders', 1, undefined);\n");
+    await writeFile(
+      join(consumer, 'misuse.ts'),
+      "import { InMemoryCheckpointStorage } from 'checkpoint-fencing';\nvoid new InMemoryCheckpointStorage().save('orders', 1, undefined);\n",
+    );
     const failure = await run('node', [tsc, '-p', '.'], { cwd: consumer }).then(
       () => 'compiled',
       (error: unknown) => String((error as { stdout?: string }).stdout),

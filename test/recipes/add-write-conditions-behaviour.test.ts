@@ -1,6 +1,10 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CheckpointWriteCondition, UnsupportedWriteConditionError, type CheckpointStorage } from '../../runtime/index.js';
+import {
+  CheckpointWriteCondition,
+  UnsupportedWriteConditionError,
+  type CheckpointStorage,
+} from '../../runtime/index.js';
 import { describeCheckpointStorageConformance } from '../../runtime/testing/index.js';
 import { upgrade } from '../../recipes/index.js';
 import { copyLegacyApp, makeTempProject, RECIPE_FIXTURES } from './support/fixture-project.js';
@@ -29,7 +33,9 @@ function construct(module: Module, exportName: string, ...args: unknown[]): unkn
 
 /** The same writes through the old two-argument save and the new save with any(): every result and read must match. */
 async function expectSameAsLegacy(legacy: LegacyStorage, upgraded: CheckpointStorage): Promise<void> {
-  const script: readonly (readonly ['save', string, string] | readonly ['delete', string] | readonly ['read', string])[] = [
+  const script: readonly (
+    readonly ['save', string, string] | readonly ['delete', string] | readonly ['read', string]
+  )[] = [
     ['save', 'orders', '1'],
     ['save', 'orders', '2'],
     ['save', 'payments', 'p-1'],
@@ -61,7 +67,9 @@ async function expectConditionsRefused(storage: CheckpointStorage): Promise<void
       (error: unknown) => error,
     );
     expect(refusal).toBeInstanceOf(UnsupportedWriteConditionError);
-    expect((refusal as Error).message).toBe(`This storage cannot evaluate ${String(condition)}, only any() is supported.`);
+    expect((refusal as Error).message).toBe(
+      `This storage cannot evaluate ${String(condition)}, only any() is supported.`,
+    );
   }
   expect(await storage.read('orders')).toBe(before);
 }
@@ -82,7 +90,11 @@ describe('an upgraded storage behaves as before for any(), and refuses every oth
     it(`${name}: ${exportName}`, async () => {
       const args = name === 'generic-class' ? [new Map<string, string>()] : [];
       const legacy = construct(await load(name, 'input.ts'), exportName, ...args) as LegacyStorage;
-      const upgraded = construct(await load(name, 'output.ts'), exportName, ...(name === 'generic-class' ? [new Map<string, string>()] : [])) as CheckpointStorage;
+      const upgraded = construct(
+        await load(name, 'output.ts'),
+        exportName,
+        ...(name === 'generic-class' ? [new Map<string, string>()] : []),
+      ) as CheckpointStorage;
       await expectSameAsLegacy(legacy, upgraded);
       await expectConditionsRefused(upgraded);
       // Callers that still pass two arguments (to the class, not the interface) keep working.
@@ -94,7 +106,10 @@ describe('an upgraded storage behaves as before for any(), and refuses every oth
   it('abstract base with an abstract save: each subclass writes once through its renamed save, without recursion', async () => {
     const module = await load('abstract-save-subclasses', 'output.ts');
     const http = construct(module, 'HttpCheckpointStorage') as CheckpointStorage & { sent: string[] };
-    const audited = construct(module, 'AuditedHttpCheckpointStorage') as CheckpointStorage & { sent: string[]; audit: string[] };
+    const audited = construct(module, 'AuditedHttpCheckpointStorage') as CheckpointStorage & {
+      sent: string[];
+      audit: string[];
+    };
     expect(await http.save('orders', '5', any())).toBe('5');
     expect(http.sent).toEqual(['orders=5']);
     expect(await audited.save('orders', '6', any())).toBe('6');
@@ -107,7 +122,15 @@ describe('an upgraded storage behaves as before for any(), and refuses every oth
   for (const [name, build] of [
     ['object-literal-typed', async () => (await load('object-literal-typed', 'output.ts'))['rowStorage']],
     ['object-literal-satisfies', async () => (await load('object-literal-satisfies', 'output.ts'))['cellStorage']],
-    ['object-literal-factory', async () => ((await load('object-literal-factory', 'output.ts'))['connectKeyValueStorage'] as (prefix: string) => Promise<unknown>)('cp:')],
+    [
+      'object-literal-factory',
+      async () =>
+        (
+          (await load('object-literal-factory', 'output.ts'))['connectKeyValueStorage'] as (
+            prefix: string,
+          ) => Promise<unknown>
+        )('cp:'),
+    ],
   ] as const) {
     it(`${name}: the old write runs inline for any()`, async () => {
       const storage = (await build()) as CheckpointStorage;
@@ -119,7 +142,11 @@ describe('an upgraded storage behaves as before for any(), and refuses every oth
   }
 
   it('refusing shape: every write, any() included, is refused without recursing', async () => {
-    const storage = construct(await load('refusing', 'output.ts'), 'SnapshotCheckpointStorage', new Map([['orders', '9']])) as CheckpointStorage;
+    const storage = construct(
+      await load('refusing', 'output.ts'),
+      'SnapshotCheckpointStorage',
+      new Map([['orders', '9']]),
+    ) as CheckpointStorage;
     for (const condition of [any(), notOlderThan(1), ifAbsent()]) {
       // A generated save that called itself would fail with RangeError (stack overflow), not this.
       await expect(storage.save('orders', '10', condition)).rejects.toThrow(UnsupportedWriteConditionError);
@@ -136,8 +163,12 @@ describe('the conformance kit passes for storages the recipe upgraded', () => {
     upgradedMap = (await load('delegating-method', 'output.ts'))['MapCheckpointStorage'] as new () => CheckpointStorage;
     upgradedTable = (await load('inherited', 'output.ts'))['TableCheckpointStorage'] as new () => CheckpointStorage;
   });
-  describeCheckpointStorageConformance('delegating shape (MapCheckpointStorage)', () => new upgradedMap(), { validatesArguments: false });
-  describeCheckpointStorageConformance('inherited shape (TableCheckpointStorage)', () => new upgradedTable(), { validatesArguments: false });
+  describeCheckpointStorageConformance('delegating shape (MapCheckpointStorage)', () => new upgradedMap(), {
+    validatesArguments: false,
+  });
+  describeCheckpointStorageConformance('inherited shape (TableCheckpointStorage)', () => new upgradedTable(), {
+    validatesArguments: false,
+  });
 });
 
 describe('the legacy app after the upgrade', () => {
@@ -148,7 +179,9 @@ describe('the legacy app after the upgrade', () => {
     await upgrade({ cwd: project });
     const after = runnableCopy(join(project, 'src'));
     const runOnce = async (src: string): Promise<unknown> => {
-      const main = (await import(join(src, 'main.ts'))) as { runOnce: (log: (line: string) => void) => Promise<unknown> };
+      const main = (await import(join(src, 'main.ts'))) as {
+        runOnce: (log: (line: string) => void) => Promise<unknown>;
+      };
       const lines: string[] = [];
       const result = await main.runOnce((line) => lines.push(line));
       return { result, lines };
@@ -156,7 +189,11 @@ describe('the legacy app after the upgrade', () => {
     const expected = await runOnce(before);
     expect(expected).toEqual({
       result: { memory: '3', postgres: '3', keyValue: '3' },
-      lines: ['orders: lease acquired with fencing token 1', 'orders: lease acquired with fencing token 1', 'orders: lease acquired with fencing token 1'],
+      lines: [
+        'orders: lease acquired with fencing token 1',
+        'orders: lease acquired with fencing token 1',
+        'orders: lease acquired with fencing token 1',
+      ],
     });
     expect(await runOnce(after)).toEqual(expected);
   }, 60_000);

@@ -55,7 +55,8 @@ function snapshot(root: string): Map<string, string> {
 }
 
 const ESCAPE = String.fromCharCode(27);
-const SUMMARY = /^add-write-conditions: (\d+) files scanned, (\d+) implementers found \((\d+) skipped\), (\d+) files (?:changed|would change), \d+\.\d\ds\.$/m;
+const SUMMARY =
+  /^add-write-conditions: (\d+) files scanned, (\d+) implementers found \((\d+) skipped\), (\d+) files (?:changed|would change), \d+\.\d\ds\.$/m;
 
 // Each case spawns the CLI one to three times; on a shared two-core machine one spawn can take several seconds.
 describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => {
@@ -64,8 +65,12 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
     const run = cli(root, 'upgrade');
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(run.stdout).toContain('upgraded MapCheckpointStorage (src/storages/map-checkpoint-storage.ts:7): delegating shape, adds save, writeVersion');
-    expect(run.stdout).toContain('upgraded PostgresCheckpointStorage (src/storages/postgres-checkpoint-storage.ts:5): follows-base shape, renames save to saveUnconditionally');
+    expect(run.stdout).toContain(
+      'upgraded MapCheckpointStorage (src/storages/map-checkpoint-storage.ts:7): delegating shape, adds save, writeVersion',
+    );
+    expect(run.stdout).toContain(
+      'upgraded PostgresCheckpointStorage (src/storages/postgres-checkpoint-storage.ts:5): follows-base shape, renames save to saveUnconditionally',
+    );
     expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(SUMMARY);
     expect(SUMMARY.exec(run.stdout)?.slice(1, 5)).toEqual(['9', '4', '0', '4']);
     expect(typeCheck(root)).toBe('');
@@ -96,13 +101,20 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
     for (const name of ['tabs-crlf-bom-double-quotes', 'untouched-crlf-bom-no-final-newline', 'delegating-method']) {
       cpSync(join(RECIPE_FIXTURES, name, 'input.ts'), join(root, `${name}.ts`));
     }
-    writeFileSync(join(root, 'tsconfig.json'), readFileSync(join(REPO, 'fixtures/legacy-app/tsconfig.json'), 'utf8').replace('"include": ["src"]', '"include": ["*.ts"]').replaceAll('../../', `${REPO}/`));
+    writeFileSync(
+      join(root, 'tsconfig.json'),
+      readFileSync(join(REPO, 'fixtures/legacy-app/tsconfig.json'), 'utf8')
+        .replace('"include": ["src"]', '"include": ["*.ts"]')
+        .replaceAll('../../', `${REPO}/`),
+    );
     commitAll(root);
     const run = cli(root, 'upgrade', '--dry-run');
     expect(run.status).toBe(0);
     git(root, ['apply', '-'], run.stdout);
     for (const name of ['tabs-crlf-bom-double-quotes', 'untouched-crlf-bom-no-final-newline', 'delegating-method']) {
-      expect(readFileSync(join(root, `${name}.ts`)).equals(readFileSync(join(RECIPE_FIXTURES, name, 'output.ts')))).toBe(true);
+      expect(
+        readFileSync(join(root, `${name}.ts`)).equals(readFileSync(join(RECIPE_FIXTURES, name, 'output.ts'))),
+      ).toBe(true);
     }
   });
 
@@ -125,16 +137,37 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
     const report = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(report['implementers']).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ file: 'src/storages/map-checkpoint-storage.ts', class: 'MapCheckpointStorage', line: 7, shape: 'delegating', membersAdded: ['save', 'writeVersion'] }),
-        expect.objectContaining({ file: 'src/storages/sql-checkpoint-storage.ts', class: 'SqlCheckpointStorage', shape: 'delegating' }),
-        expect.objectContaining({ file: 'src/storages/postgres-checkpoint-storage.ts', class: 'PostgresCheckpointStorage', shape: 'follows-base', membersAdded: [] }),
-        expect.objectContaining({ file: 'src/storages/key-value-checkpoint-storage.ts', kind: 'object-literal', shape: 'delegating' }),
+        expect.objectContaining({
+          file: 'src/storages/map-checkpoint-storage.ts',
+          class: 'MapCheckpointStorage',
+          line: 7,
+          shape: 'delegating',
+          membersAdded: ['save', 'writeVersion'],
+        }),
+        expect.objectContaining({
+          file: 'src/storages/sql-checkpoint-storage.ts',
+          class: 'SqlCheckpointStorage',
+          shape: 'delegating',
+        }),
+        expect.objectContaining({
+          file: 'src/storages/postgres-checkpoint-storage.ts',
+          class: 'PostgresCheckpointStorage',
+          shape: 'follows-base',
+          membersAdded: [],
+        }),
+        expect.objectContaining({
+          file: 'src/storages/key-value-checkpoint-storage.ts',
+          kind: 'object-literal',
+          shape: 'delegating',
+        }),
       ]),
     );
     expect(report['skipped']).toEqual([]);
     expect(report['filesChanged']).toHaveLength(4);
     expect(report['written']).toBe(false);
-    expect(report['diff']).toEqual(expect.stringContaining('+  async writeVersion(_subscriptionId: string): Promise<bigint | undefined> {'));
+    expect(report['diff']).toEqual(
+      expect.stringContaining('+  async writeVersion(_subscriptionId: string): Promise<bigint | undefined> {'),
+    );
     expect(report['summary']).toMatch(SUMMARY);
   });
 
@@ -145,7 +178,9 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
     const dirty = snapshot(root);
     const refused = cli(root, 'upgrade');
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(/^checkpoint-fencing upgrade: .*src\/storages\/map-checkpoint-storage\.ts: uncommitted changes .* --allow-dirty\.\n$/);
+    expect(refused.stderr).toMatch(
+      /^checkpoint-fencing upgrade: .*src\/storages\/map-checkpoint-storage\.ts: uncommitted changes .* --allow-dirty\.\n$/,
+    );
     expect(snapshot(root)).toEqual(dirty);
 
     const allowed = cli(root, 'upgrade', '--allow-dirty');
@@ -175,7 +210,11 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
       ['an unknown option', () => ['upgrade', '--frobnicate'], /Unknown option '--frobnicate'.*--help/],
       ['a missing command', () => [], /missing command; the only command is "upgrade"/],
       ['an unknown command', () => ['downgrade'], /unknown command "downgrade"/],
-      ['a missing tsconfig', () => ['upgrade', '--project', 'nope.json'], /nope\.json: no tsconfig here; pass the project's tsconfig with --project/],
+      [
+        'a missing tsconfig',
+        () => ['upgrade', '--project', 'nope.json'],
+        /nope\.json: no tsconfig here; pass the project's tsconfig with --project/,
+      ],
       ['a path that does not exist', () => ['upgrade', 'src/missing'], /src\/missing: no such file or directory/],
       [
         'a file that does not parse',
@@ -237,14 +276,26 @@ describe('the jscodeshift transform through the jscodeshift CLI', { timeout: 90_
     const transform = join(build, 'recipes/add-write-conditions/jscodeshift.js');
     const result = spawnSync(
       process.execPath,
-      [join(REPO, 'node_modules/jscodeshift/bin/jscodeshift.js'), '-t', transform, '--parser=ts', '--extensions=ts,js', '--no-babel', root],
+      [
+        join(REPO, 'node_modules/jscodeshift/bin/jscodeshift.js'),
+        '-t',
+        transform,
+        '--parser=ts',
+        '--extensions=ts,js',
+        '--no-babel',
+        root,
+      ],
       { encoding: 'utf8' },
     );
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/3 ok/);
     for (const [name, input, target] of cases) {
-      expect(readFileSync(join(root, target)).equals(readFileSync(join(RECIPE_FIXTURES, name, input.replace('input', 'output'))))).toBe(true);
+      expect(
+        readFileSync(join(root, target)).equals(
+          readFileSync(join(RECIPE_FIXTURES, name, input.replace('input', 'output'))),
+        ),
+      ).toBe(true);
     }
   });
 });

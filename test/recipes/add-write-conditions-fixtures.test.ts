@@ -28,7 +28,8 @@ beforeAll(async () => {
 describe('add-write-conditions fixtures', () => {
   for (const name of cases) {
     describe(name, () => {
-      const inputName = readdirSync(join(RECIPE_FIXTURES, name)).find((file) => file.startsWith('input.')) ?? 'input.ts';
+      const inputName =
+        readdirSync(join(RECIPE_FIXTURES, name)).find((file) => file.startsWith('input.')) ?? 'input.ts';
       const outputName = inputName.replace('input.', 'output.');
 
       // JavaScript cases are for the jscodeshift transform; the type-aware CLI upgrades TypeScript only.
@@ -41,9 +42,13 @@ describe('add-write-conditions fixtures', () => {
         expect(actual?.equals(expected)).toBe(true);
       });
 
-      it('leaves the case\'s other files exactly as they were', () => {
-        for (const file of readdirSync(join(RECIPE_FIXTURES, name)).filter((entry) => !/^(?:input|output)\./.test(entry))) {
-          expect(afterFirst.get(join(root, name, file))?.equals(readFileSync(join(RECIPE_FIXTURES, name, file)))).toBe(true);
+      it("leaves the case's other files exactly as they were", () => {
+        for (const file of readdirSync(join(RECIPE_FIXTURES, name)).filter(
+          (entry) => !/^(?:input|output)\./.test(entry),
+        )) {
+          expect(afterFirst.get(join(root, name, file))?.equals(readFileSync(join(RECIPE_FIXTURES, name, file)))).toBe(
+            true,
+          );
         }
       });
 

@@ -34,11 +34,13 @@ describe('add-write-conditions as a jscodeshift transform', () => {
     });
   }
 
-  it('runs through jscodeshift\'s own applyTransform with the ts parser', () => {
+  it("runs through jscodeshift's own applyTransform with the ts parser", () => {
     const input = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/input.ts'), 'utf8');
     const expected = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/output.ts'), 'utf8');
     // applyTransform trims its result; the byte-exact comparison is the per-case test above.
-    expect(applyTransform({ default: transform, parser: 'ts' }, {}, { path: 'storage.ts', source: input })).toBe(expected.trim());
+    expect(applyTransform({ default: transform, parser: 'ts' }, {}, { path: 'storage.ts', source: input })).toBe(
+      expected.trim(),
+    );
   });
 
   it('reports, and leaves alone, a class whose base class lives in another file', () => {
@@ -55,12 +57,16 @@ describe('add-write-conditions as a jscodeshift transform', () => {
     ].join('\n');
     const reports: string[] = [];
     expect(run('table-storage.ts', source, reports)).toBe(source);
-    expect(reports).toEqual([expect.stringMatching(/^skipped TableStorage \(line 4\): extends Table, whose members cannot be seen here/)]);
+    expect(reports).toEqual([
+      expect.stringMatching(/^skipped TableStorage \(line 4\): extends Table, whose members cannot be seen here/),
+    ]);
   });
 
   it('parses .tsx with JSX enabled even when jscodeshift was told --parser=ts', () => {
     const input = readFileSync(join(RECIPE_FIXTURES, 'tsx-component/input.tsx'), 'utf8');
     const expected = readFileSync(join(RECIPE_FIXTURES, 'tsx-component/output.tsx'), 'utf8');
-    expect(transform({ path: 'panel.tsx', source: input }, { jscodeshift: jscodeshift.withParser('ts') })).toBe(expected);
+    expect(transform({ path: 'panel.tsx', source: input }, { jscodeshift: jscodeshift.withParser('ts') })).toBe(
+      expected,
+    );
   });
 });

@@ -9,12 +9,18 @@ const legacyStorage = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/inpu
 describe('upgrade() from checkpoint-fencing/recipes', () => {
   it('never touches files under node_modules or dist, nor declaration files', async () => {
     const root = makeTempProject('never-touched');
-    writeFileSync(join(root, 'tsconfig.json'), readFileSync(join(root, 'tsconfig.json'), 'utf8').replace('"**/*"', '"**/*", "node_modules/**/*"'));
+    writeFileSync(
+      join(root, 'tsconfig.json'),
+      readFileSync(join(root, 'tsconfig.json'), 'utf8').replace('"**/*"', '"**/*", "node_modules/**/*"'),
+    );
     for (const folder of ['src', 'dist', 'node_modules/legacy-lib']) {
       mkdirSync(join(root, folder), { recursive: true });
       writeFileSync(join(root, folder, 'storage.ts'), legacyStorage);
     }
-    writeFileSync(join(root, 'src/storage-types.d.ts'), "import type { CheckpointStorage } from 'checkpoint-fencing';\nexport declare class Declared implements CheckpointStorage {\n  save(id: string, cp: string): Promise<string>;\n}\n");
+    writeFileSync(
+      join(root, 'src/storage-types.d.ts'),
+      "import type { CheckpointStorage } from 'checkpoint-fencing';\nexport declare class Declared implements CheckpointStorage {\n  save(id: string, cp: string): Promise<string>;\n}\n",
+    );
     const report = await upgrade({ cwd: root, mode: 'check' });
     expect(report.changes.map((change) => change.file)).toEqual([join(root, 'src/storage.ts')]);
     expect(report.implementers.map((implementer) => implementer.file)).toEqual([join(root, 'src/storage.ts')]);
@@ -22,19 +28,31 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
 
   it('reports before and after text in dry-run mode and writes nothing', async () => {
     const root = makeTempProject('dry-run-api');
-    cpSync(join(RECIPE_FIXTURES, 'delegating-method'), join(root, 'case'), { recursive: true, filter: (path) => !path.endsWith('output.ts') });
+    cpSync(join(RECIPE_FIXTURES, 'delegating-method'), join(root, 'case'), {
+      recursive: true,
+      filter: (path) => !path.endsWith('output.ts'),
+    });
     const report = await upgrade({ cwd: root, mode: 'dry-run' });
     expect(report.written).toBe(false);
     expect(report.changes).toEqual([
-      { file: join(root, 'case/input.ts'), before: legacyStorage, after: readFileSync(join(RECIPE_FIXTURES, 'delegating-method/output.ts'), 'utf8') },
+      {
+        file: join(root, 'case/input.ts'),
+        before: legacyStorage,
+        after: readFileSync(join(RECIPE_FIXTURES, 'delegating-method/output.ts'), 'utf8'),
+      },
     ]);
     expect(readFileSync(join(root, 'case/input.ts'), 'utf8')).toBe(legacyStorage);
-    expect(summaryLine(report)).toMatch(/^add-write-conditions: 1 files scanned, 1 implementers found \(0 skipped\), 1 files would change, \d+\.\d\ds\.$/);
+    expect(summaryLine(report)).toMatch(
+      /^add-write-conditions: 1 files scanned, 1 implementers found \(0 skipped\), 1 files would change, \d+\.\d\ds\.$/,
+    );
   });
 
   it('rejects with UpgradeError naming the file when checkpoint-fencing cannot be resolved', async () => {
     const root = makeTempProject('unresolved');
-    writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', types: [] }, include: ['*.ts'] }));
+    writeFileSync(
+      join(root, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'nodenext', types: [] }, include: ['*.ts'] }),
+    );
     writeFileSync(join(root, 'storage.ts'), legacyStorage);
     const failure = await upgrade({ cwd: root }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpgradeError);
@@ -53,7 +71,12 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
     const report = await upgrade({ cwd: root, mode: 'check' });
     expect(report.changes).toEqual([]);
     expect(report.skipped).toEqual([
-      { file: join(root, 'storage.ts'), class: 'TableStorage', line: 4, reason: expect.stringMatching(/^extends Table, whose members cannot be seen here/) as unknown },
+      {
+        file: join(root, 'storage.ts'),
+        class: 'TableStorage',
+        line: 4,
+        reason: expect.stringMatching(/^extends Table, whose members cannot be seen here/) as unknown,
+      },
     ]);
   });
 });

@@ -1,7 +1,17 @@
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CheckpointWriteCondition, InMemoryCheckpointStorage, RedisCheckpointStorage, type CheckpointStorage } from '../../runtime/index.js';
-import { startRedisCluster, startRedisServer, type RedisClusterProcess, type RedisServerProcess } from '../support/redis/index.js';
+import {
+  CheckpointWriteCondition,
+  InMemoryCheckpointStorage,
+  RedisCheckpointStorage,
+  type CheckpointStorage,
+} from '../../runtime/index.js';
+import {
+  startRedisCluster,
+  startRedisServer,
+  type RedisClusterProcess,
+  type RedisServerProcess,
+} from '../support/redis/index.js';
 import { badFactoryVersions, badStorageCalls } from './bad-input/bad-storage-calls.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
@@ -17,7 +27,9 @@ const coercedIds = ['42', 'undefined', 'null', 'orders', '[object Object]', 'ove
 
 function describeBadInput(name: string, prototype: object, target: StorageUnderTest): void {
   describe(`${name}: bad input is refused with a TypeError and writes nothing`, () => {
-    const rows = badStorageCalls.filter(({ method }) => typeof (prototype as Record<string, unknown>)[method] === 'function');
+    const rows = badStorageCalls.filter(
+      ({ method }) => typeof (prototype as Record<string, unknown>)[method] === 'function',
+    );
 
     it('has a row for every method of the contract the storage implements', () => {
       const methods = new Set(rows.map(({ method }) => method));
@@ -129,7 +141,12 @@ function describeRedisIdShapes(name: string, target: StorageUnderTest & { readon
 
 describe('bad versions given to the condition factory', () => {
   for (const version of badFactoryVersions) {
-    const shown = typeof version === 'bigint' ? `${version}n` : typeof version === 'string' ? JSON.stringify(version) : String(version);
+    const shown =
+      typeof version === 'bigint'
+        ? `${version}n`
+        : typeof version === 'string'
+          ? JSON.stringify(version)
+          : String(version);
     it(`notOlderThan(${shown}) throws a RangeError`, () => {
       expect(() => CheckpointWriteCondition.notOlderThan(version as never)).toThrow(RangeError);
     });
@@ -172,7 +189,11 @@ describe('Redis storages', () => {
   };
   const standaloneKeys = async (): Promise<number> => standalone().dbsize();
   const clusterKeys = async (): Promise<number> => {
-    const sizes = await Promise.all(clustered().nodes('master').map((node) => node.dbsize()));
+    const sizes = await Promise.all(
+      clustered()
+        .nodes('master')
+        .map((node) => node.dbsize()),
+    );
     return sizes.reduce((sum, size) => sum + size, 0);
   };
   const targets = {
@@ -194,7 +215,11 @@ describe('Redis storages', () => {
     },
     onCluster: {
       create: async () => {
-        await Promise.all(clustered().nodes('master').map((node) => node.flushall()));
+        await Promise.all(
+          clustered()
+            .nodes('master')
+            .map((node) => node.flushall()),
+        );
         return new RedisCheckpointStorage(clustered());
       },
       storedKeys: clusterKeys,
@@ -202,9 +227,21 @@ describe('Redis storages', () => {
     },
   };
 
-  describeBadInput('RedisCheckpointStorage on a real redis-server', RedisCheckpointStorage.prototype, targets.clusterSafe);
-  describeBadInput('RedisCheckpointStorage.forStandalone on a real redis-server', RedisCheckpointStorage.prototype, targets.forStandalone);
-  describeBadInput('RedisCheckpointStorage on a real three-master Cluster', RedisCheckpointStorage.prototype, targets.onCluster);
+  describeBadInput(
+    'RedisCheckpointStorage on a real redis-server',
+    RedisCheckpointStorage.prototype,
+    targets.clusterSafe,
+  );
+  describeBadInput(
+    'RedisCheckpointStorage.forStandalone on a real redis-server',
+    RedisCheckpointStorage.prototype,
+    targets.forStandalone,
+  );
+  describeBadInput(
+    'RedisCheckpointStorage on a real three-master Cluster',
+    RedisCheckpointStorage.prototype,
+    targets.onCluster,
+  );
   describeRedisIdShapes('RedisCheckpointStorage on a real redis-server', targets.clusterSafe);
   describeRedisIdShapes('RedisCheckpointStorage.forStandalone on a real redis-server', targets.forStandalone);
   describeRedisIdShapes('RedisCheckpointStorage on a real three-master Cluster', targets.onCluster);
@@ -213,7 +250,9 @@ describe('Redis storages', () => {
     await standalone().flushall();
     expect(() => new RedisCheckpointStorage(standalone(), { versionKeyPrefix: '' })).toThrow(TypeError);
     expect(() => new RedisCheckpointStorage(standalone(), { versionKeyPrefix: 'v{1}:' })).toThrow(TypeError);
-    expect(() => RedisCheckpointStorage.forStandalone(standalone(), { versionKeyPrefix: 'v:', keyPrefix: 'v:cp:' })).toThrow(TypeError);
+    expect(() =>
+      RedisCheckpointStorage.forStandalone(standalone(), { versionKeyPrefix: 'v:', keyPrefix: 'v:cp:' }),
+    ).toThrow(TypeError);
     expect(await standalone().dbsize()).toBe(0);
   });
 });

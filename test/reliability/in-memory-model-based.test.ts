@@ -48,7 +48,10 @@ class CheckThenWriteStorage implements CheckpointStorage {
 describe('model-based interleavings: InMemoryCheckpointStorage', () => {
   it('every scheduled interleaving of overlapping calls is linearizable', async () => {
     await fc.assert(
-      concurrentModelProperty({ createStorages: () => [new InMemoryCheckpointStorage()], subscriptionIds: ['orders', 'payments'] }),
+      concurrentModelProperty({
+        createStorages: () => [new InMemoryCheckpointStorage()],
+        subscriptionIds: ['orders', 'payments'],
+      }),
       { numRuns: 150 },
     );
     // Many runs: a second alone, more on a loaded two-core machine.
@@ -66,7 +69,9 @@ describe('model-based interleavings: InMemoryCheckpointStorage', () => {
       { numRuns: 300, seed: 42 },
     );
     expect(result.failed).toBe(true);
-    expect(String(result.errorInstance)).toMatch(/Subscription "orders" is not linearizable: after the longest valid order/);
+    expect(String(result.errorInstance)).toMatch(
+      /Subscription "orders" is not linearizable: after the longest valid order/,
+    );
     const [scheduler, commands] = result.counterexample ?? [];
     // The scheduler's log is the interleaving: which call reached the store, and which gap ran, in what order.
     const log = (scheduler?.report() ?? []).map(({ label, status }) => `${label} ${status}`);

@@ -34,7 +34,12 @@ class ConditionIgnoringStorage extends InMemoryCheckpointStorage {
 }
 
 /** Runs the workload for `runMs` of fake time with `stalls` injected, and analyses the recorded history. */
-async function runLeaseFencing(stalls: readonly Stall[], seed: number, runMs: number, storage: CheckpointStorage): Promise<SoakAnalysis> {
+async function runLeaseFencing(
+  stalls: readonly Stall[],
+  seed: number,
+  runMs: number,
+  storage: CheckpointStorage,
+): Promise<SoakAnalysis> {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
   let random = seed >>> 0;
   const next = (): number => {
@@ -45,7 +50,9 @@ async function runLeaseFencing(stalls: readonly Stall[], seed: number, runMs: nu
   const recorder = new HistoryRecorder();
   const run = { active: true };
   const clocks = Array.from({ length: nodes }, () => new StallableLeaseClock());
-  const strategies = clocks.map((clock) => new InMemoryLeaseStrategy({ table, leaseTimeMs: leaseMs, clock, onError: () => undefined }));
+  const strategies = clocks.map(
+    (clock) => new InMemoryLeaseStrategy({ table, leaseTimeMs: leaseMs, clock, onError: () => undefined }),
+  );
   for (const { atMs, node, ms } of stalls) {
     setTimeout(() => clocks[node]?.stall(ms), atMs);
   }
@@ -88,7 +95,12 @@ describe('lease fencing on InMemoryLeaseStrategy, the soak workload on fake time
 
   it('refuses the write a stalled holder sends with its old token after another node took over', async () => {
     // node-0 registers first, so it holds both leases with token 0; it stalls for three lease times.
-    const analysis = await runLeaseFencing([{ atMs: 500, node: 0, ms: 3 * leaseMs }], 1, 3_000, new InMemoryCheckpointStorage());
+    const analysis = await runLeaseFencing(
+      [{ atMs: 500, node: 0, ms: 3 * leaseMs }],
+      1,
+      3_000,
+      new InMemoryCheckpointStorage(),
+    );
     expect(analysis.refused).toBeGreaterThanOrEqual(2);
     expect(analysis.linearizability.valid).toBe(true);
     expect(analysis.staleBackwardMoves).toEqual([]);
@@ -96,7 +108,12 @@ describe('lease fencing on InMemoryLeaseStrategy, the soak workload on fake time
   });
 
   it('reports the same stall as anomalies on a storage that ignores the condition', async () => {
-    const analysis = await runLeaseFencing([{ atMs: 500, node: 0, ms: 3 * leaseMs }], 1, 3_000, new ConditionIgnoringStorage());
+    const analysis = await runLeaseFencing(
+      [{ atMs: 500, node: 0, ms: 3 * leaseMs }],
+      1,
+      3_000,
+      new ConditionIgnoringStorage(),
+    );
     expect(analysis.refused).toBe(0);
     expect(analysis.linearizability.valid).toBe(false);
     expect(analysis.staleBackwardMoves.length).toBeGreaterThan(0);

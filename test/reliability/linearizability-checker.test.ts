@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { CheckpointWriteCondition, InMemoryCheckpointStorage, type CheckpointWriteCondition as Condition } from '../../runtime/index.js';
+import {
+  CheckpointWriteCondition,
+  InMemoryCheckpointStorage,
+  type CheckpointWriteCondition as Condition,
+} from '../../runtime/index.js';
 import {
   checkLinearizability,
   HistoryRecorder,
@@ -21,8 +25,13 @@ const read = (subscriptionId = 'orders'): CheckpointOperation => ({ kind: 'read'
 const writeVersion = (subscriptionId = 'orders'): CheckpointOperation => ({ kind: 'writeVersion', subscriptionId });
 const remove = (subscriptionId = 'orders'): CheckpointOperation => ({ kind: 'delete', subscriptionId });
 
-const invoke = (process: string, operation: CheckpointOperation): HistoryEvent => ({ type: 'invoke', process, operation });
-const ok = (process: string, value?: string | bigint): HistoryEvent => (value === undefined ? { type: 'ok', process } : { type: 'ok', process, value });
+const invoke = (process: string, operation: CheckpointOperation): HistoryEvent => ({
+  type: 'invoke',
+  process,
+  operation,
+});
+const ok = (process: string, value?: string | bigint): HistoryEvent =>
+  value === undefined ? { type: 'ok', process } : { type: 'ok', process, value };
 const refused = (process: string): HistoryEvent => ({ type: 'fail', process, reason: 'refused' });
 const unknown = (process: string): HistoryEvent => ({ type: 'info', process });
 
@@ -47,7 +56,13 @@ describe('linearizability checker: histories it accepts', () => {
       ),
     );
     expect(report.valid).toBe(true);
-    expect(report.witnesses.get('orders')?.map(({ state }) => state?.checkpoint)).toEqual(['10', '10', '20', '20', '20']);
+    expect(report.witnesses.get('orders')?.map(({ state }) => state?.checkpoint)).toEqual([
+      '10',
+      '10',
+      '20',
+      '20',
+      '20',
+    ]);
   });
 
   it('accepts a refusal justified only by a concurrent newer write taking effect first', () => {
@@ -157,10 +172,7 @@ describe('linearizability checker: known non-linearizable histories it must reje
       'a stale token accepted: notOlderThan(3) acknowledged over stored version 5',
       sequential(['new', save('50', notOlderThan(5)), ok('new')], ['old', save('30', notOlderThan(3)), ok('old')]),
     ],
-    [
-      'a refusal with nothing stored',
-      sequential(['a', save('1', notOlderThan(3)), refused('a')]),
-    ],
+    ['a refusal with nothing stored', sequential(['a', save('1', notOlderThan(3)), refused('a')])],
     [
       'a refused write that changed the checkpoint anyway',
       sequential(
@@ -175,16 +187,17 @@ describe('linearizability checker: known non-linearizable histories it must reje
     ],
     [
       'any() dropping the stored version',
-      sequential(['a', save('1', notOlderThan(5)), ok('a')], ['a', save('2', any()), ok('a')], ['b', writeVersion(), ok('b')]),
+      sequential(
+        ['a', save('1', notOlderThan(5)), ok('a')],
+        ['a', save('2', any()), ok('a')],
+        ['b', writeVersion(), ok('b')],
+      ),
     ],
     [
       'a checkpoint still readable after its delete returned',
       sequential(['a', save('1', any()), ok('a')], ['a', remove(), ok('a')], ['b', read(), ok('b', '1')]),
     ],
-    [
-      'a value never written',
-      [invoke('a', save('1', any())), invoke('b', read()), ok('b', '2'), ok('a')],
-    ],
+    ['a value never written', [invoke('a', save('1', any())), invoke('b', read()), ok('b', '2'), ok('a')]],
     [
       'reads that disagree on order: one sees x then y, another y then x, with x and y each written once',
       [
@@ -207,7 +220,10 @@ describe('linearizability checker: known non-linearizable histories it must reje
   }
 
   it('names the subscription id, the stuck operation and the state in its explanation', () => {
-    const history = sequential(['new', save('50', notOlderThan(5)), ok('new')], ['old', save('30', notOlderThan(3)), ok('old')]);
+    const history = sequential(
+      ['new', save('50', notOlderThan(5)), ok('new')],
+      ['old', save('30', notOlderThan(3)), ok('old')],
+    );
     const [violation] = checkLinearizability(history).violations;
     expect(violation?.stuckOperation.process).toBe('old');
     expect(violation?.explanation).toContain('"orders"');
@@ -278,7 +294,10 @@ describe('linearizability checker: memoisation keeps large histories tractable',
           await recorder
             .record(process, operation, async () => {
               await ticks(next(5));
-              const value = operation.kind === 'read' ? await storage.read('orders') : await storage.save('orders', checkpoint, condition);
+              const value =
+                operation.kind === 'read'
+                  ? await storage.read('orders')
+                  : await storage.save('orders', checkpoint, condition);
               await ticks(next(5));
               return operation.kind === 'read' ? value : undefined;
             })
@@ -344,7 +363,11 @@ describe('RecordingCheckpointStorage', () => {
       { type: 'ok', process: 'w', value: 2n },
       { type: 'ok', process: 'w' },
     ]);
-    expect(history[0]).toEqual({ type: 'invoke', process: 'w', operation: save('1', { kind: 'notOlderThan', version: 2n }) });
+    expect(history[0]).toEqual({
+      type: 'invoke',
+      process: 'w',
+      operation: save('1', { kind: 'notOlderThan', version: 2n }),
+    });
     expect(checkLinearizability(history).valid).toBe(true);
   });
 });

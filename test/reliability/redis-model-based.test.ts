@@ -2,7 +2,12 @@ import fc from 'fast-check';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { RedisCheckpointStorage } from '../../runtime/index.js';
-import { startRedisCluster, startRedisServer, type RedisClusterProcess, type RedisServerProcess } from '../support/redis/index.js';
+import {
+  startRedisCluster,
+  startRedisServer,
+  type RedisClusterProcess,
+  type RedisServerProcess,
+} from '../support/redis/index.js';
 import { concurrentModelProperty } from './model-based/run-concurrent-model.js';
 
 // Hash-tagged and plain ids: both shapes Cluster-safe mode fences, spread over different slots.
@@ -33,7 +38,9 @@ describe('model-based interleavings: RedisCheckpointStorage on a real redis-serv
         subscriptionIds,
         createStorages: async () => {
           await clients[0]?.flushall();
-          return clients.map((client, index) => (index === 0 ? new RedisCheckpointStorage(client) : RedisCheckpointStorage.forStandalone(client)));
+          return clients.map((client, index) =>
+            index === 0 ? new RedisCheckpointStorage(client) : RedisCheckpointStorage.forStandalone(client),
+          );
         },
       }),
       { numRuns: 40 },

@@ -19,7 +19,8 @@ const read: CheckpointOperation = { kind: 'read', subscriptionId: 'orders-0' };
 function call(process: string, operation: CheckpointOperation, completion: HistoryEvent): HistoryEvent[] {
   return [{ type: 'invoke', process, operation }, completion];
 }
-const ok = (process: string, value?: string): HistoryEvent => (value === undefined ? { type: 'ok', process } : { type: 'ok', process, value });
+const ok = (process: string, value?: string): HistoryEvent =>
+  value === undefined ? { type: 'ok', process } : { type: 'ok', process, value };
 
 describe('soak analysis', () => {
   it('counts operations, accepted, refused and unknown outcomes, an unfinished call among the unknown', () => {
@@ -46,7 +47,10 @@ describe('soak analysis', () => {
     const analysis = analyseSoakHistory(history);
     expect(analysis.anomalies).toBe(0);
     expect(analysis.handoverRewinds).toHaveLength(1);
-    expect(largestMove(analysis.handoverRewinds)).toMatchObject({ from: { offset: 15, token: 1n }, to: { offset: 10, token: 2n } });
+    expect(largestMove(analysis.handoverRewinds)).toMatchObject({
+      from: { offset: 15, token: 1n },
+      to: { offset: 10, token: 2n },
+    });
   });
 
   it('counts a stale token seen to replace a newer one as an anomaly, from reads as well as from the checker', () => {
@@ -58,7 +62,9 @@ describe('soak analysis', () => {
     ];
     const analysis = analyseSoakHistory(history);
     expect(analysis.linearizability.valid).toBe(false);
-    expect(analysis.staleBackwardMoves).toEqual([{ subscriptionId: 'orders-0', from: { offset: 20, token: 2n }, to: { offset: 15, token: 1n } }]);
+    expect(analysis.staleBackwardMoves).toEqual([
+      { subscriptionId: 'orders-0', from: { offset: 20, token: 2n }, to: { offset: 15, token: 1n } },
+    ]);
     expect(analysis.anomalies).toBe(2);
   });
 
@@ -79,20 +85,33 @@ describe('soak report', () => {
     const lines = soakReportLines({
       options: parseSoakOptions(['--seconds', '5']),
       elapsedSeconds: 5.04,
-      faults: new Map([['restart', 2], ['stall', 1]]),
+      faults: new Map([
+        ['restart', 2],
+        ['stall', 1],
+      ]),
       leaseErrors: 3,
       analysis,
     });
     expect(lines.at(-1)).toBe('soak: 3 ops, 1 accepted, 1 refused, 1 unknown, 3 faults, 0 anomalies');
     expect(lines.filter((line) => line.startsWith('soak:'))).toHaveLength(1);
-    expect(lines).toContain('faults: 2 redis-server SIGKILL + restart, 1 worker stall; lease-store call failures seen by workers: 3');
+    expect(lines).toContain(
+      'faults: 2 redis-server SIGKILL + restart, 1 worker stall; lease-store call failures seen by workers: 3',
+    );
     expect(lines).toContain('largest backward move by a stale token: none');
   });
 
   it('explains each violation and counts it among the anomalies', () => {
     const analysis = analyseSoakHistory([...call('w0', save(5, 2n), ok('w0')), ...call('w1', save(9, 1n), ok('w1'))]);
-    const lines = soakReportLines({ options: parseSoakOptions([]), elapsedSeconds: 1, faults: new Map(), leaseErrors: 0, analysis });
-    expect(lines.some((line) => line.startsWith('  violation: Subscription "orders-0" is not linearizable'))).toBe(true);
+    const lines = soakReportLines({
+      options: parseSoakOptions([]),
+      elapsedSeconds: 1,
+      faults: new Map(),
+      leaseErrors: 0,
+      analysis,
+    });
+    expect(lines.some((line) => line.startsWith('  violation: Subscription "orders-0" is not linearizable'))).toBe(
+      true,
+    );
     expect(lines.at(-1)).toMatch(/, 0 faults, [1-9]\d* anomalies$/);
   });
 });
@@ -108,14 +127,20 @@ describe('soak options', () => {
       maxOperations: 200_000,
       loseWritesOnRestart: false,
     });
-    expect(parseSoakOptions(['--seconds', '30', '--cluster', '--workers', '3'])).toMatchObject({ seconds: 30, cluster: true, workers: 3 });
+    expect(parseSoakOptions(['--seconds', '30', '--cluster', '--workers', '3'])).toMatchObject({
+      seconds: 30,
+      cluster: true,
+      workers: 3,
+    });
   });
 
   it('refuses unbounded or malformed values, naming the flag and its bounds', () => {
     expect(() => parseSoakOptions(['--seconds', '0'])).toThrow(/--seconds "0" is not a whole number from 1 to 3600/);
     expect(() => parseSoakOptions(['--seconds', '1e9'])).toThrow(/--seconds/);
     expect(() => parseSoakOptions(['--lease-ms', '2.5'])).toThrow(/--lease-ms/);
-    expect(() => parseSoakOptions(['--cluster', '--lose-writes-on-restart'])).toThrow(/needs a standalone redis-server/);
+    expect(() => parseSoakOptions(['--cluster', '--lose-writes-on-restart'])).toThrow(
+      /needs a standalone redis-server/,
+    );
     expect(() => parseSoakOptions(['--unknown'])).toThrow();
   });
 });

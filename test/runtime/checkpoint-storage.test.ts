@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { evaluatesWriteConditions, evaluatesWriteConditionsFor, type CheckpointStorage } from '../../runtime/index.js';
 
-function storage(capabilities: Partial<Pick<CheckpointStorage, 'evaluatesWriteConditions' | 'evaluatesWriteConditionsFor'>>): CheckpointStorage {
+function storage(
+  capabilities: Partial<Pick<CheckpointStorage, 'evaluatesWriteConditions' | 'evaluatesWriteConditionsFor'>>,
+): CheckpointStorage {
   return {
     read: () => Promise.resolve(undefined),
     save: (_id, checkpoint) => Promise.resolve(checkpoint),

@@ -36,7 +36,11 @@ async function failingCases(factory: CheckpointStorageFactory): Promise<string[]
 
 /** Answers evaluatesWriteConditions() true, yet writes everything: fencing silently off. */
 class IgnoresConditions extends InMemoryCheckpointStorage {
-  override save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
+  override save(
+    subscriptionId: string,
+    checkpoint: Checkpoint,
+    condition: CheckpointWriteCondition,
+  ): Promise<Checkpoint> {
     assertSaveArguments(subscriptionId, checkpoint, condition);
     return super.save(subscriptionId, checkpoint, { kind: 'any' });
   }
@@ -44,7 +48,11 @@ class IgnoresConditions extends InMemoryCheckpointStorage {
 
 /** Clears the stored version on any(), reopening the fence for stale tokens. */
 class AnyClearsVersion extends InMemoryCheckpointStorage {
-  override async save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
+  override async save(
+    subscriptionId: string,
+    checkpoint: Checkpoint,
+    condition: CheckpointWriteCondition,
+  ): Promise<Checkpoint> {
     if (condition.kind === 'any') {
       await super.delete(subscriptionId);
     }
@@ -54,7 +62,11 @@ class AnyClearsVersion extends InMemoryCheckpointStorage {
 
 /** Refuses without carrying the stored version. */
 class ForgetsStoredVersion extends InMemoryCheckpointStorage {
-  override async save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
+  override async save(
+    subscriptionId: string,
+    checkpoint: Checkpoint,
+    condition: CheckpointWriteCondition,
+  ): Promise<Checkpoint> {
     try {
       return await super.save(subscriptionId, checkpoint, condition);
     } catch (error) {
@@ -105,7 +117,11 @@ class UpgradedLegacyStorage implements CheckpointStorage {
 
 /** Claims to evaluate nothing, yet writes past notOlderThan: the capability branch must catch it. */
 class SilentlyWritesConditions extends UpgradedLegacyStorage {
-  override async save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
+  override async save(
+    subscriptionId: string,
+    checkpoint: Checkpoint,
+    condition: CheckpointWriteCondition,
+  ): Promise<Checkpoint> {
     return super.save(subscriptionId, checkpoint, { kind: 'any' }).then(() => {
       if (condition.kind === 'ifAbsent') {
         throw new UnsupportedWriteConditionError(condition);
@@ -126,7 +142,17 @@ describe('the conformance kit', () => {
   it('registers a case for every part of the contract', () => {
     const names = [...conformanceCases(() => new InMemoryCheckpointStorage()).keys()];
     expect(names.length).toBeGreaterThanOrEqual(40);
-    for (const part of ['round trips', 'deleting', 'any()', 'notOlderThan(v)', 'ifAbsent()', 'advanceWriteVersion', 'capability', 'bad input', 'concurrency']) {
+    for (const part of [
+      'round trips',
+      'deleting',
+      'any()',
+      'notOlderThan(v)',
+      'ifAbsent()',
+      'advanceWriteVersion',
+      'capability',
+      'bad input',
+      'concurrency',
+    ]) {
       expect(names.some((name) => name.includes(` > ${part}`))).toBe(true);
     }
   });
@@ -141,35 +167,49 @@ describe('the conformance kit', () => {
 
   it('catches a storage that ignores conditions', async () => {
     const failing = await failingCases(() => new IgnoresConditions());
-    expect(failing).toContain('notOlderThan(v) > is refused for an older version, leaving checkpoint and version unchanged');
+    expect(failing).toContain(
+      'notOlderThan(v) > is refused for an older version, leaving checkpoint and version unchanged',
+    );
     expect(failing).toContain('ifAbsent() > is refused when a checkpoint is stored, even with the same value');
   });
 
   it('catches a storage whose any() clears the stored version', async () => {
     const failing = await failingCases(() => new AnyClearsVersion());
-    expect(failing).toContain('any() > keeps a stored version exactly as it was, so a later older token is still refused');
+    expect(failing).toContain(
+      'any() > keeps a stored version exactly as it was, so a later older token is still refused',
+    );
   });
 
   it('catches a refusal that does not carry the stored version', async () => {
     const failing = await failingCases(() => new ForgetsStoredVersion());
-    expect(failing).toContain('notOlderThan(v) > is refused for an older version, leaving checkpoint and version unchanged');
+    expect(failing).toContain(
+      'notOlderThan(v) > is refused for an older version, leaving checkpoint and version unchanged',
+    );
   });
 
   it('catches a storage that claims no capability but still writes past a condition', async () => {
     const failing = await failingCases(() => new SilentlyWritesConditions());
-    expect(failing).toContain('capability > a storage that cannot evaluate conditions refuses them and still accepts any()');
+    expect(failing).toContain(
+      'capability > a storage that cannot evaluate conditions refuses them and still accepts any()',
+    );
   });
 
   it('catches an advanceWriteVersion that touches the checkpoint or accepts a lower version', async () => {
     const failing = await failingCases(() => new AdvancesCarelessly());
-    expect(failing).toContain('advanceWriteVersion > a stale notOlderThan after an advance is refused, and the checkpoint is untouched');
-    expect(failing).toContain('advanceWriteVersion > an equal advance is accepted; a lower one is refused and changes nothing');
+    expect(failing).toContain(
+      'advanceWriteVersion > a stale notOlderThan after an advance is refused, and the checkpoint is untouched',
+    );
+    expect(failing).toContain(
+      'advanceWriteVersion > an equal advance is accepted; a lower one is refused and changes nothing',
+    );
   });
 
   it('catches a storage that writes bad input', async () => {
     const failing = await failingCases(() => new NoInputChecks());
     expect(failing).toContain('bad input gets a TypeError and writes nothing > rejects a number checkpoint');
-    expect(failing).toContain('bad input gets a TypeError and writes nothing > rejects a number subscription id to save');
+    expect(failing).toContain(
+      'bad input gets a TypeError and writes nothing > rejects a number subscription id to save',
+    );
   });
 
   it('hands every case a fresh storage and tears it down', async () => {

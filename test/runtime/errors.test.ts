@@ -44,7 +44,9 @@ describe('errors', () => {
     expect(error.name).toBe('StartPositionAlreadyPinnedError');
     expect(error.subscriptionId).toBe('orders');
     expect(error.candidate).toBe('offset-4');
-    expect(error.message).toMatch(/^Start position "offset-4" for subscription "orders" was not pinned: ifAbsent\(\) was refused/);
+    expect(error.message).toMatch(
+      /^Start position "offset-4" for subscription "orders" was not pinned: ifAbsent\(\) was refused/,
+    );
   });
 
   it('StorageCannotBeFencedError names the storage, and the id when the refusal is per id', () => {

@@ -149,7 +149,9 @@ describe('FencedCheckpointWriter', () => {
 
   describe('refusing to be silently unfenced', () => {
     it('refuses at construction a storage that cannot evaluate conditions', () => {
-      expect(() => new FencedCheckpointWriter(new UnconditionalStorage(), { fencingToken: () => 1n })).toThrow(StorageCannotBeFencedError);
+      expect(() => new FencedCheckpointWriter(new UnconditionalStorage(), { fencingToken: () => 1n })).toThrow(
+        StorageCannotBeFencedError,
+      );
       expect(() => new FencedCheckpointWriter(new UnconditionalStorage(), { fencingToken: () => 1n })).toThrow(
         /^UnconditionalStorage cannot be fenced/,
       );

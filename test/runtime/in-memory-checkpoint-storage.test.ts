@@ -78,7 +78,10 @@ describe('InMemoryCheckpointStorage', () => {
 
   it('tells a two-argument caller to pass a condition', async () => {
     const storage = new InMemoryCheckpointStorage();
-    const twoArgumentSave = storage.save.bind(storage) as unknown as (id: string, checkpoint: string) => Promise<string>;
+    const twoArgumentSave = storage.save.bind(storage) as unknown as (
+      id: string,
+      checkpoint: string,
+    ) => Promise<string>;
     await expect(twoArgumentSave('orders', 'cp')).rejects.toThrow(
       'condition must be a CheckpointWriteCondition, got undefined. save() takes three arguments: pass CheckpointWriteCondition.any() for an unconditional write.',
     );

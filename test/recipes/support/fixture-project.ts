@@ -36,7 +36,10 @@ export function fixtureCompilerOptions(): Record<string, unknown> {
 export function makeTempProject(prefix: string): string {
   const root = temporaryDirectory(prefix);
   writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'fixture-project', private: true, type: 'module' }));
-  writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: fixtureCompilerOptions(), include: ['**/*'] }, null, 2));
+  writeFileSync(
+    join(root, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: fixtureCompilerOptions(), include: ['**/*'] }, null, 2),
+  );
   return root;
 }
 
@@ -67,7 +70,10 @@ export function copyLegacyApp(root: string): void {
 /** Runs the repo's TypeScript (`tsc --noEmit`) on `project`; returns its output, empty when it type-checks. */
 export function typeCheck(project: string): string {
   try {
-    execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project], { encoding: 'utf8', stdio: 'pipe' });
+    execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project], {
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
     return '';
   } catch (error) {
     const failure = error as { stdout?: string; stderr?: string };

@@ -49,7 +49,15 @@ const badConditions: readonly (readonly [string, unknown])[] = [
 ];
 
 /** Versions `CheckpointWriteCondition.notOlderThan` refuses with a RangeError, so no condition is ever built from them. */
-export const badFactoryVersions: readonly unknown[] = [-1, 1.5, Number.NaN, 2 ** 53, '7', -1n, Number.POSITIVE_INFINITY];
+export const badFactoryVersions: readonly unknown[] = [
+  -1,
+  1.5,
+  Number.NaN,
+  2 ** 53,
+  '7',
+  -1n,
+  Number.POSITIVE_INFINITY,
+];
 
 /** Every public method of the storage contract with every bad argument it can be given. */
 export const badStorageCalls: readonly BadStorageCall[] = [
@@ -57,16 +65,48 @@ export const badStorageCalls: readonly BadStorageCall[] = [
     { method: 'read', label: `read with ${label}`, call: (s) => s.read(untyped(id)) },
     { method: 'writeVersion', label: `writeVersion with ${label}`, call: (s) => s.writeVersion(untyped(id)) },
     { method: 'delete', label: `delete with ${label}`, call: (s) => s.delete(untyped(id)) },
-    { method: 'save', label: `save any() with ${label}`, call: (s) => s.save(untyped(id), 'cp', CheckpointWriteCondition.any()) },
-    { method: 'save', label: `save notOlderThan(9) with ${label}`, call: (s) => s.save(untyped(id), 'cp', CheckpointWriteCondition.notOlderThan(9)) },
-    { method: 'save', label: `save ifAbsent() with ${label}`, call: (s) => s.save(untyped(id), 'cp', CheckpointWriteCondition.ifAbsent()) },
-    { method: 'evaluatesWriteConditionsFor', label: `evaluatesWriteConditionsFor with ${label}`, call: (s) => s.evaluatesWriteConditionsFor?.(untyped(id)) },
-    { method: 'resolveFirstCheckpointRace', label: `resolveFirstCheckpointRace with ${label}`, call: (s) => s.resolveFirstCheckpointRace?.(untyped(id), 'cp') },
+    {
+      method: 'save',
+      label: `save any() with ${label}`,
+      call: (s) => s.save(untyped(id), 'cp', CheckpointWriteCondition.any()),
+    },
+    {
+      method: 'save',
+      label: `save notOlderThan(9) with ${label}`,
+      call: (s) => s.save(untyped(id), 'cp', CheckpointWriteCondition.notOlderThan(9)),
+    },
+    {
+      method: 'save',
+      label: `save ifAbsent() with ${label}`,
+      call: (s) => s.save(untyped(id), 'cp', CheckpointWriteCondition.ifAbsent()),
+    },
+    {
+      method: 'evaluatesWriteConditionsFor',
+      label: `evaluatesWriteConditionsFor with ${label}`,
+      call: (s) => s.evaluatesWriteConditionsFor?.(untyped(id)),
+    },
+    {
+      method: 'resolveFirstCheckpointRace',
+      label: `resolveFirstCheckpointRace with ${label}`,
+      call: (s) => s.resolveFirstCheckpointRace?.(untyped(id), 'cp'),
+    },
   ]),
   ...badCheckpoints.flatMap(([label, checkpoint]): BadStorageCall[] => [
-    { method: 'save', label: `save any() with ${label}`, call: (s) => s.save('victim', untyped(checkpoint), CheckpointWriteCondition.any()) },
-    { method: 'save', label: `save notOlderThan(9) with ${label}`, call: (s) => s.save('victim', untyped(checkpoint), CheckpointWriteCondition.notOlderThan(9)) },
-    { method: 'resolveFirstCheckpointRace', label: `resolveFirstCheckpointRace with ${label}`, call: (s) => s.resolveFirstCheckpointRace?.('victim', untyped(checkpoint)) },
+    {
+      method: 'save',
+      label: `save any() with ${label}`,
+      call: (s) => s.save('victim', untyped(checkpoint), CheckpointWriteCondition.any()),
+    },
+    {
+      method: 'save',
+      label: `save notOlderThan(9) with ${label}`,
+      call: (s) => s.save('victim', untyped(checkpoint), CheckpointWriteCondition.notOlderThan(9)),
+    },
+    {
+      method: 'resolveFirstCheckpointRace',
+      label: `resolveFirstCheckpointRace with ${label}`,
+      call: (s) => s.resolveFirstCheckpointRace?.('victim', untyped(checkpoint)),
+    },
   ]),
   ...badConditions.map(([label, condition]): BadStorageCall => ({
     method: 'save',
@@ -74,4 +114,3 @@ export const badStorageCalls: readonly BadStorageCall[] = [
     call: (s) => s.save('victim', 'overwritten', untyped(condition)),
   })),
 ];
-

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
-import { CheckpointWriteCondition, type CheckpointStorage, type CheckpointWriteCondition as Condition } from '../../../runtime/index.js';
-import { checkLinearizability, HistoryRecorder, type CheckpointOperation } from '../../support/linearizability/index.js';
+import {
+  CheckpointWriteCondition,
+  type CheckpointStorage,
+  type CheckpointWriteCondition as Condition,
+} from '../../../runtime/index.js';
+import {
+  checkLinearizability,
+  HistoryRecorder,
+  type CheckpointOperation,
+} from '../../support/linearizability/index.js';
 
 /** How many operations may be in flight at once; more overlap makes the checker's work grow fast for little gain. */
 const maxInFlight = 5;
@@ -93,7 +101,10 @@ class Barrier implements fc.AsyncCommand<ConcurrentModel, ConcurrentReal> {
 export function assertLinearizable(recorder: HistoryRecorder): void {
   const report = checkLinearizability(recorder.history());
   if (!report.valid) {
-    const reasons = [...report.violations.map(({ explanation }) => explanation), ...report.inconclusive.map((id) => `search ran out of steps for ${id}`)];
+    const reasons = [
+      ...report.violations.map(({ explanation }) => explanation),
+      ...report.inconclusive.map((id) => `search ran out of steps for ${id}`),
+    ];
     throw new Error(`History is not linearizable:\n${reasons.join('\n')}`);
   }
 }
@@ -116,18 +127,26 @@ export function callStorage(storage: CheckpointStorage, operation: CheckpointOpe
  * The command set every storage runs: saves under each condition with a few checkpoints and tokens (few, so that
  * writes collide), reads, version reads, deletes, and barriers between phases of overlapping calls.
  */
-export function concurrentCheckpointCommands(subscriptionIds: readonly string[]): fc.Arbitrary<fc.AsyncCommand<ConcurrentModel, ConcurrentReal>>[] {
+export function concurrentCheckpointCommands(
+  subscriptionIds: readonly string[],
+): fc.Arbitrary<fc.AsyncCommand<ConcurrentModel, ConcurrentReal>>[] {
   const id = fc.constantFrom(...subscriptionIds);
   const condition: fc.Arbitrary<Condition> = fc.oneof(
     { weight: 1, arbitrary: fc.constant(CheckpointWriteCondition.any()) },
     { weight: 1, arbitrary: fc.constant(CheckpointWriteCondition.ifAbsent()) },
-    { weight: 4, arbitrary: fc.integer({ min: 0, max: 4 }).map((token) => CheckpointWriteCondition.notOlderThan(token)) },
+    {
+      weight: 4,
+      arbitrary: fc.integer({ min: 0, max: 4 }).map((token) => CheckpointWriteCondition.notOlderThan(token)),
+    },
   );
   const checkpoint = fc.constantFrom('a', 'b', 'c', 'd');
   return [
     fc
       .tuple(id, checkpoint, condition)
-      .map(([subscriptionId, cp, cond]) => new StartOperation({ kind: 'save', subscriptionId, checkpoint: cp, condition: cond })),
+      .map(
+        ([subscriptionId, cp, cond]) =>
+          new StartOperation({ kind: 'save', subscriptionId, checkpoint: cp, condition: cond }),
+      ),
     fc
       .tuple(id, fc.constantFrom('read', 'writeVersion'))
       .map(([subscriptionId, kind]) => new StartOperation({ kind, subscriptionId })),

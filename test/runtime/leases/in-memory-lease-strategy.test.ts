@@ -47,11 +47,21 @@ class FlakyTable extends InMemoryLeaseTable {
 }
 
 describe('InMemoryLeaseStrategy with a manual clock', () => {
-  const setup = (): { clock: ManualLeaseClock; table: FlakyTable; strategy: InMemoryLeaseStrategy; errors: unknown[] } => {
+  const setup = (): {
+    clock: ManualLeaseClock;
+    table: FlakyTable;
+    strategy: InMemoryLeaseStrategy;
+    errors: unknown[];
+  } => {
     const clock = new ManualLeaseClock();
     const table = new FlakyTable({ now: () => clock.now() });
     const errors: unknown[] = [];
-    const strategy = new InMemoryLeaseStrategy({ table, clock, leaseTimeMs: 1_000, onError: (error) => errors.push(error) });
+    const strategy = new InMemoryLeaseStrategy({
+      table,
+      clock,
+      leaseTimeMs: 1_000,
+      onError: (error) => errors.push(error),
+    });
     return { clock, table, strategy, errors };
   };
 
@@ -139,7 +149,7 @@ describe('InMemoryLeaseTable', () => {
     expect(await table.acquire('orders', 'b', 100)).toBeUndefined();
   });
 
-  it('a stale holder can neither refresh nor release the newer holder\'s lease', async () => {
+  it("a stale holder can neither refresh nor release the newer holder's lease", async () => {
     let now = 0;
     const table = new InMemoryLeaseTable({ now: () => now });
     const stale = await table.acquire('orders', 'a', 100);

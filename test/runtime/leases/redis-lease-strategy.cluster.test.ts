@@ -48,7 +48,18 @@ describeCompetingConsumerStrategyConformance('RedisLeaseStrategy on a real three
 });
 
 describe('RedisLeaseStrategy key slots on a real Redis Cluster', () => {
-  const oddIds = ['orders', '{tenant}-orders', '{}orders', 'a}b{c', '}', '{', '%', 'orders}v2', 'заказы-🧾', 'x'.repeat(500)];
+  const oddIds = [
+    'orders',
+    '{tenant}-orders',
+    '{}orders',
+    'a}b{c',
+    '}',
+    '{',
+    '%',
+    'orders}v2',
+    'заказы-🧾',
+    'x'.repeat(500),
+  ];
 
   it('puts each lease and its token counter in one slot, as CLUSTER KEYSLOT computes it, for odd ids', async () => {
     const admin = connect();

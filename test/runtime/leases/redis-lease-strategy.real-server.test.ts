@@ -74,7 +74,7 @@ describe('RedisLeaseStrategy keys on a real redis-server', () => {
     expect(await admin.get(keys.token)).toBe('0');
   });
 
-  it('a stale holder\'s late release does not free the newer holder\'s lease', async () => {
+  it("a stale holder's late release does not free the newer holder's lease", async () => {
     const keyPrefix = freshPrefix();
     const admin = connect();
     const stale = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 5_000 });
@@ -136,9 +136,15 @@ describe('RedisLeaseStrategy waitForReplicas on a real redis-server', () => {
     const replica = await startRedisServer({ args: ['--replicaof', server.host, String(server.port)] });
     const replicaClient = new Redis({ host: replica.host, port: replica.port });
     try {
-      await eventually('the replica is in sync', async () => (await replicaClient.info('replication')).includes('master_link_status:up'));
+      await eventually('the replica is in sync', async () =>
+        (await replicaClient.info('replication')).includes('master_link_status:up'),
+      );
       const keyPrefix = freshPrefix();
-      const strategy = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 3_000, waitForReplicas: { replicas: 1, timeoutMs: 2_000 } });
+      const strategy = new RedisLeaseStrategy(connect(), {
+        keyPrefix,
+        leaseTimeMs: 3_000,
+        waitForReplicas: { replicas: 1, timeoutMs: 2_000 },
+      });
       expect(await strategy.register('orders', 'node-a')).toBe(true);
       expect(await replicaClient.get(strategy.leaseKeys('orders').token)).toBe('0');
       await strategy.shutdown();
@@ -149,7 +155,9 @@ describe('RedisLeaseStrategy waitForReplicas on a real redis-server', () => {
   });
 
   it('refuses a waitForReplicas that WAIT would turn into a wait forever', () => {
-    expect(() => new RedisLeaseStrategy(connect(), { waitForReplicas: { replicas: 1, timeoutMs: 0 } })).toThrow(RangeError);
+    expect(() => new RedisLeaseStrategy(connect(), { waitForReplicas: { replicas: 1, timeoutMs: 0 } })).toThrow(
+      RangeError,
+    );
   });
 });
 
@@ -171,7 +179,10 @@ describe('RedisLeaseStrategy while the redis-server is stopped', () => {
     } finally {
       server.resume();
     }
-    await eventually('a node holds the lease again', () => first.hasLock('orders', 'node-a') || second.hasLock('orders', 'node-b'));
+    await eventually(
+      'a node holds the lease again',
+      () => first.hasLock('orders', 'node-a') || second.hasLock('orders', 'node-b'),
+    );
     const token = first.fencingToken('orders') ?? second.fencingToken('orders');
     expect(token).toBe(1n);
     await Promise.all([first.shutdown(), second.shutdown()]);

@@ -5,4 +5,11 @@ export const clusterUnalignableIds = ['', '{}orders', 'a}b{c', 'orders}v2'] as c
 export const clusterAlignableIds = ['{tenant}-orders', 'a{b', '{', 'a{b{c}d}e', 'orders'] as const;
 
 /** Shapes whose slot the storage's hash-slot function must get exactly right, the cluster-key-slot package's miss among them. */
-export const slotEdgeIds = [...clusterUnalignableIds, ...clusterAlignableIds, 'foo{}{bar}', '{}{tenant}', '{tenant}-orders{v2}}{', 'заказы-🧾-注文'] as const;
+export const slotEdgeIds = [
+  ...clusterUnalignableIds,
+  ...clusterAlignableIds,
+  'foo{}{bar}',
+  '{}{tenant}',
+  '{tenant}-orders{v2}}{',
+  'заказы-🧾-注文',
+] as const;

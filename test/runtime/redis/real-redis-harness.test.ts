@@ -1,7 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { startRedisCluster, startRedisServer, type RedisClusterProcess, type RedisServerProcess } from '../../support/redis/index.js';
+import {
+  startRedisCluster,
+  startRedisServer,
+  type RedisClusterProcess,
+  type RedisServerProcess,
+} from '../../support/redis/index.js';
 
 describe('startRedisServer', () => {
   const started: RedisServerProcess[] = [];
@@ -64,7 +69,9 @@ describe('startRedisCluster', () => {
     for (const node of cluster.nodes) {
       const client = new Redis({ host: node.host, port: node.port });
       try {
-        expect(String(await client.call('CLUSTER', 'INFO'))).toMatch(/cluster_state:ok[\s\S]*cluster_slots_assigned:16384[\s\S]*cluster_known_nodes:3/);
+        expect(String(await client.call('CLUSTER', 'INFO'))).toMatch(
+          /cluster_state:ok[\s\S]*cluster_slots_assigned:16384[\s\S]*cluster_known_nodes:3/,
+        );
       } finally {
         client.disconnect();
       }

@@ -45,13 +45,19 @@ async function keySlot(key: string): Promise<number> {
   return await connected().cluster('KEYSLOT', key);
 }
 
-describeCheckpointStorageConformance('RedisCheckpointStorage on a real three-master Redis Cluster (Cluster-safe)', async () => new RedisCheckpointStorage(await emptied()));
+describeCheckpointStorageConformance(
+  'RedisCheckpointStorage on a real three-master Redis Cluster (Cluster-safe)',
+  async () => new RedisCheckpointStorage(await emptied()),
+);
 
 describe('RedisCheckpointStorage on a real three-master Redis Cluster', () => {
   it('computes the hash slot CLUSTER KEYSLOT computes, for every id shape and 300 random ids', async () => {
     const alphabet = ['a', 'b', '{', '}', '-', ':', 'é', '🧾', '注'];
     const random = Array.from({ length: 300 }, () =>
-      Array.from({ length: Math.floor(Math.random() * 12) }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join(''),
+      Array.from(
+        { length: Math.floor(Math.random() * 12) },
+        () => alphabet[Math.floor(Math.random() * alphabet.length)],
+      ).join(''),
     );
     for (const key of [...slotEdgeIds, ...random]) {
       expect(clusterHashSlot(key), `slot of ${JSON.stringify(key)}`).toBe(await keySlot(key));
@@ -74,13 +80,17 @@ describe('RedisCheckpointStorage on a real three-master Redis Cluster', () => {
     const storage = new RedisCheckpointStorage(cluster);
     await storage.save('{tenant}-orders', 'o-1', notOlderThan(7));
     await storage.save('{tenant}-payments', 'p-1', notOlderThan(2));
-    await expect(storage.save('{tenant}-orders', 'zombie', notOlderThan(6))).rejects.toMatchObject({ storedVersion: 7n });
+    await expect(storage.save('{tenant}-orders', 'zombie', notOlderThan(6))).rejects.toMatchObject({
+      storedVersion: 7n,
+    });
     expect(await storage.writeVersion('{tenant}-orders')).toBe(7n);
     expect(await storage.writeVersion('{tenant}-payments')).toBe(2n);
     const slot = await keySlot('tenant');
     const { versionKey } = layout.keysFor('{tenant}-orders');
     expect([await keySlot('{tenant}-orders'), await keySlot(versionKey)]).toEqual([slot, slot]);
-    const keysPerNode = await Promise.all(cluster.nodes('master').map((node) => node.cluster('GETKEYSINSLOT', slot, 10)));
+    const keysPerNode = await Promise.all(
+      cluster.nodes('master').map((node) => node.cluster('GETKEYSINSLOT', slot, 10)),
+    );
     const owner = keysPerNode.filter((keys) => keys.length > 0);
     expect(owner).toHaveLength(1);
     expect(owner[0]).toEqual(expect.arrayContaining(['{tenant}-orders', versionKey]));
@@ -137,7 +147,9 @@ describe('RedisCheckpointStorage on a real three-master Redis Cluster', () => {
     await storage.save('{tenant}-orders', 'a', notOlderThan(1));
     await Promise.all(cluster.nodes('master').map((node) => node.script('FLUSH')));
     await storage.save('{tenant}-orders', 'b', notOlderThan(2));
-    const cached = await Promise.all(cluster.nodes('master').map((node) => node.script('EXISTS', notOlderThanScript.withShebang.sha1)));
+    const cached = await Promise.all(
+      cluster.nodes('master').map((node) => node.script('EXISTS', notOlderThanScript.withShebang.sha1)),
+    );
     expect(cached.flat().sort()).toEqual([0, 0, 1]);
     expect(await storage.read('{tenant}-orders')).toBe('b');
   });

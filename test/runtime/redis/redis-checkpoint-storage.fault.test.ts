@@ -1,6 +1,10 @@
 import { afterAll, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError, RedisCheckpointStorage } from '../../../runtime/index.js';
+import {
+  CheckpointWriteCondition,
+  CheckpointWriteConditionNotFulfilledError,
+  RedisCheckpointStorage,
+} from '../../../runtime/index.js';
 import { startRedisServer, type RedisServerProcess } from '../../support/redis/index.js';
 
 const { notOlderThan, ifAbsent } = CheckpointWriteCondition;
@@ -69,7 +73,8 @@ it('a server killed, and later stopped, mid-run loses no accepted write and neve
       }
     }
   };
-  const acceptedIn = (phase: number): number => outcomes.filter((o) => o.phase === phase && o.result === 'accepted').length;
+  const acceptedIn = (phase: number): number =>
+    outcomes.filter((o) => o.phase === phase && o.result === 'accepted').length;
   const until = async (condition: () => boolean): Promise<void> => {
     const deadline = Date.now() + 15_000;
     while (!condition() && Date.now() < deadline) {
@@ -110,10 +115,14 @@ it('a server killed, and later stopped, mid-run loses no accepted write and neve
     if (version === undefined) {
       throw new Error(`No version stored for ${id} after ${writes.length} writes.`);
     }
-    const highestAccepted = writes.filter((o) => o.result === 'accepted').reduce((max, o) => (o.token > max ? o.token : max), 0n);
+    const highestAccepted = writes
+      .filter((o) => o.result === 'accepted')
+      .reduce((max, o) => (o.token > max ? o.token : max), 0n);
     expect(version, `${id}: an accepted write was lost`).toBeGreaterThanOrEqual(highestAccepted);
     expect(await storage.read(id), `${id}: checkpoint and version were written apart`).toBe(`cp-${version}`);
-    expect(['accepted', 'unknown'], `${id}: the stored write ${version} was reported refused`).toContain(writes.find((o) => o.token === version)?.result);
+    expect(['accepted', 'unknown'], `${id}: the stored write ${version} was reported refused`).toContain(
+      writes.find((o) => o.token === version)?.result,
+    );
     for (const refusal of writes.filter((o) => o.result === 'refused')) {
       expect(refusal.storedVersion ?? 0n).toBeGreaterThan(refusal.token);
     }
@@ -123,7 +132,9 @@ it('a server killed, and later stopped, mid-run loses no accepted write and neve
     if (pin.result === 'accepted') {
       expect(stored, `${pin.id} was reported accepted`).toBe(`cp-${pin.token}`);
     } else {
-      expect(pin.result, `${pin.id} is a fresh id, so only a connection error can keep it from being accepted`).toBe('unknown');
+      expect(pin.result, `${pin.id} is a fresh id, so only a connection error can keep it from being accepted`).toBe(
+        'unknown',
+      );
     }
   }
 }, 60_000);

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster, Redis } from 'ioredis6';
 import { CheckpointWriteCondition, RedisCheckpointStorage } from '../../../runtime/index.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
-import { startRedisCluster, startRedisServer, type RedisClusterProcess, type RedisServerProcess } from '../../support/redis/index.js';
+import {
+  startRedisCluster,
+  startRedisServer,
+  type RedisClusterProcess,
+  type RedisServerProcess,
+} from '../../support/redis/index.js';
 
 // ioredis 6 speaks RESP3 by default; the storage must read its script replies the same way as over RESP2.
 let server: RedisServerProcess | undefined;
@@ -43,11 +48,13 @@ async function emptiedCluster(): Promise<Cluster> {
   return clusterClient;
 }
 
-describeCheckpointStorageConformance('RedisCheckpointStorage over ioredis 6 (RESP3) on a real redis-server', async () =>
-  new RedisCheckpointStorage(await emptiedStandalone()),
+describeCheckpointStorageConformance(
+  'RedisCheckpointStorage over ioredis 6 (RESP3) on a real redis-server',
+  async () => new RedisCheckpointStorage(await emptiedStandalone()),
 );
-describeCheckpointStorageConformance('RedisCheckpointStorage over ioredis 6 (RESP3) on a real Redis Cluster', async () =>
-  new RedisCheckpointStorage(await emptiedCluster()),
+describeCheckpointStorageConformance(
+  'RedisCheckpointStorage over ioredis 6 (RESP3) on a real Redis Cluster',
+  async () => new RedisCheckpointStorage(await emptiedCluster()),
 );
 
 describe('RedisCheckpointStorage over ioredis 6', () => {

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
-import { CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError, RedisCheckpointStorage } from '../../../runtime/index.js';
+import {
+  CheckpointWriteCondition,
+  CheckpointWriteConditionNotFulfilledError,
+  RedisCheckpointStorage,
+} from '../../../runtime/index.js';
 import { ifAbsentScript } from '../../../runtime/redis/if-absent-script.js';
 import { notOlderThanScript } from '../../../runtime/redis/not-older-than-script.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
@@ -37,7 +41,10 @@ async function emptied(): Promise<Redis> {
   return connected();
 }
 
-describeCheckpointStorageConformance('RedisCheckpointStorage on a real redis-server (Cluster-safe)', async () => new RedisCheckpointStorage(await emptied()));
+describeCheckpointStorageConformance(
+  'RedisCheckpointStorage on a real redis-server (Cluster-safe)',
+  async () => new RedisCheckpointStorage(await emptied()),
+);
 describeCheckpointStorageConformance('RedisCheckpointStorage.forStandalone on a real redis-server', async () =>
   RedisCheckpointStorage.forStandalone(await emptied()),
 );
@@ -47,7 +54,9 @@ describe('RedisCheckpointStorage on a real redis-server', () => {
     const storage = new RedisCheckpointStorage(await emptied());
     await storage.save('orders', 'older', notOlderThan(2n ** 63n - 2n));
     await storage.save('orders', 'newer', notOlderThan(2n ** 63n - 1n));
-    await expect(storage.save('orders', 'stale', notOlderThan(2n ** 63n - 2n))).rejects.toMatchObject({ storedVersion: 2n ** 63n - 1n });
+    await expect(storage.save('orders', 'stale', notOlderThan(2n ** 63n - 2n))).rejects.toMatchObject({
+      storedVersion: 2n ** 63n - 1n,
+    });
     expect(await storage.read('orders')).toBe('newer');
     expect(await storage.writeVersion('orders')).toBe(2n ** 63n - 1n);
   });
@@ -59,7 +68,11 @@ describe('RedisCheckpointStorage on a real redis-server', () => {
     await redis.script('FLUSH');
     await storage.save('orders', 'pinned', ifAbsent());
     await storage.save('orders', 'fenced', notOlderThan(1));
-    const shas = [ifAbsentScript.withShebang.sha1, notOlderThanScript.withShebang.sha1, notOlderThanScript.withoutShebang.sha1];
+    const shas = [
+      ifAbsentScript.withShebang.sha1,
+      notOlderThanScript.withShebang.sha1,
+      notOlderThanScript.withoutShebang.sha1,
+    ];
     expect(await redis.script('EXISTS', ...shas)).toEqual([1, 1, 0]);
     await redis.script('FLUSH');
     await storage.save('orders', 'after-flush', notOlderThan(2));
@@ -72,7 +85,9 @@ describe('RedisCheckpointStorage on a real redis-server', () => {
     const storage = new RedisCheckpointStorage(redis);
     await storage.save('{tenant}-orders', 'start', ifAbsent());
     expect(await redis.dbsize()).toBe(1);
-    await expect(storage.save('{tenant}-orders', 'start', ifAbsent())).rejects.toThrow(CheckpointWriteConditionNotFulfilledError);
+    await expect(storage.save('{tenant}-orders', 'start', ifAbsent())).rejects.toThrow(
+      CheckpointWriteConditionNotFulfilledError,
+    );
     expect(await redis.get('{tenant}-orders')).toBe('start');
   });
 

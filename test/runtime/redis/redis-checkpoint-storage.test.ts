@@ -19,7 +19,8 @@ const mockClients = new WeakMap<RedisCheckpointStorage, { disconnect(): void }>(
 
 async function storageOnMock(mode: 'cluster-safe' | 'standalone'): Promise<RedisCheckpointStorage> {
   const { client } = await recordingRedisMock();
-  const storage = mode === 'standalone' ? RedisCheckpointStorage.forStandalone(client) : new RedisCheckpointStorage(client);
+  const storage =
+    mode === 'standalone' ? RedisCheckpointStorage.forStandalone(client) : new RedisCheckpointStorage(client);
   mockClients.set(storage, client);
   return storage;
 }
@@ -27,8 +28,16 @@ async function storageOnMock(mode: 'cluster-safe' | 'standalone'): Promise<Redis
 const teardown = (storage: object): void => {
   mockClients.get(storage as RedisCheckpointStorage)?.disconnect();
 };
-describeCheckpointStorageConformance('RedisCheckpointStorage on ioredis-mock (Cluster-safe)', () => storageOnMock('cluster-safe'), { teardown });
-describeCheckpointStorageConformance('RedisCheckpointStorage.forStandalone on ioredis-mock', () => storageOnMock('standalone'), { teardown });
+describeCheckpointStorageConformance(
+  'RedisCheckpointStorage on ioredis-mock (Cluster-safe)',
+  () => storageOnMock('cluster-safe'),
+  { teardown },
+);
+describeCheckpointStorageConformance(
+  'RedisCheckpointStorage.forStandalone on ioredis-mock',
+  () => storageOnMock('standalone'),
+  { teardown },
+);
 
 describe('RedisCheckpointStorage on ioredis-mock', () => {
   it('stores the checkpoint under keyPrefix + id and the version under the Occurrent-compatible version key', async () => {
@@ -90,11 +99,15 @@ describe('RedisCheckpointStorage on ioredis-mock', () => {
     const storage = await storageOnMock('cluster-safe');
     await storage.save('orders', 'nine', notOlderThan(9));
     await storage.save('orders', 'ten', notOlderThan(10));
-    await expect(storage.save('orders', 'nine-again', notOlderThan(9))).rejects.toThrow(CheckpointWriteConditionNotFulfilledError);
+    await expect(storage.save('orders', 'nine-again', notOlderThan(9))).rejects.toThrow(
+      CheckpointWriteConditionNotFulfilledError,
+    );
     await storage.save('big', 'a', notOlderThan(2n ** 63n - 2n));
     await storage.save('big', 'b', notOlderThan(2n ** 63n - 1n));
     await storage.save('big', 'c', notOlderThan(2n ** 64n));
-    await expect(storage.save('big', 'd', notOlderThan(2n ** 64n - 1n))).rejects.toMatchObject({ storedVersion: 2n ** 64n });
+    await expect(storage.save('big', 'd', notOlderThan(2n ** 64n - 1n))).rejects.toMatchObject({
+      storedVersion: 2n ** 64n,
+    });
     expect(await storage.read('big')).toBe('c');
     teardown(storage);
   });
@@ -111,7 +124,12 @@ describe('RedisCheckpointStorage on ioredis-mock', () => {
     await expect(storage.writeVersion(reserved)).rejects.toThrow(message);
     await expect(storage.delete(reserved)).rejects.toThrow(message);
     expect(() => storage.evaluatesWriteConditionsFor(reserved)).toThrow(message);
-    expect(() => RedisCheckpointStorage.forStandalone(client, { keyPrefix: 'v:', versionKeyPrefix: 'v:x' }).evaluatesWriteConditionsFor('x1')).toThrow(TypeError);
+    expect(() =>
+      RedisCheckpointStorage.forStandalone(client, {
+        keyPrefix: 'v:',
+        versionKeyPrefix: 'v:x',
+      }).evaluatesWriteConditionsFor('x1'),
+    ).toThrow(TypeError);
     expect(calls).toEqual([]);
     client.disconnect();
   });
@@ -172,7 +190,9 @@ describe('RedisCheckpointStorage on ioredis-mock', () => {
     const { client } = await recordingRedisMock();
     const storage = new RedisCheckpointStorage(client);
     await client.set(`checkpoint-fencing:version:{orders}${sha256('orders')}`, 'seven');
-    await expect(storage.writeVersion('orders')).rejects.toThrow(/checkpoint-fencing:version:\{orders\}.* holds "seven"/);
+    await expect(storage.writeVersion('orders')).rejects.toThrow(
+      /checkpoint-fencing:version:\{orders\}.* holds "seven"/,
+    );
     client.disconnect();
   });
 });
@@ -200,7 +220,9 @@ describe('RedisCheckpointStorage.advanceWriteVersion on ioredis-mock', () => {
     await storage.advanceWriteVersion('orders', 10n);
     await expect(storage.advanceWriteVersion('orders', 9n)).rejects.toMatchObject({ storedVersion: 10n });
     await storage.advanceWriteVersion('big', 2n ** 64n);
-    await expect(storage.advanceWriteVersion('big', 2n ** 64n - 1n)).rejects.toMatchObject({ storedVersion: 2n ** 64n });
+    await expect(storage.advanceWriteVersion('big', 2n ** 64n - 1n)).rejects.toMatchObject({
+      storedVersion: 2n ** 64n,
+    });
     expect(await storage.writeVersion('big')).toBe(2n ** 64n);
     expect(await storage.read('big')).toBeUndefined();
     teardown(storage);
@@ -224,7 +246,9 @@ describe('RedisCheckpointStorage.advanceWriteVersion on ioredis-mock', () => {
   it('reads an unexpected script reply as an error, not as a refusal', async () => {
     const { client } = await recordingRedisMock();
     const stranger = Object.assign(Object.create(client) as typeof client, { evalsha: async () => 1 });
-    const error: unknown = await new RedisCheckpointStorage(stranger).advanceWriteVersion('orders', 3n).catch((reason: unknown) => reason);
+    const error: unknown = await new RedisCheckpointStorage(stranger)
+      .advanceWriteVersion('orders', 3n)
+      .catch((reason: unknown) => reason);
     expect(error).not.toBeInstanceOf(CheckpointWriteConditionNotFulfilledError);
     expect(String(error)).toMatch(/answered 1/);
     client.disconnect();

@@ -156,10 +156,18 @@ describe('DurableSubscription without a strategy', () => {
     log.append(10);
     const seen: number[] = [];
     const subscription = new DurableSubscription({ storage, ...quick });
-    subscription.subscribe('orders', log.source, (event: number) => {
-      seen.push(event);
-    }, { startPosition: '6' });
-    await eventually('the events after the pinned position are checkpointed', async () => (await storage.read('orders')) === '9');
+    subscription.subscribe(
+      'orders',
+      log.source,
+      (event: number) => {
+        seen.push(event);
+      },
+      { startPosition: '6' },
+    );
+    await eventually(
+      'the events after the pinned position are checkpointed',
+      async () => (await storage.read('orders')) === '9',
+    );
     await subscription.shutdown();
     expect(seen).toEqual([7, 8, 9]);
   });
@@ -207,7 +215,9 @@ describe('DurableSubscription with a strategy', () => {
       writeVersion: async () => undefined,
       delete: async () => undefined,
     };
-    expect(() => new DurableSubscription({ storage: incapable, strategy: new HandSetStrategy() })).toThrow(StorageCannotBeFencedError);
+    expect(() => new DurableSubscription({ storage: incapable, strategy: new HandSetStrategy() })).toThrow(
+      StorageCannotBeFencedError,
+    );
   });
 
   it('holds events back while hasLock is false, then delivers them all, stamped with the token', async () => {
@@ -217,12 +227,17 @@ describe('DurableSubscription with a strategy', () => {
     log.append(3);
     const seen: number[] = [];
     const subscription = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', ...quick });
-    subscription.subscribe('orders', log.source, (event: number) => {
-      seen.push(event);
-      if (event === 0) {
-        strategy.lock = false;
-      }
-    }, { startPosition: '-1' });
+    subscription.subscribe(
+      'orders',
+      log.source,
+      (event: number) => {
+        seen.push(event);
+        if (event === 0) {
+          strategy.lock = false;
+        }
+      },
+      { startPosition: '-1' },
+    );
     await eventually('registered', () => strategy.registered.has('orders'));
     expect(seen).toEqual([]);
 
@@ -267,7 +282,11 @@ describe('DurableSubscription with a strategy', () => {
     strategy.grant(3n);
     await eventually('event 5 is checkpointed', async () => (await inner.read('orders')) === '5');
     await subscription.shutdown();
-    expect(storage.calls.slice(0, 3)).toEqual(['advanceWriteVersion orders 3', 'read orders', 'save orders 5 notOlderThan(3)']);
+    expect(storage.calls.slice(0, 3)).toEqual([
+      'advanceWriteVersion orders 3',
+      'read orders',
+      'save orders 5 notOlderThan(3)',
+    ]);
     expect(storage.calls.filter((call) => call.startsWith('save'))).toEqual(['save orders 5 notOlderThan(3)']);
   });
 
@@ -284,7 +303,11 @@ describe('DurableSubscription with a strategy', () => {
     await eventually('event 5 is checkpointed', async () => (await inner.read('orders')) === '5');
     await subscription.shutdown();
     expect(storage.advanceWriteVersion).toBeUndefined();
-    expect(storage.calls.slice(0, 3)).toEqual(['read orders', 'save orders 4 notOlderThan(3)', 'save orders 5 notOlderThan(3)']);
+    expect(storage.calls.slice(0, 3)).toEqual([
+      'read orders',
+      'save orders 4 notOlderThan(3)',
+      'save orders 5 notOlderThan(3)',
+    ]);
   });
 
   it('a stale holder write that lands while the new holder fences never moves the stored checkpoint backward', async () => {
@@ -305,7 +328,9 @@ describe('DurableSubscription with a strategy', () => {
     strategy.grant(3n);
     await eventually('event 9 is checkpointed', async () => (await inner.read('orders')) === '9');
     await subscription.shutdown();
-    await expect(inner.save('orders', '8', CheckpointWriteCondition.notOlderThan(2))).rejects.toThrow(CheckpointWriteConditionNotFulfilledError);
+    await expect(inner.save('orders', '8', CheckpointWriteCondition.notOlderThan(2))).rejects.toThrow(
+      CheckpointWriteConditionNotFulfilledError,
+    );
     expect(storage.stored).toEqual(['7', '8', '9']);
     expect(seen).toEqual([8, 9]);
   });
@@ -335,7 +360,13 @@ describe('DurableSubscription with a strategy', () => {
     const log = new EventLog();
     log.append(6);
     const seen: number[] = [];
-    const subscription = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', takeoverGraceMs: 60_000, ...quick });
+    const subscription = new DurableSubscription({
+      storage,
+      strategy,
+      subscriberId: 'node-a',
+      takeoverGraceMs: 60_000,
+      ...quick,
+    });
     subscription.subscribe('orders', log.source, (event: number) => {
       seen.push(event);
     });
@@ -353,7 +384,13 @@ describe('DurableSubscription with a strategy', () => {
     const strategy = new HandSetStrategy();
     const log = new EventLog();
     log.append(2);
-    const subscription = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', takeoverGraceMs: 60_000, ...quick });
+    const subscription = new DurableSubscription({
+      storage,
+      strategy,
+      subscriberId: 'node-a',
+      takeoverGraceMs: 60_000,
+      ...quick,
+    });
     subscription.subscribe('orders', log.source, () => undefined, { startPosition: '-1' });
     strategy.grant(0n);
     await eventually('both events are checkpointed', async () => (await storage.read('orders')) === '1');
@@ -368,7 +405,13 @@ describe('DurableSubscription with a strategy', () => {
     const log = new EventLog();
     log.append(6);
     const versionsSeenByHandler: (bigint | undefined)[] = [];
-    const subscription = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', fenceOnAcquire: false, ...quick });
+    const subscription = new DurableSubscription({
+      storage,
+      strategy,
+      subscriberId: 'node-a',
+      fenceOnAcquire: false,
+      ...quick,
+    });
     subscription.subscribe('orders', log.source, async () => {
       versionsSeenByHandler.push(await storage.writeVersion('orders'));
     });
@@ -385,14 +428,25 @@ describe('DurableSubscription with a strategy', () => {
     log.append(5);
     const errors: unknown[] = [];
     const seen: number[] = [];
-    const subscription = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', ...quick, onError: (error) => errors.push(error) });
-    subscription.subscribe('orders', log.source, async (event: number) => {
-      seen.push(event);
-      if (event === 1) {
-        // Another node took over meanwhile and fenced with token 8.
-        await storage.save('orders', '3', CheckpointWriteCondition.notOlderThan(8));
-      }
-    }, { startPosition: '-1' });
+    const subscription = new DurableSubscription({
+      storage,
+      strategy,
+      subscriberId: 'node-a',
+      ...quick,
+      onError: (error) => errors.push(error),
+    });
+    subscription.subscribe(
+      'orders',
+      log.source,
+      async (event: number) => {
+        seen.push(event);
+        if (event === 1) {
+          // Another node took over meanwhile and fenced with token 8.
+          await storage.save('orders', '3', CheckpointWriteCondition.notOlderThan(8));
+        }
+      },
+      { startPosition: '-1' },
+    );
     strategy.grant(7n);
     await eventually('the refusal is reported', () => errors.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 60));
@@ -401,7 +455,10 @@ describe('DurableSubscription with a strategy', () => {
     expect(await storage.read('orders')).toBe('3');
 
     strategy.grant(9n);
-    await eventually('a newer grant resumes from the stored checkpoint', async () => (await storage.read('orders')) === '4');
+    await eventually(
+      'a newer grant resumes from the stored checkpoint',
+      async () => (await storage.read('orders')) === '4',
+    );
     expect(seen).toEqual([0, 1, 4]);
     await subscription.shutdown();
   });
@@ -446,8 +503,20 @@ describe('DurableSubscription with a strategy', () => {
     log.append(1);
     const errors: unknown[] = [];
     const seen: number[] = [];
-    const first = new DurableSubscription({ storage, strategy, subscriberId: 'a', ...quick, onError: (error) => errors.push(error) });
-    const second = new DurableSubscription({ storage, strategy, subscriberId: 'b', ...quick, onError: (error) => errors.push(error) });
+    const first = new DurableSubscription({
+      storage,
+      strategy,
+      subscriberId: 'a',
+      ...quick,
+      onError: (error) => errors.push(error),
+    });
+    const second = new DurableSubscription({
+      storage,
+      strategy,
+      subscriberId: 'b',
+      ...quick,
+      onError: (error) => errors.push(error),
+    });
     second.subscribe('orders', log.source, (event: number) => {
       seen.push(event);
     });

@@ -17,7 +17,7 @@ function inMemoryWorld(): TakeoverWorld {
 }
 
 describe('three nodes, one subscription, in-memory leases', () => {
-  it('a paused holder\'s late write is refused after another node takes over; nothing lost, nothing backward', async () => {
+  it("a paused holder's late write is refused after another node takes over; nothing lost, nothing backward", async () => {
     const report = await runThreeNodeTakeover(inMemoryWorld(), { deleteLeasesMidRun: false });
     expect(report.grantedTokens[0]).toBe(0n);
   });

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster, Redis } from 'ioredis';
 import { RedisCheckpointStorage, RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
 import { runThreeNodeTakeover, type TakeoverWorld } from '../../support/leases/three-node-takeover.js';
-import { startRedisCluster, startRedisServer, type RedisClusterProcess, type RedisServerProcess } from '../../support/redis/index.js';
+import {
+  startRedisCluster,
+  startRedisServer,
+  type RedisClusterProcess,
+  type RedisServerProcess,
+} from '../../support/redis/index.js';
 
 const leaseTimeMs = 600;
 let server: RedisServerProcess | undefined;
@@ -60,7 +65,7 @@ describe.each([
   ['a real redis-server', standalone],
   ['a real three-master Redis Cluster', clustered],
 ])('three nodes, one subscription, Redis leases and checkpoints on %s', (_label, connect) => {
-  it('a paused holder\'s late write is refused after another node takes over; nothing lost, nothing backward', async () => {
+  it("a paused holder's late write is refused after another node takes over; nothing lost, nothing backward", async () => {
     const report = await runThreeNodeTakeover(redisWorld(connect), { deleteLeasesMidRun: false });
     expect(report.grantedTokens[0]).toBe(0n);
   });

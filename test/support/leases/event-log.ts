@@ -19,7 +19,8 @@ export class EventLog {
     }
   }
 
-  readonly source: EventSource<number> = (from: Checkpoint | undefined, signal: AbortSignal) => this.#read(from, signal);
+  readonly source: EventSource<number> = (from: Checkpoint | undefined, signal: AbortSignal) =>
+    this.#read(from, signal);
 
   async *#read(from: Checkpoint | undefined, signal: AbortSignal): AsyncGenerator<PositionedEvent<number>> {
     let next = from === undefined ? 0 : Number(from) + 1;
@@ -30,7 +31,13 @@ export class EventLog {
       } else {
         await new Promise<void>((resolve) => {
           this.#appended.push(resolve);
-          signal.addEventListener('abort', () => { resolve(); }, { once: true });
+          signal.addEventListener(
+            'abort',
+            () => {
+              resolve();
+            },
+            { once: true },
+          );
         });
       }
     }
@@ -38,7 +45,11 @@ export class EventLog {
 }
 
 /** Resolves once `predicate` holds, polling; rejects after `timeoutMs` naming `what`. */
-export async function eventually(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+export async function eventually(
+  what: string,
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) {

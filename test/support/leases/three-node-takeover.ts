@@ -40,7 +40,10 @@ const zombieEvent = 15;
  * lease is then deleted by hand twice while events keep coming. Asserts: the zombie's write refused, the stored
  * checkpoint never moved backward, every event handled at least once, granted tokens strictly increasing.
  */
-export async function runThreeNodeTakeover(world: TakeoverWorld, options: { readonly deleteLeasesMidRun: boolean }): Promise<TakeoverReport> {
+export async function runThreeNodeTakeover(
+  world: TakeoverWorld,
+  options: { readonly deleteLeasesMidRun: boolean },
+): Promise<TakeoverReport> {
   const log = new EventLog();
   log.append(40);
   const handled = new Set<number>();
@@ -128,7 +131,9 @@ export async function runThreeNodeTakeover(world: TakeoverWorld, options: { read
     await eventually('the new holder checkpoints well past event 15', async () => (await storedCheckpoint()) >= 30);
 
     releaseZombie();
-    await eventually('the zombie\'s late checkpoint write is refused', () => refusals.some(({ node }) => node === zombie));
+    await eventually("the zombie's late checkpoint write is refused", () =>
+      refusals.some(({ node }) => node === zombie),
+    );
     zombieNode.clock.resume();
 
     let deletedLeases = 0;
@@ -154,14 +159,20 @@ export async function runThreeNodeTakeover(world: TakeoverWorld, options: { read
     }
     const tokens = grants.map(({ token }) => token);
     for (let index = 1; index < tokens.length; index += 1) {
-      expect((tokens[index] ?? -1n) > (tokens[index - 1] ?? -1n), `grant ${index} token ${tokens[index]} after ${tokens[index - 1]}`).toBe(true);
+      expect(
+        (tokens[index] ?? -1n) > (tokens[index - 1] ?? -1n),
+        `grant ${index} token ${tokens[index]} after ${tokens[index - 1]}`,
+      ).toBe(true);
     }
     expect(tokens.length).toBeGreaterThanOrEqual(2 + deletedLeases);
     // On a loaded machine a late refresh can cost one more hand-over right at the end, not yet fenced.
     expect(tokens).toContain(await observer.storage.writeVersion(subscriptionId));
     for (let index = 1; index < observed.length; index += 1) {
       const [before, after] = [observed[index - 1], observed[index]];
-      expect((after?.checkpoint ?? -1) >= (before?.checkpoint ?? -1), `checkpoint went from ${before?.checkpoint} to ${after?.checkpoint}`).toBe(true);
+      expect(
+        (after?.checkpoint ?? -1) >= (before?.checkpoint ?? -1),
+        `checkpoint went from ${before?.checkpoint} to ${after?.checkpoint}`,
+      ).toBe(true);
       expect((after?.version ?? -1n) >= (before?.version ?? -1n)).toBe(true);
     }
     if (world.writesRecordedInOrder) {

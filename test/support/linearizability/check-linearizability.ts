@@ -26,7 +26,10 @@ export interface LinearizabilityReport {
   /** Subscription ids whose search ran out of steps: neither proven nor refuted, so never counted as valid. */
   readonly inconclusive: readonly string[];
   /** Per subscription id, the operations in one valid order, each with the state it left behind. */
-  readonly witnesses: ReadonlyMap<string, readonly { readonly operation: RecordedOperation; readonly state: CheckpointState }[]>;
+  readonly witnesses: ReadonlyMap<
+    string,
+    readonly { readonly operation: RecordedOperation; readonly state: CheckpointState }[]
+  >;
   readonly operationsChecked: number;
   readonly steps: number;
 }
@@ -35,7 +38,10 @@ export interface LinearizabilityReport {
  * Checks a recorded history against the sequential checkpoint spec, one subscription id at a time. `valid` is
  * true only when every id has a linearization; an inconclusive id makes it false.
  */
-export function checkLinearizability(history: History, options: CheckLinearizabilityOptions = {}): LinearizabilityReport {
+export function checkLinearizability(
+  history: History,
+  options: CheckLinearizabilityOptions = {},
+): LinearizabilityReport {
   const maxSteps = options.maxStepsPerSubscription ?? 5_000_000;
   const violations: LinearizabilityViolation[] = [];
   const inconclusive: string[] = [];
@@ -50,7 +56,10 @@ export function checkLinearizability(history: History, options: CheckLinearizabi
       case 'linearizable':
         witnesses.set(
           part.subscriptionId,
-          result.witness.map(({ operation, state }) => ({ operation: part.operations[operation] as RecordedOperation, state })),
+          result.witness.map(({ operation, state }) => ({
+            operation: part.operations[operation] as RecordedOperation,
+            state,
+          })),
         );
         break;
       case 'inconclusive':
@@ -62,12 +71,24 @@ export function checkLinearizability(history: History, options: CheckLinearizabi
           linearizedPrefix: result.linearizedPrefix,
           stateAfterPrefix: result.stateAfterPrefix,
           stuckOperation: result.stuckOperation,
-          explanation: explain(part.subscriptionId, result.stuckOperation, result.linearizedPrefix, result.stateAfterPrefix),
+          explanation: explain(
+            part.subscriptionId,
+            result.stuckOperation,
+            result.linearizedPrefix,
+            result.stateAfterPrefix,
+          ),
         });
         break;
     }
   }
-  return { valid: violations.length === 0 && inconclusive.length === 0, violations, inconclusive, witnesses, operationsChecked, steps };
+  return {
+    valid: violations.length === 0 && inconclusive.length === 0,
+    violations,
+    inconclusive,
+    witnesses,
+    operationsChecked,
+    steps,
+  };
 }
 
 /** Renders an operation as `save("7", notOlderThan(3)) -> ok` for reports. */
@@ -88,13 +109,18 @@ export function describeRecordedOperation(recorded: RecordedOperation): string {
   return `${recorded.process}: ${call} -> ${outcome}`;
 }
 
-function formatCondition(operation: { readonly condition: { readonly kind: string; readonly version?: bigint } }): string {
+function formatCondition(operation: {
+  readonly condition: { readonly kind: string; readonly version?: bigint };
+}): string {
   const { condition } = operation;
   return condition.kind === 'notOlderThan' ? `notOlderThan(${condition.version})` : `${condition.kind}()`;
 }
 
 function explain(subscriptionId: string, stuck: RecordedOperation, prefix: number, state: CheckpointState): string {
-  const stored = state === undefined ? 'nothing stored' : `${JSON.stringify(state.checkpoint)} at version ${state.version ?? 'none'}`;
+  const stored =
+    state === undefined
+      ? 'nothing stored'
+      : `${JSON.stringify(state.checkpoint)} at version ${state.version ?? 'none'}`;
   return (
     `Subscription ${JSON.stringify(subscriptionId)} is not linearizable: after the longest valid order of ${prefix} operations ` +
     `(${stored}), [${describeRecordedOperation(stuck)}] (history event ${stuck.position}) cannot take effect before it returned.`

@@ -22,7 +22,11 @@ export function conditionHolds(condition: CheckpointWriteCondition, state: Check
 }
 
 /** The state after a save whose condition holds: `any()` keeps the version, `ifAbsent()` stores none, `notOlderThan(v)` stores v. */
-export function stateAfterSave(checkpoint: string, condition: CheckpointWriteCondition, state: CheckpointState): CheckpointState {
+export function stateAfterSave(
+  checkpoint: string,
+  condition: CheckpointWriteCondition,
+  state: CheckpointState,
+): CheckpointState {
   switch (condition.kind) {
     case 'any':
       return { checkpoint, version: state?.version };
@@ -38,10 +42,16 @@ export function stateAfterSave(checkpoint: string, condition: CheckpointWriteCon
  * empty when that observation is impossible from `state`. An unknown (`info`) outcome allows both "applied" and
  * "never applied"; a refused save changes nothing but must have found its condition false.
  */
-export function statesAfter(operation: CheckpointOperation, completion: Completion, state: CheckpointState): readonly CheckpointState[] {
+export function statesAfter(
+  operation: CheckpointOperation,
+  completion: Completion,
+  state: CheckpointState,
+): readonly CheckpointState[] {
   switch (completion.type) {
     case 'info':
-      return operation.kind === 'read' || operation.kind === 'writeVersion' ? [state] : uniqueStates([applyUnobserved(operation, state), state]);
+      return operation.kind === 'read' || operation.kind === 'writeVersion'
+        ? [state]
+        : uniqueStates([applyUnobserved(operation, state), state]);
     case 'fail':
       if (completion.reason === 'not-applied') {
         return [state];
@@ -52,7 +62,11 @@ export function statesAfter(operation: CheckpointOperation, completion: Completi
   }
 }
 
-function okStates(operation: CheckpointOperation, value: string | bigint | undefined, state: CheckpointState): readonly CheckpointState[] {
+function okStates(
+  operation: CheckpointOperation,
+  value: string | bigint | undefined,
+  state: CheckpointState,
+): readonly CheckpointState[] {
   switch (operation.kind) {
     case 'read':
       return value === state?.checkpoint ? [state] : [];
@@ -61,7 +75,9 @@ function okStates(operation: CheckpointOperation, value: string | bigint | undef
     case 'delete':
       return [undefined];
     case 'save':
-      return conditionHolds(operation.condition, state) ? [stateAfterSave(operation.checkpoint, operation.condition, state)] : [];
+      return conditionHolds(operation.condition, state)
+        ? [stateAfterSave(operation.checkpoint, operation.condition, state)]
+        : [];
   }
 }
 
@@ -73,7 +89,9 @@ function applyUnobserved(operation: CheckpointOperation, state: CheckpointState)
     case 'delete':
       return undefined;
     case 'save':
-      return conditionHolds(operation.condition, state) ? stateAfterSave(operation.checkpoint, operation.condition, state) : state;
+      return conditionHolds(operation.condition, state)
+        ? stateAfterSave(operation.checkpoint, operation.condition, state)
+        : state;
   }
 }
 

@@ -72,7 +72,9 @@ export function mergeTimedHistories(...parts: readonly (readonly TimedHistoryEve
   return parts
     .flat()
     .map((timed, arrival) => ({ ...timed, arrival }))
-    .sort((a, b) => (a.time === b.time ? rank(a.event) - rank(b.event) || a.arrival - b.arrival : a.time < b.time ? -1 : 1))
+    .sort((a, b) =>
+      a.time === b.time ? rank(a.event) - rank(b.event) || a.arrival - b.arrival : a.time < b.time ? -1 : 1,
+    )
     .map(({ event }) => event);
 }
 
@@ -84,5 +86,7 @@ function observedValue(value: unknown): string | bigint | undefined {
   if (value === undefined || typeof value === 'string' || typeof value === 'bigint') {
     return value;
   }
-  throw new TypeError(`A read or writeVersion resolved to ${typeof value}; the checker only understands string, bigint or undefined.`);
+  throw new TypeError(
+    `A read or writeVersion resolved to ${typeof value}; the checker only understands string, bigint or undefined.`,
+  );
 }

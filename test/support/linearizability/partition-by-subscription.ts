@@ -38,25 +38,42 @@ export function partitionBySubscription(history: History): SubscriptionHistory[]
   history.forEach((event, position) => {
     if (event.type === 'invoke') {
       if (open.has(event.process)) {
-        throw new Error(`History event ${position}: process ${JSON.stringify(event.process)} invoked while its previous operation is still open; give each concurrent caller its own process name.`);
+        throw new Error(
+          `History event ${position}: process ${JSON.stringify(event.process)} invoked while its previous operation is still open; give each concurrent caller its own process name.`,
+        );
       }
       open.set(event.process, { position, operation: event.operation });
       return;
     }
     const invoke = open.get(event.process);
     if (invoke === undefined) {
-      throw new Error(`History event ${position}: ${event.type} for process ${JSON.stringify(event.process)} has no open invoke; record the invoke before the completion.`);
+      throw new Error(
+        `History event ${position}: ${event.type} for process ${JSON.stringify(event.process)} has no open invoke; record the invoke before the completion.`,
+      );
     }
     open.delete(event.process);
-    const recorded = { position: invoke.position, process: event.process, operation: invoke.operation, completion: event };
+    const recorded = {
+      position: invoke.position,
+      process: event.process,
+      operation: invoke.operation,
+      completion: event,
+    };
     completed.push(recorded);
     returnPositions.set(recorded, position);
   });
   for (const [process, invoke] of open) {
-    completed.push({ position: invoke.position, process, operation: invoke.operation, completion: { type: 'info', process } });
+    completed.push({
+      position: invoke.position,
+      process,
+      operation: invoke.operation,
+      completion: { type: 'info', process },
+    });
   }
 
-  const bySubscription = new Map<string, { operations: RecordedOperation[]; boundaries: { at: number; boundary: Boundary }[] }>();
+  const bySubscription = new Map<
+    string,
+    { operations: RecordedOperation[]; boundaries: { at: number; boundary: Boundary }[] }
+  >();
   for (const recorded of completed.sort((a, b) => a.position - b.position)) {
     if (!constrains(recorded)) {
       continue;
@@ -70,7 +87,10 @@ export function partitionBySubscription(history: History): SubscriptionHistory[]
     const index = part.operations.length;
     part.operations.push(recorded);
     part.boundaries.push({ at: recorded.position, boundary: { kind: 'call', operation: index } });
-    const returnAt = recorded.completion.type === 'info' ? Number.POSITIVE_INFINITY : (returnPositions.get(recorded) ?? Number.POSITIVE_INFINITY);
+    const returnAt =
+      recorded.completion.type === 'info'
+        ? Number.POSITIVE_INFINITY
+        : (returnPositions.get(recorded) ?? Number.POSITIVE_INFINITY);
     part.boundaries.push({ at: returnAt, boundary: { kind: 'return', operation: index } });
   }
 

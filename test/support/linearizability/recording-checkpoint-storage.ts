@@ -14,21 +14,29 @@ export class RecordingCheckpointStorage implements CheckpointStorage {
   ) {}
 
   async read(subscriptionId: string): Promise<string | undefined> {
-    return this.recorder.record(this.process, { kind: 'read', subscriptionId }, () => this.storage.read(subscriptionId));
+    return this.recorder.record(this.process, { kind: 'read', subscriptionId }, () =>
+      this.storage.read(subscriptionId),
+    );
   }
 
   async writeVersion(subscriptionId: string): Promise<bigint | undefined> {
-    return this.recorder.record(this.process, { kind: 'writeVersion', subscriptionId }, () => this.storage.writeVersion(subscriptionId));
+    return this.recorder.record(this.process, { kind: 'writeVersion', subscriptionId }, () =>
+      this.storage.writeVersion(subscriptionId),
+    );
   }
 
   async save(subscriptionId: string, checkpoint: string, condition: CheckpointWriteCondition): Promise<string> {
-    return this.recorder.record(this.process, { kind: 'save', subscriptionId, checkpoint, condition: plainCondition(condition) }, () =>
-      this.storage.save(subscriptionId, checkpoint, condition),
+    return this.recorder.record(
+      this.process,
+      { kind: 'save', subscriptionId, checkpoint, condition: plainCondition(condition) },
+      () => this.storage.save(subscriptionId, checkpoint, condition),
     );
   }
 
   async delete(subscriptionId: string): Promise<void> {
-    return this.recorder.record(this.process, { kind: 'delete', subscriptionId }, () => this.storage.delete(subscriptionId));
+    return this.recorder.record(this.process, { kind: 'delete', subscriptionId }, () =>
+      this.storage.delete(subscriptionId),
+    );
   }
 
   evaluatesWriteConditions(): boolean {
@@ -45,5 +53,7 @@ export class RecordingCheckpointStorage implements CheckpointStorage {
  * IPC) refuses to copy.
  */
 function plainCondition(condition: CheckpointWriteCondition): CheckpointWriteCondition {
-  return condition.kind === 'notOlderThan' ? { kind: 'notOlderThan', version: condition.version } : { kind: condition.kind };
+  return condition.kind === 'notOlderThan'
+    ? { kind: 'notOlderThan', version: condition.version }
+    : { kind: condition.kind };
 }

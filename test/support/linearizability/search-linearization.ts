@@ -60,7 +60,9 @@ export function searchLinearization(history: SubscriptionHistory, maxSteps: numb
       return { verdict: 'inconclusive', steps };
     }
     if (entry === undefined) {
-      throw new Error('Linearizability search walked past the last entry: a return entry is missing; this is a bug in the checker.');
+      throw new Error(
+        'Linearizability search walked past the last entry: a return entry is missing; this is a bug in the checker.',
+      );
     }
     if (entry.kind === 'call') {
       const recorded = operationAt(history, entry.operation);
@@ -107,7 +109,11 @@ export function searchLinearization(history: SubscriptionHistory, maxSteps: numb
     entry = frame.call;
     firstCandidate = frame.candidate + 1;
   }
-  return { verdict: 'linearizable', witness: stack.map((frame) => ({ operation: frame.call.operation, state: frame.after })), steps };
+  return {
+    verdict: 'linearizable',
+    witness: stack.map((frame) => ({ operation: frame.call.operation, state: frame.after })),
+    steps,
+  };
 }
 
 function buildEntries(history: SubscriptionHistory): Entry {
@@ -115,13 +121,21 @@ function buildEntries(history: SubscriptionHistory): Entry {
   const calls = new Map<number, Entry>();
   let last = head;
   for (const boundary of history.boundaries) {
-    const entry: Entry = { kind: boundary.kind, operation: boundary.operation, match: undefined, previous: last, next: undefined };
+    const entry: Entry = {
+      kind: boundary.kind,
+      operation: boundary.operation,
+      match: undefined,
+      previous: last,
+      next: undefined,
+    };
     if (boundary.kind === 'call') {
       calls.set(boundary.operation, entry);
     } else {
       const call = calls.get(boundary.operation);
       if (call === undefined) {
-        throw new Error(`Operation ${boundary.operation} returns before it is called; partitionBySubscription() orders boundaries, use it.`);
+        throw new Error(
+          `Operation ${boundary.operation} returns before it is called; partitionBySubscription() orders boundaries, use it.`,
+        );
       }
       call.match = entry;
     }
@@ -189,7 +203,9 @@ function setBit(bits: Uint32Array, index: number, on: boolean): void {
 function operationAt(history: SubscriptionHistory, index: number): RecordedOperation {
   const recorded = history.operations[index];
   if (recorded === undefined) {
-    throw new Error(`No operation ${index} in the history of ${JSON.stringify(history.subscriptionId)}; this is a bug in the checker.`);
+    throw new Error(
+      `No operation ${index} in the history of ${JSON.stringify(history.subscriptionId)}; this is a bug in the checker.`,
+    );
   }
   return recorded;
 }

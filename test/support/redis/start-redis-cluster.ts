@@ -56,7 +56,9 @@ async function waitForClusterStateOk(server: RedisServerProcess): Promise<void> 
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`Cluster node ${server.port} did not reach cluster_state:ok within ${stateOkTimeoutMs} ms. CLUSTER INFO:\n${info}`);
+  throw new Error(
+    `Cluster node ${server.port} did not reach cluster_state:ok within ${stateOkTimeoutMs} ms. CLUSTER INFO:\n${info}`,
+  );
 }
 
 async function redisCli(args: readonly string[]): Promise<string> {

@@ -64,7 +64,19 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
   let lastError: unknown;
   for (let attempt = 0; attempt < portAttempts; attempt += 1) {
     const port = await freePort(options.reserveClusterBusPort === true);
-    const args = ['--port', String(port), '--bind', host, '--save', '', '--appendonly', 'no', '--dir', dataDir, ...(options.args ?? [])];
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      host,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dataDir,
+      ...(options.args ?? []),
+    ];
     try {
       const child = await spawnAndWait(args, port);
       return new RunningRedisServer(port, dataDir, args, child);
@@ -165,7 +177,11 @@ async function spawnAndWait(args: readonly string[], port: number): Promise<Chil
     });
     child.once('exit', (code, signal) => {
       const reason = `redis-server on port ${port} exited (code ${code}, signal ${signal}) before answering PING`;
-      reject(/Address already in use/i.test(log) ? new PortTakenError(`${reason}: port taken.`) : new Error(`${reason}. Its log:\n${log}`));
+      reject(
+        /Address already in use/i.test(log)
+          ? new PortTakenError(`${reason}: port taken.`)
+          : new Error(`${reason}. Its log:\n${log}`),
+      );
     });
   });
   child.once('exit', () => liveChildren.delete(child));
@@ -224,7 +240,13 @@ async function freePort(withBusPort: boolean): Promise<number> {
     if (!withBusPort) {
       return port;
     }
-    if (port + 10_000 <= 65_535 && (await bindable(port + 10_000).then(() => true, () => false))) {
+    if (
+      port + 10_000 <= 65_535 &&
+      (await bindable(port + 10_000).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       return port;
     }
   }
