@@ -21,38 +21,41 @@ export {
   StorageCannotBeFencedError,
   UnsupportedWriteConditionError,
 } from './errors/index.js';
-export { InMemoryCheckpointStorage, type InMemoryCheckpointStorageOptions } from './in-memory-checkpoint-storage.js';
 export {
   FencedCheckpointWriter,
   type FencedCheckpointWriterOptions,
   type FencingTokenSource,
 } from './fenced-checkpoint-writer.js';
 export {
-  RedisCheckpointStorage,
-  type RedisCheckpointClient,
-  type RedisCheckpointStorageOptions,
-} from './redis/index.js';
-export {
-  defaultRedisLeaseKeyPrefix,
+  InMemoryCheckpointStorage,
   InMemoryLeaseStrategy,
   InMemoryLeaseTable,
-  LeaseKeepingStrategy,
+  type InMemoryCheckpointStorageOptions,
+  type InMemoryLeaseStrategyOptions,
+  type InMemoryLeaseTableOptions,
+} from './in-memory/index.js';
+export {
+  defaultRedisLeaseKeyPrefix,
+  RedisCheckpointStorage,
   RedisLeaseStrategy,
   redisLeaseKeys,
+  type RedisCheckpointClient,
+  type RedisCheckpointStorageOptions,
+  type RedisLeaseClient,
+  type RedisLeaseKeys,
+  type RedisLeasePipeline,
+  type RedisLeaseStrategyOptions,
+  type WaitForReplicas,
+} from './redis/index.js';
+export {
+  LeaseKeepingStrategy,
   systemLeaseClock,
   type CompetingConsumerListener,
   type CompetingConsumerStrategy,
-  type InMemoryLeaseStrategyOptions,
-  type InMemoryLeaseTableOptions,
   type LeaseClock,
   type LeaseKeepingStrategyOptions,
   type LeaseStore,
   type LeaseTimer,
-  type RedisLeaseClient,
-  type RedisLeasePipeline,
-  type RedisLeaseKeys,
-  type RedisLeaseStrategyOptions,
-  type WaitForReplicas,
 } from './leases/index.js';
 export {
   DurableSubscription,

@@ -1,4 +1,4 @@
-import type { LeaseStore } from './lease-store.js';
+import type { LeaseStore } from '../leases/lease-store.js';
 
 /** Options of {@link InMemoryLeaseTable}. */
 export interface InMemoryLeaseTableOptions {

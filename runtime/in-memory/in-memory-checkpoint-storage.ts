@@ -1,13 +1,13 @@
-import type { Checkpoint } from './checkpoint.js';
-import type { CheckpointStorage } from './checkpoint-storage.js';
-import { CheckpointWriteCondition } from './checkpoint-write-condition.js';
-import { CheckpointWriteConditionNotFulfilledError } from './errors/checkpoint-write-condition-not-fulfilled-error.js';
+import type { Checkpoint } from '../checkpoint.js';
+import type { CheckpointStorage } from '../checkpoint-storage.js';
+import { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
+import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import {
   assertCheckpoint,
   assertSaveArguments,
   assertSubscriptionId,
   assertWriteVersion,
-} from './storage-arguments.js';
+} from '../storage-arguments.js';
 
 /** Options of {@link InMemoryCheckpointStorage}. */
 export interface InMemoryCheckpointStorageOptions {

@@ -1,4 +1,4 @@
-import type { LeaseStore } from './lease-store.js';
+import type { LeaseStore } from '../leases/lease-store.js';
 import { acquireLeaseScript, refreshLeaseScript, releaseLeaseScript } from './redis-lease-scripts.js';
 import { redisLeaseKeys, type RedisLeaseKeys } from './redis-lease-keys.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CheckpointWriteCondition, InMemoryCheckpointStorage } from '../../runtime/index.js';
-import { describeCheckpointStorageConformance } from '../../runtime/testing/index.js';
+import { CheckpointWriteCondition, InMemoryCheckpointStorage } from '../../../runtime/index.js';
+import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
 

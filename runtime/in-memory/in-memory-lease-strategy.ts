@@ -1,5 +1,5 @@
 import { InMemoryLeaseTable } from './in-memory-lease-table.js';
-import { LeaseKeepingStrategy, type LeaseKeepingStrategyOptions } from './lease-keeping-strategy.js';
+import { LeaseKeepingStrategy, type LeaseKeepingStrategyOptions } from '../leases/lease-keeping-strategy.js';
 
 /** Options of {@link InMemoryLeaseStrategy}. */
 export interface InMemoryLeaseStrategyOptions extends LeaseKeepingStrategyOptions {

@@ -1,4 +1,4 @@
-import { LeaseKeepingStrategy, type LeaseKeepingStrategyOptions } from './lease-keeping-strategy.js';
+import { LeaseKeepingStrategy, type LeaseKeepingStrategyOptions } from '../leases/lease-keeping-strategy.js';
 import { assertRedisLeaseKeyPrefix, defaultRedisLeaseKeyPrefix, type RedisLeaseKeys } from './redis-lease-keys.js';
 import { RedisLeaseStore, type RedisLeaseClient, type WaitForReplicas } from './redis-lease-store.js';
 

@@ -1,0 +1,3 @@
+export { InMemoryCheckpointStorage, type InMemoryCheckpointStorageOptions } from './in-memory-checkpoint-storage.js';
+export { InMemoryLeaseTable, type InMemoryLeaseTableOptions } from './in-memory-lease-table.js';
+export { InMemoryLeaseStrategy, type InMemoryLeaseStrategyOptions } from './in-memory-lease-strategy.js';
