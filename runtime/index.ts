@@ -27,7 +27,28 @@ export {
   type FencingTokenSource,
 } from './fenced-checkpoint-writer.js';
 export {
+  assertStreamName,
+  canonicalJson,
+  decodeDualAnchorCheckpoint,
+  DualAnchorWritePlan,
+  emptyStoredDualAnchorFields,
+  encodeDualAnchorCheckpoint,
+  noOpDualAnchorCheckpointStore,
+  storedFieldsAfterReset,
+  withReadModifyWriteDefaults,
+  type DualAnchorCheckpoint,
+  type DualAnchorCheckpointStore,
+  type DualAnchorFieldWrite,
+  type DualAnchorResetWrite,
+  type DualAnchorToken,
+  type JsonObject,
+  type JsonValue,
+  type MinimalDualAnchorCheckpointStore,
+  type StoredDualAnchorFields,
+} from './dual-anchor/index.js';
+export {
   InMemoryCheckpointStorage,
+  InMemoryDualAnchorCheckpointStore,
   InMemoryLeaseStrategy,
   InMemoryLeaseTable,
   type InMemoryCheckpointStorageOptions,
