@@ -58,10 +58,13 @@ export {
 export {
   defaultRedisLeaseKeyPrefix,
   RedisCheckpointStorage,
+  RedisDualAnchorCheckpointStore,
   RedisLeaseStrategy,
   redisLeaseKeys,
   type RedisCheckpointClient,
   type RedisCheckpointStorageOptions,
+  type RedisDualAnchorCheckpointStoreOptions,
+  type RedisDualAnchorClient,
   type RedisLeaseClient,
   type RedisLeaseKeys,
   type RedisLeasePipeline,
