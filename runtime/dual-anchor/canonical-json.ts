@@ -11,60 +11,108 @@ import type { JsonValue } from './json-value.js';
  * an array with holes, a symbol key, or a cycle.
  */
 export function canonicalJson(value: unknown, what: string): string {
-  return write(value, what, new Set());
+  try {
+    return write(value, []);
+  } catch (error) {
+    if (error instanceof NotJson) {
+      const path = error.path.map((step) => (typeof step === 'number' ? `[${step}]` : `[${JSON.stringify(step)}]`));
+      throw new TypeError(`${what}${path.join('')} must be a JSON value: ${error.reason}.`, { cause: error });
+    }
+    throw error;
+  }
 }
 
-function write(value: unknown, path: string, ancestors: Set<object>): string {
+/** Raised where a value is not JSON; each enclosing level adds its key on the way out, so the hot path builds no paths. */
+class NotJson extends Error {
+  override readonly name = 'NotJson';
+  readonly path: (string | number)[] = [];
+
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+function write(value: unknown, ancestors: object[]): string {
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return JSON.stringify(value);
     case 'number':
       if (!Number.isFinite(value)) {
-        throw notJson(path, `got ${value}, and JSON has no NaN or infinities`);
+        throw new NotJson(`got ${value}, and JSON has no NaN or infinities`);
       }
       return JSON.stringify(value);
     case 'object':
       if (value === null) {
         return 'null';
       }
-      if (ancestors.has(value)) {
-        throw notJson(path, 'got an object that contains itself');
+      if (ancestors.includes(value)) {
+        throw new NotJson('got an object that contains itself');
       }
-      ancestors.add(value);
+      ancestors.push(value);
       try {
-        return Array.isArray(value) ? writeArray(value, path, ancestors) : writeObject(value, path, ancestors);
+        return Array.isArray(value) ? writeArray(value, ancestors) : writeObject(value, ancestors);
       } finally {
-        ancestors.delete(value);
+        ancestors.pop();
       }
     default:
-      throw notJson(path, `got ${shortDescription(value)}, which has no JSON form`);
+      throw new NotJson(`got ${shortDescription(value)}, which has no JSON form`);
   }
 }
 
-function writeArray(array: readonly unknown[], path: string, ancestors: Set<object>): string {
-  const items: string[] = [];
+function writeArray(array: readonly unknown[], ancestors: object[]): string {
+  let text = '[';
   for (let index = 0; index < array.length; index += 1) {
-    if (!(index in array)) {
-      throw notJson(`${path}[${index}]`, 'got a hole in an array, which JSON.stringify would turn into null');
+    try {
+      if (!(index in array)) {
+        throw new NotJson('got a hole in an array, which JSON.stringify would turn into null');
+      }
+      text += (index === 0 ? '' : ',') + write(array[index], ancestors);
+    } catch (error) {
+      addStep(index, error);
+      throw error;
     }
-    items.push(write(array[index], `${path}[${index}]`, ancestors));
   }
-  return `[${items.join(',')}]`;
+  return `${text}]`;
 }
 
-function writeObject(object: object, path: string, ancestors: Set<object>): string {
+function writeObject(object: object, ancestors: object[]): string {
   if (!isPlainObject(object)) {
     const hint = object instanceof Date ? '; store date.toISOString() or date.getTime() instead' : '';
-    throw notJson(path, `got ${shortDescription(object)}, and only plain objects and arrays are JSON${hint}`);
+    throw new NotJson(`got ${shortDescription(object)}, and only plain objects and arrays are JSON${hint}`);
   }
   if (Object.getOwnPropertySymbols(object).length > 0) {
-    throw notJson(path, 'got an object with symbol keys, which JSON drops');
+    throw new NotJson('got an object with symbol keys, which JSON drops');
   }
-  const members = Object.keys(object)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${write(object[key], `${path}[${JSON.stringify(key)}]`, ancestors)}`);
-  return `{${members.join(',')}}`;
+  const keys = Object.keys(object);
+  if (!isSorted(keys)) {
+    keys.sort();
+  }
+  let text = '{';
+  for (const [index, key] of keys.entries()) {
+    try {
+      text += `${index === 0 ? '' : ','}${JSON.stringify(key)}:${write(object[key], ancestors)}`;
+    } catch (error) {
+      addStep(key, error);
+      throw error;
+    }
+  }
+  return `${text}}`;
+}
+
+function isSorted(keys: readonly string[]): boolean {
+  for (let index = 1; index < keys.length; index += 1) {
+    if ((keys[index - 1] as string) > (keys[index] as string)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function addStep(step: string | number, error: unknown): void {
+  if (error instanceof NotJson) {
+    error.path.unshift(step);
+  }
 }
 
 /** A plain object from any realm (`{}`, `Object.create(null)`, `JSON.parse` output), never a class instance. */
@@ -73,7 +121,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
     return false;
   }
   const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === null || Object.getPrototypeOf(prototype) === null;
+  return prototype === null || prototype === Object.prototype || Object.getPrototypeOf(prototype) === null;
 }
 
 /** Names a value without printing it whole: a function's source or a large object has no place in a message. */
@@ -86,10 +134,6 @@ function shortDescription(value: unknown): string {
     return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object with a custom prototype';
   }
   return describeValue(value);
-}
-
-function notJson(path: string, reason: string): TypeError {
-  return new TypeError(`${path} must be a JSON value: ${reason}.`);
 }
 
 /** Parses canonical JSON text written by {@link canonicalJson}; the result is a fresh value the caller may keep. */

@@ -11,7 +11,7 @@ export const latestTimestampMillis = 253_402_300_799_999;
  * @throws TypeError naming `what` for anything else.
  */
 export function timestampMillis(value: unknown, what: string): number {
-  if (Object.prototype.toString.call(value) !== '[object Date]') {
+  if (!(value instanceof Date) && Object.prototype.toString.call(value) !== '[object Date]') {
     const hint =
       typeof value === 'string' || typeof value === 'number' ? ` Wrap it: new Date(${describeValue(value)}).` : '';
     throw new TypeError(`${what} must be a Date, got ${describeValue(value)}.${hint}`);

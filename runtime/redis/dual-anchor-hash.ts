@@ -3,20 +3,45 @@ import { earliestTimestampMillis, latestTimestampMillis, type StoredDualAnchorFi
 /** The hash field holding a stream's write version, a decimal string; absent until a `notOlderThan` write stores one. */
 export const writeVersionField = 'writeVersion';
 
-const timestampFields = ['lastSeenTimestamp', 'lastProcessedTimestamp', 'lastHeartbeatTimestamp'] as const;
-const jsonFields = ['lastSeenToken', 'lastProcessedToken'] as const;
 const epochMillis = /^-?\d{1,15}$/;
 
 /**
- * `fields` as `HSET` arguments: field name, then value, with `''` for `null`. A stored token or metadata text is never
- * empty (canonical JSON), nor is an instance id, so `''` is unambiguous, and one `HSET` can write a null over a value.
+ * `fields` as `HSET` arguments, in the hash layout of ADR 0901: `instanceId`; `lastSeen` and `lastProcessed`, each
+ * anchor's pair in one field as the JSON array `[<epoch ms>,<canonical token>]`; `lastHeartbeatTimestamp` in epoch
+ * ms; `metadata` as canonical JSON. `''` is `null` (a pair's `''` is both halves null): no value this store writes is
+ * empty, so one `HSET` can write a null over a value. Every write plan sets a pair's two halves together.
  */
 export function hashArguments(fields: Partial<StoredDualAnchorFields>): string[] {
   const args: string[] = [];
-  for (const [field, value] of Object.entries(fields) as [keyof StoredDualAnchorFields, string | number | null][]) {
-    args.push(field, value === null ? '' : String(value));
+  if (fields.instanceId !== undefined) {
+    args.push('instanceId', fields.instanceId ?? '');
+  }
+  if (fields.lastSeenToken !== undefined) {
+    args.push('lastSeen', pairText(fields.lastSeenTimestamp, fields.lastSeenToken));
+  }
+  if (fields.lastProcessedToken !== undefined) {
+    args.push('lastProcessed', pairText(fields.lastProcessedTimestamp, fields.lastProcessedToken));
+  }
+  if (fields.lastHeartbeatTimestamp !== undefined) {
+    args.push('lastHeartbeatTimestamp', millisText(fields.lastHeartbeatTimestamp));
+  }
+  if (fields.metadata !== undefined) {
+    args.push('metadata', fields.metadata);
   }
   return args;
+}
+
+/** An anchor pair's field value: `''` when both halves are null, else `[<ms or null>,<token or null>]`. */
+export function pairText(timestamp: number | null | undefined, token: string | null): string {
+  if (timestamp === undefined) {
+    throw new Error('A dual-anchor write plan set a token without its timestamp; a pair is always written whole.');
+  }
+  return timestamp === null && token === null ? '' : `[${timestamp ?? 'null'},${token ?? 'null'}]`;
+}
+
+/** A timestamp's field value: epoch milliseconds, or `''` for null. */
+export function millisText(timestamp: number | null): string {
+  return timestamp === null ? '' : String(timestamp);
 }
 
 /**
@@ -24,39 +49,59 @@ export function hashArguments(fields: Partial<StoredDualAnchorFields>): string[]
  * @throws Error naming the key, the field and the value when a field holds what this store never writes.
  */
 export function storedFieldsOfHash(key: string, hash: Readonly<Record<string, string>>): StoredDualAnchorFields {
-  const text = (field: string): string | null => {
-    const value = hash[field];
-    return value === undefined || value === '' ? null : value;
-  };
-  for (const field of timestampFields) {
-    const value = text(field);
-    if (value !== null && !(epochMillis.test(value) && inTimestampRange(Number(value)))) {
-      throw corrupt(key, field, value, 'epoch milliseconds (years 1 to 9999) as a decimal integer');
-    }
+  const [lastSeenTimestamp, lastSeenToken] = pairOf(key, 'lastSeen', hash['lastSeen']);
+  const [lastProcessedTimestamp, lastProcessedToken] = pairOf(key, 'lastProcessed', hash['lastProcessed']);
+  const heartbeat = hash['lastHeartbeatTimestamp'];
+  const metadata = hash['metadata'];
+  if (metadata !== undefined && metadata !== '' && !parsesAsJson(metadata, true)) {
+    throw corrupt(key, 'metadata', metadata, 'a JSON object');
   }
-  for (const field of [...jsonFields, 'metadata'] as const) {
-    const value = text(field);
-    if (value !== null && !parsesAsJson(value, field === 'metadata')) {
-      throw corrupt(key, field, value, field === 'metadata' ? 'a JSON object' : 'JSON text');
-    }
-  }
-  const millis = (field: (typeof timestampFields)[number]): number | null => {
-    const value = text(field);
-    return value === null ? null : Number(value);
-  };
   return {
-    instanceId: text('instanceId'),
-    lastSeenToken: text('lastSeenToken'),
-    lastSeenTimestamp: millis('lastSeenTimestamp'),
-    lastProcessedToken: text('lastProcessedToken'),
-    lastProcessedTimestamp: millis('lastProcessedTimestamp'),
-    lastHeartbeatTimestamp: millis('lastHeartbeatTimestamp'),
-    metadata: text('metadata') ?? '{}',
+    instanceId: hash['instanceId'] || null,
+    lastSeenToken,
+    lastSeenTimestamp,
+    lastProcessedToken,
+    lastProcessedTimestamp,
+    lastHeartbeatTimestamp: heartbeat === undefined || heartbeat === '' ? null : heartbeatOf(key, heartbeat),
+    metadata: metadata || '{}',
   };
 }
 
-function inTimestampRange(millis: number): boolean {
-  return millis >= earliestTimestampMillis && millis <= latestTimestampMillis;
+function pairOf(key: string, field: string, value: string | undefined): [number | null, string | null] {
+  if (value === undefined || value === '') {
+    return [null, null];
+  }
+  const comma = value.indexOf(',');
+  const expected = 'an anchor pair [<epoch ms or null>,<JSON token or null>]';
+  if (!value.startsWith('[') || !value.endsWith(']') || comma === -1) {
+    throw corrupt(key, field, value, expected);
+  }
+  const millis = value.slice(1, comma);
+  const token = value.slice(comma + 1, -1);
+  if (token === '' || !parsesAsJson(token, false)) {
+    throw corrupt(key, field, value, expected);
+  }
+  const timestamp = millis === 'null' ? null : epochMillisOf(millis);
+  if (timestamp === undefined) {
+    throw corrupt(key, field, value, expected);
+  }
+  return [timestamp, token === 'null' ? null : token];
+}
+
+function heartbeatOf(key: string, value: string): number {
+  const timestamp = epochMillisOf(value);
+  if (timestamp === undefined) {
+    throw corrupt(key, 'lastHeartbeatTimestamp', value, 'epoch milliseconds (years 1 to 9999) as a decimal integer');
+  }
+  return timestamp;
+}
+
+/** The timestamp `text` holds, or `undefined` unless it is a decimal integer within years 1 to 9999. */
+function epochMillisOf(text: string): number | undefined {
+  const millis = Number(text);
+  return epochMillis.test(text) && millis >= earliestTimestampMillis && millis <= latestTimestampMillis
+    ? millis
+    : undefined;
 }
 
 function parsesAsJson(text: string, mustBeObject: boolean): boolean {

@@ -41,29 +41,32 @@ return 'accepted'
 
 /**
  * The guarded reset after `condition` (a Lua fragment that may return a refusal). ARGV[1] is `1` when a dead processed
- * token is expected, its canonical JSON in ARGV[2]; ARGV[3] the fresh seen token or `''`, ARGV[4] its timestamp or
- * `''`. The processed pair is cleared only while the stored token's text equals the expected one (a missing token
- * matches when none is expected): the guard and the write are one atomic step, so a processed anchor re-acquired
- * before it survives. `versionArguments` adds the version field to the `HSET` when the condition stores one.
+ * token is expected, its canonical JSON in ARGV[2]; ARGV[3] the new `lastSeen` pair text (`''` without a fresh token),
+ * ARGV[4] the new `lastHeartbeatTimestamp` (`''` likewise). The processed pair `[<ms>,<token>]` is cleared only while
+ * its token's text equals the expected one (no stored token matches when none is expected): the guard and the write
+ * are one atomic step, so a processed anchor re-acquired before it survives. `versionArguments` adds the version field
+ * to the `HSET` when the condition stores one.
  */
 function resetScript(name: string, condition: string, versionArguments: string): RedisLuaScript {
   return new RedisLuaScript(
     `resetAfterHistoryLost ${name}`,
-    `${unpack}${condition}local processed = redis.call('HGET', KEYS[1], 'lastProcessedToken')
-if processed == '' then
-  processed = false
+    `${unpack}${condition}local processed = redis.call('HGET', KEYS[1], 'lastProcessed')
+local token = false
+if processed and processed ~= '' then
+  token = string.sub(processed, string.find(processed, ',', 1, true) + 1, -2)
+  if token == 'null' then
+    token = false
+  end
 end
 local dead
 if ARGV[1] == '1' then
-  dead = processed == ARGV[2]
+  dead = token == ARGV[2]
 else
-  dead = not processed
+  dead = not token
 end
-local fields = {${versionArguments}'lastSeenToken', ARGV[3], 'lastSeenTimestamp', ARGV[4], 'lastHeartbeatTimestamp', ARGV[4]}
+local fields = {${versionArguments}'lastSeen', ARGV[3], 'lastHeartbeatTimestamp', ARGV[4]}
 if dead then
-  table.insert(fields, 'lastProcessedToken')
-  table.insert(fields, '')
-  table.insert(fields, 'lastProcessedTimestamp')
+  table.insert(fields, 'lastProcessed')
   table.insert(fields, '')
 end
 redis.call('HSET', KEYS[1], unpack(fields))

@@ -46,14 +46,16 @@ describe('RedisDualAnchorCheckpointStore on ioredis-mock', () => {
     expect(store.recordKey('orders')).toBe('checkpoint-fencing:anchors:orders');
     expect(await client.hgetall('checkpoint-fencing:anchors:orders')).toEqual({
       instanceId: 'node-1',
-      lastSeenToken: '{"a":1,"b":2}',
-      lastSeenTimestamp: String(at.getTime()),
-      lastProcessedToken: '',
-      lastProcessedTimestamp: '0',
+      lastSeen: `[${at.getTime()},{"a":1,"b":2}]`,
+      lastProcessed: '[0,null]',
       lastHeartbeatTimestamp: '',
       metadata: '{"region":"eu"}',
       writeVersion: '7',
     });
+    expect(JSON.parse((await client.hget('checkpoint-fencing:anchors:orders', 'lastSeen')) ?? '')).toEqual([
+      at.getTime(),
+      { a: 1, b: 2 },
+    ]);
     const prefixed = new RedisDualAnchorCheckpointStore(client, { keyPrefix: 'app:{anchors}:' });
     await prefixed.saveHeartbeat('orders', at);
     expect(await client.hgetall('app:{anchors}:orders')).toEqual({ lastHeartbeatTimestamp: String(at.getTime()) });
@@ -70,17 +72,8 @@ describe('RedisDualAnchorCheckpointStore on ioredis-mock', () => {
     await store.delete('orders');
     const key = 'checkpoint-fencing:anchors:orders';
     expect(calls).toEqual([
-      [
-        'hset',
-        key,
-        'lastProcessedToken',
-        '{"position":9}',
-        'lastProcessedTimestamp',
-        String(at.getTime()),
-        'lastHeartbeatTimestamp',
-        '1',
-      ],
-      ['hset', key, 'lastSeenToken', '"seen"', 'lastSeenTimestamp', String(at.getTime())],
+      ['hset', key, 'lastProcessed', `[${at.getTime()},{"position":9}]`, 'lastHeartbeatTimestamp', '1'],
+      ['hset', key, 'lastSeen', `[${at.getTime()},"seen"]`],
       ['hset', key, 'lastHeartbeatTimestamp', '2'],
       ['hgetall', key],
       ['del', key],
@@ -112,7 +105,7 @@ describe('RedisDualAnchorCheckpointStore on ioredis-mock', () => {
     const key = 'checkpoint-fencing:anchors:orders';
     const { sha1 } = resetAfterHistoryLostScript.withoutShebang;
     expect(calls.filter(([command]) => command === 'evalsha')).toEqual([
-      ['evalsha', sha1, 1, key, '1', '{"dead":1}', '{"fresh":1}', String(at.getTime())],
+      ['evalsha', sha1, 1, key, '1', '{"dead":1}', `[${at.getTime()},{"fresh":1}]`, String(at.getTime())],
       ['evalsha', sha1, 1, key, '0', '', '', ''],
     ]);
     client.disconnect();
@@ -141,13 +134,18 @@ describe('RedisDualAnchorCheckpointStore on ioredis-mock', () => {
     client.disconnect();
   });
 
+  const pair = 'an anchor pair [<epoch ms or null>,<JSON token or null>]';
   for (const [field, value, expected] of [
-    ['lastSeenTimestamp', 'yesterday', 'epoch milliseconds (years 1 to 9999) as a decimal integer'],
+    ['lastSeen', '[yesterday,"t"]', pair],
+    ['lastSeen', '{"t":1}', pair],
+    ['lastProcessed', '[1,{not json]', pair],
+    ['lastProcessed', '[1,]', pair],
+    ['lastProcessed', '[253402300800000,"t"]', pair],
     ['lastHeartbeatTimestamp', '253402300800000', 'epoch milliseconds (years 1 to 9999) as a decimal integer'],
-    ['lastProcessedToken', '{not json', 'JSON text'],
+    ['lastHeartbeatTimestamp', '1.5', 'epoch milliseconds (years 1 to 9999) as a decimal integer'],
     ['metadata', '[1,2]', 'a JSON object'],
   ] as const) {
-    it(`reports a record whose ${field} holds what the store never writes, naming key, field and value`, async () => {
+    it(`reports a record whose ${field} holds ${value}, naming key, field and value`, async () => {
       const { client } = await recordingRedisMock();
       const store = new RedisDualAnchorCheckpointStore(client);
       await store.saveHeartbeat('orders', at);
