@@ -76,17 +76,17 @@ export async function comparePaired(
   };
 }
 
-/** The lines a bench prints for `comparison`: each side's ops/s and latency, then the ratio against `target`. */
-export function formatComparison(comparison: PairedComparison, ratioName: string, target: number): string[] {
+/** The lines a bench prints for `comparison`: each side's ops/s and latency, then the ratio against `target`, if any. */
+export function formatComparison(comparison: PairedComparison, ratioName: string, target?: number): string[] {
   const side = ({ name, opsPerSecond, p50Ms, p99Ms }: SideFigures): string =>
-    `${name.padEnd(40)} ${Math.round(opsPerSecond).toLocaleString('en-US').padStart(9)} ops/s` +
+    `${name.padEnd(50)} ${Math.round(opsPerSecond).toLocaleString('en-US').padStart(9)} ops/s` +
     `  p50 ${p50Ms.toFixed(2)} ms  p99 ${p99Ms.toFixed(2)} ms`;
   const { ratio, lowerQuartile, upperQuartile } = comparison;
   return [
     side(comparison.baseline),
     side(comparison.candidate),
     `ratio ${ratioName}: ${ratio.toFixed(3)} (median of the pairs; quartiles ${lowerQuartile.toFixed(3)}–` +
-      `${upperQuartile.toFixed(3)}; target >= ${target}: ${ratio >= target ? 'met' : 'NOT met'})`,
+      `${upperQuartile.toFixed(3)}; ${target === undefined ? 'for reference, no target' : `target >= ${target}: ${ratio >= target ? 'met' : 'NOT met'}`})`,
   ];
 }
 

@@ -70,11 +70,13 @@ export const DualAnchorWritePlan = Object.freeze({
     condition: unknown,
   ): DualAnchorFieldWrite {
     assertStreamName(streamName);
-    const fields = {
-      lastSeenToken: anchorToken(token, 'saveSeen'),
-      lastSeenTimestamp: timestampMillis(timestamp, 'timestamp'),
-      ...heartbeatField(heartbeatTimestamp),
-    };
+    const lastSeenToken = anchorToken(token, 'saveSeen');
+    const lastSeenTimestamp = timestampMillis(timestamp, 'timestamp');
+    const lastHeartbeatTimestamp = optionalHeartbeat(heartbeatTimestamp);
+    const fields =
+      lastHeartbeatTimestamp === undefined
+        ? { lastSeenToken, lastSeenTimestamp }
+        : { lastSeenToken, lastSeenTimestamp, lastHeartbeatTimestamp };
     return { streamName, fields, condition: writeConditionSnapshot(condition) };
   },
 
@@ -87,11 +89,13 @@ export const DualAnchorWritePlan = Object.freeze({
     condition: unknown,
   ): DualAnchorFieldWrite {
     assertStreamName(streamName);
-    const fields = {
-      lastProcessedToken: anchorToken(token, 'saveProcessed'),
-      lastProcessedTimestamp: timestampMillis(timestamp, 'timestamp'),
-      ...heartbeatField(heartbeatTimestamp),
-    };
+    const lastProcessedToken = anchorToken(token, 'saveProcessed');
+    const lastProcessedTimestamp = timestampMillis(timestamp, 'timestamp');
+    const lastHeartbeatTimestamp = optionalHeartbeat(heartbeatTimestamp);
+    const fields =
+      lastHeartbeatTimestamp === undefined
+        ? { lastProcessedToken, lastProcessedTimestamp }
+        : { lastProcessedToken, lastProcessedTimestamp, lastHeartbeatTimestamp };
     return { streamName, fields, condition: writeConditionSnapshot(condition) };
   },
 
@@ -201,16 +205,16 @@ function nullableTimestamp(timestamp: unknown, what: string): number | null {
   return timestamp === null ? null : timestampMillis(timestamp, what);
 }
 
-function heartbeatField(heartbeatTimestamp: unknown): { lastHeartbeatTimestamp?: number } {
+function optionalHeartbeat(heartbeatTimestamp: unknown): number | undefined {
   if (heartbeatTimestamp === undefined) {
-    return {};
+    return undefined;
   }
   if (heartbeatTimestamp === null) {
     throw new TypeError(
       'heartbeatTimestamp must be a Date or left out (undefined), got null. Leave it out to keep the stored heartbeat.',
     );
   }
-  return { lastHeartbeatTimestamp: timestampMillis(heartbeatTimestamp, 'heartbeatTimestamp') };
+  return timestampMillis(heartbeatTimestamp, 'heartbeatTimestamp');
 }
 
 function instanceIdField(instanceId: unknown): string | null {
