@@ -30,6 +30,7 @@ export {
   assertStreamName,
   canonicalJson,
   decodeDualAnchorCheckpoint,
+  DualAnchorCheckpointStoreBase,
   DualAnchorWritePlan,
   emptyStoredDualAnchorFields,
   encodeDualAnchorCheckpoint,

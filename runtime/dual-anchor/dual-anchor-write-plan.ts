@@ -69,15 +69,7 @@ export const DualAnchorWritePlan = Object.freeze({
     heartbeatTimestamp: unknown,
     condition: unknown,
   ): DualAnchorFieldWrite {
-    assertStreamName(streamName);
-    const lastSeenToken = anchorToken(token, 'saveSeen');
-    const lastSeenTimestamp = timestampMillis(timestamp, 'timestamp');
-    const lastHeartbeatTimestamp = optionalHeartbeat(heartbeatTimestamp);
-    const fields =
-      lastHeartbeatTimestamp === undefined
-        ? { lastSeenToken, lastSeenTimestamp }
-        : { lastSeenToken, lastSeenTimestamp, lastHeartbeatTimestamp };
-    return { streamName, fields, condition: writeConditionSnapshot(condition) };
+    return anchorWrite('saveSeen', streamName, token, timestamp, heartbeatTimestamp, condition);
   },
 
   /** The processed pair, and the heartbeat when one is given. */
@@ -88,15 +80,7 @@ export const DualAnchorWritePlan = Object.freeze({
     heartbeatTimestamp: unknown,
     condition: unknown,
   ): DualAnchorFieldWrite {
-    assertStreamName(streamName);
-    const lastProcessedToken = anchorToken(token, 'saveProcessed');
-    const lastProcessedTimestamp = timestampMillis(timestamp, 'timestamp');
-    const lastHeartbeatTimestamp = optionalHeartbeat(heartbeatTimestamp);
-    const fields =
-      lastHeartbeatTimestamp === undefined
-        ? { lastProcessedToken, lastProcessedTimestamp }
-        : { lastProcessedToken, lastProcessedTimestamp, lastHeartbeatTimestamp };
-    return { streamName, fields, condition: writeConditionSnapshot(condition) };
+    return anchorWrite('saveProcessed', streamName, token, timestamp, heartbeatTimestamp, condition);
   },
 
   /** The heartbeat alone. */
@@ -179,6 +163,29 @@ export function decodeDualAnchorCheckpoint(streamName: string, stored: StoredDua
     lastHeartbeatTimestamp: dateOf(stored.lastHeartbeatTimestamp),
     metadata: parseJson(stored.metadata) as JsonObject,
   };
+}
+
+/** An anchor write: its pair, and the heartbeat when one is given, in one object built without spreads (a hot path). */
+function anchorWrite(
+  operation: 'saveSeen' | 'saveProcessed',
+  streamName: unknown,
+  token: unknown,
+  timestamp: unknown,
+  heartbeatTimestamp: unknown,
+  condition: unknown,
+): DualAnchorFieldWrite {
+  assertStreamName(streamName);
+  const tokenText = anchorToken(token, operation);
+  const millis = timestampMillis(timestamp, 'timestamp');
+  const heartbeat = optionalHeartbeat(heartbeatTimestamp);
+  const fields: { -readonly [Field in keyof StoredDualAnchorFields]?: StoredDualAnchorFields[Field] } =
+    operation === 'saveSeen'
+      ? { lastSeenToken: tokenText, lastSeenTimestamp: millis }
+      : { lastProcessedToken: tokenText, lastProcessedTimestamp: millis };
+  if (heartbeat !== undefined) {
+    fields.lastHeartbeatTimestamp = heartbeat;
+  }
+  return { streamName, fields, condition: writeConditionSnapshot(condition) };
 }
 
 function dateOf(millis: number | null): Date | null {

@@ -1,6 +1,7 @@
 export type { JsonObject, JsonValue } from './json-value.js';
 export type { DualAnchorCheckpoint, DualAnchorToken } from './dual-anchor-checkpoint.js';
 export type { DualAnchorCheckpointStore } from './dual-anchor-checkpoint-store.js';
+export { DualAnchorCheckpointStoreBase } from './dual-anchor-checkpoint-store-base.js';
 export { canonicalJson } from './canonical-json.js';
 export {
   decodeDualAnchorCheckpoint,

@@ -1,16 +1,18 @@
 import type { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import { UnsupportedWriteConditionError } from '../errors/unsupported-write-condition-error.js';
-import type { DualAnchorCheckpoint, DualAnchorToken } from './dual-anchor-checkpoint.js';
+import type { DualAnchorCheckpoint } from './dual-anchor-checkpoint.js';
 import type { DualAnchorCheckpointStore } from './dual-anchor-checkpoint-store.js';
+import { DualAnchorCheckpointStoreBase } from './dual-anchor-checkpoint-store-base.js';
 import {
   decodeDualAnchorCheckpoint,
   DualAnchorWritePlan,
   emptyStoredDualAnchorFields,
   encodeDualAnchorCheckpoint,
   storedFieldsAfterReset,
+  type DualAnchorFieldWrite,
+  type DualAnchorResetWrite,
   type StoredDualAnchorFields,
 } from './dual-anchor-write-plan.js';
-import { assertStreamName } from './well-formed-id.js';
 
 /**
  * What a store must bring to {@link withReadModifyWriteDefaults}: a whole-record `save` that evaluates its condition
@@ -39,80 +41,40 @@ export function withReadModifyWriteDefaults(minimal: MinimalDualAnchorCheckpoint
   return new ReadModifyWriteDualAnchorCheckpointStore(minimal);
 }
 
-class ReadModifyWriteDualAnchorCheckpointStore implements DualAnchorCheckpointStore {
+class ReadModifyWriteDualAnchorCheckpointStore extends DualAnchorCheckpointStoreBase {
   readonly #minimal: MinimalDualAnchorCheckpointStore;
 
   constructor(minimal: MinimalDualAnchorCheckpointStore) {
+    super();
     this.#minimal = minimal;
   }
 
-  async save(checkpoint: DualAnchorCheckpoint, condition?: CheckpointWriteCondition): Promise<void> {
+  /** The whole record needs no read: it goes to the minimal store's `save` as a validated copy. */
+  override async save(checkpoint: DualAnchorCheckpoint, condition?: CheckpointWriteCondition): Promise<void> {
     const write = DualAnchorWritePlan.save(checkpoint, condition);
     this.#refuseUnevaluated(write.condition);
     const stored = { ...emptyStoredDualAnchorFields, ...write.fields };
     await this.#minimal.save(decodeDualAnchorCheckpoint(write.streamName, stored), write.condition);
   }
 
-  async findByStreamName(streamName: string): Promise<DualAnchorCheckpoint | undefined> {
-    assertStreamName(streamName);
-    return this.#minimal.findByStreamName(streamName);
+  evaluatesWriteConditions(): boolean {
+    return this.#minimal.evaluatesWriteConditions?.() ?? false;
   }
 
-  async delete(streamName: string): Promise<void> {
-    assertStreamName(streamName);
-    await this.#minimal.delete(streamName);
-  }
-
-  async saveSeen(
-    streamName: string,
-    token: DualAnchorToken,
-    timestamp: Date,
-    heartbeatTimestamp?: Date,
-    condition?: CheckpointWriteCondition,
-  ): Promise<void> {
-    const write = DualAnchorWritePlan.saveSeen(streamName, token, timestamp, heartbeatTimestamp, condition);
+  protected async writeFields(write: DualAnchorFieldWrite): Promise<void> {
     await this.#readModifyWrite(write.streamName, (stored) => ({ ...stored, ...write.fields }), write.condition);
   }
 
-  async saveProcessed(
-    streamName: string,
-    token: DualAnchorToken,
-    timestamp: Date,
-    heartbeatTimestamp?: Date,
-    condition?: CheckpointWriteCondition,
-  ): Promise<void> {
-    const write = DualAnchorWritePlan.saveProcessed(streamName, token, timestamp, heartbeatTimestamp, condition);
-    await this.#readModifyWrite(write.streamName, (stored) => ({ ...stored, ...write.fields }), write.condition);
-  }
-
-  async saveHeartbeat(
-    streamName: string,
-    heartbeatTimestamp: Date,
-    condition?: CheckpointWriteCondition,
-  ): Promise<void> {
-    const write = DualAnchorWritePlan.saveHeartbeat(streamName, heartbeatTimestamp, condition);
-    await this.#readModifyWrite(write.streamName, (stored) => ({ ...stored, ...write.fields }), write.condition);
-  }
-
-  async resetAfterHistoryLost(
-    streamName: string,
-    freshSeenToken: DualAnchorToken | null,
-    expectedDeadProcessed: DualAnchorToken | null,
-    timestamp: Date,
-    condition?: CheckpointWriteCondition,
-  ): Promise<void> {
-    const reset = DualAnchorWritePlan.resetAfterHistoryLost(
-      streamName,
-      freshSeenToken,
-      expectedDeadProcessed,
-      timestamp,
-      condition,
-    );
+  protected async writeReset(reset: DualAnchorResetWrite): Promise<void> {
     await this.#readModifyWrite(reset.streamName, (stored) => storedFieldsAfterReset(stored, reset), reset.condition);
   }
 
-  evaluatesWriteConditions(): boolean {
-    return this.#minimal.evaluatesWriteConditions?.() ?? false;
+  protected readRecord(streamName: string): Promise<DualAnchorCheckpoint | undefined> {
+    return this.#minimal.findByStreamName(streamName);
+  }
+
+  protected removeRecord(streamName: string): Promise<void> {
+    return this.#minimal.delete(streamName);
   }
 
   async #readModifyWrite(

@@ -1,13 +1,12 @@
 import type { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import {
-  assertStreamName,
   decodeDualAnchorCheckpoint,
-  DualAnchorWritePlan,
+  DualAnchorCheckpointStoreBase,
   emptyStoredDualAnchorFields,
   storedFieldsAfterReset,
   type DualAnchorCheckpoint,
-  type DualAnchorCheckpointStore,
-  type DualAnchorToken,
+  type DualAnchorFieldWrite,
+  type DualAnchorResetWrite,
   type StoredDualAnchorFields,
 } from '../dual-anchor/index.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
@@ -24,76 +23,29 @@ interface StoredRecord {
  * write, the anchor with its heartbeat, and the guarded reset are each one step. Records are kept in stored form
  * (canonical JSON, epoch milliseconds), so what a caller passes in or gets back is never shared with the store.
  */
-export class InMemoryDualAnchorCheckpointStore implements DualAnchorCheckpointStore {
+export class InMemoryDualAnchorCheckpointStore extends DualAnchorCheckpointStoreBase {
   readonly #records = new Map<string, StoredRecord>();
-
-  async save(checkpoint: DualAnchorCheckpoint, condition?: CheckpointWriteCondition): Promise<void> {
-    const { streamName, fields, condition: snapshot } = DualAnchorWritePlan.save(checkpoint, condition);
-    this.#upsert(streamName, snapshot, (stored) => ({ ...stored, ...fields }));
-  }
-
-  async findByStreamName(streamName: string): Promise<DualAnchorCheckpoint | undefined> {
-    assertStreamName(streamName);
-    const stored = this.#records.get(streamName);
-    return stored === undefined ? undefined : decodeDualAnchorCheckpoint(streamName, stored.fields);
-  }
-
-  async delete(streamName: string): Promise<void> {
-    assertStreamName(streamName);
-    this.#records.delete(streamName);
-  }
-
-  async saveSeen(
-    streamName: string,
-    token: DualAnchorToken,
-    timestamp: Date,
-    heartbeatTimestamp?: Date,
-    condition?: CheckpointWriteCondition,
-  ): Promise<void> {
-    const write = DualAnchorWritePlan.saveSeen(streamName, token, timestamp, heartbeatTimestamp, condition);
-    this.#upsert(write.streamName, write.condition, (stored) => ({ ...stored, ...write.fields }));
-  }
-
-  async saveProcessed(
-    streamName: string,
-    token: DualAnchorToken,
-    timestamp: Date,
-    heartbeatTimestamp?: Date,
-    condition?: CheckpointWriteCondition,
-  ): Promise<void> {
-    const write = DualAnchorWritePlan.saveProcessed(streamName, token, timestamp, heartbeatTimestamp, condition);
-    this.#upsert(write.streamName, write.condition, (stored) => ({ ...stored, ...write.fields }));
-  }
-
-  async saveHeartbeat(
-    streamName: string,
-    heartbeatTimestamp: Date,
-    condition?: CheckpointWriteCondition,
-  ): Promise<void> {
-    const write = DualAnchorWritePlan.saveHeartbeat(streamName, heartbeatTimestamp, condition);
-    this.#upsert(write.streamName, write.condition, (stored) => ({ ...stored, ...write.fields }));
-  }
-
-  async resetAfterHistoryLost(
-    streamName: string,
-    freshSeenToken: DualAnchorToken | null,
-    expectedDeadProcessed: DualAnchorToken | null,
-    timestamp: Date,
-    condition?: CheckpointWriteCondition,
-  ): Promise<void> {
-    const reset = DualAnchorWritePlan.resetAfterHistoryLost(
-      streamName,
-      freshSeenToken,
-      expectedDeadProcessed,
-      timestamp,
-      condition,
-    );
-    this.#upsert(reset.streamName, reset.condition, (stored) => storedFieldsAfterReset(stored, reset));
-  }
 
   /** Always true: every condition is judged in the same synchronous step as its write. */
   evaluatesWriteConditions(): boolean {
     return true;
+  }
+
+  protected async writeFields(write: DualAnchorFieldWrite): Promise<void> {
+    this.#upsert(write.streamName, write.condition, (stored) => ({ ...stored, ...write.fields }));
+  }
+
+  protected async writeReset(reset: DualAnchorResetWrite): Promise<void> {
+    this.#upsert(reset.streamName, reset.condition, (stored) => storedFieldsAfterReset(stored, reset));
+  }
+
+  protected async readRecord(streamName: string): Promise<DualAnchorCheckpoint | undefined> {
+    const stored = this.#records.get(streamName);
+    return stored === undefined ? undefined : decodeDualAnchorCheckpoint(streamName, stored.fields);
+  }
+
+  protected async removeRecord(streamName: string): Promise<void> {
+    this.#records.delete(streamName);
   }
 
   #upsert(

@@ -3,12 +3,10 @@ import {
   assertStreamName,
   assertWellFormedId,
   decodeDualAnchorCheckpoint,
-  DualAnchorWritePlan,
+  DualAnchorCheckpointStoreBase,
   type DualAnchorCheckpoint,
-  type DualAnchorCheckpointStore,
   type DualAnchorFieldWrite,
   type DualAnchorResetWrite,
-  type DualAnchorToken,
 } from '../dual-anchor/index.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import { hashArguments, millisText, pairText, storedFieldsOfHash } from './dual-anchor-hash.js';
@@ -38,13 +36,14 @@ const defaultKeyPrefix = 'checkpoint-fencing:anchors:';
  * script that judges the version field of the same hash and writes; `resetAfterHistoryLost` is one Lua script with
  * the guard inside. Layout and field encoding: doc/dual-anchor.md.
  */
-export class RedisDualAnchorCheckpointStore implements DualAnchorCheckpointStore {
+export class RedisDualAnchorCheckpointStore extends DualAnchorCheckpointStoreBase {
   readonly #client: RedisDualAnchorClient;
   readonly #scripts: RedisScriptRunner;
   readonly #keyPrefix: string;
 
   /** @throws TypeError for a `keyPrefix` that is not a string or holds a lone surrogate. */
   constructor(client: RedisDualAnchorClient, options: RedisDualAnchorCheckpointStoreOptions = {}) {
+    super();
     const keyPrefix = options.keyPrefix ?? defaultKeyPrefix;
     if (keyPrefix !== '') {
       assertWellFormedId(keyPrefix, 'keyPrefix');
@@ -60,81 +59,18 @@ export class RedisDualAnchorCheckpointStore implements DualAnchorCheckpointStore
     return this.#keyPrefix + streamName;
   }
 
-  /** `save` under `any()` is one `HSET` of every field (`''` for null); the version field is left as it was. */
-  async save(checkpoint: DualAnchorCheckpoint, condition?: CheckpointWriteCondition): Promise<void> {
-    await this.#write(DualAnchorWritePlan.save(checkpoint, condition));
-  }
-
-  /** One `HGETALL`. */
-  async findByStreamName(streamName: string): Promise<DualAnchorCheckpoint | undefined> {
-    const key = this.recordKey(streamName);
-    const hash = await this.#client.hgetall(key);
-    return Object.keys(hash).length === 0
-      ? undefined
-      : decodeDualAnchorCheckpoint(streamName, storedFieldsOfHash(key, hash));
-  }
-
-  /** One `DEL` of the hash, version included. */
-  async delete(streamName: string): Promise<void> {
-    await this.#client.del(this.recordKey(streamName));
-  }
-
-  async saveSeen(
-    streamName: string,
-    token: DualAnchorToken,
-    timestamp: Date,
-    heartbeatTimestamp?: Date,
-    condition?: CheckpointWriteCondition,
-  ): Promise<void> {
-    await this.#write(DualAnchorWritePlan.saveSeen(streamName, token, timestamp, heartbeatTimestamp, condition));
-  }
-
-  async saveProcessed(
-    streamName: string,
-    token: DualAnchorToken,
-    timestamp: Date,
-    heartbeatTimestamp?: Date,
-    condition?: CheckpointWriteCondition,
-  ): Promise<void> {
-    await this.#write(DualAnchorWritePlan.saveProcessed(streamName, token, timestamp, heartbeatTimestamp, condition));
-  }
-
-  async saveHeartbeat(
-    streamName: string,
-    heartbeatTimestamp: Date,
-    condition?: CheckpointWriteCondition,
-  ): Promise<void> {
-    await this.#write(DualAnchorWritePlan.saveHeartbeat(streamName, heartbeatTimestamp, condition));
-  }
-
-  async resetAfterHistoryLost(
-    streamName: string,
-    freshSeenToken: DualAnchorToken | null,
-    expectedDeadProcessed: DualAnchorToken | null,
-    timestamp: Date,
-    condition?: CheckpointWriteCondition,
-  ): Promise<void> {
-    const reset = DualAnchorWritePlan.resetAfterHistoryLost(
-      streamName,
-      freshSeenToken,
-      expectedDeadProcessed,
-      timestamp,
-      condition,
-    );
-    await this.#reset(reset);
-  }
-
   /** True: every condition is judged in the same Lua script as the write, against the hash's own version field. */
   evaluatesWriteConditions(): boolean {
     return true;
   }
 
   /**
-   * One command: `HSET` under `any()`, else one script run. Not `async`, so an unconditional write costs the caller
-   * one promise, the client's. A connection error is passed through as is: the write may or may not have happened,
-   * so the caller must not read it as a refusal.
+   * One command: `HSET` of the plan's fields under `any()` (every field for `save`; the version field is never
+   * touched), else one script run. Not `async` itself, so an unconditional write adds no promise of its own to the
+   * client's. A connection error is passed through as is: the write may or may not have happened, so the caller must
+   * not read it as a refusal.
    */
-  #write(write: DualAnchorFieldWrite): Promise<unknown> {
+  protected writeFields(write: DualAnchorFieldWrite): Promise<unknown> {
     const key = this.#keyPrefix + write.streamName;
     const { condition } = write;
     const fields = hashArguments(write.fields);
@@ -154,7 +90,8 @@ export class RedisDualAnchorCheckpointStore implements DualAnchorCheckpointStore
     }
   }
 
-  async #reset(reset: DualAnchorResetWrite): Promise<void> {
+  /** One script run under every condition: the guard, the condition and the write are one atomic step. */
+  protected async writeReset(reset: DualAnchorResetWrite): Promise<void> {
     const key = this.#keyPrefix + reset.streamName;
     const { condition, fields, expectedDeadProcessed } = reset;
     const args = [
@@ -172,6 +109,20 @@ export class RedisDualAnchorCheckpointStore implements DualAnchorCheckpointStore
             args,
           );
     this.#judge(reset.streamName, condition, reply);
+  }
+
+  /** One `HGETALL`; an empty hash is no record. */
+  protected async readRecord(streamName: string): Promise<DualAnchorCheckpoint | undefined> {
+    const key = this.#keyPrefix + streamName;
+    const hash = await this.#client.hgetall(key);
+    return Object.keys(hash).length === 0
+      ? undefined
+      : decodeDualAnchorCheckpoint(streamName, storedFieldsOfHash(key, hash));
+  }
+
+  /** One `DEL` of the hash, version included. */
+  protected removeRecord(streamName: string): Promise<number> {
+    return this.#client.del(this.#keyPrefix + streamName);
   }
 
   #judge(streamName: string, condition: CheckpointWriteCondition, reply: unknown): void {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
-  assertStreamName,
   CheckpointWriteCondition,
   decodeDualAnchorCheckpoint,
+  DualAnchorCheckpointStoreBase,
   DualAnchorWritePlan,
   emptyStoredDualAnchorFields,
   InMemoryDualAnchorCheckpointStore,
@@ -95,77 +95,32 @@ class PlainMapStore implements MinimalDualAnchorCheckpointStore {
 
 /**
  * A correct store with targeted writes that evaluates no condition (it refuses them), written so that each broken
- * variant below changes one thing: each write's body runs synchronously, so it is one atomic step.
+ * variant below changes one thing: each step's body runs synchronously, so it is atomic.
  */
-class TargetedMapStore implements DualAnchorCheckpointStore {
+class TargetedMapStore extends DualAnchorCheckpointStoreBase {
   protected readonly records = new Map<string, StoredDualAnchorFields>();
-
-  async save(checkpoint: DualAnchorCheckpoint, condition?: Condition): Promise<void> {
-    const write = DualAnchorWritePlan.save(checkpoint, condition);
-    this.refuseConditions(write);
-    this.put(write.streamName, { ...emptyStoredDualAnchorFields, ...write.fields });
-  }
-
-  async findByStreamName(streamName: string): Promise<DualAnchorCheckpoint | undefined> {
-    assertStreamName(streamName);
-    const stored = this.records.get(streamName);
-    return stored === undefined ? undefined : decodeDualAnchorCheckpoint(streamName, stored);
-  }
-
-  async delete(streamName: string): Promise<void> {
-    assertStreamName(streamName);
-    this.records.delete(streamName);
-  }
-
-  async saveSeen(
-    streamName: string,
-    token: DualAnchorToken,
-    timestamp: Date,
-    heartbeatTimestamp?: Date,
-    condition?: Condition,
-  ): Promise<void> {
-    this.patch(DualAnchorWritePlan.saveSeen(streamName, token, timestamp, heartbeatTimestamp, condition));
-  }
-
-  async saveProcessed(
-    streamName: string,
-    token: DualAnchorToken,
-    timestamp: Date,
-    heartbeatTimestamp?: Date,
-    condition?: Condition,
-  ): Promise<void> {
-    this.patch(DualAnchorWritePlan.saveProcessed(streamName, token, timestamp, heartbeatTimestamp, condition));
-  }
-
-  async saveHeartbeat(streamName: string, heartbeatTimestamp: Date, condition?: Condition): Promise<void> {
-    this.patch(DualAnchorWritePlan.saveHeartbeat(streamName, heartbeatTimestamp, condition));
-  }
-
-  async resetAfterHistoryLost(
-    streamName: string,
-    freshSeenToken: DualAnchorToken | null,
-    expectedDeadProcessed: DualAnchorToken | null,
-    timestamp: Date,
-    condition?: Condition,
-  ): Promise<void> {
-    const reset = DualAnchorWritePlan.resetAfterHistoryLost(
-      streamName,
-      freshSeenToken,
-      expectedDeadProcessed,
-      timestamp,
-      condition,
-    );
-    this.refuseConditions(reset);
-    this.put(streamName, storedFieldsAfterReset(this.current(streamName), reset));
-  }
 
   evaluatesWriteConditions(): boolean {
     return false;
   }
 
-  protected patch(write: DualAnchorFieldWrite): void {
+  protected async writeFields(write: DualAnchorFieldWrite): Promise<void> {
     this.refuseConditions(write);
     this.put(write.streamName, { ...this.current(write.streamName), ...write.fields });
+  }
+
+  protected async writeReset(reset: DualAnchorResetWrite): Promise<void> {
+    this.refuseConditions(reset);
+    this.put(reset.streamName, storedFieldsAfterReset(this.current(reset.streamName), reset));
+  }
+
+  protected async readRecord(streamName: string): Promise<DualAnchorCheckpoint | undefined> {
+    const stored = this.records.get(streamName);
+    return stored === undefined ? undefined : decodeDualAnchorCheckpoint(streamName, stored);
+  }
+
+  protected async removeRecord(streamName: string): Promise<void> {
+    this.records.delete(streamName);
   }
 
   protected current(streamName: string): StoredDualAnchorFields {
@@ -185,88 +140,59 @@ class TargetedMapStore implements DualAnchorCheckpointStore {
 
 /** The plain-UPDATE trap: a partial write matches no record on a brand-new stream and silently persists nothing. */
 class UpdateWithoutUpsertStore extends TargetedMapStore {
-  protected override patch(write: DualAnchorFieldWrite): void {
+  override async save(checkpoint: DualAnchorCheckpoint, condition?: Condition): Promise<void> {
+    const write = DualAnchorWritePlan.save(checkpoint, condition);
+    this.refuseConditions(write);
+    this.put(write.streamName, { ...emptyStoredDualAnchorFields, ...write.fields });
+  }
+
+  protected override async writeFields(write: DualAnchorFieldWrite): Promise<void> {
     if (this.records.has(write.streamName)) {
-      super.patch(write);
+      await super.writeFields(write);
     }
   }
 
-  override async resetAfterHistoryLost(
-    streamName: string,
-    freshSeenToken: DualAnchorToken | null,
-    expectedDeadProcessed: DualAnchorToken | null,
-    timestamp: Date,
-    condition?: Condition,
-  ): Promise<void> {
-    if (this.records.has(streamName)) {
-      await super.resetAfterHistoryLost(streamName, freshSeenToken, expectedDeadProcessed, timestamp, condition);
+  protected override async writeReset(reset: DualAnchorResetWrite): Promise<void> {
+    if (this.records.has(reset.streamName)) {
+      await super.writeReset(reset);
     }
   }
 }
 
 /** The read-then-write guard: reads the processed token, decides in Node one round trip later, then writes. */
 class ReadThenWriteGuardStore extends TargetedMapStore {
-  override async resetAfterHistoryLost(
-    streamName: string,
-    freshSeenToken: DualAnchorToken | null,
-    expectedDeadProcessed: DualAnchorToken | null,
-    timestamp: Date,
-    condition?: Condition,
-  ): Promise<void> {
-    const reset = DualAnchorWritePlan.resetAfterHistoryLost(
-      streamName,
-      freshSeenToken,
-      expectedDeadProcessed,
-      timestamp,
-      condition,
-    );
+  protected override async writeReset(reset: DualAnchorResetWrite): Promise<void> {
     this.refuseConditions(reset);
-    const dead = this.current(streamName).lastProcessedToken === reset.expectedDeadProcessed;
+    const dead = this.current(reset.streamName).lastProcessedToken === reset.expectedDeadProcessed;
     await roundTrip();
-    this.put(streamName, {
-      ...this.current(streamName),
+    this.put(reset.streamName, {
+      ...this.current(reset.streamName),
       ...reset.fields,
       ...(dead ? { lastProcessedToken: null, lastProcessedTimestamp: null } : {}),
     });
   }
 }
 
-/** The anchor and its heartbeat in two awaited writes where one atomic write was required (arguments checked first). */
+/** The anchor and its heartbeat in two awaited writes where one atomic write was required. */
 class TwoStepHeartbeatStore extends TargetedMapStore {
-  override async saveSeen(
-    streamName: string,
-    token: DualAnchorToken,
-    timestamp: Date,
-    heartbeatTimestamp?: Date,
-    condition?: Condition,
-  ): Promise<void> {
-    DualAnchorWritePlan.saveSeen(streamName, token, timestamp, heartbeatTimestamp, condition);
-    await super.saveSeen(streamName, token, timestamp, undefined, condition);
-    if (heartbeatTimestamp !== undefined) {
-      await roundTrip();
-      await super.saveHeartbeat(streamName, heartbeatTimestamp, condition);
+  protected override async writeFields(write: DualAnchorFieldWrite): Promise<void> {
+    const { lastHeartbeatTimestamp, ...anchor } = write.fields;
+    const anchorWithHeartbeat =
+      lastHeartbeatTimestamp !== undefined && ('lastSeenToken' in anchor || 'lastProcessedToken' in anchor);
+    if (!anchorWithHeartbeat || 'metadata' in anchor) {
+      await super.writeFields(write);
+      return;
     }
-  }
-
-  override async saveProcessed(
-    streamName: string,
-    token: DualAnchorToken,
-    timestamp: Date,
-    heartbeatTimestamp?: Date,
-    condition?: Condition,
-  ): Promise<void> {
-    DualAnchorWritePlan.saveProcessed(streamName, token, timestamp, heartbeatTimestamp, condition);
-    await super.saveProcessed(streamName, token, timestamp, undefined, condition);
-    if (heartbeatTimestamp !== undefined) {
-      await roundTrip();
-      await super.saveHeartbeat(streamName, heartbeatTimestamp, condition);
-    }
+    await super.writeFields({ ...write, fields: anchor });
+    await roundTrip();
+    await super.writeFields({ ...write, fields: { lastHeartbeatTimestamp } });
   }
 }
 
 /** A partial write that upserts the whole row from its own fields (every other column null): no field isolation. */
 class WholeRowPartialWriteStore extends TargetedMapStore {
-  protected override patch(write: DualAnchorFieldWrite): void {
+  protected override async writeFields(write: DualAnchorFieldWrite): Promise<void> {
+    this.refuseConditions(write);
     this.put(write.streamName, { ...emptyStoredDualAnchorFields, ...write.fields });
   }
 }
@@ -287,12 +213,8 @@ class KeyOrderSensitiveGuardStore extends TargetedMapStore {
       timestamp,
       condition,
     );
-    this.refuseConditions(reset);
     const asWritten = expectedDeadProcessed === null ? null : JSON.stringify(expectedDeadProcessed);
-    this.put(
-      streamName,
-      storedFieldsAfterReset(this.current(streamName), { ...reset, expectedDeadProcessed: asWritten }),
-    );
+    await this.writeReset({ ...reset, expectedDeadProcessed: asWritten });
   }
 }
 
@@ -350,27 +272,17 @@ class UncheckedHeartbeatStore extends TargetedMapStore {
   }
 }
 
-/** Answers evaluatesWriteConditions() false, yet writes past notOlderThan on saveProcessed. */
+/** Answers evaluatesWriteConditions() false, yet writes past every condition. */
 class SilentlyWritesConditionsStore extends TargetedMapStore {
-  override async saveProcessed(
-    streamName: string,
-    token: DualAnchorToken,
-    timestamp: Date,
-    heartbeatTimestamp?: Date,
-  ): Promise<void> {
-    await super.saveProcessed(streamName, token, timestamp, heartbeatTimestamp);
+  protected override refuseConditions(): void {
+    // Claims no capability, then ignores the condition instead of refusing it: the trap this store stands for.
   }
 }
 
-/** Answers evaluatesWriteConditions() true, yet writes saveProcessed unconditionally: fencing silently off. */
+/** Answers evaluatesWriteConditions() true, yet writes unconditionally: fencing silently off. */
 class IgnoresConditionsStore extends InMemoryDualAnchorCheckpointStore {
-  override async saveProcessed(
-    streamName: string,
-    token: DualAnchorToken,
-    timestamp: Date,
-    heartbeatTimestamp?: Date,
-  ): Promise<void> {
-    await super.saveProcessed(streamName, token, timestamp, heartbeatTimestamp);
+  protected override writeFields(write: DualAnchorFieldWrite): Promise<void> {
+    return super.writeFields({ ...write, condition: CheckpointWriteCondition.any() });
   }
 }
 
