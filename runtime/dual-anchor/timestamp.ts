@@ -1,7 +1,8 @@
 import { describeValue } from '../describe-value.js';
 
-/** 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the four-digit years every backend's timestamp type holds. */
+/** 0001-01-01T00:00:00.000Z: the earliest timestamp a store keeps, the start of the years every backend holds. */
 export const earliestTimestampMillis = -62_135_596_800_000;
+/** 9999-12-31T23:59:59.999Z: the latest timestamp a store keeps. */
 export const latestTimestampMillis = 253_402_300_799_999;
 
 /**
