@@ -7,3 +7,4 @@ export {
   type PostgresServerProcess,
   type StartPostgresServerOptions,
 } from './start-postgres-server.js';
+export { freshTableName, rowCount, testPool } from './postgres-test-database.js';
