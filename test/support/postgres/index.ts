@@ -8,3 +8,4 @@ export {
   type StartPostgresServerOptions,
 } from './start-postgres-server.js';
 export { freshTableName, rowCount, testPool } from './postgres-test-database.js';
+export { RecordingPostgresClient } from './recording-postgres-client.js';
