@@ -76,8 +76,9 @@ describe('model-based interleavings: PostgresCheckpointStorage on a real Postgre
           const observed: bigint[] = [];
           const watching = { active: true };
           const watcher = (async () => {
+            // On a connection of its own: a client runs one statement at a time.
             const reader = new RecordingCheckpointStorage(
-              storages[0] as PostgresCheckpointStorage,
+              new PostgresCheckpointStorage(watcherClient(), { table }),
               recorder,
               'watcher',
             );
