@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort, loopbackHost } from '../free-loopback-port.js';
+import { cleanUpOnExit } from './clean-up-on-exit.js';
 import { pgBouncerBinary } from './postgres-binaries.js';
 import { handToPostgresOsUser, postgresOsUser, spawnIdentity } from './postgres-os-user.js';
 import type { PostgresConnectionDetails } from './start-postgres-server.js';
@@ -24,14 +25,6 @@ export interface StartPgBouncerOptions {
 }
 
 const startupTimeoutMs = 15_000;
-const liveBouncers = new Map<ChildProcess, string>();
-
-process.once('exit', () => {
-  for (const [child, directory] of liveBouncers) {
-    child.kill('SIGKILL');
-    rmSync(directory, { recursive: true, force: true });
-  }
-});
 
 /**
  * Starts Debian's `pgbouncer` on a free loopback port in front of `server`, trusting the `postgres` user, in
@@ -74,15 +67,21 @@ export async function startPgBouncer(
     ].join('\n'),
   );
   const child = spawn(binary, [ini], { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'], ...spawnIdentity(user) });
-  liveBouncers.set(child, directory);
+  const forget = cleanUpOnExit(() => {
+    child.kill('SIGKILL');
+    rmSync(directory, { recursive: true, force: true });
+  });
   let log = '';
   const collect = (chunk: Buffer): void => {
     log = (log + chunk.toString()).slice(-4_000);
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
+  let stopped = false;
   const stop = async (): Promise<void> => {
-    if (liveBouncers.delete(child)) {
+    if (!stopped) {
+      stopped = true;
+      forget();
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');

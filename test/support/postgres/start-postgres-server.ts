@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort, loopbackHost } from '../free-loopback-port.js';
+import { cleanUpOnExit } from './clean-up-on-exit.js';
 import { postgresBinDirectory } from './postgres-binaries.js';
 import { handToPostgresOsUser, postgresOsUser, spawnIdentity, type PostgresOsUser } from './postgres-os-user.js';
 
@@ -48,48 +49,47 @@ export interface StartPostgresServerOptions {
 
 const portAttempts = 5;
 const startTimeoutSeconds = 60;
-/** Servers still running, stopped when the process exits, even after a failed afterAll. */
-const liveServers = new Map<string, { readonly binDirectory: string; readonly user: PostgresOsUser | undefined }>();
-
-process.once('exit', () => {
-  for (const [baseDirectory, { binDirectory, user }] of liveServers) {
-    try {
-      execFileSync(join(binDirectory, 'pg_ctl'), ['stop', '-D', join(baseDirectory, 'data'), '-m', 'immediate', '-w'], {
-        stdio: 'ignore',
-        timeout: 10_000,
-        ...spawnIdentity(user),
-      });
-    } catch {
-      // Already stopped, or stopping failed: the directory goes either way.
-    }
-    rmSync(baseDirectory, { recursive: true, force: true });
+/** Stops the server in `baseDirectory` at once and removes the directory; what runs when the process exits. */
+function stopAndRemoveNow(baseDirectory: string, binDirectory: string, user: PostgresOsUser | undefined): void {
+  try {
+    execFileSync(join(binDirectory, 'pg_ctl'), ['stop', '-D', join(baseDirectory, 'data'), '-m', 'immediate', '-w'], {
+      stdio: 'ignore',
+      timeout: 10_000,
+      ...spawnIdentity(user),
+    });
+  } catch {
+    // Not running, or already gone: the directory goes either way.
   }
-});
+  rmSync(baseDirectory, { recursive: true, force: true });
+}
 
 /**
  * Starts a real, throwaway PostgreSQL server: `initdb` into a fresh temp dir, `pg_ctl start` on a free loopback port
  * with its Unix socket in that dir, run as the unprivileged `checkpoint_fencing_pg` user when this process is root
  * (PostgreSQL refuses root), as the current user otherwise. Resolves once it accepts connections. Never skips:
- * rejects with the install command when the binaries are missing. A plain async function with no test-runner
+ * rejects with the install command when the binaries are missing. Stopped and removed when the process exits or is
+ * interrupted, even if the caller never calls `stop()`. A plain async function with no test-runner
  * dependency, so a shared global setup can call it as well as a test file, a soak or a benchmark.
  */
 export async function startPostgresServer(options: StartPostgresServerOptions = {}): Promise<PostgresServerProcess> {
   const binDirectory = postgresBinDirectory();
   const user = postgresOsUser();
   const baseDirectory = mkdtempSync(join(tmpdir(), 'checkpoint-fencing-pg-'));
-  liveServers.set(baseDirectory, { binDirectory, user });
+  const forget = cleanUpOnExit(() => {
+    stopAndRemoveNow(baseDirectory, binDirectory, user);
+  });
   try {
     handToPostgresOsUser(baseDirectory, user);
     const dataDirectory = join(baseDirectory, 'data');
     const socketDirectory = join(baseDirectory, 'socket');
     mkdirSync(socketDirectory);
     handToPostgresOsUser(socketDirectory, user);
-    const server = new RunningPostgresServer(baseDirectory, dataDirectory, socketDirectory, binDirectory, user);
+    const server = new RunningPostgresServer(baseDirectory, dataDirectory, socketDirectory, binDirectory, user, forget);
     await server.initialise(options.settings ?? {});
     return server;
   } catch (error) {
-    liveServers.delete(baseDirectory);
-    rmSync(baseDirectory, { recursive: true, force: true });
+    forget();
+    stopAndRemoveNow(baseDirectory, binDirectory, user);
     throw error;
   }
 }
@@ -107,6 +107,7 @@ class RunningPostgresServer implements PostgresServerProcess {
     readonly socketDirectory: string,
     readonly binDirectory: string,
     private readonly osUser: PostgresOsUser | undefined,
+    private readonly forgetCleanup: () => void,
   ) {}
 
   get port(): number {
@@ -173,7 +174,7 @@ class RunningPostgresServer implements PostgresServerProcess {
     } catch {
       await this.#pgCtl(['stop', '-w', '-m', 'immediate']).catch(() => undefined);
     }
-    liveServers.delete(this.baseDirectory);
+    this.forgetCleanup();
     rmSync(this.baseDirectory, { recursive: true, force: true });
   }
 

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { runZombieDemo } from '../../examples/postgres-projection/zombie-demo.js';
+import { startPostgresServer, testPool, type PostgresServerProcess } from '../support/postgres/index.js';
+
+let server: PostgresServerProcess | undefined;
+let pool: pg.Pool | undefined;
+
+beforeAll(async () => {
+  server = await startPostgresServer();
+  pool = testPool(server);
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await server?.stop();
+});
+
+describe('examples/postgres-projection', () => {
+  it("rolls the zombie's projection row back with its refused checkpoint; the new holder's rows and checkpoint stay", async () => {
+    if (pool === undefined) {
+      throw new Error('The PostgreSQL server of this suite did not start; see the beforeAll error.');
+    }
+    const lines: string[] = [];
+    const outcome = await runZombieDemo(pool, (line) => lines.push(line));
+    expect(outcome.zombieToken).toBe(0n);
+    expect(outcome.newHolderToken).toBe(1n);
+    expect(outcome.refusal.storedVersion).toBe(1n);
+    expect(outcome.checkpoint).toBe('6');
+    expect(outcome.rows).toEqual([
+      { order_id: 'order-1', position: '1', written_with_token: '0' },
+      { order_id: 'order-2', position: '2', written_with_token: '0' },
+      { order_id: 'order-3', position: '3', written_with_token: '0' },
+      { order_id: 'order-4', position: '4', written_with_token: '1' },
+      { order_id: 'order-5', position: '5', written_with_token: '1' },
+      { order_id: 'order-6', position: '6', written_with_token: '1' },
+    ]);
+    expect(lines.some((line) => line.includes('REFUSED'))).toBe(true);
+  });
+});
