@@ -26,9 +26,12 @@ export function qualifiedTableName(option: string, table: unknown, schema: unkno
   return { sql: `${quotedSchema}.${quotedTable}`, display: `${schema as string}.${table as string}` };
 }
 
-/** A name derived from a table name (a constraint), quoted; the table name is already validated. */
+/**
+ * A constraint name made from a validated table name and a suffix, quoted. The table part is shortened so the whole
+ * stays within 63 bytes with the suffix intact: two constraints of one long-named table never collide.
+ */
 export function derivedIdentifier(tableName: string, suffix: string): string {
-  return `"${`${tableName}_${suffix}`.slice(0, maxIdentifierBytes)}"`;
+  return `"${tableName.slice(0, maxIdentifierBytes - suffix.length - 1)}_${suffix}"`;
 }
 
 function quotedIdentifier(option: string, name: unknown): string {

@@ -37,8 +37,8 @@ export function leaseStatements(table: QualifiedTableName, tableName: string): L
       '  -- The holder and when its lease ends by the database clock; both NULL while the lease is free.',
       '  owner text,',
       '  expires_at timestamptz,',
-      `  CONSTRAINT ${derivedIdentifier(tableName, 'token_is_a_non_negative_integer')} CHECK (token::text ~ '^[0-9]+$'),`,
-      `  CONSTRAINT ${derivedIdentifier(tableName, 'owner_and_expiry_together')} CHECK ((owner IS NULL) = (expires_at IS NULL))`,
+      `  CONSTRAINT ${derivedIdentifier(tableName, 'token_check')} CHECK (token::text ~ '^[0-9]+$'),`,
+      `  CONSTRAINT ${derivedIdentifier(tableName, 'owner_with_expiry')} CHECK ((owner IS NULL) = (expires_at IS NULL))`,
       ')',
     ].join('\n'),
     acquire:

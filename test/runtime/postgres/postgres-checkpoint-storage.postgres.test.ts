@@ -112,6 +112,21 @@ describe('PostgresCheckpointStorage schema', () => {
     expect(rows).toEqual([{ subscription_id: 'orders', checkpoint: 'offset-1', version: '1' }]);
   });
 
+  it('takes a table name of the full 63 bytes, its constraint names kept apart', async () => {
+    const table = `t${String(process.pid).padEnd(62, 'x')}`;
+    const storage = new PostgresCheckpointStorage(database(), { table });
+    await storage.createTable();
+    await storage.save('orders', 'offset-1', notOlderThan(1));
+    const { rows } = await database().query<{ conname: string }>(
+      "SELECT conname FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'c' ORDER BY conname",
+      [`"${table}"`],
+    );
+    expect(rows.map(({ conname }) => conname)).toEqual([
+      expect.stringMatching(/^t\d+x*_checkpoint_or_version$/u),
+      expect.stringMatching(/^t\d+x*_version_check$/u),
+    ]);
+  });
+
   it('refuses a version that is not a non-negative integer written by hand', async () => {
     const table = freshTableName('checks');
     const storage = new PostgresCheckpointStorage(database(), { table });
