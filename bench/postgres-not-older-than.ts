@@ -93,6 +93,8 @@ async function compare({ title, baseline, fenced, operations: count }: Compariso
 const loadBefore = loadavg()[0] ?? Number.NaN;
 const server = await startPostgresServer();
 const pool = new pg.Pool({ connectionString: server.connectionString, max: inFlight });
+// Idle connections see the server stop at the end; without a listener that error would end the process.
+pool.on('error', () => undefined);
 try {
   const fencedTable = 'bench_fenced_checkpoints';
   const plainTable = 'bench_plain_checkpoints';
