@@ -1,6 +1,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import pg from 'pg';
 import { CheckpointWriteCondition, PostgresCheckpointStorage } from '../runtime/index.js';
+import { measureInFlight, median, percentile, type BenchOperation } from './in-flight-measurement.js';
 import { startPostgresServer } from '../test/support/postgres/index.js';
 
 // Two comparisons on one throwaway PostgreSQL server, through one pg.Pool with 16 writes in flight:
@@ -18,40 +19,11 @@ const rounds = Number(process.env['BENCH_ROUNDS'] ?? 15);
 const target = 0.9;
 const { notOlderThan } = CheckpointWriteCondition;
 
-type Operation = (slot: number, sequence: number) => Promise<unknown>;
 interface Comparison {
   readonly title: string;
-  readonly baseline: readonly [string, Operation];
-  readonly fenced: readonly [string, Operation];
+  readonly baseline: readonly [string, BenchOperation];
+  readonly fenced: readonly [string, BenchOperation];
   readonly operations: number;
-}
-
-/** Runs `count` operations with `inFlight` loops; returns ops/s and each operation's latency in ms. */
-async function measure(
-  operation: Operation,
-  count: number,
-): Promise<{ opsPerSecond: number; latencies: Float64Array }> {
-  const latencies = new Float64Array(count);
-  let next = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: inFlight }, async (_, slot) => {
-      for (let sequence = next++; sequence < count; sequence = next++) {
-        const begun = process.hrtime.bigint();
-        await operation(slot, sequence);
-        latencies[sequence] = Number(process.hrtime.bigint() - begun) / 1e6;
-      }
-    }),
-  );
-  return { opsPerSecond: count / (Number(process.hrtime.bigint() - started) / 1e9), latencies };
-}
-
-function percentile(sorted: Float64Array, fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
-}
-
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 }
 
 async function compare({ title, baseline, fenced, operations: count }: Comparison): Promise<number> {
@@ -60,12 +32,12 @@ async function compare({ title, baseline, fenced, operations: count }: Compariso
   const latency = new Map<string, Float64Array[]>(variants.map(([name]) => [name, []]));
   const pairRatios: number[] = [];
   for (const [, operation] of variants) {
-    await measure(operation, count);
+    await measureInFlight(operation, count, inFlight);
   }
   for (let round = 0; round < rounds; round += 1) {
     const pair = new Map<string, number>();
     for (const [name, operation] of round % 2 === 0 ? variants : [...variants].reverse()) {
-      const { opsPerSecond, latencies } = await measure(operation, count);
+      const { opsPerSecond, latencies } = await measureInFlight(operation, count, inFlight);
       pair.set(name, opsPerSecond);
       throughput.get(name)?.push(opsPerSecond);
       latency.get(name)?.push(latencies);

@@ -1,6 +1,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { CheckpointWriteCondition, RedisCheckpointStorage } from '../runtime/index.js';
+import { measureInFlight, median, percentile, type BenchOperation } from './in-flight-measurement.js';
 import { startRedisServer } from '../test/support/redis/index.js';
 
 // notOlderThan saves against plain SET through the same ioredis client, on one real redis-server, with 64 writes in
@@ -20,7 +21,7 @@ const client = new Redis({ host: server.host, port: server.port, enableAutoPipel
 const storage = new RedisCheckpointStorage(client);
 const tokens = Array.from({ length: inFlight }, () => 0n);
 
-type Write = (slot: number, sequence: number) => Promise<unknown>;
+type Write = BenchOperation;
 const variants: readonly (readonly [name: string, write: Write])[] = [
   ['plain SET', (slot, sequence) => client.set(`bench-set-${slot}`, `position-${sequence}`)],
   [
@@ -36,42 +37,17 @@ const variants: readonly (readonly [name: string, write: Write])[] = [
   ],
 ];
 
-/** Runs `count` writes with `inFlight` loops; returns ops/s and each write's latency in ms. */
-async function measure(write: Write, count: number): Promise<{ opsPerSecond: number; latencies: Float64Array }> {
-  const latencies = new Float64Array(count);
-  let next = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: inFlight }, async (_, slot) => {
-      for (let sequence = next++; sequence < count; sequence = next++) {
-        const begun = process.hrtime.bigint();
-        await write(slot, sequence);
-        latencies[sequence] = Number(process.hrtime.bigint() - begun) / 1e6;
-      }
-    }),
-  );
-  return { opsPerSecond: count / (Number(process.hrtime.bigint() - started) / 1e9), latencies };
-}
-
-function percentile(sorted: Float64Array, fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
-}
-
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-}
-
 try {
   const throughput = new Map<string, number[]>(variants.map(([name]) => [name, []]));
   const latency = new Map<string, Float64Array[]>(variants.map(([name]) => [name, []]));
   const pairRatios: number[] = [];
   for (const [, write] of variants) {
-    await measure(write, operations);
+    await measureInFlight(write, operations, inFlight);
   }
   for (let round = 0; round < rounds; round += 1) {
     const pair = new Map<string, number>();
     for (const [name, write] of round % 2 === 0 ? variants : [...variants].reverse()) {
-      const { opsPerSecond, latencies } = await measure(write, operations);
+      const { opsPerSecond, latencies } = await measureInFlight(write, operations, inFlight);
       pair.set(name, opsPerSecond);
       throughput.get(name)?.push(opsPerSecond);
       latency.get(name)?.push(latencies);

@@ -1,28 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { runZombieDemo } from '../../examples/postgres-projection/zombie-demo.js';
-import { startPostgresServer, testPool, type PostgresServerProcess } from '../support/postgres/index.js';
+import { postgresForThisFile } from '../support/postgres/index.js';
 
-let server: PostgresServerProcess | undefined;
-let pool: pg.Pool | undefined;
-
-beforeAll(async () => {
-  server = await startPostgresServer();
-  pool = testPool(server);
-});
-
-afterAll(async () => {
-  await pool?.end();
-  await server?.stop();
-});
+const postgres = postgresForThisFile();
 
 describe('examples/postgres-projection', () => {
   it("rolls the zombie's projection row back with its refused checkpoint; the new holder's rows and checkpoint stay", async () => {
-    if (pool === undefined) {
-      throw new Error('The PostgreSQL server of this suite did not start; see the beforeAll error.');
-    }
     const lines: string[] = [];
-    const outcome = await runZombieDemo(pool, (line) => lines.push(line));
+    const outcome = await runZombieDemo(postgres.pool(), (line) => lines.push(line));
     expect(outcome.zombieToken).toBe(0n);
     expect(outcome.newHolderToken).toBe(1n);
     expect(outcome.refusal.storedVersion).toBe(1n);

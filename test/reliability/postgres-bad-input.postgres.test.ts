@@ -1,38 +1,14 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CheckpointWriteCondition, PostgresCheckpointStorage, type CheckpointStorage } from '../../runtime/index.js';
-import {
-  freshTableName,
-  RecordingPostgresClient,
-  rowCount,
-  startPostgresServer,
-  testPool,
-  type PostgresServerProcess,
-} from '../support/postgres/index.js';
+import { freshTableName, RecordingPostgresClient, rowCount, postgresForThisFile } from '../support/postgres/index.js';
 import { describeBadInput } from './bad-input/describe-bad-input.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
 
-let server: PostgresServerProcess | undefined;
-let pool: pg.Pool | undefined;
+const postgres = postgresForThisFile();
+const database = (): pg.Pool => postgres.pool();
 let table = '';
-
-beforeAll(async () => {
-  server = await startPostgresServer();
-  pool = testPool(server);
-});
-
-afterAll(async () => {
-  await pool?.end();
-  await server?.stop();
-});
-
-function database(): pg.Pool {
-  if (pool === undefined) {
-    throw new Error('The PostgreSQL server of this suite did not start; see the beforeAll error.');
-  }
-  return pool;
-}
 
 async function freshStorage(
   client: pg.Pool | RecordingPostgresClient = database(),

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
@@ -7,34 +7,12 @@ import {
   type CheckpointStorage,
 } from '../../../runtime/index.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
-import {
-  freshTableName,
-  startPostgresServer,
-  testPool,
-  type PostgresServerProcess,
-} from '../../support/postgres/index.js';
+import { freshTableName, testPool, postgresForThisFile } from '../../support/postgres/index.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
 
-let server: PostgresServerProcess | undefined;
-let pool: pg.Pool | undefined;
-
-beforeAll(async () => {
-  server = await startPostgresServer();
-  pool = testPool(server);
-});
-
-afterAll(async () => {
-  await pool?.end();
-  await server?.stop();
-});
-
-function database(): pg.Pool {
-  if (pool === undefined) {
-    throw new Error('The PostgreSQL server of this suite did not start; see the beforeAll error.');
-  }
-  return pool;
-}
+const postgres = postgresForThisFile();
+const database = (): pg.Pool => postgres.pool();
 
 async function freshStorage(prefix: string): Promise<PostgresCheckpointStorage> {
   const storage = new PostgresCheckpointStorage(database(), { table: freshTableName(prefix) });
@@ -183,7 +161,7 @@ describe('PostgresCheckpointStorage versions', () => {
   it('stays exact when the application parses numeric columns as JavaScript numbers', async () => {
     const types = new pg.TypeOverrides();
     types.setTypeParser(pg.types.builtins.NUMERIC, parseFloat);
-    const lossy = testPool(server as PostgresServerProcess, { max: 2, types });
+    const lossy = testPool(postgres.server(), { max: 2, types });
     try {
       const storage = new PostgresCheckpointStorage(lossy, { table: freshTableName('lossy') });
       await storage.createTable();
@@ -210,7 +188,7 @@ describe('PostgresCheckpointStorage clients', () => {
   it('works over a pg.Client and a PoolClient as well as a Pool', async () => {
     const table = freshTableName('clients');
     await new PostgresCheckpointStorage(database(), { table }).createTable();
-    const client = new pg.Client({ connectionString: server?.connectionString });
+    const client = new pg.Client({ connectionString: postgres.server().connectionString });
     await client.connect();
     const checkedOut = await database().connect();
     try {

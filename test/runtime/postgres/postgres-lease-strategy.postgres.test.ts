@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresLeaseStrategy } from '../../../runtime/index.js';
 import { describeCompetingConsumerStrategyConformance } from '../../../runtime/testing/index.js';
 import { eventually } from '../../support/leases/event-log.js';
@@ -8,32 +8,16 @@ import {
   freshTableName,
   RecordingPostgresClient,
   rowCount,
-  startPostgresServer,
-  testPool,
-  type PostgresServerProcess,
+  postgresForThisFile,
 } from '../../support/postgres/index.js';
 
-let server: PostgresServerProcess | undefined;
-let pool: pg.Pool | undefined;
+const postgres = postgresForThisFile();
+const database = (): pg.Pool => postgres.pool();
 const strategies: PostgresLeaseStrategy[] = [];
-
-beforeAll(async () => {
-  server = await startPostgresServer();
-  pool = testPool(server);
-});
 
 afterAll(async () => {
   await Promise.all(strategies.splice(0).map((strategy) => strategy.shutdown()));
-  await pool?.end();
-  await server?.stop();
 });
-
-function database(): pg.Pool {
-  if (pool === undefined) {
-    throw new Error('The PostgreSQL server of this suite did not start; see the beforeAll error.');
-  }
-  return pool;
-}
 
 /** A strategy on a fresh lease table, shut down after the suite. */
 async function leaseTable(prefix: string): Promise<string> {

@@ -1,32 +1,19 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresCheckpointStorage, PostgresLeaseStrategy } from '../../../runtime/index.js';
 import { runThreeNodeTakeover, type TakeoverWorld } from '../../support/leases/three-node-takeover.js';
-import {
-  freshTableName,
-  startPostgresServer,
-  testPool,
-  type PostgresServerProcess,
-} from '../../support/postgres/index.js';
+import { freshTableName, testPool, postgresForThisFile } from '../../support/postgres/index.js';
 
 const leaseTimeMs = 600;
-let server: PostgresServerProcess | undefined;
+const postgres = postgresForThisFile();
 const pools: pg.Pool[] = [];
-
-beforeAll(async () => {
-  server = await startPostgresServer();
-});
 
 afterAll(async () => {
   await Promise.all(pools.splice(0).map((pool) => pool.end()));
-  await server?.stop();
 });
 
 function connect(): pg.Pool {
-  if (server === undefined) {
-    throw new Error('The PostgreSQL server of this suite did not start; see the beforeAll error.');
-  }
-  const pool = testPool(server, { max: 4 });
+  const pool = testPool(postgres.server(), { max: 4 });
   pools.push(pool);
   return pool;
 }

@@ -9,3 +9,4 @@ export {
 } from './start-postgres-server.js';
 export { freshTableName, rowCount, testPool } from './postgres-test-database.js';
 export { RecordingPostgresClient } from './recording-postgres-client.js';
+export { postgresForThisFile, type PostgresForThisFile } from './postgres-for-this-file.js';
