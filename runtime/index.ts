@@ -73,6 +73,15 @@ export {
   type WaitForReplicas,
 } from './redis/index.js';
 export {
+  PostgresCheckpointStorage,
+  PostgresLeaseStrategy,
+  type PostgresCheckpointStorageOptions,
+  type PostgresClient,
+  type PostgresLeaseStrategyOptions,
+  type PostgresQueryResult,
+  type PostgresTableOptions,
+} from './postgres/index.js';
+export {
   LeaseKeepingStrategy,
   systemLeaseClock,
   type CompetingConsumerListener,
