@@ -19,7 +19,10 @@ export default defineConfig({
         include: project.suffix === undefined ? ['test/**/*.test.ts'] : [`test/**/*.${project.suffix}.test.ts`],
         exclude: project.suffix === undefined ? [`test/**/*.{${suffixed.join(',')}}.test.ts`] : [],
         setupFiles: project.suffix === undefined ? ['test/support/projects/unit-isolation.ts'] : [],
-        globalSetup: project.binaries.length > 0 ? ['test/support/projects/provision-global-setup.ts'] : [],
+        globalSetup: [
+          ...(project.binaries.length > 0 ? ['test/support/projects/provision-global-setup.ts'] : []),
+          ...(project.sharedServers.length > 0 ? ['test/support/redis/shared-redis-global-setup.ts'] : []),
+        ],
       },
     })),
   },
