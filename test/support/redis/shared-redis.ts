@@ -75,15 +75,9 @@ export function useSharedRedis(): SharedRedis {
       allocator.disconnect();
     }
   });
-  afterAll(async () => {
-    try {
-      if (database !== undefined) {
-        await connect().flushdb();
-      }
-    } finally {
-      for (const client of clients.splice(0)) {
-        client.disconnect();
-      }
+  afterSuite(clients, async () => {
+    if (database !== undefined) {
+      await connect().flushdb();
     }
   });
 
@@ -135,15 +129,7 @@ export function useSharedRedisCluster(): SharedRedisCluster {
     );
   };
 
-  afterAll(async () => {
-    try {
-      await flush();
-    } finally {
-      for (const client of clients.splice(0)) {
-        client.disconnect();
-      }
-    }
-  });
+  afterSuite(clients, flush);
 
   return {
     nodes,
@@ -159,6 +145,19 @@ export function useSharedRedisCluster(): SharedRedisCluster {
     },
     flush,
   };
+}
+
+/** After the suite: `cleanUp`, then every client the suite made is disconnected, even when cleaning up failed. */
+function afterSuite(clients: { disconnect(): void }[], cleanUp: () => Promise<void>): void {
+  afterAll(async () => {
+    try {
+      await cleanUp();
+    } finally {
+      for (const client of clients.splice(0)) {
+        client.disconnect();
+      }
+    }
+  });
 }
 
 function notProvided(api: string, server: string, fileNames: string): string {
