@@ -24,7 +24,7 @@ try {
 }
 const [vitest, staticChecks] = await Promise.all([
   runScript('test:vitest', { showOutput: true }),
-  runScriptsInTurn(['typecheck', 'lint:eslint', 'format:check'], { showOutput: false, niceness: 10 }),
+  runScriptsInTurn(['typecheck', 'lint:eslint', 'format:check'], { showOutput: false, lowerPriorityBy: 10 }),
 ]);
 const outcomes: ScriptOutcome[] = [vitest, ...staticChecks];
 process.stdout.write(`\n${npmTestReport(outcomes, (performance.now() - started) / 1_000).join('\n')}\n`);

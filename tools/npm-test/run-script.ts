@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 
 /** How one npm script of `npm test` ended. */
 export interface ScriptOutcome {
@@ -16,8 +16,13 @@ export interface ScriptOutcome {
 export interface RunScriptOptions {
   /** Output straight to this terminal (colours, progress), or kept for the report so that side-by-side scripts never interleave. */
   readonly showOutput: boolean;
-  /** Run it at a lower CPU priority (a positive nice value), so that the tests beside it keep their timing. */
-  readonly niceness?: number;
+  /**
+   * Run it this many nice levels below `npm test`'s own priority (capped at the lowest, 19), so that the tests beside it
+   * keep their timing. Relative, so that `nice npm test` still works: raising a priority would need root.
+   */
+  readonly lowerPriorityBy?: number;
+  /** The package whose script runs; this process's working directory when absent. */
+  readonly cwd?: string;
 }
 
 /** Runs `npm run <script>` to completion. */
@@ -25,12 +30,13 @@ export function runScript(script: string, options: RunScriptOptions): Promise<Sc
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn('npm', ['run', '--silent', script], {
+      cwd: options.cwd ?? process.cwd(),
       stdio: options.showOutput ? 'inherit' : ['ignore', 'pipe', 'pipe'],
       env: options.showOutput ? process.env : { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
     });
-    if (options.niceness !== undefined && child.pid !== undefined) {
+    if (options.lowerPriorityBy !== undefined && child.pid !== undefined) {
       // npm and the processes it starts inherit the priority; they start after this line runs.
-      setPriority(child.pid, options.niceness);
+      setPriority(child.pid, Math.min(19, getPriority() + options.lowerPriorityBy));
     }
     let output = '';
     const collect = (chunk: Buffer): void => {
