@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runScript, runScriptsInTurn } from '../../tools/npm-test/run-script.js';
+import { runScript } from '../../tools/npm-test/run-script.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
 
 function packageWithScripts(scripts: Record<string, string>): string {
@@ -26,15 +26,5 @@ describe('runScript', () => {
     const outcome = await runScript('niceness', { showOutput: false, lowerPriorityBy: 10, cwd });
     expect(outcome.status).toBe(0);
     expect(outcome.output.trim()).toBe(String(Math.min(19, getPriority() + 10)));
-  });
-
-  it('runs scripts in turn, each to its end, also after one failed', async () => {
-    const cwd = packageWithScripts({ first: 'sleep 0.2; echo first', second: 'exit 1', third: 'echo third' });
-    const outcomes = await runScriptsInTurn(['first', 'second', 'third'], { showOutput: false, cwd });
-    expect(outcomes.map(({ script, status, output }) => [script, status, output.trim()])).toEqual([
-      ['first', 0, 'first'],
-      ['second', 1, ''],
-      ['third', 0, 'third'],
-    ]);
   });
 });

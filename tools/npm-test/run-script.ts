@@ -54,15 +54,3 @@ export function runScript(script: string, options: RunScriptOptions): Promise<Sc
     child.once('close', finish);
   });
 }
-
-/** Runs `scripts` one after another, each as {@link runScript} with `options`. */
-export async function runScriptsInTurn(
-  scripts: readonly string[],
-  options: RunScriptOptions,
-): Promise<ScriptOutcome[]> {
-  const outcomes: ScriptOutcome[] = [];
-  for (const script of scripts) {
-    outcomes.push(await runScript(script, options));
-  }
-  return outcomes;
-}
