@@ -65,7 +65,8 @@ export async function provisionBinaries(
     missing.map((binary) => binary.debianPackage),
     (name) => name,
   );
-  const needers = projects.filter((project) => project.binaries.some((binary) => missing.includes(binary)));
+  const missingNames = new Set(missing.map((binary) => binary.name));
+  const needers = projects.filter((project) => project.binaries.some((binary) => missingNames.has(binary.name)));
   const names = listed(missing.map((binary) => binary.name));
   const [them, are] = missing.length === 1 ? ['it', 'is'] : ['them', 'are'];
   const who = `the ${listed(needers.map((project) => project.name))} test ${needers.length === 1 ? 'project needs' : 'projects need'}`;

@@ -59,6 +59,11 @@ export function useSharedRedis(): SharedRedis {
     clients.push(client);
     return client;
   };
+  let admin: Redis | undefined;
+  const flush = async (): Promise<void> => {
+    admin ??= connect();
+    await admin.flushdb();
+  };
 
   beforeAll(async () => {
     const allocator = new Redis({ host, port, db: 0 });
@@ -77,7 +82,7 @@ export function useSharedRedis(): SharedRedis {
   });
   afterSuite(clients, async () => {
     if (database !== undefined) {
-      await connect().flushdb();
+      await flush();
     }
   });
 
@@ -88,9 +93,7 @@ export function useSharedRedis(): SharedRedis {
       return assigned();
     },
     connect,
-    flush: async () => {
-      await connect().flushdb();
-    },
+    flush,
   };
 }
 
