@@ -22,8 +22,6 @@ export interface TestProjectDefinition {
   readonly name: string;
   /** Files named `*.<suffix>.test.ts` belong to the project; the one project without a suffix takes every other file. */
   readonly suffix: string | undefined;
-  /** What its files need, for docs and for the line printed when something is installed. */
-  readonly needs: string;
   readonly binaries: readonly RequiredBinary[];
   readonly sharedServers: readonly SharedServerKind[];
 }
@@ -41,35 +39,31 @@ export const testProjects: readonly TestProjectDefinition[] = [
   {
     name: 'unit',
     suffix: undefined,
-    needs: 'no server, no child process, no network, no build',
     binaries: [],
     sharedServers: [],
   },
   {
     name: 'redis',
     suffix: 'redis',
-    needs: 'a standalone redis-server',
     binaries: [redisServer],
     sharedServers: ['redis-server'],
   },
   {
     name: 'cluster',
     suffix: 'cluster',
-    needs: 'a three-master Redis Cluster (and may use the standalone redis-server too)',
     binaries: [redisServer, redisCli],
     sharedServers: ['redis-server', 'redis-cluster'],
   },
   {
     name: 'sentinel',
     suffix: 'sentinel',
-    needs: 'a Redis Sentinel topology (redis-server in --sentinel mode beside its masters and replicas)',
+    // A Sentinel is `redis-server --sentinel`; no package beyond the server's.
     binaries: [redisServer, redisCli],
     sharedServers: [],
   },
   {
     name: 'postgres',
     suffix: 'postgres',
-    needs: 'PostgreSQL (initdb, pg_ctl, postgres) and pgbouncer',
     binaries: [
       { name: 'initdb', debianPackage: 'postgresql', searchDirectories: postgresBinDirectories },
       { name: 'pg_ctl', debianPackage: 'postgresql', searchDirectories: postgresBinDirectories },
@@ -82,7 +76,6 @@ export const testProjects: readonly TestProjectDefinition[] = [
   {
     name: 'process',
     suffix: 'process',
-    needs: 'child processes or a build (CLI runs, npm pack, tsc on fixtures), no server',
     binaries: [
       { name: 'git', debianPackage: 'git' },
       { name: 'script', debianPackage: 'bsdutils' },
