@@ -79,8 +79,8 @@ export default async function startSharedRedis(project: TestProject): Promise<()
   return releaseAll;
 }
 
-// vitest may load this file once per project, each time as a new module; the servers live on globalThis so that
-// every project of the run shares one of each.
+// vitest (4.1) loads this file once per project, each time as a new module, so module state is not shared between
+// projects; the servers live on globalThis so that every project of the run gets the same one of each.
 function sharedServers(): SharedServers {
   const holder = globalThis as { checkpointFencingSharedRedis?: SharedServers };
   holder.checkpointFencingSharedRedis ??= {
