@@ -13,7 +13,7 @@ export interface RequiredBinary {
   readonly searchDirectories?: readonly string[];
 }
 
-/** A shared server a project's global setup starts once per run; see `test/support/redis/shared-redis-global-setup.ts`. */
+/** A shared server a project's global setup starts once per run; see `test/support/projects/shared-servers-global-setup.ts`. */
 export type SharedServerKind = 'redis-server' | 'redis-cluster';
 
 /** One vitest project: which files it runs, what it needs on the machine, which shared servers it gets. */
