@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node';
+import { startSharedPostgresServer } from '../postgres/index.js';
 import { startSharedRedisCluster, startSharedRedisServer } from '../redis/index.js';
 import { SharedServer, type StartedSharedServer } from './shared-server.js';
 import { testProject, type SharedServerKind } from './test-projects.js';
@@ -7,6 +8,7 @@ import { testProject, type SharedServerKind } from './test-projects.js';
 const starters: Readonly<Record<SharedServerKind, () => Promise<StartedSharedServer>>> = {
   'redis-server': startSharedRedisServer,
   'redis-cluster': startSharedRedisCluster,
+  'postgres-server': startSharedPostgresServer,
 };
 
 /**
