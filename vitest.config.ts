@@ -21,7 +21,7 @@ export default defineConfig({
         setupFiles: project.suffix === undefined ? ['test/support/projects/unit-isolation.ts'] : [],
         globalSetup: [
           ...(project.binaries.length > 0 ? ['test/support/projects/provision-global-setup.ts'] : []),
-          ...(project.sharedServers.length > 0 ? ['test/support/redis/shared-redis-global-setup.ts'] : []),
+          ...(project.sharedServers.length > 0 ? ['test/support/projects/shared-servers-global-setup.ts'] : []),
         ],
       },
     })),

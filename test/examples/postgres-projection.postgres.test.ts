@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runZombieDemo } from '../../examples/postgres-projection/zombie-demo.js';
-import { postgresForThisFile } from '../support/postgres/index.js';
+import { useSharedPostgres } from '../support/postgres/index.js';
 
-const postgres = postgresForThisFile();
+const postgres = useSharedPostgres();
 
 describe('examples/postgres-projection', () => {
   it("rolls the zombie's projection row back with its refused checkpoint; the new holder's rows and checkpoint stay", async () => {

@@ -1,12 +1,12 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { CheckpointWriteCondition, PostgresCheckpointStorage, type CheckpointStorage } from '../../runtime/index.js';
-import { freshTableName, RecordingPostgresClient, rowCount, postgresForThisFile } from '../support/postgres/index.js';
+import { freshTableName, RecordingPostgresClient, rowCount, useSharedPostgres } from '../support/postgres/index.js';
 import { describeBadInput } from './bad-input/describe-bad-input.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
 
-const postgres = postgresForThisFile();
+const postgres = useSharedPostgres();
 const database = (): pg.Pool => postgres.pool();
 let table = '';
 

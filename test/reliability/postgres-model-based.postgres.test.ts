@@ -7,21 +7,21 @@ import {
   PostgresCheckpointStorage,
 } from '../../runtime/index.js';
 import { checkLinearizability, HistoryRecorder, RecordingCheckpointStorage } from '../support/linearizability/index.js';
-import { freshTableName, testPool, postgresForThisFile } from '../support/postgres/index.js';
+import { freshTableName, testPool, useSharedPostgres } from '../support/postgres/index.js';
 import { concurrentModelProperty } from './model-based/run-concurrent-model.js';
 
 const clientCount = 16;
 const subscriptionIds = ['orders', 'payments', 'заказы-🧾'];
 
 describe('model-based interleavings: PostgresCheckpointStorage on a real PostgreSQL server, 16 pool clients', () => {
-  const postgres = postgresForThisFile();
+  const postgres = useSharedPostgres();
   let pool: pg.Pool | undefined;
   /** Sixteen connections checked out of one pool for the whole suite; call n goes to connection n % 16. */
   const clients: pg.PoolClient[] = [];
   let table = '';
 
   beforeAll(async () => {
-    pool = testPool(postgres.server(), { max: clientCount + 2 });
+    pool = testPool(postgres, { max: clientCount + 2 });
     table = freshTableName('model_based');
     await new PostgresCheckpointStorage(pool, { table }).createTable();
     for (let index = 0; index < clientCount; index += 1) {

@@ -14,25 +14,24 @@ import { eventually } from '../../support/leases/event-log.js';
 import {
   freshTableName,
   startPgBouncer,
-  startPostgresServer,
   testPool,
+  useSharedPostgres,
   type PgBouncerProcess,
-  type PostgresServerProcess,
 } from '../../support/postgres/index.js';
 
 // Everything here goes through a real pgbouncer in transaction mode with fewer server connections than clients, so
-// consecutive statements of one client routinely run on different server sessions, as behind RDS Proxy.
+// consecutive statements of one client routinely run on different server sessions, as behind RDS Proxy. The
+// pgbouncers are this suite's own, in front of its database on the shared server.
 
 const { notOlderThan } = CheckpointWriteCondition;
-let server: PostgresServerProcess | undefined;
+const postgres = useSharedPostgres();
 let bouncer: PgBouncerProcess | undefined;
 /** Two applications' pools on the same pgbouncer: two holders, two pools. */
 const pools: pg.Pool[] = [];
 const strategies: PostgresLeaseStrategy[] = [];
 
 beforeAll(async () => {
-  server = await startPostgresServer();
-  bouncer = await startPgBouncer(server, { poolMode: 'transaction', poolSize: 3 });
+  bouncer = await startPgBouncer(postgres, { poolMode: 'transaction', poolSize: 3 });
   pools.push(testPool(bouncer, { max: 8 }), testPool(bouncer, { max: 8 }));
 });
 
@@ -40,7 +39,6 @@ afterAll(async () => {
   await Promise.all(strategies.splice(0).map((strategy) => strategy.shutdown()));
   await Promise.all(pools.splice(0).map((pool) => pool.end()));
   await bouncer?.stop();
-  await server?.stop();
 });
 
 function pool(index: 0 | 1): pg.Pool {
@@ -141,11 +139,8 @@ describe('two holders on two pools through pgbouncer in transaction mode', () =>
 
 describe('why the strategy holds no session state: advisory locks behind pgbouncer', () => {
   it('a session advisory lock taken through one pool is "taken" again through another (negative control)', async () => {
-    if (server === undefined) {
-      throw new Error('no server');
-    }
     // One server connection shared by every client: what transaction pooling does under load.
-    const single = await startPgBouncer(server, { poolMode: 'transaction', poolSize: 1 });
+    const single = await startPgBouncer(postgres, { poolMode: 'transaction', poolSize: 1 });
     const first = testPool(single, { max: 1 });
     const second = testPool(single, { max: 1 });
     try {

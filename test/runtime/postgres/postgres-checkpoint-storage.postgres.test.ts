@@ -7,11 +7,11 @@ import {
   type CheckpointStorage,
 } from '../../../runtime/index.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
-import { freshTableName, testPool, postgresForThisFile } from '../../support/postgres/index.js';
+import { freshTableName, testPool, useSharedPostgres } from '../../support/postgres/index.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
 
-const postgres = postgresForThisFile();
+const postgres = useSharedPostgres();
 const database = (): pg.Pool => postgres.pool();
 
 async function freshStorage(prefix: string): Promise<PostgresCheckpointStorage> {
@@ -161,7 +161,7 @@ describe('PostgresCheckpointStorage versions', () => {
   it('stays exact when the application parses numeric columns as JavaScript numbers', async () => {
     const types = new pg.TypeOverrides();
     types.setTypeParser(pg.types.builtins.NUMERIC, parseFloat);
-    const lossy = testPool(postgres.server(), { max: 2, types });
+    const lossy = testPool(postgres, { max: 2, types });
     try {
       const storage = new PostgresCheckpointStorage(lossy, { table: freshTableName('lossy') });
       await storage.createTable();
@@ -188,7 +188,7 @@ describe('PostgresCheckpointStorage clients', () => {
   it('works over a pg.Client and a PoolClient as well as a Pool', async () => {
     const table = freshTableName('clients');
     await new PostgresCheckpointStorage(database(), { table }).createTable();
-    const client = new pg.Client({ connectionString: postgres.server().connectionString });
+    const client = new pg.Client({ connectionString: postgres.connectionString });
     await client.connect();
     const checkedOut = await database().connect();
     try {

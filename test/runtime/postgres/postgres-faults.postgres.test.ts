@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
@@ -10,8 +10,8 @@ import { eventually } from '../../support/leases/event-log.js';
 import { HistoryRecorder, RecordingCheckpointStorage } from '../../support/linearizability/index.js';
 import {
   freshTableName,
+  startPostgresServer,
   testPool,
-  postgresForThisFile,
   type PostgresServerProcess,
 } from '../../support/postgres/index.js';
 import { assertLinearizable } from '../../reliability/model-based/concurrent-checkpoint-commands.js';
@@ -19,13 +19,25 @@ import { assertLinearizable } from '../../reliability/model-based/concurrent-che
 const { notOlderThan } = CheckpointWriteCondition;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-const postgres = postgresForThisFile();
-const running = (): PostgresServerProcess => postgres.server();
+// A server of its own, not the shared one: this suite restarts it (doc/testing.md).
+let server: PostgresServerProcess | undefined;
 const pools: pg.Pool[] = [];
+
+beforeAll(async () => {
+  server = await startPostgresServer();
+});
 
 afterAll(async () => {
   await Promise.all(pools.splice(0).map((pool) => pool.end()));
+  await server?.stop();
 });
+
+function running(): PostgresServerProcess {
+  if (server === undefined) {
+    throw new Error('The PostgreSQL server of this suite did not start; see the beforeAll error.');
+  }
+  return server;
+}
 
 function connect(options: pg.PoolConfig = {}): pg.Pool {
   const pool = testPool(running(), { connectionTimeoutMillis: 2_000, ...options });

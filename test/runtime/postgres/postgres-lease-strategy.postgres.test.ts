@@ -4,14 +4,9 @@ import { PostgresLeaseStrategy } from '../../../runtime/index.js';
 import { describeCompetingConsumerStrategyConformance } from '../../../runtime/testing/index.js';
 import { eventually } from '../../support/leases/event-log.js';
 import { ManualLeaseClock } from '../../support/leases/manual-lease-clock.js';
-import {
-  freshTableName,
-  RecordingPostgresClient,
-  rowCount,
-  postgresForThisFile,
-} from '../../support/postgres/index.js';
+import { freshTableName, RecordingPostgresClient, rowCount, useSharedPostgres } from '../../support/postgres/index.js';
 
-const postgres = postgresForThisFile();
+const postgres = useSharedPostgres();
 const database = (): pg.Pool => postgres.pool();
 const strategies: PostgresLeaseStrategy[] = [];
 

@@ -2,10 +2,10 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresCheckpointStorage, PostgresLeaseStrategy } from '../../../runtime/index.js';
 import { runThreeNodeTakeover, type TakeoverWorld } from '../../support/leases/three-node-takeover.js';
-import { freshTableName, testPool, postgresForThisFile } from '../../support/postgres/index.js';
+import { freshTableName, testPool, useSharedPostgres } from '../../support/postgres/index.js';
 
 const leaseTimeMs = 600;
-const postgres = postgresForThisFile();
+const postgres = useSharedPostgres();
 const pools: pg.Pool[] = [];
 
 afterAll(async () => {
@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 function connect(): pg.Pool {
-  const pool = testPool(postgres.server(), { max: 4 });
+  const pool = testPool(postgres, { max: 4 });
   pools.push(pool);
   return pool;
 }

@@ -9,4 +9,6 @@ export {
 } from './start-postgres-server.js';
 export { freshTableName, rowCount, testPool } from './postgres-test-database.js';
 export { RecordingPostgresClient } from './recording-postgres-client.js';
-export { postgresForThisFile, type PostgresForThisFile } from './postgres-for-this-file.js';
+export { useSharedPostgres, type SharedPostgres } from './shared-postgres.js';
+export { startSharedPostgresServer } from './shared-postgres-server.js';
+export type { SharedPostgresServerAddress } from './shared-postgres-context.js';

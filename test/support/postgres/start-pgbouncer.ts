@@ -9,7 +9,7 @@ import { pgBouncerBinary } from './postgres-binaries.js';
 import { handToPostgresOsUser, postgresOsUser, spawnIdentity } from './postgres-os-user.js';
 import type { PostgresConnectionDetails } from './start-postgres-server.js';
 
-/** A pgbouncer in front of a test server, started by {@link startPgBouncer}; connect to it like to the server. */
+/** A pgbouncer in front of a test server, started by {@link startPgBouncer}; connect to it like to the server's database. */
 export interface PgBouncerProcess extends PostgresConnectionDetails {
   readonly poolMode: 'transaction' | 'session';
   /** SIGTERM (immediate shutdown), wait for the exit, remove its temp dir. Idempotent. */
@@ -114,8 +114,8 @@ export async function startPgBouncer(
     host: loopbackHost,
     port,
     user: 'postgres',
-    database: 'postgres',
-    connectionString: `postgresql://postgres@${loopbackHost}:${port}/postgres`,
+    database: server.database,
+    connectionString: `postgresql://postgres@${loopbackHost}:${port}/${server.database}`,
     poolMode,
     stop,
   };

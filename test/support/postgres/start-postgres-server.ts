@@ -7,14 +7,15 @@ import { cleanUpOnExit } from './clean-up-on-exit.js';
 import { postgresBinDirectory } from './postgres-binaries.js';
 import { handToPostgresOsUser, postgresOsUser, spawnIdentity, type PostgresOsUser } from './postgres-os-user.js';
 
-/** How to reach a throwaway PostgreSQL server started by {@link startPostgresServer}. */
+/** How to reach a database on a test server: a server of its own, a suite's database on the shared one, a pgbouncer. */
 export interface PostgresConnectionDetails {
   readonly host: '127.0.0.1';
   readonly port: number;
   /** The bootstrap superuser (`initdb -U postgres`), trusted on loopback and the socket: no password. */
   readonly user: 'postgres';
-  readonly database: 'postgres';
-  /** `postgresql://postgres@127.0.0.1:<port>/postgres` */
+  /** `postgres` on a server started by {@link startPostgresServer}; a suite's own on the shared server. */
+  readonly database: string;
+  /** `postgresql://postgres@127.0.0.1:<port>/<database>` */
   readonly connectionString: string;
 }
 

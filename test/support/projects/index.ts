@@ -15,3 +15,4 @@ export {
   type SharedServerKind,
   type TestProjectDefinition,
 } from './test-projects.js';
+export { SharedServer, type StartedSharedServer } from './shared-server.js';

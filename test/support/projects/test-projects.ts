@@ -13,8 +13,8 @@ export interface RequiredBinary {
   readonly searchDirectories?: readonly string[];
 }
 
-/** A shared server a project's global setup starts once per run; see `test/support/redis/shared-redis-global-setup.ts`. */
-export type SharedServerKind = 'redis-server' | 'redis-cluster';
+/** A shared server a project's global setup starts once per run; see `test/support/projects/shared-servers-global-setup.ts`. */
+export type SharedServerKind = 'redis-server' | 'redis-cluster' | 'postgres-server';
 
 /** One vitest project: which files it runs, what it needs on the machine, which shared servers it gets. */
 export interface TestProjectDefinition {
@@ -71,7 +71,7 @@ export const testProjects: readonly TestProjectDefinition[] = [
       // Debian puts pgbouncer in /usr/sbin, which is not on most users' PATH.
       { name: 'pgbouncer', debianPackage: 'pgbouncer', searchDirectories: ['/usr/sbin'] },
     ],
-    sharedServers: [],
+    sharedServers: ['postgres-server'],
   },
   {
     name: 'process',

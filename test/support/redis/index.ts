@@ -2,3 +2,4 @@ export { startRedisServer, type RedisServerProcess, type StartRedisServerOptions
 export { startRedisCluster, type RedisClusterProcess } from './start-redis-cluster.js';
 export { useSharedRedis, useSharedRedisCluster, type SharedRedis, type SharedRedisCluster } from './shared-redis.js';
 export type { SharedRedisClusterAddress, SharedRedisServerAddress } from './shared-redis-context.js';
+export { startSharedRedisCluster, startSharedRedisServer } from './shared-redis-servers.js';

@@ -72,7 +72,7 @@ export function useSharedRedis(): SharedRedis {
       if (taken >= address.databases) {
         throw new Error(
           `useSharedRedis(): the shared redis-server has ${address.databases} databases and this is suite number ${taken} of the run; ` +
-            'raise sharedRedisDatabases in test/support/redis/shared-redis-global-setup.ts.',
+            'raise sharedRedisDatabases in test/support/redis/shared-redis-servers.ts.',
         );
       }
       database = taken;
