@@ -89,9 +89,10 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
 
   /**
    * One statement that upserts exactly the plan's columns. A lost connection or a timeout is passed through as the
-   * driver reported it: the statement may or may not have committed, so never read it as a refusal.
+   * driver reported it: the statement may or may not have committed, so never read it as a refusal. Not `async`
+   * itself, so a write adds no promise of its own; the public method that calls it turns a throw into a rejection.
    */
-  protected async writeFields(write: DualAnchorFieldWrite): Promise<void> {
+  protected writeFields(write: DualAnchorFieldWrite): Promise<void> {
     assertPostgresText('streamName', write.streamName);
     if (typeof write.fields.instanceId === 'string') {
       assertPostgresText('checkpoint.instanceId', write.fields.instanceId);
@@ -101,7 +102,7 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
     if (condition.kind === 'notOlderThan') {
       values.push(String(condition.version));
     }
-    await this.#send(write.streamName, condition, this.#statements.write(columns, condition.kind), values);
+    return this.#send(write.streamName, condition, this.#statements.write(columns, condition.kind), values);
   }
 
   /** One statement with the guard inside under every condition; under `ifAbsent()` the insert of a new row. */

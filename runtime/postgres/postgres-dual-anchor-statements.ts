@@ -21,9 +21,10 @@ export interface DualAnchorStatements {
    * The upsert of the columns whose bits are set in `columns` (bit i for `dualAnchorColumns[i]`), values $2… in column
    * order after $1, the stream:
    * - `any`: sets exactly those columns; `version` is not in the statement, so it stays as it was;
-   * - `notOlderThan`: v follows the values; every column and `version` take the new value only while the stored
-   *   version is NULL or ≤ v, and `RETURNING version::text` is v exactly when it was accepted, else the stored version
-   *   that refused it, read from the locked row (ADR 0802);
+   * - `notOlderThan`: v follows the values; every column keeps the locked row's value when the stored version is
+   *   greater than v (refused) and takes the new one otherwise, `version` becomes the greater of the two, and
+   *   `RETURNING version::text` is v exactly when it was accepted, else the stored version that refused it, read from
+   *   the locked row (ADR 0802);
    * - `ifAbsent`: inserts or does nothing; answers `accepted`, and the `stored_version` the statement's snapshot shows.
    */
   write(columns: number, kind: ConditionKind): string;
@@ -31,14 +32,21 @@ export interface DualAnchorStatements {
    * `resetAfterHistoryLost` under `any` or `notOlderThan`, the guard inside: $1 stream, $2 seen token, $3 seen
    * timestamp, $4 heartbeat, then v for `notOlderThan`, then the expected dead processed token (canonical JSON or NULL).
    * Sets the seen pair and the heartbeat, and clears the processed pair only while the locked row's
-   * `last_processed_token IS NOT DISTINCT FROM` the expected one. Under `ifAbsent` a reset is the plain insert of
-   * {@link write}: a new row has no processed pair to guard.
+   * `last_processed_token IS NOT DISTINCT FROM` the expected one (and, fenced, only when not refused; a refused reset
+   * keeps every column). Under `ifAbsent` a reset is the plain insert of {@link write}: a new row has no processed
+   * pair to guard.
    */
   reset(kind: 'any' | 'notOlderThan'): string;
 }
 
-/** Taking the new values only while the stored version is not newer is the whole fence; `stored` is the locked row. */
-const accepts = '(stored.version IS NULL OR stored.version <= EXCLUDED.version)';
+/**
+ * The whole fence: the locked row (`stored`) holds a newer version than the write's. NULL, so not refused, when no
+ * version is stored; one comparison a column is the cheapest form PostgreSQL parses on every write.
+ */
+const refused = 'stored.version > EXCLUDED.version';
+
+/** The version after a `notOlderThan(v)` write: v, or the newer stored one that refused it (GREATEST skips NULL). */
+const newerVersion = 'version = GREATEST(stored.version, EXCLUDED.version)';
 
 /** The statements for `table`, whose name is already validated and quoted. */
 export function dualAnchorStatements(table: QualifiedTableName, tableName: string): DualAnchorStatements {
@@ -105,7 +113,7 @@ function writeStatement(t: string, columns: readonly DualAnchorColumn[], kind: C
       return (
         `INSERT INTO ${t} AS stored (stream_name, ${names.join(', ')}, version) ` +
         `VALUES ($1, ${values.join(', ')}, $${columns.length + 2}::numeric) ` +
-        `ON CONFLICT (stream_name) DO UPDATE SET ${[...names, 'version'].map(fenced).join(', ')} ` +
+        `ON CONFLICT (stream_name) DO UPDATE SET ${[...names.map(fenced), newerVersion].join(', ')} ` +
         'RETURNING version::text AS version'
       );
     case 'ifAbsent':
@@ -120,13 +128,14 @@ function writeStatement(t: string, columns: readonly DualAnchorColumn[], kind: C
 function resetStatement(t: string, withVersion: boolean): string {
   const installed = ['last_seen_token', 'last_seen_timestamp', 'last_heartbeat_timestamp'];
   const expected = `$${withVersion ? 6 : 5}::text`;
-  const dead = `stored.last_processed_token IS NOT DISTINCT FROM ${expected}`;
-  const clears = withVersion ? `${accepts} AND ${dead}` : dead;
+  const dead = `WHEN stored.last_processed_token IS NOT DISTINCT FROM ${expected} THEN NULL`;
+  const keepWhenRefused = (name: string): string => (withVersion ? `WHEN ${refused} THEN stored.${name} ` : '');
+  const guarded = (name: string): string => `${name} = CASE ${keepWhenRefused(name)}${dead} ELSE stored.${name} END`;
   const assignments = [
     ...installed.map((name) => (withVersion ? fenced(name) : `${name} = EXCLUDED.${name}`)),
-    `last_processed_token = CASE WHEN ${clears} THEN NULL ELSE stored.last_processed_token END`,
-    `last_processed_timestamp = CASE WHEN ${clears} THEN NULL ELSE stored.last_processed_timestamp END`,
-    ...(withVersion ? [fenced('version')] : []),
+    guarded('last_processed_token'),
+    guarded('last_processed_timestamp'),
+    ...(withVersion ? [newerVersion] : []),
   ];
   return (
     `INSERT INTO ${t} AS stored (stream_name, ${installed.join(', ')}${withVersion ? ', version' : ''}) ` +
@@ -136,9 +145,9 @@ function resetStatement(t: string, withVersion: boolean): string {
   );
 }
 
-/** `name` takes the new value while the condition accepts, else keeps the locked row's. */
+/** `name` keeps the locked row's value when the write is refused, else takes the new one. */
 function fenced(name: string): string {
-  return `${name} = CASE WHEN ${accepts} THEN EXCLUDED.${name} ELSE stored.${name} END`;
+  return `${name} = CASE WHEN ${refused} THEN stored.${name} ELSE EXCLUDED.${name} END`;
 }
 
 function parameter({ timestamp }: DualAnchorColumn, index: number): string {
