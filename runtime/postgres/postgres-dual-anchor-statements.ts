@@ -79,11 +79,13 @@ export function dualAnchorStatements(table: QualifiedTableName, tableName: strin
       "    CHECK (version::text ~ '^[0-9]+$')",
       ')',
     ].join('\n'),
+    // round, not floor: every timestamp this store writes is a whole millisecond, and before PostgreSQL 14 extract
+    // answers a double, whose last digit floor could turn into the millisecond before.
     find:
       'SELECT ' +
       dualAnchorColumns
         .map(({ column, timestamp }) =>
-          timestamp ? `floor(extract(epoch FROM ${column}) * 1000)::text AS ${column}` : column,
+          timestamp ? `round(extract(epoch FROM ${column}) * 1000)::text AS ${column}` : column,
         )
         .join(', ') +
       ` FROM ${t} WHERE stream_name = $1`,

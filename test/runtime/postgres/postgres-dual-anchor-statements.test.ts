@@ -105,9 +105,9 @@ describe('PostgresDualAnchorCheckpointStore statements', () => {
 
   it('reads timestamps back as epoch milliseconds, whatever the session time zone and date style', () => {
     expect(statements.find).toBe(
-      'SELECT instance_id, last_seen_token, floor(extract(epoch FROM last_seen_timestamp) * 1000)::text AS last_seen_timestamp, ' +
-        'last_processed_token, floor(extract(epoch FROM last_processed_timestamp) * 1000)::text AS last_processed_timestamp, ' +
-        'floor(extract(epoch FROM last_heartbeat_timestamp) * 1000)::text AS last_heartbeat_timestamp, metadata ' +
+      'SELECT instance_id, last_seen_token, round(extract(epoch FROM last_seen_timestamp) * 1000)::text AS last_seen_timestamp, ' +
+        'last_processed_token, round(extract(epoch FROM last_processed_timestamp) * 1000)::text AS last_processed_timestamp, ' +
+        'round(extract(epoch FROM last_heartbeat_timestamp) * 1000)::text AS last_heartbeat_timestamp, metadata ' +
         'FROM "anchors" WHERE stream_name = $1',
     );
   });
