@@ -3,13 +3,15 @@ import { describe, expect, it } from 'vitest';
 import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
+  decodeDualAnchorCheckpoint,
+  emptyStoredDualAnchorFields,
   PostgresDualAnchorCheckpointStore,
   type DualAnchorCheckpoint,
-  type DualAnchorCheckpointStore,
 } from '../../../runtime/index.js';
 import { describeDualAnchorCheckpointStoreConformance } from '../../../runtime/testing/index.js';
 import {
   freshTableName,
+  insideTransactions,
   postgresForThisFile,
   RecordingPostgresClient,
   rowCount,
@@ -43,47 +45,22 @@ async function freshTable(
   return { store, table };
 }
 
+/** What a store holds for a stream no write has given a value yet. */
 function emptyRecord(streamName: string): DualAnchorCheckpoint {
-  return {
-    streamName,
-    instanceId: null,
-    lastSeenToken: null,
-    lastSeenTimestamp: null,
-    lastProcessedToken: null,
-    lastProcessedTimestamp: null,
-    lastHeartbeatTimestamp: null,
-    metadata: {},
-  };
+  return decodeDualAnchorCheckpoint(streamName, emptyStoredDualAnchorFields);
 }
 
 describeDualAnchorCheckpointStoreConformance('PostgresDualAnchorCheckpointStore over a pg.Pool', () =>
   freshStore('anchors_pool'),
 );
 
-const transactions = new Map<DualAnchorCheckpointStore, pg.PoolClient>();
+const transactions = insideTransactions(database, async (client) =>
+  (await freshStore('anchors_tx')).withinTransaction(client),
+);
 describeDualAnchorCheckpointStoreConformance(
   'PostgresDualAnchorCheckpointStore.withinTransaction(client) inside BEGIN … COMMIT',
-  async () => {
-    const store = await freshStore('anchors_tx');
-    const client = await database().connect();
-    await client.query('BEGIN');
-    const bound = store.withinTransaction(client);
-    transactions.set(bound, client);
-    return bound;
-  },
-  {
-    // COMMIT, not ROLLBACK: a statement that failed inside the case would have aborted the transaction, and COMMIT then fails the case.
-    teardown: async (store) => {
-      const client = transactions.get(store);
-      transactions.delete(store);
-      try {
-        const { command } = await (client?.query('COMMIT') ?? Promise.reject(new Error('no transaction client')));
-        expect(command).toBe('COMMIT');
-      } finally {
-        client?.release();
-      }
-    },
-  },
+  transactions.create,
+  { teardown: transactions.teardown },
 );
 
 describe('PostgresDualAnchorCheckpointStore schema', () => {

@@ -10,3 +10,5 @@ export {
 export { freshTableName, rowCount, testPool } from './postgres-test-database.js';
 export { RecordingPostgresClient } from './recording-postgres-client.js';
 export { postgresForThisFile, type PostgresForThisFile } from './postgres-for-this-file.js';
+export { pgBouncerForThisFile, type PgBouncerForThisFile } from './pgbouncer-for-this-file.js';
+export { insideTransactions, type InsideTransactions } from './inside-transactions.js';
