@@ -2,23 +2,22 @@ import { availableParallelism } from 'node:os';
 import { CheckpointWriteCondition, type DualAnchorToken } from '../runtime/index.js';
 import type { AnchorBenchBackend } from './anchor-bench-backend.js';
 import { comparePaired, formatComparison, loadAverage, type PairedRun } from './paired-throughput.js';
+import { postgresAnchorBenchBackend } from './postgres-anchor-bench-backend.js';
 import { redisAnchorBenchBackend } from './redis-anchor-bench-backend.js';
 
-// Comparisons per backend, each side measured in one run through one client, 64 writes in flight, in short back-to-back
-// pairs (see paired-throughput.ts). Issue 14 sets the two targets.
+// Comparisons per backend, each side measured in one run through one client (one ioredis client with 64 writes in
+// flight; one pg.Pool of 16 connections with 16 in flight), in short back-to-back pairs (see paired-throughput.ts).
+// Issue 14 sets the two targets.
 // 1. saveProcessed with a heartbeat against the backend's plain write of one field carrying as many bytes as the anchor
-//    write's fields and values together, the token's JSON.stringify padded to that size (target >= 0.9): what the
-//    targeted upsert (validation, canonical JSON, the pair and its heartbeat in one write) costs over the least any
-//    store of a JSON token must do;
+//    write stores or sends, the token's JSON.stringify padded to that size (target >= 0.9): what the targeted upsert
+//    (validation, canonical JSON, the pair and its heartbeat in one write) costs over the least any store of a JSON
+//    token must do;
 // 2. the same against a plain write of a prepared string of that size, for reference (no target): the cost of
 //    serialising the token shows as the difference between 1 and 2;
 // 3. a fenced saveProcessed, notOlderThan(token) under a held lease, against the same write unfenced (target >= 0.85).
 
-const run: PairedRun = {
-  inFlight: 64,
-  operations: Number(process.env['BENCH_OPERATIONS'] ?? 10_000),
-  rounds: Number(process.env['BENCH_ROUNDS'] ?? 15),
-};
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? 15);
+const operations = process.env['BENCH_OPERATIONS'];
 const anchorTarget = 0.9;
 const fencedTarget = 0.85;
 
@@ -37,8 +36,12 @@ const confirmedAt = new Date('2024-05-01T10:00:01.456Z');
 
 async function measureBackend(backend: AnchorBenchBackend): Promise<boolean> {
   const { store } = backend;
-  const bytes = await backend.anchorWriteBytes(resumeTokens[0] ?? 0, settledAt, confirmedAt);
-  const valueBytes = bytes - Buffer.byteLength('payload');
+  const run: PairedRun = {
+    inFlight: backend.inFlight,
+    operations: operations === undefined ? backend.operations : Number(operations),
+    rounds,
+  };
+  const valueBytes = await backend.plainValueBytes(resumeTokens[0] ?? 0, settledAt, confirmedAt);
   const padding = ' '.repeat(valueBytes - Buffer.byteLength(JSON.stringify(resumeTokens[0])));
   const preparedValues = Array.from({ length: distinctValues }, (_, index) => String(index).padStart(valueBytes, 'x'));
   const token = CheckpointWriteCondition.notOlderThan(7n);
@@ -51,11 +54,14 @@ async function measureBackend(backend: AnchorBenchBackend): Promise<boolean> {
       fenced ? token : undefined,
     );
 
-  console.log(`\n${backend.description}:`);
+  console.log(
+    `\n${backend.description}: ${run.rounds} pairs of ${run.operations} writes a side, ${run.inFlight} in flight, ` +
+      `load average ${loadAverage()} at its start`,
+  );
   const anchorWrite = { name: 'saveProcessed with a heartbeat', write: saveProcessed('bench-anchor', false) };
   const anchor = await comparePaired(
     {
-      name: `plain ${backend.plainWriteName}, JSON.stringify (${bytes} B)`,
+      name: `plain ${backend.plainWriteName}, JSON.stringify (${valueBytes} B)`,
       write: (slot, sequence) =>
         backend.plainWrite(`bench-plain-${slot}`, JSON.stringify(resumeTokens[sequence % distinctValues]) + padding),
     },
@@ -67,7 +73,7 @@ async function measureBackend(backend: AnchorBenchBackend): Promise<boolean> {
   }
   const prepared = await comparePaired(
     {
-      name: `plain ${backend.plainWriteName}, prepared (${bytes} B)`,
+      name: `plain ${backend.plainWriteName}, prepared (${valueBytes} B)`,
       write: (slot, sequence) =>
         backend.plainWrite(`bench-prepared-${slot}`, preparedValues[sequence % distinctValues] ?? ''),
     },
@@ -88,12 +94,18 @@ async function measureBackend(backend: AnchorBenchBackend): Promise<boolean> {
   return anchor.ratio >= anchorTarget && fencing.ratio >= fencedTarget;
 }
 
+const available = { redis: redisAnchorBenchBackend, postgres: postgresAnchorBenchBackend };
+const chosen = process.argv.slice(2);
+const unknown = chosen.filter((name) => !(name in available));
+if (unknown.length > 0) {
+  throw new Error(`bench:anchors measures ${Object.keys(available).join(' and ')}, not ${unknown.join(', ')}.`);
+}
+const backends = Object.entries(available)
+  .filter(([name]) => chosen.length === 0 || chosen.includes(name))
+  .map(([, start]) => start);
 console.log(
-  `bench:anchors: ${run.rounds} pairs of ${run.operations} writes a side, ${run.inFlight} in flight, Node ${process.version}, ` +
-    `${availableParallelism()} cores, load average ${loadAverage()} at the start`,
+  `bench:anchors: Node ${process.version}, ${availableParallelism()} cores, load average ${loadAverage()} at the start`,
 );
-// A PostgreSQL backend joins this list once the PostgreSQL dual-anchor store exists.
-const backends = [redisAnchorBenchBackend];
 let met = true;
 for (const start of backends) {
   const backend = await start();

@@ -74,9 +74,11 @@ export {
 } from './redis/index.js';
 export {
   PostgresCheckpointStorage,
+  PostgresDualAnchorCheckpointStore,
   PostgresLeaseStrategy,
   type PostgresCheckpointStorageOptions,
   type PostgresClient,
+  type PostgresDualAnchorCheckpointStoreOptions,
   type PostgresLeaseStrategyOptions,
   type PostgresQueryResult,
   type PostgresTableOptions,

@@ -17,3 +17,4 @@ export { withReadModifyWriteDefaults, type MinimalDualAnchorCheckpointStore } fr
 export { noOpDualAnchorCheckpointStore } from './no-op-dual-anchor-checkpoint-store.js';
 export { assertStreamName, assertWellFormedId } from './well-formed-id.js';
 export { earliestTimestampMillis, latestTimestampMillis } from './timestamp.js';
+export { isStoredJsonText, storedTimestampMillis } from './stored-field-text.js';

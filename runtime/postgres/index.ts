@@ -1,3 +1,7 @@
 export type { PostgresClient, PostgresQueryResult, PostgresTableOptions } from './postgres-client.js';
 export { PostgresCheckpointStorage, type PostgresCheckpointStorageOptions } from './postgres-checkpoint-storage.js';
+export {
+  PostgresDualAnchorCheckpointStore,
+  type PostgresDualAnchorCheckpointStoreOptions,
+} from './postgres-dual-anchor-checkpoint-store.js';
 export { PostgresLeaseStrategy, type PostgresLeaseStrategyOptions } from './postgres-lease-strategy.js';

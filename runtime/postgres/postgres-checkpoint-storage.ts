@@ -4,16 +4,11 @@ import { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import { assertSaveArguments, assertSubscriptionId, assertWriteVersion } from '../storage-arguments.js';
 import { checkpointStatements, type CheckpointStatements } from './postgres-checkpoint-statements.js';
-import {
-  assertPostgresClient,
-  type PostgresClient,
-  type PostgresQueryResult,
-  type PostgresTableOptions,
-} from './postgres-client.js';
+import { assertPostgresClient, type PostgresClient, type PostgresTableOptions } from './postgres-client.js';
 import { createTableIdempotently } from './postgres-create-table.js';
-import { explainPostgresError, type MissingTableHint } from './postgres-errors.js';
+import type { MissingTableHint } from './postgres-errors.js';
 import { qualifiedTableName } from './postgres-identifiers.js';
-import { parseStoredInteger } from './postgres-stored-integer.js';
+import { PostgresStatementRunner } from './postgres-statement-runner.js';
 import { assertPostgresText } from './postgres-text.js';
 
 /** Options of {@link PostgresCheckpointStorage}: the table (`checkpoint_fencing_checkpoints` by default) and its schema. */
@@ -32,11 +27,8 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   readonly #options: PostgresCheckpointStorageOptions;
   readonly #statements: CheckpointStatements;
   readonly #hint: MissingTableHint;
-  /**
-   * Set on a storage bound to one transaction's connection: its statements go out one after another, because
-   * node-postgres deprecates (and pg 9 drops) queueing a query on a client that is still running one.
-   */
-  #oneConnection: Promise<unknown> | undefined;
+  /** Replaced by a transaction's runner in {@link withinTransaction}. */
+  #runner: PostgresStatementRunner;
 
   /** @throws TypeError for a client without `query`, or a `table`/`schema` that is not a plain identifier. */
   constructor(client: PostgresClient, options: PostgresCheckpointStorageOptions = {}) {
@@ -47,6 +39,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
     this.#options = { ...options };
     this.#statements = checkpointStatements(table, tableName);
     this.#hint = { className: 'PostgresCheckpointStorage', instanceName: 'storage', tableDisplay: table.display };
+    this.#runner = new PostgresStatementRunner(client, this.#hint);
   }
 
   /**
@@ -73,21 +66,15 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
    * its checkpoint. @throws TypeError for a `pg.Pool`, whose statements would each run on any connection, outside your transaction.
    */
   withinTransaction(client: PostgresClient): PostgresCheckpointStorage {
-    if (isPool(client)) {
-      throw new TypeError(
-        'withinTransaction(client) needs the client your transaction runs on (const client = await pool.connect(); ' +
-          "await client.query('BEGIN')), not the pool: each statement sent to a pool may run on another connection, " +
-          'outside your transaction.',
-      );
-    }
+    const runner = PostgresStatementRunner.forTransaction(client, this.#hint);
     const bound = new PostgresCheckpointStorage(client, this.#options);
-    bound.#oneConnection = Promise.resolve();
+    bound.#runner = runner;
     return bound;
   }
 
   async read(subscriptionId: string): Promise<Checkpoint | undefined> {
     this.#assertId(subscriptionId);
-    const { rows } = await this.#query(this.#statements.read, [subscriptionId]);
+    const { rows } = await this.#runner.query(this.#statements.read, [subscriptionId]);
     const stored = rows[0]?.['checkpoint'];
     return typeof stored === 'string' ? stored : undefined;
   }
@@ -102,25 +89,25 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
     assertPostgresText('checkpoint', checkpoint);
     switch (condition.kind) {
       case 'any':
-        await this.#query(this.#statements.saveAny, [subscriptionId, checkpoint]);
+        await this.#runner.query(this.#statements.saveAny, [subscriptionId, checkpoint]);
         return checkpoint;
       case 'notOlderThan': {
         const version = String(condition.version);
-        const stored = this.#returnedVersion(
-          await this.#query(this.#statements.saveNotOlderThan, [subscriptionId, checkpoint, version]),
+        const stored = this.#runner.returnedVersion(
+          await this.#runner.query(this.#statements.saveNotOlderThan, [subscriptionId, checkpoint, version]),
         );
         if (stored !== version) {
-          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, this.#version(stored));
+          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, this.#runner.version(stored));
         }
         return checkpoint;
       }
       case 'ifAbsent': {
-        const { rows } = await this.#query(this.#statements.saveIfAbsent, [subscriptionId, checkpoint]);
+        const { rows } = await this.#runner.query(this.#statements.saveIfAbsent, [subscriptionId, checkpoint]);
         if (rows[0]?.['accepted'] !== true) {
           throw new CheckpointWriteConditionNotFulfilledError(
             subscriptionId,
             condition,
-            this.#version(rows[0]?.['stored_version']),
+            this.#runner.version(rows[0]?.['stored_version']),
           );
         }
         return checkpoint;
@@ -132,28 +119,28 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   async advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
     this.#assertId(subscriptionId);
     assertWriteVersion(version);
-    const stored = this.#returnedVersion(
-      await this.#query(this.#statements.advanceWriteVersion, [subscriptionId, String(version)]),
+    const stored = this.#runner.returnedVersion(
+      await this.#runner.query(this.#statements.advanceWriteVersion, [subscriptionId, String(version)]),
     );
     if (stored !== String(version)) {
       throw new CheckpointWriteConditionNotFulfilledError(
         subscriptionId,
         CheckpointWriteCondition.notOlderThan(version),
-        this.#version(stored),
+        this.#runner.version(stored),
       );
     }
   }
 
   async writeVersion(subscriptionId: string): Promise<bigint | undefined> {
     this.#assertId(subscriptionId);
-    const { rows } = await this.#query(this.#statements.writeVersion, [subscriptionId]);
-    return this.#version(rows[0]?.['version']);
+    const { rows } = await this.#runner.query(this.#statements.writeVersion, [subscriptionId]);
+    return this.#runner.version(rows[0]?.['version']);
   }
 
   /** Deletes the row: checkpoint and version together. */
   async delete(subscriptionId: string): Promise<void> {
     this.#assertId(subscriptionId);
-    await this.#query(this.#statements.delete, [subscriptionId]);
+    await this.#runner.query(this.#statements.delete, [subscriptionId]);
   }
 
   /** True: every condition is evaluated inside the statement that writes. */
@@ -165,40 +152,4 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
     assertSubscriptionId(subscriptionId);
     assertPostgresText('subscriptionId', subscriptionId);
   }
-
-  async #query(text: string, values: readonly unknown[]): Promise<PostgresQueryResult> {
-    const send = async (): Promise<PostgresQueryResult> => {
-      try {
-        return await this.#client.query(text, values);
-      } catch (error) {
-        return explainPostgresError(error, this.#hint);
-      }
-    };
-    if (this.#oneConnection === undefined) {
-      return send();
-    }
-    const result = this.#oneConnection.then(send);
-    this.#oneConnection = result.catch(() => undefined);
-    return result;
-  }
-
-  /** The `version` a write statement returned; an `INSERT … ON CONFLICT DO UPDATE` always returns its row. */
-  #returnedVersion({ rows }: PostgresQueryResult): unknown {
-    if (rows.length !== 1) {
-      throw new Error(
-        `A write to ${this.#hint.tableDisplay} returned ${rows.length} rows instead of 1; a rule or trigger on the table is ` +
-          'rewriting the statement. The write may or may not have happened.',
-      );
-    }
-    return rows[0]?.['version'];
-  }
-
-  #version(stored: unknown): bigint | undefined {
-    return parseStoredInteger(stored, `the version column of ${this.#hint.tableDisplay}`);
-  }
-}
-
-/** A `pg.Pool` (or a pool shaped like it): it lends a different connection to each statement. */
-function isPool(client: PostgresClient): boolean {
-  return 'totalCount' in client && 'idleCount' in client && 'connect' in client;
 }

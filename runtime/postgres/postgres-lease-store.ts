@@ -1,21 +1,25 @@
 import type { LeaseStore } from '../leases/lease-store.js';
-import type { PostgresClient, PostgresQueryResult } from './postgres-client.js';
+import type { PostgresClient } from './postgres-client.js';
 import { createTableIdempotently } from './postgres-create-table.js';
-import { explainPostgresError, type MissingTableHint } from './postgres-errors.js';
 import type { QualifiedTableName } from './postgres-identifiers.js';
 import { leaseStatements, type LeaseStatements } from './postgres-lease-statements.js';
 import { parseStoredInteger } from './postgres-stored-integer.js';
+import { PostgresStatementRunner } from './postgres-statement-runner.js';
 
 /** Leases and their token counters in one PostgreSQL table; each method is one statement, with no session state. */
 export class PostgresLeaseStore implements LeaseStore {
   readonly #client: PostgresClient;
   readonly #statements: LeaseStatements;
-  readonly #hint: MissingTableHint;
+  readonly #runner: PostgresStatementRunner;
 
   constructor(client: PostgresClient, table: QualifiedTableName, tableName: string) {
     this.#client = client;
     this.#statements = leaseStatements(table, tableName);
-    this.#hint = { className: 'PostgresLeaseStrategy', instanceName: 'strategy', tableDisplay: table.display };
+    this.#runner = new PostgresStatementRunner(client, {
+      className: 'PostgresLeaseStrategy',
+      instanceName: 'strategy',
+      tableDisplay: table.display,
+    });
   }
 
   get createTableSql(): string {
@@ -27,12 +31,12 @@ export class PostgresLeaseStore implements LeaseStore {
   }
 
   async acquire(subscriptionId: string, owner: string, leaseTimeMs: number): Promise<bigint | undefined> {
-    const { rows } = await this.#query(this.#statements.acquire, [subscriptionId, owner, String(leaseTimeMs)]);
-    return parseStoredInteger(rows[0]?.['token'], `the token column of ${this.#hint.tableDisplay}`);
+    const { rows } = await this.#runner.query(this.#statements.acquire, [subscriptionId, owner, String(leaseTimeMs)]);
+    return parseStoredInteger(rows[0]?.['token'], `the token column of ${this.#runner.tableDisplay}`);
   }
 
   async refresh(subscriptionId: string, owner: string, token: bigint, leaseTimeMs: number): Promise<boolean> {
-    const { rowCount } = await this.#query(this.#statements.refresh, [
+    const { rowCount } = await this.#runner.query(this.#statements.refresh, [
       subscriptionId,
       owner,
       String(token),
@@ -42,19 +46,11 @@ export class PostgresLeaseStore implements LeaseStore {
   }
 
   async release(subscriptionId: string, owner: string, token: bigint): Promise<void> {
-    await this.#query(this.#statements.release, [subscriptionId, owner, String(token)]);
+    await this.#runner.query(this.#statements.release, [subscriptionId, owner, String(token)]);
   }
 
   /** Raises the token counter of `subscriptionId` to at least `version` in one statement; never lowers it. */
   async raiseTokenFloor(subscriptionId: string, version: bigint): Promise<void> {
-    await this.#query(this.#statements.raiseTokenFloor, [subscriptionId, String(version)]);
-  }
-
-  async #query(text: string, values: readonly unknown[]): Promise<PostgresQueryResult> {
-    try {
-      return await this.#client.query(text, values);
-    } catch (error) {
-      return explainPostgresError(error, this.#hint);
-    }
+    await this.#runner.query(this.#statements.raiseTokenFloor, [subscriptionId, String(version)]);
   }
 }

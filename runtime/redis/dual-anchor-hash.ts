@@ -1,9 +1,7 @@
-import { earliestTimestampMillis, latestTimestampMillis, type StoredDualAnchorFields } from '../dual-anchor/index.js';
+import { isStoredJsonText, storedTimestampMillis, type StoredDualAnchorFields } from '../dual-anchor/index.js';
 
 /** The hash field holding a stream's write version, a decimal string; absent until a `notOlderThan` write stores one. */
 export const writeVersionField = 'writeVersion';
-
-const epochMillis = /^-?\d{1,15}$/;
 
 /**
  * `fields` as `HSET` arguments, in the hash layout of ADR 0901: `instanceId`; `lastSeen` and `lastProcessed`, each
@@ -53,7 +51,7 @@ export function storedFieldsOfHash(key: string, hash: Readonly<Record<string, st
   const [lastProcessedTimestamp, lastProcessedToken] = pairOf(key, 'lastProcessed', hash['lastProcessed']);
   const heartbeat = hash['lastHeartbeatTimestamp'];
   const metadata = hash['metadata'];
-  if (metadata !== undefined && metadata !== '' && !parsesAsJson(metadata, true)) {
+  if (metadata !== undefined && metadata !== '' && !isStoredJsonText(metadata, true)) {
     throw corrupt(key, 'metadata', metadata, 'a JSON object');
   }
   return {
@@ -78,10 +76,10 @@ function pairOf(key: string, field: string, value: string | undefined): [number 
   }
   const millis = value.slice(1, comma);
   const token = value.slice(comma + 1, -1);
-  if (token === '' || !parsesAsJson(token, false)) {
+  if (token === '' || !isStoredJsonText(token, false)) {
     throw corrupt(key, field, value, expected);
   }
-  const timestamp = millis === 'null' ? null : epochMillisOf(millis);
+  const timestamp = millis === 'null' ? null : storedTimestampMillis(millis);
   if (timestamp === undefined) {
     throw corrupt(key, field, value, expected);
   }
@@ -89,28 +87,11 @@ function pairOf(key: string, field: string, value: string | undefined): [number 
 }
 
 function heartbeatOf(key: string, value: string): number {
-  const timestamp = epochMillisOf(value);
+  const timestamp = storedTimestampMillis(value);
   if (timestamp === undefined) {
     throw corrupt(key, 'lastHeartbeatTimestamp', value, 'epoch milliseconds (years 1 to 9999) as a decimal integer');
   }
   return timestamp;
-}
-
-/** The timestamp `text` holds, or `undefined` unless it is a decimal integer within years 1 to 9999. */
-function epochMillisOf(text: string): number | undefined {
-  const millis = Number(text);
-  return epochMillis.test(text) && millis >= earliestTimestampMillis && millis <= latestTimestampMillis
-    ? millis
-    : undefined;
-}
-
-function parsesAsJson(text: string, mustBeObject: boolean): boolean {
-  try {
-    const value: unknown = JSON.parse(text);
-    return !mustBeObject || (typeof value === 'object' && value !== null && !Array.isArray(value));
-  } catch {
-    return false;
-  }
 }
 
 function corrupt(key: string, field: string, value: string, expected: string): Error {

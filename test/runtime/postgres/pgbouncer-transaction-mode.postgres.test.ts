@@ -1,5 +1,5 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
@@ -11,43 +11,22 @@ import {
   describeCompetingConsumerStrategyConformance,
 } from '../../../runtime/testing/index.js';
 import { eventually } from '../../support/leases/event-log.js';
-import {
-  freshTableName,
-  startPgBouncer,
-  testPool,
-  useSharedPostgres,
-  type PgBouncerProcess,
-} from '../../support/postgres/index.js';
+import { freshTableName, pgBouncerForThisFile, startPgBouncer, testPool } from '../../support/postgres/index.js';
 
 // Everything here goes through a real pgbouncer in transaction mode with fewer server connections than clients, so
 // consecutive statements of one client routinely run on different server sessions, as behind RDS Proxy. The
 // pgbouncers are this suite's own, in front of its database on the shared server.
 
 const { notOlderThan } = CheckpointWriteCondition;
-const postgres = useSharedPostgres();
-let bouncer: PgBouncerProcess | undefined;
 /** Two applications' pools on the same pgbouncer: two holders, two pools. */
-const pools: pg.Pool[] = [];
+const postgres = pgBouncerForThisFile();
+const pool = (index: 0 | 1): pg.Pool => postgres.pool(index);
 const strategies: PostgresLeaseStrategy[] = [];
 
-beforeAll(async () => {
-  bouncer = await startPgBouncer(postgres, { poolMode: 'transaction', poolSize: 3 });
-  pools.push(testPool(bouncer, { max: 8 }), testPool(bouncer, { max: 8 }));
-});
-
+// Registered after the pools' own hook, so it runs first, while they are still open.
 afterAll(async () => {
   await Promise.all(strategies.splice(0).map((strategy) => strategy.shutdown()));
-  await Promise.all(pools.splice(0).map((pool) => pool.end()));
-  await bouncer?.stop();
 });
-
-function pool(index: 0 | 1): pg.Pool {
-  const chosen = pools[index];
-  if (chosen === undefined) {
-    throw new Error('pgbouncer of this suite did not start; see the beforeAll error.');
-  }
-  return chosen;
-}
 
 describeCheckpointStorageConformance('PostgresCheckpointStorage through pgbouncer in transaction mode', async () => {
   const storage = new PostgresCheckpointStorage(pool(0), { table: freshTableName('bouncer_conformance') });
@@ -87,12 +66,16 @@ describe('two holders on two pools through pgbouncer in transaction mode', () =>
     });
     await Promise.all(holders.map(({ name, strategy }) => strategy.register('orders', name)));
 
-    // Over several lease times, with refreshes on both pools, never two holders at once.
+    // Over several lease times, with refreshes on both pools, never two holders at once. (None for a moment is
+    // allowed: on a loaded machine a refresh can land after the three-quarter mark, when hasLock turns false.)
     const deadline = Date.now() + 3_000;
     while (Date.now() < deadline) {
-      expect(holders.filter(({ name, strategy }) => strategy.hasLock('orders', name))).toHaveLength(1);
+      expect(holders.filter(({ name, strategy }) => strategy.hasLock('orders', name)).length).toBeLessThanOrEqual(1);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
+    await eventually('one holder holds the lease', () =>
+      holders.some(({ name, strategy }) => strategy.hasLock('orders', name)),
+    );
     const first = holders.find(({ name, strategy }) => strategy.hasLock('orders', name));
     const second = holders.find((holder) => holder !== first);
     if (first === undefined || second === undefined) {
@@ -140,7 +123,7 @@ describe('two holders on two pools through pgbouncer in transaction mode', () =>
 describe('why the strategy holds no session state: advisory locks behind pgbouncer', () => {
   it('a session advisory lock taken through one pool is "taken" again through another (negative control)', async () => {
     // One server connection shared by every client: what transaction pooling does under load.
-    const single = await startPgBouncer(postgres, { poolMode: 'transaction', poolSize: 1 });
+    const single = await startPgBouncer(postgres.database, { poolMode: 'transaction', poolSize: 1 });
     const first = testPool(single, { max: 1 });
     const second = testPool(single, { max: 1 });
     try {

@@ -4,10 +4,9 @@ import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
   PostgresCheckpointStorage,
-  type CheckpointStorage,
 } from '../../../runtime/index.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
-import { freshTableName, testPool, useSharedPostgres } from '../../support/postgres/index.js';
+import { freshTableName, insideTransactions, testPool, useSharedPostgres } from '../../support/postgres/index.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
 
@@ -24,32 +23,15 @@ describeCheckpointStorageConformance('PostgresCheckpointStorage over a pg.Pool',
   freshStorage('conformance_pool'),
 );
 
-const transactions = new Map<CheckpointStorage, pg.PoolClient>();
+const transactions = insideTransactions(database, async (client) => {
+  const storage = new PostgresCheckpointStorage(database(), { table: freshTableName('conformance_tx') });
+  await storage.createTable();
+  return storage.withinTransaction(client);
+});
 describeCheckpointStorageConformance(
   'PostgresCheckpointStorage.withinTransaction(client) inside BEGIN … COMMIT',
-  async () => {
-    const table = freshTableName('conformance_tx');
-    const storage = new PostgresCheckpointStorage(database(), { table });
-    await storage.createTable();
-    const client = await database().connect();
-    await client.query('BEGIN');
-    const bound = storage.withinTransaction(client);
-    transactions.set(bound, client);
-    return bound;
-  },
-  {
-    // COMMIT, not ROLLBACK: a statement that failed inside the case would have aborted the transaction, and COMMIT then fails the case.
-    teardown: async (storage) => {
-      const client = transactions.get(storage);
-      transactions.delete(storage);
-      try {
-        const { command } = await (client?.query('COMMIT') ?? Promise.reject(new Error('no transaction client')));
-        expect(command).toBe('COMMIT');
-      } finally {
-        client?.release();
-      }
-    },
-  },
+  transactions.create,
+  { teardown: transactions.teardown },
 );
 
 describe('PostgresCheckpointStorage schema', () => {

@@ -15,6 +15,7 @@ import {
 } from '../../../runtime/redis/dual-anchor-scripts.js';
 import { describeDualAnchorCheckpointStoreConformance } from '../../../runtime/testing/index.js';
 import { registeredCases } from '../../support/conformance/registered-cases.js';
+import { expectAnchorWritersNeverUndoEachOther } from '../../support/dual-anchor/two-anchor-writers.js';
 import { startRedisServer, type RedisServerProcess } from '../../support/redis/index.js';
 
 const { notOlderThan, ifAbsent } = CheckpointWriteCondition;
@@ -110,42 +111,7 @@ describe('RedisDualAnchorCheckpointStore on a real redis-server', () => {
     const seenWriter = new RedisDualAnchorCheckpointStore(client());
     const processedWriter = new RedisDualAnchorCheckpointStore(client());
     const reader = new RedisDualAnchorCheckpointStore(client());
-    const writes = 1_000;
-    const acknowledged = { seen: -1, processed: -1 };
-    const regressions: string[] = [];
-    const run = { active: true };
-    const reading = (async () => {
-      while (run.active) {
-        const floor = { ...acknowledged };
-        const record = await reader.findByStreamName('shared');
-        const seen = (record?.lastSeenToken as { sequence?: number } | null | undefined)?.sequence ?? -1;
-        const processed = (record?.lastProcessedToken as { sequence?: number } | null | undefined)?.sequence ?? -1;
-        if (seen < floor.seen || processed < floor.processed) {
-          regressions.push(`read seen ${seen} / processed ${processed} after ${floor.seen} / ${floor.processed}`);
-        }
-      }
-    })();
-    await Promise.all([
-      (async () => {
-        for (let sequence = 0; sequence < writes; sequence += 1) {
-          await seenWriter.saveSeen('shared', { sequence }, at, at);
-          acknowledged.seen = sequence;
-        }
-      })(),
-      (async () => {
-        for (let sequence = 0; sequence < writes; sequence += 1) {
-          await processedWriter.saveProcessed('shared', { sequence }, at, undefined, notOlderThan(1));
-          acknowledged.processed = sequence;
-        }
-      })(),
-    ]);
-    run.active = false;
-    await reading;
-    expect(regressions.slice(0, 5)).toEqual([]);
-    expect(await reader.findByStreamName('shared')).toMatchObject({
-      lastSeenToken: { sequence: writes - 1 },
-      lastProcessedToken: { sequence: writes - 1 },
-    });
+    await expectAnchorWritersNeverUndoEachOther({ seenWriter, processedWriter, reader, writes: 1_000 });
   });
 
   it('shows the trap is real on Redis too: withReadModifyWriteDefaults over this store fails the interleaved-writers case', async () => {

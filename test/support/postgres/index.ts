@@ -12,3 +12,5 @@ export { RecordingPostgresClient } from './recording-postgres-client.js';
 export { useSharedPostgres, type SharedPostgres } from './shared-postgres.js';
 export { startSharedPostgresServer } from './shared-postgres-server.js';
 export type { SharedPostgresServerAddress } from './shared-postgres-context.js';
+export { pgBouncerForThisFile, type PgBouncerForThisFile } from './pgbouncer-for-this-file.js';
+export { insideTransactions, type InsideTransactions } from './inside-transactions.js';

@@ -1,0 +1,171 @@
+import type { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
+import {
+  decodeDualAnchorCheckpoint,
+  DualAnchorCheckpointStoreBase,
+  type DualAnchorCheckpoint,
+  type DualAnchorFieldWrite,
+  type DualAnchorResetWrite,
+} from '../dual-anchor/index.js';
+import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
+import { assertPostgresClient, type PostgresClient, type PostgresTableOptions } from './postgres-client.js';
+import { createTableIdempotently } from './postgres-create-table.js';
+import { columnValues, storedFieldsOfRow } from './postgres-dual-anchor-row.js';
+import { dualAnchorStatements, type DualAnchorStatements } from './postgres-dual-anchor-statements.js';
+import type { MissingTableHint } from './postgres-errors.js';
+import { qualifiedTableName } from './postgres-identifiers.js';
+import { PostgresStatementRunner } from './postgres-statement-runner.js';
+import { assertPostgresText } from './postgres-text.js';
+
+/**
+ * Options of {@link PostgresDualAnchorCheckpointStore}: the table (`checkpoint_fencing_dual_anchor_checkpoints` by
+ * default) and its schema.
+ */
+export type PostgresDualAnchorCheckpointStoreOptions = PostgresTableOptions;
+
+const defaultTable = 'checkpoint_fencing_dual_anchor_checkpoints';
+const className = 'PostgresDualAnchorCheckpointStore';
+
+/**
+ * A dual-anchor checkpoint store in a PostgreSQL table, one row per stream, over any node-postgres-shaped client the
+ * caller owns (a `Pool`, a `Client`, a `PoolClient`). Every partial write is one `INSERT … ON CONFLICT DO UPDATE` of
+ * only its own columns, with its condition judged on the row it locks; `resetAfterHistoryLost` is one such statement
+ * with the guard inside. It keeps no session state, so it works behind PgBouncer or RDS Proxy in transaction mode;
+ * {@link withinTransaction} binds it to the caller's own transaction. Schema and statements: doc/dual-anchor.md.
+ */
+export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStoreBase {
+  readonly #client: PostgresClient;
+  readonly #options: PostgresDualAnchorCheckpointStoreOptions;
+  readonly #statements: DualAnchorStatements;
+  readonly #hint: MissingTableHint;
+  /** Replaced by a transaction's runner in {@link withinTransaction}. */
+  #runner: PostgresStatementRunner;
+
+  /** @throws TypeError for a client without `query`, or a `table`/`schema` that is not a plain identifier. */
+  constructor(client: PostgresClient, options: PostgresDualAnchorCheckpointStoreOptions = {}) {
+    super();
+    assertPostgresClient(className, client);
+    const tableName = options.table ?? defaultTable;
+    const table = qualifiedTableName(`${className} options`, tableName, options.schema);
+    this.#client = client;
+    this.#options = { ...options };
+    this.#statements = dualAnchorStatements(table, tableName);
+    this.#hint = { className, instanceName: 'store', tableDisplay: table.display };
+    this.#runner = new PostgresStatementRunner(client, this.#hint);
+  }
+
+  /**
+   * The `CREATE TABLE IF NOT EXISTS` statement for the table these options name, for your migrations; idempotent.
+   * @throws TypeError for a `table`/`schema` that is not a plain identifier.
+   */
+  static createTableSql(options: PostgresDualAnchorCheckpointStoreOptions = {}): string {
+    const tableName = options.table ?? defaultTable;
+    return dualAnchorStatements(qualifiedTableName(`${className} options`, tableName, options.schema), tableName)
+      .createTable;
+  }
+
+  /** Runs {@link PostgresDualAnchorCheckpointStore.createTableSql}; idempotent, also when several processes run it at once. */
+  async createTable(): Promise<void> {
+    await createTableIdempotently(this.#client, this.#statements.createTable);
+  }
+
+  /**
+   * The same store bound to `client`, the connection your transaction runs on (the `PoolClient` you ran `BEGIN` on):
+   * an anchor written through it commits or rolls back with everything else in that transaction. On a refusal it
+   * throws `CheckpointWriteConditionNotFulfilledError`; roll the transaction back, so a zombie's other writes vanish
+   * with its anchor. @throws TypeError for a `pg.Pool`, whose statements would each run on any connection, outside
+   * your transaction.
+   */
+  withinTransaction(client: PostgresClient): PostgresDualAnchorCheckpointStore {
+    const runner = PostgresStatementRunner.forTransaction(client, this.#hint);
+    const bound = new PostgresDualAnchorCheckpointStore(client, this.#options);
+    bound.#runner = runner;
+    return bound;
+  }
+
+  /** True: every condition is evaluated inside the statement that writes. */
+  evaluatesWriteConditions(): boolean {
+    return true;
+  }
+
+  /**
+   * One statement that upserts exactly the plan's columns. A lost connection or a timeout is passed through as the
+   * driver reported it: the statement may or may not have committed, so never read it as a refusal. Not `async`
+   * itself, so a write adds no promise of its own; the public method that calls it turns a throw into a rejection.
+   */
+  protected writeFields(write: DualAnchorFieldWrite): Promise<void> {
+    assertPostgresText('streamName', write.streamName);
+    if (typeof write.fields.instanceId === 'string') {
+      assertPostgresText('checkpoint.instanceId', write.fields.instanceId);
+    }
+    const { condition } = write;
+    const { columns, values } = columnValues(write.streamName, write.fields);
+    if (condition.kind === 'notOlderThan') {
+      values.push(String(condition.version));
+    }
+    return this.#send(write.streamName, condition, this.#statements.write(columns, condition.kind), values);
+  }
+
+  /** One statement with the guard inside under every condition; under `ifAbsent()` the insert of a new row. */
+  protected async writeReset(reset: DualAnchorResetWrite): Promise<void> {
+    assertPostgresText('streamName', reset.streamName);
+    const { condition } = reset;
+    const { columns, values } = columnValues(reset.streamName, reset.fields);
+    if (condition.kind === 'ifAbsent') {
+      await this.#send(reset.streamName, condition, this.#statements.write(columns, 'ifAbsent'), values);
+      return;
+    }
+    if (condition.kind === 'notOlderThan') {
+      values.push(String(condition.version));
+    }
+    values.push(reset.expectedDeadProcessed);
+    await this.#send(reset.streamName, condition, this.#statements.reset(condition.kind), values);
+  }
+
+  /** One `SELECT` of the row. */
+  protected async readRecord(streamName: string): Promise<DualAnchorCheckpoint | undefined> {
+    assertPostgresText('streamName', streamName);
+    const { rows } = await this.#runner.query(this.#statements.find, [streamName]);
+    const row = rows[0];
+    return row === undefined
+      ? undefined
+      : decodeDualAnchorCheckpoint(streamName, storedFieldsOfRow(row, streamName, this.#hint.tableDisplay));
+  }
+
+  /** One `DELETE` of the row, version included. */
+  protected async removeRecord(streamName: string): Promise<void> {
+    assertPostgresText('streamName', streamName);
+    await this.#runner.query(this.#statements.delete, [streamName]);
+  }
+
+  /** Sends a write and turns its answer into a refusal, with the stored version, when its condition did not hold. */
+  async #send(
+    streamName: string,
+    condition: CheckpointWriteCondition,
+    text: string,
+    values: readonly unknown[],
+  ): Promise<void> {
+    const result = await this.#runner.query(text, values);
+    switch (condition.kind) {
+      case 'any':
+        return;
+      case 'notOlderThan': {
+        const stored = this.#runner.returnedVersion(result);
+        if (stored !== String(condition.version)) {
+          throw new CheckpointWriteConditionNotFulfilledError(streamName, condition, this.#runner.version(stored));
+        }
+        return;
+      }
+      case 'ifAbsent': {
+        const row = result.rows[0];
+        if (row?.['accepted'] !== true) {
+          throw new CheckpointWriteConditionNotFulfilledError(
+            streamName,
+            condition,
+            this.#runner.version(row?.['stored_version']),
+          );
+        }
+        return;
+      }
+    }
+  }
+}

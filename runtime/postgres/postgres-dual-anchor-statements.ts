@@ -1,0 +1,157 @@
+import type { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
+import { dualAnchorColumns, type DualAnchorColumn } from './postgres-dual-anchor-row.js';
+import { derivedIdentifier, type QualifiedTableName } from './postgres-identifiers.js';
+
+type ConditionKind = CheckpointWriteCondition['kind'];
+
+/**
+ * Every statement `PostgresDualAnchorCheckpointStore` sends, for one table. Each write is one `INSERT … ON CONFLICT
+ * (stream_name) DO UPDATE` that sets only the columns its operation owns: it inserts the row of a brand-new stream, or
+ * locks the existing row and evaluates every `CASE` (the condition, the reset's guard) against its latest committed
+ * version, so no writer of another column or of the same one can get in between. Versions travel as decimal text and
+ * come back as `version::text`; timestamps go in as ISO 8601 UTC text and come back as epoch milliseconds (ADR 0904).
+ */
+export interface DualAnchorStatements {
+  readonly createTable: string;
+  /** $1 stream → every column, timestamps as epoch-millisecond text; no row when nothing is stored. */
+  readonly find: string;
+  /** $1 stream. */
+  readonly delete: string;
+  /**
+   * The upsert of the columns whose bits are set in `columns` (bit i for `dualAnchorColumns[i]`), values $2… in column
+   * order after $1, the stream:
+   * - `any`: sets exactly those columns; `version` is not in the statement, so it stays as it was;
+   * - `notOlderThan`: v follows the values; every column keeps the locked row's value when the stored version is
+   *   greater than v (refused) and takes the new one otherwise, `version` becomes the greater of the two, and
+   *   `RETURNING version::text` is v exactly when it was accepted, else the stored version that refused it, read from
+   *   the locked row (ADR 0802);
+   * - `ifAbsent`: inserts or does nothing; answers `accepted`, and the `stored_version` the statement's snapshot shows.
+   */
+  write(columns: number, kind: ConditionKind): string;
+  /**
+   * `resetAfterHistoryLost` under `any` or `notOlderThan`, the guard inside: $1 stream, $2 seen token, $3 seen
+   * timestamp, $4 heartbeat, then v for `notOlderThan`, then the expected dead processed token (canonical JSON or NULL).
+   * Sets the seen pair and the heartbeat, and clears the processed pair only while the locked row's
+   * `last_processed_token IS NOT DISTINCT FROM` the expected one (and, fenced, only when not refused; a refused reset
+   * keeps every column). Under `ifAbsent` a reset is the plain insert of {@link write}: a new row has no processed
+   * pair to guard.
+   */
+  reset(kind: 'any' | 'notOlderThan'): string;
+}
+
+/**
+ * The whole fence: the locked row (`stored`) holds a newer version than the write's. NULL, so not refused, when no
+ * version is stored; one comparison a column is the cheapest form PostgreSQL parses on every write.
+ */
+const refused = 'stored.version > EXCLUDED.version';
+
+/** The version after a `notOlderThan(v)` write: v, or the newer stored one that refused it (GREATEST skips NULL). */
+const newerVersion = 'version = GREATEST(stored.version, EXCLUDED.version)';
+
+/** The statements for `table`, whose name is already validated and quoted. */
+export function dualAnchorStatements(table: QualifiedTableName, tableName: string): DualAnchorStatements {
+  const t = table.sql;
+  const cache = new Map<string, string>();
+  const cached = (key: string, build: () => string): string => {
+    let text = cache.get(key);
+    if (text === undefined) {
+      text = build();
+      cache.set(key, text);
+    }
+    return text;
+  };
+  return {
+    createTable: [
+      `CREATE TABLE IF NOT EXISTS ${t} (`,
+      '  stream_name text PRIMARY KEY,',
+      '  instance_id text,',
+      '  -- Tokens as canonical JSON text: equal texts are equal JSON values (key order ignored). text, not jsonb:',
+      '  -- jsonb refuses strings holding \\u0000, which tokens may carry.',
+      '  last_seen_token text,',
+      '  last_seen_timestamp timestamptz,',
+      '  last_processed_token text,',
+      '  last_processed_timestamp timestamptz,',
+      '  last_heartbeat_timestamp timestamptz,',
+      "  metadata text NOT NULL DEFAULT '{}',",
+      "  -- The stream's one write version. numeric, not bigint: fencing tokens compare exactly beyond 2^63 and 2^64.",
+      '  version numeric,',
+      `  CONSTRAINT ${derivedIdentifier(tableName, 'version_check')}`,
+      "    CHECK (version::text ~ '^[0-9]+$')",
+      ')',
+    ].join('\n'),
+    // round, not floor: every timestamp this store writes is a whole millisecond, and before PostgreSQL 14 extract
+    // answers a double, whose last digit floor could turn into the millisecond before.
+    find:
+      'SELECT ' +
+      dualAnchorColumns
+        .map(({ column, timestamp }) =>
+          timestamp ? `round(extract(epoch FROM ${column}) * 1000)::text AS ${column}` : column,
+        )
+        .join(', ') +
+      ` FROM ${t} WHERE stream_name = $1`,
+    delete: `DELETE FROM ${t} WHERE stream_name = $1`,
+    write: (columns, kind) =>
+      cached(`${kind} ${columns}`, () =>
+        writeStatement(
+          t,
+          dualAnchorColumns.filter((_, index) => (columns & (1 << index)) !== 0),
+          kind,
+        ),
+      ),
+    reset: (kind) => cached(`reset ${kind}`, () => resetStatement(t, kind === 'notOlderThan')),
+  };
+}
+
+function writeStatement(t: string, columns: readonly DualAnchorColumn[], kind: ConditionKind): string {
+  const names = columns.map(({ column }) => column);
+  const values = columns.map((column, index) => parameter(column, index + 2));
+  switch (kind) {
+    case 'any':
+      return (
+        `INSERT INTO ${t} AS stored (stream_name, ${names.join(', ')}) VALUES ($1, ${values.join(', ')}) ` +
+        `ON CONFLICT (stream_name) DO UPDATE SET ${names.map((name) => `${name} = EXCLUDED.${name}`).join(', ')}`
+      );
+    case 'notOlderThan':
+      return (
+        `INSERT INTO ${t} AS stored (stream_name, ${names.join(', ')}, version) ` +
+        `VALUES ($1, ${values.join(', ')}, $${columns.length + 2}::numeric) ` +
+        `ON CONFLICT (stream_name) DO UPDATE SET ${[...names.map(fenced), newerVersion].join(', ')} ` +
+        'RETURNING version::text AS version'
+      );
+    case 'ifAbsent':
+      return (
+        `WITH attempt AS (INSERT INTO ${t} (stream_name, ${names.join(', ')}) VALUES ($1, ${values.join(', ')}) ` +
+        'ON CONFLICT (stream_name) DO NOTHING RETURNING 1) ' +
+        `SELECT EXISTS (SELECT FROM attempt) AS accepted, (SELECT version::text FROM ${t} WHERE stream_name = $1) AS stored_version`
+      );
+  }
+}
+
+function resetStatement(t: string, withVersion: boolean): string {
+  const installed = ['last_seen_token', 'last_seen_timestamp', 'last_heartbeat_timestamp'];
+  const expected = `$${withVersion ? 6 : 5}::text`;
+  const dead = `WHEN stored.last_processed_token IS NOT DISTINCT FROM ${expected} THEN NULL`;
+  const keepWhenRefused = (name: string): string => (withVersion ? `WHEN ${refused} THEN stored.${name} ` : '');
+  const guarded = (name: string): string => `${name} = CASE ${keepWhenRefused(name)}${dead} ELSE stored.${name} END`;
+  const assignments = [
+    ...installed.map((name) => (withVersion ? fenced(name) : `${name} = EXCLUDED.${name}`)),
+    guarded('last_processed_token'),
+    guarded('last_processed_timestamp'),
+    ...(withVersion ? [newerVersion] : []),
+  ];
+  return (
+    `INSERT INTO ${t} AS stored (stream_name, ${installed.join(', ')}${withVersion ? ', version' : ''}) ` +
+    `VALUES ($1, $2, $3::timestamptz, $4::timestamptz${withVersion ? ', $5::numeric' : ''}) ` +
+    `ON CONFLICT (stream_name) DO UPDATE SET ${assignments.join(', ')}` +
+    (withVersion ? ' RETURNING version::text AS version' : '')
+  );
+}
+
+/** `name` keeps the locked row's value when the write is refused, else takes the new one. */
+function fenced(name: string): string {
+  return `${name} = CASE WHEN ${refused} THEN stored.${name} ELSE EXCLUDED.${name} END`;
+}
+
+function parameter({ timestamp }: DualAnchorColumn, index: number): string {
+  return timestamp ? `$${index}::timestamptz` : `$${index}`;
+}
