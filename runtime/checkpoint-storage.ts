@@ -53,3 +53,9 @@ export function evaluatesWriteConditions(storage: CheckpointStorage): boolean {
 export function evaluatesWriteConditionsFor(storage: CheckpointStorage, subscriptionId: string): boolean {
   return storage.evaluatesWriteConditionsFor?.(subscriptionId) ?? evaluatesWriteConditions(storage);
 }
+
+/** The storage's class name, for messages; a generic phrase for an anonymous storage object. */
+export function storageName(storage: CheckpointStorage): string {
+  const name: unknown = storage.constructor?.name;
+  return typeof name === 'string' && name !== '' && name !== 'Object' ? name : 'This checkpoint storage';
+}

@@ -1,10 +1,16 @@
 import type { Checkpoint } from './checkpoint.js';
-import { evaluatesWriteConditions, evaluatesWriteConditionsFor, type CheckpointStorage } from './checkpoint-storage.js';
+import {
+  evaluatesWriteConditions,
+  evaluatesWriteConditionsFor,
+  storageName,
+  type CheckpointStorage,
+} from './checkpoint-storage.js';
 import { CheckpointWriteCondition } from './checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from './errors/checkpoint-write-condition-not-fulfilled-error.js';
 import { StartPositionAlreadyPinnedError } from './errors/start-position-already-pinned-error.js';
 import { StorageCannotBeFencedError } from './errors/storage-cannot-be-fenced-error.js';
-import { assertCheckpoint, assertSubscriptionId } from './storage-arguments.js';
+import { assertCheckpoint } from './storage-arguments.js';
+import { assertSubscriptionId } from './subscription-id.js';
 
 /** Where a writer gets the token of the lease it holds; `undefined` when it holds none. */
 export type FencingTokenSource = (
@@ -85,8 +91,4 @@ export class FencedCheckpointWriter {
     }
     this.#fenceableIds.add(subscriptionId);
   }
-}
-
-function storageName(storage: CheckpointStorage): string {
-  return storage.constructor.name || 'This checkpoint storage';
 }

@@ -11,10 +11,12 @@ export { evaluatesWriteConditions, evaluatesWriteConditionsFor, type CheckpointS
 export {
   assertCheckpoint,
   assertSaveArguments,
-  assertSubscriptionId,
   assertWriteCondition,
   assertWriteVersion,
+  toWriteCondition,
+  validateSaveArguments,
 } from './storage-arguments.js';
+export { assertSubscriptionId } from './subscription-id.js';
 export {
   CheckpointWriteConditionNotFulfilledError,
   StartPositionAlreadyPinnedError,

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { quoteText } from '../describe-value.js';
 import type { FencingToken } from '../fencing-token.js';
 import type { CompetingConsumerListener, CompetingConsumerStrategy } from './competing-consumer-strategy.js';
 import { systemLeaseClock, type LeaseClock, type LeaseTimer } from './lease-clock.js';
 import type { LeaseStore } from './lease-store.js';
-import { assertLeaseIds } from './lease-arguments.js';
+import { assertLeaseIds } from '../subscription-id.js';
 
 /** Options every lease-keeping strategy takes. */
 export interface LeaseKeepingStrategyOptions {
@@ -77,7 +78,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     assertLeaseIds(subscriptionId, subscriberId);
     if (this.#shutDown) {
       throw new Error(
-        `Cannot register subscriber ${JSON.stringify(subscriberId)} for subscription ${JSON.stringify(subscriptionId)}: ` +
+        `Cannot register subscriber ${quoteText(subscriberId)} for subscription ${quoteText(subscriptionId)}: ` +
           'this lease strategy has been shut down. Create a new strategy instance.',
       );
     }

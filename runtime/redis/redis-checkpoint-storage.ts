@@ -2,7 +2,9 @@ import type { Checkpoint } from '../checkpoint.js';
 import type { CheckpointStorage } from '../checkpoint-storage.js';
 import { CheckpointWriteCondition, formatWriteCondition } from '../checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
-import { assertSaveArguments, assertSubscriptionId, assertWriteVersion } from '../storage-arguments.js';
+import { describeValue, quoteText } from '../describe-value.js';
+import { assertWriteVersion, validateSaveArguments } from '../storage-arguments.js';
+import { assertSubscriptionId } from '../subscription-id.js';
 import { advanceWriteVersionScript } from './advance-write-version-script.js';
 import { CheckpointKeyLayout, type CheckpointKeys } from './checkpoint-key-layout.js';
 import { ifAbsentScript } from './if-absent-script.js';
@@ -19,7 +21,8 @@ export interface RedisCheckpointStorageOptions {
 }
 
 const defaultVersionKeyPrefix = 'checkpoint-fencing:version:';
-const decimal = /^\d+$/;
+/** What `String(bigint)` makes of a non-negative version: digits, no sign, no leading zero. */
+const canonicalDecimal = /^(?:0|[1-9]\d*)$/;
 
 /**
  * A checkpoint storage in Redis over an ioredis `Redis` or `Cluster` client the caller owns. `any()` is one plain
@@ -66,26 +69,18 @@ export class RedisCheckpointStorage implements CheckpointStorage {
    * is: the script may or may not have run, so the caller must not read it as a refusal.
    */
   async save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
-    assertSaveArguments(subscriptionId, checkpoint, condition);
+    const judged = validateSaveArguments(subscriptionId, checkpoint, condition);
     const keys = this.#layout.keysFor(subscriptionId);
-    if (condition.kind === 'any') {
+    if (judged.kind === 'any') {
       await this.#client.set(keys.checkpointKey, checkpoint);
       return checkpoint;
     }
-    this.#assertClusterAligned(subscriptionId, keys, formatWriteCondition(condition));
+    this.#assertClusterAligned(subscriptionId, keys, formatWriteCondition(judged));
     const reply =
-      condition.kind === 'notOlderThan'
-        ? await this.#scripts.run(notOlderThanScript, keys, [checkpoint, String(condition.version)])
+      judged.kind === 'notOlderThan'
+        ? await this.#scripts.run(notOlderThanScript, keys, [checkpoint, String(judged.version)])
         : await this.#scripts.run(ifAbsentScript, keys, [checkpoint]);
-    const outcome = scriptReply(reply, condition);
-    if (!outcome.accepted) {
-      const { storedVersion } = outcome;
-      throw new CheckpointWriteConditionNotFulfilledError(
-        subscriptionId,
-        condition,
-        storedVersion === '' ? undefined : BigInt(storedVersion),
-      );
-    }
+    judgeScriptReply(reply, subscriptionId, judged, keys.versionKey);
     return checkpoint;
   }
 
@@ -97,33 +92,16 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     assertSubscriptionId(subscriptionId);
     assertWriteVersion(version);
     const keys = this.#layout.keysFor(subscriptionId);
-    const condition = CheckpointWriteCondition.notOlderThan(version);
     this.#assertClusterAligned(subscriptionId, keys, `advanceWriteVersion(${version})`);
-    const outcome = scriptReply(await this.#scripts.run(advanceWriteVersionScript, keys, [String(version)]), condition);
-    if (!outcome.accepted) {
-      const { storedVersion } = outcome;
-      throw new CheckpointWriteConditionNotFulfilledError(
-        subscriptionId,
-        condition,
-        storedVersion === '' ? undefined : BigInt(storedVersion),
-      );
-    }
+    const reply = await this.#scripts.run(advanceWriteVersionScript, keys, [String(version)]);
+    judgeScriptReply(reply, subscriptionId, CheckpointWriteCondition.notOlderThan(version), keys.versionKey);
   }
 
   async writeVersion(subscriptionId: string): Promise<bigint | undefined> {
     assertSubscriptionId(subscriptionId);
     const { versionKey } = this.#layout.keysFor(subscriptionId);
     const stored = await this.#client.get(versionKey);
-    if (stored === null) {
-      return undefined;
-    }
-    if (!decimal.test(stored)) {
-      throw new Error(
-        `Version key ${JSON.stringify(versionKey)} holds ${JSON.stringify(stored)}, not a non-negative decimal integer. ` +
-          'Something other than a fenced writer wrote it; delete the key or write a decimal version to it.',
-      );
-    }
-    return BigInt(stored);
+    return stored === null ? undefined : storedVersion(versionKey, stored);
   }
 
   /** Removes both keys with one `DEL` when they share a slot; otherwise, or on `CROSSSLOT`, the checkpoint key first, then the version key. */
@@ -160,8 +138,8 @@ export class RedisCheckpointStorage implements CheckpointStorage {
   #assertClusterAligned(subscriptionId: string, keys: CheckpointKeys, operation: string): void {
     if (this.#clusterSafe && !keys.clusterAligned) {
       throw new TypeError(
-        `RedisCheckpointStorage cannot evaluate ${operation} for subscription ${JSON.stringify(subscriptionId)} in Cluster-safe mode: ` +
-          `its checkpoint key ${JSON.stringify(keys.checkpointKey)} has no hash tag and is empty or contains "}", so no version key can share its ` +
+        `RedisCheckpointStorage cannot evaluate ${operation} for subscription ${quoteText(subscriptionId)} in Cluster-safe mode: ` +
+          `its checkpoint key ${quoteText(keys.checkpointKey)} has no hash tag and is empty or contains "}", so no version key can share its ` +
           'Cluster hash slot and the script would fail with CROSSSLOT. Give the id a hash tag (e.g. "{tenant}-orders"), or, for a standalone or ' +
           'replicated server that is not a Cluster, use RedisCheckpointStorage.forStandalone(client). Nothing was sent to Redis.',
       );
@@ -174,22 +152,51 @@ function isCrossSlotError(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('CROSSSLOT');
 }
 
-/** Reads a script's reply, `accepted` or `refused:<stored version>` (ioredis 5 and 6 give it as a string, over RESP2 and RESP3). */
-function scriptReply(
+/**
+ * The one place a script's reply becomes an outcome: `accepted` returns; `refused:<stored>` throws the refusal, carrying
+ * the stored version; `invalid:<stored>` throws the error `writeVersion` gives for that value; anything else is a
+ * reply no script of this storage sends. ioredis 5 and 6 give the reply as a string, over RESP2 and RESP3.
+ */
+function judgeScriptReply(
   reply: unknown,
+  subscriptionId: string,
   condition: CheckpointWriteCondition,
-): { readonly accepted: true } | { readonly accepted: false; readonly storedVersion: string } {
+  versionKey: string,
+): void {
   if (reply === 'accepted') {
-    return { accepted: true };
+    return;
   }
-  if (typeof reply === 'string' && reply.startsWith('refused:')) {
-    const storedVersion = reply.slice('refused:'.length);
-    if (storedVersion === '' || decimal.test(storedVersion)) {
-      return { accepted: false, storedVersion };
+  if (typeof reply === 'string') {
+    if (reply.startsWith('refused:')) {
+      const stored = reply.slice('refused:'.length);
+      throw new CheckpointWriteConditionNotFulfilledError(
+        subscriptionId,
+        condition,
+        stored === '' ? undefined : storedVersion(versionKey, stored),
+      );
+    }
+    if (reply.startsWith('invalid:')) {
+      throw invalidStoredVersionError(versionKey, reply.slice('invalid:'.length));
     }
   }
   throw new Error(
-    `The ${formatWriteCondition(condition)} script answered ${JSON.stringify(reply)}, not "accepted" or "refused:<version>". ` +
-      'Another script with the same SHA-1 or a proxy rewriting replies is in the way; the write may or may not have happened.',
+    `The ${formatWriteCondition(condition)} script answered ${describeValue(reply)}, not "accepted", "refused:<version>" or ` +
+      '"invalid:<value>". Another script with the same SHA-1 or a proxy rewriting replies is in the way; the write may or may not have happened.',
+  );
+}
+
+/** The version a version key holds, as a `bigint`; throws when it is not a canonical non-negative decimal. */
+function storedVersion(versionKey: string, stored: string): bigint {
+  if (!canonicalDecimal.test(stored)) {
+    throw invalidStoredVersionError(versionKey, stored);
+  }
+  return BigInt(stored);
+}
+
+function invalidStoredVersionError(versionKey: string, stored: string): Error {
+  return new Error(
+    `Version key ${quoteText(versionKey)} holds ${quoteText(stored)}, not a canonical non-negative decimal integer (digits only, ` +
+      'no leading zero), so no version can be judged against it and nothing was written. Something other than a fenced writer ' +
+      'wrote it; delete the key or write a canonical decimal version to it.',
   );
 }

@@ -1,6 +1,7 @@
+import { describeValue, quoteText } from '../describe-value.js';
 import type { LeaseStore } from '../leases/lease-store.js';
-import { acquireLeaseScript, refreshLeaseScript, releaseLeaseScript } from './redis-lease-scripts.js';
 import { redisLeaseKeys, type RedisLeaseKeys } from './redis-lease-keys.js';
+import { acquireLeaseScript, refreshLeaseScript, releaseLeaseScript } from './redis-lease-scripts.js';
 
 /**
  * The client a `RedisLeaseStrategy` works over: an ioredis `Redis` or `Cluster` (a standalone or replicated server, or
@@ -82,7 +83,7 @@ export class RedisLeaseStore implements LeaseStore {
     if (error !== null || typeof acknowledged !== 'number' || acknowledged < wait.replicas) {
       await this.release(subscriptionId, owner, token);
       throw new Error(
-        `Lease ${JSON.stringify(keys.lease)} was not taken: token ${token} reached ${typeof acknowledged === 'number' ? acknowledged : 'no'} ` +
+        `Lease ${quoteText(keys.lease)} was not taken: token ${token} reached ${typeof acknowledged === 'number' ? acknowledged : 'no'} ` +
           `of the ${wait.replicas} replicas waitForReplicas asks for within ${wait.timeoutMs} ms` +
           `${error === null ? '' : ` (${String(error)})`}, so a failover could mint it again. ` +
           'The strategy tries again; check replication, or lower waitForReplicas.replicas.',
@@ -103,7 +104,7 @@ function parseAcquireReply(reply: unknown, keys: RedisLeaseKeys): ['granted' | '
     }
   }
   throw new Error(
-    `Unexpected reply from the lease script for ${JSON.stringify(keys.lease)}: ${JSON.stringify(reply)}. ` +
-      `Was ${JSON.stringify(keys.lease)} or ${JSON.stringify(keys.token)} written by something else? They must hold only what this strategy writes.`,
+    `Unexpected reply from the lease script for ${quoteText(keys.lease)}: ${describeValue(reply)}. ` +
+      `Was ${quoteText(keys.lease)} or ${quoteText(keys.token)} written by something else? They must hold only what this strategy writes.`,
   );
 }

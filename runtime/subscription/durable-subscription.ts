@@ -5,7 +5,7 @@ import { evaluatesWriteConditionsFor, type CheckpointStorage } from '../checkpoi
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import { FencedCheckpointWriter } from '../fenced-checkpoint-writer.js';
 import type { CompetingConsumerStrategy } from '../leases/competing-consumer-strategy.js';
-import { assertSubscriptionId } from '../storage-arguments.js';
+import { assertSubscriptionId } from '../subscription-id.js';
 import { DuplicateSubscriptionIdError } from './duplicate-subscription-id-error.js';
 import { UnknownSubscriptionError } from './unknown-subscription-error.js';
 import { Wakeup } from './wakeup.js';

@@ -23,7 +23,17 @@ interface StorageUnderTest {
 }
 
 /** Ids a coerced bad id would have been stored under, checked where the store cannot be counted (in memory). */
-const coercedIds = ['42', 'undefined', 'null', 'orders', '[object Object]', 'overwritten', 'cp'];
+const coercedIds = [
+  '42',
+  'undefined',
+  'null',
+  'orders',
+  '[object Object]',
+  'overwritten',
+  'cp',
+  'a\uFFFD',
+  '\uFFFD{t}orders',
+];
 
 function describeBadInput(name: string, prototype: object, target: StorageUnderTest): void {
   describe(`${name}: bad input is refused with a TypeError and writes nothing`, () => {
