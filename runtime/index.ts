@@ -61,6 +61,7 @@ export {
 } from './leases/index.js';
 export {
   DurableSubscription,
+  DuplicateSubscriberError,
   DuplicateSubscriptionIdError,
   UnknownSubscriptionError,
   type DurableSubscriptionOptions,
