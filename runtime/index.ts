@@ -63,6 +63,7 @@ export {
   DurableSubscription,
   DuplicateSubscriberError,
   DuplicateSubscriptionIdError,
+  FencingTokenReusedError,
   UnknownSubscriptionError,
   type DurableSubscriptionOptions,
   type EventHandler,

@@ -6,7 +6,7 @@ import { quoteText } from '../describe-value.js';
  * Do not retry: the lease that issued the token has moved on, so the same write can never succeed.
  */
 export class CheckpointWriteConditionNotFulfilledError extends Error {
-  override readonly name = 'CheckpointWriteConditionNotFulfilledError';
+  override readonly name: string = 'CheckpointWriteConditionNotFulfilledError';
 
   constructor(
     readonly subscriptionId: string,

@@ -358,7 +358,7 @@ export class DurableSubscription {
       case 'grace':
         return this.#awaitGraceEnd(subscription, state.token, state.endsAt);
       case 'delivering':
-        return this.#deliver(subscription, state.token);
+        return this.#deliver(subscription, state.token, state.lastToken);
       case 'refused':
         return this.#giveUpAfterRefusal(subscription, state.storedVersion);
       case 'paused':
@@ -422,7 +422,7 @@ export class DurableSubscription {
       }
       await strategy.release(subscription.id, this.subscriberId);
     }
-    return { type: 'gaveUp' };
+    return { type: 'gaveUp', retryAt: performance.now() + this.#retryDelayMs };
   }
 
   /** The token to deliver under now, or `undefined` while this node may not deliver. */
@@ -447,7 +447,11 @@ export class DurableSubscription {
   }
 
   /** One run under one grant; resolves to how it ended. */
-  async #deliver(subscription: Subscription, token: bigint | undefined): Promise<SubscriptionEvent> {
+  async #deliver(
+    subscription: Subscription,
+    token: bigint | undefined,
+    lastToken: bigint | undefined,
+  ): Promise<SubscriptionEvent> {
     const run: Run = { abort: new AbortController(), started: false };
     const { signal } = run.abort;
     subscription.run = run;
@@ -458,6 +462,7 @@ export class DurableSubscription {
         writer,
         subscriptionId: subscription.id,
         token,
+        lastToken,
         fence: this.#fenceOnAcquire,
         startPosition: subscription.startPosition,
       });

@@ -6,12 +6,19 @@
 export type SubscriptionState =
   /** Becoming a candidate for the lease (`strategy.register`). */
   | { readonly name: 'registering' }
-  /** A candidate without a usable grant, or alone without a strategy; nothing is delivered before `notBefore`. */
-  | { readonly name: 'waiting'; readonly notBefore: number }
+  /**
+   * A candidate without a usable grant, or alone without a strategy; nothing is delivered before `notBefore`.
+   * `lastToken` is the token of this node's previous grant, if any (see `delivering`).
+   */
+  | { readonly name: 'waiting'; readonly notBefore: number; readonly lastToken: bigint | undefined }
   /** Granted `token` (above 0), waiting until `endsAt` so that a holder whose lease vanished under it finds out and stops. */
-  | { readonly name: 'grace'; readonly token: bigint; readonly endsAt: number }
-  /** Fencing on acquire, then delivering under `token` (`undefined` without a strategy: unfenced, alone). */
-  | { readonly name: 'delivering'; readonly token: bigint | undefined }
+  | { readonly name: 'grace'; readonly token: bigint; readonly endsAt: number; readonly lastToken: bigint | undefined }
+  /**
+   * Fencing on acquire, then delivering under `token` (`undefined` without a strategy: unfenced, alone). `lastToken`,
+   * the token of this node's grant before this one, tells a lease handed back to this node with its own token (a
+   * refresh that failed here but not in the store) from a token minted twice by a counter that was lost.
+   */
+  | { readonly name: 'delivering'; readonly token: bigint | undefined; readonly lastToken: bigint | undefined }
   /**
    * A write stamped `token` was refused over `storedVersion`: give the lease up (staying a candidate) after raising
    * the token floor above `storedVersion`, so this node does not sit on a lease it cannot write under.
@@ -34,8 +41,11 @@ export type SubscriptionEvent =
   /** A run ended on its own (the source ended) or failed (handler, source or storage error): try again at `retryAt`. */
   | { readonly type: 'runEnded'; readonly retryAt: number }
   | { readonly type: 'refused'; readonly token: bigint; readonly storedVersion: bigint | undefined }
-  /** The lease was given up after a refusal. */
-  | { readonly type: 'gaveUp' }
+  /**
+   * The lease was given up after a refusal; nothing is delivered before `retryAt`, so a strategy that hands the
+   * same lease straight back (its release failed, or it does not drop the lease) cannot spin refusal after refusal.
+   */
+  | { readonly type: 'gaveUp'; readonly retryAt: number }
   | { readonly type: 'pause' }
   | { readonly type: 'resume' }
   | { readonly type: 'stop' };
@@ -50,7 +60,7 @@ export interface SubscriptionRules {
 
 /** The state a new subscription starts in. */
 export function initialSubscriptionState(rules: SubscriptionRules): SubscriptionState {
-  return rules.leased ? { name: 'registering' } : { name: 'waiting', notBefore: 0 };
+  return rules.leased ? { name: 'registering' } : waiting(0, undefined);
 }
 
 /**
@@ -85,10 +95,7 @@ export function nextSubscriptionState(
       case 'unregistered':
         return { name: 'paused', registered: false };
       case 'resume':
-        if (!rules.leased) {
-          return { name: 'waiting', notBefore: 0 };
-        }
-        return state.registered ? { name: 'waiting', notBefore: 0 } : { name: 'registering' };
+        return !rules.leased || state.registered ? waiting(0, undefined) : { name: 'registering' };
       case 'stop':
         return { name: 'stopped', registered: state.registered };
       default:
@@ -114,13 +121,13 @@ function activeTransition(
 ): SubscriptionState {
   switch (state.name) {
     case 'registering':
-      return event.type === 'registered' ? { name: 'waiting', notBefore: 0 } : state;
+      return event.type === 'registered' ? waiting(0, undefined) : state;
     case 'waiting':
       if (event.type !== 'granted' || event.now < state.notBefore) {
         return state;
       }
       if (!rules.leased) {
-        return { name: 'delivering', token: undefined };
+        return { name: 'delivering', token: undefined, lastToken: undefined };
       }
       if (event.token === undefined) {
         // A lease without a token is no grant: an unfenced write is never sent under a strategy.
@@ -128,24 +135,29 @@ function activeTransition(
       }
       // Token 0 is the first lease ever taken on this id: no earlier holder can still be delivering.
       if (event.token === 0n || rules.takeoverGraceMs <= 0) {
-        return { name: 'delivering', token: event.token };
+        return { name: 'delivering', token: event.token, lastToken: state.lastToken };
       }
-      return { name: 'grace', token: event.token, endsAt: event.now + rules.takeoverGraceMs };
+      return {
+        name: 'grace',
+        token: event.token,
+        endsAt: event.now + rules.takeoverGraceMs,
+        lastToken: state.lastToken,
+      };
     case 'grace':
       switch (event.type) {
         case 'graceOver':
-          return { name: 'delivering', token: state.token };
+          return { name: 'delivering', token: state.token, lastToken: state.lastToken };
         case 'leaseLost':
-          return { name: 'waiting', notBefore: 0 };
+          return waiting(0, state.token);
         default:
           return state;
       }
     case 'delivering':
       switch (event.type) {
         case 'runEnded':
-          return { name: 'waiting', notBefore: event.retryAt };
+          return waiting(event.retryAt, state.token);
         case 'leaseLost':
-          return { name: 'waiting', notBefore: 0 };
+          return waiting(0, state.token);
         case 'refused':
           // Only a refusal of this run's own token: without a strategy nothing is fenced, and nothing is given up.
           return event.token === state.token
@@ -155,6 +167,10 @@ function activeTransition(
           return state;
       }
     case 'refused':
-      return event.type === 'gaveUp' ? { name: 'waiting', notBefore: 0 } : state;
+      return event.type === 'gaveUp' ? waiting(event.retryAt, state.token) : state;
   }
+}
+
+function waiting(notBefore: number, lastToken: bigint | undefined): SubscriptionState {
+  return { name: 'waiting', notBefore, lastToken };
 }

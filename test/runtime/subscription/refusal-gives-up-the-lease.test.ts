@@ -3,6 +3,7 @@ import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
   DurableSubscription,
+  FencingTokenReusedError,
   InMemoryCheckpointStorage,
   InMemoryLeaseStrategy,
   InMemoryLeaseTable,
@@ -191,6 +192,30 @@ describe('DurableSubscription after a refusal under a lease it still holds (a lo
     expectNeverBackward(watcher.seen);
   });
 
+  it('a token minted a second time (the version is already stored by another holder) is refused at acquire, then healed', async () => {
+    const storage = new InMemoryCheckpointStorage();
+    // Another holder wrote with token 0 and may still be running; the fresh counter below mints 0 again.
+    await storage.save('orders', '4', CheckpointWriteCondition.notOlderThan(0));
+    const table = new InMemoryLeaseTable();
+    const log = new EventLog();
+    log.append(7);
+    const handled: { readonly node: string; readonly event: number }[] = [];
+    const otherErrors: unknown[] = [];
+    const only = node('a', storage, new InMemoryLeaseStrategy({ table, leaseTimeMs }), handled, log, otherErrors);
+    try {
+      await eventually('delivery resumes', async () => (await storage.read('orders')) === '6', 10_000);
+      expect(only.grants).toEqual([0n, 1n]);
+      expect(only.refusals).toHaveLength(1);
+      expect(only.refusals[0]).toBeInstanceOf(FencingTokenReusedError);
+      expect(only.refusals[0]?.message).toMatch(/minted it twice/u);
+      expect(await storage.writeVersion('orders')).toBe(1n);
+      expect(otherErrors).toEqual([]);
+    } finally {
+      await only.subscription.shutdown();
+      await only.strategy.shutdown();
+    }
+  });
+
   it('without raiseFencingTokenAbove it still gives the lease up, and heals once per unit of the stored version', async () => {
     const storage = new InMemoryCheckpointStorage();
     await storage.save('orders', '4', CheckpointWriteCondition.notOlderThan(2));
@@ -218,9 +243,10 @@ describe('DurableSubscription after a refusal under a lease it still holds (a lo
     try {
       await eventually('delivery resumes', async () => (await storage.read('orders')) === '5', 15_000);
       const grants = nodes.flatMap(({ grants: granted }) => granted).sort((x, y) => (x < y ? -1 : 1));
-      expect(grants).toEqual([0n, 1n, 2n]);
-      expect(nodes.flatMap(({ refusals }) => refusals).map(({ storedVersion }) => storedVersion)).toEqual([2n, 2n]);
-      expect(await storage.writeVersion('orders')).toBe(2n);
+      // Tokens 0 and 1 are refused over version 2; token 2, minted a second time, is refused as a reused token.
+      expect(grants).toEqual([0n, 1n, 2n, 3n]);
+      expect(nodes.flatMap(({ refusals }) => refusals).map(({ storedVersion }) => storedVersion)).toEqual([2n, 2n, 2n]);
+      expect(await storage.writeVersion('orders')).toBe(3n);
     } finally {
       await Promise.all(nodes.map(({ subscription }) => subscription.shutdown()));
       await Promise.all(nodes.map(({ strategy }) => strategy.shutdown()));

@@ -28,7 +28,8 @@ describe('the subscription state machine, step by step', () => {
         { type: 'granted', token: 5n, now: 1_000 },
         { type: 'graceOver' },
         { type: 'refused', token: 5n, storedVersion: 9n },
-        { type: 'gaveUp' },
+        { type: 'gaveUp', retryAt: 1_500 },
+        { type: 'granted', token: 10n, now: 1_499 },
         { type: 'granted', token: 10n, now: 2_000 },
       ]),
     ).toEqual([
@@ -37,8 +38,9 @@ describe('the subscription state machine, step by step', () => {
       { name: 'grace', token: 5n, endsAt: 1_200 },
       { name: 'delivering', token: 5n },
       { name: 'refused', token: 5n, storedVersion: 9n },
-      { name: 'waiting', notBefore: 0 },
-      { name: 'grace', token: 10n, endsAt: 2_200 },
+      { name: 'waiting', notBefore: 1_500, lastToken: 5n },
+      { name: 'waiting', notBefore: 1_500, lastToken: 5n },
+      { name: 'grace', token: 10n, endsAt: 2_200, lastToken: 5n },
     ]);
   });
 
@@ -58,21 +60,42 @@ describe('the subscription state machine, step by step', () => {
       { type: 'granted', token: 0n, now: 500 },
     ]);
     expect(states.slice(-3)).toEqual([
-      { name: 'waiting', notBefore: 500 },
-      { name: 'waiting', notBefore: 500 },
-      { name: 'delivering', token: 0n },
+      { name: 'waiting', notBefore: 500, lastToken: 0n },
+      { name: 'waiting', notBefore: 500, lastToken: 0n },
+      { name: 'delivering', token: 0n, lastToken: 0n },
     ]);
+  });
+
+  it('remembers the token of the previous grant, so a lease handed back with it is told from a token minted twice', () => {
+    const states = walk(leased, [
+      { type: 'registered' },
+      { type: 'granted', token: 0n, now: 0 },
+      { type: 'leaseLost' },
+      { type: 'granted', token: 0n, now: 10 },
+      { type: 'leaseLost' },
+      { type: 'pause' },
+      { type: 'unregistered' },
+      { type: 'resume' },
+      { type: 'registered' },
+      { type: 'granted', token: 4n, now: 20 },
+    ]);
+    expect(states[4]).toEqual({ name: 'delivering', token: 0n, lastToken: 0n });
+    expect(states.at(-1)).toEqual({ name: 'grace', token: 4n, endsAt: 220, lastToken: undefined });
   });
 
   it('a lost lease in grace or while delivering goes back to waiting; a refusal of another token is ignored', () => {
     expect(
       walk(leased, [{ type: 'registered' }, { type: 'granted', token: 3n, now: 0 }, { type: 'leaseLost' }]).at(-1),
-    ).toEqual({ name: 'waiting', notBefore: 0 });
-    const delivering: SubscriptionState = { name: 'delivering', token: 3n };
+    ).toEqual({ name: 'waiting', notBefore: 0, lastToken: 3n });
+    const delivering: SubscriptionState = { name: 'delivering', token: 3n, lastToken: undefined };
     expect(nextSubscriptionState(delivering, { type: 'refused', token: 2n, storedVersion: 4n }, leased)).toBe(
       delivering,
     );
-    expect(nextSubscriptionState(delivering, { type: 'leaseLost' }, leased)).toEqual({ name: 'waiting', notBefore: 0 });
+    expect(nextSubscriptionState(delivering, { type: 'leaseLost' }, leased)).toEqual({
+      name: 'waiting',
+      notBefore: 0,
+      lastToken: 3n,
+    });
   });
 
   it('pause keeps track of the registration: a registration landing while paused is undone, resume registers again', () => {
@@ -138,7 +161,7 @@ const anyEvent: fc.Arbitrary<SubscriptionEvent> = fc.oneof(
   fc.constant<SubscriptionEvent>({ type: 'leaseLost' }),
   fc.record({ type: fc.constant('runEnded' as const), retryAt: fc.integer({ min: 0, max: 5_000 }) }),
   fc.record({ type: fc.constant('refused' as const), token, storedVersion: fc.option(token, { nil: undefined }) }),
-  fc.constant<SubscriptionEvent>({ type: 'gaveUp' }),
+  fc.record({ type: fc.constant('gaveUp' as const), retryAt: fc.integer({ min: 0, max: 5_000 }) }),
   fc.constant<SubscriptionEvent>({ type: 'pause' }),
   fc.constant<SubscriptionEvent>({ type: 'resume' }),
   fc.constant<SubscriptionEvent>({ type: 'stop' }),
@@ -181,6 +204,10 @@ describe('the subscription state machine, over any sequence of events', () => {
           }
           if (after.name === 'grace') {
             expect(after.token > 0n).toBe(true);
+          }
+          // The token a grant is compared with is the one this node was granted before, never a newer one.
+          if ((after.name === 'grace' || after.name === 'delivering') && before.name === 'waiting') {
+            expect(after.lastToken).toBe(before.lastToken);
           }
         }
       }),
