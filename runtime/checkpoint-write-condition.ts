@@ -115,7 +115,7 @@ export function readWriteCondition(value: unknown): CheckpointWriteCondition | u
   if (typeof value !== 'object' || value === null) {
     return undefined;
   }
-  if (value === anyCondition || value === ifAbsentCondition || NotOlderThanCondition.madeHere(value)) {
+  if (NotOlderThanCondition.madeHere(value) || value === anyCondition || value === ifAbsentCondition) {
     return value as CheckpointWriteCondition;
   }
   const kind: unknown = (value as { readonly kind?: unknown }).kind;

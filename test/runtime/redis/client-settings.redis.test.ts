@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis } from 'ioredis';
 import { Redis as Redis6 } from 'ioredis6';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -123,21 +123,28 @@ function running(): ReplyDroppingProxy {
   return proxy;
 }
 
-type Connect = (options: RedisOptions) => RedisCheckpointClient & { disconnect(): void };
+/** The settings under test; both ioredis 5 and 6 take them under these names. */
+interface ClientSettings {
+  readonly autoResendUnfulfilledCommands?: boolean;
+  readonly commandTimeout?: number;
+  readonly maxRetriesPerRequest?: number;
+}
+
+type Connect = (port: number, settings: ClientSettings) => RedisCheckpointClient & { disconnect(): void };
 const ioredisVersions: readonly (readonly [string, Connect])[] = [
-  ['ioredis 5', (options) => new Redis(options)],
-  ['ioredis 6', (options) => new Redis6(options as ConstructorParameters<typeof Redis6>[0])],
+  ['ioredis 5', (port, settings) => new Redis({ host: '127.0.0.1', port, ...settings })],
+  ['ioredis 6', (port, settings) => new Redis6({ host: '127.0.0.1', port, ...settings })],
 ];
 
 /** How a save through the proxy ends when its reply is dropped: its error and when, or still pending. */
 async function saveWithDroppedReply(
   connectClient: Connect,
-  settings: RedisOptions,
+  settings: ClientSettings,
   mode: DropMode,
   waitMs: number,
 ): Promise<{ readonly settledAfterMs: number | undefined; readonly error: unknown }> {
   const relay = running();
-  const client = connectClient({ host: '127.0.0.1', port: relay.port, ...settings });
+  const client = connectClient(relay.port, settings);
   clients.push(client);
   const storage = new RedisCheckpointStorage(client);
   // Every call writes its own id: a dropped reply's script still ran.
