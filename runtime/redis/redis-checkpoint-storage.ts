@@ -10,6 +10,7 @@ import { CheckpointKeyLayout, type CheckpointKeys } from './checkpoint-key-layou
 import { ifAbsentScript } from './if-absent-script.js';
 import { notOlderThanScript } from './not-older-than-script.js';
 import type { RedisCheckpointClient } from './redis-checkpoint-client.js';
+import { RedisCommandBatcher } from './redis-command-batcher.js';
 import { RedisScriptRunner } from './redis-script-runner.js';
 
 /** Options of {@link RedisCheckpointStorage}. */
@@ -31,7 +32,7 @@ const canonicalDecimal = /^(?:0|[1-9]\d*)$/;
  * {@link RedisCheckpointStorage.forStandalone} drops the slot check for a server that is not a Cluster.
  */
 export class RedisCheckpointStorage implements CheckpointStorage {
-  readonly #client: RedisCheckpointClient;
+  readonly #commands: RedisCommandBatcher;
   readonly #scripts: RedisScriptRunner;
   readonly #layout: CheckpointKeyLayout;
   #clusterSafe = true;
@@ -41,8 +42,8 @@ export class RedisCheckpointStorage implements CheckpointStorage {
    * @throws TypeError for a `versionKeyPrefix` that is empty or holds a brace, or a `keyPrefix` inside it.
    */
   constructor(client: RedisCheckpointClient, options: RedisCheckpointStorageOptions = {}) {
-    this.#client = client;
-    this.#scripts = new RedisScriptRunner(client);
+    this.#commands = new RedisCommandBatcher(client);
+    this.#scripts = new RedisScriptRunner(client, this.#commands);
     this.#layout = new CheckpointKeyLayout(
       options.keyPrefix ?? '',
       options.versionKeyPrefix ?? defaultVersionKeyPrefix,
@@ -61,7 +62,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
 
   async read(subscriptionId: string): Promise<Checkpoint | undefined> {
     assertSubscriptionId(subscriptionId);
-    return (await this.#client.get(this.#layout.keysFor(subscriptionId).checkpointKey)) ?? undefined;
+    return (await this.#commands.get(this.#layout.keysFor(subscriptionId).checkpointKey)) ?? undefined;
   }
 
   /**
@@ -72,7 +73,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     const judged = validateSaveArguments(subscriptionId, checkpoint, condition);
     const keys = this.#layout.keysFor(subscriptionId);
     if (judged.kind === 'any') {
-      await this.#client.set(keys.checkpointKey, checkpoint);
+      await this.#commands.set(keys.checkpointKey, checkpoint);
       return checkpoint;
     }
     this.#assertClusterAligned(subscriptionId, keys, formatWriteCondition(judged));
@@ -100,7 +101,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
   async writeVersion(subscriptionId: string): Promise<bigint | undefined> {
     assertSubscriptionId(subscriptionId);
     const { versionKey } = this.#layout.keysFor(subscriptionId);
-    const stored = await this.#client.get(versionKey);
+    const stored = await this.#commands.get(versionKey);
     return stored === null ? undefined : storedVersion(versionKey, stored);
   }
 
@@ -110,7 +111,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     const { checkpointKey, versionKey, clusterAligned } = this.#layout.keysFor(subscriptionId);
     if (!this.#clusterSafe || clusterAligned) {
       try {
-        await this.#client.del(checkpointKey, versionKey);
+        await this.#commands.del(checkpointKey, versionKey);
         return;
       } catch (error) {
         if (!isCrossSlotError(error)) {
@@ -119,8 +120,8 @@ export class RedisCheckpointStorage implements CheckpointStorage {
       }
     }
     // Checkpoint first: a crash in between leaves an orphan version, which ifAbsent ignores and notOlderThan still honours.
-    await this.#client.del(checkpointKey);
-    await this.#client.del(versionKey);
+    await this.#commands.del(checkpointKey);
+    await this.#commands.del(versionKey);
   }
 
   /** True: conditions are evaluated in one Lua script. In Cluster-safe mode a few id shapes are the exception; see {@link evaluatesWriteConditionsFor}. */

@@ -1,5 +1,6 @@
 import type { CheckpointKeys } from './checkpoint-key-layout.js';
 import type { RedisCheckpointClient } from './redis-checkpoint-client.js';
+import type { RedisCommandBatcher } from './redis-command-batcher.js';
 import type { RedisLuaScript } from './redis-lua-script.js';
 
 /** Whether each client's server takes the `#!lua` shebang (Redis 7+), asked once per client with `INFO server`. */
@@ -13,8 +14,13 @@ const shebangSupport = new WeakMap<RedisCheckpointClient, Promise<boolean>>();
 export class RedisScriptRunner {
   /** The answer of {@link shebangSupport} once known; from then on a write goes out in the same tick it was asked for. */
   #shebang: boolean | undefined;
+  /** Scripts that ran here since the last `NOSCRIPT`: only these join a pipeline, so a `NOSCRIPT` is rare there. */
+  readonly #loaded = new Set<string>();
 
-  constructor(private readonly client: RedisCheckpointClient) {}
+  constructor(
+    private readonly client: RedisCheckpointClient,
+    private readonly commands: RedisCommandBatcher,
+  ) {}
 
   /** Runs `script` with `KEYS` = [checkpoint key, version key] and `ARGV` = `args`. */
   run(script: RedisLuaScript, keys: CheckpointKeys, args: readonly string[]): Promise<unknown> {
@@ -25,13 +31,20 @@ export class RedisScriptRunner {
       });
     }
     const source = this.#shebang ? script.withShebang : script.withoutShebang;
-    const { checkpointKey, versionKey } = keys;
-    return this.client.evalsha(source.sha1, 2, checkpointKey, versionKey, ...args).catch((error: unknown) => {
-      if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) {
-        throw error;
-      }
-      return this.client.eval(source.text, 2, checkpointKey, versionKey, ...args);
-    });
+    const keysAndArgs = [keys.checkpointKey, keys.versionKey, ...args];
+    return this.commands.evalsha(source.sha1, keysAndArgs, this.#loaded.has(source.sha1)).then(
+      (reply) => {
+        this.#loaded.add(source.sha1);
+        return reply;
+      },
+      (error: unknown) => {
+        if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) {
+          throw error;
+        }
+        this.#loaded.delete(source.sha1);
+        return this.client.eval(source.text, 2, ...keysAndArgs);
+      },
+    );
   }
 
   #supportsShebang(): Promise<boolean> {
