@@ -56,6 +56,8 @@ export function evaluatesWriteConditionsFor(storage: CheckpointStorage, subscrip
 
 /** The storage's class name, for messages; a generic phrase for an anonymous storage object. */
 export function storageName(storage: CheckpointStorage): string {
-  const name: unknown = storage.constructor?.name;
+  // An object made with Object.create(null) has no constructor at all.
+  const { constructor } = storage as { readonly constructor?: { readonly name?: unknown } };
+  const name = constructor?.name;
   return typeof name === 'string' && name !== '' && name !== 'Object' ? name : 'This checkpoint storage';
 }

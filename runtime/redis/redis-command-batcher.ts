@@ -22,14 +22,13 @@ interface Queued {
  */
 export class RedisCommandBatcher {
   readonly #client: RedisCheckpointClient;
-  readonly #pipeline: (() => RedisCheckpointPipeline) | undefined;
+  /** Whether commands of one tick may share a pipeline: the client has one and is not a Cluster. */
+  readonly #batching: boolean;
   #queue: Queued[] = [];
 
   constructor(client: RedisCheckpointClient) {
     this.#client = client;
-    const pipeline = client.pipeline;
-    this.#pipeline =
-      client.isCluster === true || typeof pipeline !== 'function' ? undefined : () => pipeline.call(client);
+    this.#batching = client.isCluster !== true && typeof client.pipeline === 'function';
   }
 
   get(key: string): Promise<string | null> {
@@ -51,7 +50,7 @@ export class RedisCommandBatcher {
   }
 
   #send(command: Command): Promise<unknown> {
-    if (this.#pipeline === undefined) {
+    if (!this.#batching) {
       return this.#direct(command);
     }
     return new Promise((resolve, reject) => {
@@ -68,13 +67,11 @@ export class RedisCommandBatcher {
   #flush(): void {
     const batch = this.#queue;
     this.#queue = [];
-    const [only] = batch;
-    if (batch.length === 1 && only !== undefined) {
-      this.#direct(only.command).then(only.resolve, only.reject);
-      return;
-    }
-    const pipeline = this.#pipeline?.();
+    const pipeline = batch.length > 1 ? this.#client.pipeline?.() : undefined;
     if (pipeline === undefined) {
+      for (const { command, resolve, reject } of batch) {
+        this.#direct(command).then(resolve, reject);
+      }
       return;
     }
     for (const { command } of batch) {

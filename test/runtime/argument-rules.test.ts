@@ -132,9 +132,9 @@ describe('a condition is read once, and the factories return frozen objects', ()
     for (const condition of [any(), ifAbsent(), notOlderThan(7), notOlderThan(7n)]) {
       expect(Object.isFrozen(condition)).toBe(true);
     }
-    const condition = notOlderThan(7n) as { version: bigint };
+    const condition = notOlderThan(7n);
     expect(() => {
-      condition.version = -1n;
+      (condition as { version: bigint }).version = -1n;
     }).toThrow(TypeError);
     expect(String(condition)).toBe('notOlderThan(7)');
   });
@@ -142,7 +142,7 @@ describe('a condition is read once, and the factories return frozen objects', ()
   it('InMemoryCheckpointStorage judges and writes one reading of a version getter that answers 10n, then -5n on every later read', async () => {
     const storage = new InMemoryCheckpointStorage();
     const condition = shiftyCondition();
-    await storage.save('orders', 'cp', condition as never);
+    await storage.save('orders', 'cp', condition);
     expect(condition.reads).toBe(1);
     expect(await storage.writeVersion('orders')).toBe(10n);
     await expect(storage.save('orders', 'stale', notOlderThan(9))).rejects.toThrow(
@@ -155,7 +155,7 @@ describe('a condition is read once, and the factories return frozen objects', ()
     const storage = new RedisCheckpointStorage(client);
     try {
       const condition = shiftyCondition();
-      await storage.save('{t}orders', 'cp', condition as never);
+      await storage.save('{t}orders', 'cp', condition);
       expect(condition.reads).toBe(1);
       expect(await storage.writeVersion('{t}orders')).toBe(10n);
     } finally {

@@ -60,7 +60,11 @@ class ReplyDroppingProxy {
     for (const socket of this.#sockets) {
       socket.destroy();
     }
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    await new Promise<void>((resolve) => {
+      this.#server.close(() => {
+        resolve();
+      });
+    });
   }
 
   #relay(client: Socket, target: { readonly host: string; readonly port: number }): void {

@@ -63,9 +63,9 @@ function node(
 /** Reads the stored checkpoint every few ms and records every value, to show it never moves backward. */
 function watch(storage: InMemoryCheckpointStorage): { readonly seen: number[]; stop(): Promise<void> } {
   const seen: number[] = [];
-  let active = true;
+  const run = { active: true };
   const watching = (async () => {
-    while (active) {
+    while (run.active) {
       seen.push(Number((await storage.read('orders')) ?? '-1'));
       await new Promise((resolve) => setTimeout(resolve, 3));
     }
@@ -73,10 +73,16 @@ function watch(storage: InMemoryCheckpointStorage): { readonly seen: number[]; s
   return {
     seen,
     stop: async () => {
-      active = false;
+      run.active = false;
       await watching;
     },
   };
+}
+
+/** Shuts every node's subscription down, then its strategy. */
+async function shutDown(nodes: readonly Node[]): Promise<void> {
+  await Promise.all(nodes.map(({ subscription }) => subscription.shutdown()));
+  await Promise.all(nodes.map(({ strategy }) => strategy.shutdown()));
 }
 
 function expectNeverBackward(seen: readonly number[]): void {
@@ -118,8 +124,7 @@ describe('DurableSubscription after a refusal under a lease it still holds (a lo
       expect(otherErrors).toEqual([]);
     } finally {
       await watcher.stop();
-      await Promise.all(nodes.map(({ subscription }) => subscription.shutdown()));
-      await Promise.all(nodes.map(({ strategy }) => strategy.shutdown()));
+      await shutDown(nodes);
     }
     expectNeverBackward(watcher.seen);
   });
@@ -139,8 +144,7 @@ describe('DurableSubscription after a refusal under a lease it still holds (a lo
       expect(await storage.writeVersion('orders')).toBe(8n);
       expect(handled.map(({ event }) => event)).toEqual([3, 4]);
     } finally {
-      await only.subscription.shutdown();
-      await only.strategy.shutdown();
+      await shutDown([only]);
     }
   });
 
@@ -186,8 +190,7 @@ describe('DurableSubscription after a refusal under a lease it still holds (a lo
       expect(otherErrors).toEqual([]);
     } finally {
       await watcher.stop();
-      await Promise.all(nodes.map(({ subscription }) => subscription.shutdown()));
-      await Promise.all(nodes.map(({ strategy }) => strategy.shutdown()));
+      await shutDown(nodes);
     }
     expectNeverBackward(watcher.seen);
   });
@@ -211,8 +214,7 @@ describe('DurableSubscription after a refusal under a lease it still holds (a lo
       expect(await storage.writeVersion('orders')).toBe(1n);
       expect(otherErrors).toEqual([]);
     } finally {
-      await only.subscription.shutdown();
-      await only.strategy.shutdown();
+      await shutDown([only]);
     }
   });
 
@@ -248,8 +250,7 @@ describe('DurableSubscription after a refusal under a lease it still holds (a lo
       expect(nodes.flatMap(({ refusals }) => refusals).map(({ storedVersion }) => storedVersion)).toEqual([2n, 2n, 2n]);
       expect(await storage.writeVersion('orders')).toBe(3n);
     } finally {
-      await Promise.all(nodes.map(({ subscription }) => subscription.shutdown()));
-      await Promise.all(nodes.map(({ strategy }) => strategy.shutdown()));
+      await shutDown(nodes);
     }
   });
 });

@@ -68,8 +68,12 @@ function startNode(): Promise<ChildProcess> {
   });
   children.push(child);
   return new Promise((resolve, reject) => {
-    child.stdout?.once('data', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`node process exited with ${code} before subscribing`)));
+    child.stdout.once('data', () => {
+      resolve(child);
+    });
+    child.once('exit', (code) => {
+      reject(new Error(`node process exited with ${String(code)} before subscribing`));
+    });
   });
 }
 
@@ -82,9 +86,9 @@ describe('two processes with the same subscriberId on one real redis-server', ()
     const [first, second] = await Promise.all([startNode(), startNode()]);
     const stored = async (): Promise<number> => Number((await redis.get('same-id:checkpoint:orders')) ?? '-1');
     const seen: number[] = [];
-    let watching = true;
+    const watching = { active: true };
     const watcher = (async () => {
-      while (watching) {
+      while (watching.active) {
         seen.push(await stored());
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
@@ -101,7 +105,7 @@ describe('two processes with the same subscriberId on one real redis-server', ()
         30_000,
       );
     } finally {
-      watching = false;
+      watching.active = false;
       await watcher;
     }
 

@@ -17,7 +17,7 @@ import { recordingRedisMock } from '../redis/recording-redis-mock.js';
 // background; and two DurableSubscriptions never both deliver one id under one lease.
 
 const quick = { holdBackPollMs: 10, retryDelayMs: 50 } as const;
-const neverCalled: EventSource<never> = async function* () {
+const neverCalled: EventSource<never> = () => {
   throw new Error('the source of a refused subscription must never be read');
 };
 
@@ -121,9 +121,9 @@ describe('two DurableSubscriptions on one strategy instance', () => {
     const first = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', ...quick });
     const second = new DurableSubscription({ storage, strategy, subscriberId: 'node-a', ...quick });
     const seen: number[] = [];
-    let watching = true;
+    const watching = { active: true };
     const watcher = (async () => {
-      while (watching) {
+      while (watching.active) {
         seen.push(Number((await storage.read('orders')) ?? '-1'));
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
@@ -148,7 +148,7 @@ describe('two DurableSubscriptions on one strategy instance', () => {
       await eventually('every event is checkpointed', async () => (await storage.read('orders')) === '199');
       expect(handled).toEqual(Array.from({ length: 200 }, (_, event) => event));
     } finally {
-      watching = false;
+      watching.active = false;
       await watcher;
       await Promise.all([first.shutdown(), second.shutdown()]);
     }

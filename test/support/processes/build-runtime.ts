@@ -31,5 +31,10 @@ export function buildRuntime(): BuiltRuntime {
   execFileSync(process.execPath, [join(repository, 'node_modules/typescript/bin/tsc'), '-p', directory], {
     stdio: 'pipe',
   });
-  return { directory, remove: () => rmSync(directory, { recursive: true, force: true }) };
+  return {
+    directory,
+    remove: () => {
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
 }
