@@ -42,9 +42,17 @@ export function assertLeaseIds(subscriptionId: unknown, subscriberId: unknown): 
   assertSubscriberId(subscriberId);
 }
 
+/**
+ * `String.prototype.isWellFormed` (ES2024, in every Node this package supports), typed here rather than through the
+ * ES2024 lib, so that the runtime's source also type-checks in projects whose `lib` stops at ES2023.
+ */
+interface MaybeWellFormed {
+  isWellFormed(): boolean;
+}
+
 /** Throws `TypeError` when `text` holds a lone surrogate; `what` names the argument in the message. */
 export function assertWellFormed(text: string, what: string): void {
-  if (!text.isWellFormed()) {
+  if (!(text as unknown as MaybeWellFormed).isWellFormed()) {
     throw new TypeError(
       `${what} ${quoteText(text)} is not well-formed UTF-16: it holds a lone surrogate, which would be stored as U+FFFD, so ` +
         `two different values could collide. Pass a well-formed string (${what}.toWellFormed() replaces lone surrogates).`,
