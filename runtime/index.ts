@@ -42,6 +42,7 @@ export {
   RedisLeaseStrategy,
   redisLeaseKeys,
   type RedisCheckpointClient,
+  type RedisCheckpointPipeline,
   type RedisCheckpointStorageOptions,
   type RedisLeaseClient,
   type RedisLeaseKeys,
