@@ -9,12 +9,13 @@ import {
   RedisCheckpointStorage,
   type RedisCheckpointClient,
 } from '../../../runtime/index.js';
-import { startRedisServer, type RedisServerProcess } from '../../support/redis/index.js';
+import { useSharedRedis } from '../../support/redis/index.js';
 
 // Issue 11, defect 4: which ioredis settings end every call. A TCP proxy between the client and a real redis-server
 // drops the reply to one EVALSHA, either closing the connection right after (a crash or a reset) or keeping it open
 // and silent (a half-open connection, a stopped server). A call that never settles would hold a checkpoint write,
-// and the lease calls queued behind it, for good.
+// and the lease calls queued behind it, for good. The server itself is never touched, so this suite uses the shared
+// one, on a database of its own.
 
 const commandTimeoutMs = 500;
 /** What a loaded machine may add on top of commandTimeout before the rejection arrives. */
@@ -102,14 +103,13 @@ class ReplyDroppingProxy {
   }
 }
 
-let server: RedisServerProcess | undefined;
+const shared = useSharedRedis();
 let proxy: ReplyDroppingProxy | undefined;
 const clients: { disconnect(): void }[] = [];
 let calls = 0;
 
 beforeAll(async () => {
-  server = await startRedisServer();
-  proxy = await ReplyDroppingProxy.start(server);
+  proxy = await ReplyDroppingProxy.start(shared);
 });
 
 afterAll(async () => {
@@ -117,7 +117,6 @@ afterAll(async () => {
     client.disconnect();
   }
   await proxy?.stop();
-  await server?.stop();
 });
 
 function running(): ReplyDroppingProxy {
@@ -134,10 +133,11 @@ interface ClientSettings {
   readonly maxRetriesPerRequest?: number;
 }
 
+/** A client through the proxy on `port`, on the suite's database (its SELECT passes before a reply is dropped). */
 type Connect = (port: number, settings: ClientSettings) => RedisCheckpointClient & { disconnect(): void };
 const ioredisVersions: readonly (readonly [string, Connect])[] = [
-  ['ioredis 5', (port, settings) => new Redis({ host: '127.0.0.1', port, ...settings })],
-  ['ioredis 6', (port, settings) => new Redis6({ host: '127.0.0.1', port, ...settings })],
+  ['ioredis 5', (port, settings) => new Redis({ host: '127.0.0.1', port, db: shared.database, ...settings })],
+  ['ioredis 6', (port, settings) => new Redis6({ host: '127.0.0.1', port, db: shared.database, ...settings })],
 ];
 
 /** How a save through the proxy ends when its reply is dropped: its error and when, or still pending. */

@@ -1,36 +1,25 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import { RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
-import { startRedisServer, type RedisServerProcess } from '../../support/redis/index.js';
+import { useSharedRedis } from '../../support/redis/index.js';
 
 // RedisLeaseStrategy.raiseFencingTokenAbove on a real server, beyond what the conformance kit checks for every strategy:
 // one script on the token counter, what it leaves alone, and what it refuses.
 
-let server: RedisServerProcess | undefined;
+const shared = useSharedRedis();
 let admin: Redis | undefined;
 const keyPrefix = 'token-floor:';
 
-beforeAll(async () => {
-  server = await startRedisServer();
-  admin = new Redis({ host: server.host, port: server.port });
-});
-
-afterAll(async () => {
-  admin?.disconnect();
-  await server?.stop();
-});
-
-function connected(): Redis {
-  if (admin === undefined) {
-    throw new Error('The redis-server of this suite did not start; see the beforeAll error.');
-  }
+/** The suite's client on its own database of the shared server, emptied for the case. */
+async function emptied(): Promise<Redis> {
+  admin ??= shared.connect();
+  await shared.flush();
   return admin;
 }
 
 describe('RedisLeaseStrategy.raiseFencingTokenAbove on a real redis-server', () => {
   it('sets a missing counter to the version, raises a lower one, keeps a higher one, and leaves the lease key alone', async () => {
-    const redis = connected();
-    await redis.flushall();
+    const redis = await emptied();
     const strategy = new RedisLeaseStrategy(redis, { keyPrefix, leaseTimeMs: 60_000 });
     const keys = redisLeaseKeys(keyPrefix, 'orders');
     try {
@@ -54,8 +43,7 @@ describe('RedisLeaseStrategy.raiseFencingTokenAbove on a real redis-server', () 
   });
 
   it('refuses a counter that holds something other than a canonical decimal, writing nothing', async () => {
-    const redis = connected();
-    await redis.flushall();
+    const redis = await emptied();
     const strategy = new RedisLeaseStrategy(redis, { keyPrefix, leaseTimeMs: 60_000 });
     const { token } = redisLeaseKeys(keyPrefix, 'orders');
     try {
@@ -75,8 +63,7 @@ describe('RedisLeaseStrategy.raiseFencingTokenAbove on a real redis-server', () 
   });
 
   it('refuses a version INCR could never mint above, before sending anything', async () => {
-    const redis = connected();
-    await redis.flushall();
+    const redis = await emptied();
     const strategy = new RedisLeaseStrategy(redis, { keyPrefix, leaseTimeMs: 60_000 });
     try {
       await expect(strategy.raiseFencingTokenAbove('orders', 2n ** 63n - 1n)).rejects.toThrow(RangeError);

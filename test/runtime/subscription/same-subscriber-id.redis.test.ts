@@ -1,15 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../support/leases/event-log.js';
 import { buildRuntime, type BuiltRuntime } from '../../support/processes/build-runtime.js';
-import { startRedisServer, type RedisServerProcess } from '../../support/redis/index.js';
+import { useSharedRedis } from '../../support/redis/index.js';
 
 // Issue 11, defect 3, across processes: two processes given the same subscriberId never hold one lease at once,
 // because the owner stored in the lease carries each strategy instance's nonce. Both run a DurableSubscription
-// over one real redis-server; each handled event is recorded with the process and the token it was delivered under.
+// over one real redis-server (the shared one, on the suite's database: only the node processes are killed); each
+// handled event is recorded with the process and the token it was delivered under.
 
 const events = 300;
 const leaseTimeMs = 600;
@@ -19,8 +20,9 @@ const nodeScript = `
 import { Redis } from 'ioredis';
 import { DurableSubscription, RedisCheckpointStorage, RedisLeaseStrategy } from './runtime/index.js';
 
-const [port, events, leaseTimeMs] = process.argv.slice(2).map(Number);
-const redis = new Redis({ host: '127.0.0.1', port, commandTimeout: 2000, autoResendUnfulfilledCommands: false });
+const [host] = process.argv.slice(2);
+const [port, db, events, leaseTimeMs] = process.argv.slice(3).map(Number);
+const redis = new Redis({ host, port, db, commandTimeout: 2000, autoResendUnfulfilledCommands: false });
 const strategy = new RedisLeaseStrategy(redis, { keyPrefix: 'same-id:lease:', leaseTimeMs });
 const storage = new RedisCheckpointStorage(redis, { keyPrefix: 'same-id:checkpoint:' });
 const subscription = new DurableSubscription({
@@ -38,31 +40,30 @@ subscription.subscribe('orders', source, async (event) => {
 process.stdout.write('subscribed\\n');
 `;
 
-let server: RedisServerProcess | undefined;
+const shared = useSharedRedis();
 let runtime: BuiltRuntime | undefined;
 let admin: Redis | undefined;
 const children: ChildProcess[] = [];
 
-beforeAll(async () => {
-  [server, runtime] = await Promise.all([startRedisServer(), Promise.resolve().then(buildRuntime)]);
+beforeAll(() => {
+  runtime = buildRuntime();
   writeFileSync(join(runtime.directory, 'node.mjs'), nodeScript);
-  admin = new Redis({ host: server.host, port: server.port });
+  admin = shared.connect();
 });
 
-afterAll(async () => {
+afterAll(() => {
   for (const child of children) {
     child.kill('SIGKILL');
   }
-  admin?.disconnect();
   runtime?.remove();
-  await server?.stop();
 });
 
 function startNode(): Promise<ChildProcess> {
-  if (server === undefined || runtime === undefined) {
-    throw new Error('The redis-server or the runtime build of this suite did not start; see the beforeAll error.');
+  if (runtime === undefined) {
+    throw new Error('The runtime build of this suite did not finish; see the beforeAll error.');
   }
-  const child = spawn(process.execPath, ['node.mjs', String(server.port), String(events), String(leaseTimeMs)], {
+  const args = [shared.host, shared.port, shared.database, events, leaseTimeMs].map(String);
+  const child = spawn(process.execPath, ['node.mjs', ...args], {
     cwd: runtime.directory,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
