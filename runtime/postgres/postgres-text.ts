@@ -1,4 +1,4 @@
-import { describeValue } from '../describe-value.js';
+import { quoteText } from '../describe-value.js';
 
 /**
  * Throws `TypeError` when `value` holds the NUL character, which a PostgreSQL `text` column cannot store. The rules every
@@ -8,7 +8,7 @@ import { describeValue } from '../describe-value.js';
 export function assertPostgresText(what: string, value: string): void {
   if (value.includes('\0')) {
     throw new TypeError(
-      `${what} ${describeValue(value)} contains a NUL character (\\u0000), which PostgreSQL text cannot store. Nothing was sent; ` +
+      `${what} ${quoteText(value)} contains a NUL character (\\u0000), which PostgreSQL text cannot store. Nothing was sent; ` +
         'encode the value (e.g. base64) or drop the character.',
     );
   }

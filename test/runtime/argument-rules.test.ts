@@ -8,12 +8,15 @@ import {
   InMemoryCheckpointStorage,
   InMemoryLeaseStrategy,
   InMemoryLeaseTable,
+  PostgresCheckpointStorage,
   RedisCheckpointStorage,
+  RedisDualAnchorCheckpointStore,
   RedisLeaseStrategy,
   StartPositionAlreadyPinnedError,
   StorageCannotBeFencedError,
   UnknownSubscriptionError,
   redisLeaseKeys,
+  type PostgresClient,
   type RedisLeaseClient,
 } from '../../runtime/index.js';
 import { recordingRedisMock } from './redis/recording-redis-mock.js';
@@ -212,5 +215,30 @@ describe('error messages quote at most about 200 characters of an id', () => {
     const pinned = new StartPositionAlreadyPinnedError('orders', `position-${'9'.repeat(500_000)}`);
     expect(pinned.message.length).toBeLessThan(1_000);
     expect(pinned.candidate.length).toBe(500_009);
+  });
+
+  it('in the errors of the PostgreSQL storage and the Redis dual-anchor store, which name an id or a key', async () => {
+    const neverSent: PostgresClient = {
+      query: () => Promise.reject(new Error('nothing may be sent for an id PostgreSQL cannot store')),
+    };
+    shortEnough(
+      await new PostgresCheckpointStorage(neverSent).read(`${hugeId}\0`).catch((error: unknown) => error),
+      hugeId.length + 1,
+    );
+
+    const { client } = await recordingRedisMock();
+    try {
+      const store = new RedisDualAnchorCheckpointStore(client);
+      const key = store.recordKey(hugeId);
+      await client.hset(key, 'writeVersion', 'abc');
+      shortEnough(
+        await store.saveHeartbeat(hugeId, new Date(0), notOlderThan(1)).catch((error: unknown) => error),
+        key.length,
+      );
+      await client.hset(key, 'lastHeartbeatTimestamp', 'yesterday');
+      shortEnough(await store.findByStreamName(hugeId).catch((error: unknown) => error), key.length);
+    } finally {
+      client.disconnect();
+    }
   });
 });
