@@ -1,26 +1,16 @@
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { PostgresCheckpointStorage, PostgresLeaseStrategy } from '../../../runtime/index.js';
 import { runLostCounterRecovery } from '../../support/leases/lost-counter-recovery.js';
-import { freshTableName, postgresForThisFile, testPool } from '../../support/postgres/index.js';
+import { freshTableName, postgresForThisFile } from '../../support/postgres/index.js';
 
 // Issue 11, defect 1, on PostgreSQL: the lease row is also the token counter (ADR 0803), so deleting it (by hand, or a
 // restore of an older backup of the lease table) loses both, and the next grant mints 0 again over a stored version.
 
 const leaseTimeMs = 600;
 const postgres = postgresForThisFile();
-const pools: pg.Pool[] = [];
-
-afterAll(async () => {
-  await Promise.all(pools.splice(0).map((pool) => pool.end()));
-});
-
 /** A pool of its own for every node, as separate processes would have. */
-function connect(): pg.Pool {
-  const pool = testPool(postgres.server(), { max: 4 });
-  pools.push(pool);
-  return pool;
-}
+const connect = (): pg.Pool => postgres.newPool({ max: 4 });
 
 describe('DurableSubscription on a real PostgreSQL server, when the lease row and its token counter are deleted mid-run', () => {
   it('resumes within two lease times with the next token above the stored version; nothing moves backward', async () => {

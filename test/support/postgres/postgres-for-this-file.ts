@@ -8,6 +8,8 @@ export interface PostgresForThisFile {
   server(): PostgresServerProcess;
   /** A pool of 16 connections on the server, ended after the file. */
   pool(): pg.Pool;
+  /** Another pool on the server, ended after the file: one a node, as separate processes would each have their own. */
+  newPool(options?: pg.PoolConfig): pg.Pool;
 }
 
 /**
@@ -17,16 +19,25 @@ export interface PostgresForThisFile {
 export function postgresForThisFile(): PostgresForThisFile {
   let server: PostgresServerProcess | undefined;
   let pool: pg.Pool | undefined;
+  const newPools: pg.Pool[] = [];
   beforeAll(async () => {
     server = await startPostgresServer();
     pool = testPool(server);
   });
   afterAll(async () => {
-    await pool?.end();
+    await Promise.all([...newPools.splice(0), ...(pool === undefined ? [] : [pool])].map((ending) => ending.end()));
     await server?.stop();
   });
   const missing = (): never => {
     throw new Error('The PostgreSQL server of this test file did not start; see the beforeAll error.');
   };
-  return { server: () => server ?? missing(), pool: () => pool ?? missing() };
+  return {
+    server: () => server ?? missing(),
+    pool: () => pool ?? missing(),
+    newPool: (options) => {
+      const created = testPool(server ?? missing(), options);
+      newPools.push(created);
+      return created;
+    },
+  };
 }
