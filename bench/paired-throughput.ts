@@ -13,12 +13,16 @@ export interface PairedRun {
   readonly rounds: number;
 }
 
-/** What one side measured: the median slice's throughput and percentiles over every timed write. */
+/**
+ * What one side measured: the median slice's throughput, percentiles over every timed write, and the median slice's
+ * CPU time of this process per write (`process.cpuUsage`, user plus system): the client's share of the cost.
+ */
 export interface SideFigures {
   readonly name: string;
   readonly opsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  readonly clientCpuMicrosPerCall: number;
 }
 
 /** Both sides and the candidate's throughput over the baseline's: the median of the pairs' ratios, with quartiles. */
@@ -44,6 +48,7 @@ export async function comparePaired(
     await measure(side, run);
   }
   const throughput = sides.map((): number[] => []);
+  const cpuPerCall = sides.map((): number[] => []);
   const latencies = sides.map((): Float64Array[] => []);
   const pairRatios: number[] = [];
   for (let round = 0; round < run.rounds; round += 1) {
@@ -53,6 +58,7 @@ export async function comparePaired(
       const measured = await measure(sides[index] as BenchSide, run);
       pair[index] = measured.opsPerSecond;
       throughput[index]?.push(measured.opsPerSecond);
+      cpuPerCall[index]?.push(measured.cpuMicrosPerCall);
       latencies[index]?.push(measured.latencies);
     }
     pairRatios.push((pair[1] ?? 0) / (pair[0] ?? 1));
@@ -64,6 +70,7 @@ export async function comparePaired(
       opsPerSecond: median(throughput[index] ?? []),
       p50Ms: percentile(all, 0.5),
       p99Ms: percentile(all, 0.99),
+      clientCpuMicrosPerCall: median(cpuPerCall[index] ?? []),
     };
   };
   const sortedRatios = Float64Array.from(pairRatios).sort();
@@ -76,11 +83,25 @@ export async function comparePaired(
   };
 }
 
-/** The lines a bench prints for `comparison`: each side's ops/s and latency, then the ratio against `target`, if any. */
-export function formatComparison(comparison: PairedComparison, ratioName: string, target?: number): string[] {
-  const side = ({ name, opsPerSecond, p50Ms, p99Ms }: SideFigures): string =>
-    `${name.padEnd(50)} ${Math.round(opsPerSecond).toLocaleString('en-US').padStart(9)} ops/s` +
-    `  p50 ${p50Ms.toFixed(2)} ms  p99 ${p99Ms.toFixed(2)} ms`;
+/**
+ * The lines a bench prints for `comparison`: each side's ops/s, latency and client CPU per write (followed by what
+ * `serverCost` says of that side, e.g. the server's time per command), then the ratio against `target`, if any.
+ */
+export function formatComparison(
+  comparison: PairedComparison,
+  ratioName: string,
+  target?: number,
+  serverCost?: (side: SideFigures) => string | undefined,
+): string[] {
+  const side = (figures: SideFigures): string => {
+    const { name, opsPerSecond, p50Ms, p99Ms, clientCpuMicrosPerCall } = figures;
+    const server = serverCost?.(figures);
+    return (
+      `${name.padEnd(50)} ${Math.round(opsPerSecond).toLocaleString('en-US').padStart(9)} ops/s` +
+      `  p50 ${p50Ms.toFixed(2)} ms  p99 ${p99Ms.toFixed(2)} ms  client CPU ${clientCpuMicrosPerCall.toFixed(2)} µs/call` +
+      (server === undefined ? '' : `  ${server}`)
+    );
+  };
   const { ratio, lowerQuartile, upperQuartile } = comparison;
   return [
     side(comparison.baseline),
@@ -95,10 +116,17 @@ export function loadAverage(): string {
   return loadavg()[0]?.toFixed(1) ?? '?';
 }
 
-/** Runs `run.operations` writes of `side` with `run.inFlight` loops; returns ops/s and each write's latency in ms. */
-async function measure(side: BenchSide, run: PairedRun): Promise<{ opsPerSecond: number; latencies: Float64Array }> {
+/**
+ * Runs `run.operations` writes of `side` with `run.inFlight` loops; returns ops/s, this process's CPU µs per write and
+ * each write's latency in ms.
+ */
+async function measure(
+  side: BenchSide,
+  run: PairedRun,
+): Promise<{ opsPerSecond: number; cpuMicrosPerCall: number; latencies: Float64Array }> {
   const latencies = new Float64Array(run.operations);
   let next = 0;
+  const cpuBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: run.inFlight }, async (_, slot) => {
@@ -109,7 +137,13 @@ async function measure(side: BenchSide, run: PairedRun): Promise<{ opsPerSecond:
       }
     }),
   );
-  return { opsPerSecond: run.operations / (Number(process.hrtime.bigint() - started) / 1e9), latencies };
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = process.cpuUsage(cpuBefore);
+  return {
+    opsPerSecond: run.operations / seconds,
+    cpuMicrosPerCall: (cpu.user + cpu.system) / run.operations,
+    latencies,
+  };
 }
 
 function percentile(sorted: Float64Array, fraction: number): number {

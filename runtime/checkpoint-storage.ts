@@ -53,3 +53,11 @@ export function evaluatesWriteConditions(storage: CheckpointStorage): boolean {
 export function evaluatesWriteConditionsFor(storage: CheckpointStorage, subscriptionId: string): boolean {
   return storage.evaluatesWriteConditionsFor?.(subscriptionId) ?? evaluatesWriteConditions(storage);
 }
+
+/** The storage's class name, for messages; a generic phrase for an anonymous storage object. */
+export function storageName(storage: CheckpointStorage): string {
+  // An object made with Object.create(null) has no constructor at all.
+  const { constructor } = storage as { readonly constructor?: { readonly name?: unknown } };
+  const name = constructor?.name;
+  return typeof name === 'string' && name !== '' && name !== 'Object' ? name : 'This checkpoint storage';
+}

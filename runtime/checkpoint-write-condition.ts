@@ -35,7 +35,36 @@ const ifAbsentCondition: IfAbsentWriteCondition = Object.freeze({
   toString: () => 'ifAbsent()',
 });
 
-/** Factories for the three write conditions; `String(condition)` reads like the call that made it. */
+/**
+ * What `notOlderThan` returns: frozen, so its `version` reads the same every time, and branded, so a storage can tell
+ * it from a look-alike whose `version` getter could answer differently on every read.
+ */
+class NotOlderThanCondition implements NotOlderThanWriteCondition {
+  readonly kind = 'notOlderThan';
+  readonly version: bigint;
+  readonly #checked = true;
+
+  constructor(version: bigint) {
+    // Checked here too, not only in the factory: a subclass reaching this constructor is branded as well.
+    if (typeof version !== 'bigint' || version < 0n) {
+      throw new RangeError(`notOlderThan(${describeValue(version)}): a version must be a non-negative bigint.`);
+    }
+    this.version = version;
+    Object.freeze(this);
+  }
+
+  toString(): string {
+    return `notOlderThan(${this.version})`;
+  }
+
+  /** True for an object this constructor made (and froze), never for a copy of one. */
+  static madeHere(value: object): value is NotOlderThanCondition {
+    return #checked in value;
+  }
+}
+Object.freeze(NotOlderThanCondition.prototype);
+
+/** Factories for the three write conditions; each returns a frozen object, and `String(condition)` reads like the call that made it. */
 export const CheckpointWriteCondition = Object.freeze({
   /** The unconditional write. */
   any(): AnyWriteCondition {
@@ -47,8 +76,7 @@ export const CheckpointWriteCondition = Object.freeze({
    * @throws RangeError unless `version` is a non-negative bigint or a non-negative safe integer.
    */
   notOlderThan(version: bigint | number): NotOlderThanWriteCondition {
-    const exact = toVersion(version);
-    return Object.freeze({ kind: 'notOlderThan', version: exact, toString: () => `notOlderThan(${exact})` });
+    return new NotOlderThanCondition(toVersion(version));
   },
 
   /** Accepted only while no checkpoint is stored. */
@@ -77,6 +105,34 @@ function toVersion(version: unknown): bigint {
   );
 }
 
+/**
+ * Reads `value` as a write condition, reading `kind` and `version` once each, and returns a frozen condition holding
+ * what was read (`value` itself when a factory made it); `undefined` when it is not one of the three conditions with
+ * a non-negative bigint version. A storage judges and writes the returned condition, never `value`: an object whose
+ * `version` getter answers `10n` and later `-5n` must not pass the check with one answer and be written with the other.
+ */
+export function readWriteCondition(value: unknown): CheckpointWriteCondition | undefined {
+  if (typeof value !== 'object' || value === null) {
+    return undefined;
+  }
+  if (NotOlderThanCondition.madeHere(value) || value === anyCondition || value === ifAbsentCondition) {
+    return value as CheckpointWriteCondition;
+  }
+  const kind: unknown = (value as { readonly kind?: unknown }).kind;
+  switch (kind) {
+    case 'any':
+      return anyCondition;
+    case 'ifAbsent':
+      return ifAbsentCondition;
+    case 'notOlderThan': {
+      const version: unknown = (value as { readonly version?: unknown }).version;
+      return typeof version === 'bigint' && version >= 0n ? new NotOlderThanCondition(version) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** Renders any condition, including a plain object literal that lacks the factories' `toString`, as `notOlderThan(7)`. */
 export function formatWriteCondition(condition: CheckpointWriteCondition): string {
   switch (condition.kind) {
@@ -91,16 +147,5 @@ export function formatWriteCondition(condition: CheckpointWriteCondition): strin
 
 /** True when `value` is one of the three conditions, with a non-negative bigint version for `notOlderThan`. */
 export function isCheckpointWriteCondition(value: unknown): value is CheckpointWriteCondition {
-  if (typeof value !== 'object' || value === null || !('kind' in value)) {
-    return false;
-  }
-  switch (value.kind) {
-    case 'any':
-    case 'ifAbsent':
-      return true;
-    case 'notOlderThan':
-      return 'version' in value && typeof value.version === 'bigint' && value.version >= 0n;
-    default:
-      return false;
-  }
+  return readWriteCondition(value) !== undefined;
 }

@@ -11,10 +11,12 @@ export { evaluatesWriteConditions, evaluatesWriteConditionsFor, type CheckpointS
 export {
   assertCheckpoint,
   assertSaveArguments,
-  assertSubscriptionId,
   assertWriteCondition,
   assertWriteVersion,
+  toWriteCondition,
+  validateSaveArguments,
 } from './storage-arguments.js';
+export { assertStreamName, assertSubscriptionId } from './subscription-id.js';
 export {
   CheckpointWriteConditionNotFulfilledError,
   StartPositionAlreadyPinnedError,
@@ -27,7 +29,6 @@ export {
   type FencingTokenSource,
 } from './fenced-checkpoint-writer.js';
 export {
-  assertStreamName,
   canonicalJson,
   decodeDualAnchorCheckpoint,
   DualAnchorCheckpointStoreBase,
@@ -63,6 +64,7 @@ export {
   RedisLeaseStrategy,
   redisLeaseKeys,
   type RedisCheckpointClient,
+  type RedisCheckpointPipeline,
   type RedisCheckpointStorageOptions,
   type RedisDualAnchorCheckpointStoreOptions,
   type RedisDualAnchorClient,
@@ -95,7 +97,9 @@ export {
 } from './leases/index.js';
 export {
   DurableSubscription,
+  DuplicateSubscriberError,
   DuplicateSubscriptionIdError,
+  FencingTokenReusedError,
   UnknownSubscriptionError,
   type DurableSubscriptionOptions,
   type EventHandler,

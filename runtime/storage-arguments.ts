@@ -1,44 +1,78 @@
 import type { Checkpoint } from './checkpoint.js';
-import { isCheckpointWriteCondition, type CheckpointWriteCondition } from './checkpoint-write-condition.js';
+import { CheckpointWriteCondition, readWriteCondition } from './checkpoint-write-condition.js';
 import { describeValue } from './describe-value.js';
+import { assertSubscriptionId, assertWellFormedString } from './subscription-id.js';
 
-/**
- * Throws `TypeError` unless `subscriptionId` is a string. Storages call this before touching anything, so bad
- * input from untyped callers never writes.
- */
-export function assertSubscriptionId(subscriptionId: unknown): asserts subscriptionId is string {
-  if (typeof subscriptionId !== 'string') {
-    throw new TypeError(`subscriptionId must be a string, got ${describeValue(subscriptionId)}.`);
-  }
+const buildOneHint = 'Build one with CheckpointWriteCondition.any(), .notOlderThan(token) or .ifAbsent().';
+
+/** Throws `TypeError` unless `checkpoint` is a string of well-formed UTF-16 (a lone surrogate would be stored as U+FFFD). */
+export function assertCheckpoint(checkpoint: unknown): asserts checkpoint is Checkpoint {
+  assertWellFormedString(checkpoint, 'checkpoint');
 }
 
-/** Throws `TypeError` unless `checkpoint` is a string. */
-export function assertCheckpoint(checkpoint: unknown): asserts checkpoint is Checkpoint {
-  if (typeof checkpoint !== 'string') {
-    throw new TypeError(`checkpoint must be a string, got ${describeValue(checkpoint)}.`);
+/**
+ * Reads `condition` once and returns it as a frozen condition (see `readWriteCondition`); throws `TypeError` unless it
+ * is `any()`, `notOlderThan(v)` with a non-negative bigint, or `ifAbsent()`.
+ */
+export function toWriteCondition(condition: unknown): CheckpointWriteCondition {
+  const read = readWriteCondition(condition);
+  if (read === undefined) {
+    const hint =
+      condition === undefined
+        ? ' save() takes three arguments: pass CheckpointWriteCondition.any() for an unconditional write.'
+        : ` ${buildOneHint}`;
+    throw new TypeError(`condition must be a CheckpointWriteCondition, got ${describeValue(condition)}.${hint}`);
   }
+  return read;
+}
+
+/**
+ * {@link toWriteCondition} for a condition that may be left out, as the trailing argument of every dual-anchor write:
+ * `undefined` is `any()`.
+ */
+export function toOptionalWriteCondition(condition: unknown): CheckpointWriteCondition {
+  if (condition === undefined) {
+    return CheckpointWriteCondition.any();
+  }
+  const read = readWriteCondition(condition);
+  if (read === undefined) {
+    throw new TypeError(
+      `condition must be a CheckpointWriteCondition or left out, got ${describeValue(condition)}. ${buildOneHint}`,
+    );
+  }
+  return read;
 }
 
 /** Throws `TypeError` unless `condition` is `any()`, `notOlderThan(v)` with a non-negative bigint, or `ifAbsent()`. */
 export function assertWriteCondition(condition: unknown): asserts condition is CheckpointWriteCondition {
-  if (!isCheckpointWriteCondition(condition)) {
-    const hint =
-      condition === undefined
-        ? ' save() takes three arguments: pass CheckpointWriteCondition.any() for an unconditional write.'
-        : ' Build one with CheckpointWriteCondition.any(), .notOlderThan(token) or .ifAbsent().';
-    throw new TypeError(`condition must be a CheckpointWriteCondition, got ${describeValue(condition)}.${hint}`);
-  }
+  toWriteCondition(condition);
 }
 
-/** Validates the three arguments of `save` in the order they are declared. */
+/**
+ * Checks the three arguments of `save` in the order they are declared, before any I/O, and returns the condition
+ * read once from `condition`: judge and write with the returned condition, never with the argument.
+ * @throws TypeError for an id or checkpoint that is not a well-formed string, or a condition that is not one of the three.
+ */
+export function validateSaveArguments(
+  subscriptionId: unknown,
+  checkpoint: unknown,
+  condition: unknown,
+): CheckpointWriteCondition {
+  assertSubscriptionId(subscriptionId);
+  assertCheckpoint(checkpoint);
+  return toWriteCondition(condition);
+}
+
+/**
+ * Checks the three arguments of `save` like {@link validateSaveArguments}. Prefer that one in a storage: it also
+ * hands back the condition read once, which this assertion cannot.
+ */
 export function assertSaveArguments(
   subscriptionId: unknown,
   checkpoint: unknown,
   condition: unknown,
 ): asserts condition is CheckpointWriteCondition {
-  assertSubscriptionId(subscriptionId);
-  assertCheckpoint(checkpoint);
-  assertWriteCondition(condition);
+  validateSaveArguments(subscriptionId, checkpoint, condition);
 }
 
 /** Throws `TypeError` unless `version` is a non-negative bigint, the only version `advanceWriteVersion` takes. */

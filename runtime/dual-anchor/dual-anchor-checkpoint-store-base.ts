@@ -2,7 +2,7 @@ import type { CheckpointWriteCondition } from '../checkpoint-write-condition.js'
 import type { DualAnchorCheckpoint, DualAnchorToken } from './dual-anchor-checkpoint.js';
 import type { DualAnchorCheckpointStore } from './dual-anchor-checkpoint-store.js';
 import { DualAnchorWritePlan, type DualAnchorFieldWrite, type DualAnchorResetWrite } from './dual-anchor-write-plan.js';
-import { assertStreamName } from './well-formed-id.js';
+import { assertStreamName } from '../subscription-id.js';
 
 /**
  * The public operations of a dual-anchor store, each validated into a {@link DualAnchorWritePlan} before anything is

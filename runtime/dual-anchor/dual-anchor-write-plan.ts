@@ -1,11 +1,11 @@
 import type { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import { describeValue } from '../describe-value.js';
+import { toOptionalWriteCondition } from '../storage-arguments.js';
+import { assertNonEmptyId, assertStreamName } from '../subscription-id.js';
 import { canonicalJson, isPlainObject, parseJson } from './canonical-json.js';
 import type { DualAnchorCheckpoint } from './dual-anchor-checkpoint.js';
 import type { JsonObject } from './json-value.js';
 import { timestampMillis } from './timestamp.js';
-import { assertStreamName, assertWellFormedId } from './well-formed-id.js';
-import { writeConditionSnapshot } from './write-condition-snapshot.js';
 
 /**
  * A record's fields as a store keeps them: tokens and metadata as canonical JSON text, timestamps as epoch
@@ -58,7 +58,7 @@ export const DualAnchorWritePlan = Object.freeze({
   /** The whole record of `save(checkpoint, condition)`. */
   save(checkpoint: unknown, condition: unknown): DualAnchorFieldWrite {
     const { streamName, fields } = encodeDualAnchorCheckpoint(checkpoint);
-    return { streamName, fields, condition: writeConditionSnapshot(condition) };
+    return { streamName, fields, condition: toOptionalWriteCondition(condition) };
   },
 
   /** The seen pair, and the heartbeat when one is given. */
@@ -87,7 +87,7 @@ export const DualAnchorWritePlan = Object.freeze({
   saveHeartbeat(streamName: unknown, heartbeatTimestamp: unknown, condition: unknown): DualAnchorFieldWrite {
     assertStreamName(streamName);
     const fields = { lastHeartbeatTimestamp: timestampMillis(heartbeatTimestamp, 'heartbeatTimestamp') };
-    return { streamName, fields, condition: writeConditionSnapshot(condition) };
+    return { streamName, fields, condition: toOptionalWriteCondition(condition) };
   },
 
   /** The seen pair and heartbeat to install, and the guard on the processed pair. */
@@ -107,7 +107,7 @@ export const DualAnchorWritePlan = Object.freeze({
       streamName,
       fields: { lastSeenToken: fresh, lastSeenTimestamp: at, lastHeartbeatTimestamp: at },
       expectedDeadProcessed: expected,
-      condition: writeConditionSnapshot(condition),
+      condition: toOptionalWriteCondition(condition),
     };
   },
 });
@@ -125,7 +125,7 @@ export function encodeDualAnchorCheckpoint(checkpoint: unknown): {
   }
   const record = checkpoint as Partial<Record<keyof DualAnchorCheckpoint, unknown>>;
   const streamName = record.streamName;
-  assertWellFormedId(streamName, 'checkpoint.streamName');
+  assertNonEmptyId(streamName, 'checkpoint.streamName');
   const fields: StoredDualAnchorFields = {
     instanceId: instanceIdField(record.instanceId),
     lastSeenToken: nullableToken(record.lastSeenToken, 'checkpoint.lastSeenToken'),
@@ -185,7 +185,7 @@ function anchorWrite(
   if (heartbeat !== undefined) {
     fields.lastHeartbeatTimestamp = heartbeat;
   }
-  return { streamName, fields, condition: writeConditionSnapshot(condition) };
+  return { streamName, fields, condition: toOptionalWriteCondition(condition) };
 }
 
 function dateOf(millis: number | null): Date | null {
@@ -228,7 +228,7 @@ function instanceIdField(instanceId: unknown): string | null {
   if (instanceId === undefined || instanceId === null) {
     return null;
   }
-  assertWellFormedId(instanceId, 'checkpoint.instanceId (or null)');
+  assertNonEmptyId(instanceId, 'checkpoint.instanceId (or null)');
   return instanceId;
 }
 

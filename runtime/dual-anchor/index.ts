@@ -15,6 +15,5 @@ export {
 } from './dual-anchor-write-plan.js';
 export { withReadModifyWriteDefaults, type MinimalDualAnchorCheckpointStore } from './read-modify-write-defaults.js';
 export { noOpDualAnchorCheckpointStore } from './no-op-dual-anchor-checkpoint-store.js';
-export { assertStreamName, assertWellFormedId } from './well-formed-id.js';
 export { earliestTimestampMillis, latestTimestampMillis } from './timestamp.js';
 export { isStoredJsonText, storedTimestampMillis } from './stored-field-text.js';

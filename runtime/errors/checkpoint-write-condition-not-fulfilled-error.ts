@@ -1,11 +1,12 @@
 import { formatWriteCondition, type CheckpointWriteCondition } from '../checkpoint-write-condition.js';
+import { quoteText } from '../describe-value.js';
 
 /**
  * A storage refused a write because its condition did not hold; checkpoint and version are exactly as they were.
  * Do not retry: the lease that issued the token has moved on, so the same write can never succeed.
  */
 export class CheckpointWriteConditionNotFulfilledError extends Error {
-  override readonly name = 'CheckpointWriteConditionNotFulfilledError';
+  override readonly name: string = 'CheckpointWriteConditionNotFulfilledError';
 
   constructor(
     readonly subscriptionId: string,
@@ -29,7 +30,7 @@ function refusalMessage(
         ? `a newer writer holds the subscription (${stored})`
         : 'the storage refused it';
   return (
-    `Checkpoint write for subscription ${JSON.stringify(subscriptionId)} refused: ${formatWriteCondition(condition)} does not hold, ${why}. ` +
+    `Checkpoint write for subscription ${quoteText(subscriptionId)} refused: ${formatWriteCondition(condition)} does not hold, ${why}. ` +
     'The checkpoint was left unchanged; do not retry this write, the lease has moved on.'
   );
 }

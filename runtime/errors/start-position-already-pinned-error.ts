@@ -1,4 +1,5 @@
 import type { Checkpoint } from '../checkpoint.js';
+import { quoteText } from '../describe-value.js';
 
 /** A start position could not be pinned with `ifAbsent()` because another writer stored one first and the storage could not resolve the race. */
 export class StartPositionAlreadyPinnedError extends Error {
@@ -9,7 +10,7 @@ export class StartPositionAlreadyPinnedError extends Error {
     readonly candidate: Checkpoint,
   ) {
     super(
-      `Start position ${JSON.stringify(candidate)} for subscription ${JSON.stringify(subscriptionId)} was not pinned: ` +
+      `Start position ${quoteText(candidate)} for subscription ${quoteText(subscriptionId)} was not pinned: ` +
         'ifAbsent() was refused because a checkpoint is already stored. Read the stored checkpoint and resume from it, ' +
         'or give the storage a resolveFirstCheckpointRace() that keeps the earlier position.',
     );

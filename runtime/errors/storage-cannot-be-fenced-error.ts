@@ -1,3 +1,4 @@
+import { quoteText } from '../describe-value.js';
 /** A fenced writer was given a storage that cannot evaluate write conditions, so fencing would silently be off. */
 export class StorageCannotBeFencedError extends Error {
   override readonly name = 'StorageCannotBeFencedError';
@@ -10,7 +11,7 @@ export class StorageCannotBeFencedError extends Error {
       subscriptionId === undefined
         ? `${storageName} cannot be fenced: evaluatesWriteConditions() answers false, so notOlderThan(token) would be refused or ignored. ` +
             'Use a storage that evaluates write conditions atomically (InMemoryCheckpointStorage, RedisCheckpointStorage, PostgresCheckpointStorage), or drop the fencingToken option.'
-        : `${storageName} cannot fence subscription ${JSON.stringify(subscriptionId)}: evaluatesWriteConditionsFor() answers false for this id. ` +
+        : `${storageName} cannot fence subscription ${quoteText(subscriptionId)}: evaluatesWriteConditionsFor() answers false for this id. ` +
             'Choose an id the storage can fence (for Redis Cluster: one with a hash tag such as "{tenant}-orders"), or a storage built for your deployment.',
     );
   }

@@ -2,12 +2,8 @@ import type { Checkpoint } from '../checkpoint.js';
 import type { CheckpointStorage } from '../checkpoint-storage.js';
 import { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
-import {
-  assertCheckpoint,
-  assertSaveArguments,
-  assertSubscriptionId,
-  assertWriteVersion,
-} from '../storage-arguments.js';
+import { assertCheckpoint, assertWriteVersion, validateSaveArguments } from '../storage-arguments.js';
+import { assertSubscriptionId } from '../subscription-id.js';
 
 /** Options of {@link InMemoryCheckpointStorage}. */
 export interface InMemoryCheckpointStorageOptions {
@@ -18,12 +14,13 @@ export interface InMemoryCheckpointStorageOptions {
   readonly comparePositions?: (a: Checkpoint, b: Checkpoint) => number;
 }
 
+/** One subscription's entry; changed in place, so a write allocates nothing once the id is known. */
 interface StoredCheckpoint {
   /** `undefined` for a version that `advanceWriteVersion` recorded before any checkpoint was stored. */
-  readonly checkpoint: Checkpoint | undefined;
-  readonly version: bigint | undefined;
+  checkpoint: Checkpoint | undefined;
+  version: bigint | undefined;
   /** Still the start position an `ifAbsent()` write pinned: no other write has moved it since. */
-  readonly pinned: boolean;
+  pinned: boolean;
 }
 
 /**
@@ -44,8 +41,34 @@ export class InMemoryCheckpointStorage implements CheckpointStorage {
   }
 
   async save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
-    assertSaveArguments(subscriptionId, checkpoint, condition);
-    this.#entries.set(subscriptionId, this.#nextEntry(subscriptionId, checkpoint, condition));
+    const judged = validateSaveArguments(subscriptionId, checkpoint, condition);
+    const stored = this.#entries.get(subscriptionId);
+    if (stored === undefined) {
+      this.#entries.set(subscriptionId, {
+        checkpoint,
+        version: judged.kind === 'notOlderThan' ? judged.version : undefined,
+        pinned: judged.kind === 'ifAbsent',
+      });
+      return checkpoint;
+    }
+    switch (judged.kind) {
+      case 'any':
+        break;
+      case 'ifAbsent':
+        // Tests the checkpoint only: a version advanced before any checkpoint was stored is kept.
+        if (stored.checkpoint !== undefined) {
+          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, judged, stored.version);
+        }
+        break;
+      case 'notOlderThan':
+        if (stored.version !== undefined && stored.version > judged.version) {
+          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, judged, stored.version);
+        }
+        stored.version = judged.version;
+        break;
+    }
+    stored.checkpoint = checkpoint;
+    stored.pinned = judged.kind === 'ifAbsent';
     return checkpoint;
   }
 
@@ -77,7 +100,7 @@ export class InMemoryCheckpointStorage implements CheckpointStorage {
       return undefined;
     }
     if (this.#comparePositions(candidate, stored.checkpoint) < 0) {
-      this.#entries.set(subscriptionId, { ...stored, checkpoint: candidate });
+      stored.checkpoint = candidate;
       return candidate;
     }
     return stored.checkpoint;
@@ -88,32 +111,17 @@ export class InMemoryCheckpointStorage implements CheckpointStorage {
     assertSubscriptionId(subscriptionId);
     assertWriteVersion(version);
     const stored = this.#entries.get(subscriptionId);
-    if (stored?.version !== undefined && stored.version > version) {
+    if (stored === undefined) {
+      this.#entries.set(subscriptionId, { checkpoint: undefined, version, pinned: false });
+      return;
+    }
+    if (stored.version !== undefined && stored.version > version) {
       throw new CheckpointWriteConditionNotFulfilledError(
         subscriptionId,
         CheckpointWriteCondition.notOlderThan(version),
         stored.version,
       );
     }
-    this.#entries.set(subscriptionId, { checkpoint: stored?.checkpoint, version, pinned: stored?.pinned ?? false });
-  }
-
-  #nextEntry(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): StoredCheckpoint {
-    const stored = this.#entries.get(subscriptionId);
-    switch (condition.kind) {
-      case 'any':
-        return { checkpoint, version: stored?.version, pinned: false };
-      case 'ifAbsent':
-        // Tests the checkpoint only: a version advanced before any checkpoint was stored is kept.
-        if (stored?.checkpoint !== undefined) {
-          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, stored.version);
-        }
-        return { checkpoint, version: stored?.version, pinned: true };
-      case 'notOlderThan':
-        if (stored?.version !== undefined && stored.version > condition.version) {
-          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, stored.version);
-        }
-        return { checkpoint, version: condition.version, pinned: false };
-    }
+    stored.version = version;
   }
 }

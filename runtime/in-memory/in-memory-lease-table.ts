@@ -60,12 +60,27 @@ export class InMemoryLeaseTable implements LeaseStore {
     }
   }
 
+  async raiseFencingTokenAbove(subscriptionId: string, version: bigint): Promise<void> {
+    const last = this.#lastTokens.get(subscriptionId);
+    if (last === undefined || last < version) {
+      this.#lastTokens.set(subscriptionId, version);
+    }
+  }
+
   /** Deletes a lease the way an operator deleting a lock by hand would; the token counter stays. */
   deleteLease(subscriptionId: string): void {
     this.#leases.delete(subscriptionId);
   }
 
-  /** The last token minted for `subscriptionId`, or `undefined` when none was ever minted. */
+  /**
+   * Forgets the token counter of `subscriptionId`, as a lease server restarted without persistence would; the next
+   * grant mints 0 again. For tests of the lost-counter case: never part of normal operation.
+   */
+  forgetTokens(subscriptionId: string): void {
+    this.#lastTokens.delete(subscriptionId);
+  }
+
+  /** The last token minted for `subscriptionId` (or the floor it was raised to), or `undefined` when there is none. */
   lastToken(subscriptionId: string): bigint | undefined {
     return this.#lastTokens.get(subscriptionId);
   }

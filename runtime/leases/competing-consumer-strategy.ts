@@ -37,6 +37,18 @@ export interface CompetingConsumerStrategy {
    */
   fencingToken(subscriptionId: string): FencingToken | undefined;
 
+  /**
+   * Raises the token floor of `subscriptionId`: every token minted after this resolves is greater than `version`. It
+   * never lowers a counter and leaves leases held with a token at or above `version` alone (a lease below it may be
+   * freed, see `LeaseStore.raiseFencingTokenAbove`). A consumer calls it after a write stamped with one of this
+   * strategy's tokens was refused with `storedVersion` `version` while it still held the lease: the counter was lost
+   * (deleted, evicted, reset by a restart without persistence), and raising it makes the next hand-over's token
+   * fence again, instead of one refused hand-over per unit of the stored version. Optional; every built-in strategy
+   * (in memory, Redis, PostgreSQL) has it, and the conformance kit checks it when it is there.
+   * @throws TypeError (as a rejection) for an id the strategy would not register, or a version that is not a non-negative bigint.
+   */
+  raiseFencingTokenAbove?(subscriptionId: string, version: bigint): Promise<void>;
+
   /** Calls `listener` whenever a consumer of this instance is granted a lease; returns a function that stops it. */
   onGranted(listener: CompetingConsumerListener): () => void;
 

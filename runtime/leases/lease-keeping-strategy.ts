@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { errorReporter, ShutdownDeadline, type ErrorHandler } from '../background/index.js';
+import { quoteText } from '../describe-value.js';
 import type { FencingToken } from '../fencing-token.js';
+import { assertWriteVersion } from '../storage-arguments.js';
+import { assertLeaseIds, assertLeasedSubscriptionId } from '../subscription-id.js';
 import type { CompetingConsumerListener, CompetingConsumerStrategy } from './competing-consumer-strategy.js';
 import { systemLeaseClock, type LeaseClock, type LeaseTimer } from './lease-clock.js';
 import type { LeaseStore } from './lease-store.js';
-import { assertLeaseIds } from './lease-arguments.js';
 
 /** Options every lease-keeping strategy takes. */
 export interface LeaseKeepingStrategyOptions {
@@ -40,7 +43,6 @@ interface Consumer {
 }
 
 const defaultLeaseTimeMs = 20_000;
-const shutdownWaitMs = 5_000;
 
 /**
  * A {@link CompetingConsumerStrategy} over any {@link LeaseStore}: it acquires for registered consumers, refreshes
@@ -51,7 +53,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
   readonly leaseTimeMs: number;
   readonly #store: LeaseStore;
   readonly #clock: LeaseClock;
-  readonly #onError: (error: unknown, subscriptionId: string, subscriberId: string) => void;
+  readonly #report: ErrorHandler<[subscriptionId: string, subscriberId: string]>;
   readonly #instanceId = randomUUID();
   readonly #consumers = new Map<string, Map<string, Consumer>>();
   readonly #granted = new Set<CompetingConsumerListener>();
@@ -70,14 +72,19 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     this.leaseTimeMs = leaseTimeMs;
     this.#store = store;
     this.#clock = options.clock ?? systemLeaseClock;
-    this.#onError = options.onError ?? warnOnConsole;
+    this.#report = errorReporter(
+      options.onError,
+      (subscriptionId, subscriberId) =>
+        `lease call for subscription ${quoteText(subscriptionId)}, subscriber ${quoteText(subscriberId)} failed; ` +
+        'the strategy keeps trying and hasLock answers false once the lease could have expired',
+    );
   }
 
   async register(subscriptionId: string, subscriberId: string): Promise<boolean> {
     assertLeaseIds(subscriptionId, subscriberId);
     if (this.#shutDown) {
       throw new Error(
-        `Cannot register subscriber ${JSON.stringify(subscriberId)} for subscription ${JSON.stringify(subscriptionId)}: ` +
+        `Cannot register subscriber ${quoteText(subscriberId)} for subscription ${quoteText(subscriptionId)}: ` +
           'this lease strategy has been shut down. Create a new strategy instance.',
       );
     }
@@ -144,6 +151,16 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     return only?.lease?.token;
   }
 
+  /**
+   * Raises the store's token floor for `subscriptionId` so that the next token minted is greater than `version`, with
+   * the store's one atomic step (`LeaseStore.raiseFencingTokenAbove`); leaves this instance's consumers as they are.
+   */
+  async raiseFencingTokenAbove(subscriptionId: string, version: bigint): Promise<void> {
+    assertLeasedSubscriptionId(subscriptionId);
+    assertWriteVersion(version);
+    await this.#store.raiseFencingTokenAbove(subscriptionId, version);
+  }
+
   onGranted(listener: CompetingConsumerListener): () => void {
     this.#granted.add(listener);
     return () => this.#granted.delete(listener);
@@ -165,14 +182,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
       consumer.registered = false;
       this.#cancelTimer(consumer);
     }
-    let timer: LeaseTimer | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = this.#clock.setTimeout(resolve, shutdownWaitMs);
-    });
-    await Promise.race([Promise.allSettled(consumers.map((consumer) => this.#giveUp(consumer))), deadline]);
-    if (timer !== undefined) {
-      this.#clock.clearTimeout(timer);
-    }
+    await new ShutdownDeadline(this.#clock).settle(consumers.map((consumer) => this.#giveUp(consumer)));
   }
 
   /** Forgets the lease at once (so `hasLock` answers false), then makes one attempt to free it in the store. */
@@ -187,7 +197,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
       this.#store.release(consumer.subscriptionId, consumer.owner, lease.token),
     ).catch((error: unknown) => {
       // The lease expires in the store on its own after the lease time; nothing else to do.
-      this.#report(error, consumer);
+      this.#report(error, consumer.subscriptionId, consumer.subscriberId);
     });
   }
 
@@ -208,7 +218,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
         this.#emit(this.#prohibited, consumer);
       }
     } catch (error) {
-      this.#report(error, consumer);
+      this.#report(error, consumer.subscriptionId, consumer.subscriberId);
       // Without an answer for a whole lease time, the store has expired the lease by its own clock.
       if (
         lease !== undefined &&
@@ -275,24 +285,8 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
       try {
         listener(consumer.subscriptionId, consumer.subscriberId);
       } catch (error) {
-        this.#report(error, consumer);
+        this.#report(error, consumer.subscriptionId, consumer.subscriberId);
       }
     }
   }
-
-  #report(error: unknown, consumer: Consumer): void {
-    try {
-      this.#onError(error, consumer.subscriptionId, consumer.subscriberId);
-    } catch {
-      // An error handler that throws must not stop the lease from being kept.
-    }
-  }
-}
-
-function warnOnConsole(error: unknown, subscriptionId: string, subscriberId: string): void {
-  console.warn(
-    `checkpoint-fencing: lease call for subscription ${JSON.stringify(subscriptionId)}, subscriber ${JSON.stringify(subscriberId)} failed; ` +
-      'the strategy keeps trying and hasLock answers false once the lease could have expired.',
-    error,
-  );
 }

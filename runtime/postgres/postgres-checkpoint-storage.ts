@@ -2,7 +2,8 @@ import type { Checkpoint } from '../checkpoint.js';
 import type { CheckpointStorage } from '../checkpoint-storage.js';
 import { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
-import { assertSaveArguments, assertSubscriptionId, assertWriteVersion } from '../storage-arguments.js';
+import { assertWriteVersion, validateSaveArguments } from '../storage-arguments.js';
+import { assertSubscriptionId } from '../subscription-id.js';
 import { checkpointStatements, type CheckpointStatements } from './postgres-checkpoint-statements.js';
 import { assertPostgresClient, type PostgresClient, type PostgresTableOptions } from './postgres-client.js';
 import { createTableIdempotently } from './postgres-create-table.js';
@@ -84,20 +85,20 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
    * the driver reported it: the statement may or may not have committed, so never read it as a refusal.
    */
   async save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
-    assertSaveArguments(subscriptionId, checkpoint, condition);
+    const judged = validateSaveArguments(subscriptionId, checkpoint, condition);
     assertPostgresText('subscriptionId', subscriptionId);
     assertPostgresText('checkpoint', checkpoint);
-    switch (condition.kind) {
+    switch (judged.kind) {
       case 'any':
         await this.#runner.query(this.#statements.saveAny, [subscriptionId, checkpoint]);
         return checkpoint;
       case 'notOlderThan': {
-        const version = String(condition.version);
+        const version = String(judged.version);
         const stored = this.#runner.returnedVersion(
           await this.#runner.query(this.#statements.saveNotOlderThan, [subscriptionId, checkpoint, version]),
         );
         if (stored !== version) {
-          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, this.#runner.version(stored));
+          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, judged, this.#runner.version(stored));
         }
         return checkpoint;
       }
@@ -106,7 +107,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
         if (rows[0]?.['accepted'] !== true) {
           throw new CheckpointWriteConditionNotFulfilledError(
             subscriptionId,
-            condition,
+            judged,
             this.#runner.version(rows[0]?.['stored_version']),
           );
         }

@@ -18,9 +18,10 @@ export interface LeaseStatements {
   readonly release: string;
   /**
    * $1 id, $2 version. Raises the counter to at least `version`, never lowers it, so the next grant mints a token
-   * above it. A lease held with a token below the new floor is freed: every write stamped with it would be refused.
+   * above it. A lease held with a token below the new floor is freed: the counter is also the holder's token, so
+   * keeping the lease would hand that holder the floor itself as its token (ADR 0803).
    */
-  readonly raiseTokenFloor: string;
+  readonly raiseFencingTokenAbove: string;
 }
 
 /** The statements for `table`, whose name is already validated and quoted. */
@@ -54,7 +55,7 @@ export function leaseStatements(table: QualifiedTableName, tableName: string): L
     release:
       `UPDATE ${t} SET owner = NULL, expires_at = NULL ` +
       'WHERE subscription_id = $1 AND owner = $2 AND token = $3::numeric',
-    raiseTokenFloor:
+    raiseFencingTokenAbove:
       `INSERT INTO ${t} AS lease (subscription_id, token) VALUES ($1, $2::numeric) ` +
       'ON CONFLICT (subscription_id) DO UPDATE SET token = GREATEST(lease.token, EXCLUDED.token), ' +
       'owner = CASE WHEN lease.token < EXCLUDED.token THEN NULL ELSE lease.owner END, ' +

@@ -5,6 +5,7 @@ import type { QualifiedTableName } from './postgres-identifiers.js';
 import { leaseStatements, type LeaseStatements } from './postgres-lease-statements.js';
 import { parseStoredInteger } from './postgres-stored-integer.js';
 import { PostgresStatementRunner } from './postgres-statement-runner.js';
+import { assertPostgresText } from './postgres-text.js';
 
 /** Leases and their token counters in one PostgreSQL table; each method is one statement, with no session state. */
 export class PostgresLeaseStore implements LeaseStore {
@@ -49,8 +50,14 @@ export class PostgresLeaseStore implements LeaseStore {
     await this.#runner.query(this.#statements.release, [subscriptionId, owner, String(token)]);
   }
 
-  /** Raises the token counter of `subscriptionId` to at least `version` in one statement; never lowers it. */
-  async raiseTokenFloor(subscriptionId: string, version: bigint): Promise<void> {
-    await this.#runner.query(this.#statements.raiseTokenFloor, [subscriptionId, String(version)]);
+  /**
+   * One statement that raises the token counter of `subscriptionId` to at least `version` (`GREATEST`, so never
+   * lower); the next grant mints above it. The counter is also the holder's token, so a lease held with a token below
+   * the new floor is freed rather than kept (ADR 0803): its holder's writes would be refused anyway.
+   * @throws TypeError for an id holding NUL, which PostgreSQL text cannot store, before anything is sent.
+   */
+  async raiseFencingTokenAbove(subscriptionId: string, version: bigint): Promise<void> {
+    assertPostgresText('subscriptionId', subscriptionId);
+    await this.#runner.query(this.#statements.raiseFencingTokenAbove, [subscriptionId, String(version)]);
   }
 }

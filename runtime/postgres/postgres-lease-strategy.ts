@@ -1,6 +1,4 @@
 import { LeaseKeepingStrategy, type LeaseKeepingStrategyOptions } from '../leases/lease-keeping-strategy.js';
-import { describeValue } from '../describe-value.js';
-import { assertWriteVersion } from '../storage-arguments.js';
 import { assertPostgresClient, type PostgresClient, type PostgresTableOptions } from './postgres-client.js';
 import { qualifiedTableName } from './postgres-identifiers.js';
 import { leaseStatements } from './postgres-lease-statements.js';
@@ -51,27 +49,12 @@ export class PostgresLeaseStrategy extends LeaseKeepingStrategy {
   }
 
   /**
-   * @throws TypeError (as a rejection) for ids PostgreSQL text cannot hold unchanged (a NUL, a lone surrogate), before
-   * anything is sent, besides the contract's own checks.
+   * @throws TypeError (as a rejection) for an id holding NUL, which PostgreSQL text cannot store, before anything is
+   * sent, besides the contract's own checks (`runtime/subscription-id.ts`).
    */
   override async register(subscriptionId: string, subscriberId: string): Promise<boolean> {
     assertLeaseText(subscriptionId, subscriberId);
     return super.register(subscriptionId, subscriberId);
-  }
-
-  /**
-   * Raises the token counter of `subscriptionId` so the next grant mints a token above `version`, in one statement
-   * that never lowers it (`GREATEST`). Called after a refused write, with the version that refused it, so a counter
-   * that fell behind the stored versions heals in one hand-over. A lease held with a token below the new floor is freed.
-   * @throws TypeError (as a rejection) for an empty or non-string id, or a version that is not a non-negative bigint.
-   */
-  async raiseFencingTokenAbove(subscriptionId: string, version: bigint): Promise<void> {
-    if (typeof subscriptionId !== 'string' || subscriptionId === '') {
-      throw new TypeError(`subscriptionId must be a non-empty string, got ${describeValue(subscriptionId)}.`);
-    }
-    assertPostgresText('subscriptionId', subscriptionId);
-    assertWriteVersion(version);
-    await this.#store.raiseTokenFloor(subscriptionId, version);
   }
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { quoteText } from '../describe-value.js';
 import { clusterHashedPart, clusterHashTag } from './cluster-hash-slot.js';
 
 const recentKeysLimit = 1_024;
@@ -49,7 +50,7 @@ export class CheckpointKeyLayout {
     const checkpointKey = this.keyPrefix + subscriptionId;
     if (checkpointKey.startsWith(this.versionKeyPrefix)) {
       throw new TypeError(
-        `Subscription id ${JSON.stringify(subscriptionId)} is refused: its checkpoint key ${JSON.stringify(checkpointKey)} starts with the reserved ` +
+        `Subscription id ${quoteText(subscriptionId)} is refused: its checkpoint key ${quoteText(checkpointKey)} starts with the reserved ` +
           `versionKeyPrefix ${JSON.stringify(this.versionKeyPrefix)}, so writing it could overwrite another subscription's version. ` +
           'Use an id outside that prefix, or give the storage a keyPrefix.',
       );

@@ -1,3 +1,4 @@
+import { quoteText } from '../describe-value.js';
 import { isStoredJsonText, storedTimestampMillis, type StoredDualAnchorFields } from '../dual-anchor/index.js';
 
 /** The hash field holding a stream's write version, a decimal string; absent until a `notOlderThan` write stores one. */
@@ -96,7 +97,7 @@ function heartbeatOf(key: string, value: string): number {
 
 function corrupt(key: string, field: string, value: string, expected: string): Error {
   return new Error(
-    `Dual-anchor record ${JSON.stringify(key)} holds ${JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value)} in field ` +
+    `Dual-anchor record ${quoteText(key)} holds ${JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value)} in field ` +
       `${JSON.stringify(field)}, not ${expected}. Something other than RedisDualAnchorCheckpointStore wrote it; fix the field with HSET or ` +
       'delete the record (the stream then resumes from its start policy).',
   );

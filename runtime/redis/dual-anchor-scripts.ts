@@ -1,22 +1,27 @@
 import { writeVersionField } from './dual-anchor-hash.js';
 import { RedisLuaScript } from './redis-lua-script.js';
-import { refuseOlderVersionLua } from './refuse-older-version-lua.js';
+import { readStoredVersionLua, refuseOlderVersionLua } from './stored-version-lua.js';
 
 // Every dual-anchor script touches one key, the stream's hash (KEYS[1]), so it runs on any Cluster node that owns the
-// key's slot. The write version is a field of that hash (ADR 0901). Replies are `accepted` or `refused:<stored>`, the
-// same strings the checkpoint-storage scripts answer. Fengari (ioredis-mock) has only `table.unpack`.
+// key's slot. The write version is a field of that hash (ADR 0901). The conditional scripts read it with the same
+// opening lines as the checkpoint-storage scripts and answer the same strings: `accepted`, `refused:<stored>`, or
+// `invalid:<stored>` for a version field that is not a canonical decimal (nothing is written then). Fengari
+// (ioredis-mock) has only `table.unpack`.
 
 const unpack = `local unpack = unpack or table.unpack
 `;
 
+/** Sets `stored` to the hash's version field, or ends the script with `invalid:<stored>` when it is not canonical. */
+const readVersionFieldLua = readStoredVersionLua(`redis.call('HGET', KEYS[1], '${writeVersionField}')`);
+
 /** `notOlderThan(v)` with `v` in the ARGV slot `wanted`: refuse a larger stored decimal (ADR 0101), else go on with `wanted`. */
 function notOlderThanLua(wanted: string): string {
-  return refuseOlderVersionLua(wanted, `redis.call('HGET', KEYS[1], '${writeVersionField}')`);
+  return `${readVersionFieldLua}${refuseOlderVersionLua(wanted)}`;
 }
 
 /** `ifAbsent()`: refuse while any record is stored, carrying its version if it has one. */
-const ifAbsentLua = `if redis.call('EXISTS', KEYS[1]) == 1 then
-  return 'refused:' .. (redis.call('HGET', KEYS[1], '${writeVersionField}') or '')
+const ifAbsentLua = `${readVersionFieldLua}if redis.call('EXISTS', KEYS[1]) == 1 then
+  return 'refused:' .. (stored or '')
 end
 `;
 

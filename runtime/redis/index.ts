@@ -1,5 +1,5 @@
 export { RedisCheckpointStorage, type RedisCheckpointStorageOptions } from './redis-checkpoint-storage.js';
-export type { RedisCheckpointClient } from './redis-checkpoint-client.js';
+export type { RedisCheckpointClient, RedisCheckpointPipeline } from './redis-checkpoint-client.js';
 export { defaultRedisLeaseKeyPrefix, redisLeaseKeys, type RedisLeaseKeys } from './redis-lease-keys.js';
 export type { RedisLeaseClient, RedisLeasePipeline, WaitForReplicas } from './redis-lease-store.js';
 export { RedisLeaseStrategy, type RedisLeaseStrategyOptions } from './redis-lease-strategy.js';

@@ -8,4 +8,17 @@ export interface RedisCheckpointClient extends RedisScriptClient {
   get(key: string): Promise<string | null>;
   set(key: string, value: string): Promise<unknown>;
   del(...keys: string[]): Promise<number>;
+  /** ioredis's pipeline; when there is one, on a client that is not a Cluster, commands of one tick share one. */
+  pipeline?(): RedisCheckpointPipeline;
+  /** `true` on an ioredis `Cluster`. */
+  readonly isCluster?: boolean;
+}
+
+/** The part of an ioredis pipeline the storage queues its commands on. */
+export interface RedisCheckpointPipeline {
+  get(key: string): unknown;
+  set(key: string, value: string): unknown;
+  del(...keys: string[]): unknown;
+  evalsha(sha1: string, numkeys: number, ...keysAndArgs: string[]): unknown;
+  exec(): Promise<[Error | null, unknown][] | null>;
 }

@@ -1,15 +1,17 @@
 import type { Checkpoint } from '../checkpoint.js';
 import type { CheckpointStorage } from '../checkpoint-storage.js';
 import { CheckpointWriteCondition, formatWriteCondition } from '../checkpoint-write-condition.js';
-import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
-import { assertSaveArguments, assertSubscriptionId, assertWriteVersion } from '../storage-arguments.js';
+import { quoteText } from '../describe-value.js';
+import { assertWriteVersion, validateSaveArguments } from '../storage-arguments.js';
+import { assertSubscriptionId } from '../subscription-id.js';
 import { advanceWriteVersionScript } from './advance-write-version-script.js';
 import { CheckpointKeyLayout, type CheckpointKeys } from './checkpoint-key-layout.js';
 import { ifAbsentScript } from './if-absent-script.js';
 import { notOlderThanScript } from './not-older-than-script.js';
 import type { RedisCheckpointClient } from './redis-checkpoint-client.js';
+import { RedisCommandBatcher } from './redis-command-batcher.js';
 import { RedisScriptRunner } from './redis-script-runner.js';
-import { parseScriptReply } from './script-reply.js';
+import { judgeScriptReply, storedVersion } from './script-reply.js';
 
 /** Options of {@link RedisCheckpointStorage}. */
 export interface RedisCheckpointStorageOptions {
@@ -20,7 +22,6 @@ export interface RedisCheckpointStorageOptions {
 }
 
 const defaultVersionKeyPrefix = 'checkpoint-fencing:version:';
-const decimal = /^\d+$/;
 
 /**
  * A checkpoint storage in Redis over an ioredis `Redis` or `Cluster` client the caller owns. `any()` is one plain
@@ -29,7 +30,7 @@ const decimal = /^\d+$/;
  * {@link RedisCheckpointStorage.forStandalone} drops the slot check for a server that is not a Cluster.
  */
 export class RedisCheckpointStorage implements CheckpointStorage {
-  readonly #client: RedisCheckpointClient;
+  readonly #commands: RedisCommandBatcher;
   readonly #scripts: RedisScriptRunner;
   readonly #layout: CheckpointKeyLayout;
   #clusterSafe = true;
@@ -39,8 +40,8 @@ export class RedisCheckpointStorage implements CheckpointStorage {
    * @throws TypeError for a `versionKeyPrefix` that is empty or holds a brace, or a `keyPrefix` inside it.
    */
   constructor(client: RedisCheckpointClient, options: RedisCheckpointStorageOptions = {}) {
-    this.#client = client;
-    this.#scripts = new RedisScriptRunner(client);
+    this.#commands = new RedisCommandBatcher(client);
+    this.#scripts = new RedisScriptRunner(client, this.#commands);
     this.#layout = new CheckpointKeyLayout(
       options.keyPrefix ?? '',
       options.versionKeyPrefix ?? defaultVersionKeyPrefix,
@@ -59,7 +60,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
 
   async read(subscriptionId: string): Promise<Checkpoint | undefined> {
     assertSubscriptionId(subscriptionId);
-    return (await this.#client.get(this.#layout.keysFor(subscriptionId).checkpointKey)) ?? undefined;
+    return (await this.#commands.get(this.#layout.keysFor(subscriptionId).checkpointKey)) ?? undefined;
   }
 
   /**
@@ -67,22 +68,19 @@ export class RedisCheckpointStorage implements CheckpointStorage {
    * is: the script may or may not have run, so the caller must not read it as a refusal.
    */
   async save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
-    assertSaveArguments(subscriptionId, checkpoint, condition);
+    const judged = validateSaveArguments(subscriptionId, checkpoint, condition);
     const keys = this.#layout.keysFor(subscriptionId);
-    if (condition.kind === 'any') {
-      await this.#client.set(keys.checkpointKey, checkpoint);
+    if (judged.kind === 'any') {
+      await this.#commands.set(keys.checkpointKey, checkpoint);
       return checkpoint;
     }
-    this.#assertClusterAligned(subscriptionId, keys, formatWriteCondition(condition));
+    this.#assertClusterAligned(subscriptionId, keys, formatWriteCondition(judged));
     const scriptKeys = [keys.checkpointKey, keys.versionKey];
     const reply =
-      condition.kind === 'notOlderThan'
-        ? await this.#scripts.run(notOlderThanScript, scriptKeys, [checkpoint, String(condition.version)])
+      judged.kind === 'notOlderThan'
+        ? await this.#scripts.run(notOlderThanScript, scriptKeys, [checkpoint, String(judged.version)])
         : await this.#scripts.run(ifAbsentScript, scriptKeys, [checkpoint]);
-    const outcome = parseScriptReply(reply, formatWriteCondition(condition));
-    if (!outcome.accepted) {
-      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, outcome.storedVersion);
-    }
+    judgeScriptReply(reply, subscriptionId, judged, keys.versionKey);
     return checkpoint;
   }
 
@@ -94,33 +92,20 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     assertSubscriptionId(subscriptionId);
     assertWriteVersion(version);
     const keys = this.#layout.keysFor(subscriptionId);
-    const condition = CheckpointWriteCondition.notOlderThan(version);
     this.#assertClusterAligned(subscriptionId, keys, `advanceWriteVersion(${version})`);
     const reply = await this.#scripts.run(
       advanceWriteVersionScript,
       [keys.checkpointKey, keys.versionKey],
       [String(version)],
     );
-    const outcome = parseScriptReply(reply, formatWriteCondition(condition));
-    if (!outcome.accepted) {
-      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, outcome.storedVersion);
-    }
+    judgeScriptReply(reply, subscriptionId, CheckpointWriteCondition.notOlderThan(version), keys.versionKey);
   }
 
   async writeVersion(subscriptionId: string): Promise<bigint | undefined> {
     assertSubscriptionId(subscriptionId);
     const { versionKey } = this.#layout.keysFor(subscriptionId);
-    const stored = await this.#client.get(versionKey);
-    if (stored === null) {
-      return undefined;
-    }
-    if (!decimal.test(stored)) {
-      throw new Error(
-        `Version key ${JSON.stringify(versionKey)} holds ${JSON.stringify(stored)}, not a non-negative decimal integer. ` +
-          'Something other than a fenced writer wrote it; delete the key or write a decimal version to it.',
-      );
-    }
-    return BigInt(stored);
+    const stored = await this.#commands.get(versionKey);
+    return stored === null ? undefined : storedVersion(stored, versionKey);
   }
 
   /** Removes both keys with one `DEL` when they share a slot; otherwise, or on `CROSSSLOT`, the checkpoint key first, then the version key. */
@@ -129,7 +114,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     const { checkpointKey, versionKey, clusterAligned } = this.#layout.keysFor(subscriptionId);
     if (!this.#clusterSafe || clusterAligned) {
       try {
-        await this.#client.del(checkpointKey, versionKey);
+        await this.#commands.del(checkpointKey, versionKey);
         return;
       } catch (error) {
         if (!isCrossSlotError(error)) {
@@ -138,8 +123,8 @@ export class RedisCheckpointStorage implements CheckpointStorage {
       }
     }
     // Checkpoint first: a crash in between leaves an orphan version, which ifAbsent ignores and notOlderThan still honours.
-    await this.#client.del(checkpointKey);
-    await this.#client.del(versionKey);
+    await this.#commands.del(checkpointKey);
+    await this.#commands.del(versionKey);
   }
 
   /** True: conditions are evaluated in one Lua script. In Cluster-safe mode a few id shapes are the exception; see {@link evaluatesWriteConditionsFor}. */
@@ -157,8 +142,8 @@ export class RedisCheckpointStorage implements CheckpointStorage {
   #assertClusterAligned(subscriptionId: string, keys: CheckpointKeys, operation: string): void {
     if (this.#clusterSafe && !keys.clusterAligned) {
       throw new TypeError(
-        `RedisCheckpointStorage cannot evaluate ${operation} for subscription ${JSON.stringify(subscriptionId)} in Cluster-safe mode: ` +
-          `its checkpoint key ${JSON.stringify(keys.checkpointKey)} has no hash tag and is empty or contains "}", so no version key can share its ` +
+        `RedisCheckpointStorage cannot evaluate ${operation} for subscription ${quoteText(subscriptionId)} in Cluster-safe mode: ` +
+          `its checkpoint key ${quoteText(keys.checkpointKey)} has no hash tag and is empty or contains "}", so no version key can share its ` +
           'Cluster hash slot and the script would fail with CROSSSLOT. Give the id a hash tag (e.g. "{tenant}-orders"), or, for a standalone or ' +
           'replicated server that is not a Cluster, use RedisCheckpointStorage.forStandalone(client). Nothing was sent to Redis.',
       );

@@ -1,15 +1,12 @@
-import { formatWriteCondition, type CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import {
-  assertStreamName,
-  assertWellFormedId,
   decodeDualAnchorCheckpoint,
   DualAnchorCheckpointStoreBase,
   type DualAnchorCheckpoint,
   type DualAnchorFieldWrite,
   type DualAnchorResetWrite,
 } from '../dual-anchor/index.js';
-import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
-import { hashArguments, millisText, pairText, storedFieldsOfHash } from './dual-anchor-hash.js';
+import { assertStreamName, assertWellFormedString } from '../subscription-id.js';
+import { hashArguments, millisText, pairText, storedFieldsOfHash, writeVersionField } from './dual-anchor-hash.js';
 import {
   dualAnchorIfAbsentScript,
   dualAnchorNotOlderThanScript,
@@ -19,7 +16,7 @@ import {
 } from './dual-anchor-scripts.js';
 import type { RedisDualAnchorClient } from './redis-dual-anchor-client.js';
 import { RedisScriptRunner } from './redis-script-runner.js';
-import { parseScriptReply } from './script-reply.js';
+import { judgeScriptReply } from './script-reply.js';
 
 /** Options of {@link RedisDualAnchorCheckpointStore}. */
 export interface RedisDualAnchorCheckpointStoreOptions {
@@ -45,9 +42,7 @@ export class RedisDualAnchorCheckpointStore extends DualAnchorCheckpointStoreBas
   constructor(client: RedisDualAnchorClient, options: RedisDualAnchorCheckpointStoreOptions = {}) {
     super();
     const keyPrefix = options.keyPrefix ?? defaultKeyPrefix;
-    if (keyPrefix !== '') {
-      assertWellFormedId(keyPrefix, 'keyPrefix');
-    }
+    assertWellFormedString(keyPrefix, 'keyPrefix');
     this.#client = client;
     this.#scripts = new RedisScriptRunner(client);
     this.#keyPrefix = keyPrefix;
@@ -81,11 +76,11 @@ export class RedisDualAnchorCheckpointStore extends DualAnchorCheckpointStoreBas
         return this.#scripts
           .run(dualAnchorNotOlderThanScript, [key], [String(condition.version), ...fields])
           .then((reply) => {
-            this.#judge(write.streamName, condition, reply);
+            judgeScriptReply(reply, write.streamName, condition, key, writeVersionField);
           });
       case 'ifAbsent':
         return this.#scripts.run(dualAnchorIfAbsentScript, [key], fields).then((reply) => {
-          this.#judge(write.streamName, condition, reply);
+          judgeScriptReply(reply, write.streamName, condition, key, writeVersionField);
         });
     }
   }
@@ -108,7 +103,7 @@ export class RedisDualAnchorCheckpointStore extends DualAnchorCheckpointStoreBas
             [key],
             args,
           );
-    this.#judge(reset.streamName, condition, reply);
+    judgeScriptReply(reply, reset.streamName, condition, key, writeVersionField);
   }
 
   /** One `HGETALL`; an empty hash is no record. */
@@ -123,12 +118,5 @@ export class RedisDualAnchorCheckpointStore extends DualAnchorCheckpointStoreBas
   /** One `DEL` of the hash, version included. */
   protected removeRecord(streamName: string): Promise<number> {
     return this.#client.del(this.#keyPrefix + streamName);
-  }
-
-  #judge(streamName: string, condition: CheckpointWriteCondition, reply: unknown): void {
-    const outcome = parseScriptReply(reply, `dual-anchor ${formatWriteCondition(condition)}`);
-    if (!outcome.accepted) {
-      throw new CheckpointWriteConditionNotFulfilledError(streamName, condition, outcome.storedVersion);
-    }
   }
 }

@@ -1,4 +1,5 @@
 import { describeValue } from '../describe-value.js';
+import { assertLeasedSubscriptionId } from '../subscription-id.js';
 
 /** The two keys of one subscription's lease in Redis. */
 export interface RedisLeaseKeys {
@@ -15,8 +16,10 @@ export const defaultRedisLeaseKeyPrefix = 'checkpoint-fencing:lease:';
  * `prefix + "{" + id + "}:lease"` and `...:token`, with `%`, `{` and `}` in the id percent-encoded. The braces are a
  * Cluster hash tag around a non-empty, brace-free text, so both keys always land in one slot and one script may
  * touch both; the encoding keeps two ids from ever sharing keys.
+ * @throws TypeError for an id no lease can be taken on (see the strategy's `register`).
  */
 export function redisLeaseKeys(keyPrefix: string, subscriptionId: string): RedisLeaseKeys {
+  assertLeasedSubscriptionId(subscriptionId);
   const tag = subscriptionId.replace(
     /[%{}]/gu,
     (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,

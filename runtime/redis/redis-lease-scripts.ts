@@ -1,3 +1,5 @@
+import { readStoredVersionLua } from './stored-version-lua.js';
+
 // Each script is one atomic step on the server. Tokens travel as decimal strings and are only ever produced by INCR,
 // never by Lua arithmetic, so they stay exact beyond 2**53. Sent with EVAL: at one call per third of a lease time,
 // the script body costs nothing worth an EVALSHA/NOSCRIPT round trip.
@@ -44,4 +46,18 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
   return 1
 end
 return 0
+`;
+
+/**
+ * KEYS[1] lease (declared, so that Cluster checks the two share a slot, never touched), KEYS[2] token counter;
+ * ARGV[1] the version to raise the floor above, a canonical decimal. Sets the counter to ARGV[1] when it is missing
+ * or a smaller decimal, so that the next INCR mints above it; never lowers it. Replies `raised`, `kept`, or
+ * `invalid:<value>` when the counter holds something other than a canonical decimal (then nothing is written).
+ */
+export const raiseTokenFloorScript = `${readStoredVersionLua()}local wanted = ARGV[1]
+if stored and (#stored > #wanted or (#stored == #wanted and stored >= wanted)) then
+  return 'kept'
+end
+redis.call('SET', KEYS[2], wanted)
+return 'raised'
 `;

@@ -1,6 +1,12 @@
+import { describeValue, quoteText } from '../describe-value.js';
 import type { LeaseStore } from '../leases/lease-store.js';
-import { acquireLeaseScript, refreshLeaseScript, releaseLeaseScript } from './redis-lease-scripts.js';
 import { redisLeaseKeys, type RedisLeaseKeys } from './redis-lease-keys.js';
+import {
+  acquireLeaseScript,
+  raiseTokenFloorScript,
+  refreshLeaseScript,
+  releaseLeaseScript,
+} from './redis-lease-scripts.js';
 
 /**
  * The client a `RedisLeaseStrategy` works over: an ioredis `Redis` or `Cluster` (a standalone or replicated server, or
@@ -65,6 +71,31 @@ export class RedisLeaseStore implements LeaseStore {
   }
 
   /**
+   * One script that sets the counter to `version` unless it is already there or above; the next `INCR` then mints
+   * `version + 1`. Redis counts with signed 64-bit `INCR`, so a floor at or above 2**63 - 1 could never be minted above.
+   */
+  async raiseFencingTokenAbove(subscriptionId: string, version: bigint): Promise<void> {
+    const keys = this.keys(subscriptionId);
+    if (version >= largestMintableToken) {
+      throw new RangeError(
+        `Cannot raise the token floor of ${quoteText(keys.token)} above ${version}: Redis mints tokens with INCR, which stops at ` +
+          `${largestMintableToken}. A stored version this large was not written with a token from this strategy; delete the checkpoint or its version key.`,
+      );
+    }
+    const reply = await this.#client.eval(raiseTokenFloorScript, 2, keys.lease, keys.token, String(version));
+    if (reply === 'raised' || reply === 'kept') {
+      return;
+    }
+    if (typeof reply === 'string' && reply.startsWith('invalid:')) {
+      throw new Error(
+        `Token counter ${quoteText(keys.token)} holds ${quoteText(reply.slice('invalid:'.length))}, not a canonical decimal, so its floor ` +
+          'was not raised and nothing was written. Only this strategy writes it; delete it (tokens then start above the stored version again).',
+      );
+    }
+    throw unexpectedReply(reply, keys);
+  }
+
+  /**
    * WAIT on the node that minted the token: a pipeline whose only keyed command names the lease key is routed to
    * that key's master on a Cluster too. A token not yet on enough replicas is handed back unused, because a
    * failover to a replica without it would mint the same token again.
@@ -82,7 +113,7 @@ export class RedisLeaseStore implements LeaseStore {
     if (error !== null || typeof acknowledged !== 'number' || acknowledged < wait.replicas) {
       await this.release(subscriptionId, owner, token);
       throw new Error(
-        `Lease ${JSON.stringify(keys.lease)} was not taken: token ${token} reached ${typeof acknowledged === 'number' ? acknowledged : 'no'} ` +
+        `Lease ${quoteText(keys.lease)} was not taken: token ${token} reached ${typeof acknowledged === 'number' ? acknowledged : 'no'} ` +
           `of the ${wait.replicas} replicas waitForReplicas asks for within ${wait.timeoutMs} ms` +
           `${error === null ? '' : ` (${String(error)})`}, so a failover could mint it again. ` +
           'The strategy tries again; check replication, or lower waitForReplicas.replicas.',
@@ -90,6 +121,9 @@ export class RedisLeaseStore implements LeaseStore {
     }
   }
 }
+
+/** The largest value Redis's `INCR` can produce: 2**63 - 1. */
+const largestMintableToken = 2n ** 63n - 1n;
 
 function parseAcquireReply(reply: unknown, keys: RedisLeaseKeys): ['granted' | 'held' | 'taken', bigint] {
   if (Array.isArray(reply) && reply.length === 2) {
@@ -102,8 +136,12 @@ function parseAcquireReply(reply: unknown, keys: RedisLeaseKeys): ['granted' | '
       return [outcome, BigInt(token)];
     }
   }
-  throw new Error(
-    `Unexpected reply from the lease script for ${JSON.stringify(keys.lease)}: ${JSON.stringify(reply)}. ` +
-      `Was ${JSON.stringify(keys.lease)} or ${JSON.stringify(keys.token)} written by something else? They must hold only what this strategy writes.`,
+  throw unexpectedReply(reply, keys);
+}
+
+function unexpectedReply(reply: unknown, keys: RedisLeaseKeys): Error {
+  return new Error(
+    `Unexpected reply from the lease script for ${quoteText(keys.lease)}: ${describeValue(reply)}. ` +
+      `Was ${quoteText(keys.lease)} or ${quoteText(keys.token)} written by something else? They must hold only what this strategy writes.`,
   );
 }

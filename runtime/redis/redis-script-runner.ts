@@ -1,3 +1,4 @@
+import type { RedisCommandBatcher } from './redis-command-batcher.js';
 import type { RedisLuaScript } from './redis-lua-script.js';
 
 /** The commands a {@link RedisScriptRunner} sends: an ioredis `Redis` or `Cluster`, version 5 or 6. */
@@ -13,13 +14,20 @@ const shebangSupport = new WeakMap<RedisScriptClient, Promise<boolean>>();
 /**
  * Runs a script with `EVALSHA`, falling back to `EVAL` on `NOSCRIPT` (a restarted server, a `SCRIPT FLUSH`, or a
  * Cluster node that took over after a failover has an empty script cache). Each call is one script run: a
- * refusal or a connection error is surfaced as is, never retried here.
+ * refusal or a connection error is surfaced as is, never retried here. Given a {@link RedisCommandBatcher}, the
+ * `EVALSHA` of a script known to be loaded goes through it, so it can share a pipeline with the other commands of its
+ * tick (ADR 0103); without one, every `EVALSHA` goes straight to the client.
  */
 export class RedisScriptRunner {
   /** The answer of {@link shebangSupport} once known; from then on a write goes out in the same tick it was asked for. */
   #shebang: boolean | undefined;
+  /** Scripts that ran here since the last `NOSCRIPT`: only these join a pipeline, so a `NOSCRIPT` is rare there. */
+  readonly #loaded = new Set<string>();
 
-  constructor(private readonly client: RedisScriptClient) {}
+  constructor(
+    private readonly client: RedisScriptClient,
+    private readonly commands?: RedisCommandBatcher,
+  ) {}
 
   /** Runs `script` with `KEYS` = `keys` and `ARGV` = `args`. */
   run(script: RedisLuaScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
@@ -30,12 +38,24 @@ export class RedisScriptRunner {
       });
     }
     const source = this.#shebang ? script.withShebang : script.withoutShebang;
-    return this.client.evalsha(source.sha1, keys.length, ...keys, ...args).catch((error: unknown) => {
-      if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) {
-        throw error;
-      }
-      return this.client.eval(source.text, keys.length, ...keys, ...args);
-    });
+    const keysAndArgs = [...keys, ...args];
+    const sent =
+      this.commands === undefined
+        ? this.client.evalsha(source.sha1, keys.length, ...keysAndArgs)
+        : this.commands.evalsha(source.sha1, keys.length, keysAndArgs, this.#loaded.has(source.sha1));
+    return sent.then(
+      (reply) => {
+        this.#loaded.add(source.sha1);
+        return reply;
+      },
+      (error: unknown) => {
+        if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) {
+          throw error;
+        }
+        this.#loaded.delete(source.sha1);
+        return this.client.eval(source.text, keys.length, ...keysAndArgs);
+      },
+    );
   }
 
   #supportsShebang(): Promise<boolean> {

@@ -1,12 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { errorReporter, ShutdownDeadline, type ErrorHandler } from '../background/index.js';
 import type { Checkpoint } from '../checkpoint.js';
-import { evaluatesWriteConditionsFor, type CheckpointStorage } from '../checkpoint-storage.js';
+import {
+  evaluatesWriteConditions,
+  evaluatesWriteConditionsFor,
+  storageName,
+  type CheckpointStorage,
+} from '../checkpoint-storage.js';
+import { quoteText } from '../describe-value.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
+import { StorageCannotBeFencedError } from '../errors/storage-cannot-be-fenced-error.js';
 import { FencedCheckpointWriter } from '../fenced-checkpoint-writer.js';
 import type { CompetingConsumerStrategy } from '../leases/competing-consumer-strategy.js';
-import { assertSubscriptionId } from '../storage-arguments.js';
+import { assertCheckpoint } from '../storage-arguments.js';
+import { assertLeasedSubscriptionId, assertSubscriberId } from '../subscription-id.js';
 import { DuplicateSubscriptionIdError } from './duplicate-subscription-id-error.js';
+import { fenceOnAcquire } from './fence-on-acquire.js';
+import { claimSubscription } from './strategy-claims.js';
+import {
+  initialSubscriptionState,
+  nextSubscriptionState,
+  type SubscriptionEvent,
+  type SubscriptionRules,
+  type SubscriptionState,
+} from './subscription-state.js';
 import { UnknownSubscriptionError } from './unknown-subscription-error.js';
 import { Wakeup } from './wakeup.js';
 
@@ -53,9 +71,16 @@ export interface DurableSubscriptionOptions {
   readonly retryDelayMs?: number;
   /**
    * Told about every failure, including a refused checkpoint write (`CheckpointWriteConditionNotFulfilledError`:
-   * this node lost its lease). A warning on the console by default.
+   * this node lost its lease, or the strategy's token counter was lost). A warning on the console by default.
    */
   readonly onError?: (error: unknown, subscriptionId: string) => void;
+}
+
+/** One run under one grant: aborted by a pause, a shutdown, or the lease changing hands. */
+interface Run {
+  readonly abort: AbortController;
+  /** Fenced and positioned: events are being delivered. */
+  started: boolean;
 }
 
 interface Subscription {
@@ -64,72 +89,93 @@ interface Subscription {
   readonly handler: EventHandler<unknown>;
   readonly startPosition: Checkpoint | undefined;
   readonly wakeup: Wakeup;
-  paused: boolean;
-  registered: boolean;
-  running: boolean;
-  run: AbortController | undefined;
-  /** The token of the grant this run delivers under; every checkpoint write of the run is stamped with it. */
-  runToken: bigint | undefined;
-  /** A write stamped with this token was refused: wait for a newer grant, never run under it again. */
-  refusedToken: bigint | undefined;
-  /** The grant whose takeover grace has passed. */
-  settledToken: bigint | undefined;
-  /** Whether the "lock but no token" misconfiguration was reported already. */
-  reportedMissingToken: boolean;
+  /** Changed only through {@link DurableSubscription.#apply}, by {@link nextSubscriptionState}. */
+  state: SubscriptionState;
+  /** The delivering effect in flight, if any. */
+  run: Run | undefined;
+  /** Callers of `pause` waiting until the strategy no longer has this subscription as a candidate. */
   pausers: (() => void)[];
+  /** Whether the "lock but no token" misconfiguration was reported already; it is reported once. */
+  reportedMissingToken: boolean;
+  readonly releaseClaim: () => void;
   supervisor: Promise<void>;
 }
-
-const shutdownWaitMs = 5_000;
 
 /**
  * Delivers events to handlers and checkpoints each handled event through a {@link FencedCheckpointWriter} stamped
  * with the fencing token of the lease it was delivered under. Resumes from the stored checkpoint; holds events back
- * while `hasLock` is false; stops a run on a refused write and waits for the strategy to grant a newer lease.
+ * while `hasLock` is false; on a refused write it gives the lease up (staying a candidate) after raising the
+ * strategy's token floor above the stored version, so that the next grant fences again.
  */
 export class DurableSubscription {
   /** The id this node competes under. */
   readonly subscriberId: string;
   readonly #storage: CheckpointStorage;
   readonly #strategy: CompetingConsumerStrategy | undefined;
-  readonly #writer: FencedCheckpointWriter;
+  readonly #rules: SubscriptionRules;
   readonly #fenceOnAcquire: boolean;
   readonly #holdBackPollMs: number;
-  readonly #takeoverGraceMs: number;
   readonly #retryDelayMs: number;
-  readonly #onError: (error: unknown, subscriptionId: string) => void;
+  readonly #report: ErrorHandler<[subscriptionId: string]>;
+  /** Writes `any()`: for a subscription without a strategy, which delivers alone. */
+  readonly #unfencedWriter: FencedCheckpointWriter;
   readonly #subscriptions = new Map<string, Subscription>();
   readonly #stopListening: (() => void)[] = [];
   #stopped = false;
 
-  /** @throws StorageCannotBeFencedError when a strategy is given and the storage cannot evaluate write conditions. */
+  /**
+   * @throws StorageCannotBeFencedError when a strategy is given and the storage cannot evaluate write conditions.
+   * @throws TypeError for a `subscriberId` that is not a non-empty, well-formed string.
+   */
   constructor(options: DurableSubscriptionOptions) {
+    if (options.subscriberId !== undefined) {
+      assertSubscriberId(options.subscriberId);
+    }
     this.subscriberId = options.subscriberId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.#storage = options.storage;
     this.#strategy = options.strategy;
+    this.#rules = {
+      leased: options.strategy !== undefined,
+      takeoverGraceMs: options.takeoverGraceMs ?? Math.floor(((options.strategy?.leaseTimeMs ?? 0) * 2) / 3),
+    };
     this.#fenceOnAcquire = options.fenceOnAcquire ?? true;
     this.#holdBackPollMs = options.holdBackPollMs ?? 50;
-    this.#takeoverGraceMs = options.takeoverGraceMs ?? Math.floor(((options.strategy?.leaseTimeMs ?? 0) * 2) / 3);
     this.#retryDelayMs = options.retryDelayMs ?? 1_000;
-    this.#onError = options.onError ?? warnOnConsole;
-    this.#writer = new FencedCheckpointWriter(
-      this.#storage,
-      this.#strategy === undefined ? {} : { fencingToken: (subscriptionId) => this.#tokenOfRun(subscriptionId) },
-    );
-    if (this.#strategy !== undefined) {
-      const wake = (subscriptionId: string, subscriberId: string): void => {
-        if (subscriberId === this.subscriberId) {
-          this.#subscriptions.get(subscriptionId)?.wakeup.wake();
+    this.#report = errorReporter(options.onError, (subscriptionId) => `subscription ${quoteText(subscriptionId)}`);
+    if (this.#strategy !== undefined && !evaluatesWriteConditions(this.#storage)) {
+      throw new StorageCannotBeFencedError(storageName(this.#storage));
+    }
+    this.#unfencedWriter = new FencedCheckpointWriter(this.#storage);
+    const strategy = this.#strategy;
+    if (strategy !== undefined) {
+      const onLeaseEvent = (subscriptionId: string, subscriberId: string): void => {
+        const subscription = subscriberId === this.subscriberId ? this.#subscriptions.get(subscriptionId) : undefined;
+        if (subscription === undefined) {
+          return;
         }
+        // A run whose lease is gone or changed hands ends now, not at its next event: an idle source would otherwise
+        // keep it, and its fence on acquire would wait for that event too.
+        if (
+          subscription.state.name === 'delivering' &&
+          strategy.fencingToken(subscriptionId) !== subscription.state.token
+        ) {
+          subscription.run?.abort.abort();
+        }
+        subscription.wakeup.wake();
       };
-      this.#stopListening.push(this.#strategy.onGranted(wake), this.#strategy.onProhibited(wake));
+      this.#stopListening.push(strategy.onGranted(onLeaseEvent), strategy.onProhibited(onLeaseEvent));
     }
   }
 
   /**
    * Starts delivering `subscriptionId`'s events from `source` to `handler` on this node (once it holds the lease,
-   * when a strategy is given). Registration and delivery run in the background; failures go to `onError`.
+   * when a strategy is given). Everything that could never work is refused here, at once; registration and delivery
+   * then run in the background, and their failures go to `onError`.
+   * @throws TypeError for an empty or malformed id (the ids a lease strategy refuses), a malformed `startPosition`,
+   *   or a source or handler that is not a function.
+   * @throws StorageCannotBeFencedError when a strategy is given and the storage cannot fence this id.
    * @throws DuplicateSubscriptionIdError when this instance already subscribed `subscriptionId`.
+   * @throws DuplicateSubscriberError when another `DurableSubscription` subscribed it on the same strategy instance.
    */
   subscribe<E>(
     subscriptionId: string,
@@ -137,30 +183,41 @@ export class DurableSubscription {
     handler: EventHandler<E>,
     options: SubscribeOptions = {},
   ): void {
-    assertSubscriptionId(subscriptionId);
+    assertLeasedSubscriptionId(subscriptionId);
+    if (typeof source !== 'function' || typeof handler !== 'function') {
+      throw new TypeError(
+        `subscribe(${quoteText(subscriptionId)}, source, handler) needs a source and a handler function, got ` +
+          `${typeof source} and ${typeof handler}.`,
+      );
+    }
+    if (options.startPosition !== undefined) {
+      assertCheckpoint(options.startPosition);
+    }
     if (this.#stopped) {
       throw new Error(
-        `Cannot subscribe ${JSON.stringify(subscriptionId)}: this DurableSubscription has been shut down. Create a new one.`,
+        `Cannot subscribe ${quoteText(subscriptionId)}: this DurableSubscription has been shut down. Create a new one.`,
       );
     }
     if (this.#subscriptions.has(subscriptionId)) {
       throw new DuplicateSubscriptionIdError(subscriptionId);
     }
+    const strategy = this.#strategy;
+    if (strategy !== undefined && !evaluatesWriteConditionsFor(this.#storage, subscriptionId)) {
+      throw new StorageCannotBeFencedError(storageName(this.#storage), subscriptionId);
+    }
+    const releaseClaim =
+      strategy === undefined ? () => undefined : claimSubscription(strategy, subscriptionId, this.subscriberId);
     const subscription: Subscription = {
       id: subscriptionId,
       source: source as EventSource<unknown>,
       handler: handler as EventHandler<unknown>,
       startPosition: options.startPosition,
       wakeup: new Wakeup(),
-      paused: false,
-      registered: false,
-      running: false,
+      state: initialSubscriptionState(this.#rules),
       run: undefined,
-      runToken: undefined,
-      refusedToken: undefined,
-      settledToken: undefined,
-      reportedMissingToken: false,
       pausers: [],
+      reportedMissingToken: false,
+      releaseClaim,
       supervisor: Promise.resolve(),
     };
     this.#subscriptions.set(subscriptionId, subscription);
@@ -174,16 +231,14 @@ export class DurableSubscription {
    */
   async pause(subscriptionId: string): Promise<void> {
     const subscription = this.#known(subscriptionId);
-    if (subscription.paused) {
+    if (subscription.state.name === 'paused' || subscription.state.name === 'stopped') {
       return;
     }
-    subscription.paused = true;
-    subscription.run?.abort();
     const unregistered = new Promise<void>((resolve) => subscription.pausers.push(resolve));
+    this.#apply(subscription, { type: 'pause' });
+    subscription.run?.abort.abort();
     subscription.wakeup.wake();
-    if (!this.#stopped) {
-      await unregistered;
-    }
+    await unregistered;
   }
 
   /**
@@ -193,22 +248,21 @@ export class DurableSubscription {
    */
   async resume(subscriptionId: string): Promise<void> {
     const subscription = this.#known(subscriptionId);
-    subscription.paused = false;
+    this.#apply(subscription, { type: 'resume' });
     // A pause that the supervisor had not acted on yet is superseded; its caller must not wait forever.
-    for (const resolve of subscription.pausers.splice(0)) {
-      resolve();
-    }
+    this.#settlePausers(subscription);
     subscription.wakeup.wake();
   }
 
   /** Whether `subscriptionId` is paused on this instance; false for an id it never subscribed. */
   isPaused(subscriptionId: string): boolean {
-    return this.#subscriptions.get(subscriptionId)?.paused ?? false;
+    return this.#subscriptions.get(subscriptionId)?.state.name === 'paused';
   }
 
-  /** Whether this node is delivering `subscriptionId` right now (false while it waits for the lease). */
+  /** Whether this node is delivering `subscriptionId` right now (false while it waits for the lease or fences). */
   isRunning(subscriptionId: string): boolean {
-    return this.#subscriptions.get(subscriptionId)?.running ?? false;
+    const subscription = this.#subscriptions.get(subscriptionId);
+    return subscription?.state.name === 'delivering' && subscription.run?.started === true;
   }
 
   /**
@@ -220,27 +274,31 @@ export class DurableSubscription {
       return;
     }
     this.#stopped = true;
+    const deadline = new ShutdownDeadline();
     const subscriptions = [...this.#subscriptions.values()];
     for (const subscription of subscriptions) {
-      subscription.run?.abort();
+      this.#apply(subscription, { type: 'stop' });
+      subscription.run?.abort.abort();
       subscription.wakeup.wake();
     }
-    const deadline = performance.now() + shutdownWaitMs;
-    await withDeadline(Promise.allSettled(subscriptions.map((subscription) => subscription.supervisor)), deadline);
+    await deadline.settle(subscriptions.map((subscription) => subscription.supervisor));
     for (const stop of this.#stopListening) {
       stop();
     }
     const strategy = this.#strategy;
     if (strategy !== undefined) {
-      const giveUps = subscriptions
-        .filter((subscription) => subscription.registered)
-        .map((subscription) => strategy.unregister(subscription.id, this.subscriberId));
-      await withDeadline(Promise.allSettled(giveUps), deadline);
+      await deadline.settle(
+        subscriptions
+          .filter((subscription) => subscription.state.name === 'stopped' && subscription.state.registered)
+          .map(async (subscription) => {
+            await strategy.unregister(subscription.id, this.subscriberId);
+            this.#apply(subscription, { type: 'unregistered' });
+          }),
+      );
     }
     for (const subscription of subscriptions) {
-      for (const resolve of subscription.pausers.splice(0)) {
-        resolve();
-      }
+      subscription.releaseClaim();
+      this.#settlePausers(subscription);
     }
   }
 
@@ -252,41 +310,31 @@ export class DurableSubscription {
     return subscription;
   }
 
+  /** The only place a subscription's state changes. */
+  #apply(subscription: Subscription, event: SubscriptionEvent): void {
+    subscription.state = nextSubscriptionState(subscription.state, event, this.#rules);
+    if (subscription.state.name === 'paused' && !subscription.state.registered) {
+      this.#settlePausers(subscription);
+    }
+  }
+
+  #settlePausers(subscription: Subscription): void {
+    for (const resolve of subscription.pausers.splice(0)) {
+      resolve();
+    }
+  }
+
+  /** Runs the effect the current state asks for and applies what came of it, until the subscription is stopped. */
   async #supervise(subscription: Subscription): Promise<void> {
-    const strategy = this.#strategy;
-    while (!this.#stopped) {
+    for (;;) {
+      const state = subscription.state;
+      if (state.name === 'stopped') {
+        return;
+      }
       try {
-        if (subscription.paused) {
-          if (strategy !== undefined && subscription.registered) {
-            subscription.registered = false;
-            await strategy.unregister(subscription.id, this.subscriberId);
-          }
-          for (const resolve of subscription.pausers.splice(0)) {
-            resolve();
-          }
-          await subscription.wakeup.wait(this.#retryDelayMs);
-          continue;
-        }
-        if (strategy !== undefined && !subscription.registered) {
-          await strategy.register(subscription.id, this.subscriberId);
-          subscription.registered = true;
-          continue;
-        }
-        const token = this.#grantedToken(subscription);
-        if (strategy !== undefined && token === undefined) {
-          await subscription.wakeup.wait(this.#holdBackPollMs);
-          continue;
-        }
-        if (token !== undefined && token > 0n && this.#takeoverGraceMs > 0 && subscription.settledToken !== token) {
-          // Token 0 is the first lease ever taken on this id: no earlier holder can still be delivering.
-          if (await this.#waitOutTakeoverGrace(subscription)) {
-            subscription.settledToken = token;
-          }
-          continue;
-        }
-        const finished = await this.#deliver(subscription, token);
-        if (finished) {
-          await subscription.wakeup.wait(this.#retryDelayMs);
+        const event = await this.#effect(subscription, state);
+        if (event !== undefined) {
+          this.#apply(subscription, event);
         }
       } catch (error) {
         this.#report(error, subscription.id);
@@ -295,19 +343,86 @@ export class DurableSubscription {
     }
   }
 
-  /** Resolves to true once the takeover grace has passed, false when stopped or paused before then. */
-  async #waitOutTakeoverGrace(subscription: Subscription): Promise<boolean> {
-    const graceEnds = performance.now() + this.#takeoverGraceMs;
-    for (;;) {
-      if (this.#stopped || subscription.paused) {
-        return false;
-      }
-      const remaining = graceEnds - performance.now();
-      if (remaining <= 0) {
-        return true;
-      }
-      await subscription.wakeup.wait(remaining);
+  /** What being in `state` takes; resolves to the event it led to, or `undefined` to look at the state again. */
+  async #effect(
+    subscription: Subscription,
+    state: Exclude<SubscriptionState, { readonly name: 'stopped' }>,
+  ): Promise<SubscriptionEvent | undefined> {
+    const strategy = this.#strategy;
+    switch (state.name) {
+      case 'registering':
+        await strategy?.register(subscription.id, this.subscriberId);
+        return { type: 'registered' };
+      case 'waiting':
+        return this.#awaitGrant(subscription, state.notBefore);
+      case 'grace':
+        return this.#awaitGraceEnd(subscription, state.token, state.endsAt);
+      case 'delivering':
+        return this.#deliver(subscription, state.token, state.lastToken);
+      case 'refused':
+        return this.#giveUpAfterRefusal(subscription, state.storedVersion);
+      case 'paused':
+        if (state.registered) {
+          await strategy?.unregister(subscription.id, this.subscriberId);
+          return { type: 'unregistered' };
+        }
+        await subscription.wakeup.wait(this.#retryDelayMs);
+        return undefined;
     }
+  }
+
+  async #awaitGrant(subscription: Subscription, notBefore: number): Promise<SubscriptionEvent | undefined> {
+    const now = performance.now();
+    if (now < notBefore) {
+      await subscription.wakeup.wait(notBefore - now);
+      return undefined;
+    }
+    if (this.#strategy === undefined) {
+      return { type: 'granted', token: undefined, now };
+    }
+    const token = this.#grantedToken(subscription);
+    if (token === undefined) {
+      await subscription.wakeup.wait(this.#holdBackPollMs);
+      return undefined;
+    }
+    return { type: 'granted', token, now };
+  }
+
+  async #awaitGraceEnd(
+    subscription: Subscription,
+    token: bigint,
+    endsAt: number,
+  ): Promise<SubscriptionEvent | undefined> {
+    if (this.#strategy?.fencingToken(subscription.id) !== token) {
+      return { type: 'leaseLost' };
+    }
+    const remaining = endsAt - performance.now();
+    if (remaining > 0) {
+      await subscription.wakeup.wait(Math.min(remaining, this.#holdBackPollMs * 10));
+      return undefined;
+    }
+    return { type: 'graceOver' };
+  }
+
+  /**
+   * After a refusal under a lease this node may still hold: raise the strategy's token floor above the stored
+   * version, then give the lease up, staying a candidate. The next grant, here or elsewhere, then mints a token that
+   * fences again; waiting for a newer grant while refreshing this one would wait forever.
+   */
+  async #giveUpAfterRefusal(subscription: Subscription, storedVersion: bigint | undefined): Promise<SubscriptionEvent> {
+    const strategy = this.#strategy;
+    if (strategy !== undefined) {
+      if (storedVersion !== undefined && strategy.raiseFencingTokenAbove !== undefined) {
+        try {
+          await strategy.raiseFencingTokenAbove(subscription.id, storedVersion);
+        } catch (error) {
+          // Giving the lease up matters more: the next holder's refusal raises the floor again.
+          this.#report(error, subscription.id);
+        }
+      }
+      await strategy.release(subscription.id, this.subscriberId);
+    }
+    return { type: 'gaveUp', retryAt: performance.now() + this.#retryDelayMs };
   }
 
   /** The token to deliver under now, or `undefined` while this node may not deliver. */
@@ -317,85 +432,91 @@ export class DurableSubscription {
       return undefined;
     }
     const token = strategy.fencingToken(subscription.id);
-    if (token === undefined) {
-      if (!subscription.reportedMissingToken) {
-        subscription.reportedMissingToken = true;
-        this.#report(
-          new Error(
-            `Subscription ${JSON.stringify(subscription.id)} holds the lease but the strategy gives no fencing token, so nothing is ` +
-              'delivered (an unfenced checkpoint write is never sent). Another consumer of the same strategy instance is registered ' +
-              'for this id: give each DurableSubscription its own strategy instance.',
-          ),
-          subscription.id,
-        );
-      }
-      return undefined;
+    if (token === undefined && !subscription.reportedMissingToken) {
+      subscription.reportedMissingToken = true;
+      this.#report(
+        new Error(
+          `Subscription ${quoteText(subscription.id)} holds the lease but the strategy gives no fencing token, so nothing is ` +
+            'delivered (an unfenced checkpoint write is never sent). Another consumer of the same strategy instance is registered ' +
+            'for this id: give each DurableSubscription its own strategy instance.',
+        ),
+        subscription.id,
+      );
     }
-    return subscription.refusedToken !== undefined && token <= subscription.refusedToken ? undefined : token;
+    return token;
   }
 
-  /** One run under one grant. Resolves to true when the source ended, false when delivery stopped or was refused. */
-  async #deliver(subscription: Subscription, token: bigint | undefined): Promise<boolean> {
-    const run = new AbortController();
+  /** One run under one grant; resolves to how it ended. */
+  async #deliver(
+    subscription: Subscription,
+    token: bigint | undefined,
+    lastToken: bigint | undefined,
+  ): Promise<SubscriptionEvent> {
+    const run: Run = { abort: new AbortController(), started: false };
+    const { signal } = run.abort;
     subscription.run = run;
-    subscription.runToken = token;
+    const writer = this.#strategy === undefined ? this.#unfencedWriter : this.#writerOfRun(subscription.id, token);
     try {
-      const fence = token !== undefined && this.#fenceOnAcquire;
-      // An id the storage cannot fence is left to the writer, which refuses it with StorageCannotBeFencedError.
-      const advanceWriteVersion = evaluatesWriteConditionsFor(this.#storage, subscription.id)
-        ? this.#storage.advanceWriteVersion?.bind(this.#storage)
-        : undefined;
-      if (fence && advanceWriteVersion !== undefined) {
-        // One atomic step, before the read: from here on, writes stamped with an older token are refused, and the
-        // read below sees the last checkpoint any older holder could still land, so nothing is written back over it.
-        await advanceWriteVersion(subscription.id, token);
+      const from = await fenceOnAcquire({
+        storage: this.#storage,
+        writer,
+        subscriptionId: subscription.id,
+        token,
+        lastToken,
+        fence: this.#fenceOnAcquire,
+        startPosition: subscription.startPosition,
+      });
+      if (signal.aborted) {
+        return { type: 'leaseLost' };
       }
-      let from = await this.#storage.read(subscription.id);
-      if (from === undefined && subscription.startPosition !== undefined) {
-        from = await this.#writer.saveStartPosition(subscription.id, subscription.startPosition);
-      }
-      if (fence && advanceWriteVersion === undefined && from !== undefined) {
-        // Fallback for a storage without advanceWriteVersion: a stale holder's write landing between the read above
-        // and this write is overwritten with what was read (the one-round-trip gap of ADR 0402).
-        from = await this.#writer.save(subscription.id, from);
-      }
-      if (run.signal.aborted) {
-        return false;
-      }
-      subscription.running = true;
-      const iterator = subscription.source(from, run.signal)[Symbol.asyncIterator]();
+      run.started = true;
+      const iterator = subscription.source(from, signal)[Symbol.asyncIterator]();
       try {
         for (;;) {
-          const next = await untilAborted(iterator.next(), run.signal);
+          const next = await untilAborted(iterator.next(), signal);
           if (next === undefined) {
-            return false;
+            return { type: 'leaseLost' };
           }
           if (next.done === true) {
-            return true;
+            return { type: 'runEnded', retryAt: performance.now() + this.#retryDelayMs };
           }
-          if (!(await this.#holdBack(subscription, token, run.signal))) {
-            return false;
+          if (!(await this.#holdBack(subscription, token, signal))) {
+            return { type: 'leaseLost' };
           }
           await subscription.handler(next.value.event, next.value.position);
-          await this.#writer.save(subscription.id, next.value.position);
+          await writer.save(subscription.id, next.value.position);
         }
       } finally {
         // Not awaited: an async generator parked in an await answers return() only after that await settles.
         iterator.return?.().catch(() => undefined);
       }
     } catch (error) {
+      this.#report(error, subscription.id);
       if (error instanceof CheckpointWriteConditionNotFulfilledError && token !== undefined) {
-        subscription.refusedToken = token;
-        this.#report(error, subscription.id);
-        return false;
+        return { type: 'refused', token, storedVersion: error.storedVersion };
       }
-      throw error;
+      return { type: 'runEnded', retryAt: performance.now() + this.#retryDelayMs };
     } finally {
-      subscription.running = false;
       subscription.run = undefined;
-      subscription.runToken = undefined;
-      run.abort();
+      run.abort.abort();
     }
+  }
+
+  /**
+   * A writer bound to one run's token: a handler still running after a pause or a lost lease writes with it, and is
+   * refused if another holder has fenced since, instead of writing unconditionally for want of a token.
+   */
+  #writerOfRun(subscriptionId: string, token: bigint | undefined): FencedCheckpointWriter {
+    return new FencedCheckpointWriter(this.#storage, {
+      fencingToken: () => {
+        if (token === undefined) {
+          throw new Error(
+            `No fencing token for subscription ${quoteText(subscriptionId)}: a checkpoint write outside a lease would be unfenced, so it was not sent.`,
+          );
+        }
+        return token;
+      },
+    });
   }
 
   /** Waits while this node's lease is unconfirmed. False when the run must end: stopped, or the lease is gone or changed. */
@@ -426,24 +547,6 @@ export class DurableSubscription {
       return false;
     }
   }
-
-  #tokenOfRun(subscriptionId: string): bigint {
-    const token = this.#subscriptions.get(subscriptionId)?.runToken;
-    if (token === undefined) {
-      throw new Error(
-        `No fencing token for subscription ${JSON.stringify(subscriptionId)}: a checkpoint write outside a lease would be unfenced, so it was not sent.`,
-      );
-    }
-    return token;
-  }
-
-  #report(error: unknown, subscriptionId: string): void {
-    try {
-      this.#onError(error, subscriptionId);
-    } catch {
-      // A failing error handler must not stop delivery.
-    }
-  }
 }
 
 async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
@@ -466,21 +569,4 @@ async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promis
     }
     promise.catch(() => undefined);
   }
-}
-
-/** Waits for `work` until `deadline` (a `performance.now()` reading) at the latest. */
-async function withDeadline(work: Promise<unknown>, deadline: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, deadline - performance.now()));
-  });
-  await Promise.race([work, timedOut]);
-  clearTimeout(timer);
-}
-
-function warnOnConsole(error: unknown, subscriptionId: string): void {
-  console.warn(
-    `checkpoint-fencing: subscription ${JSON.stringify(subscriptionId)}:`,
-    error instanceof Error ? error.message : error,
-  );
 }

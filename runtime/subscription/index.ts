@@ -6,5 +6,7 @@ export {
   type PositionedEvent,
   type SubscribeOptions,
 } from './durable-subscription.js';
+export { DuplicateSubscriberError } from './duplicate-subscriber-error.js';
 export { DuplicateSubscriptionIdError } from './duplicate-subscription-id-error.js';
+export { FencingTokenReusedError } from './fencing-token-reused-error.js';
 export { UnknownSubscriptionError } from './unknown-subscription-error.js';

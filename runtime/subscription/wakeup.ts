@@ -1,3 +1,5 @@
+import { raceWithTimeout } from '../background/index.js';
+
 /** Lets a waiting loop sleep until it is woken or a timeout passes, whichever comes first. */
 export class Wakeup {
   #wake: (() => void) | undefined;
@@ -8,12 +10,7 @@ export class Wakeup {
     this.#woken ??= new Promise<void>((resolve) => {
       this.#wake = resolve;
     });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
-    });
-    await Promise.race([this.#woken, timedOut]);
-    clearTimeout(timer);
+    await raceWithTimeout(this.#woken, timeoutMs);
   }
 
   /** Wakes every current waiter. */

@@ -404,6 +404,13 @@ export function describeCheckpointStorageConformance(
           ],
           ['notOlderThan without a version', (s) => s.save('victim', 'cp', untyped({ kind: 'notOlderThan' }))],
           ['a string condition', (s) => s.save('victim', 'cp', untyped('any()'))],
+          [
+            'an id with a lone surrogate, which Redis would store as U+FFFD',
+            (s) => s.save('victim\uD800', 'cp', any()),
+          ],
+          ['a fenced write to an id with a lone surrogate', (s) => s.save('victim\uDC00', 'cp', notOlderThan(1))],
+          ['a checkpoint with a lone surrogate', (s) => s.save('victim', 'cp\uDBFF', any())],
+          ['an id with a lone surrogate to read', (s) => s.read('victim\uD800')],
           ['a number id to read', (s) => s.read(untyped(42))],
           ['a number id to writeVersion', (s) => s.writeVersion(untyped(42))],
           ['a null id to delete', (s) => s.delete(untyped(null))],
@@ -414,8 +421,26 @@ export function describeCheckpointStorageConformance(
             expect(await storage.read('victim')).toBeUndefined();
             expect(await storage.writeVersion('victim')).toBeUndefined();
             expect(await storage.read('42')).toBeUndefined();
+            expect(await storage.read('victim\uFFFD')).toBeUndefined();
           });
         }
+
+        conditional(
+          'a condition is read once: a version getter answering 10n, then -5n on every later read, is judged and stored as 10n',
+          async (storage) => {
+            let reads = 0;
+            const shifty = {
+              kind: 'notOlderThan',
+              get version(): bigint {
+                reads += 1;
+                return reads === 1 ? 10n : -5n;
+              },
+            };
+            await storage.save('victim', 'cp', untyped(shifty));
+            expect(await storage.writeVersion('victim')).toBe(10n);
+            await expectRefused(storage.save('victim', 'stale', notOlderThan(9)), 'victim', 10n);
+          },
+        );
 
         test('a rejected call leaves an existing checkpoint and version unchanged', async (storage) => {
           const fenced = evaluatesWriteConditions(storage);

@@ -34,7 +34,8 @@ interface CaseContext {
 /**
  * Registers a suite that checks a `CompetingConsumerStrategy` against the contract: one holder at a time, tokens
  * that start at 0 and only go up, refresh keeping the token, release versus unregister, listeners, `fencingToken`
- * with two local consumers, a lease deleted by hand, shutdown, and bad input. Waits are conditions polled within
+ * with two local consumers, a lease deleted by hand, shutdown, bad input, and, when the strategy has it,
+ * `raiseFencingTokenAbove` (the next token above the raised version, never lowering a counter). Waits are conditions polled within
  * many lease times, never timed assertions; a lease time of a few hundred milliseconds keeps the suite fast.
  */
 export function describeCompetingConsumerStrategyConformance(
@@ -271,11 +272,80 @@ export function describeCompetingConsumerStrategyConformance(
       await expect(first.register('orders', 'node-a')).rejects.toThrow(/shut down/u);
     });
 
+    describe('raiseFencingTokenAbove', () => {
+      /** Runs `body` when the strategy has the optional method; a strategy without it must have nothing there. */
+      const raising = (title: string, body: (context: CaseContext) => Promise<void>): void => {
+        test(title, async (context) => {
+          const probe = await context.node();
+          if (typeof probe.raiseFencingTokenAbove === 'function') {
+            await body(context);
+          } else {
+            expect(typeof probe.raiseFencingTokenAbove).toBe('undefined');
+          }
+        });
+      };
+
+      raising(
+        'the next token minted is above the raised version, and a lease already held keeps its token',
+        async ({ node, eventually }) => {
+          const first = await node();
+          const second = await node();
+          await first.register('orders', 'node-a');
+          await second.register('orders', 'node-b');
+          await first.raiseFencingTokenAbove?.('orders', 41n);
+          expect(first.hasLock('orders', 'node-a')).toBe(true);
+          expect(first.fencingToken('orders')).toBe(0n);
+          await first.release('orders', 'node-a');
+          await eventually('the second node holds the lease', () => second.hasLock('orders', 'node-b'));
+          expect(second.fencingToken('orders')).toBe(42n);
+        },
+      );
+
+      raising('never lowers a counter: a raise below the last token changes nothing', async ({ node, eventually }) => {
+        const only = await node();
+        await only.raiseFencingTokenAbove?.('orders', 9n);
+        expect(await only.register('orders', 'node-a')).toBe(true);
+        expect(only.fencingToken('orders')).toBe(10n);
+        await only.raiseFencingTokenAbove?.('orders', 3n);
+        await only.raiseFencingTokenAbove?.('orders', 10n);
+        await only.release('orders', 'node-a');
+        await eventually('the lease comes back', () => only.hasLock('orders', 'node-a'));
+        expect(only.fencingToken('orders')).toBe(11n);
+      });
+
+      raising('raises exactly beyond 2**53, and leaves other ids alone', async ({ node }) => {
+        const first = await node();
+        await first.raiseFencingTokenAbove?.('orders', 2n ** 53n + 1n);
+        expect(await first.register('orders', 'node-a')).toBe(true);
+        expect(first.fencingToken('orders')).toBe(2n ** 53n + 2n);
+        expect(await first.register('payments', 'node-a')).toBe(true);
+        expect(first.fencingToken('payments')).toBe(0n);
+      });
+
+      raising('refuses a bad id or version with a TypeError and raises nothing', async ({ node }) => {
+        const strategy = await node();
+        for (const [id, version] of [
+          ['', 5n],
+          [42, 5n],
+          ['orders\uD800', 5n],
+          ['orders', -1n],
+          ['orders', 5],
+          ['orders', '5'],
+        ] as const) {
+          await expect(strategy.raiseFencingTokenAbove?.(untyped(id), untyped(version))).rejects.toThrow(TypeError);
+        }
+        expect(await strategy.register('orders', 'node-a')).toBe(true);
+        expect(strategy.fencingToken('orders')).toBe(0n);
+      });
+    });
+
     test('bad ids are refused with a TypeError and register nothing', async ({ node }) => {
       const strategy = await node();
       await expect(strategy.register(untyped(42), 'node-a')).rejects.toThrow(TypeError);
       await expect(strategy.register('orders', untyped(undefined))).rejects.toThrow(TypeError);
       await expect(strategy.register('', 'node-a')).rejects.toThrow(TypeError);
+      await expect(strategy.register('orders\uDC00', 'node-a')).rejects.toThrow(TypeError);
+      await expect(strategy.register('orders', 'node-\uD800')).rejects.toThrow(TypeError);
       expect(strategy.fencingToken('42')).toBeUndefined();
       expect(await strategy.register('orders', 'node-a')).toBe(true);
       expect(strategy.fencingToken('orders')).toBe(0n);

@@ -126,6 +126,35 @@ class NoInputChecks extends UpgradedLegacyStorage {
   }
 }
 
+/** Checks the condition it is given, then builds the one it writes from a second read: check-then-use on the argument. */
+class ReadsConditionTwice extends InMemoryCheckpointStorage {
+  override save(
+    subscriptionId: string,
+    checkpoint: Checkpoint,
+    condition: CheckpointWriteCondition,
+  ): Promise<Checkpoint> {
+    assertSaveArguments(subscriptionId, checkpoint, condition);
+    const rebuilt =
+      condition.kind === 'notOlderThan' ? { kind: condition.kind, version: condition.version } : condition;
+    return super.save(subscriptionId, checkpoint, rebuilt);
+  }
+}
+
+/** Checks only that ids and checkpoints are strings, so a lone surrogate gets through. */
+class AcceptsLoneSurrogates extends UpgradedLegacyStorage {
+  override async save(subscriptionId: unknown, checkpoint: unknown): Promise<Checkpoint> {
+    if (typeof subscriptionId !== 'string' || typeof checkpoint !== 'string') {
+      throw new TypeError('not a string');
+    }
+    return super.save(replaceSurrogates(subscriptionId), replaceSurrogates(checkpoint), { kind: 'any' });
+  }
+}
+
+/** What Redis makes of a lone surrogate: U+FFFD. */
+function replaceSurrogates(text: string): string {
+  return text.replace(/[\uD800-\uDFFF]/gu, '\uFFFD');
+}
+
 describe('the conformance kit', () => {
   it('registers a case for every part of the contract', () => {
     const names = [...conformanceCases(() => new InMemoryCheckpointStorage()).keys()];
@@ -197,6 +226,23 @@ describe('the conformance kit', () => {
     expect(failing).toContain('bad input gets a TypeError and writes nothing > rejects a number checkpoint');
     expect(failing).toContain(
       'bad input gets a TypeError and writes nothing > rejects a number subscription id to save',
+    );
+  });
+
+  it('catches a storage that checks a condition on one read and writes it from another', async () => {
+    const failing = await failingCasesOf(() => new ReadsConditionTwice());
+    expect(failing).toContain(
+      'bad input gets a TypeError and writes nothing > a condition is read once: a version getter answering 10n, then -5n on every later read, is judged and stored as 10n',
+    );
+  });
+
+  it('catches a storage that lets an id or checkpoint with a lone surrogate through', async () => {
+    const failing = await failingCasesOf(() => new AcceptsLoneSurrogates());
+    expect(failing).toContain(
+      'bad input gets a TypeError and writes nothing > rejects an id with a lone surrogate, which Redis would store as U+FFFD',
+    );
+    expect(failing).toContain(
+      'bad input gets a TypeError and writes nothing > rejects a checkpoint with a lone surrogate',
     );
   });
 

@@ -21,6 +21,9 @@ const badIds: readonly (readonly [string, unknown])[] = [
   ['an object id', { id: 'orders' }],
   ['an array id', ['orders']],
   ['a String object id', new String('orders')],
+  // Not well-formed UTF-16: Redis would store both as U+FFFD, so 'a\uD800' and 'a\uDC00' would share a checkpoint.
+  ['an id with a lone high surrogate', 'a\uD800'],
+  ['an id with a lone low surrogate', '\uDC00{t}orders'],
 ];
 
 const badCheckpoints: readonly (readonly [string, unknown])[] = [
@@ -29,6 +32,7 @@ const badCheckpoints: readonly (readonly [string, unknown])[] = [
   ['an undefined checkpoint', undefined],
   ['an object checkpoint', { position: 1 }],
   ['a Buffer checkpoint', Buffer.from('offset-1')],
+  ['a checkpoint with a lone surrogate', 'offset-\uDBFF'],
 ];
 
 /** Hand-built condition objects: the factories refuse these values, a caller bypassing them must be refused too. */

@@ -11,7 +11,17 @@ export interface StorageUnderTest {
 }
 
 /** Ids a coerced bad id would have been stored under, checked where the store cannot be counted (in memory). */
-const coercedIds = ['42', 'undefined', 'null', 'orders', '[object Object]', 'overwritten', 'cp'];
+const coercedIds = [
+  '42',
+  'undefined',
+  'null',
+  'orders',
+  '[object Object]',
+  'overwritten',
+  'cp',
+  'a\uFFFD',
+  '\uFFFD{t}orders',
+];
 
 /** Every row of {@link badStorageCalls} the storage has a method for, each followed by a check that nothing was written. */
 export function describeBadInput(name: string, prototype: object, target: StorageUnderTest): void {

@@ -52,12 +52,12 @@ describe('DualAnchorWritePlan', () => {
     [
       'an empty stream name',
       () => DualAnchorWritePlan.saveHeartbeat('', at, undefined),
-      'streamName must be a non-empty, well-formed UTF-16 string, got an empty string.',
+      'streamName must be a non-empty string, got "".',
     ],
     [
       'a lone surrogate in a stream name',
       () => DualAnchorWritePlan.saveHeartbeat('a\uDC00', at, undefined),
-      'streamName must be a non-empty, well-formed UTF-16 string, got "a\\udc00", which holds a lone surrogate (not well-formed UTF-16).',
+      'streamName "a\\udc00" is not well-formed UTF-16: it holds a lone surrogate, which would be stored as U+FFFD, so two different values could collide. Pass a well-formed string (streamName.toWellFormed() replaces lone surrogates).',
     ],
     [
       'a null anchor token',

@@ -6,6 +6,7 @@ import { dualAnchorNotOlderThanScript } from '../../../runtime/redis/dual-anchor
 import { describeDualAnchorCheckpointStoreConformance } from '../../../runtime/testing/index.js';
 import { startRedisCluster, type RedisClusterProcess } from '../../support/redis/index.js';
 import { slotEdgeIds } from './id-shapes.js';
+import { describeDualAnchorStoredVersionHardening } from './stored-version-hardening.js';
 
 const { notOlderThan, ifAbsent } = CheckpointWriteCondition;
 const at = new Date('2024-05-01T10:00:00.123Z');
@@ -63,6 +64,8 @@ describeDualAnchorCheckpointStoreConformance(
   'RedisDualAnchorCheckpointStore over ioredis 6 (RESP3) on a real three-master Redis Cluster',
   async () => new RedisDualAnchorCheckpointStore(await emptied6()),
 );
+
+describeDualAnchorStoredVersionHardening('a real three-master Redis Cluster', emptied);
 
 describe('RedisDualAnchorCheckpointStore on a real three-master Redis Cluster', () => {
   it('fences every stream-name shape, those RedisCheckpointStorage cannot align included: one key, one slot', async () => {

@@ -17,6 +17,7 @@ import { describeDualAnchorCheckpointStoreConformance } from '../../../runtime/t
 import { registeredCases } from '../../support/conformance/registered-cases.js';
 import { expectAnchorWritersNeverUndoEachOther } from '../../support/dual-anchor/two-anchor-writers.js';
 import { startRedisServer, type RedisServerProcess } from '../../support/redis/index.js';
+import { describeDualAnchorStoredVersionHardening } from './stored-version-hardening.js';
 
 const { notOlderThan, ifAbsent } = CheckpointWriteCondition;
 const at = new Date('2024-05-01T10:00:00.123Z');
@@ -72,6 +73,8 @@ describeDualAnchorCheckpointStoreConformance(
   'RedisDualAnchorCheckpointStore over ioredis 6 (RESP3) on a real redis-server',
   async () => new RedisDualAnchorCheckpointStore(await emptied6()),
 );
+
+describeDualAnchorStoredVersionHardening('a real redis-server', emptied);
 
 describe('RedisDualAnchorCheckpointStore on a real redis-server', () => {
   it('runs the #!lua variants on Redis 7, and reloads them with EVAL after SCRIPT FLUSH', async () => {

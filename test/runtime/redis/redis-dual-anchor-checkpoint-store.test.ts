@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CheckpointWriteCondition, RedisDualAnchorCheckpointStore } from '../../../runtime/index.js';
 import {
   dualAnchorNotOlderThanScript,
@@ -6,6 +6,7 @@ import {
 } from '../../../runtime/redis/dual-anchor-scripts.js';
 import { describeDualAnchorCheckpointStoreConformance } from '../../../runtime/testing/index.js';
 import { recordingRedisMock } from './recording-redis-mock.js';
+import { describeDualAnchorStoredVersionHardening } from './stored-version-hardening.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
 const at = new Date('2024-05-01T10:00:00.123Z');
@@ -24,6 +25,23 @@ describeDualAnchorCheckpointStoreConformance(
       mockClients.get(store)?.disconnect();
     },
   },
+);
+
+const hardeningClients: { disconnect(): void }[] = [];
+afterAll(() => {
+  for (const client of hardeningClients.splice(0)) {
+    client.disconnect();
+  }
+});
+
+describeDualAnchorStoredVersionHardening(
+  'ioredis-mock',
+  async () => {
+    const { client } = await recordingRedisMock();
+    hardeningClients.push(client);
+    return client;
+  },
+  { luaReadsEmptyAsNil: true },
 );
 
 describe('RedisDualAnchorCheckpointStore on ioredis-mock', () => {

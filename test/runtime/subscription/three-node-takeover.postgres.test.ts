@@ -1,22 +1,13 @@
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { PostgresCheckpointStorage, PostgresLeaseStrategy } from '../../../runtime/index.js';
 import { runThreeNodeTakeover, type TakeoverWorld } from '../../support/leases/three-node-takeover.js';
-import { freshTableName, testPool, useSharedPostgres } from '../../support/postgres/index.js';
+import { freshTableName, useSharedPostgres } from '../../support/postgres/index.js';
 
 const leaseTimeMs = 600;
 const postgres = useSharedPostgres();
-const pools: pg.Pool[] = [];
-
-afterAll(async () => {
-  await Promise.all(pools.splice(0).map((pool) => pool.end()));
-});
-
-function connect(): pg.Pool {
-  const pool = testPool(postgres, { max: 4 });
-  pools.push(pool);
-  return pool;
-}
+/** A pool of its own for every node, as separate processes would have. */
+const connect = (): pg.Pool => postgres.newPool({ max: 4 });
 
 /** Every node gets its own pool, its own strategy and its own storage, as separate processes would. */
 async function postgresWorld(): Promise<TakeoverWorld> {

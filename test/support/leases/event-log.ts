@@ -30,14 +30,14 @@ export class EventLog {
         next += 1;
       } else {
         await new Promise<void>((resolve) => {
-          this.#appended.push(resolve);
-          signal.addEventListener(
-            'abort',
-            () => {
-              resolve();
-            },
-            { once: true },
-          );
+          const onAbort = (): void => {
+            resolve();
+          };
+          this.#appended.push(() => {
+            signal.removeEventListener('abort', onAbort);
+            resolve();
+          });
+          signal.addEventListener('abort', onAbort, { once: true });
         });
       }
     }

@@ -16,6 +16,8 @@ export interface SharedPostgres extends PostgresConnectionDetails {
   readonly connectionString: string;
   /** A pool of 16 connections on the suite's database, opened at the first call and ended after the suite. */
   pool(): pg.Pool;
+  /** Another pool on the suite's database, ended after the suite: one a node, as separate processes each have their own. */
+  newPool(options?: pg.PoolConfig): pg.Pool;
 }
 
 /**
@@ -38,6 +40,7 @@ export function useSharedPostgres(): SharedPostgres {
   const { host, port, user } = address;
   let database: string | undefined;
   let pool: pg.Pool | undefined;
+  const newPools: pg.Pool[] = [];
   const assigned = (): string => {
     if (database === undefined) {
       throw new Error(
@@ -56,7 +59,7 @@ export function useSharedPostgres(): SharedPostgres {
   afterAll(async () => {
     const created = database;
     try {
-      await pool?.end();
+      await Promise.all([...newPools.splice(0), ...(pool === undefined ? [] : [pool])].map((ending) => ending.end()));
     } finally {
       pool = undefined;
       database = undefined;
@@ -77,6 +80,11 @@ export function useSharedPostgres(): SharedPostgres {
       return `postgresql://${user}@${host}:${port}/${assigned()}`;
     },
     pool: () => (pool ??= testPool(namespace)),
+    newPool: (options) => {
+      const created = testPool(namespace, options);
+      newPools.push(created);
+      return created;
+    },
   };
   return namespace;
 }

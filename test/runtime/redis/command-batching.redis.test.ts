@@ -1,0 +1,133 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  CheckpointWriteCondition,
+  CheckpointWriteConditionNotFulfilledError,
+  RedisCheckpointStorage,
+} from '../../../runtime/index.js';
+import { startRedisServer, type RedisServerProcess } from '../../support/redis/index.js';
+
+// The storage's commands of one tick share one pipeline on a standalone server (ADR 0103). What must hold: each call
+// gets its own outcome, the storage's calls keep their order, and a NOSCRIPT inside a pipeline still falls back to EVAL.
+
+const { any, notOlderThan } = CheckpointWriteCondition;
+let server: RedisServerProcess | undefined;
+let client: Redis | undefined;
+
+beforeAll(async () => {
+  server = await startRedisServer();
+  client = new Redis({ host: server.host, port: server.port });
+});
+
+afterAll(async () => {
+  client?.disconnect();
+  await server?.stop();
+});
+
+async function emptied(): Promise<Redis> {
+  if (client === undefined) {
+    throw new Error('The redis-server of this suite did not start; see the beforeAll error.');
+  }
+  await client.flushall();
+  return client;
+}
+
+describe('RedisCheckpointStorage on a real redis-server: the commands of one tick share one pipeline', () => {
+  it('sends 40 concurrent fenced writes as one pipeline, each with its own outcome', async () => {
+    const redis = await emptied();
+    const pipelines = vi.spyOn(redis, 'pipeline');
+    const storage = new RedisCheckpointStorage(redis);
+    try {
+      for (let index = 0; index < 20; index += 1) {
+        await storage.save(`{t}orders-${index}`, 'start', notOlderThan(5));
+      }
+      expect(pipelines).not.toHaveBeenCalled();
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 40 }, (_, index) =>
+          storage.save(`{t}orders-${index % 20}`, `cp-${index}`, notOlderThan(index < 20 ? 4 : 6)),
+        ),
+      );
+      expect(pipelines).toHaveBeenCalledTimes(1);
+      for (const [index, outcome] of outcomes.entries()) {
+        if (index < 20) {
+          expect(outcome.status).toBe('rejected');
+          expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(CheckpointWriteConditionNotFulfilledError);
+          expect((outcome as PromiseRejectedResult).reason).toMatchObject({ storedVersion: 5n });
+        } else {
+          expect(outcome).toEqual({ status: 'fulfilled', value: `cp-${index}` });
+        }
+      }
+      for (let index = 0; index < 20; index += 1) {
+        expect(await storage.read(`{t}orders-${index}`)).toBe(`cp-${index + 20}`);
+        expect(await storage.writeVersion(`{t}orders-${index}`)).toBe(6n);
+      }
+    } finally {
+      pipelines.mockRestore();
+    }
+  });
+
+  it('keeps the order in which the storage was called within a tick', async () => {
+    const redis = await emptied();
+    const storage = new RedisCheckpointStorage(redis);
+    await storage.save('orders', 'warm-up', notOlderThan(1));
+    const [, , read, , version] = await Promise.all([
+      storage.save('orders', 'first', notOlderThan(2)),
+      storage.save('orders', 'second', any()),
+      storage.read('orders'),
+      storage.delete('orders'),
+      storage.writeVersion('orders'),
+    ]);
+    expect(read).toBe('second');
+    expect(version).toBeUndefined();
+    expect(await storage.read('orders')).toBeUndefined();
+  });
+
+  it('a command that fails in a pipeline fails alone', async () => {
+    const redis = await emptied();
+    await redis.rpush('a-list', 'x');
+    const pipelines = vi.spyOn(redis, 'pipeline');
+    try {
+      const storage = new RedisCheckpointStorage(redis);
+      const [broken, fine] = await Promise.allSettled([storage.read('a-list'), storage.save('orders', 'cp', any())]);
+      expect(pipelines).toHaveBeenCalledTimes(1);
+      expect(broken.status).toBe('rejected');
+      expect(String((broken as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/u);
+      expect(fine).toEqual({ status: 'fulfilled', value: 'cp' });
+    } finally {
+      pipelines.mockRestore();
+    }
+  });
+
+  it('after SCRIPT FLUSH, fenced writes in a pipeline fall back to EVAL and all land', async () => {
+    const redis = await emptied();
+    const storage = new RedisCheckpointStorage(redis);
+    await storage.save('{t}warm-up', 'cp', notOlderThan(1));
+    await Promise.all(Array.from({ length: 10 }, (_, index) => storage.save(`{t}a-${index}`, 'cp', notOlderThan(1))));
+    await redis.script('FLUSH');
+    await Promise.all(Array.from({ length: 10 }, (_, index) => storage.save(`{t}b-${index}`, 'cp', notOlderThan(2))));
+    for (let index = 0; index < 10; index += 1) {
+      expect(await storage.writeVersion(`{t}b-${index}`)).toBe(2n);
+    }
+  });
+
+  it('a client without pipeline() gets every command on its own', async () => {
+    const redis = await emptied();
+    const withoutPipeline = {
+      get: (key: string) => redis.get(key),
+      set: (key: string, value: string) => redis.set(key, value),
+      del: (...keys: string[]) => redis.del(...keys),
+      evalsha: (sha1: string, numkeys: number, ...rest: string[]) => redis.evalsha(sha1, numkeys, ...rest),
+      eval: (script: string, numkeys: number, ...rest: string[]) => redis.eval(script, numkeys, ...rest),
+      info: (section: string) => redis.info(section),
+    };
+    const pipelines = vi.spyOn(redis, 'pipeline');
+    const storage = new RedisCheckpointStorage(withoutPipeline);
+    try {
+      await Promise.all(Array.from({ length: 10 }, (_, index) => storage.save(`{t}c-${index}`, 'cp', notOlderThan(3))));
+      expect(pipelines).not.toHaveBeenCalled();
+      expect(await storage.writeVersion('{t}c-9')).toBe(3n);
+    } finally {
+      pipelines.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,32 @@
+import type { Cluster } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { RedisCheckpointStorage, RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
+import { runLostCounterRecovery } from '../../support/leases/lost-counter-recovery.js';
+import { useSharedRedisCluster } from '../../support/redis/index.js';
+
+const leaseTimeMs = 600;
+const shared = useSharedRedisCluster();
+const keyPrefix = `${shared.keyPrefix}lost-counter:`;
+/** A Cluster client of its own for every node, as separate processes would have. */
+const connect = (): Cluster => shared.connect();
+
+describe('DurableSubscription on a real three-master Redis Cluster, when the lease and token keys are deleted mid-run', () => {
+  it('resumes within two lease times with the next token above the stored version; nothing moves backward', async () => {
+    const admin = connect();
+    const report = await runLostCounterRecovery({
+      leaseTimeMs,
+      strategy: () => new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs }),
+      storage: () =>
+        new RedisCheckpointStorage(connect(), {
+          keyPrefix: `${keyPrefix}checkpoint:`,
+          versionKeyPrefix: `${keyPrefix}version:`,
+        }),
+      loseLeaseAndCounter: async (subscriptionId) => {
+        const { lease, token } = redisLeaseKeys(keyPrefix, subscriptionId);
+        // Both keys share a hash tag, so one DEL reaches the one master that holds them.
+        expect(await admin.del(lease, token)).toBe(2);
+      },
+    });
+    expect(report.grantsAfterLoss).toContain(report.versionBeforeLoss + 1n);
+  });
+});
