@@ -1,5 +1,5 @@
 import { ESLintUtils } from '@typescript-eslint/utils';
-import { pluginVersion } from './plugin-version.js';
+import { packageDocUrl } from '../vocabulary/index.js';
 
 /** What a rule's `meta.docs` says beyond ESLint's own fields; the meta-tests keep it in sync with doc/rules/. */
 export interface CheckpointFencingRuleDocs {
@@ -16,7 +16,7 @@ export interface CheckpointFencingRuleDocs {
  * the installed version (see doc/adr/0303-rule-doc-urls-point-at-the-published-package.md).
  */
 export function ruleDocUrl(ruleName: string): string {
-  return `https://unpkg.com/checkpoint-fencing@${pluginVersion}/doc/rules/${ruleName}.md`;
+  return packageDocUrl(`doc/rules/${ruleName}.md`);
 }
 
 /** Builds a rule with `meta.docs.url` pointing at its doc. */

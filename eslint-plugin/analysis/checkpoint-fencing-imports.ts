@@ -1,19 +1,8 @@
 import { ASTUtils, AST_NODE_TYPES, TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
 import { skipTransparentWrappers, staticMemberName } from './static-member-name.js';
 
 const { DefinitionType } = TSESLint.Scope;
-
-/** The module specifier whose exports the rules recognise. */
-export const RUNTIME_MODULE = 'checkpoint-fencing';
-
-/** The runtime exports the rules look for, by their exported (not local) names. */
-export type RuntimeExportName =
-  | 'CheckpointStorage'
-  | 'CheckpointWriteCondition'
-  | 'CheckpointWriteConditionNotFulfilledError'
-  | 'FencedCheckpointWriter'
-  | 'FencingToken'
-  | 'FencingTokenSource';
 
 type Scope = TSESLint.Scope.Scope;
 
@@ -91,7 +80,7 @@ export function runtimeValueImports(program: TSESTree.Program): TSESTree.ImportD
   return program.body.filter(
     (statement): statement is TSESTree.ImportDeclaration =>
       statement.type === AST_NODE_TYPES.ImportDeclaration &&
-      statement.source.value === RUNTIME_MODULE &&
+      statement.source.value === PACKAGE_NAME &&
       statement.importKind !== 'type',
   );
 }
@@ -122,5 +111,5 @@ function isRuntimeNamespace(node: TSESTree.Node, scope: Scope): boolean {
 }
 
 function isRuntimeImportDeclaration(declaration: TSESTree.Node): boolean {
-  return declaration.type === AST_NODE_TYPES.ImportDeclaration && declaration.source.value === RUNTIME_MODULE;
+  return declaration.type === AST_NODE_TYPES.ImportDeclaration && declaration.source.value === PACKAGE_NAME;
 }

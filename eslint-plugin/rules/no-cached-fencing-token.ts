@@ -8,6 +8,7 @@ import {
   type TokenRecognition,
 } from '../analysis/fencing-token-bindings.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
+import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
 import { createRule } from '../create-rule.js';
 
 /** Options of `no-cached-fencing-token`. */
@@ -19,7 +20,7 @@ export interface NoCachedFencingTokenOptions {
 /** Message ids of `no-cached-fencing-token`. */
 export type NoCachedFencingTokenMessageId = 'cachedToken';
 
-const defaults = { tokenPattern: 'fencing_?token$' } satisfies Required<NoCachedFencingTokenOptions>;
+const defaults = { tokenPattern: DEFAULT_TOKEN_PATTERN } satisfies Required<NoCachedFencingTokenOptions>;
 
 /** Where a token can be cached: a field of one class, or a variable declared outside the function that writes. */
 type CacheKey = TSESLint.Scope.Variable | `${number}:${string}`;

@@ -4,6 +4,7 @@ import { isFencingTokenVariable, tokenPropertyReads } from '../analysis/fencing-
 import { skipTransparentWrappers } from '../analysis/static-member-name.js';
 import { classifyTokenUse } from '../analysis/token-uses.js';
 import { typeInformationFor } from '../analysis/type-information.js';
+import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
 import { createRule } from '../create-rule.js';
 
 /** Options of `no-token-without-write`. */
@@ -18,7 +19,7 @@ export interface NoTokenWithoutWriteOptions {
 export type NoTokenWithoutWriteMessageId = 'tokenNeverFences';
 
 const defaults = {
-  tokenPattern: 'fencing_?token$',
+  tokenPattern: DEFAULT_TOKEN_PATTERN,
   useTypeInformation: false,
 } satisfies Required<NoTokenWithoutWriteOptions>;
 

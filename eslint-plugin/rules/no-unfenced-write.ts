@@ -5,6 +5,7 @@ import { isCheckpointStorageReceiver } from '../analysis/checkpoint-storage-rece
 import { fencingTokenInScope } from '../analysis/fencing-token-bindings.js';
 import { addRuntimeImport } from '../analysis/runtime-import-fix.js';
 import { typeInformationFor } from '../analysis/type-information.js';
+import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
 import { createRule } from '../create-rule.js';
 
 /** Options of `no-unfenced-write`. */
@@ -18,7 +19,7 @@ export interface NoUnfencedWriteOptions {
 }
 
 const defaults = {
-  tokenPattern: 'fencing_?token$',
+  tokenPattern: DEFAULT_TOKEN_PATTERN,
   storagePattern: 'storage$|^store$|^checkpoints?_?store$',
   useTypeInformation: false,
 } satisfies Required<NoUnfencedWriteOptions>;

@@ -6,7 +6,7 @@ import type {
   ImportFacts,
   SaveFacts,
 } from './implementer-facts.js';
-import { PACKAGE_NAME } from './import-plan.js';
+import { PACKAGE_NAME } from '../../vocabulary/index.js';
 
 /** A Babel AST node as jscodeshift's `ts`/`tsx` parsers produce it, with the fields this module reads. */
 export interface AstNode {

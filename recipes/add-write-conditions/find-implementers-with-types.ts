@@ -16,7 +16,7 @@ import type {
   ImportFacts,
   SaveFacts,
 } from './implementer-facts.js';
-import { PACKAGE_NAME } from './import-plan.js';
+import { PACKAGE_NAME } from '../../vocabulary/index.js';
 
 // Loaded with require: importing this CommonJS bundle from ESM makes Node scan it for named exports, which costs
 // a noticeable part of a whole run (see doc/adr/0203).

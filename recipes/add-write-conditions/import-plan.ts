@@ -1,9 +1,7 @@
+import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import type { ImportFacts } from './implementer-facts.js';
 import type { SourceStyle } from './source-style.js';
 import type { TextEdit } from './text-edit.js';
-
-/** The module the generated code imports from. */
-export const PACKAGE_NAME = 'checkpoint-fencing';
 
 /** How generated code refers to the two names it needs, e.g. `CheckpointWriteCondition` or `cf.CheckpointWriteCondition`. */
 export interface GeneratedNames {

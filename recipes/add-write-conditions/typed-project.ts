@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { ResolutionHostFactory, ts as Typescript } from 'ts-morph';
 import { findImplementersWithTypes, type TypedFileFacts } from './find-implementers-with-types.js';
-import { PACKAGE_NAME } from './import-plan.js';
+import { PACKAGE_NAME } from '../../vocabulary/index.js';
 
 // Loaded with require for start-up time, as in find-implementers-with-types.ts.
 const { Project, ts } = createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
