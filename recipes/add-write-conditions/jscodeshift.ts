@@ -1,5 +1,7 @@
+import { resolve } from 'node:path';
 import type { ts as Typescript } from 'ts-morph';
 import { membersAdded } from './member-text.js';
+import { projectPrintWidth } from './project-print-width.js';
 import { readImplementerFacts } from './read-implementer-facts.js';
 import { StorageResolverByName } from './resolve-storage-by-name.js';
 import { decideUpgrades } from './shape-decision.js';
@@ -55,7 +57,7 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
       api.stats?.(`${decision.saveShape} shape`);
     }
   }
-  const upgraded = upgradeFileText(text, decisions, facts.imports);
+  const upgraded = upgradeFileText(text, decisions, facts.imports, projectPrintWidth(resolve(file.path)));
   return upgraded === text ? undefined : bom + upgraded;
 }
 

@@ -29,6 +29,8 @@ export const upgradeMessages = {
         ? ''
         : `, and it is not installed in this project: install it (npm install ${PACKAGE_NAME}) before compiling the upgraded code`
     }.`,
+  prettierFailed: (file: string, reason: string) =>
+    `note: ${file}: the project's Prettier could not format it (${clause(reason)}); it is written in the recipe's own layout.`,
   baseNotVisible: (base: string) =>
     `extends ${base}, whose members cannot be seen here; run \`npx ${PACKAGE_NAME} upgrade\` (type-aware) on this project instead.`,
   baseLeftAlone: (base: string, reason: string) => `its base class ${base} is left alone (${clause(reason)}).`,

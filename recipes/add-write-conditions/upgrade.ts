@@ -5,6 +5,8 @@ import { uncommittedFiles } from './git-worktree.js';
 import { membersAdded } from './member-text.js';
 import { decideUpgrades } from './shape-decision.js';
 import { openTypedProject } from './typed-project.js';
+import { formatWithProjectPrettier } from './project-prettier.js';
+import { projectPrintWidth } from './project-print-width.js';
 import { upgradeFileText } from './upgrade-file-text.js';
 import { upgradeMessages } from './upgrade-messages.js';
 import type { FileChange, ImplementerReport, SkippedImplementer, UpgradeReport } from './upgrade-report.js';
@@ -76,6 +78,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   const implementers: ImplementerReport[] = [];
   const skipped: SkippedImplementer[] = [];
   const changes: FileChange[] = [];
+  const notices = [...project.notices];
   for (const file of facts) {
     const own = decisions.filter((decision) => decision.implementer.file === file.path);
     for (const decision of own) {
@@ -99,14 +102,18 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
         });
       }
     }
-    const after = upgradeFileText(file.text, own, file.imports);
+    const after = upgradeFileText(file.text, own, file.imports, projectPrintWidth(file.path));
     if (after !== file.text) {
       const raw = texts.get(file.path) ?? readFileSync(file.path, 'utf8');
       const bom = raw.startsWith(BOM) && !file.text.startsWith(BOM) ? BOM : '';
       if (bom + file.text !== raw) {
         throw new UpgradeError(upgradeMessages.changedOnDisk(file.path));
       }
-      changes.push({ file: file.path, before: raw, after: bom + after });
+      const formatted = await formatWithProjectPrettier(file.path, raw, bom + after, cwd);
+      if (formatted.kind === 'failed') {
+        notices.push(upgradeMessages.prettierFailed(file.path, formatted.reason));
+      }
+      changes.push({ file: file.path, before: raw, after: formatted.text });
     }
   }
 
@@ -134,7 +141,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
     skipped,
     changes,
     written: mode === 'write',
-    notices: project.notices,
+    notices,
     durationMs: performance.now() - started,
   };
 }

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyTransform } from 'jscodeshift/src/testUtils.js';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +8,14 @@ import { RECIPE_FIXTURES } from './support/fixture-project.js';
 
 /** Cases the syntactic front end cannot see, because the storage interface reaches the file through another file. */
 const NEEDS_TYPES = new Set(['barrel-reexport']);
+
+/**
+ * Where a case's file is said to be: outside this repository, as the CLI test's copies are, so this repository's own
+ * Prettier configuration (120 columns) does not set the width generated lines wrap at.
+ */
+function outside(name: string, file: string): string {
+  return join(tmpdir(), 'checkpoint-fencing-jscodeshift', name, file);
+}
 
 function run(path: string, source: string, reports: string[] = []): string {
   const api: TransformApi = { report: (message) => reports.push(message) };
@@ -21,15 +30,15 @@ describe('add-write-conditions as a jscodeshift transform', () => {
 
     if (NEEDS_TYPES.has(name)) {
       it(`${name}: leaves the file alone without type information (the CLI upgrades it)`, () => {
-        expect(run(inputName, input)).toBe(input);
+        expect(run(outside(name, inputName), input)).toBe(input);
         expect(expected).not.toBe(input);
       });
       continue;
     }
     it(`${name}: writes exactly what the CLI writes, and nothing on a second run`, () => {
-      const once = run(inputName, input);
+      const once = run(outside(name, inputName), input);
       expect(once).toBe(expected);
-      expect(run(inputName, once)).toBe(once);
+      expect(run(outside(name, inputName), once)).toBe(once);
     });
   }
 
@@ -37,9 +46,13 @@ describe('add-write-conditions as a jscodeshift transform', () => {
     const input = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/input.ts'), 'utf8');
     const expected = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/output.ts'), 'utf8');
     // applyTransform trims its result; the byte-exact comparison is the per-case test above.
-    expect(applyTransform({ default: transform, parser: 'ts' }, {}, { path: 'storage.ts', source: input })).toBe(
-      expected.trim(),
-    );
+    expect(
+      applyTransform(
+        { default: transform, parser: 'ts' },
+        {},
+        { path: outside('delegating-method', 'storage.ts'), source: input },
+      ),
+    ).toBe(expected.trim());
   });
 
   it('reports, and leaves alone, a class whose base class lives in another file', () => {
@@ -64,6 +77,6 @@ describe('add-write-conditions as a jscodeshift transform', () => {
   it('parses .tsx with JSX enabled even when jscodeshift was told --parser=ts', () => {
     const input = readFileSync(join(RECIPE_FIXTURES, 'tsx-component/input.tsx'), 'utf8');
     const expected = readFileSync(join(RECIPE_FIXTURES, 'tsx-component/output.tsx'), 'utf8');
-    expect(transform({ path: 'panel.tsx', source: input }, {})).toBe(expected);
+    expect(transform({ path: outside('tsx-component', 'panel.tsx'), source: input }, {})).toBe(expected);
   });
 });
