@@ -1,8 +1,9 @@
-import { ASTUtils, AST_NODE_TYPES, TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import { isImportBinding } from './scope-definitions.js';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { findVariable } from '@typescript-eslint/utils/ast-utils';
 import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
 import { skipTransparentWrappers, staticMemberName } from './static-member-name.js';
-
-const { DefinitionType } = TSESLint.Scope;
 
 type Scope = TSESLint.Scope.Scope;
 
@@ -67,7 +68,7 @@ export function localSpellingOfRuntimeExport(
             ? specifier.local.name
             : undefined;
       const localName = specifier.local.name;
-      if (spelling !== undefined && ASTUtils.findVariable(scope, localName)?.defs[0]?.node === specifier) {
+      if (spelling !== undefined && findVariable(scope, localName)?.defs[0]?.node === specifier) {
         return spelling;
       }
     }
@@ -91,8 +92,8 @@ function importedName(specifier: TSESTree.ImportSpecifier): string {
 }
 
 function importedNameOf(identifier: TSESTree.Identifier, scope: Scope): string | undefined {
-  const definition = ASTUtils.findVariable(scope, identifier.name)?.defs[0];
-  if (definition?.type !== DefinitionType.ImportBinding || definition.node.type !== AST_NODE_TYPES.ImportSpecifier) {
+  const definition = findVariable(scope, identifier.name)?.defs[0];
+  if (!isImportBinding(definition) || definition.node.type !== AST_NODE_TYPES.ImportSpecifier) {
     return undefined;
   }
   return isRuntimeImportDeclaration(definition.parent) ? importedName(definition.node) : undefined;
@@ -102,9 +103,9 @@ function isRuntimeNamespace(node: TSESTree.Node, scope: Scope): boolean {
   if (node.type !== AST_NODE_TYPES.Identifier) {
     return false;
   }
-  const definition = ASTUtils.findVariable(scope, node.name)?.defs[0];
+  const definition = findVariable(scope, node.name)?.defs[0];
   return (
-    definition?.type === DefinitionType.ImportBinding &&
+    isImportBinding(definition) &&
     definition.node.type === AST_NODE_TYPES.ImportNamespaceSpecifier &&
     isRuntimeImportDeclaration(definition.parent)
   );

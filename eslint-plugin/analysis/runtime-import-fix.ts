@@ -1,4 +1,5 @@
-import { AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
 import { runtimeValueImports } from './checkpoint-fencing-imports.js';
 

@@ -1,11 +1,12 @@
-import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESTree } from '@typescript-eslint/utils';
 import {
   classImplementingCheckpointStorage,
   objectImplementingCheckpointStorage,
   type CheckpointStorageImplementation,
 } from '../analysis/checkpoint-storage-implementations.js';
 import { typeInformationFor } from '../analysis/type-information.js';
-import { createRule } from '../create-rule.js';
+import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Options of `no-ignored-write-condition`. */
 export interface NoIgnoredWriteConditionOptions {
@@ -19,7 +20,10 @@ export type NoIgnoredWriteConditionMessageId = 'saveIgnoresCondition' | 'missing
 const defaults = { useTypeInformation: false } satisfies Required<NoIgnoredWriteConditionOptions>;
 
 /** Reports a `CheckpointStorage` implementation whose `save` drops the write condition or that lacks `writeVersion`. */
-export const noIgnoredWriteCondition = createRule<[NoIgnoredWriteConditionOptions], NoIgnoredWriteConditionMessageId>({
+export const noIgnoredWriteCondition: CheckpointFencingRule<
+  NoIgnoredWriteConditionMessageId,
+  [NoIgnoredWriteConditionOptions]
+> = createRule<[NoIgnoredWriteConditionOptions], NoIgnoredWriteConditionMessageId>({
   name: 'no-ignored-write-condition',
   meta: {
     type: 'problem',

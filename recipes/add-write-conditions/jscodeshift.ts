@@ -4,9 +4,11 @@ import { membersAdded } from './member-text.js';
 import { projectPrintWidth } from './project-print-width.js';
 import { readImplementerFacts } from './read-implementer-facts.js';
 import { StorageResolverByName } from './resolve-storage-by-name.js';
-import { decideUpgrades } from './shape-decision.js';
+import { decideUpgrades, type UpgradeDecision } from './shape-decision.js';
+import { subclassesDeclaringSave } from './subclasses-in-other-files.js';
 import { ts } from './typescript.js';
 import { upgradeFileText } from './upgrade-file-text.js';
+import { upgradeMessages } from './upgrade-messages.js';
 
 /** The part of jscodeshift's file argument the transform reads. */
 export interface TransformFile {
@@ -49,7 +51,10 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
     );
   }
   const facts = readImplementerFacts(sourceFile, new StorageResolverByName(sourceFile));
-  const decisions = decideUpgrades(facts.implementers);
+  const decisions = decideUpgrades(
+    facts.implementers,
+    refusalsForSubclassesElsewhere(file.path, decideUpgrades(facts.implementers)),
+  );
   for (const decision of decisions) {
     if (decision.skipReason !== undefined) {
       api.report?.(`skipped ${decision.implementer.name} (line ${decision.implementer.line}): ${decision.skipReason}`);
@@ -59,6 +64,23 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   }
   const upgraded = upgradeFileText(text, decisions, facts.imports, projectPrintWidth(resolve(file.path)));
   return upgraded === text ? undefined : bom + upgraded;
+}
+
+/**
+ * A class whose `save` this file would rename is left alone when a subclass in another file declares its own `save`:
+ * that file cannot be changed along with this one, and would be left overriding the wrong member.
+ */
+function refusalsForSubclassesElsewhere(path: string, decisions: readonly UpgradeDecision[]): Map<string, string> {
+  const refusals = new Map<string, string>();
+  for (const { implementer, unconditionalSaveName } of decisions) {
+    if (implementer.kind === 'class' && unconditionalSaveName !== undefined && implementer.ownSave !== undefined) {
+      const [subclass] = subclassesDeclaringSave(path, implementer.name);
+      if (subclass !== undefined) {
+        refusals.set(implementer.id, upgradeMessages.subclassInAnotherFile(subclass.name, subclass.file));
+      }
+    }
+  }
+  return refusals;
 }
 
 function scriptKind(path: string): Typescript.ScriptKind {

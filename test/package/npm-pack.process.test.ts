@@ -1,0 +1,212 @@
+import { execFile } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  PACKAGE_NAME,
+  RUNTIME_TYPE_EXPORTS,
+  RUNTIME_VALUE_EXPORTS,
+  STORAGE_MEMBER_NAMES,
+} from '../../vocabulary/index.js';
+import { declaredExports } from './declared-exports.js';
+
+const run = promisify(execFile);
+const repository = resolve(import.meta.dirname, '../..');
+const tsc = join(repository, 'node_modules/typescript/bin/tsc');
+
+type ExportTarget = string | { readonly [condition: string]: ExportTarget };
+
+/** Every file an export condition tree points at. */
+function targets(target: ExportTarget): string[] {
+  return typeof target === 'string' ? [target] : Object.values(target).flatMap(targets);
+}
+
+/**
+ * What a consumer writes in every setup: the runtime, the conformance kit, the lint plugin and the recipes, each
+ * with its types, and a line of output proving each one loaded and works.
+ */
+const consumerSource = `import { CheckpointWriteCondition, InMemoryCheckpointStorage, type CheckpointStorage } from 'checkpoint-fencing';
+import { describeCheckpointStorageConformance } from 'checkpoint-fencing/testing';
+import plugin from 'checkpoint-fencing/eslint-plugin';
+import { summaryLine, upgrade } from 'checkpoint-fencing/recipes';
+
+const storage: CheckpointStorage = new InMemoryCheckpointStorage();
+
+async function main(): Promise<void> {
+  await storage.save('orders', '7', CheckpointWriteCondition.notOlderThan(3n));
+  const version: bigint | undefined = await storage.writeVersion('orders');
+  const refused = await storage.save('orders', '6', CheckpointWriteCondition.notOlderThan(2n)).catch((error: unknown) => error);
+  console.log(
+    JSON.stringify({
+      read: await storage.read('orders'),
+      version: String(version),
+      refused: refused instanceof Error ? refused.name : 'accepted',
+      rules: Object.keys(plugin.rules).length,
+      recommended: Object.keys(plugin.configs.recommended.rules ?? {}).length,
+      upgrade: typeof upgrade,
+      summaryLine: typeof summaryLine,
+      kit: typeof describeCheckpointStorageConformance,
+    }),
+  );
+}
+void main();
+`;
+
+/** The setups the package must work in: module format, `module`, `moduleResolution`. */
+const setups = [
+  { name: 'ESM, nodenext', type: 'module', module: 'nodenext', moduleResolution: 'nodenext' },
+  { name: 'CommonJS, node16', type: 'commonjs', module: 'node16', moduleResolution: 'node16' },
+  { name: 'CommonJS, nodenext', type: 'commonjs', module: 'nodenext', moduleResolution: 'nodenext' },
+  {
+    name: 'CommonJS, node10 ("moduleResolution": "node")',
+    type: 'commonjs',
+    module: 'commonjs',
+    moduleResolution: 'node',
+  },
+  { name: 'ESM, bundler', type: 'module', module: 'esnext', moduleResolution: 'bundler' },
+] as const;
+
+/**
+ * Packs the package the way `npm publish` would, installs the tarball into an empty project and uses it from there,
+ * in every common TypeScript setup. The pack runs in a copy of the sources so that its build never rewrites this
+ * checkout's dist/ under other tests.
+ */
+// Each setup runs tsc over the package's declarations and every library declaration they reach (skipLibCheck off):
+// tens of seconds on a loaded two-core machine.
+describe('the npm pack tarball', { timeout: 240_000 }, () => {
+  let workspace: string;
+  let consumers: string;
+  let packedFiles: Set<string>;
+  let manifest: { exports: Record<string, ExportTarget>; scripts: Record<string, string> };
+  let installOutput: string;
+
+  beforeAll(async () => {
+    workspace = await mkdtemp(join(tmpdir(), 'checkpoint-fencing-pack-'));
+    const source = join(workspace, 'source');
+    await mkdir(source);
+    for (const entry of await readdir(repository)) {
+      if (!['node_modules', 'dist', '.git', 'coverage', '.tmp'].includes(entry)) {
+        await cp(join(repository, entry), join(source, entry), { recursive: true });
+      }
+    }
+    await symlink(join(repository, 'node_modules'), join(source, 'node_modules'), 'dir');
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', workspace], {
+      cwd: source,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    if (packed === undefined) {
+      throw new Error(`npm pack printed no manifest:\n${stdout}`);
+    }
+    packedFiles = new Set(packed.files.map((file) => file.path));
+    manifest = JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as typeof manifest;
+
+    consumers = join(workspace, 'consumers');
+    await mkdir(consumers);
+    await writeFile(join(consumers, 'package.json'), JSON.stringify({ name: 'consumers', private: true }));
+    const install = await run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=peer', join(workspace, packed.filename)],
+      { cwd: consumers },
+    );
+    installOutput = `${install.stdout}${install.stderr}`;
+    // The peers a consumer of the lint plugin and the conformance kit has: TypeScript (typescript-eslint's types
+    // name it) and vitest (the kit's runner). Linked from this checkout instead of downloaded again.
+    for (const peer of ['typescript', 'vitest']) {
+      await symlink(join(repository, 'node_modules', peer), join(consumers, 'node_modules', peer), 'dir');
+    }
+  }, 300_000);
+
+  afterAll(async () => {
+    await rm(workspace, { recursive: true, force: true });
+  });
+
+  it('ships built JavaScript and typings for every export, and no TypeScript sources or tests', () => {
+    for (const [subpath, target] of Object.entries(manifest.exports)) {
+      for (const file of targets(target)) {
+        expect(packedFiles.has(file.replace(/^\.\//, '')), `${file} of exports["${subpath}"] is in the tarball`).toBe(
+          true,
+        );
+      }
+    }
+    const sources = [...packedFiles].filter((file) => /\.ts$/.test(file) && !/\.d\.c?ts$/.test(file));
+    expect(sources).toEqual([]);
+    expect([...packedFiles].filter((file) => file.startsWith('test/') || file.startsWith('dist/test/'))).toEqual([]);
+  });
+
+  it('installs without a lifecycle script for users to approve', () => {
+    expect(manifest.scripts['prepare']).toBeUndefined();
+    expect(installOutput).not.toMatch(/install-scripts|prepare/i);
+  });
+
+  it('exports from the built index.d.ts every runtime name the recipes and rules use', () => {
+    const built = declaredExports(join(consumers, 'node_modules', PACKAGE_NAME, 'dist/runtime/index.d.ts'));
+    expect([...RUNTIME_VALUE_EXPORTS, ...RUNTIME_TYPE_EXPORTS].filter((name) => !built.exports.has(name))).toEqual([]);
+    expect([...STORAGE_MEMBER_NAMES].sort()).toEqual([...(built.members.get('CheckpointStorage') ?? [])].sort());
+  });
+
+  for (const setup of setups) {
+    it(`imports the runtime, ./testing, ./eslint-plugin and ./recipes with types, and runs: ${setup.name}`, async () => {
+      const project = join(consumers, setup.name.replace(/\W+/g, '-'));
+      await mkdir(project, { recursive: true });
+      await writeFile(join(project, 'package.json'), JSON.stringify({ type: setup.type }));
+      await writeFile(
+        join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            module: setup.module,
+            moduleResolution: setup.moduleResolution,
+            target: 'es2022',
+            strict: true,
+            outDir: 'out',
+            types: [],
+            // Our declarations are checked too, and so is every library declaration they reach.
+            skipLibCheck: false,
+            // TypeScript 6 deprecates "node" (node10) resolution; projects on TypeScript 5 do not need this.
+            ignoreDeprecations: '6.0',
+          },
+          files: ['consumer.ts'],
+        }),
+      );
+      await writeFile(join(project, 'consumer.ts'), consumerSource);
+      await run(process.execPath, [tsc, '-p', project]).catch((error: unknown) => {
+        throw new Error(`tsc failed for ${setup.name}:\n${String((error as { stdout?: string }).stdout)}`);
+      });
+      const { stdout } = await run(process.execPath, [join(project, 'out/consumer.js')]);
+      expect(JSON.parse(stdout)).toEqual({
+        read: '7',
+        version: '3',
+        refused: 'CheckpointWriteConditionNotFulfilledError',
+        rules: 6,
+        recommended: 6,
+        upgrade: 'function',
+        summaryLine: 'function',
+        kit: 'function',
+      });
+    });
+  }
+
+  it('rejects a misuse against the shipped typings', async () => {
+    const project = join(consumers, 'misuse');
+    await mkdir(project, { recursive: true });
+    await writeFile(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
+    await writeFile(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'nodenext', strict: true, noEmit: true, types: [] },
+        files: ['misuse.ts'],
+      }),
+    );
+    await writeFile(
+      join(project, 'misuse.ts'),
+      "import { InMemoryCheckpointStorage } from 'checkpoint-fencing';\nvoid new InMemoryCheckpointStorage().save('orders', 1, undefined);\n",
+    );
+    const failure = await run(process.execPath, [tsc, '-p', project]).then(
+      () => 'compiled',
+      (error: unknown) => String((error as { stdout?: string }).stdout),
+    );
+    expect(failure).toMatch(/misuse\.ts\(2,53\): error TS2345/);
+  });
+});
