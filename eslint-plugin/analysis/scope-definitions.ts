@@ -10,19 +10,24 @@ type Definition = TSESLint.Scope.Definition;
 export function isImportBinding(
   definition: Definition | undefined,
 ): definition is TSESLint.Scope.Definitions.ImportBindingDefinition {
-  return definition?.type === 'ImportBinding';
+  return kindOf(definition) === 'ImportBinding';
 }
 
 /** A function or method parameter. */
 export function isParameter(
   definition: Definition | undefined,
 ): definition is TSESLint.Scope.Definitions.ParameterDefinition {
-  return definition?.type === 'Parameter';
+  return kindOf(definition) === 'Parameter';
 }
 
 /** A `const`, `let` or `var` declarator. */
 export function isVariable(
   definition: Definition | undefined,
 ): definition is TSESLint.Scope.Definitions.VariableDefinition {
-  return definition?.type === 'Variable';
+  return kindOf(definition) === 'Variable';
+}
+
+/** The definition's kind as the plain string the enum member stands for. */
+function kindOf(definition: Definition | undefined): string | undefined {
+  return definition?.type;
 }
