@@ -77,7 +77,7 @@ export interface SaveFacts {
   readonly nameEnd: number;
   /** Ranges of the `save` name in `super.save` accesses inside the member, renamed along with it. */
   readonly superSaveNames: readonly { readonly start: number; readonly end: number }[];
-  /** Where the parameters are written; absent for `value` and abstract members. */
+  /** Where the parameters are written; absent for `value` members. */
   readonly parameterList: ParameterListFacts | undefined;
   /** The function body; absent for `value` and abstract members. */
   readonly body:

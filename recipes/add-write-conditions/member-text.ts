@@ -98,7 +98,7 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
       if (implementer.kind === 'object-literal' || decision.unconditionalSaveName === undefined) {
         edits.push(...conditionInPlace(save, decision, naming, context));
       } else {
-        edits.push(...renameEdits(save, decision.unconditionalSaveName, false));
+        edits.push(...renameEdits(save, decision.unconditionalSaveName, false, context));
         edits.push({
           start: save.end,
           end: save.end,
@@ -117,7 +117,7 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
           `add-write-conditions: ${implementer.name} follows its base without a save of its own; this is a bug.`,
         );
       }
-      edits.push(markerAbove(save.commentsStart), ...renameEdits(save, decision.unconditionalSaveName, true));
+      edits.push(markerAbove(save.commentsStart), ...renameEdits(save, decision.unconditionalSaveName, true, context));
       break;
     case 'inherited':
       appended.push(delegatingSave(indent, decision, undefined, naming, context, 'super.save'));
@@ -182,11 +182,36 @@ function separator(implementer: ImplementerFacts, context: MemberTextContext): s
   return blank ? context.style.newline + context.style.newline : context.style.newline;
 }
 
-function renameEdits(save: SaveFacts, name: string, renameSuperCalls: boolean): TextEdit[] {
-  return [
+/**
+ * Renames the member (and its `super.save` calls). A signature the longer name pushes past the width has its
+ * parameters broken one a line, as Prettier would.
+ */
+function renameEdits(save: SaveFacts, name: string, renameSuperCalls: boolean, context: MemberTextContext): TextEdit[] {
+  const { source, style } = context;
+  const edits: TextEdit[] = [
     { start: save.nameStart, end: save.nameEnd, text: name },
     ...(renameSuperCalls ? save.superSaveNames.map((range) => ({ ...range, text: name })) : []),
   ];
+  const list = save.parameterList;
+  const line = lineAt(source, save.nameStart);
+  const renamedWidth = columns(line) + name.length - (save.nameEnd - save.nameStart);
+  if (
+    list?.open !== undefined &&
+    save.parameters.length > 0 &&
+    renamedWidth > style.width &&
+    !source.slice(save.nameStart, list.close).includes('\n')
+  ) {
+    const indent = lineIndent(source, save.nameStart);
+    const parameters = save.parameters.map(
+      (parameter) => `${style.newline}${indent}${style.indentUnit}${parameter.text}`,
+    );
+    edits.push({
+      start: list.open,
+      end: list.close + 1,
+      text: `(${parameters.join(',')}${style.trailingCommas ? ',' : ''}${style.newline}${indent})`,
+    });
+  }
+  return edits;
 }
 
 function statement(text: string, context: MemberTextContext): string {

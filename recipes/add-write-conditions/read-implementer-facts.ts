@@ -382,7 +382,7 @@ function saveFacts(member: Typescript.ClassElement | Typescript.ObjectLiteralEle
     nameStart: name.getStart(),
     nameEnd: name.end,
     superSaveNames: superSaveNames(fn ?? member),
-    parameterList: fn === undefined || abstract ? undefined : parameterListFacts(fn, text),
+    parameterList: fn === undefined ? undefined : parameterListFacts(fn, text),
     body: fn === undefined || abstract ? undefined : bodyOf(fn),
   };
 }

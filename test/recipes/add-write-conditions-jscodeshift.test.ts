@@ -1,10 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyTransform } from 'jscodeshift/src/testUtils.js';
 import { describe, expect, it } from 'vitest';
 import transform, { type TransformApi } from '../../recipes/add-write-conditions/jscodeshift.js';
-import { RECIPE_FIXTURES } from './support/fixture-project.js';
+import { RECIPE_FIXTURES, singleFileCases } from './support/fixture-project.js';
+import { projectCases, projectFiles } from './support/project-case.js';
+import { temporaryDirectory } from '../support/temporary-directory.js';
 
 /** Cases the syntactic front end cannot see, because the storage interface reaches the file through another file. */
 const NEEDS_TYPES = new Set(['barrel-reexport']);
@@ -23,7 +25,7 @@ function run(path: string, source: string, reports: string[] = []): string {
 }
 
 describe('add-write-conditions as a jscodeshift transform', () => {
-  for (const name of readdirSync(RECIPE_FIXTURES).sort()) {
+  for (const name of singleFileCases()) {
     const inputName = readdirSync(join(RECIPE_FIXTURES, name)).find((file) => file.startsWith('input.')) ?? 'input.ts';
     const input = readFileSync(join(RECIPE_FIXTURES, name, inputName), 'utf8');
     const expected = readFileSync(join(RECIPE_FIXTURES, name, inputName.replace('input.', 'output.')), 'utf8');
@@ -78,5 +80,48 @@ describe('add-write-conditions as a jscodeshift transform', () => {
     const input = readFileSync(join(RECIPE_FIXTURES, 'tsx-component/input.tsx'), 'utf8');
     const expected = readFileSync(join(RECIPE_FIXTURES, 'tsx-component/output.tsx'), 'utf8');
     expect(transform({ path: outside('tsx-component', 'panel.tsx'), source: input }, {})).toBe(expected);
+  });
+});
+
+describe('the project cases through the jscodeshift transform, one file at a time', () => {
+  /** Runs the transform over every source file of a temporary copy of the case's input, as jscodeshift would. */
+  function transformProject(name: string): { root: string; reports: string[] } {
+    const root = temporaryDirectory(`jscodeshift-${name}`);
+    cpSync(join(RECIPE_FIXTURES, name, 'input'), root, { recursive: true });
+    const reports: string[] = [];
+    for (const file of projectFiles(root).keys()) {
+      if (/\.[mc]?tsx?$/.test(file)) {
+        const path = join(root, file);
+        const source = readFileSync(path, 'utf8');
+        const output = transform({ path, source }, { report: (message) => reports.push(`${file}: ${message}`) });
+        if (output !== undefined) {
+          writeFileSync(path, output);
+        }
+      }
+    }
+    return { root, reports };
+  }
+
+  for (const { name } of projectCases().filter(
+    (candidate) => candidate.name !== 'abstract-base-subclass-in-another-file',
+  )) {
+    it(`${name}: writes what the CLI writes`, () => {
+      const { root, reports } = transformProject(name);
+      expect(reports).toEqual([]);
+      const written = projectFiles(root);
+      for (const [file, bytes] of projectFiles(join(RECIPE_FIXTURES, name, 'output'))) {
+        expect(written.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
+      }
+    });
+  }
+
+  it('refuses, with a report naming the subclass, a base whose subclass in another file overrides the save it would rename', () => {
+    const name = 'abstract-base-subclass-in-another-file';
+    const { root, reports } = transformProject(name);
+    expect(projectFiles(root)).toEqual(projectFiles(join(RECIPE_FIXTURES, name, 'input')));
+    // The subclass's file names no CheckpointStorage, so only the base's report can name it; and it does.
+    expect(reports).toEqual([
+      "src/sql-checkpoint-store.ts: skipped SqlCheckpointStore (line 4): its subclass PostgresCheckpointStore in src/postgres-checkpoint-store.ts declares its own save, which this transform cannot rename along with this class's; run `npx checkpoint-fencing upgrade`, which upgrades both.",
+    ]);
   });
 });
