@@ -47,7 +47,12 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   if (problem?.start !== undefined) {
     const { line, character } = sourceFile.getLineAndCharacterOfPosition(problem.start);
     throw new Error(
-      `${file.path}:${line + 1}:${character + 1}: does not parse (${ts.flattenDiagnosticMessageText(problem.messageText, ' ')}); fix the syntax error and run the transform again.`,
+      upgradeMessages.doesNotParse(
+        file.path,
+        line + 1,
+        character + 1,
+        ts.flattenDiagnosticMessageText(problem.messageText, ' '),
+      ),
     );
   }
   const facts = readImplementerFacts(sourceFile, new StorageResolverByName(sourceFile));

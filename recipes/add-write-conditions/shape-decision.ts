@@ -71,9 +71,7 @@ export function decideUpgrades(
       return known;
     }
     if (visiting.has(implementer.id)) {
-      throw new Error(
-        `add-write-conditions: ${implementer.name} in ${implementer.file} extends itself through its base classes.`,
-      );
+      throw new Error(upgradeMessages.extendsItself(implementer.name, implementer.file));
     }
     visiting.add(implementer.id);
     const parent = parentEffective(implementer, byId, (base) => decide(base, visiting));

@@ -31,6 +31,8 @@ export const upgradeMessages = {
     }.`,
   prettierFailed: (file: string, reason: string) =>
     `note: ${file}: the project's Prettier could not format it (${clause(reason)}); it is written in the recipe's own layout.`,
+  extendsItself: (implementer: string, file: string) =>
+    `${file}: ${implementer} extends itself through its base classes; break the cycle and run the upgrade again.`,
   baseNotVisible: (base: string) =>
     `extends ${base}, whose members cannot be seen here; run \`npx ${PACKAGE_NAME} upgrade\` (type-aware) on this project instead.`,
   baseLeftAlone: (base: string, reason: string) => `its base class ${base} is left alone (${clause(reason)}).`,
