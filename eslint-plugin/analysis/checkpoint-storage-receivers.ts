@@ -4,7 +4,8 @@ import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { findVariable } from '@typescript-eslint/utils/ast-utils';
 import { refersToRuntimeExport, typeAnnotationNamesRuntimeExport } from './checkpoint-fencing-imports.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
-import { isCheckpointStorageType, type TypeInformation } from './type-information.js';
+import { isCheckpointStorageType } from './storage-types.js';
+import type { TypeInformation } from './type-information.js';
 import { parentOf } from './descendant-nodes.js';
 
 /** How a rule decides that the receiver of a `save` call is a checkpoint storage. */

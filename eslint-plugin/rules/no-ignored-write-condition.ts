@@ -15,7 +15,8 @@ export interface NoIgnoredWriteConditionOptions {
 }
 
 /** Message ids of `no-ignored-write-condition`. */
-export type NoIgnoredWriteConditionMessageId = 'saveIgnoresCondition' | 'missingWriteVersion';
+export type NoIgnoredWriteConditionMessageId =
+  'saveIgnoresCondition' | 'inheritedSaveIgnoresCondition' | 'missingWriteVersion';
 
 const defaults = { useTypeInformation: false } satisfies Required<NoIgnoredWriteConditionOptions>;
 
@@ -37,6 +38,9 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       saveIgnoresCondition:
         'This CheckpointStorage save() declares {{count}} of its three parameters, so it never sees the write condition and fencing is silently off. ' +
         'Take (subscriptionId, checkpoint, condition) and evaluate the condition atomically with the write; `npx checkpoint-fencing upgrade` adds it.',
+      inheritedSaveIgnoresCondition:
+        'This CheckpointStorage inherits save() from {{base}}, which declares {{count}} of its three parameters, so it never sees the write condition and fencing is silently off. ' +
+        'Override save to take (subscriptionId, checkpoint, condition) and evaluate the condition atomically with the write; `npx checkpoint-fencing upgrade` adds it.',
       missingWriteVersion:
         'This CheckpointStorage has no writeVersion(), so no write condition can be judged and fencing is silently off. ' +
         'Store a version with each checkpoint and read it back in writeVersion(subscriptionId); `npx checkpoint-fencing upgrade` adds it.',
@@ -59,10 +63,28 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
         return;
       }
       const save = implementation.methods.get('save');
+      const inherited = implementation.inherited;
       if (save !== undefined && !acceptsThirdArgument(save)) {
         context.report({ node: saveKey(save), messageId: 'saveIgnoresCondition', data: { count: save.params.length } });
+      } else if (
+        save === undefined &&
+        !implementation.memberNames.has('save') &&
+        inherited !== undefined &&
+        !inherited.unseenBase &&
+        inherited.save?.acceptsCondition === false
+      ) {
+        context.report({
+          node: implementation.reportNode,
+          messageId: 'inheritedSaveIgnoresCondition',
+          data: { base: inherited.save.from, count: inherited.save.parameterCount },
+        });
       }
-      if (!implementation.mayInheritMembers && !implementation.memberNames.has('writeVersion')) {
+      const lacksWriteVersion =
+        !implementation.memberNames.has('writeVersion') &&
+        (inherited === undefined
+          ? !implementation.mayInheritMembers
+          : !inherited.unseenBase && !inherited.writeVersionCovered);
+      if (lacksWriteVersion) {
         context.report({ node: implementation.reportNode, messageId: 'missingWriteVersion' });
       }
     };

@@ -96,6 +96,30 @@ class Cache {
   ],
   invalid: [
     {
+      name: 'a subclass whose base class in the same file declares implements',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+abstract class BaseStorage implements CheckpointStorage {}
+export class NaiveStorage extends BaseStorage {
+  async save(id, cp, condition) {
+    const stored = await this.writeVersion(id);
+    if (stored !== undefined && stored > condition.version) throw refused();
+    await this.redis.set(key(id), cp);
+  }
+}
+      `,
+      errors: [
+        {
+          messageId: 'checkThenWrite',
+          data: { read: 'this.writeVersion', line: 6 },
+          line: 8,
+          column: 11,
+          endLine: 8,
+          endColumn: 38,
+        },
+      ],
+    },
+    {
       name: 'the stored version is read, compared, and the checkpoint written in another step; aliased import',
       code: `
 import type { CheckpointStorage as Store } from 'checkpoint-fencing';

@@ -67,6 +67,40 @@ class S implements CheckpointStorage {
   ],
   invalid: [
     {
+      name: 'an object literal returned from a factory declared to return a storage (the upgrade changes it too)',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export function createStorage(): CheckpointStorage {
+  return {
+    read: async (id) => undefined,
+    save: async (id, cp) => cp,
+    delete: async (id) => {},
+  };
+}
+      `,
+      errors: [
+        { messageId: 'missingWriteVersion', line: 3, column: 34, endLine: 3, endColumn: 51 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 6, column: 5, endLine: 6, endColumn: 9 },
+      ],
+    },
+    {
+      name: 'a class implementing an interface of the same file that extends the storage interface',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+interface ListableStorage extends CheckpointStorage {
+  list(): Promise<string[]>;
+}
+export class ListableMapStorage implements ListableStorage {
+  async list() { return []; }
+  async save(id: string, cp: string) { return cp; }
+}
+      `,
+      errors: [
+        { messageId: 'missingWriteVersion', line: 6, column: 14, endLine: 6, endColumn: 32 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 8, column: 9, endLine: 8, endColumn: 13 },
+      ],
+    },
+    {
       name: 'an aliased import, a two-parameter save and no writeVersion',
       code: `
 import { type CheckpointStorage as Store } from 'checkpoint-fencing';
@@ -121,6 +155,14 @@ export default {
 typeAwareRuleTester().run('no-ignored-write-condition (useTypeInformation)', noIgnoredWriteCondition, {
   valid: [
     {
+      name: "a project's own interface that happens to be named CheckpointStorage is not checkpoint-fencing's",
+      code: `
+interface CheckpointStorage { save(id: string, cp: string): Promise<string> }
+export class OwnStorage implements CheckpointStorage { async save(id: string, cp: string) { return cp; } }
+      `,
+      options: [{ useTypeInformation: true }],
+    },
+    {
       name: 'a complete implementation reached through a superclass',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';
@@ -139,6 +181,31 @@ register({ save(a, b) {} });
     },
   ],
   invalid: [
+    {
+      name: 'a save inherited from a base class that is not a storage (the upgrade overrides it)',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class KeyValueTable {
+  async save(key: string, value: string) { return value; }
+}
+export class TableStorage extends KeyValueTable implements CheckpointStorage {
+  async read(id: string) { return undefined; }
+  async delete(id: string) {}
+}
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        {
+          messageId: 'inheritedSaveIgnoresCondition',
+          data: { base: 'KeyValueTable', count: 2 },
+          line: 6,
+          column: 14,
+          endLine: 6,
+          endColumn: 26,
+        },
+        { messageId: 'missingWriteVersion', line: 6, column: 14, endLine: 6, endColumn: 26 },
+      ],
+    },
     {
       name: 'a subclass of an abstract implementation is checked too (the syntactic mode sees only the base)',
       code: `
