@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import tsParser, { parse } from '@typescript-eslint/parser';
 import type { TSESTree } from '@typescript-eslint/utils';
-import { ESLint, type Linter } from 'eslint';
+import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import { declaredTypeOfLiteral } from '../../eslint-plugin/analysis/storage-declarations.js';
 import plugin from '../../eslint-plugin/index.js';
@@ -34,16 +35,20 @@ function storageNodes(text: string, jsx: boolean): { line: number; ranges: (read
         }
       }
     }
-    if (node.type === 'ClassDeclaration' || node.type === 'ClassExpression' || node.type === 'ObjectExpression') {
-      const storage = node as StorageNode;
-      const declared = storage.type === 'ObjectExpression' ? declaredTypeOfLiteral(storage) : undefined;
+    if (
+      node.type === AST_NODE_TYPES.ClassDeclaration ||
+      node.type === AST_NODE_TYPES.ClassExpression ||
+      node.type === AST_NODE_TYPES.ObjectExpression
+    ) {
+      const storage: StorageNode = node;
+      const declared = storage.type === AST_NODE_TYPES.ObjectExpression ? declaredTypeOfLiteral(storage) : undefined;
       found.push({
         line: storage.loc.start.line,
         ranges: [storage.range, ...(declared === undefined ? [] : [declared.range])],
       });
     }
   };
-  visit(program as unknown as TSESTree.Node, undefined);
+  visit(program, undefined);
   return found;
 }
 
@@ -58,7 +63,7 @@ async function reportedStorages(root: string): Promise<string[]> {
         files: SOURCES,
         languageOptions: { parser: tsParser, parserOptions: { projectService: true, tsconfigRootDir: root } },
         plugins: { 'checkpoint-fencing': plugin as unknown as ESLint.Plugin },
-        rules: { [RULE]: ['error', { useTypeInformation: true }] } as Linter.RulesRecord,
+        rules: { [RULE]: ['error', { useTypeInformation: true }] },
       },
     ],
   });
