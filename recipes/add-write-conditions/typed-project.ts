@@ -1,17 +1,12 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ResolutionHostFactory, ts as Typescript } from 'ts-morph';
+import type { ts as Typescript } from 'ts-morph';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import { readImplementerFacts, type FileFacts } from './read-implementer-facts.js';
 import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
 import { ts } from './typescript.js';
 import { upgradeMessages } from './upgrade-messages.js';
-
-// Loaded with require: importing this CommonJS bundle from ESM makes Node scan it for named exports, which costs
-// a noticeable part of a whole run (see doc/adr/0203).
-const { Project } = createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
 
 /**
  * The declarations of the checkpoint-fencing this upgrade is part of: `dist/runtime/index.d.ts` once built, the
@@ -24,7 +19,7 @@ const OWN_DECLARATIONS = ['../../runtime/index.d.ts', '../../runtime/index.ts']
 /**
  * A tsconfig's files, and a way to analyse some of them with types. A solution-style tsconfig (`"files": []` and
  * `references`) stands for every project it references, each analysed under its own options. The only module that
- * opens ts-morph's Project.
+ * builds a TypeScript program.
  */
 export interface TypedProject {
   /** Absolute paths of the source files of the project, or of every referenced project. */
@@ -155,23 +150,22 @@ function parseTsconfig(tsconfig: string): Typescript.ParsedCommandLine {
 
 function analyseProject(project: LeafProject, paths: readonly string[], notices: string[]): FileFacts[] {
   const fallback = { used: false };
-  const morph = new Project({
-    tsConfigFilePath: project.tsconfig,
-    skipAddingFilesFromTsConfig: true,
-    // Finding implementers needs declarations, not lib or @types globals; skipping them keeps the program small.
-    skipLoadingLibFiles: true,
-    compilerOptions: { types: [] },
-    resolutionHost: projectAndPackageOnly(project.cache, fallback),
-  });
-  const files = paths.map((path) => morph.addSourceFileAtPath(path));
-  const program = morph.getProgram().compilerObject;
-  for (const file of files) {
-    const [problem] = program.getSyntacticDiagnostics(file.compilerNode);
+  // Finding implementers needs declarations, not lib or @types globals; leaving them out keeps the program small.
+  const options: Typescript.CompilerOptions = { ...project.options, noLib: true, types: [], noEmit: true };
+  const host = ts.createCompilerHost(options, true);
+  host.resolveModuleNameLiterals = projectAndPackageOnly(options, host, project.cache, fallback);
+  const program = ts.createProgram({ rootNames: paths, options, host });
+  const sourceFiles = paths.map((path) => program.getSourceFile(path) ?? program.getSourceFile(resolve(path)));
+  for (const [index, sourceFile] of sourceFiles.entries()) {
+    if (sourceFile === undefined) {
+      throw new Error(upgradeMessages.unreadable(paths[index] ?? ''));
+    }
+    const [problem] = program.getSyntacticDiagnostics(sourceFile);
     if (problem !== undefined) {
-      const { line, character } = file.compilerNode.getLineAndCharacterOfPosition(problem.start);
+      const { line, character } = sourceFile.getLineAndCharacterOfPosition(problem.start);
       throw new Error(
         upgradeMessages.doesNotParse(
-          file.getFilePath(),
+          sourceFile.fileName,
           line + 1,
           character + 1,
           ts.flattenDiagnosticMessageText(problem.messageText, ' '),
@@ -179,8 +173,8 @@ function analyseProject(project: LeafProject, paths: readonly string[], notices:
       );
     }
   }
-  const sourceFiles = files.map((file) => file.compilerNode);
-  const resolver = new StorageResolverBySymbol(program.getTypeChecker(), sourceFiles);
+  const analysed = sourceFiles.filter((sourceFile) => sourceFile !== undefined);
+  const resolver = new StorageResolverBySymbol(program.getTypeChecker(), analysed);
   if (fallback.used) {
     notices.push(
       upgradeMessages.declarationsReadDirectly(
@@ -191,7 +185,7 @@ function analyseProject(project: LeafProject, paths: readonly string[], notices:
       ),
     );
   }
-  return sourceFiles.map((sourceFile) => readImplementerFacts(sourceFile, resolver));
+  return analysed.map((sourceFile) => readImplementerFacts(sourceFile, resolver));
 }
 
 /** How the tsconfig resolves modules, as its author wrote it. */
@@ -224,33 +218,36 @@ function isInstalledNear(tsconfig: string): boolean {
  * in, and `fallback.used` is set so the caller can say so.
  */
 function projectAndPackageOnly(
+  options: Typescript.CompilerOptions,
+  host: Typescript.ModuleResolutionHost,
   cache: Typescript.ModuleResolutionCache,
   fallback: { used: boolean },
-): ResolutionHostFactory {
-  return (host, getCompilerOptions) => ({
-    resolveModuleNames: (moduleNames, containingFile) =>
-      moduleNames.map((name) => {
-        const options = getCompilerOptions();
-        const followed =
-          name.startsWith('.') ||
-          name === PACKAGE_NAME ||
-          name.startsWith(`${PACKAGE_NAME}/`) ||
-          Object.keys(options.paths ?? {}).some((pattern) => matchesPathPattern(name, pattern));
-        if (!followed) {
-          return undefined;
-        }
-        const resolved = ts.resolveModuleName(name, containingFile, options, host, cache).resolvedModule;
-        if (resolved === undefined && name === PACKAGE_NAME && OWN_DECLARATIONS !== undefined) {
-          fallback.used = true;
-          return {
+): NonNullable<Typescript.CompilerHost['resolveModuleNameLiterals']> {
+  return (literals, containingFile, _redirect, _options, containingSourceFile) =>
+    literals.map((literal) => {
+      const name = literal.text;
+      const followed =
+        name.startsWith('.') ||
+        name === PACKAGE_NAME ||
+        name.startsWith(`${PACKAGE_NAME}/`) ||
+        Object.keys(options.paths ?? {}).some((pattern) => matchesPathPattern(name, pattern));
+      if (!followed) {
+        return { resolvedModule: undefined };
+      }
+      const mode = ts.getModeForUsageLocation(containingSourceFile, literal, options);
+      const resolved = ts.resolveModuleName(name, containingFile, options, host, cache, undefined, mode).resolvedModule;
+      if (resolved === undefined && name === PACKAGE_NAME && OWN_DECLARATIONS !== undefined) {
+        fallback.used = true;
+        return {
+          resolvedModule: {
             resolvedFileName: OWN_DECLARATIONS,
             extension: OWN_DECLARATIONS.endsWith('.d.ts') ? ts.Extension.Dts : ts.Extension.Ts,
             isExternalLibraryImport: false,
-          };
-        }
-        return resolved;
-      }),
-  });
+          },
+        };
+      }
+      return { resolvedModule: resolved };
+    });
 }
 
 function matchesPathPattern(name: string, pattern: string): boolean {

@@ -18,6 +18,8 @@ export const upgradeMessages = {
     `${path}: not part of the project ${tsconfig}; add it to the tsconfig's "include" or pass --project.`,
   doesNotParse: (file: string, line: number, column: number, reason: string) =>
     `${file}:${line}:${column}: does not parse (${clause(reason)}); fix the syntax error and run the upgrade again.`,
+  unreadable: (file: string) =>
+    `${file}: could not be read as a source file of the project; check that it exists and is listed by the tsconfig.`,
   packageUnresolvable: (file: string) =>
     `${file}: cannot resolve '${PACKAGE_NAME}', and no declarations of it ship with this upgrade; install it (npm install ${PACKAGE_NAME}) and run the upgrade again.`,
   changedOnDisk: (file: string) => `${file}: changed on disk while the upgrade ran; run it again.`,

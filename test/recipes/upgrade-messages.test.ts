@@ -22,6 +22,7 @@ const samples: { readonly [Name in keyof Messages]: Parameters<Messages[Name]> }
   noSuchPath: ['/app/src/missing'],
   pathOutsideProject: ['/app/scripts/seed.ts', '/app/tsconfig.json'],
   doesNotParse: ['/app/src/storage.ts', 3, 14, "'}' expected."],
+  unreadable: ['/app/src/storage.ts'],
   packageUnresolvable: ['/app/src/storage.ts'],
   changedOnDisk: ['/app/src/storage.ts'],
   uncommittedChanges: ['/app/src/storage.ts', 2],
