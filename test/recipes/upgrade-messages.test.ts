@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decideUpgrades } from '../../recipes/add-write-conditions/shape-decision.js';
-import { markerText } from '../../recipes/add-write-conditions/upgrade-marker.js';
+import { MARKER_DOC_POINTER, markerText } from '../../recipes/add-write-conditions/upgrade-marker.js';
 import { upgradeMessages } from '../../recipes/add-write-conditions/upgrade-messages.js';
 import { summaryLine } from '../../recipes/index.js';
 import type { ImplementerFacts } from '../../recipes/add-write-conditions/implementer-facts.js';
@@ -113,6 +113,17 @@ describe('every message the upgrade shows', () => {
         durationMs: 1200,
       }),
     );
+  });
+
+  it("the marker's doc pointer names a section the recipe doc has", () => {
+    const [path, anchor] = MARKER_DOC_POINTER.replace(/^checkpoint-fencing\//, '').split('#');
+    const headings = [...readFileSync(join(REPO, path ?? ''), 'utf8').matchAll(/^#+ (.+)$/gm)].map((match) =>
+      (match[1] ?? '')
+        .toLowerCase()
+        .replace(/[^\w\s-]/g, '')
+        .replace(/\s+/g, '-'),
+    );
+    expect(headings).toContain(anchor);
   });
 
   it('is the only source of user-facing errors in recipes/ (the rest are bugs, and say so)', () => {
