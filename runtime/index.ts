@@ -27,7 +27,29 @@ export {
   type FencingTokenSource,
 } from './fenced-checkpoint-writer.js';
 export {
+  assertStreamName,
+  canonicalJson,
+  decodeDualAnchorCheckpoint,
+  DualAnchorCheckpointStoreBase,
+  DualAnchorWritePlan,
+  emptyStoredDualAnchorFields,
+  encodeDualAnchorCheckpoint,
+  noOpDualAnchorCheckpointStore,
+  storedFieldsAfterReset,
+  withReadModifyWriteDefaults,
+  type DualAnchorCheckpoint,
+  type DualAnchorCheckpointStore,
+  type DualAnchorFieldWrite,
+  type DualAnchorResetWrite,
+  type DualAnchorToken,
+  type JsonObject,
+  type JsonValue,
+  type MinimalDualAnchorCheckpointStore,
+  type StoredDualAnchorFields,
+} from './dual-anchor/index.js';
+export {
   InMemoryCheckpointStorage,
+  InMemoryDualAnchorCheckpointStore,
   InMemoryLeaseStrategy,
   InMemoryLeaseTable,
   type InMemoryCheckpointStorageOptions,
@@ -37,16 +59,28 @@ export {
 export {
   defaultRedisLeaseKeyPrefix,
   RedisCheckpointStorage,
+  RedisDualAnchorCheckpointStore,
   RedisLeaseStrategy,
   redisLeaseKeys,
   type RedisCheckpointClient,
   type RedisCheckpointStorageOptions,
+  type RedisDualAnchorCheckpointStoreOptions,
+  type RedisDualAnchorClient,
   type RedisLeaseClient,
   type RedisLeaseKeys,
   type RedisLeasePipeline,
   type RedisLeaseStrategyOptions,
   type WaitForReplicas,
 } from './redis/index.js';
+export {
+  PostgresCheckpointStorage,
+  PostgresLeaseStrategy,
+  type PostgresCheckpointStorageOptions,
+  type PostgresClient,
+  type PostgresLeaseStrategyOptions,
+  type PostgresQueryResult,
+  type PostgresTableOptions,
+} from './postgres/index.js';
 export {
   LeaseKeepingStrategy,
   systemLeaseClock,

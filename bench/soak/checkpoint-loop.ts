@@ -1,6 +1,5 @@
 import {
   CheckpointWriteCondition,
-  CheckpointWriteConditionNotFulfilledError,
   type CheckpointStorage,
   type CompetingConsumerStrategy,
 } from '../../runtime/index.js';
@@ -27,9 +26,9 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /**
  * Holds the lease of `subscriptionId` when it can and checkpoints one position after another as `"<offset>@<token>"`.
- * On each new token it first reads the stored position and fences it with the token; every later write carries the
- * token the node held when it began handling the event, the stalest token a real worker could still send after a
- * pause (ADR 0502).
+ * On each new token, and after any failed call, it first reads the stored position and fences it with the token; every
+ * later write carries the token the node held when it began handling the event, the stalest token a real worker could
+ * still send after a pause (ADR 0502).
  */
 export async function runCheckpointLoop(context: CheckpointLoopContext, subscriptionId: string): Promise<void> {
   const { subscriberId, strategy, storage, clock } = context;
@@ -65,10 +64,11 @@ export async function runCheckpointLoop(context: CheckpointLoopContext, subscrip
         formatSoakCheckpoint(offset, heldToken),
         CheckpointWriteCondition.notOlderThan(heldToken),
       );
-    } catch (error) {
-      if (error instanceof CheckpointWriteConditionNotFulfilledError) {
-        heldToken = undefined;
-      }
+    } catch {
+      // A refusal means the lease moved on; any other failure leaves the write's outcome unknown. Either way the
+      // node starts over from the stored position, re-fenced with its token, as DurableSubscription does: while the
+      // store is down it only reads, so an outage leaves one unknown write per loop, not one per retry.
+      heldToken = undefined;
       await sleep(10);
     }
   }

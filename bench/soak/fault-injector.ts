@@ -1,20 +1,27 @@
 import type { ChildProcess } from 'node:child_process';
-import type { Redis } from 'ioredis';
-import type { RedisServerProcess } from '../../test/support/redis/index.js';
 import type { SoakCommand } from './soak-messages.js';
 
-/** The faults the soak injects; `restart` only on a standalone server, `node-pause` only on a Cluster. */
-export type FaultKind = 'stall' | 'sigstop' | 'client-pause' | 'restart' | 'node-pause';
+/** Faults on a worker process, the same for every backend. */
+export type WorkerFaultKind = 'stall' | 'sigstop';
 
 /**
- * What the injector can hit. `admins` holds one plain connection per server, for `CLIENT PAUSE`. `leaseHolder` names
- * a worker that wrote a checkpoint recently: pausing a worker that holds no lease tests nothing.
+ * Faults on the store. Redis: `client-pause`, `restart` (standalone), `node-pause` (Cluster). PostgreSQL:
+ * `pg-restart` (`pg_ctl restart -m immediate`), `pg-terminate` (`pg_terminate_backend` on every client backend),
+ * `pg-row-lock` (the rows held locked longer than the clients' statement timeout).
  */
+export type ServerFaultKind = 'client-pause' | 'restart' | 'node-pause' | 'pg-restart' | 'pg-terminate' | 'pg-row-lock';
+
+/** Every fault the soak injects. */
+export type FaultKind = WorkerFaultKind | ServerFaultKind;
+
+/** Injects one store fault and undoes it before resolving; resolves false when there was nothing to hit. */
+export type ServerFault = () => Promise<boolean>;
+
+/** What the injector can hit. `leaseHolder` names a worker that wrote a checkpoint recently: pausing a worker that holds no lease tests nothing. */
 export interface FaultTargets {
   readonly leaseHolder: () => ChildProcess | undefined;
-  readonly servers: readonly RedisServerProcess[];
-  readonly admins: readonly Redis[];
-  readonly cluster: boolean;
+  /** The store's faults, by kind; each kind listed takes its turn with the worker faults. */
+  readonly serverFaults: ReadonlyMap<ServerFaultKind, ServerFault>;
   readonly leaseMs: number;
   /** Injected first; the rest come from shuffled rounds of every kind, so each kind recurs evenly. */
   readonly firstFault?: FaultKind;
@@ -36,9 +43,7 @@ export class FaultInjector {
 
   constructor(targets: FaultTargets) {
     this.#targets = targets;
-    this.#kinds = targets.cluster
-      ? ['stall', 'sigstop', 'client-pause', 'node-pause']
-      : ['stall', 'sigstop', 'client-pause', 'restart'];
+    this.#kinds = ['stall', 'sigstop', ...targets.serverFaults.keys()];
     if (targets.firstFault !== undefined) {
       this.#bag.push(targets.firstFault);
     }
@@ -90,59 +95,21 @@ export class FaultInjector {
 
   /** Injects `kind` and undoes it; false when there was nothing to hit (a worker already gone, an admin call refused). */
   async #inject(kind: FaultKind): Promise<boolean> {
-    const { servers, admins, leaseMs } = this.#targets;
-    const worker = this.#targets.leaseHolder();
-    switch (kind) {
-      case 'stall': {
-        // A pause longer than the lease inside the worker: its timers and writes freeze, its process keeps running.
-        const command: SoakCommand = { type: 'stall', ms: Math.round(2.5 * leaseMs) };
-        return worker?.send(command) ?? false;
-      }
-      case 'sigstop':
-        if (worker?.kill('SIGSTOP') !== true) {
-          return false;
-        }
-        await sleep(2.5 * leaseMs);
-        worker.kill('SIGCONT');
-        return true;
-      case 'client-pause': {
-        // Longer than the lease and than the clients' command timeout: calls time out and still run afterwards.
-        const pauseMs = Math.round(2 * leaseMs);
-        const paused = await pick(admins)
-          ?.call('CLIENT', 'PAUSE', String(pauseMs), 'ALL')
-          .then(
-            () => true,
-            () => false,
-          );
-        await sleep(pauseMs);
-        return paused === true;
-      }
-      case 'restart': {
-        // A crash (SIGKILL) and a restart: with appendfsync always, every acknowledged write must survive it.
-        const server = pick(servers);
-        if (server === undefined) {
-          return false;
-        }
-        server.kill();
-        await sleep(leaseMs / 2);
-        await server.restart();
-        return true;
-      }
-      case 'node-pause': {
-        // SIGSTOP one master for less than cluster-node-timeout: its slots stall, no failover starts.
-        const server = pick(servers);
-        if (server === undefined) {
-          return false;
-        }
-        server.pause();
-        await sleep(2 * leaseMs);
-        server.resume();
-        return true;
-      }
+    const { leaseMs } = this.#targets;
+    if (kind !== 'stall' && kind !== 'sigstop') {
+      return (await this.#targets.serverFaults.get(kind)?.()) ?? false;
     }
+    const worker = this.#targets.leaseHolder();
+    if (kind === 'stall') {
+      // A pause longer than the lease inside the worker: its timers and writes freeze, its process keeps running.
+      const command: SoakCommand = { type: 'stall', ms: Math.round(2.5 * leaseMs) };
+      return worker?.send(command) ?? false;
+    }
+    if (worker?.kill('SIGSTOP') !== true) {
+      return false;
+    }
+    await sleep(2.5 * leaseMs);
+    worker.kill('SIGCONT');
+    return true;
   }
-}
-
-function pick<T>(items: readonly T[]): T | undefined {
-  return items[Math.floor(Math.random() * items.length)];
 }

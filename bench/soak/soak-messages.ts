@@ -5,10 +5,21 @@ export type SoakRedisTarget =
   | { readonly mode: 'standalone'; readonly host: string; readonly port: number }
   | { readonly mode: 'cluster'; readonly nodes: readonly { readonly host: string; readonly port: number }[] };
 
+/** Where a worker's PostgreSQL is, and the two tables the harness created there. */
+export interface SoakPostgresTarget {
+  readonly mode: 'postgres';
+  readonly connectionString: string;
+  readonly checkpointTable: string;
+  readonly leaseTable: string;
+}
+
+/** The backend every process of one soak run uses for checkpoints and leases. */
+export type SoakTarget = SoakRedisTarget | SoakPostgresTarget;
+
 /** Everything a worker process needs, sent once after it starts. */
 export interface SoakWorkerConfig {
   readonly name: string;
-  readonly redis: SoakRedisTarget;
+  readonly target: SoakTarget;
   readonly subscriptionIds: readonly string[];
   readonly leaseMs: number;
   /** Writes this worker may make in total, its share of the run's operation bound. */

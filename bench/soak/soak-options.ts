@@ -5,6 +5,8 @@ export interface SoakOptions {
   readonly seconds: number;
   /** Run on a real three-master Cluster instead of one redis-server. */
   readonly cluster: boolean;
+  /** Run on a real PostgreSQL server with PostgresCheckpointStorage and PostgresLeaseStrategy instead of Redis. */
+  readonly postgres: boolean;
   readonly workers: number;
   readonly subscriptions: number;
   readonly leaseMs: number;
@@ -18,7 +20,7 @@ export interface SoakOptions {
 }
 
 const usage =
-  'Usage: npm run soak -- --seconds N [--cluster] [--workers 4] [--subscriptions 2] [--lease-ms 600] [--max-operations 200000] ' +
+  'Usage: npm run soak -- --seconds N [--cluster | --postgres] [--workers 4] [--subscriptions 2] [--lease-ms 600] [--max-operations 200000] ' +
   '[--lose-writes-on-restart]';
 
 /** Parses the soak's command line. @throws Error naming the bad flag, its bounds and the usage line. */
@@ -28,6 +30,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     options: {
       seconds: { type: 'string', default: '20' },
       cluster: { type: 'boolean', default: false },
+      postgres: { type: 'boolean', default: false },
       workers: { type: 'string', default: '4' },
       subscriptions: { type: 'string', default: '2' },
       'lease-ms': { type: 'string', default: '600' },
@@ -41,9 +44,15 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       `--lose-writes-on-restart needs a standalone redis-server (the Cluster soak restarts no node); drop --cluster.\n${usage}`,
     );
   }
+  if (values.postgres && (values.cluster || values['lose-writes-on-restart'])) {
+    throw new Error(
+      `--postgres runs on one PostgreSQL server and restarts it crash-like without losing commits; it takes neither --cluster nor --lose-writes-on-restart.\n${usage}`,
+    );
+  }
   return {
     seconds: bounded('--seconds', values.seconds, 1, 3_600),
     cluster: values.cluster,
+    postgres: values.postgres,
     workers: bounded('--workers', values.workers, 2, 16),
     subscriptions: bounded('--subscriptions', values.subscriptions, 1, 16),
     leaseMs: bounded('--lease-ms', values['lease-ms'], 90, 10_000),

@@ -17,6 +17,9 @@ const faultNames: Record<FaultKind, string> = {
   'client-pause': 'CLIENT PAUSE',
   restart: 'redis-server SIGKILL + restart',
   'node-pause': 'master SIGSTOP/SIGCONT',
+  'pg-restart': 'pg_ctl restart -m immediate',
+  'pg-terminate': 'pg_terminate_backend',
+  'pg-row-lock': 'rows locked past the statement timeout',
 };
 
 /**
@@ -46,6 +49,9 @@ export function soakReportLines({ options, elapsedSeconds, faults, leaseErrors, 
 }
 
 function setupName(options: SoakOptions): string {
+  if (options.postgres) {
+    return 'PostgreSQL with fsync on, statement_timeout 1000 ms';
+  }
   if (options.cluster) {
     return 'three-master Redis Cluster';
   }

@@ -1,12 +1,11 @@
-import { RedisCheckpointStorage, RedisLeaseStrategy } from '../../runtime/index.js';
 import { HistoryRecorder, RecordingCheckpointStorage } from '../../test/support/linearizability/index.js';
 import { runCheckpointLoop } from './checkpoint-loop.js';
 import type { SoakCommand, SoakWorkerConfig, SoakWorkerMessage } from './soak-messages.js';
-import { createSoakClient } from './soak-redis-client.js';
+import { connectSoakBackend } from './soak-backend.js';
 import { StallableLeaseClock } from './stallable-lease-clock.js';
 
 // One soak worker process: it competes for the lease of every subscription id and, while it holds one, handles
-// "events" and checkpoints them. The harness stalls it, SIGSTOPs it, and pauses or restarts Redis under it.
+// "events" and checkpoints them. The harness stalls it, SIGSTOPs it, and pauses or restarts the store (Redis or PostgreSQL) under it.
 
 const clock = new StallableLeaseClock();
 const recorder = new HistoryRecorder();
@@ -35,12 +34,9 @@ async function flushEvents(): Promise<void> {
 }
 
 async function run(config: SoakWorkerConfig): Promise<void> {
-  const client = createSoakClient(config.redis);
-  client.on('error', () => {
-    // Connection errors surface on the calls that fail; the harness causes them on purpose.
-  });
-  const storage = new RedisCheckpointStorage(client);
-  const strategy = new RedisLeaseStrategy(client, {
+  const backend = connectSoakBackend(config.target);
+  const storage = backend.storage;
+  const strategy = backend.strategy({
     leaseTimeMs: config.leaseMs,
     clock,
     onError: () => {
@@ -71,7 +67,7 @@ async function run(config: SoakWorkerConfig): Promise<void> {
   );
   await strategy.shutdown();
   clearInterval(flusher);
-  client.disconnect();
+  await backend.close();
   await flushEvents();
   await send({ type: 'done', leaseErrors });
   process.disconnect();

@@ -1,22 +1,26 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { RedisCheckpointStorage } from '../../runtime/index.js';
+import { PostgresCheckpointStorage, PostgresLeaseStrategy } from '../../runtime/index.js';
 import {
   HistoryRecorder,
   mergeTimedHistories,
   RecordingCheckpointStorage,
   type TimedHistoryEvent,
 } from '../../test/support/linearizability/index.js';
+import { startPostgresServer } from '../../test/support/postgres/index.js';
 import { startRedisCluster, startRedisServer, type RedisServerProcess } from '../../test/support/redis/index.js';
-import { FaultInjector } from './fault-injector.js';
+import { FaultInjector, type ServerFault, type ServerFaultKind } from './fault-injector.js';
+import { postgresServerFaults } from './postgres-server-faults.js';
+import { redisServerFaults } from './redis-server-faults.js';
+import { connectSoakBackend } from './soak-backend.js';
 import { analyseSoakHistory } from './soak-analysis.js';
 import { soakReportLines } from './soak-report.js';
-import type { SoakCommand, SoakRedisTarget, SoakWorkerMessage } from './soak-messages.js';
+import type { SoakCommand, SoakTarget, SoakWorkerMessage } from './soak-messages.js';
 import { parseSoakOptions, type SoakOptions } from './soak-options.js';
-import { createSoakClient } from './soak-redis-client.js';
+import { createSoakPool } from './soak-postgres-pool.js';
 
 // The fencing soak (issue 7): worker processes hold short leases and checkpoint with their tokens while the harness
-// stalls and SIGSTOPs them and pauses, crashes and restarts Redis; every storage call is recorded and the merged
+// stalls and SIGSTOPs them and pauses, crashes and restarts Redis or PostgreSQL; every storage call is recorded and the merged
 // history is checked for linearizability. The last line is the summary; the exit code is 1 when anomalies > 0.
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -30,33 +34,9 @@ interface RunningWorker {
 }
 
 async function soak(options: SoakOptions): Promise<number> {
-  const servers: RedisServerProcess[] = [];
   const cleanups: (() => Promise<void> | void)[] = [];
   try {
-    let target: SoakRedisTarget;
-    if (options.cluster) {
-      const cluster = await startRedisCluster();
-      cleanups.push(() => cluster.stop());
-      servers.push(...cluster.servers);
-      target = { mode: 'cluster', nodes: cluster.nodes };
-    } else {
-      // Every acknowledged write is on disk before the reply, so a SIGKILL and restart must lose none.
-      const persistence = options.loseWritesOnRestart
-        ? ['--appendonly', 'no']
-        : ['--appendonly', 'yes', '--appendfsync', 'always'];
-      const server = await startRedisServer({ args: persistence });
-      cleanups.push(() => server.stop());
-      servers.push(server);
-      target = { mode: 'standalone', host: server.host, port: server.port };
-    }
-    const admins = servers.map((server) => {
-      const admin = new Redis({ host: server.host, port: server.port, retryStrategy: () => 50 });
-      admin.on('error', () => undefined);
-      cleanups.push(() => {
-        admin.disconnect();
-      });
-      return admin;
-    });
+    const { target, serverFaults } = await startBackend(options, cleanups);
 
     const subscriptionIds = Array.from({ length: options.subscriptions }, (_, index) => `orders-${index}`);
     const workers = Array.from({ length: options.workers }, (_, index) =>
@@ -70,12 +50,9 @@ async function soak(options: SoakOptions): Promise<number> {
     });
 
     const observer = new HistoryRecorder();
-    const observerClient = createSoakClient(target);
-    observerClient.on('error', () => undefined);
-    cleanups.push(() => {
-      observerClient.disconnect();
-    });
-    const observed = new RedisCheckpointStorage(observerClient);
+    const observerBackend = connectSoakBackend(target);
+    cleanups.push(() => observerBackend.close());
+    const observed = observerBackend.storage;
     const observing = { active: true };
     const observerLoops = subscriptionIds.map(async (id) => {
       const reader = new RecordingCheckpointStorage(observed, observer, `observer/${id}`);
@@ -87,9 +64,7 @@ async function soak(options: SoakOptions): Promise<number> {
 
     const faults = new FaultInjector({
       leaseHolder: () => latestWriter(workers)?.process,
-      servers,
-      admins,
-      cluster: options.cluster,
+      serverFaults,
       leaseMs: options.leaseMs,
       ...(options.loseWritesOnRestart ? { firstFault: 'restart' as const } : {}),
     });
@@ -143,9 +118,63 @@ async function soak(options: SoakOptions): Promise<number> {
   }
 }
 
+/** Starts the store the options name, registers its teardown in `cleanups`, and returns where it is and how to hurt it. */
+async function startBackend(
+  options: SoakOptions,
+  cleanups: (() => Promise<void> | void)[],
+): Promise<{ target: SoakTarget; serverFaults: ReadonlyMap<ServerFaultKind, ServerFault> }> {
+  if (options.postgres) {
+    const server = await startPostgresServer();
+    cleanups.push(() => server.stop());
+    const admin = createSoakPool(server.connectionString);
+    cleanups.push(() => admin.end());
+    const target = {
+      mode: 'postgres',
+      connectionString: server.connectionString,
+      checkpointTable: 'soak_checkpoints',
+      leaseTable: 'soak_leases',
+    } as const;
+    await new PostgresCheckpointStorage(admin, { table: target.checkpointTable }).createTable();
+    await new PostgresLeaseStrategy(admin, { table: target.leaseTable }).createTable();
+    return {
+      target,
+      serverFaults: postgresServerFaults({ server, admin, ...target, leaseMs: options.leaseMs }),
+    };
+  }
+  const servers: RedisServerProcess[] = [];
+  let target: SoakTarget;
+  if (options.cluster) {
+    const cluster = await startRedisCluster();
+    cleanups.push(() => cluster.stop());
+    servers.push(...cluster.servers);
+    target = { mode: 'cluster', nodes: cluster.nodes };
+  } else {
+    // Every acknowledged write is on disk before the reply, so a SIGKILL and restart must lose none.
+    const persistence = options.loseWritesOnRestart
+      ? ['--appendonly', 'no']
+      : ['--appendonly', 'yes', '--appendfsync', 'always'];
+    const server = await startRedisServer({ args: persistence });
+    cleanups.push(() => server.stop());
+    servers.push(server);
+    target = { mode: 'standalone', host: server.host, port: server.port };
+  }
+  const admins = servers.map((server) => {
+    const admin = new Redis({ host: server.host, port: server.port, retryStrategy: () => 50 });
+    admin.on('error', () => undefined);
+    cleanups.push(() => {
+      admin.disconnect();
+    });
+    return admin;
+  });
+  return {
+    target,
+    serverFaults: redisServerFaults({ servers, admins, cluster: options.cluster, leaseMs: options.leaseMs }),
+  };
+}
+
 function startWorker(
   name: string,
-  redis: SoakRedisTarget,
+  target: SoakTarget,
   subscriptionIds: readonly string[],
   options: SoakOptions,
 ): RunningWorker {
@@ -185,7 +214,7 @@ function startWorker(
     type: 'start',
     config: {
       name,
-      redis,
+      target,
       subscriptionIds,
       leaseMs: options.leaseMs,
       maxWrites: Math.ceil(options.maxOperations / options.workers / 2),

@@ -1,3 +1,4 @@
 export { InMemoryCheckpointStorage, type InMemoryCheckpointStorageOptions } from './in-memory-checkpoint-storage.js';
 export { InMemoryLeaseTable, type InMemoryLeaseTableOptions } from './in-memory-lease-table.js';
 export { InMemoryLeaseStrategy, type InMemoryLeaseStrategyOptions } from './in-memory-lease-strategy.js';
+export { InMemoryDualAnchorCheckpointStore } from './in-memory-dual-anchor-checkpoint-store.js';

@@ -3,3 +3,8 @@ export type { RedisCheckpointClient } from './redis-checkpoint-client.js';
 export { defaultRedisLeaseKeyPrefix, redisLeaseKeys, type RedisLeaseKeys } from './redis-lease-keys.js';
 export type { RedisLeaseClient, RedisLeasePipeline, WaitForReplicas } from './redis-lease-store.js';
 export { RedisLeaseStrategy, type RedisLeaseStrategyOptions } from './redis-lease-strategy.js';
+export {
+  RedisDualAnchorCheckpointStore,
+  type RedisDualAnchorCheckpointStoreOptions,
+} from './redis-dual-anchor-checkpoint-store.js';
+export type { RedisDualAnchorClient } from './redis-dual-anchor-client.js';

@@ -9,6 +9,7 @@ import { ifAbsentScript } from './if-absent-script.js';
 import { notOlderThanScript } from './not-older-than-script.js';
 import type { RedisCheckpointClient } from './redis-checkpoint-client.js';
 import { RedisScriptRunner } from './redis-script-runner.js';
+import { parseScriptReply } from './script-reply.js';
 
 /** Options of {@link RedisCheckpointStorage}. */
 export interface RedisCheckpointStorageOptions {
@@ -73,18 +74,14 @@ export class RedisCheckpointStorage implements CheckpointStorage {
       return checkpoint;
     }
     this.#assertClusterAligned(subscriptionId, keys, formatWriteCondition(condition));
+    const scriptKeys = [keys.checkpointKey, keys.versionKey];
     const reply =
       condition.kind === 'notOlderThan'
-        ? await this.#scripts.run(notOlderThanScript, keys, [checkpoint, String(condition.version)])
-        : await this.#scripts.run(ifAbsentScript, keys, [checkpoint]);
-    const outcome = scriptReply(reply, condition);
+        ? await this.#scripts.run(notOlderThanScript, scriptKeys, [checkpoint, String(condition.version)])
+        : await this.#scripts.run(ifAbsentScript, scriptKeys, [checkpoint]);
+    const outcome = parseScriptReply(reply, formatWriteCondition(condition));
     if (!outcome.accepted) {
-      const { storedVersion } = outcome;
-      throw new CheckpointWriteConditionNotFulfilledError(
-        subscriptionId,
-        condition,
-        storedVersion === '' ? undefined : BigInt(storedVersion),
-      );
+      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, outcome.storedVersion);
     }
     return checkpoint;
   }
@@ -99,14 +96,14 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     const keys = this.#layout.keysFor(subscriptionId);
     const condition = CheckpointWriteCondition.notOlderThan(version);
     this.#assertClusterAligned(subscriptionId, keys, `advanceWriteVersion(${version})`);
-    const outcome = scriptReply(await this.#scripts.run(advanceWriteVersionScript, keys, [String(version)]), condition);
+    const reply = await this.#scripts.run(
+      advanceWriteVersionScript,
+      [keys.checkpointKey, keys.versionKey],
+      [String(version)],
+    );
+    const outcome = parseScriptReply(reply, formatWriteCondition(condition));
     if (!outcome.accepted) {
-      const { storedVersion } = outcome;
-      throw new CheckpointWriteConditionNotFulfilledError(
-        subscriptionId,
-        condition,
-        storedVersion === '' ? undefined : BigInt(storedVersion),
-      );
+      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, outcome.storedVersion);
     }
   }
 
@@ -172,24 +169,4 @@ export class RedisCheckpointStorage implements CheckpointStorage {
 /** True for the server's refusal of a multi-key command whose keys hash to different Cluster slots. */
 function isCrossSlotError(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('CROSSSLOT');
-}
-
-/** Reads a script's reply, `accepted` or `refused:<stored version>` (ioredis 5 and 6 give it as a string, over RESP2 and RESP3). */
-function scriptReply(
-  reply: unknown,
-  condition: CheckpointWriteCondition,
-): { readonly accepted: true } | { readonly accepted: false; readonly storedVersion: string } {
-  if (reply === 'accepted') {
-    return { accepted: true };
-  }
-  if (typeof reply === 'string' && reply.startsWith('refused:')) {
-    const storedVersion = reply.slice('refused:'.length);
-    if (storedVersion === '' || decimal.test(storedVersion)) {
-      return { accepted: false, storedVersion };
-    }
-  }
-  throw new Error(
-    `The ${formatWriteCondition(condition)} script answered ${JSON.stringify(reply)}, not "accepted" or "refused:<version>". ` +
-      'Another script with the same SHA-1 or a proxy rewriting replies is in the way; the write may or may not have happened.',
-  );
 }

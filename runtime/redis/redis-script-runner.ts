@@ -1,9 +1,14 @@
-import type { CheckpointKeys } from './checkpoint-key-layout.js';
-import type { RedisCheckpointClient } from './redis-checkpoint-client.js';
 import type { RedisLuaScript } from './redis-lua-script.js';
 
+/** The commands a {@link RedisScriptRunner} sends: an ioredis `Redis` or `Cluster`, version 5 or 6. */
+export interface RedisScriptClient {
+  evalsha(sha1: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  info(section: string): Promise<string>;
+}
+
 /** Whether each client's server takes the `#!lua` shebang (Redis 7+), asked once per client with `INFO server`. */
-const shebangSupport = new WeakMap<RedisCheckpointClient, Promise<boolean>>();
+const shebangSupport = new WeakMap<RedisScriptClient, Promise<boolean>>();
 
 /**
  * Runs a script with `EVALSHA`, falling back to `EVAL` on `NOSCRIPT` (a restarted server, a `SCRIPT FLUSH`, or a
@@ -14,10 +19,10 @@ export class RedisScriptRunner {
   /** The answer of {@link shebangSupport} once known; from then on a write goes out in the same tick it was asked for. */
   #shebang: boolean | undefined;
 
-  constructor(private readonly client: RedisCheckpointClient) {}
+  constructor(private readonly client: RedisScriptClient) {}
 
-  /** Runs `script` with `KEYS` = [checkpoint key, version key] and `ARGV` = `args`. */
-  run(script: RedisLuaScript, keys: CheckpointKeys, args: readonly string[]): Promise<unknown> {
+  /** Runs `script` with `KEYS` = `keys` and `ARGV` = `args`. */
+  run(script: RedisLuaScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
     if (this.#shebang === undefined) {
       return this.#supportsShebang().then((supported) => {
         this.#shebang = supported;
@@ -25,12 +30,11 @@ export class RedisScriptRunner {
       });
     }
     const source = this.#shebang ? script.withShebang : script.withoutShebang;
-    const { checkpointKey, versionKey } = keys;
-    return this.client.evalsha(source.sha1, 2, checkpointKey, versionKey, ...args).catch((error: unknown) => {
+    return this.client.evalsha(source.sha1, keys.length, ...keys, ...args).catch((error: unknown) => {
       if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) {
         throw error;
       }
-      return this.client.eval(source.text, 2, checkpointKey, versionKey, ...args);
+      return this.client.eval(source.text, keys.length, ...keys, ...args);
     });
   }
 

@@ -3,6 +3,9 @@ import { evaluatesWriteConditions, type CheckpointStorage } from '../checkpoint-
 import { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import { UnsupportedWriteConditionError } from '../errors/unsupported-write-condition-error.js';
+import { expectRefused } from './expect-refused.js';
+import { shuffled } from './shuffled.js';
+import { untyped } from './untyped.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
 
@@ -479,26 +482,6 @@ function hasAdvanceWriteVersion(storage: CheckpointStorage): storage is Advancin
 
 type TwoArgumentSave = (subscriptionId: string, checkpoint: string) => Promise<unknown>;
 
-/** Deliberately defeats the type checker: these cases model untyped JavaScript callers. */
-function untyped(value: unknown): never {
-  return value as never;
-}
-
-async function expectRefused(
-  write: Promise<unknown>,
-  subscriptionId: string,
-  storedVersion: bigint | undefined,
-): Promise<void> {
-  const error = await write.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(CheckpointWriteConditionNotFulfilledError);
-  const refusal = error as CheckpointWriteConditionNotFulfilledError;
-  expect(refusal.subscriptionId).toBe(subscriptionId);
-  expect(refusal.storedVersion).toBe(storedVersion);
-}
-
 async function expectConditionsRefused(storage: CheckpointStorage): Promise<void> {
   await storage.save('incapable', 'kept', any());
   await expect(storage.save('incapable', 'fenced', notOlderThan(7))).rejects.toThrow(UnsupportedWriteConditionError);
@@ -507,13 +490,4 @@ async function expectConditionsRefused(storage: CheckpointStorage): Promise<void
   expect(await storage.read('incapable')).toBe('kept');
   expect(await storage.read('fresh')).toBeUndefined();
   expect(await storage.save('incapable', 'still-writable', any())).toBe('still-writable');
-}
-
-function shuffled<T>(items: readonly T[]): T[] {
-  const copy = [...items];
-  for (let index = copy.length - 1; index > 0; index -= 1) {
-    const other = Math.floor(Math.random() * (index + 1));
-    [copy[index], copy[other]] = [copy[other] as T, copy[index] as T];
-  }
-  return copy;
 }

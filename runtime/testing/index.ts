@@ -9,3 +9,8 @@ export {
   type CompetingConsumerStrategyFixture,
   type CompetingConsumerStrategyFixtureFactory,
 } from './describe-competing-consumer-strategy-conformance.js';
+export {
+  describeDualAnchorCheckpointStoreConformance,
+  type DualAnchorCheckpointStoreFactory,
+  type DualAnchorConformanceOptions,
+} from './describe-dual-anchor-checkpoint-store-conformance.js';

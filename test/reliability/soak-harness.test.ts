@@ -100,6 +100,25 @@ describe('soak report', () => {
     expect(lines).toContain('largest backward move by a stale token: none');
   });
 
+  it('names the PostgreSQL setup and faults', () => {
+    const lines = soakReportLines({
+      options: parseSoakOptions(['--postgres']),
+      elapsedSeconds: 1,
+      faults: new Map([
+        ['pg-restart', 1],
+        ['pg-terminate', 2],
+        ['pg-row-lock', 3],
+      ]),
+      leaseErrors: 0,
+      analysis: analyseSoakHistory([]),
+    });
+    expect(lines[0]).toMatch(/^setup: PostgreSQL with fsync on/);
+    expect(lines[1]).toBe(
+      'faults: 1 pg_ctl restart -m immediate, 2 pg_terminate_backend, 3 rows locked past the statement timeout; lease-store call failures seen by workers: 0',
+    );
+    expect(lines.at(-1)).toBe('soak: 0 ops, 0 accepted, 0 refused, 0 unknown, 6 faults, 0 anomalies');
+  });
+
   it('explains each violation and counts it among the anomalies', () => {
     const analysis = analyseSoakHistory([...call('w0', save(5, 2n), ok('w0')), ...call('w1', save(9, 1n), ok('w1'))]);
     const lines = soakReportLines({
@@ -121,6 +140,7 @@ describe('soak options', () => {
     expect(parseSoakOptions([])).toEqual({
       seconds: 20,
       cluster: false,
+      postgres: false,
       workers: 4,
       subscriptions: 2,
       leaseMs: 600,
@@ -141,6 +161,9 @@ describe('soak options', () => {
     expect(() => parseSoakOptions(['--cluster', '--lose-writes-on-restart'])).toThrow(
       /needs a standalone redis-server/,
     );
+    expect(() => parseSoakOptions(['--postgres', '--cluster'])).toThrow(/--postgres runs on one PostgreSQL server/);
+    expect(() => parseSoakOptions(['--postgres', '--lose-writes-on-restart'])).toThrow(/--postgres/);
+    expect(parseSoakOptions(['--seconds', '10', '--postgres'])).toMatchObject({ seconds: 10, postgres: true });
     expect(() => parseSoakOptions(['--unknown'])).toThrow();
   });
 });

@@ -10,28 +10,16 @@ import {
   type CheckpointWriteCondition,
 } from '../../runtime/index.js';
 import { describeCheckpointStorageConformance, type CheckpointStorageFactory } from '../../runtime/testing/index.js';
+import { failingCases, registeredCases } from '../support/conformance/registered-cases.js';
 
-/** Registers the kit into a plain map instead of vitest, so a test can run it against a broken storage. */
 function conformanceCases(factory: CheckpointStorageFactory): Map<string, () => Promise<void>> {
-  const cases = new Map<string, () => Promise<void>>();
-  const path: string[] = [];
-  describeCheckpointStorageConformance('probe', factory, {
-    describe: (name, body) => {
-      path.push(name);
-      body();
-      path.pop();
-    },
-    it: (name, body) => cases.set([...path, name].join(' > '), body),
+  return registeredCases((recorder) => {
+    describeCheckpointStorageConformance('probe', factory, recorder);
   });
-  return cases;
 }
 
-async function failingCases(factory: CheckpointStorageFactory): Promise<string[]> {
-  const failing: string[] = [];
-  for (const [name, body] of conformanceCases(factory)) {
-    await body().catch(() => failing.push(name.replace('probe: CheckpointStorage conformance > ', '')));
-  }
-  return failing;
+async function failingCasesOf(factory: CheckpointStorageFactory): Promise<string[]> {
+  return failingCases(conformanceCases(factory));
 }
 
 /** Answers evaluatesWriteConditions() true, yet writes everything: fencing silently off. */
@@ -158,15 +146,15 @@ describe('the conformance kit', () => {
   });
 
   it('passes InMemoryCheckpointStorage', async () => {
-    expect(await failingCases(() => new InMemoryCheckpointStorage())).toEqual([]);
+    expect(await failingCasesOf(() => new InMemoryCheckpointStorage())).toEqual([]);
   });
 
   it('passes a storage that honestly evaluates no condition (the shape the upgrade recipe writes)', async () => {
-    expect(await failingCases(() => new UpgradedLegacyStorage())).toEqual([]);
+    expect(await failingCasesOf(() => new UpgradedLegacyStorage())).toEqual([]);
   });
 
   it('catches a storage that ignores conditions', async () => {
-    const failing = await failingCases(() => new IgnoresConditions());
+    const failing = await failingCasesOf(() => new IgnoresConditions());
     expect(failing).toContain(
       'notOlderThan(v) > is refused for an older version, leaving checkpoint and version unchanged',
     );
@@ -174,28 +162,28 @@ describe('the conformance kit', () => {
   });
 
   it('catches a storage whose any() clears the stored version', async () => {
-    const failing = await failingCases(() => new AnyClearsVersion());
+    const failing = await failingCasesOf(() => new AnyClearsVersion());
     expect(failing).toContain(
       'any() > keeps a stored version exactly as it was, so a later older token is still refused',
     );
   });
 
   it('catches a refusal that does not carry the stored version', async () => {
-    const failing = await failingCases(() => new ForgetsStoredVersion());
+    const failing = await failingCasesOf(() => new ForgetsStoredVersion());
     expect(failing).toContain(
       'notOlderThan(v) > is refused for an older version, leaving checkpoint and version unchanged',
     );
   });
 
   it('catches a storage that claims no capability but still writes past a condition', async () => {
-    const failing = await failingCases(() => new SilentlyWritesConditions());
+    const failing = await failingCasesOf(() => new SilentlyWritesConditions());
     expect(failing).toContain(
       'capability > a storage that cannot evaluate conditions refuses them and still accepts any()',
     );
   });
 
   it('catches an advanceWriteVersion that touches the checkpoint or accepts a lower version', async () => {
-    const failing = await failingCases(() => new AdvancesCarelessly());
+    const failing = await failingCasesOf(() => new AdvancesCarelessly());
     expect(failing).toContain(
       'advanceWriteVersion > a stale notOlderThan after an advance is refused, and the checkpoint is untouched',
     );
@@ -205,7 +193,7 @@ describe('the conformance kit', () => {
   });
 
   it('catches a storage that writes bad input', async () => {
-    const failing = await failingCases(() => new NoInputChecks());
+    const failing = await failingCasesOf(() => new NoInputChecks());
     expect(failing).toContain('bad input gets a TypeError and writes nothing > rejects a number checkpoint');
     expect(failing).toContain(
       'bad input gets a TypeError and writes nothing > rejects a number subscription id to save',

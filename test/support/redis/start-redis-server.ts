@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bindableLoopbackPort, freeLoopbackPort, loopbackHost } from '../free-loopback-port.js';
 
 /** A redis-server child process on a free loopback port, started by {@link startRedisServer}. */
 export interface RedisServerProcess {
@@ -37,7 +38,7 @@ export interface StartRedisServerOptions {
   readonly reserveClusterBusPort?: boolean;
 }
 
-const host = '127.0.0.1';
+const host = loopbackHost;
 const startupTimeoutMs = 10_000;
 const portAttempts = 5;
 /** Child processes and temp dirs still alive, cleaned up when the test process exits, even after a failed afterAll. */
@@ -236,13 +237,13 @@ function answersPing(port: number): Promise<boolean> {
 /** A loopback port that is free now (and, for a Cluster node, whose bus port + 10000 is free too). */
 async function freePort(withBusPort: boolean): Promise<number> {
   for (;;) {
-    const port = await bindable(0);
+    const port = await freeLoopbackPort();
     if (!withBusPort) {
       return port;
     }
     if (
       port + 10_000 <= 65_535 &&
-      (await bindable(port + 10_000).then(
+      (await bindableLoopbackPort(port + 10_000).then(
         () => true,
         () => false,
       ))
@@ -250,22 +251,4 @@ async function freePort(withBusPort: boolean): Promise<number> {
       return port;
     }
   }
-}
-
-function bindable(port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen({ host, port, exclusive: true }, () => {
-      const address = server.address();
-      server.close(() => {
-        if (address !== null && typeof address === 'object') {
-          resolve(address.port);
-        } else {
-          reject(new Error('The probe socket has no port.'));
-        }
-      });
-    });
-  });
 }

@@ -1,0 +1,42 @@
+import {
+  PostgresCheckpointStorage,
+  PostgresLeaseStrategy,
+  RedisCheckpointStorage,
+  RedisLeaseStrategy,
+  type CheckpointStorage,
+  type CompetingConsumerStrategy,
+  type LeaseKeepingStrategyOptions,
+} from '../../runtime/index.js';
+import type { SoakTarget } from './soak-messages.js';
+import { createSoakPool } from './soak-postgres-pool.js';
+import { createSoakClient } from './soak-redis-client.js';
+
+/** One process's connection to the soak's backend: its checkpoint storage, lease strategies on the same connection, and how to close it. */
+export interface SoakBackend {
+  readonly storage: CheckpointStorage;
+  strategy(options: LeaseKeepingStrategyOptions): CompetingConsumerStrategy;
+  close(): Promise<void>;
+}
+
+/** Connects to `target` the way a production process would: Redis with the soak's client settings, PostgreSQL through one pool. */
+export function connectSoakBackend(target: SoakTarget): SoakBackend {
+  if (target.mode === 'postgres') {
+    const pool = createSoakPool(target.connectionString);
+    return {
+      storage: new PostgresCheckpointStorage(pool, { table: target.checkpointTable }),
+      strategy: (options) => new PostgresLeaseStrategy(pool, { ...options, table: target.leaseTable }),
+      close: () => pool.end(),
+    };
+  }
+  const client = createSoakClient(target);
+  client.on('error', () => {
+    // Connection errors surface on the calls that fail; the harness causes them on purpose.
+  });
+  return {
+    storage: new RedisCheckpointStorage(client),
+    strategy: (options) => new RedisLeaseStrategy(client, options),
+    close: async () => {
+      client.disconnect();
+    },
+  };
+}

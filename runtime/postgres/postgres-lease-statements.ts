@@ -1,0 +1,63 @@
+import { derivedIdentifier, type QualifiedTableName } from './postgres-identifiers.js';
+
+/**
+ * Every statement `PostgresLeaseStore` sends, for one table. One row per subscription holds the last token minted,
+ * the holder and the expiry. Expiry is computed and compared on the database's clock (`clock_timestamp()`, which
+ * moves within a transaction, unlike `now()`), never on a node's. The row is never deleted, so tokens never restart.
+ */
+export interface LeaseStatements {
+  readonly createTable: string;
+  /**
+   * $1 id, $2 owner, $3 lease ms. Takes a free or expired lease and mints the next token (0 on a new row) in the
+   * same statement; gives `owner` its own token back while it holds the lease. No row when another owner holds it.
+   */
+  readonly acquire: string;
+  /** $1 id, $2 owner, $3 token, $4 lease ms. One row updated when `owner` still holds an unexpired lease with `token`. */
+  readonly refresh: string;
+  /** $1 id, $2 owner, $3 token. Frees the lease when `owner` still holds it with `token`; keeps the row and its token. */
+  readonly release: string;
+  /**
+   * $1 id, $2 version. Raises the counter to at least `version`, never lowers it, so the next grant mints a token
+   * above it. A lease held with a token below the new floor is freed: every write stamped with it would be refused.
+   */
+  readonly raiseTokenFloor: string;
+}
+
+/** The statements for `table`, whose name is already validated and quoted. */
+export function leaseStatements(table: QualifiedTableName, tableName: string): LeaseStatements {
+  const t = table.sql;
+  const leaseFor = "clock_timestamp() + $3::bigint * interval '1 millisecond'";
+  const heldByOwner = 'lease.owner = EXCLUDED.owner AND lease.expires_at > clock_timestamp()';
+  return {
+    createTable: [
+      `CREATE TABLE IF NOT EXISTS ${t} (`,
+      '  subscription_id text PRIMARY KEY,',
+      '  -- The last fencing token minted; only ever goes up. numeric, so tokens stay exact beyond 2^64.',
+      '  token numeric NOT NULL,',
+      '  -- The holder and when its lease ends by the database clock; both NULL while the lease is free.',
+      '  owner text,',
+      '  expires_at timestamptz,',
+      `  CONSTRAINT ${derivedIdentifier(tableName, 'token_check')} CHECK (token::text ~ '^[0-9]+$'),`,
+      `  CONSTRAINT ${derivedIdentifier(tableName, 'owner_with_expiry')} CHECK ((owner IS NULL) = (expires_at IS NULL))`,
+      ')',
+    ].join('\n'),
+    acquire:
+      `INSERT INTO ${t} AS lease (subscription_id, token, owner, expires_at) VALUES ($1, 0, $2, ${leaseFor}) ` +
+      'ON CONFLICT (subscription_id) DO UPDATE SET ' +
+      `token = CASE WHEN ${heldByOwner} THEN lease.token ELSE lease.token + 1 END, ` +
+      'owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at ' +
+      'WHERE lease.owner IS NULL OR lease.expires_at <= clock_timestamp() OR lease.owner = EXCLUDED.owner ' +
+      'RETURNING token::text AS token',
+    refresh:
+      `UPDATE ${t} SET expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond' ` +
+      'WHERE subscription_id = $1 AND owner = $2 AND token = $3::numeric AND expires_at > clock_timestamp()',
+    release:
+      `UPDATE ${t} SET owner = NULL, expires_at = NULL ` +
+      'WHERE subscription_id = $1 AND owner = $2 AND token = $3::numeric',
+    raiseTokenFloor:
+      `INSERT INTO ${t} AS lease (subscription_id, token) VALUES ($1, $2::numeric) ` +
+      'ON CONFLICT (subscription_id) DO UPDATE SET token = GREATEST(lease.token, EXCLUDED.token), ' +
+      'owner = CASE WHEN lease.token < EXCLUDED.token THEN NULL ELSE lease.owner END, ' +
+      'expires_at = CASE WHEN lease.token < EXCLUDED.token THEN NULL ELSE lease.expires_at END',
+  };
+}

@@ -1,0 +1,85 @@
+import { LeaseKeepingStrategy, type LeaseKeepingStrategyOptions } from '../leases/lease-keeping-strategy.js';
+import { describeValue } from '../describe-value.js';
+import { assertWriteVersion } from '../storage-arguments.js';
+import { assertPostgresClient, type PostgresClient, type PostgresTableOptions } from './postgres-client.js';
+import { qualifiedTableName } from './postgres-identifiers.js';
+import { leaseStatements } from './postgres-lease-statements.js';
+import { PostgresLeaseStore } from './postgres-lease-store.js';
+import { assertPostgresText } from './postgres-text.js';
+
+/** Options of {@link PostgresLeaseStrategy}: the lease time, the clock, and the table (`checkpoint_fencing_leases` by default). */
+export interface PostgresLeaseStrategyOptions extends LeaseKeepingStrategyOptions, PostgresTableOptions {}
+
+const defaultTable = 'checkpoint_fencing_leases';
+
+/**
+ * A competing-consumer strategy whose leases live in a PostgreSQL table, one row per subscription: the holder, its
+ * fencing token and the expiry by the database clock. Acquiring mints the token in the same statement; refresh and
+ * release are conditional on holder and token; release never deletes the row, so tokens never reset. No advisory
+ * locks, no session settings: it works behind PgBouncer or RDS Proxy in transaction mode. The caller owns the client
+ * and ends it after `shutdown()`.
+ */
+export class PostgresLeaseStrategy extends LeaseKeepingStrategy {
+  readonly #store: PostgresLeaseStore;
+
+  /** @throws TypeError for a client without `query` or a bad `table`/`schema`; RangeError for a bad lease time. */
+  constructor(client: PostgresClient, options: PostgresLeaseStrategyOptions = {}) {
+    assertPostgresClient('PostgresLeaseStrategy', client);
+    const tableName = options.table ?? defaultTable;
+    const store = new PostgresLeaseStore(
+      client,
+      qualifiedTableName('PostgresLeaseStrategy options', tableName, options.schema),
+      tableName,
+    );
+    super(store, options);
+    this.#store = store;
+  }
+
+  /**
+   * The `CREATE TABLE IF NOT EXISTS` statement of the lease table these options name, for your migrations; idempotent.
+   * @throws TypeError for a `table`/`schema` that is not a plain identifier.
+   */
+  static createTableSql(options: PostgresTableOptions = {}): string {
+    const tableName = options.table ?? defaultTable;
+    return leaseStatements(qualifiedTableName('PostgresLeaseStrategy options', tableName, options.schema), tableName)
+      .createTable;
+  }
+
+  /** Runs {@link PostgresLeaseStrategy.createTableSql}; idempotent, also when several processes run it at once. */
+  async createTable(): Promise<void> {
+    await this.#store.createTable();
+  }
+
+  /**
+   * @throws TypeError (as a rejection) for ids PostgreSQL text cannot hold unchanged (a NUL, a lone surrogate), before
+   * anything is sent, besides the contract's own checks.
+   */
+  override async register(subscriptionId: string, subscriberId: string): Promise<boolean> {
+    assertLeaseText(subscriptionId, subscriberId);
+    return super.register(subscriptionId, subscriberId);
+  }
+
+  /**
+   * Raises the token counter of `subscriptionId` so the next grant mints a token above `version`, in one statement
+   * that never lowers it (`GREATEST`). Called after a refused write, with the version that refused it, so a counter
+   * that fell behind the stored versions heals in one hand-over. A lease held with a token below the new floor is freed.
+   * @throws TypeError (as a rejection) for an empty or non-string id, or a version that is not a non-negative bigint.
+   */
+  async raiseFencingTokenAbove(subscriptionId: string, version: bigint): Promise<void> {
+    if (typeof subscriptionId !== 'string' || subscriptionId === '') {
+      throw new TypeError(`subscriptionId must be a non-empty string, got ${describeValue(subscriptionId)}.`);
+    }
+    assertPostgresText('subscriptionId', subscriptionId);
+    assertWriteVersion(version);
+    await this.#store.raiseTokenFloor(subscriptionId, version);
+  }
+}
+
+function assertLeaseText(subscriptionId: unknown, subscriberId: unknown): void {
+  if (typeof subscriptionId === 'string') {
+    assertPostgresText('subscriptionId', subscriptionId);
+  }
+  if (typeof subscriberId === 'string') {
+    assertPostgresText('subscriberId', subscriberId);
+  }
+}
