@@ -1,6 +1,8 @@
 import type { ESLintUtils, TSESLint } from '@typescript-eslint/utils';
-import { RuleCreator } from '@typescript-eslint/utils/eslint-utils';
 import { packageDocUrl } from '../vocabulary/index.js';
+
+// Types only from typescript-eslint: at run time the plugin depends on @typescript-eslint/types alone, which has no
+// peer dependencies, so installing checkpoint-fencing never conflicts with a project's ESLint or typescript-eslint.
 
 /** What a rule's `meta.docs` says beyond ESLint's own fields; the meta-tests keep it in sync with doc/rules/. */
 export interface CheckpointFencingRuleDocs {
@@ -30,7 +32,39 @@ export function ruleDocUrl(ruleName: string): string {
   return packageDocUrl(`doc/rules/${ruleName}.md`);
 }
 
-/** Builds a rule with `meta.docs.url` pointing at its doc. */
-export const createRule: <Options extends readonly unknown[], MessageIds extends string>(
-  rule: Readonly<ESLintUtils.RuleWithMetaAndName<Options, MessageIds, CheckpointFencingRuleDocs>>,
-) => CheckpointFencingRule<MessageIds, Options> = RuleCreator<CheckpointFencingRuleDocs>(ruleDocUrl);
+/**
+ * Builds a rule as typescript-eslint's `RuleCreator` does: `meta.docs.url` points at its doc, and `create` gets the
+ * options with `meta.defaultOptions` filled in (each option object merged over its default; ours are flat).
+ */
+export function createRule<Options extends readonly unknown[], MessageIds extends string>({
+  name,
+  meta,
+  create,
+}: Readonly<ESLintUtils.RuleWithMetaAndName<Options, MessageIds, CheckpointFencingRuleDocs>>): CheckpointFencingRule<
+  MessageIds,
+  Options
+> {
+  const defaults = meta.defaultOptions ?? [];
+  return {
+    name,
+    meta: { ...meta, docs: { ...meta.docs, url: ruleDocUrl(name) } },
+    defaultOptions: defaults as unknown as Options,
+    create(context) {
+      return create(context, withDefaults(defaults, context.options) as unknown as Options);
+    },
+  } as CheckpointFencingRule<MessageIds, Options>;
+}
+
+function withDefaults(defaults: readonly unknown[], given: readonly unknown[]): unknown[] {
+  return defaults.map((fallback, index) => {
+    const option = given[index];
+    if (option === undefined) {
+      return fallback;
+    }
+    return isPlainObject(fallback) && isPlainObject(option) ? { ...fallback, ...option } : option;
+  });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

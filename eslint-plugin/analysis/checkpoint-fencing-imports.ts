@@ -1,7 +1,7 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import { isImportBinding } from './scope-definitions.js';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { findVariable } from '@typescript-eslint/utils/ast-utils';
+import { findVariable } from './find-variable.js';
 import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
 import { skipTransparentWrappers, staticMemberName } from './static-member-name.js';
 

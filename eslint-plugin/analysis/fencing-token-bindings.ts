@@ -1,7 +1,7 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import { isParameter, isVariable } from './scope-definitions.js';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { findVariable } from '@typescript-eslint/utils/ast-utils';
+import { findVariable } from './find-variable.js';
 import { typeAnnotationNamesRuntimeExport } from './checkpoint-fencing-imports.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
 import { isNumericTokenType, type TypeInformation } from './type-information.js';

@@ -1,6 +1,6 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { findVariable } from '@typescript-eslint/utils/ast-utils';
+import { findVariable } from './find-variable.js';
 import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
 
 type Scope = TSESLint.Scope.Scope;

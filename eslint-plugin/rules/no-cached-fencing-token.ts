@@ -1,6 +1,6 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { findVariable } from '@typescript-eslint/utils/ast-utils';
+import { findVariable } from '../analysis/find-variable.js';
 import { refersToRuntimeExport } from '../analysis/checkpoint-fencing-imports.js';
 import { enclosingClass } from '../analysis/checkpoint-storage-receivers.js';
 import { enclosingFunction } from '../analysis/descendant-nodes.js';

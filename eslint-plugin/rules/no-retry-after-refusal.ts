@@ -1,6 +1,6 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { findVariable } from '@typescript-eslint/utils/ast-utils';
+import { findVariable } from '../analysis/find-variable.js';
 import { asSaveCall, type SaveCall } from '../analysis/checkpoint-save-calls.js';
 import { descendantNodes, isFunctionNode, parentOf, type VisitorKeys } from '../analysis/descendant-nodes.js';
 import { refusalPolarity } from '../analysis/refusal-checks.js';

@@ -129,7 +129,7 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
       break;
   }
   if (decision.addWriteVersion) {
-    appended.push(writeVersion(indent, implementer, naming, context));
+    appended.push(writeVersion(indent, implementer, context));
   }
   const [first, ...rest] = appended;
   if (first !== undefined) {
@@ -302,39 +302,25 @@ function refusingSave(indent: string, naming: Naming, context: MemberTextContext
 }
 
 /**
- * `writeVersion` answering that no version is stored. Not `async`, so it passes `require-await`; an arrow-function
- * field or property when the implementer writes its `save` that way.
+ * `writeVersion` answering that no version is stored. Not `async`, so it passes `require-await`; without the id
+ * parameter it would not read, so it passes `no-unused-vars` under any options (the interface's parameter is
+ * optional to an implementation). An arrow-function field or property when the implementer writes its `save` that way.
  */
-function writeVersion(
-  indent: string,
-  implementer: ImplementerFacts,
-  naming: Naming,
-  context: MemberTextContext,
-): string[] {
+function writeVersion(indent: string, implementer: ImplementerFacts, context: MemberTextContext): string[] {
   const { style, typescript } = context;
   const save = implementer.ownSave;
   const literal = implementer.kind === 'object-literal';
-  const typed = typescript && (!literal || typedParameters(save));
-  const parameter = typed ? `${unused(naming.id)}: string` : unused(naming.id);
-  const returnType = typed ? ': Promise<bigint | undefined>' : '';
+  const returnType = typescript && (!literal || typedParameters(save)) ? ': Promise<bigint | undefined>' : '';
   const result = 'Promise.resolve(undefined)';
   if (save?.functionKind === 'arrow' && save.form === 'property') {
     const terminator = !literal && context.source[save.end - 1] === ';' ? ';' : '';
-    const head = literal ? 'writeVersion: ' : 'writeVersion = ';
-    const single = listLines(
-      { indent, head, items: [parameter], tail: `${returnType} => ${result}${terminator}`, brackets: '()' },
-      style,
-    );
-    // Too long for one line: break after the arrow first, as Prettier does, then the parameters.
-    return single.length === 1
-      ? single
-      : [
-          ...listLines({ indent, head, items: [parameter], tail: `${returnType} =>`, brackets: '()' }, style),
-          `${indent}${style.indentUnit}${result}${terminator}`,
-        ];
+    const head = `${indent}writeVersion${literal ? ':' : ' ='} ()${returnType} =>`;
+    // Too long for one line: break after the arrow, as Prettier does.
+    const single = `${head} ${result}${terminator}`;
+    return columns(single) <= style.width ? [single] : [head, `${indent}${style.indentUnit}${result}${terminator}`];
   }
   return [
-    ...listLines({ indent, head: 'writeVersion', items: [parameter], tail: `${returnType} {`, brackets: '()' }, style),
+    `${indent}writeVersion()${returnType} {`,
     `${indent}${style.indentUnit}${statement(`return ${result}`, context)}`,
     `${indent}}`,
   ];

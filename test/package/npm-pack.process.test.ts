@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,6 +15,9 @@ import { declaredExports } from './declared-exports.js';
 const run = promisify(execFile);
 const repository = resolve(import.meta.dirname, '../..');
 const tsc = join(repository, 'node_modules/typescript/bin/tsc');
+
+/** What a consumer of the lint plugin and the conformance kit has installed besides this package. */
+const LINKED_PEERS = ['typescript', 'vitest', '@typescript-eslint/utils'];
 
 type ExportTarget = string | { readonly [condition: string]: ExportTarget };
 
@@ -81,6 +84,8 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
   let packedFiles: Set<string>;
   let manifest: { exports: Record<string, ExportTarget>; scripts: Record<string, string> };
   let installOutput: string;
+  /** The top-level node_modules entries the tarball's install made, before anything was linked. */
+  let installed: string[];
 
   beforeAll(async () => {
     workspace = await mkdtemp(join(tmpdir(), 'checkpoint-fencing-pack-'));
@@ -112,9 +117,11 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
       { cwd: consumers },
     );
     installOutput = `${install.stdout}${install.stderr}`;
-    // The peers a consumer of the lint plugin and the conformance kit has: TypeScript (typescript-eslint's types
-    // name it) and vitest (the kit's runner). Linked from this checkout instead of downloaded again.
-    for (const peer of ['typescript', 'vitest']) {
+    installed = await readdir(join(consumers, 'node_modules'));
+    // What a consumer of the lint plugin and the conformance kit has installed: TypeScript and typescript-eslint
+    // (the plugin's declarations name their types) and vitest (the kit's runner). Linked from this checkout.
+    for (const peer of LINKED_PEERS) {
+      await mkdir(dirname(join(consumers, 'node_modules', peer)), { recursive: true });
       await symlink(join(repository, 'node_modules', peer), join(consumers, 'node_modules', peer), 'dir');
     }
   }, 300_000);
@@ -134,6 +141,33 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
     const sources = [...packedFiles].filter((file) => /\.ts$/.test(file) && !/\.d\.c?ts$/.test(file));
     expect(sources).toEqual([]);
     expect([...packedFiles].filter((file) => file.startsWith('test/') || file.startsWith('dist/test/'))).toEqual([]);
+  });
+
+  it('installs next to any ESLint and typescript-eslint: nothing it installs has a peer on ESLint', async () => {
+    expect(Object.keys((manifest as { peerDependencies?: object }).peerDependencies ?? {})).not.toContain('eslint');
+    const manifests: string[] = [];
+    for (const entry of installed.filter((name) => !name.startsWith('.'))) {
+      const names = entry.startsWith('@')
+        ? (await readdir(join(consumers, 'node_modules', entry))).map((name) => `${entry}/${name}`)
+        : [entry];
+      manifests.push(
+        ...names
+          .filter((name) => !LINKED_PEERS.includes(name))
+          .map((name) => join(consumers, 'node_modules', name, 'package.json')),
+      );
+    }
+    const withEslintPeer: string[] = [];
+    for (const file of manifests) {
+      const { name, peerDependencies } = JSON.parse(await readFile(file, 'utf8')) as {
+        name: string;
+        peerDependencies?: Record<string, string>;
+      };
+      if (peerDependencies?.['eslint'] !== undefined) {
+        withEslintPeer.push(name);
+      }
+    }
+    expect(withEslintPeer).toEqual([]);
+    expect(installed).not.toContain('eslint');
   });
 
   it('installs without a lifecycle script for users to approve', () => {

@@ -204,7 +204,7 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
     expect(report['filesChanged']).toHaveLength(4);
     expect(report['written']).toBe(false);
     expect(report['diff']).toEqual(
-      expect.stringContaining('+  writeVersion(_subscriptionId: string): Promise<bigint | undefined> {'),
+      expect.stringContaining('+  writeVersion(): Promise<bigint | undefined> {'),
     );
     expect(report['summary']).toMatch(SUMMARY);
   });
@@ -224,7 +224,7 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
     const allowed = cli(root, 'upgrade', '--allow-dirty');
     expect(allowed.status).toBe(0);
     expect(readFileSync(join(root, 'src/storages/map-checkpoint-storage.ts'), 'utf8')).toContain(
-      '  writeVersion(_subscriptionId: string)',
+      '  writeVersion(): Promise<bigint | undefined>',
     );
   });
 
