@@ -44,15 +44,15 @@ export function createRule<Options extends readonly unknown[], MessageIds extend
   MessageIds,
   Options
 > {
-  const defaults = meta.defaultOptions ?? [];
+  const defaults: readonly unknown[] = meta.defaultOptions ?? [];
   return {
     name,
     meta: { ...meta, docs: { ...meta.docs, url: ruleDocUrl(name) } },
-    defaultOptions: defaults as unknown as Options,
     create(context) {
+      // The defaults are `meta.defaultOptions`, so each merged option has the type `Options` says it has.
       return create(context, withDefaults(defaults, context.options) as unknown as Options);
     },
-  } as CheckpointFencingRule<MessageIds, Options>;
+  };
 }
 
 function withDefaults(defaults: readonly unknown[], given: readonly unknown[]): unknown[] {

@@ -203,9 +203,7 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
     expect(report['skipped']).toEqual([]);
     expect(report['filesChanged']).toHaveLength(4);
     expect(report['written']).toBe(false);
-    expect(report['diff']).toEqual(
-      expect.stringContaining('+  writeVersion(): Promise<bigint | undefined> {'),
-    );
+    expect(report['diff']).toEqual(expect.stringContaining('+  writeVersion(): Promise<bigint | undefined> {'));
     expect(report['summary']).toMatch(SUMMARY);
   });
 
