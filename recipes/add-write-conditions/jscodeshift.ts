@@ -6,6 +6,7 @@ import { readImplementerFacts } from './read-implementer-facts.js';
 import { StorageResolverByName } from './resolve-storage-by-name.js';
 import { decideUpgrades, type UpgradeDecision } from './shape-decision.js';
 import { subclassesDeclaringSave } from './subclasses-in-other-files.js';
+import { syntaxError } from './syntax-error.js';
 import { ts } from './typescript.js';
 import { upgradeFileText } from './upgrade-file-text.js';
 import { upgradeMessages } from './upgrade-messages.js';
@@ -44,16 +45,8 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   const sourceFile = ts.createSourceFile(file.path, text, ts.ScriptTarget.Latest, true, scriptKind(file.path));
   const [problem] =
     (sourceFile as { readonly parseDiagnostics?: readonly Typescript.Diagnostic[] }).parseDiagnostics ?? [];
-  if (problem?.start !== undefined) {
-    const { line, character } = sourceFile.getLineAndCharacterOfPosition(problem.start);
-    throw new Error(
-      upgradeMessages.doesNotParse(
-        file.path,
-        line + 1,
-        character + 1,
-        ts.flattenDiagnosticMessageText(problem.messageText, ' '),
-      ),
-    );
+  if (problem !== undefined) {
+    throw syntaxError(sourceFile, problem);
   }
   const facts = readImplementerFacts(sourceFile, new StorageResolverByName(sourceFile));
   const decisions = decideUpgrades(

@@ -5,6 +5,7 @@ import type { ts as Typescript } from 'ts-morph';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import { readImplementerFacts, type FileFacts } from './read-implementer-facts.js';
 import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
+import { syntaxError } from './syntax-error.js';
 import { ts } from './typescript.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
@@ -162,15 +163,7 @@ function analyseProject(project: LeafProject, paths: readonly string[], notices:
     }
     const [problem] = program.getSyntacticDiagnostics(sourceFile);
     if (problem !== undefined) {
-      const { line, character } = sourceFile.getLineAndCharacterOfPosition(problem.start);
-      throw new Error(
-        upgradeMessages.doesNotParse(
-          sourceFile.fileName,
-          line + 1,
-          character + 1,
-          ts.flattenDiagnosticMessageText(problem.messageText, ' '),
-        ),
-      );
+      throw syntaxError(sourceFile, problem);
     }
   }
   const analysed = sourceFiles.filter((sourceFile) => sourceFile !== undefined);
