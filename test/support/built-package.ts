@@ -49,6 +49,7 @@ export function builtPackage(): string {
   for (const file of ['package.json', 'README.md', 'doc']) {
     cpSync(join(REPO, file), join(staging, file), { recursive: true });
   }
+  removeStaleBuilds(target);
   try {
     renameSync(staging, target);
   } catch (error) {
@@ -59,6 +60,17 @@ export function builtPackage(): string {
     }
   }
   return target;
+}
+
+/** Builds of sources that have since changed, left by earlier runs; an hour old at least, so no running test uses one. */
+function removeStaleBuilds(keep: string): void {
+  const folder = join(REPO, '.tmp');
+  for (const entry of readdirSync(folder)) {
+    const path = join(folder, entry);
+    if (/^package-[0-9a-f]{16}$/.test(entry) && path !== keep && Date.now() - statSync(path).mtimeMs > 60 * 60 * 1000) {
+      rmSync(path, { recursive: true, force: true });
+    }
+  }
 }
 
 function hashInto(hash: ReturnType<typeof createHash>, path: string): void {
