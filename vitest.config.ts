@@ -1,11 +1,29 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/projects/longest-first-sequencer.js';
+import { testProjects } from './test/support/projects/index.js';
+
+const suffixed = testProjects.flatMap((project) => (project.suffix === undefined ? [] : [project.suffix]));
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Redis servers and Clusters are started per suite; two cores cannot run many at once.
-    maxWorkers: 2,
+    // Servers and child processes mostly wait; more files than cores keeps both cores busy (doc/adr/0603).
+    maxWorkers: 3,
     testTimeout: 20_000,
     hookTimeout: 120_000,
+    sequence: { sequencer: LongestFirstSequencer },
+    // One project a file-name suffix (doc/testing.md), built from the table `npm test` provisions from.
+    projects: testProjects.map((project) => ({
+      extends: true,
+      test: {
+        name: project.name,
+        include: project.suffix === undefined ? ['test/**/*.test.ts'] : [`test/**/*.${project.suffix}.test.ts`],
+        exclude: project.suffix === undefined ? [`test/**/*.{${suffixed.join(',')}}.test.ts`] : [],
+        setupFiles: project.suffix === undefined ? ['test/support/projects/unit-isolation.ts'] : [],
+        globalSetup: [
+          ...(project.binaries.length > 0 ? ['test/support/projects/provision-global-setup.ts'] : []),
+          ...(project.sharedServers.length > 0 ? ['test/support/redis/shared-redis-global-setup.ts'] : []),
+        ],
+      },
+    })),
   },
 });

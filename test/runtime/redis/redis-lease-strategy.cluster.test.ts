@@ -1,36 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cluster } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import type { Cluster } from 'ioredis';
 import { RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
 import { describeCompetingConsumerStrategyConformance } from '../../../runtime/testing/index.js';
-import { startRedisCluster, type RedisClusterProcess } from '../../support/redis/index.js';
+import { useSharedRedisCluster } from '../../support/redis/index.js';
 
-let cluster: RedisClusterProcess | undefined;
-const clients: Cluster[] = [];
-let prefixes = 0;
-
-beforeAll(async () => {
-  cluster = await startRedisCluster();
-});
-
-afterAll(async () => {
-  for (const client of clients.splice(0)) {
-    client.disconnect();
-  }
-  await cluster?.stop();
-});
+// Every key this suite writes starts with the namespace's prefix, so it shares the run's Cluster with other suites.
+const cluster = useSharedRedisCluster();
 
 function connect(): Cluster {
-  if (cluster === undefined) {
-    throw new Error('The Redis Cluster of this suite did not start; see the beforeAll error.');
-  }
-  const client = new Cluster([...cluster.nodes]);
-  clients.push(client);
-  return client;
+  return cluster.connect();
 }
 
 describeCompetingConsumerStrategyConformance('RedisLeaseStrategy on a real three-master Redis Cluster', () => {
-  prefixes += 1;
-  const keyPrefix = `cluster-lease-test-${prefixes}:`;
+  const keyPrefix = cluster.freshPrefix();
   const admin = connect();
   return {
     // Long enough that a reply delayed by a loaded machine still arrives within ¾ of the lease.
@@ -70,8 +52,9 @@ describe('RedisLeaseStrategy key slots on a real Redis Cluster', () => {
   });
 
   it('takes, hands over and counts the lease of every odd id without CROSSSLOT', async () => {
-    const first = new RedisLeaseStrategy(connect(), { keyPrefix: 'odd-ids:', leaseTimeMs: 5_000 });
-    const second = new RedisLeaseStrategy(connect(), { keyPrefix: 'odd-ids:', leaseTimeMs: 5_000 });
+    const keyPrefix = cluster.freshPrefix();
+    const first = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 5_000 });
+    const second = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 5_000 });
     for (const id of oddIds) {
       expect(await first.register(id, 'node-a'), id).toBe(true);
       await first.unregister(id, 'node-a');

@@ -1,2 +1,4 @@
 export { startRedisServer, type RedisServerProcess, type StartRedisServerOptions } from './start-redis-server.js';
 export { startRedisCluster, type RedisClusterProcess } from './start-redis-cluster.js';
+export { useSharedRedis, useSharedRedisCluster, type SharedRedis, type SharedRedisCluster } from './shared-redis.js';
+export type { SharedRedisClusterAddress, SharedRedisServerAddress } from './shared-redis-context.js';

@@ -69,7 +69,7 @@ async function redisCli(args: readonly string[]): Promise<string> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new Error(
         'redis-cli was not found on PATH, and the Redis Cluster tests need it to create the cluster. ' +
-          'Install it with `apt-get install redis-server` (it brings redis-tools; .ci/run does this), then run the tests again.',
+          'Install it with `apt-get install redis-server` (it brings redis-tools; `npm test` does this itself when run as root), then run the tests again.',
         { cause: error },
       );
     }

@@ -171,7 +171,7 @@ async function spawnAndWait(args: readonly string[], port: number): Promise<Chil
         error.code === 'ENOENT'
           ? new Error(
               'redis-server was not found on PATH, and the Redis integration tests need a real server. ' +
-                'Install it with `apt-get install redis-server` (Debian/Ubuntu; .ci/run does this), then run the tests again.',
+                'Install it with `apt-get install redis-server` (Debian/Ubuntu; `npm test` does this itself when run as root), then run the tests again.',
             )
           : error,
       );

@@ -1,36 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cluster, Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import type { Cluster, Redis } from 'ioredis';
 import { RedisCheckpointStorage, RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
 import { runThreeNodeTakeover, type TakeoverWorld } from '../../support/leases/three-node-takeover.js';
-import {
-  startRedisCluster,
-  startRedisServer,
-  type RedisClusterProcess,
-  type RedisServerProcess,
-} from '../../support/redis/index.js';
+import { useSharedRedis, useSharedRedisCluster } from '../../support/redis/index.js';
 
 const leaseTimeMs = 600;
-let server: RedisServerProcess | undefined;
-let cluster: RedisClusterProcess | undefined;
-const clients: (Redis | Cluster)[] = [];
-let worlds = 0;
-
-beforeAll(async () => {
-  [server, cluster] = await Promise.all([startRedisServer(), startRedisCluster()]);
-});
-
-afterAll(async () => {
-  for (const client of clients.splice(0)) {
-    client.disconnect();
-  }
-  await Promise.all([server?.stop(), cluster?.stop()]);
-});
+// A database of this suite's own on the shared redis-server, a key prefix of its own on the shared Cluster.
+const server = useSharedRedis();
+const cluster = useSharedRedisCluster();
 
 /** Every node gets its own connection, its own strategy and its own storage, as separate processes would. */
 function redisWorld(connect: () => Redis | Cluster): TakeoverWorld {
-  worlds += 1;
-  const keyPrefix = `takeover-${worlds}:`;
-  const checkpointKeyPrefix = `takeover-${worlds}:checkpoint:`;
+  const keyPrefix = cluster.freshPrefix();
+  const checkpointKeyPrefix = `${keyPrefix}checkpoint:`;
   const admin = connect();
   return {
     leaseTimeMs,
@@ -44,21 +26,11 @@ function redisWorld(connect: () => Redis | Cluster): TakeoverWorld {
 }
 
 function standalone(): Redis {
-  if (server === undefined) {
-    throw new Error('The redis-server of this suite did not start; see the beforeAll error.');
-  }
-  const client = new Redis({ host: server.host, port: server.port });
-  clients.push(client);
-  return client;
+  return server.connect();
 }
 
 function clustered(): Cluster {
-  if (cluster === undefined) {
-    throw new Error('The Redis Cluster of this suite did not start; see the beforeAll error.');
-  }
-  const client = new Cluster([...cluster.nodes]);
-  clients.push(client);
-  return client;
+  return cluster.connect();
 }
 
 describe.each([

@@ -2,50 +2,49 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster, Redis } from 'ioredis6';
 import { CheckpointWriteCondition, RedisCheckpointStorage } from '../../../runtime/index.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
-import {
-  startRedisCluster,
-  startRedisServer,
-  type RedisClusterProcess,
-  type RedisServerProcess,
-} from '../../support/redis/index.js';
+import { useSharedRedis, useSharedRedisCluster } from '../../support/redis/index.js';
 
 // ioredis 6 speaks RESP3 by default; the storage must read its script replies the same way as over RESP2.
-let server: RedisServerProcess | undefined;
-let redisCluster: RedisClusterProcess | undefined;
+// The suite's own database on the shared redis-server and its own key prefix on the shared Cluster keep it apart
+// from the suites running beside it.
+const server = useSharedRedis();
+const cluster = useSharedRedisCluster();
 let standaloneClient: Redis | undefined;
 let clusterClient: Cluster | undefined;
 
 beforeAll(async () => {
-  [server, redisCluster] = await Promise.all([startRedisServer(), startRedisCluster()]);
-  standaloneClient = new Redis({ host: server.host, port: server.port });
-  clusterClient = new Cluster([...redisCluster.nodes]);
-  const cluster = clusterClient;
+  standaloneClient = new Redis({ host: server.host, port: server.port, db: server.database });
+  clusterClient = new Cluster([...cluster.nodes]);
+  const ready = clusterClient;
   await new Promise<void>((resolve, reject) => {
-    cluster.once('ready', resolve);
-    cluster.once('error', reject);
+    ready.once('ready', resolve);
+    ready.once('error', reject);
   });
 });
 
-afterAll(async () => {
+afterAll(() => {
   standaloneClient?.disconnect();
   clusterClient?.disconnect();
-  await Promise.all([server?.stop(), redisCluster?.stop()]);
 });
 
 async function emptiedStandalone(): Promise<Redis> {
   if (standaloneClient === undefined) {
-    throw new Error('The redis-server of this suite did not start; see the beforeAll error.');
+    throw new Error('The redis-server client of this suite was not created; see the beforeAll error.');
   }
-  await standaloneClient.flushall();
+  await server.flush();
   return standaloneClient;
 }
 
-async function emptiedCluster(): Promise<Cluster> {
+/** A storage on the Cluster under a key prefix no other case used, so it starts empty. */
+function clusterStorage(): RedisCheckpointStorage {
   if (clusterClient === undefined) {
-    throw new Error('The Redis Cluster of this suite did not start; see the beforeAll error.');
+    throw new Error('The Redis Cluster client of this suite was not created; see the beforeAll error.');
   }
-  await Promise.all(clusterClient.nodes('master').map((node) => node.flushall()));
-  return clusterClient;
+  const prefix = cluster.freshPrefix();
+  return new RedisCheckpointStorage(clusterClient, {
+    keyPrefix: `${prefix}cp:`,
+    versionKeyPrefix: `${prefix}version:`,
+  });
 }
 
 describeCheckpointStorageConformance(
@@ -54,7 +53,7 @@ describeCheckpointStorageConformance(
 );
 describeCheckpointStorageConformance(
   'RedisCheckpointStorage over ioredis 6 (RESP3) on a real Redis Cluster',
-  async () => new RedisCheckpointStorage(await emptiedCluster()),
+  async () => clusterStorage(),
 );
 
 describe('RedisCheckpointStorage over ioredis 6', () => {

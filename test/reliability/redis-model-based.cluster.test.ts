@@ -1,13 +1,8 @@
 import fc from 'fast-check';
-import { Cluster, Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { Cluster, Redis } from 'ioredis';
+import { beforeAll, describe, it } from 'vitest';
 import { RedisCheckpointStorage } from '../../runtime/index.js';
-import {
-  startRedisCluster,
-  startRedisServer,
-  type RedisClusterProcess,
-  type RedisServerProcess,
-} from '../support/redis/index.js';
+import { useSharedRedis, useSharedRedisCluster } from '../support/redis/index.js';
 import { concurrentModelProperty } from './model-based/run-concurrent-model.js';
 
 // Hash-tagged and plain ids: both shapes Cluster-safe mode fences, spread over different slots.
@@ -15,21 +10,14 @@ const subscriptionIds = ['{tenant-a}-orders', '{tenant-a}-payments', 'invoices']
 const connections = 3;
 
 describe('model-based interleavings: RedisCheckpointStorage on a real redis-server', () => {
-  let server: RedisServerProcess | undefined;
+  // This suite's own database on the shared redis-server: each run empties it with FLUSHDB.
+  const server = useSharedRedis();
   const clients: Redis[] = [];
 
-  beforeAll(async () => {
-    server = await startRedisServer();
+  beforeAll(() => {
     for (let index = 0; index < connections; index += 1) {
-      clients.push(new Redis({ host: server.host, port: server.port }));
+      clients.push(server.connect());
     }
-  });
-
-  afterAll(async () => {
-    for (const client of clients) {
-      client.disconnect();
-    }
-    await server?.stop();
   });
 
   it('every scheduled interleaving over three connections is linearizable', async () => {
@@ -37,7 +25,7 @@ describe('model-based interleavings: RedisCheckpointStorage on a real redis-serv
       concurrentModelProperty({
         subscriptionIds,
         createStorages: async () => {
-          await clients[0]?.flushall();
+          await server.flush();
           return clients.map((client, index) =>
             index === 0 ? new RedisCheckpointStorage(client) : RedisCheckpointStorage.forStandalone(client),
           );
@@ -50,21 +38,14 @@ describe('model-based interleavings: RedisCheckpointStorage on a real redis-serv
 });
 
 describe('model-based interleavings: RedisCheckpointStorage on a real three-master Cluster', () => {
-  let cluster: RedisClusterProcess | undefined;
+  // This suite's own key prefix on the shared Cluster: each run's storages start on an empty prefix under it.
+  const cluster = useSharedRedisCluster();
   const clients: Cluster[] = [];
 
-  beforeAll(async () => {
-    cluster = await startRedisCluster();
+  beforeAll(() => {
     for (let index = 0; index < connections; index += 1) {
-      clients.push(new Cluster(cluster.nodes.map(({ host, port }) => ({ host, port }))));
+      clients.push(cluster.connect());
     }
-  });
-
-  afterAll(async () => {
-    for (const client of clients) {
-      client.disconnect();
-    }
-    await cluster?.stop();
   });
 
   it('every scheduled interleaving over three Cluster clients is linearizable', async () => {
@@ -72,11 +53,11 @@ describe('model-based interleavings: RedisCheckpointStorage on a real three-mast
       concurrentModelProperty({
         subscriptionIds,
         createStorages: async () => {
-          const [first] = clients;
-          if (first !== undefined) {
-            await Promise.all(first.nodes('master').map((node) => node.flushall()));
-          }
-          return clients.map((client) => new RedisCheckpointStorage(client));
+          const prefix = cluster.freshPrefix();
+          return clients.map(
+            (client) =>
+              new RedisCheckpointStorage(client, { keyPrefix: `${prefix}cp:`, versionKeyPrefix: `${prefix}version:` }),
+          );
         },
       }),
       { numRuns: 25 },

@@ -6,7 +6,7 @@ import {
   startRedisServer,
   type RedisClusterProcess,
   type RedisServerProcess,
-} from '../../support/redis/index.js';
+} from '../support/redis/index.js';
 
 describe('startRedisServer', () => {
   const started: RedisServerProcess[] = [];
