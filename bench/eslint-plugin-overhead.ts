@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateEslintBenchProject } from './eslint-bench-project.js';
+import { measurePluginImport } from './eslint-plugin-import.js';
 import { parseTimingTable, type RuleTiming } from './eslint-timing-table.js';
 
 // What configs['recommended-type-checked'] adds to linting a 2,000-file project with typescript-eslint's type-checked
@@ -13,7 +14,8 @@ import { parseTimingTable, type RuleTiming } from './eslint-timing-table.js';
 const repository = path.resolve(import.meta.dirname, '../..');
 const fileCount = Number(process.env.BENCH_FILES ?? 2_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const targetOverheadPercent = 5;
+const targetOverheadPercent = 2;
+const importRuns = Number(process.env.BENCH_IMPORT_RUNS ?? 9);
 const benchRoot = path.join(repository, '.tmp/eslint-bench');
 const eslintBin = path.join(repository, 'node_modules/eslint/bin/eslint.js');
 const pluginPrefix = 'checkpoint-fencing/';
@@ -99,6 +101,24 @@ console.log(
 console.log(
   `Linting with typescript-eslint recommendedTypeChecked, without and with checkpoint-fencing recommended-type-checked, ${rounds} round(s), order A B B A …\n`,
 );
+
+const pluginImport = measurePluginImport(
+  {
+    eslint: path.join(repository, 'node_modules/eslint/lib/api.js'),
+    plugin: path.join(repository, 'dist/eslint-plugin/index.js'),
+  },
+  benchRoot,
+  importRuns,
+);
+console.log(
+  `plugin import after ESLint (syntactic lint), median of ${importRuns} fresh processes: ${pluginImport.medianMilliseconds.toFixed(1)} ms, ` +
+    `${pluginImport.modules} CommonJS modules; TypeScript compiler or ts-morph loaded: ${pluginImport.compilerFiles.length === 0 ? 'no' : pluginImport.compilerFiles.join(', ')}\n`,
+);
+if (pluginImport.compilerFiles.length > 0) {
+  throw new Error(
+    'Loading the plugin for syntactic lint pulled in the TypeScript compiler or ts-morph; keep typed-only code behind the type-aware path.',
+  );
+}
 
 // A first lint fills the file cache and warms the TypeScript install; it would otherwise count against one side.
 const warmUp = lint('baseline');

@@ -1,9 +1,9 @@
 import type { TSESLint } from '@typescript-eslint/utils';
-import { pluginVersion } from './plugin-version.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../vocabulary/index.js';
 import { rules, type RuleName } from './rules/index.js';
 
 /** The namespace rules carry in a config: `checkpoint-fencing/no-unfenced-write`. */
-const PLUGIN_NAMESPACE = 'checkpoint-fencing';
+const PLUGIN_NAMESPACE = PACKAGE_NAME;
 
 /** The names of the plugin's flat configs. */
 export type ConfigName = 'recommended' | 'recommended-type-checked';
@@ -23,7 +23,7 @@ const configs: Record<ConfigName, TSESLint.FlatConfig.Config> = { recommended: {
  * `languageOptions.parserOptions.projectService`.
  */
 const plugin: CheckpointFencingPlugin = {
-  meta: { name: 'checkpoint-fencing/eslint-plugin', version: pluginVersion },
+  meta: { name: `${PACKAGE_NAME}/eslint-plugin`, version: PACKAGE_VERSION },
   rules,
   configs,
 };

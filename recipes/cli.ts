@@ -1,8 +1,11 @@
 #!/usr/bin/env node
+import { realpathSync } from 'node:fs';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { gitWorkTreeRoot } from './add-write-conditions/git-worktree.js';
 import { unifiedDiff } from './add-write-conditions/unified-diff.js';
 import { summaryLine, type UpgradeReport } from './add-write-conditions/upgrade-report.js';
+import { upgradeMessages } from './add-write-conditions/upgrade-messages.js';
 import type { UpgradeOptions } from './add-write-conditions/upgrade.js';
 
 const USAGE = `Usage: checkpoint-fencing upgrade [paths…] [--project tsconfig.json] [--dry-run] [--check] [--json] [--allow-dirty]
@@ -42,7 +45,7 @@ async function main(argv: readonly string[]): Promise<number> {
       },
     });
   } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}; run with --help for the options.`);
+    throw new UsageError(upgradeMessages.badArguments(error instanceof Error ? error.message : String(error)));
   }
   const { values, positionals } = parsed;
   if (values.help === true) {
@@ -52,9 +55,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const [command, ...paths] = positionals;
   if (command !== 'upgrade') {
     throw new UsageError(
-      command === undefined
-        ? 'missing command; the only command is "upgrade".'
-        : `unknown command "${command}"; the only command is "upgrade".`,
+      command === undefined ? upgradeMessages.missingCommand() : upgradeMessages.unknownCommand(command),
     );
   }
   const json = values.json === true;
@@ -77,11 +78,20 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const cwd = process.cwd();
   const show = (file: string): string => relative(cwd, file).split('\\').join('/');
-  const diff = values['dry-run'] === true ? unifiedDiff(report.changes, show) : undefined;
+  // Paths relative to the git work tree's root: git apply reads them so from the root and from any folder in it
+  // (from a folder, it silently skips paths it takes to be outside), and relative to cwd outside a work tree.
+  const patchRoot = gitWorkTreeRoot(cwd) ?? cwd;
+  const diff =
+    values['dry-run'] === true
+      ? unifiedDiff(report.changes, (file) => relative(patchRoot, realpathSync(file)))
+      : undefined;
 
   if (json) {
     process.stdout.write(`${JSON.stringify(jsonReport(report, show, diff), null, 2)}\n`);
   } else {
+    for (const notice of report.notices) {
+      process.stderr.write(`${notice}\n`);
+    }
     for (const skipped of report.skipped) {
       process.stderr.write(`skipped ${skipped.class} (${show(skipped.file)}:${skipped.line}): ${skipped.reason}\n`);
     }
@@ -116,6 +126,7 @@ function jsonReport(report: UpgradeReport, show: (file: string) => string, diff:
     durationMs: Math.round(report.durationMs),
     implementers: report.implementers.map((implementer) => ({ ...implementer, file: show(implementer.file) })),
     skipped: report.skipped.map((skipped) => ({ ...skipped, file: show(skipped.file) })),
+    notices: report.notices,
     ...(diff === undefined ? {} : { diff }),
     summary: summaryLine(report),
   };

@@ -1,19 +1,9 @@
-import { ASTUtils, AST_NODE_TYPES, TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import { isImportBinding } from './scope-definitions.js';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { findVariable } from './find-variable.js';
+import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
 import { skipTransparentWrappers, staticMemberName } from './static-member-name.js';
-
-const { DefinitionType } = TSESLint.Scope;
-
-/** The module specifier whose exports the rules recognise. */
-export const RUNTIME_MODULE = 'checkpoint-fencing';
-
-/** The runtime exports the rules look for, by their exported (not local) names. */
-export type RuntimeExportName =
-  | 'CheckpointStorage'
-  | 'CheckpointWriteCondition'
-  | 'CheckpointWriteConditionNotFulfilledError'
-  | 'FencedCheckpointWriter'
-  | 'FencingToken'
-  | 'FencingTokenSource';
 
 type Scope = TSESLint.Scope.Scope;
 
@@ -78,7 +68,7 @@ export function localSpellingOfRuntimeExport(
             ? specifier.local.name
             : undefined;
       const localName = specifier.local.name;
-      if (spelling !== undefined && ASTUtils.findVariable(scope, localName)?.defs[0]?.node === specifier) {
+      if (spelling !== undefined && findVariable(scope, localName)?.defs[0]?.node === specifier) {
         return spelling;
       }
     }
@@ -91,7 +81,7 @@ export function runtimeValueImports(program: TSESTree.Program): TSESTree.ImportD
   return program.body.filter(
     (statement): statement is TSESTree.ImportDeclaration =>
       statement.type === AST_NODE_TYPES.ImportDeclaration &&
-      statement.source.value === RUNTIME_MODULE &&
+      statement.source.value === PACKAGE_NAME &&
       statement.importKind !== 'type',
   );
 }
@@ -102,8 +92,8 @@ function importedName(specifier: TSESTree.ImportSpecifier): string {
 }
 
 function importedNameOf(identifier: TSESTree.Identifier, scope: Scope): string | undefined {
-  const definition = ASTUtils.findVariable(scope, identifier.name)?.defs[0];
-  if (definition?.type !== DefinitionType.ImportBinding || definition.node.type !== AST_NODE_TYPES.ImportSpecifier) {
+  const definition = findVariable(scope, identifier.name)?.defs[0];
+  if (!isImportBinding(definition) || definition.node.type !== AST_NODE_TYPES.ImportSpecifier) {
     return undefined;
   }
   return isRuntimeImportDeclaration(definition.parent) ? importedName(definition.node) : undefined;
@@ -113,14 +103,14 @@ function isRuntimeNamespace(node: TSESTree.Node, scope: Scope): boolean {
   if (node.type !== AST_NODE_TYPES.Identifier) {
     return false;
   }
-  const definition = ASTUtils.findVariable(scope, node.name)?.defs[0];
+  const definition = findVariable(scope, node.name)?.defs[0];
   return (
-    definition?.type === DefinitionType.ImportBinding &&
+    isImportBinding(definition) &&
     definition.node.type === AST_NODE_TYPES.ImportNamespaceSpecifier &&
     isRuntimeImportDeclaration(definition.parent)
   );
 }
 
 function isRuntimeImportDeclaration(declaration: TSESTree.Node): boolean {
-  return declaration.type === AST_NODE_TYPES.ImportDeclaration && declaration.source.value === RUNTIME_MODULE;
+  return declaration.type === AST_NODE_TYPES.ImportDeclaration && declaration.source.value === PACKAGE_NAME;
 }

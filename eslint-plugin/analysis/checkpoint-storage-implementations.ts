@@ -1,7 +1,14 @@
-import { AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
-import { refersToRuntimeExport, typeAnnotationNamesRuntimeExport } from './checkpoint-fencing-imports.js';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { staticPropertyKeyName } from './static-member-name.js';
-import { isCheckpointStorageType, type TypeInformation } from './type-information.js';
+import {
+  declaredTypeOfLiteral,
+  namesStorageInterface,
+  namesStorageType,
+  sameFileBaseClass,
+} from './storage-declarations.js';
+import { inheritedMembers, isCheckpointStorageType, type InheritedMembers } from './storage-types.js';
+import type { TypeInformation } from './type-information.js';
 
 /** A class or object literal that implements `CheckpointStorage`, with the members it declares itself. */
 export interface CheckpointStorageImplementation {
@@ -14,6 +21,8 @@ export interface CheckpointStorageImplementation {
   readonly memberNames: ReadonlySet<string>;
   /** Members may come from elsewhere (a superclass, a spread, a computed key): absence proves nothing. */
   readonly mayInheritMembers: boolean;
+  /** With types, for a class: what its base classes provide. */
+  readonly inherited: InheritedMembers | undefined;
 }
 
 type Scope = TSESLint.Scope.Scope;
@@ -21,7 +30,8 @@ type ClassNode = TSESTree.ClassDeclaration | TSESTree.ClassExpression;
 
 /**
  * `classNode` as a storage implementation when it says `implements CheckpointStorage` (the checkpoint-fencing
- * import, aliased or through a namespace); with types, when its instance type is, extends or implements a
+ * import, aliased or through a namespace, or an interface or alias of this file derived from it) or extends a class
+ * of this file that does; with types, when its instance type is, extends or implements checkpoint-fencing's
  * `CheckpointStorage` (through a superclass, or an interface re-declared under another name).
  */
 export function classImplementingCheckpointStorage(
@@ -30,12 +40,12 @@ export function classImplementingCheckpointStorage(
   types: TypeInformation | undefined,
 ): CheckpointStorageImplementation | undefined {
   const clauses = implementsClauses(classNode);
-  const clause = clauses.find((candidate) => refersToRuntimeExport(candidate.expression, 'CheckpointStorage', scope));
+  const clause = clauses.find((candidate) => namesStorageInterface(candidate.expression, scope));
   // Only a class with a heritage clause can be a storage by type; asking no other keeps type-aware linting cheap.
   const worthAsking = clauses.length > 0 || classNode.superClass !== null;
   const implementsStorage =
     types === undefined
-      ? clause !== undefined
+      ? clause !== undefined || implementsThroughSameFileBase(classNode, scope, new Set())
       : worthAsking && isCheckpointStorageType(types.getTypeAtLocation(classNode), types.program.getTypeChecker());
   if (!implementsStorage) {
     return undefined;
@@ -68,26 +78,43 @@ export function classImplementingCheckpointStorage(
     methods,
     memberNames,
     mayInheritMembers: computed || classNode.superClass !== null,
+    inherited:
+      types === undefined || classNode.superClass === null
+        ? undefined
+        : inheritedMembers(types.esTreeNodeToTSNodeMap.get(classNode), types.program.getTypeChecker()),
   };
 }
 
+function implementsThroughSameFileBase(classNode: ClassNode, scope: Scope, seen: Set<ClassNode>): boolean {
+  const base = sameFileBaseClass(classNode, scope);
+  if (base === undefined || seen.has(base)) {
+    return false;
+  }
+  seen.add(base);
+  return (
+    implementsClauses(base).some((clause) => namesStorageInterface(clause.expression, scope)) ||
+    implementsThroughSameFileBase(base, scope, seen)
+  );
+}
+
 /**
- * `object` as a storage implementation when its declared type names `CheckpointStorage`
- * (`const s: CheckpointStorage = {...}`, `{...} satisfies CheckpointStorage`, `{...} as CheckpointStorage`); with
- * types, also when its contextual type is a `CheckpointStorage` (an argument to a parameter of that type).
+ * `object` as a storage implementation when the type it is written against names `CheckpointStorage`
+ * (`const s: CheckpointStorage = {...}`, `{...} satisfies CheckpointStorage`, `{...} as CheckpointStorage`, returned
+ * from a function declared to return one); with types, also when its contextual type is a `CheckpointStorage` (an
+ * argument to a parameter of that type).
  */
 export function objectImplementingCheckpointStorage(
   object: TSESTree.ObjectExpression,
   scope: Scope,
   types: TypeInformation | undefined,
 ): CheckpointStorageImplementation | undefined {
-  const declared = declaredTypeOf(object);
+  const declared = declaredTypeOfLiteral(object);
   const declaresSave = object.properties.some(
     (property) => property.type === AST_NODE_TYPES.Property && keyName(property) === 'save',
   );
   const implementsStorage =
     types === undefined
-      ? typeAnnotationNamesRuntimeExport(declared, 'CheckpointStorage', scope)
+      ? namesStorageType(declared, scope)
       : (declared !== undefined || declaresSave) && isContextuallyCheckpointStorage(object, declared, types);
   if (!implementsStorage) {
     return undefined;
@@ -107,7 +134,14 @@ export function objectImplementingCheckpointStorage(
       methods.set(name, property.value);
     }
   }
-  return { node: object, reportNode: declared ?? object, methods, memberNames, mayInheritMembers: unknownMembers };
+  return {
+    node: object,
+    reportNode: declared ?? object,
+    methods,
+    memberNames,
+    mayInheritMembers: unknownMembers,
+    inherited: undefined,
+  };
 }
 
 function isContextuallyCheckpointStorage(
@@ -121,17 +155,6 @@ function isContextuallyCheckpointStorage(
   }
   const contextual = checker.getContextualType(types.esTreeNodeToTSNodeMap.get(object));
   return contextual !== undefined && isCheckpointStorageType(contextual, checker);
-}
-
-function declaredTypeOf(object: TSESTree.ObjectExpression): TSESTree.TypeNode | undefined {
-  const parent = object.parent;
-  if (parent.type === AST_NODE_TYPES.VariableDeclarator && parent.init === object) {
-    return parent.id.typeAnnotation?.typeAnnotation;
-  }
-  if (parent.type === AST_NODE_TYPES.TSSatisfiesExpression || parent.type === AST_NODE_TYPES.TSAsExpression) {
-    return parent.typeAnnotation;
-  }
-  return undefined;
 }
 
 /** A class's `implements` clauses; JavaScript parsers (espree) leave the property out, though the TS-ESTree types say it is always there. */

@@ -1,10 +1,12 @@
-import { ASTUtils, AST_NODE_TYPES, TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import { isParameter, isVariable } from './scope-definitions.js';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { findVariable } from './find-variable.js';
 import { refersToRuntimeExport, typeAnnotationNamesRuntimeExport } from './checkpoint-fencing-imports.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
-import { isCheckpointStorageType, type TypeInformation } from './type-information.js';
+import { isCheckpointStorageType } from './storage-types.js';
+import type { TypeInformation } from './type-information.js';
 import { parentOf } from './descendant-nodes.js';
-
-const { DefinitionType } = TSESLint.Scope;
 
 /** How a rule decides that the receiver of a `save` call is a checkpoint storage. */
 export interface StorageRecognition {
@@ -57,11 +59,11 @@ function receiverName(target: TSESTree.Node): string | undefined {
 
 function declaredRoleOf(target: TSESTree.Node, scope: Scope): DeclaredRole {
   if (target.type === AST_NODE_TYPES.Identifier) {
-    const definition = ASTUtils.findVariable(scope, target.name)?.defs[0];
-    if (definition?.type === DefinitionType.Parameter && definition.name.type === AST_NODE_TYPES.Identifier) {
+    const definition = findVariable(scope, target.name)?.defs[0];
+    if (isParameter(definition) && definition.name.type === AST_NODE_TYPES.Identifier) {
       return roleOfDeclaration(definition.name.typeAnnotation?.typeAnnotation, undefined, scope);
     }
-    if (definition?.type === DefinitionType.Variable && definition.node.id === definition.name) {
+    if (isVariable(definition) && definition.node.id === definition.name) {
       return roleOfDeclaration(
         definition.node.id.typeAnnotation?.typeAnnotation,
         definition.node.init ?? undefined,

@@ -1,10 +1,11 @@
-import { ASTUtils, AST_NODE_TYPES, TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import { isParameter, isVariable } from './scope-definitions.js';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { findVariable } from './find-variable.js';
 import { typeAnnotationNamesRuntimeExport } from './checkpoint-fencing-imports.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
 import { isNumericTokenType, type TypeInformation } from './type-information.js';
 import { parentOf } from './descendant-nodes.js';
-
-const { DefinitionType } = TSESLint.Scope;
 
 /** How a rule decides that a binding holds a fencing token. */
 export interface TokenRecognition {
@@ -57,9 +58,9 @@ export function isFencingTokenVariable(variable: Variable, scope: Scope, recogni
     return false;
   }
   const evidence =
-    definition.type === DefinitionType.Parameter && definition.name.type === AST_NODE_TYPES.Identifier
+    isParameter(definition) && definition.name.type === AST_NODE_TYPES.Identifier
       ? tokenEvidence(definition.name, undefined, scope, recognition)
-      : definition.type === DefinitionType.Variable
+      : isVariable(definition)
         ? tokenEvidence(
             definition.name,
             definition.node.id === definition.name ? definition.node.init : null,
@@ -281,5 +282,5 @@ function isNullishOperand(node: TSESTree.Node): boolean {
 }
 
 function isReferenceTo(node: TSESTree.Node, variable: Variable, sourceCode: SourceCode): boolean {
-  return node.type === AST_NODE_TYPES.Identifier && ASTUtils.findVariable(sourceCode.getScope(node), node) === variable;
+  return node.type === AST_NODE_TYPES.Identifier && findVariable(sourceCode.getScope(node), node) === variable;
 }

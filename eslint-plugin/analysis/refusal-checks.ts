@@ -1,4 +1,6 @@
-import { ASTUtils, AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { findVariable } from './find-variable.js';
 import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
 import { skipTransparentWrappers, staticMemberName } from './static-member-name.js';
 
@@ -60,7 +62,5 @@ function isCaught(
   sourceCode: Readonly<TSESLint.SourceCode>,
 ): boolean {
   const target = skipTransparentWrappers(node);
-  return (
-    target.type === AST_NODE_TYPES.Identifier && ASTUtils.findVariable(sourceCode.getScope(target), target) === caught
-  );
+  return target.type === AST_NODE_TYPES.Identifier && findVariable(sourceCode.getScope(target), target) === caught;
 }

@@ -1,5 +1,7 @@
-import { AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
-import { RUNTIME_MODULE, runtimeValueImports, type RuntimeExportName } from './checkpoint-fencing-imports.js';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
+import { runtimeValueImports } from './checkpoint-fencing-imports.js';
 
 /**
  * The fix that imports value `exportName` from checkpoint-fencing under its own name: appended to an existing
@@ -20,7 +22,7 @@ export function addRuntimeImport(
   }
   const imports = program.body.filter((statement) => statement.type === AST_NODE_TYPES.ImportDeclaration);
   const quote = imports[0]?.source.raw.startsWith('"') === true ? '"' : "'";
-  const statement = `import { ${exportName} } from ${quote}${RUNTIME_MODULE}${quote};`;
+  const statement = `import { ${exportName} } from ${quote}${PACKAGE_NAME}${quote};`;
   const lastImport = imports.at(-1);
   if (lastImport !== undefined) {
     return fixer.insertTextAfter(lastImport, `\n${statement}`);

@@ -1,4 +1,5 @@
-import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESTree } from '@typescript-eslint/utils';
 
 /**
  * The property name of `a.b`, `a?.b`, `a.#b` (as `#b`), `a['b']` and `` a[`b`] ``; `undefined` when the key is

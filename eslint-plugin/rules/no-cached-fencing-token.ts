@@ -1,4 +1,6 @@
-import { ASTUtils, AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { findVariable } from '../analysis/find-variable.js';
 import { refersToRuntimeExport } from '../analysis/checkpoint-fencing-imports.js';
 import { enclosingClass } from '../analysis/checkpoint-storage-receivers.js';
 import { enclosingFunction } from '../analysis/descendant-nodes.js';
@@ -8,7 +10,8 @@ import {
   type TokenRecognition,
 } from '../analysis/fencing-token-bindings.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
-import { createRule } from '../create-rule.js';
+import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
+import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Options of `no-cached-fencing-token`. */
 export interface NoCachedFencingTokenOptions {
@@ -19,7 +22,7 @@ export interface NoCachedFencingTokenOptions {
 /** Message ids of `no-cached-fencing-token`. */
 export type NoCachedFencingTokenMessageId = 'cachedToken';
 
-const defaults = { tokenPattern: 'fencing_?token$' } satisfies Required<NoCachedFencingTokenOptions>;
+const defaults = { tokenPattern: DEFAULT_TOKEN_PATTERN } satisfies Required<NoCachedFencingTokenOptions>;
 
 /** Where a token can be cached: a field of one class, or a variable declared outside the function that writes. */
 type CacheKey = TSESLint.Scope.Variable | `${number}:${string}`;
@@ -37,148 +40,152 @@ interface ConditionUse {
 }
 
 /** Reports a write condition built from a token that was read once into a field or outer variable. */
-export const noCachedFencingToken = createRule<[NoCachedFencingTokenOptions], NoCachedFencingTokenMessageId>({
-  name: 'no-cached-fencing-token',
-  meta: {
-    type: 'problem',
-    docs: {
-      description: 'Disallow write conditions built from a fencing token cached in a field or module variable',
-      recommended: true,
-      requiresTypeChecking: false,
-      usesTypeInformationWhenAsked: false,
-    },
-    messages: {
-      cachedToken:
-        '`{{name}}` holds a fencing token read once (line {{line}}) and reused for this write; by now the lease may have changed hands, ' +
-        'and the stale token fences nothing it should. Read the token right before every write: notOlderThan(await <lease>.fencingToken(id)).',
-    },
-    schema: [
-      {
-        type: 'object',
-        properties: {
-          tokenPattern: { type: 'string', description: 'Case-insensitive regular expression for fencing-token names.' },
+export const noCachedFencingToken: CheckpointFencingRule<NoCachedFencingTokenMessageId, [NoCachedFencingTokenOptions]> =
+  createRule<[NoCachedFencingTokenOptions], NoCachedFencingTokenMessageId>({
+    name: 'no-cached-fencing-token',
+    meta: {
+      type: 'problem',
+      docs: {
+        description: 'Disallow write conditions built from a fencing token cached in a field or module variable',
+        recommended: true,
+        requiresTypeChecking: false,
+        usesTypeInformationWhenAsked: false,
+      },
+      messages: {
+        cachedToken:
+          '`{{name}}` holds a fencing token read once (line {{line}}) and reused for this write; by now the lease may have changed hands, ' +
+          'and the stale token fences nothing it should. Read the token right before every write: notOlderThan(await <lease>.fencingToken(id)).',
+      },
+      schema: [
+        {
+          type: 'object',
+          properties: {
+            tokenPattern: {
+              type: 'string',
+              description: 'Case-insensitive regular expression for fencing-token names.',
+            },
+          },
+          additionalProperties: false,
         },
-        additionalProperties: false,
-      },
-    ],
-    defaultOptions: [defaults],
-  },
-  create(context, [options]) {
-    const recognition: TokenRecognition = {
-      tokenPattern: new RegExp(options.tokenPattern ?? defaults.tokenPattern, 'iu'),
-      types: undefined,
-    };
-    const { sourceCode } = context;
-    const reads = new Map<CacheKey, CachedRead[]>();
-    const uses: ConditionUse[] = [];
-    const classIds = new Map<TSESTree.Node, number>();
-    const fieldKey = (member: TSESTree.Node): CacheKey | undefined => {
-      const target = skipTransparentWrappers(member);
-      if (target.type !== AST_NODE_TYPES.MemberExpression || target.object.type !== AST_NODE_TYPES.ThisExpression) {
-        return undefined;
-      }
-      const classNode = enclosingClass(target);
-      const name = staticMemberName(target);
-      if (classNode === undefined || name === undefined) {
-        return undefined;
-      }
-      const id = classIds.get(classNode) ?? classIds.size;
-      classIds.set(classNode, id);
-      return `${id}:${name}`;
-    };
-    const outerVariableKey = (node: TSESTree.Node): CacheKey | undefined => {
-      const target = skipTransparentWrappers(node);
-      if (target.type !== AST_NODE_TYPES.Identifier) {
-        return undefined;
-      }
-      const variable = ASTUtils.findVariable(sourceCode.getScope(target), target);
-      const declaredIn = variable?.defs[0] === undefined ? undefined : enclosingFunction(variable.defs[0].name);
-      return variable !== null && declaredIn !== enclosingFunction(target) ? variable : undefined;
-    };
-    const isTokenValue = (value: TSESTree.Node): boolean => {
-      if (isFencingTokenSourceCall(value, recognition)) {
-        return true;
-      }
-      const target = skipTransparentWrappers(value);
-      if (target.type !== AST_NODE_TYPES.Identifier) {
-        return false;
-      }
-      const scope = sourceCode.getScope(target);
-      const variable = ASTUtils.findVariable(scope, target);
-      return variable !== null && isFencingTokenVariable(variable, scope, recognition);
-    };
-    const remember = (key: CacheKey | undefined, node: TSESTree.Node): void => {
-      if (key !== undefined) {
-        reads.set(key, [...(reads.get(key) ?? []), { node, storedIn: enclosingFunction(node) }]);
-      }
-    };
-    return {
-      AssignmentExpression(assignment) {
-        if (assignment.operator === '=' && isTokenValue(assignment.right)) {
-          remember(fieldKey(assignment.left) ?? outerVariableKey(assignment.left), assignment);
+      ],
+      defaultOptions: [defaults],
+    },
+    create(context, [options]) {
+      const recognition: TokenRecognition = {
+        tokenPattern: new RegExp(options.tokenPattern ?? defaults.tokenPattern, 'iu'),
+        types: undefined,
+      };
+      const { sourceCode } = context;
+      const reads = new Map<CacheKey, CachedRead[]>();
+      const uses: ConditionUse[] = [];
+      const classIds = new Map<TSESTree.Node, number>();
+      const fieldKey = (member: TSESTree.Node): CacheKey | undefined => {
+        const target = skipTransparentWrappers(member);
+        if (target.type !== AST_NODE_TYPES.MemberExpression || target.object.type !== AST_NODE_TYPES.ThisExpression) {
+          return undefined;
         }
-      },
-      PropertyDefinition(field) {
-        const name = staticPropertyKeyName(field.key, field.computed);
-        if (
-          field.value !== null &&
-          !field.static &&
-          name !== undefined &&
-          isFencingTokenSourceCall(field.value, recognition)
-        ) {
-          const id = classIds.get(field.parent.parent) ?? classIds.size;
-          classIds.set(field.parent.parent, id);
-          remember(`${id}:${name}`, field);
+        const classNode = enclosingClass(target);
+        const name = staticMemberName(target);
+        if (classNode === undefined || name === undefined) {
+          return undefined;
         }
-      },
-      VariableDeclarator(declarator) {
-        if (
-          declarator.init !== null &&
-          enclosingFunction(declarator) === undefined &&
-          isFencingTokenSourceCall(declarator.init, recognition)
-        ) {
-          for (const variable of sourceCode.getDeclaredVariables(declarator)) {
-            remember(variable, declarator);
-          }
+        const id = classIds.get(classNode) ?? classIds.size;
+        classIds.set(classNode, id);
+        return `${id}:${name}`;
+      };
+      const outerVariableKey = (node: TSESTree.Node): CacheKey | undefined => {
+        const target = skipTransparentWrappers(node);
+        if (target.type !== AST_NODE_TYPES.Identifier) {
+          return undefined;
         }
-      },
-      CallExpression(call) {
-        const callee = skipTransparentWrappers(call.callee);
-        const argument = call.arguments[0];
-        if (
-          argument === undefined ||
-          callee.type !== AST_NODE_TYPES.MemberExpression ||
-          staticMemberName(callee) !== 'notOlderThan' ||
-          !refersToRuntimeExport(callee.object, 'CheckpointWriteCondition', sourceCode.getScope(call))
-        ) {
-          return;
+        const variable = findVariable(sourceCode.getScope(target), target);
+        const declaredIn = variable?.defs[0] === undefined ? undefined : enclosingFunction(variable.defs[0].name);
+        return variable !== null && declaredIn !== enclosingFunction(target) ? variable : undefined;
+      };
+      const isTokenValue = (value: TSESTree.Node): boolean => {
+        if (isFencingTokenSourceCall(value, recognition)) {
+          return true;
         }
-        const operand = cachedOperand(argument);
-        const key = fieldKey(operand) ?? outerVariableKey(operand);
+        const target = skipTransparentWrappers(value);
+        if (target.type !== AST_NODE_TYPES.Identifier) {
+          return false;
+        }
+        const scope = sourceCode.getScope(target);
+        const variable = findVariable(scope, target);
+        return variable !== null && isFencingTokenVariable(variable, scope, recognition);
+      };
+      const remember = (key: CacheKey | undefined, node: TSESTree.Node): void => {
         if (key !== undefined) {
-          uses.push({ key, name: sourceCode.getText(operand), argument });
+          reads.set(key, [...(reads.get(key) ?? []), { node, storedIn: enclosingFunction(node) }]);
         }
-      },
-      'Program:exit'() {
-        for (const use of uses) {
-          const stored = reads.get(use.key) ?? [];
-          const writer = enclosingFunction(use.argument);
-          const refreshedHere = stored.some(
-            (read) => read.storedIn === writer && read.node.range[0] < use.argument.range[0],
-          );
-          const first = stored[0];
-          if (first !== undefined && !refreshedHere) {
-            context.report({
-              node: use.argument,
-              messageId: 'cachedToken',
-              data: { name: use.name, line: first.node.loc.start.line },
-            });
+      };
+      return {
+        AssignmentExpression(assignment) {
+          if (assignment.operator === '=' && isTokenValue(assignment.right)) {
+            remember(fieldKey(assignment.left) ?? outerVariableKey(assignment.left), assignment);
           }
-        }
-      },
-    };
-  },
-});
+        },
+        PropertyDefinition(field) {
+          const name = staticPropertyKeyName(field.key, field.computed);
+          if (
+            field.value !== null &&
+            !field.static &&
+            name !== undefined &&
+            isFencingTokenSourceCall(field.value, recognition)
+          ) {
+            const id = classIds.get(field.parent.parent) ?? classIds.size;
+            classIds.set(field.parent.parent, id);
+            remember(`${id}:${name}`, field);
+          }
+        },
+        VariableDeclarator(declarator) {
+          if (
+            declarator.init !== null &&
+            enclosingFunction(declarator) === undefined &&
+            isFencingTokenSourceCall(declarator.init, recognition)
+          ) {
+            for (const variable of sourceCode.getDeclaredVariables(declarator)) {
+              remember(variable, declarator);
+            }
+          }
+        },
+        CallExpression(call) {
+          const callee = skipTransparentWrappers(call.callee);
+          const argument = call.arguments[0];
+          if (
+            argument === undefined ||
+            callee.type !== AST_NODE_TYPES.MemberExpression ||
+            staticMemberName(callee) !== 'notOlderThan' ||
+            !refersToRuntimeExport(callee.object, 'CheckpointWriteCondition', sourceCode.getScope(call))
+          ) {
+            return;
+          }
+          const operand = cachedOperand(argument);
+          const key = fieldKey(operand) ?? outerVariableKey(operand);
+          if (key !== undefined) {
+            uses.push({ key, name: sourceCode.getText(operand), argument });
+          }
+        },
+        'Program:exit'() {
+          for (const use of uses) {
+            const stored = reads.get(use.key) ?? [];
+            const writer = enclosingFunction(use.argument);
+            const refreshedHere = stored.some(
+              (read) => read.storedIn === writer && read.node.range[0] < use.argument.range[0],
+            );
+            const first = stored[0];
+            if (first !== undefined && !refreshedHere) {
+              context.report({
+                node: use.argument,
+                messageId: 'cachedToken',
+                data: { name: use.name, line: first.node.loc.start.line },
+              });
+            }
+          }
+        },
+      };
+    },
+  });
 
 /** The field or variable a condition argument reads: `this.#token` in `this.#token!`, `this.#token as bigint`, `this.#token ?? 0n`. */
 function cachedOperand(argument: TSESTree.Node): TSESTree.Node {

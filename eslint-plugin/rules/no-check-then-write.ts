@@ -1,4 +1,5 @@
-import { AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { isAnyCondition } from '../analysis/checkpoint-save-calls.js';
 import {
   classImplementingCheckpointStorage,
@@ -7,7 +8,7 @@ import {
 } from '../analysis/checkpoint-storage-implementations.js';
 import { descendantNodes, parentOf } from '../analysis/descendant-nodes.js';
 import { skipTransparentWrappers, staticMemberName } from '../analysis/static-member-name.js';
-import { createRule } from '../create-rule.js';
+import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Message ids of `no-check-then-write`. */
 export type NoCheckThenWriteMessageId = 'checkThenWrite';
@@ -66,7 +67,10 @@ const COMPARISONS: ReadonlySet<string> = new Set(['===', '!==', '==', '!=', '<',
 type SourceCode = Readonly<TSESLint.SourceCode>;
 
 /** Reports a storage that reads the stored version, compares it, and writes in a separate step. */
-export const noCheckThenWrite = createRule<[], NoCheckThenWriteMessageId>({
+export const noCheckThenWrite: CheckpointFencingRule<NoCheckThenWriteMessageId, []> = createRule<
+  [],
+  NoCheckThenWriteMessageId
+>({
   name: 'no-check-then-write',
   meta: {
     type: 'problem',

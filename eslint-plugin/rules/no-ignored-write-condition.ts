@@ -1,11 +1,12 @@
-import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESTree } from '@typescript-eslint/utils';
 import {
   classImplementingCheckpointStorage,
   objectImplementingCheckpointStorage,
   type CheckpointStorageImplementation,
 } from '../analysis/checkpoint-storage-implementations.js';
 import { typeInformationFor } from '../analysis/type-information.js';
-import { createRule } from '../create-rule.js';
+import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Options of `no-ignored-write-condition`. */
 export interface NoIgnoredWriteConditionOptions {
@@ -14,12 +15,16 @@ export interface NoIgnoredWriteConditionOptions {
 }
 
 /** Message ids of `no-ignored-write-condition`. */
-export type NoIgnoredWriteConditionMessageId = 'saveIgnoresCondition' | 'missingWriteVersion';
+export type NoIgnoredWriteConditionMessageId =
+  'saveIgnoresCondition' | 'inheritedSaveIgnoresCondition' | 'missingWriteVersion';
 
 const defaults = { useTypeInformation: false } satisfies Required<NoIgnoredWriteConditionOptions>;
 
 /** Reports a `CheckpointStorage` implementation whose `save` drops the write condition or that lacks `writeVersion`. */
-export const noIgnoredWriteCondition = createRule<[NoIgnoredWriteConditionOptions], NoIgnoredWriteConditionMessageId>({
+export const noIgnoredWriteCondition: CheckpointFencingRule<
+  NoIgnoredWriteConditionMessageId,
+  [NoIgnoredWriteConditionOptions]
+> = createRule<[NoIgnoredWriteConditionOptions], NoIgnoredWriteConditionMessageId>({
   name: 'no-ignored-write-condition',
   meta: {
     type: 'problem',
@@ -33,6 +38,9 @@ export const noIgnoredWriteCondition = createRule<[NoIgnoredWriteConditionOption
       saveIgnoresCondition:
         'This CheckpointStorage save() declares {{count}} of its three parameters, so it never sees the write condition and fencing is silently off. ' +
         'Take (subscriptionId, checkpoint, condition) and evaluate the condition atomically with the write; `npx checkpoint-fencing upgrade` adds it.',
+      inheritedSaveIgnoresCondition:
+        'This CheckpointStorage inherits save() from {{base}}, which declares {{count}} of its three parameters, so it never sees the write condition and fencing is silently off. ' +
+        'Override save to take (subscriptionId, checkpoint, condition) and evaluate the condition atomically with the write; `npx checkpoint-fencing upgrade` adds it.',
       missingWriteVersion:
         'This CheckpointStorage has no writeVersion(), so no write condition can be judged and fencing is silently off. ' +
         'Store a version with each checkpoint and read it back in writeVersion(subscriptionId); `npx checkpoint-fencing upgrade` adds it.',
@@ -55,10 +63,28 @@ export const noIgnoredWriteCondition = createRule<[NoIgnoredWriteConditionOption
         return;
       }
       const save = implementation.methods.get('save');
+      const inherited = implementation.inherited;
       if (save !== undefined && !acceptsThirdArgument(save)) {
         context.report({ node: saveKey(save), messageId: 'saveIgnoresCondition', data: { count: save.params.length } });
+      } else if (
+        save === undefined &&
+        !implementation.memberNames.has('save') &&
+        inherited !== undefined &&
+        !inherited.unseenBase &&
+        inherited.save?.acceptsCondition === false
+      ) {
+        context.report({
+          node: implementation.reportNode,
+          messageId: 'inheritedSaveIgnoresCondition',
+          data: { base: inherited.save.from, count: inherited.save.parameterCount },
+        });
       }
-      if (!implementation.mayInheritMembers && !implementation.memberNames.has('writeVersion')) {
+      const lacksWriteVersion =
+        !implementation.memberNames.has('writeVersion') &&
+        (inherited === undefined
+          ? !implementation.mayInheritMembers
+          : !inherited.unseenBase && !inherited.writeVersionCovered);
+      if (lacksWriteVersion) {
         context.report({ node: implementation.reportNode, messageId: 'missingWriteVersion' });
       }
     };

@@ -1,8 +1,10 @@
-import { ASTUtils, AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { findVariable } from '../analysis/find-variable.js';
 import { asSaveCall, type SaveCall } from '../analysis/checkpoint-save-calls.js';
 import { descendantNodes, isFunctionNode, parentOf, type VisitorKeys } from '../analysis/descendant-nodes.js';
 import { refusalPolarity } from '../analysis/refusal-checks.js';
-import { createRule } from '../create-rule.js';
+import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Message ids of `no-retry-after-refusal`. */
 export type NoRetryAfterRefusalMessageId = 'retryInCatch' | 'retryByLoop';
@@ -11,7 +13,10 @@ type SourceCode = Readonly<TSESLint.SourceCode>;
 type Loop = TSESTree.WhileStatement | TSESTree.DoWhileStatement | TSESTree.ForStatement;
 
 /** Reports writing a checkpoint again after the storage refused it with `CheckpointWriteConditionNotFulfilledError`. */
-export const noRetryAfterRefusal = createRule<[], NoRetryAfterRefusalMessageId>({
+export const noRetryAfterRefusal: CheckpointFencingRule<NoRetryAfterRefusalMessageId, []> = createRule<
+  [],
+  NoRetryAfterRefusalMessageId
+>({
   name: 'no-retry-after-refusal',
   meta: {
     type: 'problem',
@@ -40,7 +45,7 @@ export const noRetryAfterRefusal = createRule<[], NoRetryAfterRefusalMessageId>(
         if (handler.param?.type !== AST_NODE_TYPES.Identifier) {
           return;
         }
-        const caught = ASTUtils.findVariable(sourceCode.getScope(handler.body), handler.param);
+        const caught = findVariable(sourceCode.getScope(handler.body), handler.param);
         // Most catch blocks never test for a refusal; finding that out first keeps the rule cheap.
         const regions = caught === null ? [] : refusalRegions(handler.body, caught, sourceCode);
         if (regions.length === 0) {
@@ -218,7 +223,7 @@ function writesSameValueEachPass(write: SaveCall, loop: Loop, sourceCode: Source
       if (node.type !== AST_NODE_TYPES.Identifier || isPropertyName(node)) {
         return true;
       }
-      const variable = ASTUtils.findVariable(sourceCode.getScope(node), node);
+      const variable = findVariable(sourceCode.getScope(node), node);
       const declared = variable?.defs[0]?.name.range[0];
       return declared === undefined || declared < loop.range[0] || declared > loop.range[1];
     }),

@@ -1,10 +1,12 @@
-import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESTree } from '@typescript-eslint/utils';
 import { enclosingFunction } from '../analysis/descendant-nodes.js';
 import { isFencingTokenVariable, tokenPropertyReads } from '../analysis/fencing-token-bindings.js';
 import { skipTransparentWrappers } from '../analysis/static-member-name.js';
 import { classifyTokenUse } from '../analysis/token-uses.js';
 import { typeInformationFor } from '../analysis/type-information.js';
-import { createRule } from '../create-rule.js';
+import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
+import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Options of `no-token-without-write`. */
 export interface NoTokenWithoutWriteOptions {
@@ -18,85 +20,89 @@ export interface NoTokenWithoutWriteOptions {
 export type NoTokenWithoutWriteMessageId = 'tokenNeverFences';
 
 const defaults = {
-  tokenPattern: 'fencing_?token$',
+  tokenPattern: DEFAULT_TOKEN_PATTERN,
   useTypeInformation: false,
 } satisfies Required<NoTokenWithoutWriteOptions>;
 
 /** Reports a fencing token obtained in a function that is only logged or stored in a field there. */
-export const noTokenWithoutWrite = createRule<[NoTokenWithoutWriteOptions], NoTokenWithoutWriteMessageId>({
-  name: 'no-token-without-write',
-  meta: {
-    type: 'problem',
-    docs: {
-      description: 'Disallow obtaining a fencing token that never reaches a write condition',
-      recommended: true,
-      requiresTypeChecking: false,
-      usesTypeInformationWhenAsked: true,
-    },
-    messages: {
-      tokenNeverFences:
-        'Fencing token `{{token}}` is obtained here but only {{uses}} in this function: a token copied into a log field without a target check ' +
-        'provides no fencing. Pass it to the write as CheckpointWriteCondition.notOlderThan({{token}}).',
-    },
-    schema: [
-      {
-        type: 'object',
-        properties: {
-          tokenPattern: { type: 'string', description: 'Case-insensitive regular expression for fencing-token names.' },
-          useTypeInformation: {
-            type: 'boolean',
-            description: 'Count a binding as a token only when typed as a bigint or number.',
+export const noTokenWithoutWrite: CheckpointFencingRule<NoTokenWithoutWriteMessageId, [NoTokenWithoutWriteOptions]> =
+  createRule<[NoTokenWithoutWriteOptions], NoTokenWithoutWriteMessageId>({
+    name: 'no-token-without-write',
+    meta: {
+      type: 'problem',
+      docs: {
+        description: 'Disallow obtaining a fencing token that never reaches a write condition',
+        recommended: true,
+        requiresTypeChecking: false,
+        usesTypeInformationWhenAsked: true,
+      },
+      messages: {
+        tokenNeverFences:
+          'Fencing token `{{token}}` is obtained here but only {{uses}} in this function: a token copied into a log field without a target check ' +
+          'provides no fencing. Pass it to the write as CheckpointWriteCondition.notOlderThan({{token}}).',
+      },
+      schema: [
+        {
+          type: 'object',
+          properties: {
+            tokenPattern: {
+              type: 'string',
+              description: 'Case-insensitive regular expression for fencing-token names.',
+            },
+            useTypeInformation: {
+              type: 'boolean',
+              description: 'Count a binding as a token only when typed as a bigint or number.',
+            },
           },
+          additionalProperties: false,
         },
-        additionalProperties: false,
-      },
-    ],
-    defaultOptions: [defaults],
-  },
-  create(context, [options]) {
-    const types = typeInformationFor(context, options.useTypeInformation ?? defaults.useTypeInformation);
-    const recognition = { tokenPattern: new RegExp(options.tokenPattern ?? defaults.tokenPattern, 'iu'), types };
-    const { sourceCode } = context;
-    return {
-      VariableDeclarator(declarator) {
-        if (
-          declarator.init === null ||
-          !isObtainedByCall(declarator.init) ||
-          enclosingFunction(declarator) === undefined
-        ) {
-          return;
-        }
-        const scope = sourceCode.getScope(declarator);
-        for (const variable of sourceCode.getDeclaredVariables(declarator)) {
-          // Where the value goes is cheap to see; whether it is a token may need types, so that is asked last.
-          const ownReads = variable.references
-            .filter((reference) => reference.isRead())
-            .map((reference) => reference.identifier);
-          const isToken = onlyLoggedOrStored(ownReads) && isFencingTokenVariable(variable, scope, recognition);
-          // A token held as a property (`lease.fencingToken`) is followed through its property reads instead.
-          const reads = isToken ? ownReads : tokenPropertyReads(variable, recognition);
-          if (!onlyLoggedOrStored(reads)) {
-            continue;
+      ],
+      defaultOptions: [defaults],
+    },
+    create(context, [options]) {
+      const types = typeInformationFor(context, options.useTypeInformation ?? defaults.useTypeInformation);
+      const recognition = { tokenPattern: new RegExp(options.tokenPattern ?? defaults.tokenPattern, 'iu'), types };
+      const { sourceCode } = context;
+      return {
+        VariableDeclarator(declarator) {
+          if (
+            declarator.init === null ||
+            !isObtainedByCall(declarator.init) ||
+            enclosingFunction(declarator) === undefined
+          ) {
+            return;
           }
-          const uses = new Set(reads.map(classifyTokenUse));
-          const token = isToken || reads[0] === undefined ? variable.name : sourceCode.getText(reads[0]);
-          const described = [
-            uses.has('logged') ? 'logged' : undefined,
-            uses.has('storedInField') ? 'stored in a field' : undefined,
-          ]
-            .filter((use) => use !== undefined)
-            .join(' and ');
-          const binding = variable.defs[0]?.name;
-          context.report({
-            node: binding ?? declarator,
-            messageId: 'tokenNeverFences',
-            data: { token, uses: described },
-          });
-        }
-      },
-    };
-  },
-});
+          const scope = sourceCode.getScope(declarator);
+          for (const variable of sourceCode.getDeclaredVariables(declarator)) {
+            // Where the value goes is cheap to see; whether it is a token may need types, so that is asked last.
+            const ownReads = variable.references
+              .filter((reference) => reference.isRead())
+              .map((reference) => reference.identifier);
+            const isToken = onlyLoggedOrStored(ownReads) && isFencingTokenVariable(variable, scope, recognition);
+            // A token held as a property (`lease.fencingToken`) is followed through its property reads instead.
+            const reads = isToken ? ownReads : tokenPropertyReads(variable, recognition);
+            if (!onlyLoggedOrStored(reads)) {
+              continue;
+            }
+            const uses = new Set(reads.map(classifyTokenUse));
+            const token = isToken || reads[0] === undefined ? variable.name : sourceCode.getText(reads[0]);
+            const described = [
+              uses.has('logged') ? 'logged' : undefined,
+              uses.has('storedInField') ? 'stored in a field' : undefined,
+            ]
+              .filter((use) => use !== undefined)
+              .join(' and ');
+            const binding = variable.defs[0]?.name;
+            context.report({
+              node: binding ?? declarator,
+              messageId: 'tokenNeverFences',
+              data: { token, uses: described },
+            });
+          }
+        },
+      };
+    },
+  });
 
 /** Whether every read only logs, stores or tests the value, and at least one logs or stores it. */
 function onlyLoggedOrStored(reads: readonly TSESTree.Node[]): boolean {

@@ -1,11 +1,14 @@
-import { ASTUtils, AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { findVariable } from '../analysis/find-variable.js';
 import { localSpellingOfRuntimeExport } from '../analysis/checkpoint-fencing-imports.js';
 import { asSaveCall, isAnyCondition } from '../analysis/checkpoint-save-calls.js';
 import { isCheckpointStorageReceiver } from '../analysis/checkpoint-storage-receivers.js';
 import { fencingTokenInScope } from '../analysis/fencing-token-bindings.js';
 import { addRuntimeImport } from '../analysis/runtime-import-fix.js';
 import { typeInformationFor } from '../analysis/type-information.js';
-import { createRule } from '../create-rule.js';
+import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
+import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Options of `no-unfenced-write`. */
 export interface NoUnfencedWriteOptions {
@@ -18,7 +21,7 @@ export interface NoUnfencedWriteOptions {
 }
 
 const defaults = {
-  tokenPattern: 'fencing_?token$',
+  tokenPattern: DEFAULT_TOKEN_PATTERN,
   storagePattern: 'storage$|^store$|^checkpoints?_?store$',
   useTypeInformation: false,
 } satisfies Required<NoUnfencedWriteOptions>;
@@ -27,7 +30,10 @@ const defaults = {
 export type NoUnfencedWriteMessageId = 'unfencedWrite' | 'stampWithToken';
 
 /** Reports an unconditional checkpoint write where a fencing token is in scope. */
-export const noUnfencedWrite = createRule<[NoUnfencedWriteOptions], NoUnfencedWriteMessageId>({
+export const noUnfencedWrite: CheckpointFencingRule<NoUnfencedWriteMessageId, [NoUnfencedWriteOptions]> = createRule<
+  [NoUnfencedWriteOptions],
+  NoUnfencedWriteMessageId
+>({
   name: 'no-unfenced-write',
   meta: {
     type: 'problem',
@@ -109,7 +115,7 @@ function stampSuggestion(
   program: TSESTree.Program,
 ): TSESLint.SuggestionReportDescriptor<NoUnfencedWriteMessageId>[] {
   const spelling = localSpellingOfRuntimeExport(program, 'CheckpointWriteCondition', scope);
-  if (spelling === undefined && ASTUtils.findVariable(scope, 'CheckpointWriteCondition') !== null) {
+  if (spelling === undefined && findVariable(scope, 'CheckpointWriteCondition') !== null) {
     return [];
   }
   const condition = `${spelling ?? 'CheckpointWriteCondition'}.notOlderThan(${token})`;

@@ -1,6 +1,7 @@
 import type { BodyFacts } from './implementer-facts.js';
+import { lineIndent } from './line-layout.js';
 
-/** Offsets into a file's text of a class body or object literal, as either front end reads them from its own tree. */
+/** Offsets into a file's text of a class body or object literal, as the fact reader finds them. */
 export interface BodyOffsets {
   readonly containerStart: number;
   readonly openBrace: number;
@@ -9,10 +10,7 @@ export interface BodyOffsets {
   readonly lastMemberEnd: number | undefined;
 }
 
-/**
- * Where new members go and how they are indented, worked out from the original text alone, so that the ts-morph and
- * the jscodeshift front ends place generated code identically.
- */
+/** Where new members go and how they are indented, worked out from the original text alone. */
 export function bodyFacts(offsets: BodyOffsets, text: string, literal: boolean): BodyFacts {
   const { openBrace, closeBrace, firstMemberStart } = offsets;
   let { lastMemberEnd } = offsets;
@@ -32,9 +30,4 @@ export function bodyFacts(offsets: BodyOffsets, text: string, literal: boolean):
     memberIndent: firstMemberStart === undefined ? '' : lineIndent(text, firstMemberStart),
     outerIndent: lineIndent(text, offsets.containerStart),
   };
-}
-
-function lineIndent(text: string, offset: number): string {
-  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
-  return /^[ \t]*/.exec(text.slice(lineStart, offset))?.[0] ?? '';
 }

@@ -1,5 +1,5 @@
 import { basename, dirname, resolve } from 'node:path';
-import { PACKAGE_NAME } from './import-plan.js';
+import { PACKAGE_NAME } from '../../vocabulary/index.js';
 
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)(['"])([^'"\r\n]+)\1/g;
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts'];

@@ -6,17 +6,8 @@ import { realpathSync } from 'node:fs';
  * empty when `cwd` is not inside a git work tree or git is not installed.
  */
 export function uncommittedFiles(files: readonly string[], cwd: string): string[] {
-  if (files.length === 0) {
-    return [];
-  }
-  let root: string;
-  try {
-    root = execFileSync('git', ['rev-parse', '--show-toplevel'], {
-      cwd,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-  } catch {
+  const root = files.length === 0 ? undefined : gitWorkTreeRoot(cwd);
+  if (root === undefined) {
     return [];
   }
   const output = execFileSync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...files], {
@@ -33,4 +24,17 @@ export function uncommittedFiles(files: readonly string[], cwd: string): string[
   );
   // git reports real paths; a temp directory behind a symlink (macOS /tmp) must compare equal.
   return files.filter((file) => dirty.has(realpathSync(file)));
+}
+
+/** The root of the git work tree around `cwd` (a real path); `undefined` outside one, or without git. */
+export function gitWorkTreeRoot(cwd: string): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', '--show-toplevel'], {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return undefined;
+  }
 }

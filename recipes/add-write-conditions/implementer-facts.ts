@@ -18,45 +18,95 @@ export interface ImplementerFacts {
   readonly ownWriteVersion: boolean;
   /** Every member name of the implementer and its known ancestors, so that a new name cannot collide. */
   readonly memberNames: readonly string[];
+  /**
+   * An object literal with a spread or a computed key: members may come from elsewhere, so a missing `writeVersion`
+   * is not added (it could replace one the spread provides).
+   */
+  readonly membersMayComeFromElsewhere: boolean;
+  /** The id parameter name its `read`, `writeVersion` or `delete` already uses, for generated members. */
+  readonly idParameterName: string | undefined;
   readonly body: BodyFacts;
 }
 
 /** The class an implementer extends. */
 export type BaseFacts =
-  /** Another implementer found in this run; its own decision determines what this one inherits. */
-  | { readonly kind: 'implementer'; readonly id: string }
+  /**
+   * Another implementer; its own decision determines what this one inherits. When it is not part of this run (a
+   * path outside the selection), the summary of its chain stands in for that decision.
+   */
+  | ({ readonly kind: 'implementer'; readonly id: string } & ChainSummary)
   /** A class that does not implement `CheckpointStorage` itself, summarised over its whole chain. */
-  | {
-      readonly kind: 'plain';
-      readonly name: string;
-      readonly saveParameterCount: number | undefined;
-      readonly hasWriteVersion: boolean;
-    }
+  | ({ readonly kind: 'plain' } & ChainSummary)
   /** A class the front end cannot see into (declared in another file, for the syntactic front end). */
   | { readonly kind: 'unknown'; readonly name: string };
+
+/** A base class chain as far as it can be seen: its `save` and whether it has `writeVersion`. */
+export interface ChainSummary {
+  readonly name: string;
+  readonly saveParameterCount: number | undefined;
+  readonly saveIsAsync: boolean;
+  /** The `save` is a field (an arrow or function in a property): an own property no prototype method can override. */
+  readonly saveIsField: boolean;
+  readonly hasWriteVersion: boolean;
+}
 
 /** An existing `save` member. */
 export interface SaveFacts {
   readonly parameterCount: number;
-  /** `method` includes getters' siblings such as overload lists; `property` is an arrow or function-valued field. */
-  readonly form: 'method' | 'abstract-method' | 'property';
+  /** Three or more parameters, or a rest parameter: the member already receives the condition. */
+  readonly acceptsCondition: boolean;
+  /**
+   * `method` (with a body, or an overload list), `abstract-method`, `property` (an arrow or function expression in a
+   * field or property), or `value` (a property whose value is not written here, such as `save: saveRow`).
+   */
+  readonly form: 'method' | 'abstract-method' | 'property' | 'value';
+  /** For `property`: `arrow` keeps `this` bound to the instance, `function` does not. */
+  readonly functionKind: 'method' | 'arrow' | 'function' | undefined;
+  readonly isAsync: boolean;
+  readonly parameters: readonly ParameterFacts[];
+  /** The return type annotation's text, when there is one. */
+  readonly returnType: string | undefined;
+  /** Accessibility and `readonly` modifiers as written (`public readonly `), repeated on a generated sibling. */
+  readonly modifiers: string;
   /** Offset of the member's first token (after its leading comments). */
   readonly start: number;
   readonly end: number;
+  /** Offset of the comments directly above the member (JSDoc, line comments), or `start` without any. */
+  readonly commentsStart: number;
   readonly nameStart: number;
   readonly nameEnd: number;
   /** Ranges of the `save` name in `super.save` accesses inside the member, renamed along with it. */
   readonly superSaveNames: readonly { readonly start: number; readonly end: number }[];
-  /**
-   * For object-literal members only: the member written as a function expression that can be called in place of
-   * it, e.g. `async (id: string, cp: string) => { … }` for a method `async save(id: string, cp: string) { … }`.
-   */
-  readonly asFunctionExpression?: string;
-  /**
-   * Whether `asFunctionExpression` needs `.call(this, …)` to keep `this` (a `function` expression that uses it).
-   * Otherwise it is called directly, which lets TypeScript type its untyped parameters from the arguments.
-   */
-  readonly needsThisBinding?: boolean;
+  /** Where the parameters are written; absent for `value` members. */
+  readonly parameterList: ParameterListFacts | undefined;
+  /** The function body; absent for `value` and abstract members. */
+  readonly body:
+    | { readonly kind: 'block'; readonly open: number; readonly close: number }
+    | { readonly kind: 'expression'; readonly start: number; readonly end: number }
+    | undefined;
+}
+
+/** One parameter of an existing member. */
+export interface ParameterFacts {
+  /** The binding name, or `undefined` for a destructuring pattern. */
+  readonly name: string | undefined;
+  /** The type annotation's text, when there is one. */
+  readonly type: string | undefined;
+  readonly text: string;
+  readonly isRest: boolean;
+}
+
+/** Offsets of a parameter list, for adding a parameter in place. */
+export interface ParameterListFacts {
+  /** Offset of `(`, or `undefined` for an arrow's single unparenthesised parameter. */
+  readonly open: number | undefined;
+  /** Offset of `)`, or the end of the single unparenthesised parameter. */
+  readonly close: number;
+  /** Start of the first parameter, when there is one. */
+  readonly firstParameterStart: number | undefined;
+  /** End of the last parameter, after its trailing comma when it has one. */
+  readonly lastParameterEnd: number | undefined;
+  readonly trailingComma: boolean;
 }
 
 /** Where a class body or object literal opens and closes, and where its last member ends. */
@@ -89,11 +139,20 @@ export interface ImportDeclarationFacts {
   readonly typeOnly: boolean;
   /** The local name of `import * as name` or `import name = require(…)`. */
   readonly namespace: string | undefined;
-  readonly named: readonly { readonly imported: string; readonly local: string; readonly typeOnly: boolean }[];
+  readonly named: readonly {
+    readonly imported: string;
+    readonly local: string;
+    readonly typeOnly: boolean;
+    /** The specifier as written, e.g. `type CheckpointStorage as Store`. */
+    readonly text: string;
+  }[];
+  /** Offsets of `{` and `}` around the named imports; undefined without braces. */
+  readonly braces: { readonly open: number; readonly close: number } | undefined;
   /** Offset just after the last named import (after its comma when it has a trailing one); undefined without braces. */
   readonly lastSpecifierEnd: number | undefined;
   /** Whether the last named import is followed by a comma. */
   readonly trailingComma: boolean;
+  readonly start: number;
   /** Offset just after the declaration (after its semicolon when it has one). */
   readonly end: number;
 }

@@ -1,9 +1,11 @@
-import type { ImportFacts } from './implementer-facts.js';
-import type { SourceStyle } from './source-style.js';
+import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
+import type { ImportDeclarationFacts, ImportFacts } from './implementer-facts.js';
+import { lineIndent, listLines } from './line-layout.js';
+import { columns, type SourceStyle } from './source-style.js';
 import type { TextEdit } from './text-edit.js';
 
-/** The module the generated code imports from. */
-export const PACKAGE_NAME = 'checkpoint-fencing';
+const CONDITION_TYPE: RuntimeExportName = 'CheckpointWriteCondition';
+const UNSUPPORTED_ERROR: RuntimeExportName = 'UnsupportedWriteConditionError';
 
 /** How generated code refers to the two names it needs, e.g. `CheckpointWriteCondition` or `cf.CheckpointWriteCondition`. */
 export interface GeneratedNames {
@@ -19,78 +21,66 @@ export interface ImportNeeds {
 }
 
 /**
- * Finds or adds the imports generated code needs: reuses a namespace import or an existing (possibly aliased) named
- * import, merges missing names into the file's existing value import from `checkpoint-fencing`, and adds one new
- * import only when there is nowhere to merge into.
+ * How generated code spells the names it needs: through a namespace import, an existing (possibly aliased) named
+ * import, or the export's own name, which {@link importEdits} then imports.
  */
-export function planImports(
-  source: string,
-  facts: ImportFacts,
-  style: SourceStyle,
-  needs: ImportNeeds,
-): { names: GeneratedNames; edits: TextEdit[] } {
-  const wantType = needs.conditionType && facts.typescript;
-  const namespace = facts.declarations.find(
-    (declaration) => declaration.namespace !== undefined && !declaration.typeOnly,
-  )?.namespace;
+export function generatedNames(facts: ImportFacts): GeneratedNames {
+  const namespace = valueNamespace(facts);
   if (namespace !== undefined) {
     return {
-      names: {
-        conditionType: facts.typescript ? `${namespace}.CheckpointWriteCondition` : undefined,
-        unsupportedError: `${namespace}.UnsupportedWriteConditionError`,
-      },
-      edits: [],
+      conditionType: facts.typescript ? `${namespace}.${CONDITION_TYPE}` : undefined,
+      unsupportedError: `${namespace}.${UNSUPPORTED_ERROR}`,
     };
   }
-  const named = facts.declarations.flatMap((declaration) =>
-    declaration.named.map((specifier) => ({ ...specifier, declarationTypeOnly: declaration.typeOnly })),
-  );
-  const existingType = named.find((specifier) => specifier.imported === 'CheckpointWriteCondition')?.local;
-  const existingError = named.find(
-    (specifier) =>
-      specifier.imported === 'UnsupportedWriteConditionError' && !specifier.typeOnly && !specifier.declarationTypeOnly,
-  )?.local;
-  const names: GeneratedNames = {
-    conditionType: facts.typescript ? (existingType ?? 'CheckpointWriteCondition') : undefined,
-    unsupportedError: existingError ?? 'UnsupportedWriteConditionError',
+  return {
+    conditionType: facts.typescript ? (existingType(facts) ?? CONDITION_TYPE) : undefined,
+    unsupportedError: existingError(facts) ?? UNSUPPORTED_ERROR,
   };
-  const missingType = wantType && existingType === undefined;
-  const missingError = needs.unsupportedError && existingError === undefined;
-  const edits: TextEdit[] = [];
+}
+
+/**
+ * The edits that import what generated code needs and the file lacks: merged into the file's existing value import
+ * from checkpoint-fencing (or the type into its type-only import), or one new import when there is nowhere to merge
+ * into. A merged or new import that no longer fits the file's width is broken one name a line, as Prettier does.
+ */
+export function importEdits(source: string, facts: ImportFacts, style: SourceStyle, needs: ImportNeeds): TextEdit[] {
+  if (valueNamespace(facts) !== undefined) {
+    return [];
+  }
+  const missingType = needs.conditionType && facts.typescript && existingType(facts) === undefined;
+  const missingError = needs.unsupportedError && existingError(facts) === undefined;
   const valueImport = facts.declarations.find(
     (declaration) => !declaration.typeOnly && declaration.lastSpecifierEnd !== undefined,
   );
   const typeImport = facts.declarations.find(
     (declaration) => declaration.typeOnly && declaration.lastSpecifierEnd !== undefined,
   );
-
-  const add = (at: number, trailingComma: boolean, specifiers: string[]): void => {
-    if (specifiers.length > 0) {
-      edits.push({
-        start: at,
-        end: at,
-        text: trailingComma ? ` ${specifiers.join(', ')},` : `, ${specifiers.join(', ')}`,
-      });
-    }
-  };
-  const newImportSpecifiers: string[] = [];
-  if (valueImport?.lastSpecifierEnd !== undefined) {
-    add(valueImport.lastSpecifierEnd, valueImport.trailingComma, [
-      ...(missingType ? ['type CheckpointWriteCondition'] : []),
-      ...(missingError ? ['UnsupportedWriteConditionError'] : []),
-    ]);
+  const edits: TextEdit[] = [];
+  const newImport: string[] = [];
+  if (valueImport !== undefined) {
+    const added = [...(missingType ? [`type ${CONDITION_TYPE}`] : []), ...(missingError ? [UNSUPPORTED_ERROR] : [])];
+    edits.push(...mergeInto(source, valueImport, added, style));
   } else {
-    if (missingType && typeImport?.lastSpecifierEnd !== undefined) {
-      add(typeImport.lastSpecifierEnd, typeImport.trailingComma, ['CheckpointWriteCondition']);
+    if (missingType && typeImport !== undefined) {
+      edits.push(...mergeInto(source, typeImport, [CONDITION_TYPE], style));
     } else if (missingType) {
-      newImportSpecifiers.push('type CheckpointWriteCondition');
+      newImport.push(`type ${CONDITION_TYPE}`);
     }
     if (missingError) {
-      newImportSpecifiers.push('UnsupportedWriteConditionError');
+      newImport.push(UNSUPPORTED_ERROR);
     }
   }
-  if (newImportSpecifiers.length > 0) {
-    const statement = `import { ${newImportSpecifiers.join(', ')} } from ${style.quote}${PACKAGE_NAME}${style.quote}${style.semicolons ? ';' : ''}`;
+  if (newImport.length > 0) {
+    const statement = listLines(
+      {
+        indent: '',
+        head: 'import ',
+        items: newImport,
+        tail: ` from ${style.quote}${PACKAGE_NAME}${style.quote}${style.semicolons ? ';' : ''}`,
+        brackets: '{}',
+      },
+      style,
+    ).join(style.newline);
     const anchor = typeImport?.end;
     if (anchor !== undefined) {
       edits.push({ start: anchor, end: anchor, text: `${style.newline}${statement}` });
@@ -105,7 +95,70 @@ export function planImports(
       edits.push({ start: at, end: at, text: `${statement}${style.newline}${style.newline}` });
     }
   }
-  return { names, edits };
+  return edits;
+}
+
+function valueNamespace(facts: ImportFacts): string | undefined {
+  return facts.declarations.find((declaration) => declaration.namespace !== undefined && !declaration.typeOnly)
+    ?.namespace;
+}
+
+function namedImports(facts: ImportFacts) {
+  return facts.declarations.flatMap((declaration) =>
+    declaration.named.map((specifier) => ({ ...specifier, declarationTypeOnly: declaration.typeOnly })),
+  );
+}
+
+function existingType(facts: ImportFacts): string | undefined {
+  return namedImports(facts).find((specifier) => specifier.imported === CONDITION_TYPE)?.local;
+}
+
+function existingError(facts: ImportFacts): string | undefined {
+  return namedImports(facts).find(
+    (specifier) => specifier.imported === UNSUPPORTED_ERROR && !specifier.typeOnly && !specifier.declarationTypeOnly,
+  )?.local;
+}
+
+/** Adds `added` to the braces of `declaration`: in place when the line still fits, else broken one name a line. */
+function mergeInto(
+  source: string,
+  declaration: ImportDeclarationFacts,
+  added: readonly string[],
+  style: SourceStyle,
+): TextEdit[] {
+  const at = declaration.lastSpecifierEnd;
+  const braces = declaration.braces;
+  if (added.length === 0 || at === undefined || braces === undefined) {
+    return [];
+  }
+  const inside = source.slice(braces.open, braces.close);
+  if (inside.includes('\n')) {
+    const indent = lineIndent(source, at - 1);
+    const lines = added.map((name) => `${style.newline}${indent}${name}`).join(',');
+    return [
+      {
+        start: at,
+        end: at,
+        text: `${declaration.trailingComma ? '' : ','}${lines}${declaration.trailingComma ? ',' : ''}`,
+      },
+    ];
+  }
+  const inPlace = declaration.trailingComma ? ` ${added.join(', ')},` : `, ${added.join(', ')}`;
+  const merged = source.slice(declaration.start, at) + inPlace + source.slice(at, declaration.end);
+  if (Math.max(...merged.split('\n').map(columns)) <= style.width) {
+    return [{ start: at, end: at, text: inPlace }];
+  }
+  const broken = listLines(
+    {
+      indent: lineIndent(source, declaration.start),
+      head: '',
+      items: [...declaration.named.map((specifier) => specifier.text), ...added],
+      tail: '',
+      brackets: '{}',
+    },
+    { ...style, width: 0 },
+  );
+  return [{ start: braces.open, end: braces.close + 1, text: broken.join(style.newline).trimStart() }];
 }
 
 /**

@@ -1,14 +1,10 @@
 import type { GeneratedNames } from './import-plan.js';
 import type { ImplementerFacts, SaveFacts } from './implementer-facts.js';
+import { commentLines, lineAt, lineIndent, listLines } from './line-layout.js';
 import type { UpgradeDecision } from './shape-decision.js';
-import type { SourceStyle } from './source-style.js';
+import { columns, type SourceStyle } from './source-style.js';
 import type { TextEdit } from './text-edit.js';
-
-/** The marker every generated or rewritten member carries, so that a search finds each one. */
-export const TODO_MARKER = 'TODO [checkpoint-fencing upgrade]';
-
-/** The comment above every generated or rewritten member. */
-export const TODO_COMMENT = `// ${TODO_MARKER} This is the right permanent answer for a store that cannot evaluate write conditions; replace it only if this store can evaluate them atomically with the write.`;
+import { markerText } from './upgrade-marker.js';
 
 /** Everything the text of a member depends on besides the decision. */
 export interface MemberTextContext {
@@ -17,6 +13,15 @@ export interface MemberTextContext {
   readonly names: GeneratedNames;
   /** Whether to write type annotations (TypeScript) or leave them out (JavaScript). */
   readonly typescript: boolean;
+}
+
+/** The parameter names generated members use: those the implementer already uses, or the interface's. */
+interface Naming {
+  readonly id: string;
+  readonly checkpoint: string;
+  readonly condition: string;
+  readonly idType: string;
+  readonly checkpointType: string;
 }
 
 /** The members a decision adds, by name, for reports. */
@@ -31,71 +36,143 @@ export function membersAdded(decision: UpgradeDecision): string[] {
   return added;
 }
 
+/** Whether the members a decision writes spell out the condition's type (and so need it imported). */
+export function writesConditionType(decision: UpgradeDecision, typescript: boolean): boolean {
+  if (!typescript || decision.skipReason !== undefined) {
+    return false;
+  }
+  switch (decision.saveShape) {
+    case 'delegating':
+      return decision.implementer.kind === 'class' || typedParameters(decision.implementer.ownSave);
+    case 'inherited':
+    case 'refusing':
+      return true;
+    case 'follows-base':
+    case 'unchanged':
+      return false;
+  }
+}
+
+/** Whether the members a decision writes throw or reject with `UnsupportedWriteConditionError`. */
+export function writesRefusal(decision: UpgradeDecision): boolean {
+  return (
+    decision.skipReason === undefined &&
+    (decision.saveShape === 'delegating' || decision.saveShape === 'inherited' || decision.saveShape === 'refusing')
+  );
+}
+
 /**
- * The text edits that carry out one decision: renames of the existing unconditional write, the new `save`, the new
- * `writeVersion`. Everything else in the file stays byte for byte.
+ * The text edits that carry out one decision: the marker, renames of the existing unconditional write, the new or
+ * extended `save`, the new `writeVersion`. Everything else in the file stays byte for byte. A generated member keeps
+ * the kind of the member it stands beside: an arrow-function field stays an arrow-function field, an async `save`
+ * stays async, and parameters keep the names the implementer already uses.
  */
 export function memberEdits(decision: UpgradeDecision, context: MemberTextContext): TextEdit[] {
-  if (decision.skipReason !== undefined) {
+  if (decision.skipReason !== undefined || !changes(decision)) {
     return [];
   }
   const implementer = decision.implementer;
-  const indent = memberIndent(implementer, context.style);
+  const { style } = context;
+  const indent = memberIndent(implementer, style);
+  const naming = namingOf(implementer);
   const edits: TextEdit[] = [];
-  const newMembers: string[] = [];
+  const appended: string[][] = [];
   const save = implementer.ownSave;
-  const literal = implementer.kind === 'object-literal';
+  const marker = commentLines(indent, markerText(decision), style);
+  const markerAbove = (offset: number): TextEdit => ({
+    start: offset,
+    end: offset,
+    text: [...marker.map((line, index) => (index === 0 ? line.slice(indent.length) : line)), indent].join(
+      style.newline,
+    ),
+  });
 
   switch (decision.saveShape) {
-    case 'delegating':
+    case 'delegating': {
       if (save === undefined) {
         throw new Error(
           `add-write-conditions: ${implementer.name} was given the delegating shape without a save of its own; this is a bug.`,
         );
       }
-      if (literal || decision.unconditionalSaveName === undefined) {
-        edits.push({ start: save.start, end: save.end, text: literalDelegatingSave(save, indent, context) });
+      edits.push(markerAbove(save.commentsStart));
+      if (implementer.kind === 'object-literal' || decision.unconditionalSaveName === undefined) {
+        edits.push(...conditionInPlace(save, decision, naming, context));
       } else {
-        edits.push(...renameEdits(save, decision.unconditionalSaveName, false, indent, context));
+        edits.push(...renameEdits(save, decision.unconditionalSaveName, false, context));
         edits.push({
           start: save.end,
           end: save.end,
           text:
             separator(implementer, context) +
-            saveText(indent, context, decision.saveOverrides, `this.${decision.unconditionalSaveName}`),
+            delegatingSave(indent, decision, save, naming, context, `this.${decision.unconditionalSaveName}`).join(
+              style.newline,
+            ),
         });
       }
       break;
+    }
     case 'follows-base':
       if (save === undefined || decision.unconditionalSaveName === undefined) {
         throw new Error(
           `add-write-conditions: ${implementer.name} follows its base without a save of its own; this is a bug.`,
         );
       }
-      edits.push(...renameEdits(save, decision.unconditionalSaveName, true, indent, context));
+      edits.push(markerAbove(save.commentsStart), ...renameEdits(save, decision.unconditionalSaveName, true, context));
       break;
     case 'inherited':
-      newMembers.push(saveText(indent, context, decision.saveOverrides, 'super.save'));
+      appended.push(delegatingSave(indent, decision, undefined, naming, context, 'super.save'));
       break;
     case 'refusing':
-      newMembers.push(refusingSaveText(indent, context));
+      appended.push(refusingSave(indent, naming, context));
       break;
     case 'unchanged':
       break;
   }
   if (decision.addWriteVersion) {
-    newMembers.push(writeVersionText(indent, context));
+    appended.push(writeVersion(indent, implementer, context));
   }
-  if (newMembers.length > 0) {
-    edits.push(appendMembers(implementer, newMembers, context));
+  const [first, ...rest] = appended;
+  if (first !== undefined) {
+    const markerFirst = edits.length === 0 ? [[...marker, ...first], ...rest] : appended;
+    edits.push(appendMembers(implementer, markerFirst, context));
   }
   return edits;
+}
+
+function changes(decision: UpgradeDecision): boolean {
+  return decision.saveShape !== 'unchanged' || decision.addWriteVersion;
 }
 
 function memberIndent(implementer: ImplementerFacts, style: SourceStyle): string {
   return implementer.body.memberIndent !== ''
     ? implementer.body.memberIndent
     : implementer.body.outerIndent + style.indentUnit;
+}
+
+function namingOf(implementer: ImplementerFacts): Naming {
+  const [first, second] = implementer.ownSave?.parameters ?? [];
+  const id = first?.name ?? implementer.idParameterName ?? 'subscriptionId';
+  const checkpoint = second?.name ?? 'checkpoint';
+  return {
+    id,
+    checkpoint,
+    condition: id === 'condition' || checkpoint === 'condition' ? 'writeCondition' : 'condition',
+    idType: first?.type ?? 'string',
+    checkpointType: second?.type ?? 'string',
+  };
+}
+
+/** `_name` for a parameter the generated body never reads. */
+function unused(name: string): string {
+  return `_${name.replace(/^_+/, '')}`;
+}
+
+function typedParameters(save: SaveFacts | undefined): boolean {
+  return (
+    save === undefined ||
+    save.parameters.length === 0 ||
+    save.parameters.some((parameter) => parameter.type !== undefined)
+  );
 }
 
 /** A blank line between members when the body already separates its members that way. */
@@ -105,120 +182,252 @@ function separator(implementer: ImplementerFacts, context: MemberTextContext): s
   return blank ? context.style.newline + context.style.newline : context.style.newline;
 }
 
-function renameEdits(
-  save: SaveFacts,
-  name: string,
-  renameSuperCalls: boolean,
-  indent: string,
-  context: MemberTextContext,
-): TextEdit[] {
-  return [
-    { start: save.start, end: save.start, text: `${TODO_COMMENT}${context.style.newline}${indent}` },
+/**
+ * Renames the member (and its `super.save` calls). A signature the longer name pushes past the width has its
+ * parameters broken one a line, as Prettier would.
+ */
+function renameEdits(save: SaveFacts, name: string, renameSuperCalls: boolean, context: MemberTextContext): TextEdit[] {
+  const { source, style } = context;
+  const edits: TextEdit[] = [
     { start: save.nameStart, end: save.nameEnd, text: name },
     ...(renameSuperCalls ? save.superSaveNames.map((range) => ({ ...range, text: name })) : []),
   ];
-}
-
-function lines(indent: string, context: MemberTextContext, body: readonly string[]): string {
-  return body.map((line, index) => (index === 0 ? line : line === '' ? '' : indent + line)).join(context.style.newline);
+  const list = save.parameterList;
+  const line = lineAt(source, save.nameStart);
+  const renamedWidth = columns(line) + name.length - (save.nameEnd - save.nameStart);
+  if (
+    list?.open !== undefined &&
+    save.parameters.length > 0 &&
+    renamedWidth > style.width &&
+    !source.slice(save.nameStart, list.close).includes('\n')
+  ) {
+    const indent = lineIndent(source, save.nameStart);
+    const parameters = save.parameters.map(
+      (parameter) => `${style.newline}${indent}${style.indentUnit}${parameter.text}`,
+    );
+    edits.push({
+      start: list.open,
+      end: list.close + 1,
+      text: `(${parameters.join(',')}${style.trailingCommas ? ',' : ''}${style.newline}${indent})`,
+    });
+  }
+  return edits;
 }
 
 function statement(text: string, context: MemberTextContext): string {
   return context.style.semicolons ? `${text};` : text;
 }
 
-function saveSignature(
-  context: MemberTextContext,
-  overrides: boolean,
-  conditionOptional: boolean,
-  unusedPrefix: string,
-): string {
-  const { typescript, names } = context;
-  const modifier = overrides && typescript ? 'override ' : '';
-  if (!typescript) {
-    return `${modifier}async save(${unusedPrefix}subscriptionId, ${unusedPrefix}checkpoint, condition)`;
-  }
-  const condition = `condition${conditionOptional ? '?' : ''}: ${names.conditionType ?? 'unknown'}`;
-  return `${modifier}async save(${unusedPrefix}subscriptionId: string, ${unusedPrefix}checkpoint: string, ${condition}): Promise<string>`;
-}
-
-function guard(context: MemberTextContext): string[] {
-  const { quote } = context.style;
-  const unit = context.style.indentUnit;
+/** The refusal of every condition but `any()`: thrown in an async function, returned as a rejection otherwise. */
+function guard(bodyIndent: string, condition: string, isAsync: boolean, context: MemberTextContext): string[] {
+  const { quote, indentUnit } = context.style;
+  const error = `new ${context.names.unsupportedError}(${condition})`;
   return [
-    `${unit}if (condition !== undefined && condition.kind !== ${quote}any${quote}) {`,
-    `${unit}${unit}${statement(`throw new ${context.names.unsupportedError}(condition)`, context)}`,
-    `${unit}}`,
+    `${bodyIndent}if (${condition} !== undefined && ${condition}.kind !== ${quote}any${quote}) {`,
+    `${bodyIndent}${indentUnit}${statement(isAsync ? `throw ${error}` : `return Promise.reject(${error})`, context)}`,
+    `${bodyIndent}}`,
   ];
 }
 
-/** `save` that sends `any()` (and the legacy two-argument call) to `target` and refuses every other condition. */
-function saveText(indent: string, context: MemberTextContext, overrides: boolean, target: string): string {
-  return lines(indent, context, [
-    `${indent}${TODO_COMMENT}`,
-    `${saveSignature(context, overrides, true, '')} {`,
-    ...guard(context),
-    `${context.style.indentUnit}${statement(`return ${target}(subscriptionId, checkpoint)`, context)}`,
-    '}',
-  ]);
+function conditionParameter(name: string, optional: boolean, typed: boolean, context: MemberTextContext): string {
+  if (!context.typescript) {
+    return name;
+  }
+  const mark = optional ? '?' : '';
+  return typed ? `${name}${mark}: ${context.names.conditionType ?? 'unknown'}` : `${name}${mark}`;
 }
 
-function refusingSaveText(indent: string, context: MemberTextContext): string {
-  return lines(indent, context, [
-    `${indent}${TODO_COMMENT}`,
-    `${saveSignature(context, false, false, '_')} {`,
-    `${context.style.indentUnit}${statement(`throw new ${context.names.unsupportedError}(condition)`, context)}`,
-    '}',
-  ]);
-}
-
-function writeVersionText(indent: string, context: MemberTextContext): string {
-  const signature = context.typescript
-    ? 'async writeVersion(_subscriptionId: string): Promise<bigint | undefined>'
-    : 'async writeVersion(_subscriptionId)';
-  return lines(indent, context, [
-    `${indent}${TODO_COMMENT}`,
-    `${signature} {`,
-    `${context.style.indentUnit}${statement('return undefined', context)}`,
-    '}',
-  ]);
+function typedParameter(name: string, type: string, context: MemberTextContext): string {
+  return context.typescript ? `${name}: ${type}` : name;
 }
 
 /**
- * An object literal cannot gain a renamed member (a typed literal rejects unknown properties), so its two-parameter
- * `save` becomes a function expression called from inside the new `save`, its body kept and indented one level deeper.
+ * A `save(id, checkpoint, condition?)` that refuses every condition but `any()` and sends the rest (the two-argument
+ * call included) to `target`, written as the same kind of member as `like`: a method, or an arrow or function field.
  */
-function literalDelegatingSave(save: SaveFacts, indent: string, context: MemberTextContext): string {
-  if (save.asFunctionExpression === undefined) {
+function delegatingSave(
+  indent: string,
+  decision: UpgradeDecision,
+  like: SaveFacts | undefined,
+  naming: Naming,
+  context: MemberTextContext,
+  target: string,
+): string[] {
+  const { style, typescript } = context;
+  const unit = style.indentUnit;
+  const isAsync = decision.saveIsAsync;
+  const returnType = typescript ? `: ${like?.returnType ?? 'Promise<string>'}` : '';
+  const modifiers = `${like?.modifiers ?? ''}${decision.saveOverrides && typescript ? 'override ' : ''}`;
+  const parameters = [
+    typedParameter(naming.id, naming.idType, context),
+    typedParameter(naming.checkpoint, naming.checkpointType, context),
+    conditionParameter(naming.condition, true, true, context),
+  ];
+  const body = [
+    ...guard(indent + unit, naming.condition, isAsync, context),
+    `${indent}${unit}${statement(`return ${target}(${naming.id}, ${naming.checkpoint})`, context)}`,
+  ];
+  const async = isAsync ? 'async ' : '';
+  const field = like !== undefined && like.form === 'property';
+  const terminator = field && context.source[like.end - 1] === ';' ? ';' : '';
+  const head =
+    like?.functionKind === 'arrow' && field
+      ? { head: `${modifiers}save = ${async}`, tail: `${returnType} => {` }
+      : like?.functionKind === 'function' && field
+        ? { head: `${modifiers}save = ${async}function `, tail: `${returnType} {` }
+        : { head: `${modifiers}${async}save`, tail: `${returnType} {` };
+  return [
+    ...listLines({ indent, ...head, items: parameters, brackets: '()' }, style),
+    ...body,
+    `${indent}}${terminator}`,
+  ];
+}
+
+/** A `save` that refuses every write, `any()` included: there is no unconditional write to send it to. */
+function refusingSave(indent: string, naming: Naming, context: MemberTextContext): string[] {
+  const { style, typescript } = context;
+  const parameters = [
+    typedParameter(unused(naming.id), naming.idType, context),
+    typedParameter(unused(naming.checkpoint), naming.checkpointType, context),
+    conditionParameter(naming.condition, false, true, context),
+  ];
+  return [
+    ...listLines(
+      { indent, head: 'save', items: parameters, tail: `${typescript ? ': Promise<string>' : ''} {`, brackets: '()' },
+      style,
+    ),
+    `${indent}${style.indentUnit}${statement(`return Promise.reject(new ${context.names.unsupportedError}(${naming.condition}))`, context)}`,
+    `${indent}}`,
+  ];
+}
+
+/**
+ * `writeVersion` answering that no version is stored. Not `async`, so it passes `require-await`; without the id
+ * parameter it would not read, so it passes `no-unused-vars` under any options (the interface's parameter is
+ * optional to an implementation). An arrow-function field or property when the implementer writes its `save` that way.
+ */
+function writeVersion(indent: string, implementer: ImplementerFacts, context: MemberTextContext): string[] {
+  const { style, typescript } = context;
+  const save = implementer.ownSave;
+  const literal = implementer.kind === 'object-literal';
+  const returnType = typescript && (!literal || typedParameters(save)) ? ': Promise<bigint | undefined>' : '';
+  const result = 'Promise.resolve(undefined)';
+  if (save?.functionKind === 'arrow' && save.form === 'property') {
+    const terminator = !literal && context.source[save.end - 1] === ';' ? ';' : '';
+    const head = `${indent}writeVersion${literal ? ':' : ' ='} ()${returnType} =>`;
+    // Too long for one line: break after the arrow, as Prettier does.
+    const single = `${head} ${result}${terminator}`;
+    return columns(single) <= style.width ? [single] : [head, `${indent}${style.indentUnit}${result}${terminator}`];
+  }
+  return [
+    `${indent}writeVersion()${returnType} {`,
+    `${indent}${style.indentUnit}${statement(`return ${result}`, context)}`,
+    `${indent}}`,
+  ];
+}
+
+/**
+ * An object literal cannot gain a renamed member (a typed literal rejects unknown properties), so its `save` takes
+ * the condition in place: a third parameter and the refusal as its first statement, the rest of it untouched. Its
+ * kind (method, arrow, function), `async`, `this` and parameter names stay as they were.
+ */
+function conditionInPlace(
+  save: SaveFacts,
+  decision: UpgradeDecision,
+  naming: Naming,
+  context: MemberTextContext,
+): TextEdit[] {
+  const { source, style } = context;
+  const list = save.parameterList;
+  const body = save.body;
+  if (list === undefined || body === undefined) {
     throw new Error(
-      'add-write-conditions: an object-literal save arrived without its function expression; this is a bug.',
+      `add-write-conditions: ${decision.implementer.name} has a save without parameters or body to extend; this is a bug.`,
     );
   }
-  const unit = context.style.indentUnit;
-  const reindented = save.asFunctionExpression.replace(/\r?\n(?=[ \t]*\S)/g, (newline) => newline + unit);
-  const call =
-    save.needsThisBinding === true
-      ? `(${reindented}).call(this, subscriptionId, checkpoint)`
-      : `(${reindented})(subscriptionId, checkpoint)`;
-  return lines(indent, context, [
-    TODO_COMMENT,
-    `${saveSignature(context, false, true, '')} {`,
-    ...guard(context),
-    `${unit}${statement(`return ${call}`, context)}`,
-    '}',
-  ]);
+  const nl = style.newline;
+  const unit = style.indentUnit;
+  const typed = typedParameters(save);
+  const padding = [
+    ...(save.parameterCount < 1
+      ? [typed ? typedParameter(unused(naming.id), 'string', context) : unused(naming.id)]
+      : []),
+    ...(save.parameterCount < 2
+      ? [typed ? typedParameter(unused(naming.checkpoint), 'string', context) : unused(naming.checkpoint)]
+      : []),
+  ];
+  const added = [...padding, conditionParameter(naming.condition, true, typed, context)];
+  const edits: TextEdit[] = [];
+  const headIndent = lineIndent(source, save.start);
+
+  if (list.open === undefined) {
+    const single = source.slice(list.firstParameterStart ?? list.close, list.close);
+    edits.push({
+      start: list.firstParameterStart ?? list.close,
+      end: list.close,
+      text: `(${[single, ...added].join(', ')})`,
+    });
+  } else if (source.slice(list.open, list.close).includes('\n') && list.lastParameterEnd !== undefined) {
+    const parameterIndent = lineIndent(source, list.lastParameterEnd - 1);
+    edits.push({
+      start: list.lastParameterEnd,
+      end: list.lastParameterEnd,
+      text: `${list.trailingComma ? '' : ','}${added.map((parameter) => `${nl}${parameterIndent}${parameter}`).join(',')}${list.trailingComma ? ',' : ''}`,
+    });
+  } else {
+    const existing = save.parameters.map((parameter) => parameter.text);
+    const at = list.lastParameterEnd ?? list.open + 1;
+    const inserted = `${list.trailingComma ? ' ' : existing.length > 0 ? ', ' : ''}${added.join(', ')}`;
+    const lineStart = source.lastIndexOf('\n', at - 1) + 1;
+    const line = lineAt(source, at);
+    if (columns(line.slice(0, at - lineStart) + inserted + line.slice(at - lineStart)) <= style.width) {
+      edits.push({ start: at, end: at, text: inserted });
+    } else {
+      const all = [...existing, ...added];
+      edits.push({
+        start: list.open,
+        end: list.close + 1,
+        text: `(${all.map((parameter) => `${nl}${headIndent}${unit}${parameter}`).join(',')}${style.trailingCommas ? ',' : ''}${nl}${headIndent})`,
+      });
+    }
+  }
+
+  if (body.kind === 'block') {
+    const inside = source.slice(body.open + 1, body.close);
+    const bodyIndent = /\r?\n([ \t]*)\S/.exec(inside)?.[1] ?? headIndent + unit;
+    const refusal = guard(bodyIndent, naming.condition, save.isAsync, context).join(nl);
+    edits.push({
+      start: body.open + 1,
+      end: body.open + 1,
+      text: inside.trim() === '' ? `${nl}${refusal}${nl}${headIndent}` : `${nl}${refusal}`,
+    });
+  } else {
+    const bodyIndent = headIndent + unit;
+    edits.push({
+      start: body.start,
+      end: body.end,
+      text: [
+        '{',
+        ...guard(bodyIndent, naming.condition, save.isAsync, context),
+        `${bodyIndent}${statement(`return ${source.slice(body.start, body.end)}`, context)}`,
+        `${headIndent}}`,
+      ].join(nl),
+    });
+  }
+  return edits;
 }
 
 function appendMembers(
   implementer: ImplementerFacts,
-  members: readonly string[],
+  members: readonly (readonly string[])[],
   context: MemberTextContext,
 ): TextEdit {
   const { body } = implementer;
   const newline = context.style.newline;
   const gap = separator(implementer, context);
+  const texts = members.map((lines) => lines.join(newline));
   if (implementer.kind === 'object-literal') {
-    const joined = members.join(`,${gap}`);
+    const joined = texts.join(`,${gap}`);
     if (body.lastMemberEnd === undefined) {
       return {
         start: body.openBrace + 1,
@@ -233,8 +442,8 @@ function appendMembers(
     return {
       start: body.openBrace + 1,
       end: body.openBrace + 1,
-      text: `${newline}${members.join(gap)}${newline}${body.outerIndent}`,
+      text: `${newline}${texts.join(gap)}${newline}${body.outerIndent}`,
     };
   }
-  return { start: body.lastMemberEnd, end: body.lastMemberEnd, text: gap + members.join(gap) };
+  return { start: body.lastMemberEnd, end: body.lastMemberEnd, text: gap + texts.join(gap) };
 }

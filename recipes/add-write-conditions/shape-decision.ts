@@ -1,4 +1,5 @@
-import type { ImplementerFacts } from './implementer-facts.js';
+import type { ChainSummary, ImplementerFacts } from './implementer-facts.js';
+import { upgradeMessages } from './upgrade-messages.js';
 
 /**
  * The shape of `save` written for an implementer:
@@ -19,6 +20,8 @@ export interface UpgradeDecision {
   readonly unconditionalSaveName: string | undefined;
   /** Whether the generated `save` overrides an inherited one and needs the `override` modifier. */
   readonly saveOverrides: boolean;
+  /** Whether the generated `save` is `async`, as the `save` it wraps is; a refusing one never is. */
+  readonly saveIsAsync: boolean;
   readonly addWriteVersion: boolean;
   /** Set when the implementer is left alone because the recipe cannot decide safely. */
   readonly skipReason: string | undefined;
@@ -28,11 +31,17 @@ export interface UpgradeDecision {
 export const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
 
 interface Effective {
-  /** Parameter count of the `save` visible after the upgrade, or undefined when none exists. */
-  readonly saveParameterCount: number | undefined;
+  /** Whether the `save` visible after the upgrade receives the condition; undefined when there is no `save`. */
+  readonly saveAcceptsCondition: boolean | undefined;
+  /** Whether that `save` is async, so a generated one that wraps it can be too. */
+  readonly saveIsAsync: boolean;
+  /** Whether that `save` is a field, which a method in a subclass cannot override. */
+  readonly saveIsField: boolean;
   readonly hasWriteVersion: boolean;
   /** Set when an implementing ancestor renamed its two-parameter `save` to this name. */
   readonly unconditionalSaveName: string | undefined;
+  /** Set when the implementer is left alone; its subclasses are then left alone too. */
+  readonly skipReason: string | undefined;
 }
 
 /**
@@ -40,7 +49,10 @@ interface Effective {
  * (ts-morph and jscodeshift) ask; they only differ in how they find the facts. Ancestors are decided before their
  * subclasses, so that members land where they belong, once.
  */
-export function decideUpgrades(implementers: readonly ImplementerFacts[]): UpgradeDecision[] {
+export function decideUpgrades(
+  implementers: readonly ImplementerFacts[],
+  refusals: ReadonlyMap<string, string> = new Map(),
+): UpgradeDecision[] {
   const byId = new Map(implementers.map((implementer) => [implementer.id, implementer]));
   const decisions = new Map<string, UpgradeDecision>();
   const effective = new Map<string, Effective>();
@@ -59,22 +71,28 @@ export function decideUpgrades(implementers: readonly ImplementerFacts[]): Upgra
       return known;
     }
     if (visiting.has(implementer.id)) {
-      throw new Error(
-        `add-write-conditions: ${implementer.name} in ${implementer.file} extends itself through its base classes.`,
-      );
+      throw new Error(upgradeMessages.extendsItself(implementer.name, implementer.file));
     }
     visiting.add(implementer.id);
     const parent = parentEffective(implementer, byId, (base) => decide(base, visiting));
-    const decision = decideOne(implementer, parent, subclassDeclaresSave(implementer.id));
+    const refusal = refusals.get(implementer.id);
+    const decision =
+      refusal === undefined
+        ? decideOne(implementer, parent, subclassDeclaresSave(implementer.id))
+        : skip(implementer, refusal);
     decisions.set(implementer.id, decision);
     const keepsVisibleSave = decision.skipReason !== undefined || decision.saveShape === 'unchanged';
     const result: Effective = {
-      saveParameterCount:
+      skipReason: decision.skipReason,
+      saveIsAsync: implementer.ownSave?.isAsync ?? parent?.saveIsAsync ?? true,
+      saveIsField:
+        implementer.ownSave === undefined ? parent?.saveIsField === true : implementer.ownSave.form === 'property',
+      saveAcceptsCondition:
         decision.saveShape === 'follows-base'
-          ? parent?.saveParameterCount
+          ? parent?.saveAcceptsCondition
           : keepsVisibleSave
-            ? (implementer.ownSave?.parameterCount ?? parent?.saveParameterCount)
-            : 3,
+            ? (implementer.ownSave?.acceptsCondition ?? parent?.saveAcceptsCondition)
+            : true,
       hasWriteVersion: implementer.ownWriteVersion || parent?.hasWriteVersion === true || decision.addWriteVersion,
       unconditionalSaveName: decision.unconditionalSaveName ?? parent?.unconditionalSaveName,
     };
@@ -101,16 +119,36 @@ function parentEffective(
     case 'unknown':
       return null;
     case 'plain':
-      return {
-        saveParameterCount: base.saveParameterCount,
-        hasWriteVersion: base.hasWriteVersion,
-        unconditionalSaveName: undefined,
-      };
+      return summaryEffective(base);
     case 'implementer': {
+      // A base outside this run (a path that was not selected) is not upgraded: it stands as it is.
       const parent = byId.get(base.id);
-      return parent === undefined ? null : decideBase(parent);
+      return parent === undefined ? summaryEffective(base) : decideBase(parent);
     }
   }
+}
+
+function summaryEffective(summary: ChainSummary): Effective {
+  return {
+    saveAcceptsCondition: summary.saveParameterCount === undefined ? undefined : summary.saveParameterCount >= 3,
+    saveIsAsync: summary.saveIsAsync,
+    saveIsField: summary.saveIsField,
+    hasWriteVersion: summary.hasWriteVersion,
+    unconditionalSaveName: undefined,
+    skipReason: undefined,
+  };
+}
+
+function skip(implementer: ImplementerFacts, reason: string): UpgradeDecision {
+  return {
+    implementer,
+    saveShape: 'unchanged',
+    unconditionalSaveName: undefined,
+    saveOverrides: false,
+    saveIsAsync: false,
+    addWriteVersion: false,
+    skipReason: reason,
+  };
 }
 
 function decideOne(
@@ -124,26 +162,31 @@ function decideOne(
     saveShape: 'unchanged',
     unconditionalSaveName: undefined,
     saveOverrides: false,
+    saveIsAsync: ownSave?.isAsync ?? true,
     addWriteVersion: false,
     skipReason: undefined,
   } as const;
-  const ownIsComplete = ownSave !== undefined && ownSave.parameterCount >= 3 && implementer.ownWriteVersion;
-  if (ownIsComplete) {
+  if (ownSave?.acceptsCondition === true && implementer.ownWriteVersion) {
     return unchanged;
   }
   if (parent === null) {
     const baseName = implementer.base?.kind === 'unknown' ? implementer.base.name : 'its base class';
-    return {
-      ...unchanged,
-      skipReason: `extends ${baseName}, whose members cannot be seen here; run \`npx checkpoint-fencing upgrade\` (type-aware) on this project instead.`,
-    };
+    return skip(implementer, upgradeMessages.baseNotVisible(baseName));
   }
-  const addWriteVersion = !implementer.ownWriteVersion && parent?.hasWriteVersion !== true;
-  const parentSave = parent?.saveParameterCount;
+  if (parent?.skipReason !== undefined) {
+    const baseName = implementer.base?.name ?? 'its base class';
+    return skip(implementer, upgradeMessages.baseLeftAlone(baseName, parent.skipReason));
+  }
+  // Members spread into a literal cannot be seen; a generated writeVersion could replace one they provide.
+  const addWriteVersion =
+    !implementer.ownWriteVersion && parent?.hasWriteVersion !== true && !implementer.membersMayComeFromElsewhere;
 
   if (ownSave !== undefined) {
-    if (ownSave.parameterCount >= 3) {
+    if (ownSave.acceptsCondition) {
       return { ...unchanged, addWriteVersion };
+    }
+    if (ownSave.form === 'value') {
+      return skip(implementer, upgradeMessages.saveIsValue());
     }
     if (parent?.unconditionalSaveName !== undefined) {
       return {
@@ -156,22 +199,34 @@ function decideOne(
     return {
       ...unchanged,
       saveShape: 'delegating',
-      // An object literal keeps its old write inline (see member-text.ts), so nothing is renamed.
+      // An object literal takes the condition in place (see member-text.ts), so nothing is renamed.
       unconditionalSaveName:
         implementer.kind === 'class' ? freshName(UNCONDITIONAL_SAVE_NAME, implementer.memberNames) : undefined,
-      saveOverrides: parentSave !== undefined,
+      saveOverrides: parent?.saveAcceptsCondition !== undefined,
       addWriteVersion,
     };
   }
-  if (parentSave !== undefined) {
-    return parentSave >= 3
+  if (parent?.saveAcceptsCondition !== undefined) {
+    if (!parent.saveAcceptsCondition && parent.saveIsField) {
+      return skip(
+        implementer,
+        upgradeMessages.inheritsSaveField(implementer.base?.name ?? 'its base class', implementer.name),
+      );
+    }
+    return parent.saveAcceptsCondition
       ? { ...unchanged, addWriteVersion }
-      : { ...unchanged, saveShape: 'inherited', saveOverrides: true, addWriteVersion };
+      : {
+          ...unchanged,
+          saveShape: 'inherited',
+          saveOverrides: true,
+          saveIsAsync: parent.saveIsAsync,
+          addWriteVersion,
+        };
   }
   if (implementer.isAbstract && subclassesDeclareSave) {
     return { ...unchanged, addWriteVersion };
   }
-  return { ...unchanged, saveShape: 'refusing', addWriteVersion };
+  return { ...unchanged, saveShape: 'refusing', saveIsAsync: false, addWriteVersion };
 }
 
 function freshName(wanted: string, taken: readonly string[]): string {

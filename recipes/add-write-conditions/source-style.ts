@@ -8,10 +8,23 @@ export interface SourceStyle {
   readonly quote: '"' | "'";
   /** Whether statements end with a semicolon. */
   readonly semicolons: boolean;
+  /** The column generated lines wrap at (a tab counts as {@link TAB_COLUMNS}). */
+  readonly width: number;
+  /** Whether a list broken over several lines ends with a comma, as Prettier writes them by default. */
+  readonly trailingCommas: boolean;
 }
 
-/** Reads newline, indentation, quotes and semicolons off `source`; falls back to `\n`, two spaces, `'` and `;`. */
-export function detectSourceStyle(source: string): SourceStyle {
+/** The narrowest width a file is assumed to use, Prettier's default. */
+const MINIMUM_WIDTH = 80;
+/** How many columns a tab takes when a line's width is measured. */
+export const TAB_COLUMNS = 4;
+
+/**
+ * Reads newline, indentation, quotes, semicolons, trailing commas and width off `source`; falls back to `\n`, two
+ * spaces, `'`, `;` and trailing commas. The width is `printWidth` when the project states one (a Prettier config,
+ * an `.editorconfig`), otherwise the longest line the file already has, and never less than 80.
+ */
+export function detectSourceStyle(source: string, printWidth?: number): SourceStyle {
   const crlf = (source.match(/\r\n/g) ?? []).length;
   const lf = (source.match(/\n/g) ?? []).length - crlf;
   return {
@@ -19,7 +32,14 @@ export function detectSourceStyle(source: string): SourceStyle {
     indentUnit: detectIndentUnit(source),
     quote: detectQuote(source),
     semicolons: detectSemicolons(source),
+    width: printWidth ?? Math.max(MINIMUM_WIDTH, ...source.split(/\r?\n/).map(columns)),
+    trailingCommas: detectTrailingCommas(source),
   };
+}
+
+/** The columns `line` takes, tabs expanded. */
+export function columns(line: string): number {
+  return line.length + (TAB_COLUMNS - 1) * (line.match(/\t/g) ?? []).length;
 }
 
 function detectIndentUnit(source: string): string {
@@ -54,4 +74,12 @@ function detectSemicolons(source: string): boolean {
     return true;
   }
   return complete.filter((line) => line.endsWith(';')).length * 2 >= complete.length;
+}
+
+/** Lists broken over lines (arguments, parameters, arrays, imports): does the last item carry a comma? */
+function detectTrailingCommas(source: string): boolean {
+  // A block never ends in a comma, so `,` before `}` is evidence; a bare item before `}` could end a statement.
+  const withComma = (source.match(/,[ \t]*\r?\n[ \t]*[)\]}]/g) ?? []).length;
+  const without = (source.match(/[\w'"`)\]][ \t]*\r?\n[ \t]*[)\]]/g) ?? []).length;
+  return withComma >= without;
 }

@@ -1,87 +1,203 @@
-import { createRequire } from 'node:module';
-import type { ResolutionHostFactory, ts as Typescript } from 'ts-morph';
-import { findImplementersWithTypes, type TypedFileFacts } from './find-implementers-with-types.js';
-import { PACKAGE_NAME } from './import-plan.js';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ts as Typescript } from 'ts-morph';
+import { PACKAGE_NAME } from '../../vocabulary/index.js';
+import { readImplementerFacts, type FileFacts } from './read-implementer-facts.js';
+import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
+import { syntaxError } from './syntax-error.js';
+import { ts } from './typescript.js';
+import { upgradeMessages } from './upgrade-messages.js';
 
-// Loaded with require for start-up time, as in find-implementers-with-types.ts.
-const { Project, ts } = createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
+/**
+ * The declarations of the checkpoint-fencing this upgrade is part of: `dist/runtime/index.d.ts` once built, the
+ * runtime's source when it runs from the repository.
+ */
+const OWN_DECLARATIONS = ['../../runtime/index.d.ts', '../../runtime/index.ts']
+  .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
+  .find((path) => existsSync(path));
 
-/** A tsconfig's file list and a way to analyse some of its files with types. The only module that opens ts-morph's Project. */
+/**
+ * A tsconfig's files, and a way to analyse some of them with types. A solution-style tsconfig (`"files": []` and
+ * `references`) stands for every project it references, each analysed under its own options. The only module that
+ * builds a TypeScript program.
+ */
 export interface TypedProject {
-  /** Absolute paths of the project's source files, as the tsconfig lists them. */
+  /** Absolute paths of the source files of the project, or of every referenced project. */
   readonly fileNames: readonly string[];
   /** Resolves a bare module specifier (a `paths` alias) from `containingFile`; `undefined` when it does not resolve to a project file. */
   resolveModule(specifier: string, containingFile: string): string | undefined;
   /**
-   * Parses `paths` with types (their imports are loaded as the checker needs them) and returns plain facts.
+   * Parses `paths` with types (their imports are loaded as the checker needs them) and returns plain facts, in the
+   * order of `paths`.
    * @throws Error naming the file and position when one of them does not parse.
    */
-  analyse(paths: readonly string[]): TypedFileFacts[];
+  analyse(paths: readonly string[]): FileFacts[];
+  /** One-line notes for the user that arose while analysing, e.g. that the package's declarations were read directly. */
+  readonly notices: readonly string[];
+}
+
+/** One tsconfig that lists source files. */
+interface LeafProject {
+  readonly tsconfig: string;
+  readonly options: Typescript.CompilerOptions;
+  readonly fileNames: readonly string[];
+  readonly cache: Typescript.ModuleResolutionCache;
 }
 
 /**
- * Reads `tsconfigPath` with the TypeScript that ts-morph bundles, kept apart from the project's own `typescript`.
- * @throws Error naming the tsconfig when it is missing or invalid.
+ * Reads `tsconfigPath`, following `references` into every referenced project, with the TypeScript that ts-morph
+ * bundles (kept apart from the project's own `typescript`).
+ * @throws Error naming the tsconfig when it is invalid, its `extends` target is missing, or it (or a project it
+ * references) matches no source files.
  */
 export function openTypedProject(tsconfigPath: string): TypedProject {
-  const diagnostics: Typescript.Diagnostic[] = [];
-  const parsed = ts.getParsedCommandLineOfConfigFile(
-    tsconfigPath,
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (diagnostic) => diagnostics.push(diagnostic),
-    },
-  );
-  const fatal = [...diagnostics, ...(parsed?.errors ?? [])].find(
-    (diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error && diagnostic.code !== 18003,
-  );
-  if (parsed === undefined || fatal !== undefined) {
-    const reason =
-      fatal === undefined ? 'it could not be read' : ts.flattenDiagnosticMessageText(fatal.messageText, ' ');
-    throw new Error(`${tsconfigPath}: cannot use this tsconfig: ${reason}. Pass an existing tsconfig with --project.`);
+  const projects = leafProjects(resolve(tsconfigPath), new Set());
+  const owners = new Map<string, LeafProject>();
+  for (const project of projects) {
+    for (const file of project.fileNames) {
+      if (!owners.has(resolve(file))) {
+        owners.set(resolve(file), project);
+      }
+    }
   }
-  const resolutionCache = ts.createModuleResolutionCache(process.cwd(), (name) => name, parsed.options);
+  const notices: string[] = [];
+  const ownerOf = (file: string): LeafProject => owners.get(resolve(file)) ?? (projects[0] as LeafProject);
   return {
-    fileNames: parsed.fileNames,
+    fileNames: [...owners.keys()],
+    notices,
     resolveModule(specifier, containingFile) {
-      if (parsed.options.paths === undefined) {
+      const { options, cache } = ownerOf(containingFile);
+      if (options.paths === undefined) {
         return undefined;
       }
-      const resolved = ts.resolveModuleName(
-        specifier,
-        containingFile,
-        parsed.options,
-        ts.sys,
-        resolutionCache,
-      ).resolvedModule;
+      const resolved = ts.resolveModuleName(specifier, containingFile, options, ts.sys, cache).resolvedModule;
       return resolved === undefined || resolved.isExternalLibraryImport === true
         ? undefined
         : resolved.resolvedFileName;
     },
     analyse(paths) {
-      const project = new Project({
-        tsConfigFilePath: tsconfigPath,
-        skipAddingFilesFromTsConfig: true,
-        // Finding implementers needs declarations, not lib or @types globals; skipping them keeps the program small.
-        skipLoadingLibFiles: true,
-        compilerOptions: { types: [] },
-        resolutionHost: projectAndPackageOnly(resolutionCache),
-      });
-      const files = paths.map((path) => project.addSourceFileAtPath(path));
-      const program = project.getProgram().compilerObject;
-      for (const file of files) {
-        const [problem] = program.getSyntacticDiagnostics(file.compilerNode);
-        if (problem !== undefined) {
-          const { line, character } = file.compilerNode.getLineAndCharacterOfPosition(problem.start);
-          throw new Error(
-            `${file.getFilePath()}:${line + 1}:${character + 1}: does not parse (${ts.flattenDiagnosticMessageText(problem.messageText, ' ')}); fix the syntax error and run the upgrade again.`,
-          );
+      const groups = new Map<LeafProject, string[]>();
+      for (const path of paths) {
+        const owner = ownerOf(path);
+        groups.set(owner, [...(groups.get(owner) ?? []), path]);
+      }
+      const facts = new Map<string, FileFacts>();
+      for (const [project, files] of groups) {
+        for (const fileFacts of analyseProject(project, files, notices)) {
+          facts.set(resolve(fileFacts.path), fileFacts);
         }
       }
-      return findImplementersWithTypes(files);
+      return paths.flatMap((path) => facts.get(resolve(path)) ?? []);
     },
   };
+}
+
+function leafProjects(tsconfig: string, seen: Set<string>): LeafProject[] {
+  if (seen.has(tsconfig)) {
+    return [];
+  }
+  seen.add(tsconfig);
+  const parsed = parseTsconfig(tsconfig);
+  const references = parsed.projectReferences ?? [];
+  if (parsed.fileNames.length === 0 && references.length === 0) {
+    throw new Error(upgradeMessages.noSourceFiles(tsconfig));
+  }
+  const own: LeafProject[] =
+    parsed.fileNames.length === 0
+      ? []
+      : [
+          {
+            tsconfig,
+            options: parsed.options,
+            fileNames: parsed.fileNames,
+            cache: ts.createModuleResolutionCache(dirname(tsconfig), (name) => name, parsed.options),
+          },
+        ];
+  return [
+    ...own,
+    ...references.flatMap((reference) => leafProjects(resolve(ts.resolveProjectReferencePath(reference)), seen)),
+  ];
+}
+
+function parseTsconfig(tsconfig: string): Typescript.ParsedCommandLine {
+  if (!existsSync(tsconfig)) {
+    throw new Error(upgradeMessages.noTsconfig(tsconfig));
+  }
+  const diagnostics: Typescript.Diagnostic[] = [];
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    tsconfig,
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (diagnostic) => diagnostics.push(diagnostic) },
+  );
+  // No inputs (18002, 18003) is reported by the caller, which knows whether references make up for it.
+  const fatal = [...diagnostics, ...(parsed?.errors ?? [])].find(
+    (diagnostic) =>
+      diagnostic.category === ts.DiagnosticCategory.Error && diagnostic.code !== 18002 && diagnostic.code !== 18003,
+  );
+  if (parsed === undefined || fatal !== undefined) {
+    const reason =
+      fatal === undefined ? 'it could not be read' : ts.flattenDiagnosticMessageText(fatal.messageText, ' ');
+    // "File '…' not found" (6053) and "Cannot read file '…'" (5083) are how a missing `extends` target shows.
+    const target = fatal?.code === 6053 || fatal?.code === 5083 ? /'([^']+)'/.exec(reason)?.[1] : undefined;
+    throw new Error(
+      target === undefined
+        ? upgradeMessages.unusableTsconfig(tsconfig, reason)
+        : upgradeMessages.missingExtendsTarget(tsconfig, target),
+    );
+  }
+  return parsed;
+}
+
+function analyseProject(project: LeafProject, paths: readonly string[], notices: string[]): FileFacts[] {
+  const fallback = { used: false };
+  // Finding implementers needs declarations, not lib or @types globals; leaving them out keeps the program small.
+  const options: Typescript.CompilerOptions = { ...project.options, noLib: true, types: [], noEmit: true };
+  const host = ts.createCompilerHost(options, true);
+  host.resolveModuleNameLiterals = projectAndPackageOnly(options, host, project.cache, fallback);
+  const program = ts.createProgram({ rootNames: paths, options, host });
+  const sourceFiles = paths.map((path) => program.getSourceFile(path) ?? program.getSourceFile(resolve(path)));
+  for (const [index, sourceFile] of sourceFiles.entries()) {
+    if (sourceFile === undefined) {
+      throw new Error(upgradeMessages.unreadable(paths[index] ?? ''));
+    }
+    const [problem] = program.getSyntacticDiagnostics(sourceFile);
+    if (problem !== undefined) {
+      throw syntaxError(sourceFile, problem);
+    }
+  }
+  const analysed = sourceFiles.filter((sourceFile) => sourceFile !== undefined);
+  const resolver = new StorageResolverBySymbol(program.getTypeChecker(), analysed);
+  if (fallback.used) {
+    notices.push(
+      upgradeMessages.declarationsReadDirectly(
+        project.tsconfig,
+        resolutionSetting(project.options),
+        OWN_DECLARATIONS ?? '',
+        isInstalledNear(project.tsconfig),
+      ),
+    );
+  }
+  return analysed.map((sourceFile) => readImplementerFacts(sourceFile, resolver));
+}
+
+/** How the tsconfig resolves modules, as its author wrote it. */
+function resolutionSetting(options: Typescript.CompilerOptions): string {
+  if (options.moduleResolution !== undefined) {
+    return `"moduleResolution": "${ts.ModuleResolutionKind[options.moduleResolution].toLowerCase()}"`;
+  }
+  return `the default for "module": "${ts.ModuleKind[options.module ?? ts.ModuleKind.CommonJS].toLowerCase()}"`;
+}
+
+function isInstalledNear(tsconfig: string): boolean {
+  for (let directory = dirname(tsconfig); ; directory = dirname(directory)) {
+    if (existsSync(join(directory, 'node_modules', PACKAGE_NAME, 'package.json'))) {
+      return true;
+    }
+    if (dirname(directory) === directory) {
+      return false;
+    }
+  }
 }
 
 /**
@@ -89,20 +205,42 @@ export function openTypedProject(tsconfigPath: string): TypedProject {
  * other package unresolved. The recipe needs the storage interface and the project's own classes; parsing the
  * declarations of every library the project uses would dominate the run time. A base class imported from another
  * package therefore stays unknown, and its subclass is reported as skipped rather than guessed at.
+ *
+ * When the project's own settings cannot resolve `checkpoint-fencing` (for example `"moduleResolution": "node"`
+ * against an older release without top-level types), its declarations are read from the package this upgrade ships
+ * in, and `fallback.used` is set so the caller can say so.
  */
-function projectAndPackageOnly(cache: Typescript.ModuleResolutionCache): ResolutionHostFactory {
-  return (host, getCompilerOptions) => ({
-    resolveModuleNames: (moduleNames, containingFile) =>
-      moduleNames.map((name) => {
-        const options = getCompilerOptions();
-        const followed =
-          name.startsWith('.') ||
-          name === PACKAGE_NAME ||
-          name.startsWith(`${PACKAGE_NAME}/`) ||
-          Object.keys(options.paths ?? {}).some((pattern) => matchesPathPattern(name, pattern));
-        return followed ? ts.resolveModuleName(name, containingFile, options, host, cache).resolvedModule : undefined;
-      }),
-  });
+function projectAndPackageOnly(
+  options: Typescript.CompilerOptions,
+  host: Typescript.ModuleResolutionHost,
+  cache: Typescript.ModuleResolutionCache,
+  fallback: { used: boolean },
+): NonNullable<Typescript.CompilerHost['resolveModuleNameLiterals']> {
+  return (literals, containingFile, _redirect, _options, containingSourceFile) =>
+    literals.map((literal) => {
+      const name = literal.text;
+      const followed =
+        name.startsWith('.') ||
+        name === PACKAGE_NAME ||
+        name.startsWith(`${PACKAGE_NAME}/`) ||
+        Object.keys(options.paths ?? {}).some((pattern) => matchesPathPattern(name, pattern));
+      if (!followed) {
+        return { resolvedModule: undefined };
+      }
+      const mode = ts.getModeForUsageLocation(containingSourceFile, literal, options);
+      const resolved = ts.resolveModuleName(name, containingFile, options, host, cache, undefined, mode).resolvedModule;
+      if (resolved === undefined && name === PACKAGE_NAME && OWN_DECLARATIONS !== undefined) {
+        fallback.used = true;
+        return {
+          resolvedModule: {
+            resolvedFileName: OWN_DECLARATIONS,
+            extension: OWN_DECLARATIONS.endsWith('.d.ts') ? ts.Extension.Dts : ts.Extension.Ts,
+            isExternalLibraryImport: false,
+          },
+        };
+      }
+      return { resolvedModule: resolved };
+    });
 }
 
 function matchesPathPattern(name: string, pattern: string): boolean {

@@ -38,6 +38,8 @@ export interface UpgradeReport {
   readonly changes: readonly FileChange[];
   /** Whether the changes were written to disk (false for a dry run or a check). */
   readonly written: boolean;
+  /** One-line notes, e.g. that the package's declarations were read directly because the project cannot resolve it. */
+  readonly notices: readonly string[];
   readonly durationMs: number;
 }
 

@@ -5,7 +5,10 @@ import { uncommittedFiles } from './git-worktree.js';
 import { membersAdded } from './member-text.js';
 import { decideUpgrades } from './shape-decision.js';
 import { openTypedProject } from './typed-project.js';
+import { formatWithProjectPrettier } from './project-prettier.js';
+import { projectPrintWidth } from './project-print-width.js';
 import { upgradeFileText } from './upgrade-file-text.js';
+import { upgradeMessages } from './upgrade-messages.js';
 import type { FileChange, ImplementerReport, SkippedImplementer, UpgradeReport } from './upgrade-report.js';
 
 /** Options of {@link upgrade}. */
@@ -44,9 +47,6 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   const started = performance.now();
   const cwd = resolve(options.cwd ?? process.cwd());
   const tsconfig = resolve(cwd, options.project ?? 'tsconfig.json');
-  if (!existsSync(tsconfig)) {
-    throw new UpgradeError(`${tsconfig}: no tsconfig here; pass the project's tsconfig with --project <path>.`);
-  }
   let project;
   try {
     project = openTypedProject(tsconfig);
@@ -78,6 +78,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   const implementers: ImplementerReport[] = [];
   const skipped: SkippedImplementer[] = [];
   const changes: FileChange[] = [];
+  const notices = [...project.notices];
   for (const file of facts) {
     const own = decisions.filter((decision) => decision.implementer.file === file.path);
     for (const decision of own) {
@@ -101,14 +102,18 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
         });
       }
     }
-    const after = upgradeFileText(file.text, own, file.imports);
+    const after = upgradeFileText(file.text, own, file.imports, projectPrintWidth(file.path));
     if (after !== file.text) {
       const raw = texts.get(file.path) ?? readFileSync(file.path, 'utf8');
       const bom = raw.startsWith(BOM) && !file.text.startsWith(BOM) ? BOM : '';
       if (bom + file.text !== raw) {
-        throw new UpgradeError(`${file.path}: changed on disk while the upgrade ran; run it again.`);
+        throw new UpgradeError(upgradeMessages.changedOnDisk(file.path));
       }
-      changes.push({ file: file.path, before: raw, after: bom + after });
+      const formatted = await formatWithProjectPrettier(file.path, raw, bom + after, cwd);
+      if (formatted.kind === 'failed') {
+        notices.push(upgradeMessages.prettierFailed(file.path, formatted.reason));
+      }
+      changes.push({ file: file.path, before: raw, after: formatted.text });
     }
   }
 
@@ -122,9 +127,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
             cwd,
           );
     if (dirty.length > 0) {
-      throw new UpgradeError(
-        `${dirty[0] ?? ''}${dirty.length > 1 ? ` and ${dirty.length - 1} more` : ''}: uncommitted changes in files the upgrade would rewrite; commit or stash them first, or pass --allow-dirty.`,
-      );
+      throw new UpgradeError(upgradeMessages.uncommittedChanges(dirty[0] ?? '', dirty.length - 1));
     }
     for (const [index, change] of changes.entries()) {
       writeFileSync(change.file, change.after);
@@ -138,6 +141,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
     skipped,
     changes,
     written: mode === 'write',
+    notices,
     durationMs: performance.now() - started,
   };
 }
@@ -145,7 +149,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
 function selectFiles(fileNames: readonly string[], paths: readonly string[], tsconfig: string): string[] {
   for (const path of paths) {
     if (!existsSync(path)) {
-      throw new UpgradeError(`${path}: no such file or directory; pass files or folders of the project.`);
+      throw new UpgradeError(upgradeMessages.noSuchPath(path));
     }
   }
   const candidates = fileNames
@@ -162,9 +166,7 @@ function selectFiles(fileNames: readonly string[], paths: readonly string[], tsc
   );
   const unmatched = paths.find((path) => !selected.some((file) => file === path || file.startsWith(path + sep)));
   if (unmatched !== undefined) {
-    throw new UpgradeError(
-      `${unmatched}: not part of the project ${tsconfig}; add it to the tsconfig's "include" or pass --project.`,
-    );
+    throw new UpgradeError(upgradeMessages.pathOutsideProject(unmatched, tsconfig));
   }
   return selected;
 }

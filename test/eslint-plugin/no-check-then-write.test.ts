@@ -1,78 +1,189 @@
 import { noCheckThenWrite } from '../../eslint-plugin/rules/no-check-then-write.js';
 import { syntacticRuleTester } from './rule-tester.js';
 
-const importStorage = "import type { CheckpointStorage } from 'checkpoint-fencing';\n";
-
 syntacticRuleTester().run('no-check-then-write', noCheckThenWrite, {
   valid: [
     {
       name: 'an in-memory storage decides and writes between two awaits',
-      code: `${importStorage}class S implements CheckpointStorage {\n  async save(id, cp, condition) {\n    const stored = this.entries.get(id);\n    if (stored !== undefined && stored.version > condition.version) throw refused();\n    this.entries.set(id, { cp, version: condition.version });\n  }\n}`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  async save(id, cp, condition) {
+    const stored = this.entries.get(id);
+    if (stored !== undefined && stored.version > condition.version) throw refused();
+    this.entries.set(id, { cp, version: condition.version });
+  }
+}
+      `,
     },
     {
       name: 'a Lua script judges the condition on the server',
-      code: `${importStorage}class S implements CheckpointStorage {\n  async save(id, cp, condition) {\n    const version = await this.redis.get(versionKey(id));\n    if (version === null) log('first write');\n    return this.redis.eval(SCRIPT, 2, checkpointKey(id), versionKey(id), cp);\n  }\n}`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  async save(id, cp, condition) {
+    const version = await this.redis.get(versionKey(id));
+    if (version === null) log('first write');
+    return this.redis.eval(SCRIPT, 2, checkpointKey(id), versionKey(id), cp);
+  }
+}
+      `,
     },
     {
       name: 'an optimistic WATCH/MULTI transaction',
-      code: `${importStorage}class S implements CheckpointStorage {\n  async save(id, cp, condition) {\n    await this.redis.watch(key);\n    const stored = await this.redis.get(key);\n    if (BigInt(stored) > condition.version) throw refused();\n    await this.redis.multi().set(key, cp).exec();\n  }\n}`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  async save(id, cp, condition) {
+    await this.redis.watch(key);
+    const stored = await this.redis.get(key);
+    if (BigInt(stored) > condition.version) throw refused();
+    await this.redis.multi().set(key, cp).exec();
+  }
+}
+      `,
     },
     {
       name: 'a conditional UPDATE that judges the version itself',
-      code: `${importStorage}const s: CheckpointStorage = {\n  async save(id, cp, condition) {\n    const { rows } = await db.query('SELECT version FROM checkpoints WHERE id = $1', [id]);\n    if (rows.length === 0) return insertFirst(id, cp);\n    await db.query('UPDATE checkpoints SET checkpoint = $2 WHERE id = $1 AND version <= $3', [id, cp, condition.version]);\n  },\n};`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+const s: CheckpointStorage = {
+  async save(id, cp, condition) {
+    const { rows } = await db.query('SELECT version FROM checkpoints WHERE id = $1', [id]);
+    if (rows.length === 0) return insertFirst(id, cp);
+    await db.query('UPDATE checkpoints SET checkpoint = $2 WHERE id = $1 AND version <= $3', [id, cp, condition.version]);
+  },
+};
+      `,
     },
     {
       name: 'a wrapper that forwards the condition to the storage it wraps',
-      code: `${importStorage}class Logged implements CheckpointStorage {\n  async save(id, cp, condition) {\n    const before = await this.inner.writeVersion(id);\n    if (before !== undefined) log(before);\n    return this.inner.save(id, cp, condition);\n  }\n}`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class Logged implements CheckpointStorage {
+  async save(id, cp, condition) {
+    const before = await this.inner.writeVersion(id);
+    if (before !== undefined) log(before);
+    return this.inner.save(id, cp, condition);
+  }
+}
+      `,
     },
     {
       name: 'a read that is never compared',
-      code: `${importStorage}class S implements CheckpointStorage {\n  async save(id, cp, condition) {\n    const previous = await this.redis.get(id);\n    await this.redis.set(id, cp);\n    return previous;\n  }\n}`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  async save(id, cp, condition) {
+    const previous = await this.redis.get(id);
+    await this.redis.set(id, cp);
+    return previous;
+  }
+}
+      `,
     },
     {
       name: 'read, compare, write outside a checkpoint storage',
-      code: `class Cache {\n  async put(k, v) {\n    const old = await this.redis.get(k);\n    if (old !== v) await this.redis.set(k, v);\n  }\n}`,
+      code: `
+class Cache {
+  async put(k, v) {
+    const old = await this.redis.get(k);
+    if (old !== v) await this.redis.set(k, v);
+  }
+}
+      `,
     },
   ],
   invalid: [
     {
-      name: 'the stored version is read, compared, and the checkpoint written in another step; aliased import',
-      code: `import type { CheckpointStorage as Store } from 'checkpoint-fencing';\nexport class NaiveRedisStorage implements Store {\n  async save(id, cp, condition) {\n    const stored = await this.writeVersion(id);\n    if (stored !== undefined && stored > condition.version) throw refused();\n    await this.redis.set(key(id), cp);\n  }\n}`,
+      name: 'a subclass whose base class in the same file declares implements',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+abstract class BaseStorage implements CheckpointStorage {}
+export class NaiveStorage extends BaseStorage {
+  async save(id, cp, condition) {
+    const stored = await this.writeVersion(id);
+    if (stored !== undefined && stored > condition.version) throw refused();
+    await this.redis.set(key(id), cp);
+  }
+}
+      `,
       errors: [
         {
           messageId: 'checkThenWrite',
-          data: { read: 'this.writeVersion', line: 4 },
-          line: 6,
+          data: { read: 'this.writeVersion', line: 6 },
+          line: 8,
           column: 11,
-          endLine: 6,
+          endLine: 8,
+          endColumn: 38,
+        },
+      ],
+    },
+    {
+      name: 'the stored version is read, compared, and the checkpoint written in another step; aliased import',
+      code: `
+import type { CheckpointStorage as Store } from 'checkpoint-fencing';
+export class NaiveRedisStorage implements Store {
+  async save(id, cp, condition) {
+    const stored = await this.writeVersion(id);
+    if (stored !== undefined && stored > condition.version) throw refused();
+    await this.redis.set(key(id), cp);
+  }
+}
+      `,
+      errors: [
+        {
+          messageId: 'checkThenWrite',
+          data: { read: 'this.writeVersion', line: 5 },
+          line: 7,
+          column: 11,
+          endLine: 7,
           endColumn: 38,
         },
       ],
     },
     {
       name: 'an SQL SELECT then an UPDATE with no version guard in a satisfies-typed object',
-      code: `${importStorage}export default {\n  async save(id, cp, condition) {\n    const { rows } = await db.query('SELECT version FROM checkpoints WHERE id = $1', [id]);\n    if (rows[0]?.version > condition.version) throw refused();\n    await db.query(\`UPDATE checkpoints SET checkpoint = $2 WHERE id = $1\`, [id, cp]);\n  },\n} satisfies CheckpointStorage;`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export default {
+  async save(id, cp, condition) {
+    const { rows } = await db.query('SELECT version FROM checkpoints WHERE id = $1', [id]);
+    if (rows[0]?.version > condition.version) throw refused();
+    await db.query(\`UPDATE checkpoints SET checkpoint = $2 WHERE id = $1\`, [id, cp]);
+  },
+} satisfies CheckpointStorage;
+      `,
       errors: [
         {
           messageId: 'checkThenWrite',
-          data: { read: 'db.query', line: 4 },
-          line: 6,
+          data: { read: 'db.query', line: 5 },
+          line: 7,
           column: 11,
-          endLine: 6,
+          endLine: 7,
           endColumn: 85,
         },
       ],
     },
     {
       name: 'a read awaited inside the test, namespace import, optional chaining and a computed write',
-      code: `import * as cf from 'checkpoint-fencing';\nconst S = class implements cf.CheckpointStorage {\n  async resolveFirstCheckpointRace(id, candidate) {\n    if ((await this.client?.hget(key, 'checkpoint')) > candidate) {\n      await this.client?.['hset'](key, 'checkpoint', candidate);\n    }\n  }\n};`,
+      code: `
+import * as cf from 'checkpoint-fencing';
+const S = class implements cf.CheckpointStorage {
+  async resolveFirstCheckpointRace(id, candidate) {
+    if ((await this.client?.hget(key, 'checkpoint')) > candidate) {
+      await this.client?.['hset'](key, 'checkpoint', candidate);
+    }
+  }
+};
+      `,
       errors: [
         {
           messageId: 'checkThenWrite',
-          data: { read: 'this.client?.hget', line: 4 },
-          line: 5,
+          data: { read: 'this.client?.hget', line: 5 },
+          line: 6,
           column: 13,
-          endLine: 5,
+          endLine: 6,
           endColumn: 64,
         },
       ],

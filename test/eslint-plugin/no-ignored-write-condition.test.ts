@@ -1,25 +1,40 @@
 import { noIgnoredWriteCondition } from '../../eslint-plugin/rules/no-ignored-write-condition.js';
 import { syntacticRuleTester, typeAwareRuleTester } from './rule-tester.js';
 
-const importStorage = "import type { CheckpointStorage } from 'checkpoint-fencing';\n";
-
 syntacticRuleTester().run('no-ignored-write-condition', noIgnoredWriteCondition, {
   valid: [
     {
       name: 'a complete implementation',
-      code: `${importStorage}class S implements CheckpointStorage {\n  async read(id) {}\n  async save(id, cp, condition) {}\n  async writeVersion(id) {}\n  async delete(id) {}\n}`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  async read(id) {}
+  async save(id, cp, condition) {}
+  async writeVersion(id) {}
+  async delete(id) {}
+}
+      `,
     },
     {
       name: 'save taking a rest parameter sees the condition',
-      code: `${importStorage}class S implements CheckpointStorage { save(...args) {} writeVersion(id) {} }`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage { save(...args) {} writeVersion(id) {} }
+      `,
     },
     {
       name: 'a class that does not implement the checkpoint-fencing interface',
-      code: `interface CheckpointStorage { save(id: string, cp: string): Promise<void> }\nclass S implements CheckpointStorage { async save(id: string, cp: string) {} }`,
+      code: `
+interface CheckpointStorage { save(id: string, cp: string): Promise<void> }
+class S implements CheckpointStorage { async save(id: string, cp: string) {} }
+      `,
     },
     {
       name: 'writeVersion may be inherited from a superclass',
-      code: `${importStorage}class S extends Base implements CheckpointStorage { async save(id, cp, condition) {} }`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S extends Base implements CheckpointStorage { async save(id, cp, condition) {} }
+      `,
     },
     {
       name: 'an object literal with no declared type',
@@ -27,11 +42,22 @@ syntacticRuleTester().run('no-ignored-write-condition', noIgnoredWriteCondition,
     },
     {
       name: 'an object literal spreading another implementation',
-      code: `${importStorage}const s: CheckpointStorage = { ...base, async save(id, cp, condition) {} };`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+const s: CheckpointStorage = { ...base, async save(id, cp, condition) {} };
+      `,
     },
     {
       name: 'decorators and a static save',
-      code: `${importStorage}@injectable()\nclass S implements CheckpointStorage {\n  @logged() async save(id, cp, condition) {}\n  static save(a) {}\n  writeVersion() {}\n}`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+@injectable()
+class S implements CheckpointStorage {
+  @logged() async save(id, cp, condition) {}
+  static save(a) {}
+  writeVersion() {}
+}
+      `,
     },
     {
       name: 'JSX does not confuse the rule',
@@ -41,29 +67,87 @@ syntacticRuleTester().run('no-ignored-write-condition', noIgnoredWriteCondition,
   ],
   invalid: [
     {
-      name: 'an aliased import, a two-parameter save and no writeVersion',
-      code: `import { type CheckpointStorage as Store } from 'checkpoint-fencing';\nexport class LegacyStore implements Store {\n  async read(id) {}\n  async save(id, cp) {}\n  async delete(id) {}\n}`,
+      name: 'an object literal returned from a factory declared to return a storage (the upgrade changes it too)',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export function createStorage(): CheckpointStorage {
+  return {
+    read: async (id) => undefined,
+    save: async (id, cp) => cp,
+    delete: async (id) => {},
+  };
+}
+      `,
       errors: [
-        { messageId: 'missingWriteVersion', line: 2, column: 14, endLine: 2, endColumn: 25 },
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 9, endLine: 4, endColumn: 13 },
+        { messageId: 'missingWriteVersion', line: 3, column: 34, endLine: 3, endColumn: 51 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 6, column: 5, endLine: 6, endColumn: 9 },
+      ],
+    },
+    {
+      name: 'a class implementing an interface of the same file that extends the storage interface',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+interface ListableStorage extends CheckpointStorage {
+  list(): Promise<string[]>;
+}
+export class ListableMapStorage implements ListableStorage {
+  async list() { return []; }
+  async save(id: string, cp: string) { return cp; }
+}
+      `,
+      errors: [
+        { messageId: 'missingWriteVersion', line: 6, column: 14, endLine: 6, endColumn: 32 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 8, column: 9, endLine: 8, endColumn: 13 },
+      ],
+    },
+    {
+      name: 'an aliased import, a two-parameter save and no writeVersion',
+      code: `
+import { type CheckpointStorage as Store } from 'checkpoint-fencing';
+export class LegacyStore implements Store {
+  async read(id) {}
+  async save(id, cp) {}
+  async delete(id) {}
+}
+      `,
+      errors: [
+        { messageId: 'missingWriteVersion', line: 3, column: 14, endLine: 3, endColumn: 25 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 5, column: 9, endLine: 5, endColumn: 13 },
       ],
     },
     {
       name: 'an anonymous class expression implementing the interface through a namespace import',
-      code: `import * as cf from 'checkpoint-fencing';\nconst S = class implements cf.CheckpointStorage {\n  save(id, cp) {}\n  writeVersion(id) {}\n};`,
-      errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 3, column: 3, endLine: 3, endColumn: 7 }],
+      code: `
+import * as cf from 'checkpoint-fencing';
+const S = class implements cf.CheckpointStorage {
+  save(id, cp) {}
+  writeVersion(id) {}
+};
+      `,
+      errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 3, endLine: 4, endColumn: 7 }],
     },
     {
       name: 'an annotated object literal with a computed save key',
-      code: `${importStorage}const s: CheckpointStorage = {\n  async ['save'](id, cp) {},\n  writeVersion: async () => undefined,\n};`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+const s: CheckpointStorage = {
+  async ['save'](id, cp) {},
+  writeVersion: async () => undefined,
+};
+      `,
       errors: [
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 3, column: 10, endLine: 3, endColumn: 16 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 10, endLine: 4, endColumn: 16 },
       ],
     },
     {
       name: 'an object literal that satisfies the interface but has no writeVersion',
-      code: `${importStorage}export default {\n  save: async (id, cp, condition) => cp,\n} satisfies CheckpointStorage;`,
-      errors: [{ messageId: 'missingWriteVersion', line: 4, column: 13, endLine: 4, endColumn: 30 }],
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export default {
+  save: async (id, cp, condition) => cp,
+} satisfies CheckpointStorage;
+      `,
+      errors: [{ messageId: 'missingWriteVersion', line: 5, column: 13, endLine: 5, endColumn: 30 }],
     },
   ],
 });
@@ -71,37 +155,90 @@ syntacticRuleTester().run('no-ignored-write-condition', noIgnoredWriteCondition,
 typeAwareRuleTester().run('no-ignored-write-condition (useTypeInformation)', noIgnoredWriteCondition, {
   valid: [
     {
+      name: "a project's own interface that happens to be named CheckpointStorage is not checkpoint-fencing's",
+      code: `
+interface CheckpointStorage { save(id: string, cp: string): Promise<string> }
+export class OwnStorage implements CheckpointStorage { async save(id: string, cp: string) { return cp; } }
+      `,
+      options: [{ useTypeInformation: true }],
+    },
+    {
       name: 'a complete implementation reached through a superclass',
-      code: `import type { CheckpointStorage } from 'checkpoint-fencing';\ndeclare abstract class Base implements CheckpointStorage { read(id: string): Promise<string | undefined>; save(id: string, cp: string, c: never): Promise<string>; writeVersion(id: string): Promise<bigint | undefined>; delete(id: string): Promise<void>; }\nexport class Pg extends Base { override async save(id: string, cp: string, condition: never) { return cp; } }`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+declare abstract class Base implements CheckpointStorage { read(id: string): Promise<string | undefined>; save(id: string, cp: string, c: never): Promise<string>; writeVersion(id: string): Promise<bigint | undefined>; delete(id: string): Promise<void>; }
+export class Pg extends Base { override async save(id: string, cp: string, condition: never) { return cp; } }
+      `,
       options: [{ useTypeInformation: true }],
     },
     {
       name: 'an object literal for a parameter of another type',
-      code: `declare function register(target: { save(a: string, b: string): void }): void;\nregister({ save(a, b) {} });`,
+      code: `
+declare function register(target: { save(a: string, b: string): void }): void;
+register({ save(a, b) {} });
+      `,
       options: [{ useTypeInformation: true }],
     },
   ],
   invalid: [
     {
-      name: 'a subclass of an abstract implementation is checked too (the syntactic mode sees only the base)',
-      code: `import type { CheckpointStorage } from 'checkpoint-fencing';\nabstract class Base implements CheckpointStorage { abstract save(id: string, cp: string): Promise<string>; }\nclass Pg extends Base { async save(id: string, cp: string) { return cp; } }`,
+      name: 'a save inherited from a base class that is not a storage (the upgrade overrides it)',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class KeyValueTable {
+  async save(key: string, value: string) { return value; }
+}
+export class TableStorage extends KeyValueTable implements CheckpointStorage {
+  async read(id: string) { return undefined; }
+  async delete(id: string) {}
+}
+      `,
       options: [{ useTypeInformation: true }],
       errors: [
-        { messageId: 'missingWriteVersion', line: 2, column: 16, endLine: 2, endColumn: 20 },
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 2, column: 61, endLine: 2, endColumn: 65 },
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 3, column: 31, endLine: 3, endColumn: 35 },
+        {
+          messageId: 'inheritedSaveIgnoresCondition',
+          data: { base: 'KeyValueTable', count: 2 },
+          line: 6,
+          column: 14,
+          endLine: 6,
+          endColumn: 26,
+        },
+        { messageId: 'missingWriteVersion', line: 6, column: 14, endLine: 6, endColumn: 26 },
+      ],
+    },
+    {
+      name: 'a subclass of an abstract implementation is checked too (the syntactic mode sees only the base)',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+abstract class Base implements CheckpointStorage { abstract save(id: string, cp: string): Promise<string>; }
+class Pg extends Base { async save(id: string, cp: string) { return cp; } }
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        { messageId: 'missingWriteVersion', line: 3, column: 16, endLine: 3, endColumn: 20 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 3, column: 61, endLine: 3, endColumn: 65 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 31, endLine: 4, endColumn: 35 },
       ],
     },
     {
       name: 'an interface re-declared locally and an object literal typed only by context',
-      code: `import type { CheckpointStorage } from 'checkpoint-fencing';\ntype Port = CheckpointStorage;\nclass S implements Port {\n  async save(id: string, cp: string) { return cp; }\n}\ndeclare function register(storage: CheckpointStorage): void;\nregister({ async save(id: string, cp: string) { return cp; }, writeVersion: async () => undefined });\nregister({ async save(id: string) { return id; } } as CheckpointStorage);`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+type Port = CheckpointStorage;
+class S implements Port {
+  async save(id: string, cp: string) { return cp; }
+}
+declare function register(storage: CheckpointStorage): void;
+register({ async save(id: string, cp: string) { return cp; }, writeVersion: async () => undefined });
+register({ async save(id: string) { return id; } } as CheckpointStorage);
+      `,
       options: [{ useTypeInformation: true }],
       errors: [
-        { messageId: 'missingWriteVersion', line: 3, column: 7, endLine: 3, endColumn: 8 },
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 9, endLine: 4, endColumn: 13 },
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 7, column: 18, endLine: 7, endColumn: 22 },
-        { messageId: 'saveIgnoresCondition', data: { count: 1 }, line: 8, column: 18, endLine: 8, endColumn: 22 },
-        { messageId: 'missingWriteVersion', line: 8, column: 55, endLine: 8, endColumn: 72 },
+        { messageId: 'missingWriteVersion', line: 4, column: 7, endLine: 4, endColumn: 8 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 5, column: 9, endLine: 5, endColumn: 13 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 8, column: 18, endLine: 8, endColumn: 22 },
+        { messageId: 'saveIgnoresCondition', data: { count: 1 }, line: 9, column: 18, endLine: 9, endColumn: 22 },
+        { messageId: 'missingWriteVersion', line: 9, column: 55, endLine: 9, endColumn: 72 },
       ],
     },
   ],

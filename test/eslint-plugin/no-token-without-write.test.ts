@@ -5,7 +5,13 @@ syntacticRuleTester().run('no-token-without-write', noTokenWithoutWrite, {
   valid: [
     {
       name: 'the token reaches the write condition',
-      code: `async function f(lease) {\n  const token = await lease.fencingToken(id);\n  logger.info({ token });\n  await storage.save(id, cp, CheckpointWriteCondition.notOlderThan(token));\n}`,
+      code: `
+async function f(lease) {
+  const token = await lease.fencingToken(id);
+  logger.info({ token });
+  await storage.save(id, cp, CheckpointWriteCondition.notOlderThan(token));
+}
+      `,
     },
     {
       name: 'the token is handed to a helper that may write with it',
@@ -21,7 +27,10 @@ syntacticRuleTester().run('no-token-without-write', noTokenWithoutWrite, {
     },
     {
       name: 'a token read at module level is a cache, not this rule',
-      code: `const fencingToken = await lease.fencingToken(id);\nconsole.log(fencingToken);`,
+      code: `
+const fencingToken = await lease.fencingToken(id);
+console.log(fencingToken);
+      `,
     },
     {
       name: 'a token only tested for presence is left to no-unfenced-write',
@@ -29,7 +38,13 @@ syntacticRuleTester().run('no-token-without-write', noTokenWithoutWrite, {
     },
     {
       name: 'a callback parameter that shadows the token is a different binding',
-      code: `async function f(lease, items) {\n  const token = await lease.fencingToken(id);\n  items.forEach((token) => console.log(token));\n  await storage.save(id, cp, CheckpointWriteCondition.notOlderThan(token));\n}`,
+      code: `
+async function f(lease, items) {
+  const token = await lease.fencingToken(id);
+  items.forEach((token) => console.log(token));
+  await storage.save(id, cp, CheckpointWriteCondition.notOlderThan(token));
+}
+      `,
     },
     {
       name: 'a token-source function is not a token',
@@ -43,42 +58,66 @@ syntacticRuleTester().run('no-token-without-write', noTokenWithoutWrite, {
   invalid: [
     {
       name: 'a token only logged, including in a template and an object field',
-      code: `async function consume(lease, id) {\n  const token = await lease?.fencingToken(id);\n  logger.info(\`holding \${token}\`, { fencingToken: String(token) });\n  await storage.save(id, cp);\n}`,
+      code: `
+async function consume(lease, id) {
+  const token = await lease?.fencingToken(id);
+  logger.info(\`holding \${token}\`, { fencingToken: String(token) });
+  await storage.save(id, cp);
+}
+      `,
       errors: [
         {
           messageId: 'tokenNeverFences',
           data: { token: 'token', uses: 'logged' },
-          line: 2,
+          line: 3,
           column: 9,
-          endLine: 2,
+          endLine: 3,
           endColumn: 14,
         },
       ],
     },
     {
       name: 'a destructured token stored in a field and put on a span, inside a nested arrow function',
-      code: `class Worker {\n  start() {\n    return async (id) => {\n      const { fencingToken: held } = await this.lease.acquire(id);\n      this.lastToken = held;\n      span.setAttribute('fencing.token', held.toString());\n    };\n  }\n}`,
+      code: `
+class Worker {
+  start() {
+    return async (id) => {
+      const { fencingToken: held } = await this.lease.acquire(id);
+      this.lastToken = held;
+      span.setAttribute('fencing.token', held.toString());
+    };
+  }
+}
+      `,
       errors: [
         {
           messageId: 'tokenNeverFences',
           data: { token: 'held', uses: 'logged and stored in a field' },
-          line: 4,
+          line: 5,
           column: 29,
-          endLine: 4,
+          endLine: 5,
           endColumn: 33,
         },
       ],
     },
     {
       name: 'a token carried by a lease object and only logged',
-      code: `class Consumer {\n  async run(id, cp) {\n    const lease = await this.leases.acquire(id);\n    this.log(\`token \${lease.fencingToken}\`);\n    await this.storage.save(id, cp);\n  }\n}`,
+      code: `
+class Consumer {
+  async run(id, cp) {
+    const lease = await this.leases.acquire(id);
+    this.log(\`token \${lease.fencingToken}\`);
+    await this.storage.save(id, cp);
+  }
+}
+      `,
       errors: [
         {
           messageId: 'tokenNeverFences',
           data: { token: 'lease.fencingToken', uses: 'logged' },
-          line: 3,
+          line: 4,
           column: 11,
-          endLine: 3,
+          endLine: 4,
           endColumn: 16,
         },
       ],
@@ -90,22 +129,31 @@ typeAwareRuleTester().run('no-token-without-write (useTypeInformation)', noToken
   valid: [
     {
       name: 'a binding named like a token whose type is not a number',
-      code: `declare const lease: { fencingTokenLabel(id: string): string };\nexport function f() { const fencingToken = lease.fencingTokenLabel('s'); console.log(fencingToken); }`,
+      code: `
+declare const lease: { fencingTokenLabel(id: string): string };
+export function f() { const fencingToken = lease.fencingTokenLabel('s'); console.log(fencingToken); }
+      `,
       options: [{ useTypeInformation: true }],
     },
   ],
   invalid: [
     {
       name: 'a bigint token from a strategy, only logged',
-      code: `declare const strategy: { fencingToken(id: string): bigint | undefined };\nexport function f() {\n  const current = strategy.fencingToken('s');\n  console.info('token', current);\n}`,
+      code: `
+declare const strategy: { fencingToken(id: string): bigint | undefined };
+export function f() {
+  const current = strategy.fencingToken('s');
+  console.info('token', current);
+}
+      `,
       options: [{ useTypeInformation: true }],
       errors: [
         {
           messageId: 'tokenNeverFences',
           data: { token: 'current', uses: 'logged' },
-          line: 3,
+          line: 4,
           column: 9,
-          endLine: 3,
+          endLine: 4,
           endColumn: 16,
         },
       ],

@@ -1,22 +1,29 @@
 import { noUnfencedWrite } from '../../eslint-plugin/rules/no-unfenced-write.js';
 import { syntacticRuleTester, typeAwareRuleTester } from './rule-tester.js';
 
-const importRuntime = "import { CheckpointWriteCondition } from 'checkpoint-fencing';\n";
-
 syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
   valid: [
     {
       name: 'a fenced write',
-      code: `${importRuntime}async function f(storage, fencingToken) { await storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(fencingToken)); }`,
+      code: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+async function f(storage, fencingToken) { await storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(fencingToken)); }
+      `,
     },
     {
       name: 'an ifAbsent() write pins a start position',
-      code: `${importRuntime}async function f(storage, fencingToken) { await storage.save('s', 'cp', CheckpointWriteCondition.ifAbsent()); }`,
+      code: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+async function f(storage, fencingToken) { await storage.save('s', 'cp', CheckpointWriteCondition.ifAbsent()); }
+      `,
     },
     { name: 'no token in scope', code: `async function f(storage) { await storage.save('s', 'cp'); }` },
     {
       name: 'a token in another function does not count',
-      code: `async function a(fencingToken) { return fencingToken; }\nasync function b(storage) { await storage.save('s', 'cp'); }`,
+      code: `
+async function a(fencingToken) { return fencingToken; }
+async function b(storage) { await storage.save('s', 'cp'); }
+      `,
     },
     {
       name: 'a shadowing binding hides the outer token',
@@ -28,7 +35,10 @@ syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
     },
     {
       name: 'a FencedCheckpointWriter stamps the token itself',
-      code: `import { FencedCheckpointWriter } from 'checkpoint-fencing';\nasync function f(storage, fencingToken) { const store = new FencedCheckpointWriter(storage); await store.save('s', 'cp'); }`,
+      code: `
+import { FencedCheckpointWriter } from 'checkpoint-fencing';
+async function f(storage, fencingToken) { const store = new FencedCheckpointWriter(storage); await store.save('s', 'cp'); }
+      `,
     },
     { name: 'save on an unrelated object', code: `function f(fencingToken) { repository.save(user, fencingToken); }` },
     {
@@ -37,15 +47,28 @@ syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
     },
     {
       name: 'the write in the branch where no token is held',
-      code: `${importRuntime}async function f(storage, lease) { const fencingToken = await lease.fencingToken('s'); if (fencingToken === undefined) { await storage.save('s', 'cp', CheckpointWriteCondition.any()); } }`,
+      code: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+async function f(storage, lease) { const fencingToken = await lease.fencingToken('s'); if (fencingToken === undefined) { await storage.save('s', 'cp', CheckpointWriteCondition.any()); } }
+      `,
     },
     {
       name: 'the write after the token branch returned',
-      code: `${importRuntime}async function f(storage, lease) {\n  const token = await lease.fencingToken('s');\n  if (token !== undefined) return storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(token));\n  return storage.save('s', 'cp');\n}`,
+      code: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+async function f(storage, lease) {
+  const token = await lease.fencingToken('s');
+  if (token !== undefined) return storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(token));
+  return storage.save('s', 'cp');
+}
+      `,
     },
     {
       name: 'any() of an unrelated CheckpointWriteCondition is not the runtime one',
-      code: `const CheckpointWriteCondition = { any: () => 1 };\nfunction f(storage, fencingToken) { storage.save('s', 'cp', CheckpointWriteCondition.any(), fencingToken); }`,
+      code: `
+const CheckpointWriteCondition = { any: () => 1 };
+function f(storage, fencingToken) { storage.save('s', 'cp', CheckpointWriteCondition.any(), fencingToken); }
+      `,
     },
     {
       name: 'a name that merely contains the token pattern',
@@ -60,20 +83,29 @@ syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
   invalid: [
     {
       name: 'two-argument save with a token parameter; the import is added',
-      code: `async function f(storage, fencingToken: bigint) {\n  await storage.save('s', 'cp');\n}`,
+      code: `
+async function f(storage, fencingToken: bigint) {
+  await storage.save('s', 'cp');
+}
+      `,
       errors: [
         {
           messageId: 'unfencedWrite',
           data: { token: 'fencingToken' },
-          line: 2,
+          line: 3,
           column: 9,
-          endLine: 2,
+          endLine: 3,
           endColumn: 32,
           suggestions: [
             {
               messageId: 'stampWithToken',
               data: { token: 'fencingToken' },
-              output: `import { CheckpointWriteCondition } from 'checkpoint-fencing';\nasync function f(storage, fencingToken: bigint) {\n  await storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(fencingToken));\n}`,
+              output: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+async function f(storage, fencingToken: bigint) {
+  await storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(fencingToken));
+}
+      `,
             },
           ],
         },
@@ -81,20 +113,32 @@ syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
     },
     {
       name: 'any() through an aliased import, token from a fencingToken() call, optional chaining',
-      code: `import { CheckpointWriteCondition as WC } from 'checkpoint-fencing';\nasync function f(storage, lease) {\n  const t = await lease.fencingToken('s');\n  await storage?.save('s', 'cp', WC.any());\n}`,
+      code: `
+import { CheckpointWriteCondition as WC } from 'checkpoint-fencing';
+async function f(storage, lease) {
+  const t = await lease.fencingToken('s');
+  await storage?.save('s', 'cp', WC.any());
+}
+      `,
       errors: [
         {
           messageId: 'unfencedWrite',
           data: { token: 't' },
-          line: 4,
+          line: 5,
           column: 9,
-          endLine: 4,
+          endLine: 5,
           endColumn: 43,
           suggestions: [
             {
               messageId: 'stampWithToken',
               data: { token: 't' },
-              output: `import { CheckpointWriteCondition as WC } from 'checkpoint-fencing';\nasync function f(storage, lease) {\n  const t = await lease.fencingToken('s');\n  await storage?.save('s', 'cp', WC.notOlderThan(t));\n}`,
+              output: `
+import { CheckpointWriteCondition as WC } from 'checkpoint-fencing';
+async function f(storage, lease) {
+  const t = await lease.fencingToken('s');
+  await storage?.save('s', 'cp', WC.notOlderThan(t));
+}
+      `,
             },
           ],
         },
@@ -102,20 +146,32 @@ syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
     },
     {
       name: 'namespace import, computed member, destructured token, token captured by a nested callback',
-      code: `import * as cf from 'checkpoint-fencing';\nasync function f(checkpointStorage: cf.CheckpointStorage, lease) {\n  const { fencingToken: held } = await lease.acquire('s');\n  events.forEach((e) => checkpointStorage['save']('s', e.position, cf.CheckpointWriteCondition.any()));\n}`,
+      code: `
+import * as cf from 'checkpoint-fencing';
+async function f(checkpointStorage: cf.CheckpointStorage, lease) {
+  const { fencingToken: held } = await lease.acquire('s');
+  events.forEach((e) => checkpointStorage['save']('s', e.position, cf.CheckpointWriteCondition.any()));
+}
+      `,
       errors: [
         {
           messageId: 'unfencedWrite',
           data: { token: 'held' },
-          line: 4,
+          line: 5,
           column: 25,
-          endLine: 4,
+          endLine: 5,
           endColumn: 102,
           suggestions: [
             {
               messageId: 'stampWithToken',
               data: { token: 'held' },
-              output: `import * as cf from 'checkpoint-fencing';\nasync function f(checkpointStorage: cf.CheckpointStorage, lease) {\n  const { fencingToken: held } = await lease.acquire('s');\n  events.forEach((e) => checkpointStorage['save']('s', e.position, cf.CheckpointWriteCondition.notOlderThan(held)));\n}`,
+              output: `
+import * as cf from 'checkpoint-fencing';
+async function f(checkpointStorage: cf.CheckpointStorage, lease) {
+  const { fencingToken: held } = await lease.acquire('s');
+  events.forEach((e) => checkpointStorage['save']('s', e.position, cf.CheckpointWriteCondition.notOlderThan(held)));
+}
+      `,
             },
           ],
         },
@@ -123,20 +179,36 @@ syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
     },
     {
       name: 'a field declared as a CheckpointStorage, a token named by the FencingToken type; added to an existing import',
-      code: `import { type CheckpointStorage, type FencingToken } from 'checkpoint-fencing';\nclass Consumer {\n  constructor(private readonly target: CheckpointStorage) {}\n  async commit(position: string, current: FencingToken) {\n    await this.target.save('s', position);\n  }\n}`,
+      code: `
+import { type CheckpointStorage, type FencingToken } from 'checkpoint-fencing';
+class Consumer {
+  constructor(private readonly target: CheckpointStorage) {}
+  async commit(position: string, current: FencingToken) {
+    await this.target.save('s', position);
+  }
+}
+      `,
       errors: [
         {
           messageId: 'unfencedWrite',
           data: { token: 'current' },
-          line: 5,
+          line: 6,
           column: 11,
-          endLine: 5,
+          endLine: 6,
           endColumn: 42,
           suggestions: [
             {
               messageId: 'stampWithToken',
               data: { token: 'current' },
-              output: `import { type CheckpointStorage, type FencingToken, CheckpointWriteCondition } from 'checkpoint-fencing';\nclass Consumer {\n  constructor(private readonly target: CheckpointStorage) {}\n  async commit(position: string, current: FencingToken) {\n    await this.target.save('s', position, CheckpointWriteCondition.notOlderThan(current));\n  }\n}`,
+              output: `
+import { type CheckpointStorage, type FencingToken, CheckpointWriteCondition } from 'checkpoint-fencing';
+class Consumer {
+  constructor(private readonly target: CheckpointStorage) {}
+  async commit(position: string, current: FencingToken) {
+    await this.target.save('s', position, CheckpointWriteCondition.notOlderThan(current));
+  }
+}
+      `,
             },
           ],
         },
@@ -144,20 +216,37 @@ syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
     },
     {
       name: 'a token carried by a lease object, read in a log line',
-      code: `class Consumer {\n  async run(id, cp) {\n    const lease = await this.leases.acquire(id);\n    this.log(\`token \${lease.fencingToken}\`);\n    await this.storage.save(id, cp);\n  }\n}`,
+      code: `
+class Consumer {
+  async run(id, cp) {
+    const lease = await this.leases.acquire(id);
+    this.log(\`token \${lease.fencingToken}\`);
+    await this.storage.save(id, cp);
+  }
+}
+      `,
       errors: [
         {
           messageId: 'unfencedWrite',
           data: { token: 'lease.fencingToken' },
-          line: 5,
+          line: 6,
           column: 11,
-          endLine: 5,
+          endLine: 6,
           endColumn: 36,
           suggestions: [
             {
               messageId: 'stampWithToken',
               data: { token: 'lease.fencingToken' },
-              output: `import { CheckpointWriteCondition } from 'checkpoint-fencing';\nclass Consumer {\n  async run(id, cp) {\n    const lease = await this.leases.acquire(id);\n    this.log(\`token \${lease.fencingToken}\`);\n    await this.storage.save(id, cp, CheckpointWriteCondition.notOlderThan(lease.fencingToken));\n  }\n}`,
+              output: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+class Consumer {
+  async run(id, cp) {
+    const lease = await this.leases.acquire(id);
+    this.log(\`token \${lease.fencingToken}\`);
+    await this.storage.save(id, cp, CheckpointWriteCondition.notOlderThan(lease.fencingToken));
+  }
+}
+      `,
             },
           ],
         },
@@ -165,15 +254,18 @@ syntacticRuleTester().run('no-unfenced-write', noUnfencedWrite, {
     },
     {
       name: 'plain JavaScript-shaped code with a custom tokenPattern; no suggestion when the name is taken',
-      code: `const CheckpointWriteCondition = 1;\nfunction f(storage, leaseEpoch) { return storage.save('s', 'cp'); }`,
+      code: `
+const CheckpointWriteCondition = 1;
+function f(storage, leaseEpoch) { return storage.save('s', 'cp'); }
+      `,
       options: [{ tokenPattern: '^leaseEpoch$' }],
       errors: [
         {
           messageId: 'unfencedWrite',
           data: { token: 'leaseEpoch' },
-          line: 2,
+          line: 3,
           column: 42,
-          endLine: 2,
+          endLine: 3,
           endColumn: 65,
           suggestions: [],
         },
@@ -186,33 +278,55 @@ typeAwareRuleTester().run('no-unfenced-write (useTypeInformation)', noUnfencedWr
   valid: [
     {
       name: 'a receiver named like a storage that is not one',
-      code: `const store = new Map<string, string>() as unknown as { save(a: string, b: string): void };\nexport function f(fencingToken: bigint) { store.save('s', 'cp'); }`,
+      code: `
+const store = new Map<string, string>() as unknown as { save(a: string, b: string): void };
+export function f(fencingToken: bigint) { store.save('s', 'cp'); }
+      `,
       options: [{ useTypeInformation: true }],
     },
     {
       name: 'a binding named like a token that is not a number',
-      code: `import type { CheckpointStorage } from 'checkpoint-fencing';\nexport async function f(storage: CheckpointStorage, fencingToken: string) { await storage.save('s', fencingToken, undefined as never); }`,
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export async function f(storage: CheckpointStorage, fencingToken: string) { await storage.save('s', fencingToken, undefined as never); }
+      `,
       options: [{ useTypeInformation: true }],
     },
   ],
   invalid: [
     {
       name: 'a storage known by its type only, a token from a FencingTokenSource',
-      code: `import { InMemoryCheckpointStorage, CheckpointWriteCondition, type FencingTokenSource } from 'checkpoint-fencing';\nconst make = () => new InMemoryCheckpointStorage();\nexport async function f(source: FencingTokenSource) {\n  const s = make();\n  const t = await source('s');\n  await s.save('s', 'cp', CheckpointWriteCondition.any());\n}`,
+      code: `
+import { InMemoryCheckpointStorage, CheckpointWriteCondition, type FencingTokenSource } from 'checkpoint-fencing';
+const make = () => new InMemoryCheckpointStorage();
+export async function f(source: FencingTokenSource) {
+  const s = make();
+  const t = await source('s');
+  await s.save('s', 'cp', CheckpointWriteCondition.any());
+}
+      `,
       options: [{ useTypeInformation: true }],
       errors: [
         {
           messageId: 'unfencedWrite',
           data: { token: 't' },
-          line: 6,
+          line: 7,
           column: 9,
-          endLine: 6,
+          endLine: 7,
           endColumn: 58,
           suggestions: [
             {
               messageId: 'stampWithToken',
               data: { token: 't' },
-              output: `import { InMemoryCheckpointStorage, CheckpointWriteCondition, type FencingTokenSource } from 'checkpoint-fencing';\nconst make = () => new InMemoryCheckpointStorage();\nexport async function f(source: FencingTokenSource) {\n  const s = make();\n  const t = await source('s');\n  await s.save('s', 'cp', CheckpointWriteCondition.notOlderThan(t));\n}`,
+              output: `
+import { InMemoryCheckpointStorage, CheckpointWriteCondition, type FencingTokenSource } from 'checkpoint-fencing';
+const make = () => new InMemoryCheckpointStorage();
+export async function f(source: FencingTokenSource) {
+  const s = make();
+  const t = await source('s');
+  await s.save('s', 'cp', CheckpointWriteCondition.notOlderThan(t));
+}
+      `,
             },
           ],
         },

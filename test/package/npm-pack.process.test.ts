@@ -1,28 +1,91 @@
 import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  PACKAGE_NAME,
+  RUNTIME_TYPE_EXPORTS,
+  RUNTIME_VALUE_EXPORTS,
+  STORAGE_MEMBER_NAMES,
+} from '../../vocabulary/index.js';
+import { declaredExports } from './declared-exports.js';
 
 const run = promisify(execFile);
 const repository = resolve(import.meta.dirname, '../..');
 const tsc = join(repository, 'node_modules/typescript/bin/tsc');
 
-interface ExportTarget {
-  readonly types?: string;
-  readonly default?: string;
+/** What a consumer of the lint plugin and the conformance kit has installed besides this package. */
+const LINKED_PEERS = ['typescript', 'vitest', '@typescript-eslint/utils'];
+
+type ExportTarget = string | { readonly [condition: string]: ExportTarget };
+
+/** Every file an export condition tree points at. */
+function targets(target: ExportTarget): string[] {
+  return typeof target === 'string' ? [target] : Object.values(target).flatMap(targets);
 }
 
 /**
- * Packs the package the way `npm publish` would, installs the tarball into an empty project and uses it from there.
- * The pack runs in a copy of the sources so that its build never rewrites this checkout's dist/ under other tests.
+ * What a consumer writes in every setup: the runtime, the conformance kit, the lint plugin and the recipes, each
+ * with its types, and a line of output proving each one loaded and works.
  */
-describe('the npm pack tarball', () => {
+const consumerSource = `import { CheckpointWriteCondition, InMemoryCheckpointStorage, type CheckpointStorage } from 'checkpoint-fencing';
+import { describeCheckpointStorageConformance } from 'checkpoint-fencing/testing';
+import plugin from 'checkpoint-fencing/eslint-plugin';
+import { summaryLine, upgrade } from 'checkpoint-fencing/recipes';
+
+const storage: CheckpointStorage = new InMemoryCheckpointStorage();
+
+async function main(): Promise<void> {
+  await storage.save('orders', '7', CheckpointWriteCondition.notOlderThan(3n));
+  const version: bigint | undefined = await storage.writeVersion('orders');
+  const refused = await storage.save('orders', '6', CheckpointWriteCondition.notOlderThan(2n)).catch((error: unknown) => error);
+  console.log(
+    JSON.stringify({
+      read: await storage.read('orders'),
+      version: String(version),
+      refused: refused instanceof Error ? refused.name : 'accepted',
+      rules: Object.keys(plugin.rules).length,
+      recommended: Object.keys(plugin.configs.recommended.rules ?? {}).length,
+      upgrade: typeof upgrade,
+      summaryLine: typeof summaryLine,
+      kit: typeof describeCheckpointStorageConformance,
+    }),
+  );
+}
+void main();
+`;
+
+/** The setups the package must work in: module format, `module`, `moduleResolution`. */
+const setups = [
+  { name: 'ESM, nodenext', type: 'module', module: 'nodenext', moduleResolution: 'nodenext' },
+  { name: 'CommonJS, node16', type: 'commonjs', module: 'node16', moduleResolution: 'node16' },
+  { name: 'CommonJS, nodenext', type: 'commonjs', module: 'nodenext', moduleResolution: 'nodenext' },
+  {
+    name: 'CommonJS, node10 ("moduleResolution": "node")',
+    type: 'commonjs',
+    module: 'commonjs',
+    moduleResolution: 'node',
+  },
+  { name: 'ESM, bundler', type: 'module', module: 'esnext', moduleResolution: 'bundler' },
+] as const;
+
+/**
+ * Packs the package the way `npm publish` would, installs the tarball into an empty project and uses it from there,
+ * in every common TypeScript setup. The pack runs in a copy of the sources so that its build never rewrites this
+ * checkout's dist/ under other tests.
+ */
+// Each setup runs tsc over the package's declarations and every library declaration they reach (skipLibCheck off):
+// tens of seconds on a loaded two-core machine.
+describe('the npm pack tarball', { timeout: 240_000 }, () => {
   let workspace: string;
-  let consumer: string;
+  let consumers: string;
   let packedFiles: Set<string>;
-  let exportsMap: Record<string, ExportTarget | string>;
+  let manifest: { exports: Record<string, ExportTarget>; scripts: Record<string, string> };
+  let installOutput: string;
+  /** The top-level node_modules entries the tarball's install made, before anything was linked. */
+  let installed: string[];
 
   beforeAll(async () => {
     workspace = await mkdtemp(join(tmpdir(), 'checkpoint-fencing-pack-'));
@@ -38,30 +101,29 @@ describe('the npm pack tarball', () => {
       cwd: source,
       maxBuffer: 64 * 1024 * 1024,
     });
-    const [manifest] = JSON.parse(stdout.slice(stdout.indexOf('['))) as {
-      filename: string;
-      files: { path: string }[];
-    }[];
-    if (manifest === undefined) {
+    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    if (packed === undefined) {
       throw new Error(`npm pack printed no manifest:\n${stdout}`);
     }
-    packedFiles = new Set(manifest.files.map((file) => file.path));
-    exportsMap = (JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as { exports: typeof exportsMap })
-      .exports;
+    packedFiles = new Set(packed.files.map((file) => file.path));
+    manifest = JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as typeof manifest;
 
-    consumer = join(workspace, 'consumer');
-    await mkdir(consumer);
-    await writeFile(
-      join(consumer, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
-    );
-    await run(
+    consumers = join(workspace, 'consumers');
+    await mkdir(consumers);
+    await writeFile(join(consumers, 'package.json'), JSON.stringify({ name: 'consumers', private: true }));
+    const install = await run(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=peer', join(workspace, manifest.filename)],
-      {
-        cwd: consumer,
-      },
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=peer', join(workspace, packed.filename)],
+      { cwd: consumers },
     );
+    installOutput = `${install.stdout}${install.stderr}`;
+    installed = await readdir(join(consumers, 'node_modules'));
+    // What a consumer of the lint plugin and the conformance kit has installed: TypeScript and typescript-eslint
+    // (the plugin's declarations name their types) and vitest (the kit's runner). Linked from this checkout.
+    for (const peer of LINKED_PEERS) {
+      await mkdir(dirname(join(consumers, 'node_modules', peer)), { recursive: true });
+      await symlink(join(repository, 'node_modules', peer), join(consumers, 'node_modules', peer), 'dir');
+    }
   }, 300_000);
 
   afterAll(async () => {
@@ -69,79 +131,116 @@ describe('the npm pack tarball', () => {
   });
 
   it('ships built JavaScript and typings for every export, and no TypeScript sources or tests', () => {
-    for (const [subpath, target] of Object.entries(exportsMap)) {
-      const files = typeof target === 'string' ? [target] : [target.types, target.default];
-      for (const file of files) {
-        expect(file, `exports["${subpath}"]`).toBeDefined();
-        expect(
-          packedFiles.has((file ?? '').replace(/^\.\//, '')),
-          `${file ?? ''} of exports["${subpath}"] is in the tarball`,
-        ).toBe(true);
-      }
-      if (typeof target !== 'string') {
-        expect(target.types, `exports["${subpath}"] has types`).toMatch(/\.d\.ts$/);
+    for (const [subpath, target] of Object.entries(manifest.exports)) {
+      for (const file of targets(target)) {
+        expect(packedFiles.has(file.replace(/^\.\//, '')), `${file} of exports["${subpath}"] is in the tarball`).toBe(
+          true,
+        );
       }
     }
-    const sources = [...packedFiles].filter((file) => /\.ts$/.test(file) && !file.endsWith('.d.ts'));
+    const sources = [...packedFiles].filter((file) => /\.ts$/.test(file) && !/\.d\.c?ts$/.test(file));
     expect(sources).toEqual([]);
     expect([...packedFiles].filter((file) => file.startsWith('test/') || file.startsWith('dist/test/'))).toEqual([]);
   });
 
-  it('imports the runtime by its package name and runs it', async () => {
-    await writeFile(
-      join(consumer, 'use.mjs'),
-      [
-        "import { InMemoryCheckpointStorage, CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError } from 'checkpoint-fencing';",
-        'const storage = new InMemoryCheckpointStorage();',
-        "await storage.save('orders', '2', CheckpointWriteCondition.notOlderThan(8));",
-        "const refused = await storage.save('orders', '1', CheckpointWriteCondition.notOlderThan(7)).catch((e) => e);",
-        "console.log(refused instanceof CheckpointWriteConditionNotFulfilledError, await storage.read('orders'));",
-      ].join('\n'),
-    );
-    const { stdout } = await run('node', ['use.mjs'], { cwd: consumer });
-    expect(stdout.trim()).toBe('true 2');
+  it('installs next to any ESLint and typescript-eslint: nothing it installs has a peer on ESLint', async () => {
+    expect(Object.keys((manifest as { peerDependencies?: object }).peerDependencies ?? {})).not.toContain('eslint');
+    const manifests: string[] = [];
+    for (const entry of installed.filter((name) => !name.startsWith('.'))) {
+      const names = entry.startsWith('@')
+        ? (await readdir(join(consumers, 'node_modules', entry))).map((name) => `${entry}/${name}`)
+        : [entry];
+      manifests.push(
+        ...names
+          .filter((name) => !LINKED_PEERS.includes(name))
+          .map((name) => join(consumers, 'node_modules', name, 'package.json')),
+      );
+    }
+    const withEslintPeer: string[] = [];
+    for (const file of manifests) {
+      const { name, peerDependencies } = JSON.parse(await readFile(file, 'utf8')) as {
+        name: string;
+        peerDependencies?: Record<string, string>;
+      };
+      if (peerDependencies?.['eslint'] !== undefined) {
+        withEslintPeer.push(name);
+      }
+    }
+    expect(withEslintPeer).toEqual([]);
+    expect(installed).not.toContain('eslint');
   });
 
-  it('type-checks a consumer against the shipped typings, and rejects a misuse', async () => {
+  it('installs without a lifecycle script for users to approve', () => {
+    expect(manifest.scripts['prepare']).toBeUndefined();
+    expect(installOutput).not.toMatch(/install-scripts|prepare/i);
+  });
+
+  it('exports from the built index.d.ts every runtime name the recipes and rules use', () => {
+    const built = declaredExports(join(consumers, 'node_modules', PACKAGE_NAME, 'dist/runtime/index.d.ts'));
+    expect([...RUNTIME_VALUE_EXPORTS, ...RUNTIME_TYPE_EXPORTS].filter((name) => !built.exports.has(name))).toEqual([]);
+    expect([...STORAGE_MEMBER_NAMES].sort()).toEqual([...(built.members.get('CheckpointStorage') ?? [])].sort());
+  });
+
+  for (const setup of setups) {
+    it(`imports the runtime, ./testing, ./eslint-plugin and ./recipes with types, and runs: ${setup.name}`, async () => {
+      const project = join(consumers, setup.name.replace(/\W+/g, '-'));
+      await mkdir(project, { recursive: true });
+      await writeFile(join(project, 'package.json'), JSON.stringify({ type: setup.type }));
+      await writeFile(
+        join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            module: setup.module,
+            moduleResolution: setup.moduleResolution,
+            target: 'es2022',
+            strict: true,
+            outDir: 'out',
+            types: [],
+            // Our declarations are checked too, and so is every library declaration they reach.
+            skipLibCheck: false,
+            // TypeScript 6 deprecates "node" (node10) resolution; projects on TypeScript 5 do not need this.
+            ignoreDeprecations: '6.0',
+          },
+          files: ['consumer.ts'],
+        }),
+      );
+      await writeFile(join(project, 'consumer.ts'), consumerSource);
+      await run(process.execPath, [tsc, '-p', project]).catch((error: unknown) => {
+        throw new Error(`tsc failed for ${setup.name}:\n${String((error as { stdout?: string }).stdout)}`);
+      });
+      const { stdout } = await run(process.execPath, [join(project, 'out/consumer.js')]);
+      expect(JSON.parse(stdout)).toEqual({
+        read: '7',
+        version: '3',
+        refused: 'CheckpointWriteConditionNotFulfilledError',
+        rules: 6,
+        recommended: 6,
+        upgrade: 'function',
+        summaryLine: 'function',
+        kit: 'function',
+      });
+    });
+  }
+
+  it('rejects a misuse against the shipped typings', async () => {
+    const project = join(consumers, 'misuse');
+    await mkdir(project, { recursive: true });
+    await writeFile(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
     await writeFile(
-      join(consumer, 'tsconfig.json'),
+      join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2023',
-          strict: true,
-          noEmit: true,
-          types: [],
-          skipLibCheck: true,
-        },
-        include: ['*.ts'],
+        compilerOptions: { module: 'nodenext', strict: true, noEmit: true, types: [] },
+        files: ['misuse.ts'],
       }),
     );
     await writeFile(
-      join(consumer, 'consumer.ts'),
-      [
-        "import { InMemoryCheckpointStorage, CheckpointWriteCondition, FencedCheckpointWriter, type CheckpointStorage } from 'checkpoint-fencing';",
-        "import { describeCheckpointStorageConformance } from 'checkpoint-fencing/testing';",
-        'const storage: CheckpointStorage = new InMemoryCheckpointStorage();',
-        'const writer = new FencedCheckpointWriter(storage, { fencingToken: () => 3n });',
-        "export const saved: Promise<string> = writer.save('orders', '1');",
-        "export const version: Promise<bigint | undefined> = storage.writeVersion('orders');",
-        'export const kit: typeof describeCheckpointStorageConformance = describeCheckpointStorageConformance;',
-        "export const kind: 'notOlderThan' = CheckpointWriteCondition.notOlderThan(1).kind;",
-      ].join('\n'),
-    );
-    await run('node', [tsc, '-p', '.'], { cwd: consumer });
-
-    await writeFile(
-      join(consumer, 'misuse.ts'),
+      join(project, 'misuse.ts'),
       "import { InMemoryCheckpointStorage } from 'checkpoint-fencing';\nvoid new InMemoryCheckpointStorage().save('orders', 1, undefined);\n",
     );
-    const failure = await run('node', [tsc, '-p', '.'], { cwd: consumer }).then(
+    const failure = await run(process.execPath, [tsc, '-p', project]).then(
       () => 'compiled',
       (error: unknown) => String((error as { stdout?: string }).stdout),
     );
     expect(failure).toMatch(/misuse\.ts\(2,53\): error TS2345/);
-    await rm(join(consumer, 'misuse.ts'));
   });
 });

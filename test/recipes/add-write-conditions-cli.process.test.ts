@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRecipes } from './support/build-recipes.js';
@@ -96,6 +96,44 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
     expect(snapshot(root)).toEqual(snapshot(written));
   });
 
+  it('--dry-run from a folder inside a git repository: git apply accepts the patch there and at the root', () => {
+    const root = temporaryDirectory('monorepo');
+    const project = join(root, 'services/orders');
+    mkdirSync(project, { recursive: true });
+    copyLegacyApp(project);
+    commitAll(root);
+    const run = cli(project, 'upgrade', '--dry-run');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^diff --git a\/services\/orders\/src\/storages\//);
+    const written = legacyApp();
+    expect(cli(written, 'upgrade').status).toBe(0);
+
+    for (const applyFrom of [project, root]) {
+      git(applyFrom, ['apply', '--check', '-'], run.stdout);
+      git(applyFrom, ['apply', '-'], run.stdout);
+      // Applied from the folder, a path git took to be outside it would be skipped silently; every file changed.
+      expect(snapshot(project), `applied from ${applyFrom}`).toEqual(snapshot(written));
+      git(root, ['checkout', '--', '.']);
+    }
+  });
+
+  it('upgrades a project whose own resolution cannot see the package, saying so in one line', () => {
+    const root = legacyApp();
+    writeFileSync(
+      join(root, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'commonjs', moduleResolution: 'node', types: [] },
+        include: ['src'],
+      }),
+    );
+    const run = cli(root, 'upgrade', '--check');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(
+      /^note: .*tsconfig\.json resolves modules with "moduleResolution": "node10", which cannot resolve 'checkpoint-fencing'; read its declarations from .*index\.d\.ts instead, and it is not installed in this project: install it \(npm install checkpoint-fencing\) before compiling the upgraded code\.\n$/,
+    );
+    expect(SUMMARY.exec(run.stdout)?.slice(1, 5)).toEqual(['9', '4', '0', '4']);
+  });
+
   it('--dry-run patches apply byte for byte to CRLF, BOM and no-final-newline files', () => {
     const root = temporaryDirectory('crlf');
     for (const name of ['tabs-crlf-bom-double-quotes', 'untouched-crlf-bom-no-final-newline', 'delegating-method']) {
@@ -165,9 +203,7 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
     expect(report['skipped']).toEqual([]);
     expect(report['filesChanged']).toHaveLength(4);
     expect(report['written']).toBe(false);
-    expect(report['diff']).toEqual(
-      expect.stringContaining('+  async writeVersion(_subscriptionId: string): Promise<bigint | undefined> {'),
-    );
+    expect(report['diff']).toEqual(expect.stringContaining('+  writeVersion(): Promise<bigint | undefined> {'));
     expect(report['summary']).toMatch(SUMMARY);
   });
 
@@ -185,7 +221,9 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
 
     const allowed = cli(root, 'upgrade', '--allow-dirty');
     expect(allowed.status).toBe(0);
-    expect(readFileSync(join(root, 'src/storages/map-checkpoint-storage.ts'), 'utf8')).toContain('async writeVersion(');
+    expect(readFileSync(join(root, 'src/storages/map-checkpoint-storage.ts'), 'utf8')).toContain(
+      '  writeVersion(): Promise<bigint | undefined>',
+    );
   });
 
   it('writes into a clean tree when only files it does not touch are dirty', () => {
@@ -217,6 +255,38 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
       ],
       ['a path that does not exist', () => ['upgrade', 'src/missing'], /src\/missing: no such file or directory/],
       [
+        'a tsconfig whose "extends" target is missing: the target is named',
+        (root) => {
+          writeFileSync(
+            join(root, 'tsconfig.json'),
+            JSON.stringify({ extends: '@tsconfig/node99/tsconfig.json', include: ['src'] }),
+          );
+          return ['upgrade'];
+        },
+        /tsconfig\.json: its "extends" target '@tsconfig\/node99\/tsconfig\.json' cannot be found; install the package that provides it or correct the path, then run the upgrade again\.$/m,
+      ],
+      [
+        'a tsconfig that matches no source files',
+        (root) => {
+          writeFileSync(join(root, 'tsconfig.app.json'), JSON.stringify({ include: ['app/**/*.ts'] }));
+          return ['upgrade', '--project', 'tsconfig.app.json'];
+        },
+        /tsconfig\.app\.json: matches no source files, so nothing would be upgraded/,
+      ],
+      [
+        'a solution-style tsconfig referencing a project that matches no source files',
+        (root) => {
+          mkdirSync(join(root, 'packages/empty'), { recursive: true });
+          writeFileSync(join(root, 'packages/empty/tsconfig.json'), JSON.stringify({ include: ['src'] }));
+          writeFileSync(
+            join(root, 'tsconfig.solution.json'),
+            JSON.stringify({ files: [], references: [{ path: './packages/empty' }] }),
+          );
+          return ['upgrade', '--project', 'tsconfig.solution.json'];
+        },
+        /packages\/empty\/tsconfig\.json: matches no source files/,
+      ],
+      [
         'a file that does not parse',
         (root) => {
           appendFileSync(join(root, 'src/storages/map-checkpoint-storage.ts'), '\nexport class {\n');
@@ -235,6 +305,7 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
         expect(run.stdout).toBe('');
         expect(run.stderr).toMatch(/^checkpoint-fencing upgrade: [^\n]+\n$/);
         expect(run.stderr).toMatch(message);
+        expect(run.stderr).not.toMatch(/\.\s*\./);
         expect(snapshot(root)).toEqual(before);
       });
     }

@@ -1,36 +1,46 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import jscodeshift from 'jscodeshift';
 import { applyTransform } from 'jscodeshift/src/testUtils.js';
 import { describe, expect, it } from 'vitest';
 import transform, { type TransformApi } from '../../recipes/add-write-conditions/jscodeshift.js';
-import { RECIPE_FIXTURES } from './support/fixture-project.js';
+import { RECIPE_FIXTURES, singleFileCases } from './support/fixture-project.js';
+import { projectCases, projectFiles } from './support/project-case.js';
+import { temporaryDirectory } from '../support/temporary-directory.js';
 
 /** Cases the syntactic front end cannot see, because the storage interface reaches the file through another file. */
 const NEEDS_TYPES = new Set(['barrel-reexport']);
 
+/**
+ * Where a case's file is said to be: outside this repository, as the CLI test's copies are, so this repository's own
+ * Prettier configuration (120 columns) does not set the width generated lines wrap at.
+ */
+function outside(name: string, file: string): string {
+  return join(tmpdir(), 'checkpoint-fencing-jscodeshift', name, file);
+}
+
 function run(path: string, source: string, reports: string[] = []): string {
-  const api: TransformApi = { jscodeshift, report: (message) => reports.push(message) };
+  const api: TransformApi = { report: (message) => reports.push(message) };
   return transform({ path, source }, api) ?? source;
 }
 
 describe('add-write-conditions as a jscodeshift transform', () => {
-  for (const name of readdirSync(RECIPE_FIXTURES).sort()) {
+  for (const name of singleFileCases()) {
     const inputName = readdirSync(join(RECIPE_FIXTURES, name)).find((file) => file.startsWith('input.')) ?? 'input.ts';
     const input = readFileSync(join(RECIPE_FIXTURES, name, inputName), 'utf8');
     const expected = readFileSync(join(RECIPE_FIXTURES, name, inputName.replace('input.', 'output.')), 'utf8');
 
     if (NEEDS_TYPES.has(name)) {
       it(`${name}: leaves the file alone without type information (the CLI upgrades it)`, () => {
-        expect(run(inputName, input)).toBe(input);
+        expect(run(outside(name, inputName), input)).toBe(input);
         expect(expected).not.toBe(input);
       });
       continue;
     }
     it(`${name}: writes exactly what the CLI writes, and nothing on a second run`, () => {
-      const once = run(inputName, input);
+      const once = run(outside(name, inputName), input);
       expect(once).toBe(expected);
-      expect(run(inputName, once)).toBe(once);
+      expect(run(outside(name, inputName), once)).toBe(once);
     });
   }
 
@@ -38,9 +48,13 @@ describe('add-write-conditions as a jscodeshift transform', () => {
     const input = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/input.ts'), 'utf8');
     const expected = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/output.ts'), 'utf8');
     // applyTransform trims its result; the byte-exact comparison is the per-case test above.
-    expect(applyTransform({ default: transform, parser: 'ts' }, {}, { path: 'storage.ts', source: input })).toBe(
-      expected.trim(),
-    );
+    expect(
+      applyTransform(
+        { default: transform, parser: 'ts' },
+        {},
+        { path: outside('delegating-method', 'storage.ts'), source: input },
+      ),
+    ).toBe(expected.trim());
   });
 
   it('reports, and leaves alone, a class whose base class lives in another file', () => {
@@ -65,8 +79,49 @@ describe('add-write-conditions as a jscodeshift transform', () => {
   it('parses .tsx with JSX enabled even when jscodeshift was told --parser=ts', () => {
     const input = readFileSync(join(RECIPE_FIXTURES, 'tsx-component/input.tsx'), 'utf8');
     const expected = readFileSync(join(RECIPE_FIXTURES, 'tsx-component/output.tsx'), 'utf8');
-    expect(transform({ path: 'panel.tsx', source: input }, { jscodeshift: jscodeshift.withParser('ts') })).toBe(
-      expected,
-    );
+    expect(transform({ path: outside('tsx-component', 'panel.tsx'), source: input }, {})).toBe(expected);
+  });
+});
+
+describe('the project cases through the jscodeshift transform, one file at a time', () => {
+  /** Runs the transform over every source file of a temporary copy of the case's input, as jscodeshift would. */
+  function transformProject(name: string): { root: string; reports: string[] } {
+    const root = temporaryDirectory(`jscodeshift-${name}`);
+    cpSync(join(RECIPE_FIXTURES, name, 'input'), root, { recursive: true });
+    const reports: string[] = [];
+    for (const file of projectFiles(root).keys()) {
+      if (/\.[mc]?tsx?$/.test(file)) {
+        const path = join(root, file);
+        const source = readFileSync(path, 'utf8');
+        const output = transform({ path, source }, { report: (message) => reports.push(`${file}: ${message}`) });
+        if (output !== undefined) {
+          writeFileSync(path, output);
+        }
+      }
+    }
+    return { root, reports };
+  }
+
+  for (const { name } of projectCases().filter(
+    (candidate) => candidate.name !== 'abstract-base-subclass-in-another-file',
+  )) {
+    it(`${name}: writes what the CLI writes`, () => {
+      const { root, reports } = transformProject(name);
+      expect(reports).toEqual([]);
+      const written = projectFiles(root);
+      for (const [file, bytes] of projectFiles(join(RECIPE_FIXTURES, name, 'output'))) {
+        expect(written.get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
+      }
+    });
+  }
+
+  it('refuses, with a report naming the subclass, a base whose subclass in another file overrides the save it would rename', () => {
+    const name = 'abstract-base-subclass-in-another-file';
+    const { root, reports } = transformProject(name);
+    expect(projectFiles(root)).toEqual(projectFiles(join(RECIPE_FIXTURES, name, 'input')));
+    // The subclass's file names no CheckpointStorage, so only the base's report can name it; and it does.
+    expect(reports).toEqual([
+      "src/sql-checkpoint-store.ts: skipped SqlCheckpointStore (line 4): its subclass PostgresCheckpointStore in src/postgres-checkpoint-store.ts declares its own save, which this transform cannot rename along with this class's; run `npx checkpoint-fencing upgrade`, which upgrades both.",
+    ]);
   });
 });

@@ -1,8 +1,8 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { summaryLine, upgrade, UpgradeError } from '../../recipes/index.js';
-import { makeTempProject, RECIPE_FIXTURES } from './support/fixture-project.js';
+import { summaryLine, upgrade } from '../../recipes/index.js';
+import { makeTempProject, RECIPE_FIXTURES, REPO } from './support/fixture-project.js';
 
 const legacyStorage = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/input.ts'), 'utf8');
 
@@ -47,19 +47,50 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
     );
   });
 
-  it('rejects with UpgradeError naming the file when checkpoint-fencing cannot be resolved', async () => {
+  it("reads the package's own declarations when the project cannot resolve it, and says so in one line", async () => {
     const root = makeTempProject('unresolved');
     writeFileSync(
       join(root, 'tsconfig.json'),
       JSON.stringify({ compilerOptions: { module: 'nodenext', types: [] }, include: ['*.ts'] }),
     );
     writeFileSync(join(root, 'storage.ts'), legacyStorage);
-    const failure = await upgrade({ cwd: root }).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(UpgradeError);
-    expect((failure as Error).message).toBe(
-      `${join(root, 'storage.ts')}: cannot resolve 'checkpoint-fencing'; install it (npm install checkpoint-fencing) or map it in the tsconfig's "paths", then run the upgrade again.`,
+    const report = await upgrade({ cwd: root });
+    expect(report.changes.map((change) => change.file)).toEqual([join(root, 'storage.ts')]);
+    expect(readFileSync(join(root, 'storage.ts'), 'utf8')).toBe(
+      readFileSync(join(RECIPE_FIXTURES, 'delegating-method/output.ts'), 'utf8'),
     );
-    expect(readFileSync(join(root, 'storage.ts'), 'utf8')).toBe(legacyStorage);
+    expect(report.notices).toEqual([
+      `note: ${join(root, 'tsconfig.json')} resolves modules with the default for "module": "nodenext", which cannot resolve 'checkpoint-fencing'; read its declarations from ${join(REPO, 'runtime/index.ts')} instead, and it is not installed in this project: install it (npm install checkpoint-fencing) before compiling the upgraded code.`,
+    ]);
+  });
+
+  it('reads the package\'s own declarations under "moduleResolution": "node10" when the installed copy has no top-level types', async () => {
+    const root = makeTempProject('node10');
+    writeFileSync(
+      join(root, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'commonjs', moduleResolution: 'node', types: [] },
+        include: ['*.ts'],
+      }),
+    );
+    // An install as node10 sees an ESM-only release: subpath exports it ignores, no "types" or "main".
+    mkdirSync(join(root, 'node_modules/checkpoint-fencing'), { recursive: true });
+    writeFileSync(
+      join(root, 'node_modules/checkpoint-fencing/package.json'),
+      JSON.stringify({ name: 'checkpoint-fencing', type: 'module', exports: { '.': { types: './entry.d.ts' } } }),
+    );
+    writeFileSync(
+      join(root, 'node_modules/checkpoint-fencing/entry.d.ts'),
+      `export * from ${JSON.stringify(join(REPO, 'runtime/index.js'))};\n`,
+    );
+    writeFileSync(join(root, 'storage.ts'), legacyStorage);
+    const report = await upgrade({ cwd: root, mode: 'check' });
+    expect(report.changes.map((change) => change.after)).toEqual([
+      readFileSync(join(RECIPE_FIXTURES, 'delegating-method/output.ts'), 'utf8'),
+    ]);
+    expect(report.notices).toEqual([
+      `note: ${join(root, 'tsconfig.json')} resolves modules with "moduleResolution": "node10", which cannot resolve 'checkpoint-fencing'; read its declarations from ${join(REPO, 'runtime/index.ts')} instead.`,
+    ]);
   });
 
   it('reports a subclass of a class from another package as skipped, with the reason', async () => {

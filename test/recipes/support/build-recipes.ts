@@ -15,7 +15,7 @@ export function buildRecipes(): string {
     join(out, 'tsconfig.json'),
     JSON.stringify({
       extends: '../../tsconfig.base.json',
-      compilerOptions: { rootDir: '../..', outDir: '.', noEmit: false, declaration: false, sourceMap: false },
+      compilerOptions: { rootDir: '../..', outDir: '.', noEmit: false, declaration: true, sourceMap: false },
       include: ['../../recipes'],
     }),
   );

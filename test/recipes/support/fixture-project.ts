@@ -43,12 +43,20 @@ export function makeTempProject(prefix: string): string {
   return root;
 }
 
-/** Copies every case's files except its expected outputs into `root/<case>/`; returns the case names. */
-export function copyRecipeCases(root: string): string[] {
-  const cases = readdirSync(RECIPE_FIXTURES, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
+/** The single-file cases: `<case>/input.*` beside `<case>/output.*` (project cases have `input/` folders instead). */
+export function singleFileCases(): string[] {
+  return readdirSync(RECIPE_FIXTURES, { withFileTypes: true })
+    .filter(
+      (entry) =>
+        entry.isDirectory() && readdirSync(join(RECIPE_FIXTURES, entry.name)).some((file) => file.startsWith('input.')),
+    )
     .map((entry) => entry.name)
     .sort();
+}
+
+/** Copies every single-file case's files except its expected outputs into `root/<case>/`; returns the case names. */
+export function copyRecipeCases(root: string): string[] {
+  const cases = singleFileCases();
   for (const name of cases) {
     cpSync(join(RECIPE_FIXTURES, name), join(root, name), {
       recursive: true,

@@ -1,0 +1,122 @@
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { findVariable } from './find-variable.js';
+import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
+
+type Scope = TSESLint.Scope.Scope;
+type ClassNode = TSESTree.ClassDeclaration | TSESTree.ClassExpression;
+
+/**
+ * Whether `node` (a heritage expression or a type name) names `CheckpointStorage` from checkpoint-fencing, or an
+ * interface or type alias of this file derived from it (`interface Listable extends CheckpointStorage`,
+ * `type Port = CheckpointStorage`): what the upgrade's name resolver also follows, without types.
+ */
+export function namesStorageInterface(node: TSESTree.Node, scope: Scope, seen = new Set<TSESTree.Node>()): boolean {
+  if (refersToRuntimeExport(node, 'CheckpointStorage', scope)) {
+    return true;
+  }
+  if (node.type !== AST_NODE_TYPES.Identifier) {
+    return false;
+  }
+  const declaration = findVariable(scope, node.name)?.defs.find(
+    (definition) =>
+      definition.node.type === AST_NODE_TYPES.TSInterfaceDeclaration ||
+      definition.node.type === AST_NODE_TYPES.TSTypeAliasDeclaration,
+  )?.node;
+  if (declaration === undefined || seen.has(declaration)) {
+    return false;
+  }
+  seen.add(declaration);
+  if (declaration.type === AST_NODE_TYPES.TSInterfaceDeclaration) {
+    return declaration.extends.some((heritage) => namesStorageInterface(heritage.expression, scope, seen));
+  }
+  return (
+    declaration.type === AST_NODE_TYPES.TSTypeAliasDeclaration &&
+    namesStorageType(declaration.typeAnnotation, scope, seen)
+  );
+}
+
+/** Whether a type annotation is such a storage type, or a union of one with `null`/`undefined`. */
+export function namesStorageType(
+  annotation: TSESTree.TypeNode | undefined,
+  scope: Scope,
+  seen = new Set<TSESTree.Node>(),
+): boolean {
+  if (annotation === undefined) {
+    return false;
+  }
+  if (annotation.type === AST_NODE_TYPES.TSUnionType) {
+    const present = annotation.types.filter(
+      (member) => member.type !== AST_NODE_TYPES.TSUndefinedKeyword && member.type !== AST_NODE_TYPES.TSNullKeyword,
+    );
+    return present.length > 0 && present.every((member) => namesStorageType(member, scope, seen));
+  }
+  return annotation.type === AST_NODE_TYPES.TSTypeReference && namesStorageInterface(annotation.typeName, scope, seen);
+}
+
+/** The class a class extends, when it is declared in this file: `class Pg extends SqlStorage` with `SqlStorage` here. */
+export function sameFileBaseClass(classNode: ClassNode, scope: Scope): ClassNode | undefined {
+  const superClass = classNode.superClass;
+  if (superClass?.type !== AST_NODE_TYPES.Identifier) {
+    return undefined;
+  }
+  const definition = findVariable(scope, superClass.name)?.defs.find(
+    (candidate) =>
+      candidate.node.type === AST_NODE_TYPES.ClassDeclaration || candidate.node.type === AST_NODE_TYPES.ClassExpression,
+  );
+  return definition?.node.type === AST_NODE_TYPES.ClassDeclaration ||
+    definition?.node.type === AST_NODE_TYPES.ClassExpression
+    ? definition.node
+    : undefined;
+}
+
+/**
+ * The type a storage literal is written against, in the positions the upgrade recognises too: a variable's
+ * annotation, `satisfies`, `as`, and the declared return type of the function returning it (a promise of one for an
+ * async factory).
+ */
+export function declaredTypeOfLiteral(object: TSESTree.ObjectExpression): TSESTree.TypeNode | undefined {
+  const parent = object.parent;
+  if (parent.type === AST_NODE_TYPES.VariableDeclarator && parent.init === object) {
+    return parent.id.typeAnnotation?.typeAnnotation;
+  }
+  if (
+    parent.type === AST_NODE_TYPES.TSSatisfiesExpression ||
+    parent.type === AST_NODE_TYPES.TSAsExpression ||
+    parent.type === AST_NODE_TYPES.TSTypeAssertion
+  ) {
+    return parent.typeAnnotation;
+  }
+  const returning =
+    parent.type === AST_NODE_TYPES.ReturnStatement
+      ? enclosingFunction(parent)
+      : parent.type === AST_NODE_TYPES.ArrowFunctionExpression && parent.body === object
+        ? parent
+        : undefined;
+  return awaitedType(returning?.returnType?.typeAnnotation);
+}
+
+function enclosingFunction(node: TSESTree.Node): TSESTree.FunctionLike | undefined {
+  for (let current = node.parent; current !== undefined; current = current.parent) {
+    if (
+      current.type === AST_NODE_TYPES.FunctionDeclaration ||
+      current.type === AST_NODE_TYPES.FunctionExpression ||
+      current.type === AST_NODE_TYPES.ArrowFunctionExpression
+    ) {
+      return current;
+    }
+  }
+  return undefined;
+}
+
+/** `Promise<T>` unwrapped to `T`. */
+function awaitedType(annotation: TSESTree.TypeNode | undefined): TSESTree.TypeNode | undefined {
+  if (
+    annotation?.type === AST_NODE_TYPES.TSTypeReference &&
+    annotation.typeName.type === AST_NODE_TYPES.Identifier &&
+    annotation.typeName.name === 'Promise'
+  ) {
+    return annotation.typeArguments?.params[0];
+  }
+  return annotation;
+}

@@ -1,0 +1,163 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type * as ts from 'typescript';
+import { PACKAGE_NAME, type RuntimeExportName, type StorageMemberName } from '../../vocabulary/index.js';
+
+// Type-aware recognition of storages. Only TypeScript's types are imported here: the checker comes with the program
+// typescript-eslint built, so loading the plugin for syntactic lint never loads the compiler.
+
+const STORAGE: RuntimeExportName = 'CheckpointStorage';
+const SAVE: StorageMemberName = 'save';
+const WRITE_VERSION: StorageMemberName = 'writeVersion';
+/** TypeScript's name for the symbol of an object literal's type (`ts.InternalSymbolName.Object`). */
+const OBJECT_LITERAL_SYMBOL = '__object';
+
+/**
+ * Whether `type` is, extends or implements checkpoint-fencing's `CheckpointStorage` (a project's own interface of
+ * that name is not it), or is the type of an object literal written as one (`{ ... } satisfies CheckpointStorage`
+ * returned by a factory); for a union, every non-nullish member must be one.
+ */
+export function isCheckpointStorageType(type: ts.Type, checker: ts.TypeChecker): boolean {
+  const present = checker.getNonNullableType(type);
+  const parts = present.isUnion() ? present.types : [present];
+  return parts.length > 0 && parts.every((part) => namesOrInheritsCheckpointStorage(part, checker, new Set()));
+}
+
+function namesOrInheritsCheckpointStorage(type: ts.Type, checker: ts.TypeChecker, seen: Set<ts.Type>): boolean {
+  if (seen.has(type)) {
+    return false;
+  }
+  seen.add(type);
+  const symbol = type.aliasSymbol ?? type.getSymbol();
+  if (symbol === undefined) {
+    return false;
+  }
+  if (isRuntimeStorageSymbol(symbol) || isObjectLiteralWrittenAsStorage(symbol, checker, seen)) {
+    return true;
+  }
+  const inherited = [
+    ...(type.isClassOrInterface() ? checker.getBaseTypes(type) : []),
+    ...implementedTypes(symbol, checker),
+  ];
+  return inherited.some((base) => namesOrInheritsCheckpointStorage(base, checker, seen));
+}
+
+function isRuntimeStorageSymbol(symbol: ts.Symbol): boolean {
+  return (
+    symbol.getName() === STORAGE &&
+    (symbol.getDeclarations() ?? []).some((declaration) => isPackageFile(declaration.getSourceFile().fileName))
+  );
+}
+
+const packageNameByFolder = new Map<string, string | undefined>();
+
+/** Whether `file` belongs to checkpoint-fencing: the nearest package.json names it (installed, linked or its repo). */
+function isPackageFile(file: string): boolean {
+  return nearestPackageName(dirname(file)) === PACKAGE_NAME;
+}
+
+function nearestPackageName(folder: string): string | undefined {
+  if (packageNameByFolder.has(folder)) {
+    return packageNameByFolder.get(folder);
+  }
+  const manifest = join(folder, 'package.json');
+  let name: string | undefined;
+  if (existsSync(manifest)) {
+    const parsed = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown };
+    name = typeof parsed.name === 'string' ? parsed.name : undefined;
+  } else if (dirname(folder) !== folder) {
+    name = nearestPackageName(dirname(folder));
+  }
+  packageNameByFolder.set(folder, name);
+  return name;
+}
+
+/** The type a literal was written against (`satisfies`, an annotation, a typed return) is its contextual type. */
+function isObjectLiteralWrittenAsStorage(symbol: ts.Symbol, checker: ts.TypeChecker, seen: Set<ts.Type>): boolean {
+  if (symbol.getName() !== OBJECT_LITERAL_SYMBOL) {
+    return false;
+  }
+  return (symbol.getDeclarations() ?? []).some((declaration) => {
+    // An object literal's type symbol is declared by the literal expression itself.
+    const contextual = checker.getContextualType(declaration as unknown as ts.Expression);
+    return contextual !== undefined && namesOrInheritsCheckpointStorage(contextual, checker, seen);
+  });
+}
+
+function implementedTypes(symbol: ts.Symbol, checker: ts.TypeChecker): ts.Type[] {
+  return (symbol.getDeclarations() ?? []).flatMap((declaration) =>
+    'heritageClauses' in declaration && Array.isArray(declaration.heritageClauses)
+      ? (declaration.heritageClauses as readonly ts.HeritageClause[]).flatMap((clause) =>
+          clause.types.map((heritage) => checker.getTypeAtLocation(heritage)),
+        )
+      : [],
+  );
+}
+
+/** What a storage class gets from its base classes, as the type checker sees them. */
+export interface InheritedMembers {
+  /** A `save` inherited from a base class that is not itself a storage (a storage base is reported on its own). */
+  readonly save:
+    { readonly from: string; readonly parameterCount: number; readonly acceptsCondition: boolean } | undefined;
+  /** It has or inherits `writeVersion`, or extends a storage class, where a missing one is reported instead. */
+  readonly writeVersionCovered: boolean;
+  /**
+   * A base class cannot be seen into, as for the upgrade: it did not resolve, or it is a library's declaration.
+   * Then nothing is said about what it may provide.
+   */
+  readonly unseenBase: boolean;
+}
+
+/** What `classNode`'s instance type inherits, for the checks a storage's own members cannot settle. */
+export function inheritedMembers(classNode: ts.ClassLikeDeclaration, checker: ts.TypeChecker): InheritedMembers {
+  const instance = checker.getTypeAtLocation(classNode);
+  const bases: ts.Type[] = [];
+  let current = instance;
+  for (;;) {
+    const base: ts.Type | undefined = current.isClassOrInterface() ? checker.getBaseTypes(current)[0] : undefined;
+    if (base === undefined || bases.includes(base)) {
+      break;
+    }
+    bases.push(base);
+    current = base;
+  }
+  const unseenBase = bases.some(
+    (base) =>
+      checker.typeToString(base) === 'any' ||
+      (base.getSymbol()?.getDeclarations() ?? []).some((declaration) => isLibraryFile(declaration.getSourceFile())),
+  );
+  const storageBase = bases.some((base) => isCheckpointStorageType(base, checker));
+  return {
+    save: inheritedSave(instance.getProperty(SAVE), classNode, checker),
+    writeVersionCovered: instance.getProperty(WRITE_VERSION) !== undefined || storageBase,
+    unseenBase,
+  };
+}
+
+function isLibraryFile(sourceFile: ts.SourceFile): boolean {
+  return sourceFile.isDeclarationFile || /[\\/]node_modules[\\/]/.test(sourceFile.fileName);
+}
+
+function inheritedSave(
+  save: ts.Symbol | undefined,
+  classNode: ts.ClassLikeDeclaration,
+  checker: ts.TypeChecker,
+): InheritedMembers['save'] {
+  const declaration = save?.getDeclarations()?.[0];
+  const owner = declaration?.parent;
+  if (save === undefined || owner === undefined || owner === classNode) {
+    return undefined;
+  }
+  if (isCheckpointStorageType(checker.getTypeAtLocation(owner), checker)) {
+    return undefined;
+  }
+  const [signature] = checker.getTypeOfSymbolAtLocation(save, classNode).getCallSignatures();
+  const parameters = signature?.getParameters() ?? [];
+  const last = parameters.at(-1)?.valueDeclaration as { readonly dotDotDotToken?: unknown } | undefined;
+  const name = (owner as { readonly name?: { getText(): string } }).name?.getText() ?? 'its base class';
+  return {
+    from: name,
+    parameterCount: parameters.length,
+    acceptsCondition: parameters.length >= 3 || last?.dotDotDotToken !== undefined,
+  };
+}

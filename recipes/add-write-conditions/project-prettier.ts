@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/** The part of Prettier's API (2.x and 3.x) the upgrade uses; 2.x answers synchronously, which `await` absorbs. */
+interface Prettier {
+  resolveConfig(file: string, options?: { editorconfig?: boolean }): Promise<Record<string, unknown> | null>;
+  getFileInfo(file: string, options?: { ignorePath?: string }): Promise<{ ignored: boolean }>;
+  check(source: string, options: Record<string, unknown>): Promise<boolean>;
+  format(source: string, options: Record<string, unknown>): Promise<string>;
+}
+
+/** What the project's own Prettier made of one upgraded file. */
+export type PrettierOutcome =
+  | { readonly kind: 'formatted'; readonly text: string }
+  /** No Prettier installed where the file is, no configuration, an ignored file, or one Prettier did not format before. */
+  | { readonly kind: 'left'; readonly text: string }
+  | { readonly kind: 'failed'; readonly text: string; readonly reason: string };
+
+const BOM = '\uFEFF';
+
+/**
+ * Runs the project's own Prettier (an optional peer: the one that resolves from the file, never one of ours) over
+ * an upgraded file when the project configures Prettier for it and the file was Prettier-formatted before the
+ * upgrade; a file Prettier would have changed anyway is left as the recipe wrote it, so the upgrade never
+ * reformats code it did not add. `cwd`'s `.prettierignore` is honoured, as Prettier's CLI does.
+ */
+export async function formatWithProjectPrettier(
+  file: string,
+  before: string,
+  after: string,
+  cwd: string,
+): Promise<PrettierOutcome> {
+  const prettier = await loadProjectPrettier(file);
+  if (prettier === undefined) {
+    return { kind: 'left', text: after };
+  }
+  try {
+    const config = await prettier.resolveConfig(file, { editorconfig: true });
+    const ignorePath = join(cwd, '.prettierignore');
+    const info = await prettier.getFileInfo(file, existsSync(ignorePath) ? { ignorePath } : {});
+    if (config === null || info.ignored) {
+      return { kind: 'left', text: after };
+    }
+    const options = { ...config, filepath: file };
+    const bom = after.startsWith(BOM) ? BOM : '';
+    if (!(await prettier.check(before.replace(/^\uFEFF/, ''), options))) {
+      return { kind: 'left', text: after };
+    }
+    return { kind: 'formatted', text: bom + (await prettier.format(after.slice(bom.length), options)) };
+  } catch (error) {
+    return {
+      kind: 'failed',
+      text: after,
+      reason: error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error),
+    };
+  }
+}
+
+const loaded = new Map<string, Promise<Prettier | undefined>>();
+
+async function loadProjectPrettier(file: string): Promise<Prettier | undefined> {
+  let entry: string;
+  try {
+    entry = createRequire(join(dirname(file), 'noop.js')).resolve('prettier');
+  } catch {
+    return undefined;
+  }
+  let prettier = loaded.get(entry);
+  if (prettier === undefined) {
+    prettier = import(pathToFileURL(entry).href).then(
+      (module: { default?: Prettier } & Partial<Prettier>) =>
+        module.format === undefined ? module.default : (module as Prettier),
+      () => undefined,
+    );
+    loaded.set(entry, prettier);
+  }
+  return prettier;
+}

@@ -1,0 +1,507 @@
+import type { ts as Typescript } from 'ts-morph';
+import type { StorageMemberName } from '../../vocabulary/index.js';
+import { bodyFacts } from './body-facts.js';
+import type {
+  BaseFacts,
+  ChainSummary,
+  ImplementerFacts,
+  ImportFacts,
+  ParameterFacts,
+  ParameterListFacts,
+  SaveFacts,
+} from './implementer-facts.js';
+import { isJavaScriptFile, jsDocComments } from './jsdoc-nodes.js';
+import { readImportFacts } from './read-import-facts.js';
+import type { StorageResolver } from './storage-resolver.js';
+import { ts } from './typescript.js';
+
+const SAVE: StorageMemberName = 'save';
+const WRITE_VERSION: StorageMemberName = 'writeVersion';
+/** Members whose first parameter names the id, in the order their name is preferred for generated members. */
+const ID_TAKING_MEMBERS: readonly StorageMemberName[] = ['read', 'writeVersion', 'delete'];
+
+/** What one file holds: its implementers of `CheckpointStorage` and its imports from checkpoint-fencing. */
+export interface FileFacts {
+  readonly path: string;
+  /** The text offsets refer to, as the parser read it (without a byte order mark). */
+  readonly text: string;
+  readonly implementers: readonly ImplementerFacts[];
+  readonly imports: ImportFacts;
+}
+
+/**
+ * Reads every implementer of `CheckpointStorage` in `sourceFile` into plain facts (offsets into its text, names,
+ * parameter lists), asking `resolver` only what the syntax cannot tell: which types are the storage interface and
+ * which class a class extends. The one reader both front ends use: the CLI with a type checker behind the resolver,
+ * the jscodeshift transform with names in the file. No syntax node escapes it.
+ */
+export function readImplementerFacts(sourceFile: Typescript.SourceFile, resolver: StorageResolver): FileFacts {
+  const implementerClasses = new Map<Typescript.ClassLikeDeclaration, boolean>();
+  const isImplementer = (declaration: Typescript.ClassLikeDeclaration): boolean => {
+    const known = implementerClasses.get(declaration);
+    if (known !== undefined) {
+      return known;
+    }
+    implementerClasses.set(declaration, false);
+    const base = resolver.baseClassOf(declaration);
+    const result =
+      implementedTypes(declaration).some((type) => resolver.isStorageType(type)) ||
+      (base.kind === 'visible' && isImplementer(base.declaration));
+    implementerClasses.set(declaration, result);
+    return result;
+  };
+
+  const classes: Typescript.ClassLikeDeclaration[] = [];
+  const literals: { literal: Typescript.ObjectLiteralExpression; name: string }[] = [];
+  const visit = (node: Typescript.Node): void => {
+    if ((ts.isClassDeclaration(node) || ts.isClassExpression(node)) && isImplementer(node)) {
+      classes.push(node);
+    } else if (ts.isObjectLiteralExpression(node)) {
+      const name = storageLiteralName(node, resolver);
+      if (name !== undefined) {
+        literals.push({ literal: node, name });
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sourceFile);
+
+  const text = sourceFile.text;
+  const context: ReadContext = { sourceFile, text, resolver, isImplementer };
+  return {
+    path: sourceFile.fileName,
+    text,
+    implementers: [
+      ...classes.map((declaration) => classFacts(declaration, context)),
+      ...literals.map(({ literal, name }) => literalFacts(literal, name, context)),
+    ],
+    imports: readImportFacts(sourceFile),
+  };
+}
+
+interface ReadContext {
+  readonly sourceFile: Typescript.SourceFile;
+  readonly text: string;
+  readonly resolver: StorageResolver;
+  readonly isImplementer: (declaration: Typescript.ClassLikeDeclaration) => boolean;
+}
+
+/** The id facts refer to a class or literal by, unique within one run. */
+function implementerId(node: Typescript.Node): string {
+  return `${node.getSourceFile().fileName}#${node.getStart()}`;
+}
+
+/** `implements` clauses, and in JavaScript the JSDoc `@implements` tags. */
+function implementedTypes(declaration: Typescript.ClassLikeDeclaration): Typescript.ExpressionWithTypeArguments[] {
+  const clauses = (declaration.heritageClauses ?? [])
+    .filter((clause) => clause.token === ts.SyntaxKind.ImplementsKeyword)
+    .flatMap((clause) => [...clause.types]);
+  if (!isJavaScriptFile(declaration.getSourceFile())) {
+    return clauses;
+  }
+  return [
+    ...clauses,
+    ...jsDocComments(declaration).flatMap((comment) =>
+      (comment.tags ?? []).flatMap((tag) => (ts.isJSDocImplementsTag(tag) ? [tag.class] : [])),
+    ),
+  ];
+}
+
+/**
+ * The name to report an object literal under when it stands where a storage is expected: initialising a variable of
+ * that type, under `satisfies` or `as`, returned from a function declared to return one (or a promise of one), or,
+ * when it has a `save`, anywhere its context types it as one.
+ */
+function storageLiteralName(
+  literal: Typescript.ObjectLiteralExpression,
+  resolver: StorageResolver,
+): string | undefined {
+  let position: Typescript.Node = literal;
+  while (ts.isParenthesizedExpression(position.parent)) {
+    position = position.parent;
+  }
+  const parent = position.parent;
+  let declared: Typescript.TypeNode | undefined;
+  if (ts.isVariableDeclaration(parent) && parent.initializer === position) {
+    declared = parent.type;
+  } else if (ts.isSatisfiesExpression(parent) || ts.isAsExpression(parent) || ts.isTypeAssertionExpression(parent)) {
+    declared = parent.type;
+  } else if (ts.isReturnStatement(parent)) {
+    declared = awaitedTypeNode(enclosingFunction(parent)?.type);
+  } else if (ts.isArrowFunction(parent) && parent.body === position) {
+    declared = awaitedTypeNode(parent.type);
+  }
+  const isStorage =
+    declared !== undefined
+      ? resolver.isStorageType(declared)
+      : literal.properties.some((property) => memberName(property) === SAVE) && resolver.isContextuallyStorage(literal);
+  return isStorage ? (enclosingName(literal) ?? 'object literal') : undefined;
+}
+
+/** `Promise<T>` unwrapped to `T`, for async factories. */
+function awaitedTypeNode(node: Typescript.TypeNode | undefined): Typescript.TypeNode | undefined {
+  if (
+    node !== undefined &&
+    ts.isTypeReferenceNode(node) &&
+    ts.isIdentifier(node.typeName) &&
+    node.typeName.text === 'Promise'
+  ) {
+    return node.typeArguments?.[0];
+  }
+  return node;
+}
+
+function enclosingFunction(node: Typescript.Node): Typescript.SignatureDeclaration | undefined {
+  for (let current = node.parent; !ts.isSourceFile(current); current = current.parent) {
+    if (ts.isFunctionLike(current)) {
+      return current;
+    }
+  }
+  return undefined;
+}
+
+/** The variable, function or method a literal is written in, for reports. */
+function enclosingName(node: Typescript.Node): string | undefined {
+  for (let current = node.parent; !ts.isSourceFile(current); current = current.parent) {
+    if (
+      (ts.isVariableDeclaration(current) ||
+        ts.isFunctionDeclaration(current) ||
+        ts.isMethodDeclaration(current) ||
+        ts.isPropertyAssignment(current)) &&
+      current.name !== undefined &&
+      ts.isIdentifier(current.name)
+    ) {
+      return current.name.text;
+    }
+  }
+  return undefined;
+}
+
+/** A member's static name: an identifier or a string literal, plain or in brackets; `undefined` when computed. */
+function memberName(member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike): string | undefined {
+  const name = member.name;
+  if (name === undefined) {
+    return undefined;
+  }
+  if (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) {
+    return name.text;
+  }
+  if (ts.isComputedPropertyName(name) && ts.isStringLiteralLike(name.expression)) {
+    return name.expression.text;
+  }
+  return undefined;
+}
+
+function isInstanceMember(member: Typescript.ClassElement): boolean {
+  return (
+    (ts.isMethodDeclaration(member) ||
+      ts.isPropertyDeclaration(member) ||
+      ts.isGetAccessorDeclaration(member) ||
+      ts.isSetAccessorDeclaration(member)) &&
+    !hasModifier(member, ts.SyntaxKind.StaticKeyword)
+  );
+}
+
+function hasModifier(node: Typescript.Node, kind: Typescript.SyntaxKind): boolean {
+  return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === kind);
+}
+
+/** The instance member named `name`; among overloads, the one with a body. */
+function instanceMember(
+  declaration: Typescript.ClassLikeDeclaration,
+  name: string,
+): Typescript.ClassElement | undefined {
+  const members = declaration.members.filter((member) => isInstanceMember(member) && memberName(member) === name);
+  return members.find((member) => !ts.isMethodDeclaration(member) || member.body !== undefined) ?? members[0];
+}
+
+/** The class chain above `declaration`, as far as the resolver sees it, nearest first. */
+function ancestors(
+  declaration: Typescript.ClassLikeDeclaration,
+  resolver: StorageResolver,
+): Typescript.ClassLikeDeclaration[] {
+  const chain: Typescript.ClassLikeDeclaration[] = [];
+  for (let base = resolver.baseClassOf(declaration); base.kind === 'visible' && !chain.includes(base.declaration);) {
+    chain.push(base.declaration);
+    base = resolver.baseClassOf(base.declaration);
+  }
+  return chain;
+}
+
+function classFacts(declaration: Typescript.ClassLikeDeclaration, context: ReadContext): ImplementerFacts {
+  const { sourceFile, text, resolver } = context;
+  const save = instanceMember(declaration, SAVE);
+  const chain = ancestors(declaration, resolver);
+  return {
+    id: implementerId(declaration),
+    file: sourceFile.fileName,
+    kind: 'class',
+    name: declaration.name?.text ?? 'default export class',
+    line: lineOf(sourceFile, declaration.getStart()),
+    isAbstract: hasModifier(declaration, ts.SyntaxKind.AbstractKeyword),
+    base: baseFacts(declaration, context),
+    ownSave: save === undefined ? undefined : saveFacts(save, text),
+    ownWriteVersion: instanceMember(declaration, WRITE_VERSION) !== undefined,
+    memberNames: [declaration, ...chain].flatMap((cls) => cls.members.flatMap((member) => memberName(member) ?? [])),
+    membersMayComeFromElsewhere: false,
+    idParameterName: idParameterName(ID_TAKING_MEMBERS.map((name) => instanceMember(declaration, name))),
+    body: bodyFacts(
+      {
+        containerStart: declaration.getStart(),
+        openBrace: declaration.members.pos - 1,
+        closeBrace: declaration.end - 1,
+        firstMemberStart: declaration.members[0]?.getStart(),
+        lastMemberEnd: declaration.members.at(-1)?.end,
+      },
+      text,
+      false,
+    ),
+  };
+}
+
+function baseFacts(declaration: Typescript.ClassLikeDeclaration, context: ReadContext): BaseFacts | undefined {
+  const base = context.resolver.baseClassOf(declaration);
+  switch (base.kind) {
+    case 'none':
+      return undefined;
+    case 'unknown':
+      return { kind: 'unknown', name: base.name };
+    case 'visible': {
+      const summary = chainSummary(base.declaration, context.resolver);
+      if (summary === undefined) {
+        const outermost = ancestors(base.declaration, context.resolver).at(-1) ?? base.declaration;
+        const unseen = context.resolver.baseClassOf(outermost);
+        return { kind: 'unknown', name: unseen.kind === 'unknown' ? unseen.name : (base.declaration.name?.text ?? '') };
+      }
+      return context.isImplementer(base.declaration)
+        ? { kind: 'implementer', id: implementerId(base.declaration), ...summary }
+        : { kind: 'plain', ...summary };
+    }
+  }
+}
+
+/** `save` and `writeVersion` over a base class and its ancestors; `undefined` when the chain leaves what can be seen. */
+function chainSummary(base: Typescript.ClassLikeDeclaration, resolver: StorageResolver): ChainSummary | undefined {
+  const chain = [base, ...ancestors(base, resolver)];
+  if (resolver.baseClassOf(chain.at(-1) ?? base).kind === 'unknown') {
+    return undefined;
+  }
+  const save = chain.map((cls) => instanceMember(cls, SAVE)).find((member) => member !== undefined);
+  return {
+    name: base.name?.text ?? 'an anonymous class',
+    saveParameterCount: save === undefined ? undefined : parametersOf(save).length,
+    saveIsAsync: save === undefined || isAsyncMember(save),
+    saveIsField: save !== undefined && ts.isPropertyDeclaration(save),
+    hasWriteVersion: chain.some((cls) => instanceMember(cls, WRITE_VERSION) !== undefined),
+  };
+}
+
+/** The function a member is, or holds: a method, or an arrow or function expression in a field or property. */
+function functionOf(
+  member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike,
+): Typescript.SignatureDeclaration | undefined {
+  if (ts.isMethodDeclaration(member)) {
+    return member;
+  }
+  if (ts.isPropertyDeclaration(member) || ts.isPropertyAssignment(member)) {
+    const initializer = member.initializer === undefined ? undefined : skipParentheses(member.initializer);
+    return initializer !== undefined && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))
+      ? initializer
+      : undefined;
+  }
+  return undefined;
+}
+
+function skipParentheses(expression: Typescript.Expression): Typescript.Expression {
+  return ts.isParenthesizedExpression(expression) ? skipParentheses(expression.expression) : expression;
+}
+
+function parametersOf(
+  member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike,
+): readonly Typescript.ParameterDeclaration[] {
+  return (functionOf(member)?.parameters ?? []).filter(
+    (parameter) => !(ts.isIdentifier(parameter.name) && parameter.name.text === 'this'),
+  );
+}
+
+function isAsyncMember(member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike): boolean {
+  const fn = functionOf(member);
+  return fn !== undefined && hasModifier(fn, ts.SyntaxKind.AsyncKeyword);
+}
+
+function idParameterName(
+  members: readonly (Typescript.ClassElement | Typescript.ObjectLiteralElementLike | undefined)[],
+): string | undefined {
+  for (const member of members) {
+    const first = member === undefined ? undefined : parametersOf(member)[0];
+    if (first !== undefined && ts.isIdentifier(first.name)) {
+      return first.name.text.replace(/^_+(?=.)/, '');
+    }
+  }
+  return undefined;
+}
+
+function saveFacts(member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike, text: string): SaveFacts {
+  const fn = functionOf(member);
+  const parameters = parametersOf(member);
+  const isMethod = ts.isMethodDeclaration(member);
+  const abstract = isMethod && member.body === undefined && hasModifier(member, ts.SyntaxKind.AbstractKeyword);
+  const name = member.name ?? member;
+  const modifiers = ts.canHaveModifiers(member)
+    ? (ts.getModifiers(member) ?? [])
+        .filter((modifier) =>
+          [
+            ts.SyntaxKind.PublicKeyword,
+            ts.SyntaxKind.ProtectedKeyword,
+            ts.SyntaxKind.PrivateKeyword,
+            ts.SyntaxKind.ReadonlyKeyword,
+          ].includes(modifier.kind),
+        )
+        .map((modifier) => `${modifier.getText()} `)
+        .join('')
+    : '';
+  return {
+    parameterCount: parameters.length,
+    acceptsCondition: parameters.length >= 3 || parameters.some((parameter) => parameter.dotDotDotToken !== undefined),
+    form: isMethod ? (abstract ? 'abstract-method' : 'method') : fn === undefined ? 'value' : 'property',
+    functionKind:
+      fn === undefined
+        ? undefined
+        : ts.isArrowFunction(fn)
+          ? 'arrow'
+          : ts.isFunctionExpression(fn)
+            ? 'function'
+            : 'method',
+    isAsync: isAsyncMember(member),
+    parameters: parameters.map((parameter) => parameterFacts(parameter)),
+    returnType: fn?.type?.getText(),
+    modifiers,
+    start: member.getStart(),
+    end: member.end,
+    commentsStart: attachedCommentsStart(text, member),
+    nameStart: name.getStart(),
+    nameEnd: name.end,
+    superSaveNames: superSaveNames(fn ?? member),
+    parameterList: fn === undefined ? undefined : parameterListFacts(fn, text),
+    body: fn === undefined || abstract ? undefined : bodyOf(fn),
+  };
+}
+
+function parameterFacts(parameter: Typescript.ParameterDeclaration): ParameterFacts {
+  return {
+    name: ts.isIdentifier(parameter.name) ? parameter.name.text : undefined,
+    type: parameter.type?.getText(),
+    text: parameter.getText(),
+    isRest: parameter.dotDotDotToken !== undefined,
+  };
+}
+
+function parameterListFacts(fn: Typescript.SignatureDeclaration, text: string): ParameterListFacts {
+  const parameters = fn.parameters;
+  const last = parameters.at(-1);
+  const parenthesised = text[parameters.pos - 1] === '(';
+  const firstParameterStart = parameters[0]?.getStart();
+  if (!parenthesised) {
+    return {
+      open: undefined,
+      close: last?.end ?? parameters.end,
+      firstParameterStart,
+      lastParameterEnd: last?.end,
+      trailingComma: false,
+    };
+  }
+  const close = text.indexOf(')', parameters.end);
+  let lastParameterEnd = last?.end;
+  let trailingComma = false;
+  const comma = lastParameterEnd === undefined ? null : /^\s*,/.exec(text.slice(lastParameterEnd, close));
+  if (comma !== null && lastParameterEnd !== undefined) {
+    trailingComma = true;
+    lastParameterEnd += comma[0].length;
+  }
+  return { open: parameters.pos - 1, close, firstParameterStart, lastParameterEnd, trailingComma };
+}
+
+function bodyOf(fn: Typescript.SignatureDeclaration): SaveFacts['body'] {
+  const body = (fn as { readonly body?: Typescript.Node }).body;
+  if (body === undefined) {
+    return undefined;
+  }
+  return ts.isBlock(body)
+    ? { kind: 'block', open: body.getStart(), close: body.end - 1 }
+    : { kind: 'expression', start: body.getStart(), end: body.end };
+}
+
+function superSaveNames(node: Typescript.Node): { start: number; end: number }[] {
+  const found: { start: number; end: number }[] = [];
+  const visit = (current: Typescript.Node): void => {
+    if (
+      ts.isPropertyAccessExpression(current) &&
+      current.expression.kind === ts.SyntaxKind.SuperKeyword &&
+      current.name.text === SAVE
+    ) {
+      found.push({ start: current.name.getStart(), end: current.name.end });
+    }
+    ts.forEachChild(current, visit);
+  };
+  visit(node);
+  return found;
+}
+
+/**
+ * Where the comments directly above `member` begin (its JSDoc, line comments), so a marker goes above them rather
+ * than between a member and its documentation. A blank line ends the run: a section comment above it stays apart.
+ */
+function attachedCommentsStart(text: string, member: Typescript.Node): number {
+  const start = member.getStart();
+  const ranges = ts.getLeadingCommentRanges(text, member.pos) ?? [];
+  let at = start;
+  for (const range of [...ranges].reverse()) {
+    if (/\n[ \t]*\r?\n/.test(text.slice(range.end, at))) {
+      break;
+    }
+    at = range.pos;
+  }
+  return at;
+}
+
+function literalFacts(
+  literal: Typescript.ObjectLiteralExpression,
+  name: string,
+  context: ReadContext,
+): ImplementerFacts {
+  const { sourceFile, text } = context;
+  const properties = literal.properties;
+  const save = properties.find((property) => memberName(property) === SAVE);
+  const byName = (wanted: string) => properties.find((property) => memberName(property) === wanted);
+  return {
+    id: implementerId(literal),
+    file: sourceFile.fileName,
+    kind: 'object-literal',
+    name,
+    line: lineOf(sourceFile, literal.getStart()),
+    isAbstract: false,
+    base: undefined,
+    ownSave: save === undefined ? undefined : saveFacts(save, text),
+    ownWriteVersion: byName(WRITE_VERSION) !== undefined,
+    memberNames: properties.flatMap((property) => memberName(property) ?? []),
+    membersMayComeFromElsewhere: properties.some(
+      (property) => ts.isSpreadAssignment(property) || memberName(property) === undefined,
+    ),
+    idParameterName: idParameterName(ID_TAKING_MEMBERS.map(byName)),
+    body: bodyFacts(
+      {
+        containerStart: literal.getStart(),
+        openBrace: properties.pos - 1,
+        closeBrace: literal.end - 1,
+        firstMemberStart: properties[0]?.getStart(),
+        lastMemberEnd: properties.at(-1)?.end,
+      },
+      text,
+      true,
+    ),
+  };
+}
+
+function lineOf(sourceFile: Typescript.SourceFile, offset: number): number {
+  return sourceFile.getLineAndCharacterOfPosition(offset).line + 1;
+}

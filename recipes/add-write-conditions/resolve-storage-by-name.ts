@@ -1,0 +1,161 @@
+import type { ts as Typescript } from 'ts-morph';
+import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
+import { isJavaScriptFile, jsDocComments } from './jsdoc-nodes.js';
+import type { BaseClass, StorageResolver } from './storage-resolver.js';
+import { ts } from './typescript.js';
+
+const STORAGE: RuntimeExportName = 'CheckpointStorage';
+
+/**
+ * Resolves names within one file, without type information: `CheckpointStorage` imported from checkpoint-fencing
+ * (named, aliased, through a namespace or `import x = require`), in JavaScript through JSDoc `@typedef
+ * {import('checkpoint-fencing').CheckpointStorage}` and `@import`, and interfaces and type aliases in the same file
+ * derived from it. A base class is visible only when it is declared in the same file.
+ */
+export class StorageResolverByName implements StorageResolver {
+  readonly #names = new Set<string>();
+  readonly #namespaces = new Set<string>();
+  readonly #classes = new Map<string, Typescript.ClassLikeDeclaration>();
+
+  constructor(sourceFile: Typescript.SourceFile) {
+    const derived: (Typescript.InterfaceDeclaration | Typescript.TypeAliasDeclaration)[] = [];
+    const javascript = isJavaScriptFile(sourceFile);
+    const visit = (node: Typescript.Node): void => {
+      if (ts.isImportDeclaration(node) || ts.isJSDocImportTag(node)) {
+        this.#addImport(node.moduleSpecifier, node.importClause);
+      } else if (ts.isImportEqualsDeclaration(node)) {
+        const reference = node.moduleReference;
+        if (ts.isExternalModuleReference(reference) && isPackageSpecifier(reference.expression)) {
+          this.#namespaces.add(node.name.text);
+        }
+      } else if (ts.isJSDocTypedefTag(node)) {
+        const type =
+          node.typeExpression && ts.isJSDocTypeExpression(node.typeExpression) ? node.typeExpression.type : undefined;
+        if (node.name !== undefined && ts.isIdentifier(node.name) && type !== undefined && isPackageImportType(type)) {
+          this.#names.add(node.name.text);
+        }
+      } else if (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) {
+        derived.push(node);
+      } else if ((ts.isClassDeclaration(node) || ts.isClassExpression(node)) && node.name !== undefined) {
+        this.#classes.set(node.name.text, node);
+      }
+      if (javascript) {
+        for (const comment of jsDocComments(node)) {
+          for (const tag of comment.tags ?? []) {
+            visit(tag);
+          }
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sourceFile);
+    // Interfaces and aliases derived from the storage interface count too; repeat until no new one appears.
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const declaration of derived) {
+        const name = declaration.name.text;
+        const derives = ts.isInterfaceDeclaration(declaration)
+          ? (declaration.heritageClauses ?? []).some((clause) => clause.types.some((type) => this.isStorageType(type)))
+          : this.isStorageType(declaration.type);
+        if (!this.#names.has(name) && derives) {
+          this.#names.add(name);
+          grew = true;
+        }
+      }
+    }
+  }
+
+  isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean {
+    if (ts.isExpressionWithTypeArguments(node)) {
+      return this.#refersToStorage(node.expression);
+    }
+    if (ts.isTypeReferenceNode(node)) {
+      return this.#refersToStorage(node.typeName);
+    }
+    if (ts.isParenthesizedTypeNode(node)) {
+      return this.isStorageType(node.type);
+    }
+    if (ts.isUnionTypeNode(node)) {
+      const present = node.types.filter((member) => !isNullish(member));
+      return present.length > 0 && present.every((member) => this.isStorageType(member));
+    }
+    return isPackageImportType(node);
+  }
+
+  isContextuallyStorage(): boolean {
+    return false;
+  }
+
+  baseClassOf(declaration: Typescript.ClassLikeDeclaration): BaseClass {
+    const expression = extendsExpression(declaration);
+    if (expression === undefined) {
+      return { kind: 'none' };
+    }
+    const visible = ts.isIdentifier(expression) ? this.#classes.get(expression.text) : undefined;
+    return visible === undefined
+      ? { kind: 'unknown', name: expression.getText() }
+      : { kind: 'visible', declaration: visible };
+  }
+
+  #addImport(specifier: Typescript.Expression, clause: Typescript.ImportClause | undefined): void {
+    if (!isPackageSpecifier(specifier) || clause?.namedBindings === undefined) {
+      return;
+    }
+    const bindings = clause.namedBindings;
+    if (ts.isNamespaceImport(bindings)) {
+      this.#namespaces.add(bindings.name.text);
+      return;
+    }
+    for (const element of bindings.elements) {
+      if ((element.propertyName ?? element.name).text === STORAGE) {
+        this.#names.add(element.name.text);
+      }
+    }
+  }
+
+  /** `CheckpointStorage` under a local name, or `ns.CheckpointStorage` as a property access or qualified name. */
+  #refersToStorage(name: Typescript.Expression | Typescript.EntityName): boolean {
+    if (ts.isIdentifier(name)) {
+      return this.#names.has(name.text);
+    }
+    if (ts.isPropertyAccessExpression(name)) {
+      return (
+        ts.isIdentifier(name.expression) && this.#namespaces.has(name.expression.text) && name.name.text === STORAGE
+      );
+    }
+    if (ts.isQualifiedName(name)) {
+      return ts.isIdentifier(name.left) && this.#namespaces.has(name.left.text) && name.right.text === STORAGE;
+    }
+    return false;
+  }
+}
+
+/** The expression after `extends` in a class's heritage clauses. */
+export function extendsExpression(declaration: Typescript.ClassLikeDeclaration): Typescript.Expression | undefined {
+  const clause = declaration.heritageClauses?.find((candidate) => candidate.token === ts.SyntaxKind.ExtendsKeyword);
+  return clause?.types[0]?.expression;
+}
+
+function isPackageSpecifier(specifier: Typescript.Expression): boolean {
+  return ts.isStringLiteralLike(specifier) && specifier.text === PACKAGE_NAME;
+}
+
+/** `import('checkpoint-fencing').CheckpointStorage` as a type. */
+function isPackageImportType(node: Typescript.TypeNode): boolean {
+  return (
+    ts.isImportTypeNode(node) &&
+    ts.isLiteralTypeNode(node.argument) &&
+    ts.isStringLiteral(node.argument.literal) &&
+    node.argument.literal.text === PACKAGE_NAME &&
+    node.qualifier !== undefined &&
+    ts.isIdentifier(node.qualifier) &&
+    node.qualifier.text === STORAGE
+  );
+}
+
+function isNullish(node: Typescript.TypeNode): boolean {
+  return (
+    node.kind === ts.SyntaxKind.UndefinedKeyword ||
+    (ts.isLiteralTypeNode(node) && node.literal.kind === ts.SyntaxKind.NullKeyword)
+  );
+}

@@ -1,0 +1,137 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import type { ts as Typescript } from 'ts-morph';
+import type { StorageMemberName } from '../../vocabulary/index.js';
+import { ts } from './typescript.js';
+
+const SAVE: StorageMemberName = 'save';
+const SOURCE = /\.(?:[mc]?[jt]sx?)$/;
+const DECLARATION = /\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
+const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'build', 'coverage', '.git']);
+
+/** A class in another file that extends a class of this one (directly or further down) and declares `save`. */
+export interface SubclassDeclaringSave {
+  readonly name: string;
+  /** The file, relative to the package root. */
+  readonly file: string;
+}
+
+/**
+ * For the jscodeshift transform, which sees one file at a time: the classes elsewhere in the same package (the
+ * folder of the nearest package.json) that extend `className` from `file` through relative imports, directly or
+ * through further subclasses, and declare their own `save`. Renaming the base's `save` would leave such a subclass
+ * overriding the wrong member (or, for an abstract `save`, not implementing the renamed one: TS2515).
+ */
+export function subclassesDeclaringSave(file: string, className: string): SubclassDeclaringSave[] {
+  const root = packageRoot(dirname(resolve(file)));
+  const found: SubclassDeclaringSave[] = [];
+  const pending = [{ file: resolve(file), name: className }];
+  const seen = new Set<string>();
+  for (let base = pending.pop(); base !== undefined; base = pending.pop()) {
+    const key = `${base.file}#${base.name}`;
+    if (seen.has(key)) {
+      continue;
+    }
+    seen.add(key);
+    for (const candidate of sourceFiles(root)) {
+      if (candidate.path === base.file || !new RegExp(`\\b${base.name}\\b`).test(candidate.text)) {
+        continue;
+      }
+      for (const subclass of subclassesIn(candidate.path, candidate.text, base)) {
+        pending.push({ file: candidate.path, name: subclass.name });
+        if (subclass.declaresSave) {
+          found.push({ name: subclass.name, file: relative(root, candidate.path).split('\\').join('/') });
+        }
+      }
+    }
+  }
+  return found;
+}
+
+function packageRoot(start: string): string {
+  for (let folder = start; ; folder = dirname(folder)) {
+    if (existsSync(join(folder, 'package.json'))) {
+      return folder;
+    }
+    if (dirname(folder) === folder) {
+      return start;
+    }
+  }
+}
+
+const filesByRoot = new Map<string, { path: string; text: string }[]>();
+
+/** The package's source files, read once per process (jscodeshift runs the transform many times in one worker). */
+function sourceFiles(root: string): { path: string; text: string }[] {
+  let files = filesByRoot.get(root);
+  if (files === undefined) {
+    files = [];
+    const walk = (folder: string): void => {
+      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+        const path = join(folder, entry.name);
+        if (entry.isDirectory() && !SKIPPED_FOLDERS.has(entry.name)) {
+          walk(path);
+        } else if (entry.isFile() && SOURCE.test(entry.name) && !DECLARATION.test(entry.name)) {
+          files?.push({ path, text: readFileSync(path, 'utf8') });
+        }
+      }
+    };
+    if (existsSync(root)) {
+      walk(root);
+    }
+    filesByRoot.set(root, files);
+  }
+  return files;
+}
+
+/** Classes in `path` whose `extends` names `base` imported from its file through a relative import. */
+function subclassesIn(
+  path: string,
+  text: string,
+  base: { readonly file: string; readonly name: string },
+): { name: string; declaresSave: boolean }[] {
+  const sourceFile = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
+  const locals = new Set<string>();
+  for (const statement of sourceFile.statements) {
+    if (
+      ts.isImportDeclaration(statement) &&
+      ts.isStringLiteral(statement.moduleSpecifier) &&
+      statement.moduleSpecifier.text.startsWith('.') &&
+      sameModule(resolve(dirname(path), statement.moduleSpecifier.text), base.file)
+    ) {
+      const bindings = statement.importClause?.namedBindings;
+      for (const element of bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []) {
+        if ((element.propertyName ?? element.name).text === base.name) {
+          locals.add(element.name.text);
+        }
+      }
+    }
+  }
+  const found: { name: string; declaresSave: boolean }[] = [];
+  const visit = (node: Typescript.Node): void => {
+    if (ts.isClassDeclaration(node) && node.name !== undefined) {
+      const extended = node.heritageClauses?.find((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]
+        ?.expression;
+      if (extended !== undefined && ts.isIdentifier(extended) && locals.has(extended.text)) {
+        found.push({
+          name: node.name.text,
+          declaresSave: node.members.some(
+            (member) =>
+              member.name !== undefined &&
+              (ts.isIdentifier(member.name) || ts.isStringLiteral(member.name)) &&
+              member.name.text === SAVE,
+          ),
+        });
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sourceFile);
+  return found;
+}
+
+/** `./base.js`, `./base` and `./base/index` all name `base.ts` (or `base/index.ts`). */
+function sameModule(specified: string, file: string): boolean {
+  const stem = (path: string): string => path.replace(/\.(?:d\.)?[mc]?[jt]sx?$/, '').replace(/[\\/]index$/, '');
+  return stem(specified) === stem(file);
+}

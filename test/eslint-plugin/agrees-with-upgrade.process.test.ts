@@ -1,0 +1,161 @@
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import tsParser, { parse } from '@typescript-eslint/parser';
+import type { TSESTree } from '@typescript-eslint/utils';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+import { declaredTypeOfLiteral } from '../../eslint-plugin/analysis/storage-declarations.js';
+import plugin from '../../eslint-plugin/index.js';
+import { upgrade } from '../../recipes/index.js';
+import { copyLegacyApp, copyRecipeCases, makeTempProject } from '../recipes/support/fixture-project.js';
+import { copyProjectCase, projectCases } from '../recipes/support/project-case.js';
+
+const RULE = 'checkpoint-fencing/no-ignored-write-condition';
+const SOURCES = ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts'];
+
+type StorageNode = TSESTree.ClassDeclaration | TSESTree.ClassExpression | TSESTree.ObjectExpression;
+
+/** `file:line` of every class and object literal in `text`, with the ranges reports about each can fall in. */
+function storageNodes(text: string, jsx: boolean): { line: number; ranges: (readonly [number, number])[] }[] {
+  const program = parse(text, { range: true, loc: true, jsx });
+  const found: { line: number; ranges: (readonly [number, number])[] }[] = [];
+  const visit = (node: TSESTree.Node, parent: TSESTree.Node | undefined): void => {
+    (node as { parent?: TSESTree.Node | undefined }).parent = parent;
+    for (const value of Object.values(node)) {
+      for (const child of Array.isArray(value) ? value : [value]) {
+        if (
+          typeof child === 'object' &&
+          child !== null &&
+          'type' in child &&
+          child !== parent &&
+          child !== node.parent
+        ) {
+          visit(child as TSESTree.Node, node);
+        }
+      }
+    }
+    if (
+      node.type === AST_NODE_TYPES.ClassDeclaration ||
+      node.type === AST_NODE_TYPES.ClassExpression ||
+      node.type === AST_NODE_TYPES.ObjectExpression
+    ) {
+      const storage: StorageNode = node;
+      const declared = storage.type === AST_NODE_TYPES.ObjectExpression ? declaredTypeOfLiteral(storage) : undefined;
+      found.push({
+        line: storage.loc.start.line,
+        ranges: [storage.range, ...(declared === undefined ? [] : [declared.range])],
+      });
+    }
+  };
+  visit(program, undefined);
+  return found;
+}
+
+/** The storages type-aware `no-ignored-write-condition` reports under `root`, as `file:line` of each storage. */
+async function reportedStorages(root: string): Promise<string[]> {
+  const eslint = new ESLint({
+    cwd: root,
+    errorOnUnmatchedPattern: false,
+    overrideConfigFile: true,
+    overrideConfig: [
+      {
+        files: SOURCES,
+        languageOptions: { parser: tsParser, parserOptions: { projectService: true, tsconfigRootDir: root } },
+        plugins: { 'checkpoint-fencing': plugin as unknown as ESLint.Plugin },
+        rules: { [RULE]: ['error', { useTypeInformation: true }] },
+      },
+    ],
+  });
+  const reported = new Set<string>();
+  for (const result of await eslint.lintFiles(SOURCES)) {
+    const fatal = result.messages.find((message) => message.ruleId !== RULE);
+    if (fatal !== undefined) {
+      throw new Error(`${result.filePath}:${fatal.line}: ${fatal.message}`);
+    }
+    if (result.messages.length === 0) {
+      continue;
+    }
+    const text = readFileSync(result.filePath, 'utf8');
+    const offsets = text
+      .split('\n')
+      .reduce<number[]>((starts, line) => [...starts, (starts.at(-1) ?? 0) + line.length + 1], [0]);
+    const nodes = storageNodes(text, result.filePath.endsWith('x'));
+    for (const message of result.messages) {
+      const offset = (offsets[message.line - 1] ?? 0) + message.column - 1;
+      const owner = nodes.filter(({ ranges }) => ranges.some(([start, end]) => start <= offset && offset < end)).at(-1);
+      reported.add(`${relative(root, result.filePath)}:${String(owner?.line ?? `?${message.line}`)}`);
+    }
+  }
+  return [...reported].sort();
+}
+
+/** The storages the upgrade would change under `root`, as `file:line`. */
+async function upgradedStorages(root: string): Promise<string[]> {
+  const report = await upgrade({ cwd: root, mode: 'check' });
+  return report.implementers
+    .filter((implementer) => implementer.membersAdded.length > 0 || implementer.shape === 'follows-base')
+    .map((implementer) => `${relative(root, implementer.file)}:${implementer.line}`)
+    .sort();
+}
+
+const corpora: readonly (readonly [string, () => string])[] = [
+  [
+    'every single-file recipe fixture',
+    () => {
+      const root = makeTempProject('agreement-fixtures');
+      copyRecipeCases(root);
+      return root;
+    },
+  ],
+  [
+    'the legacy app',
+    () => {
+      const root = makeTempProject('agreement-legacy-app');
+      copyLegacyApp(root);
+      return root;
+    },
+  ],
+  ...projectCases().map(
+    (projectCase) => [`project case ${projectCase.name}`, () => copyProjectCase(projectCase)] as const,
+  ),
+];
+
+// Linting with types builds a program per project; on a loaded two-core machine that takes tens of seconds.
+describe('type-aware no-ignored-write-condition and the upgrade agree', { timeout: 240_000 }, () => {
+  for (const [label, makeRoot] of corpora) {
+    it(`${label}: the rule reports a storage exactly when the upgrade changes it, and after the upgrade reports nothing`, async () => {
+      const root = makeRoot();
+      const reported = await reportedStorages(root);
+      expect(reported.length).toBeGreaterThan(0);
+      expect(reported).toEqual(await upgradedStorages(root));
+      // Each message promises that `npx checkpoint-fencing upgrade` adds what is missing: after it, nothing is left.
+      await upgrade({ cwd: root });
+      expect(await reportedStorages(root)).toEqual([]);
+    });
+  }
+});
+
+describe('the agreement check itself', () => {
+  it('maps a report on a literal’s declared return type to that literal', () => {
+    const text = 'function make(): CheckpointStorage {\n  return {\n    save: async (a, b) => b,\n  };\n}\n';
+    const [literal] = storageNodes(text, false);
+    expect(literal?.line).toBe(2);
+    expect(
+      literal?.ranges.some(
+        ([start, end]) => start <= text.indexOf('CheckpointStorage') && text.indexOf('CheckpointStorage') < end,
+      ),
+    ).toBe(true);
+  });
+
+  it('sees every project case', () => {
+    expect(projectCases().map((projectCase) => projectCase.name)).toEqual(
+      expect.arrayContaining([
+        'abstract-base-subclass-in-another-file',
+        'commonjs-node10',
+        'prettier-80-columns',
+        'solution-style-tsconfig',
+      ]),
+    );
+  });
+});

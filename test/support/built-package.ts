@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const REPO = resolve(import.meta.dirname, '../..');
+/** What the published package is built from; a change to any of it means a new build. */
+const INPUTS = ['package.json', 'tsconfig.base.json', 'runtime', 'vocabulary', 'recipes', 'eslint-plugin', 'build'];
+
+/**
+ * This checkout as it installs from npm: package.json, README, doc/ and a dist/ built from the current sources (tsc
+ * and the `.d.cts` twins), in `.tmp/package-<hash of the sources>/`. Built once and reused by every test file that
+ * links it as `node_modules/checkpoint-fencing`; its own dependencies resolve from this checkout's node_modules.
+ * Building here, instead of relying on dist/, means the tests always see the code under test.
+ */
+export function builtPackage(): string {
+  const hash = createHash('sha256');
+  for (const input of INPUTS) {
+    hashInto(hash, join(REPO, input));
+  }
+  const target = join(REPO, '.tmp', `package-${hash.digest('hex').slice(0, 16)}`);
+  if (existsSync(join(target, 'package.json'))) {
+    return target;
+  }
+  mkdirSync(join(REPO, '.tmp'), { recursive: true });
+  const staging = mkdtempSync(join(REPO, '.tmp', 'package-build-'));
+  writeFileSync(
+    join(staging, 'tsconfig.json'),
+    JSON.stringify({
+      extends: '../../tsconfig.base.json',
+      compilerOptions: { rootDir: '../..', outDir: 'dist', declaration: true, sourceMap: false },
+      include: ['../../runtime', '../../vocabulary', '../../recipes', '../../eslint-plugin', '../../build'],
+    }),
+  );
+  execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', staging], { stdio: 'pipe' });
+  execFileSync(process.execPath, [join(staging, 'dist/build/emit-commonjs-declarations.js')], { stdio: 'pipe' });
+  rmSync(join(staging, 'tsconfig.json'));
+  for (const file of ['package.json', 'README.md', 'doc']) {
+    cpSync(join(REPO, file), join(staging, file), { recursive: true });
+  }
+  removeStaleBuilds(target);
+  try {
+    renameSync(staging, target);
+  } catch (error) {
+    // Another test file built the same sources at the same time; its copy is as good as this one.
+    rmSync(staging, { recursive: true, force: true });
+    if (!existsSync(join(target, 'package.json'))) {
+      throw error;
+    }
+  }
+  return target;
+}
+
+/** Builds of sources that have since changed, left by earlier runs; an hour old at least, so no running test uses one. */
+function removeStaleBuilds(keep: string): void {
+  const folder = join(REPO, '.tmp');
+  for (const entry of readdirSync(folder)) {
+    const path = join(folder, entry);
+    if (/^package-[0-9a-f]{16}$/.test(entry) && path !== keep && Date.now() - statSync(path).mtimeMs > 60 * 60 * 1000) {
+      rmSync(path, { recursive: true, force: true });
+    }
+  }
+}
+
+function hashInto(hash: ReturnType<typeof createHash>, path: string): void {
+  if (!existsSync(path)) {
+    return;
+  }
+  if (statSync(path).isDirectory()) {
+    for (const entry of readdirSync(path).sort()) {
+      hashInto(hash, join(path, entry));
+    }
+    return;
+  }
+  hash.update(path).update(readFileSync(path));
+}
