@@ -70,12 +70,20 @@ export class DeliveryRun {
     return this.#abort.signal;
   }
 
-  /** Stops the run for `why`, once: aborts its signal and its checkpoint timer. Later calls change nothing. */
+  /**
+   * Stops the run for `why`, once: aborts its signal and its checkpoint timer. A pause or a shutdown, which give the
+   * lease up only once the run is over, also write the pending position at once, so that a handler still running
+   * (past shutdown's 5 s, say) does not hold back what the handlers before it settled. Later calls change nothing.
+   */
   stop(why: RunStop): void {
     if (this.#abort.signal.aborted) {
       return;
     }
     this.checkpoints.stop();
+    if (why === 'paused' || why === 'shutDown') {
+      // A failure is kept in checkpoints.failure and ends the run; nobody awaits this write.
+      this.checkpoints.flush().catch(() => undefined);
+    }
     this.#abort.abort(
       new DOMException(
         `Delivery of subscription ${quoteText(this.#subscriptionId)}${tokenText(this.token)} stopped: ${stopReasons[why]}.`,
