@@ -24,7 +24,8 @@ export interface HandlerContext {
    * or `undefined` when nothing was pending; either way everything handled before the call is then stored. Rejects
    * with `CheckpointWriteConditionNotFulfilledError` when the write is refused (the run then ends as after any
    * refusal), and with an `Error` when the run stopped without the lease still being this node's, so that the
-   * pending position was not written and will be delivered again.
+   * pending position was not written and will be delivered again. A bound function: `const { saveCheckpointNow } =
+   * context` works, and strict lint setups (`unbound-method`) accept it.
    */
-  saveCheckpointNow(): Promise<Checkpoint | undefined>;
+  readonly saveCheckpointNow: () => Promise<Checkpoint | undefined>;
 }

@@ -48,4 +48,8 @@ export class DelayedStorage implements CheckpointStorage {
   evaluatesWriteConditions(): boolean {
     return this.#inner.evaluatesWriteConditions?.() ?? false;
   }
+
+  evaluatesWriteConditionsFor(subscriptionId: string): boolean {
+    return this.#inner.evaluatesWriteConditionsFor?.(subscriptionId) ?? this.evaluatesWriteConditions();
+  }
 }
