@@ -15,8 +15,16 @@ import { FencedCheckpointWriter } from '../fenced-checkpoint-writer.js';
 import type { CompetingConsumerStrategy } from '../leases/competing-consumer-strategy.js';
 import { assertCheckpoint } from '../storage-arguments.js';
 import { assertLeasedSubscriptionId, assertSubscriberId } from '../subscription-id.js';
+import {
+  checkpointEveryEvent,
+  resolveCheckpointPolicy,
+  type CheckpointPolicy,
+  type ResolvedCheckpointPolicy,
+} from './checkpoint-policy.js';
+import { DeliveryRun } from './delivery-run.js';
 import { DuplicateSubscriptionIdError } from './duplicate-subscription-id-error.js';
 import { fenceOnAcquire } from './fence-on-acquire.js';
+import type { HandlerContext } from './handler-context.js';
 import { claimSubscription } from './strategy-claims.js';
 import {
   initialSubscriptionState,
@@ -27,14 +35,6 @@ import {
 } from './subscription-state.js';
 import { UnknownSubscriptionError } from './unknown-subscription-error.js';
 import { Wakeup } from './wakeup.js';
-import {
-  checkpointEveryEvent,
-  resolveCheckpointPolicy,
-  type CheckpointPolicy,
-  type ResolvedCheckpointPolicy,
-} from './checkpoint-policy.js';
-import { DeliveryRun } from './delivery-run.js';
-import type { HandlerContext } from './handler-context.js';
 
 /** One event of a subscription and the position to checkpoint once it is handled. */
 export interface PositionedEvent<E> {
@@ -114,10 +114,12 @@ interface Subscription {
 }
 
 /**
- * Delivers events to handlers and checkpoints each handled event through a {@link FencedCheckpointWriter} stamped
- * with the fencing token of the lease it was delivered under. Resumes from the stored checkpoint; holds events back
- * while `hasLock` is false; on a refused write it gives the lease up (staying a candidate) after raising the
- * strategy's token floor above the stored version, so that the next grant fences again.
+ * Delivers events to handlers and checkpoints the handled positions (each one, or as `checkpointEvery` says) through a
+ * {@link FencedCheckpointWriter} stamped with the fencing token of the lease they were delivered under; handlers get
+ * that token, an abort signal and `saveCheckpointNow()` in their context. Resumes from the stored checkpoint; holds
+ * events back while `hasLock` is false; writes a pending position before it gives a lease up, never after; on a
+ * refused write it gives the lease up (staying a candidate) after raising the strategy's token floor above the stored
+ * version, so that the next grant fences again.
  */
 export class DurableSubscription {
   /** The id this node competes under. */
