@@ -8,7 +8,7 @@ import {
 import { CallTimeline } from '../../support/leases/call-timeline.js';
 import { DelayedStorage } from '../../support/leases/delayed-storage.js';
 import { eventually, EventLog } from '../../support/leases/event-log.js';
-import { HandSetStrategy } from '../../support/leases/hand-set-strategy.js';
+import { handSetSubscription } from '../../support/leases/hand-set-subscription.js';
 
 const quick = { holdBackPollMs: 5, retryDelayMs: 20 } as const;
 
@@ -38,6 +38,13 @@ function recordedSubscription(
     options.subscribeWith === undefined ? {} : { checkpointEvery: options.subscribeWith },
   );
   return { timeline, storage, log, subscription };
+}
+
+/** Shuts `subscription` down while fake time lets its last steps run. */
+async function shutDownOnFakeTime(subscription: DurableSubscription): Promise<void> {
+  const stopped = subscription.shutdown();
+  await vi.advanceTimersByTimeAsync(0);
+  await stopped;
 }
 
 describe('checkpointEvery', () => {
@@ -93,9 +100,7 @@ describe('checkpointEvery', () => {
     expect(timeline.all('save ')).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(timeline.all('save ')).toEqual(['save 4 any()', 'save 6 any()']);
-    const stopped = subscription.shutdown();
-    await vi.advanceTimersByTimeAsync(0);
-    await stopped;
+    await shutDownOnFakeTime(subscription);
   });
 
   it('{ events: 3, ms: 50 } writes on whichever comes first: the count in a burst, the time when events trickle', async () => {
@@ -122,54 +127,28 @@ describe('checkpointEvery', () => {
     log.append(1);
     await vi.advanceTimersByTimeAsync(30);
     expect(timeline.all('save ')).toEqual(['save 8 any()', 'save 10 any()']);
-    const stopped = subscription.shutdown();
-    await vi.advanceTimersByTimeAsync(0);
-    await stopped;
+    await shutDownOnFakeTime(subscription);
   });
 
   it('a time-based write is fenced with the token of the run', async () => {
     useFakeTime();
-    const timeline = new CallTimeline();
-    const strategy = new HandSetStrategy();
-    const log = new EventLog();
-    const subscription = new DurableSubscription({
-      storage: timeline.storage(new InMemoryCheckpointStorage()),
-      strategy,
-      subscriberId: 'node-a',
-      checkpointEvery: { ms: 50 },
-      ...quick,
-    });
-    subscription.subscribe('orders', log.source, () => undefined, { startPosition: '-1' });
+    const { strategy, timeline, log, subscription } = handSetSubscription(() => undefined, { ms: 50 });
     strategy.grant(0n);
     log.append(3);
     await vi.advanceTimersByTimeAsync(50);
     expect(timeline.all('save ')).toEqual(['save -1 ifAbsent()', 'save 2 notOlderThan(0)']);
-    const stopped = subscription.shutdown();
-    await vi.advanceTimersByTimeAsync(0);
-    await stopped;
+    await shutDownOnFakeTime(subscription);
   });
 
   it('the timer is cancelled when the run stops, also when the lease is lost and nothing is written', async () => {
     useFakeTime();
-    const timeline = new CallTimeline();
-    const strategy = new HandSetStrategy();
-    const log = new EventLog();
-    const subscription = new DurableSubscription({
-      storage: timeline.storage(new InMemoryCheckpointStorage()),
-      strategy,
-      subscriberId: 'node-a',
-      checkpointEvery: { ms: 60_000 },
-      ...quick,
-    });
-    subscription.subscribe('orders', log.source, () => undefined, { startPosition: '-1' });
+    const { strategy, timeline, log, subscription } = handSetSubscription(() => undefined, { ms: 60_000 });
     strategy.grant(0n);
     log.append(2);
     await vi.advanceTimersByTimeAsync(0);
     expect(vi.getTimerCount()).toBe(1);
     strategy.lose();
-    const stopped = subscription.shutdown();
-    await vi.advanceTimersByTimeAsync(0);
-    await stopped;
+    await shutDownOnFakeTime(subscription);
     expect(timeline.all('save ')).toEqual(['save -1 ifAbsent()']);
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -242,9 +221,7 @@ describe('checkpointEvery', () => {
       expect(stored[index] ?? -1, `read ${index}`).toBeGreaterThanOrEqual(stored[index - 1] ?? -1);
     }
     expect(contexts.size).toBe(1);
-    const stopped = subscription.shutdown();
-    await vi.advanceTimersByTimeAsync(0);
-    await stopped;
+    await shutDownOnFakeTime(subscription);
   });
 });
 

@@ -9,9 +9,8 @@ import {
   type EventHandler,
   type HandlerContext,
 } from '../../../runtime/index.js';
-import { CallTimeline } from '../../support/leases/call-timeline.js';
 import { eventually, EventLog } from '../../support/leases/event-log.js';
-import { HandSetStrategy } from '../../support/leases/hand-set-strategy.js';
+import { handSetSubscription, type HandSetSubscription } from '../../support/leases/hand-set-subscription.js';
 
 const quick = { holdBackPollMs: 5, retryDelayMs: 20 } as const;
 
@@ -36,35 +35,6 @@ function abortReason(signal: AbortSignal | undefined): string {
   expect(reason).toBeInstanceOf(DOMException);
   expect((reason as DOMException).name).toBe('AbortError');
   return (reason as DOMException).message;
-}
-
-/** A HandSetStrategy subscription on `orders` that records its handler's contexts; the handler is the test's. */
-function handSetSubscription(
-  handler: EventHandler<number>,
-  options: { readonly checkpointEvery?: { readonly events?: number; readonly ms?: number } } = {},
-): {
-  strategy: HandSetStrategy;
-  storage: InMemoryCheckpointStorage;
-  timeline: CallTimeline;
-  log: EventLog;
-  errors: unknown[];
-  subscription: DurableSubscription;
-} {
-  const strategy = new HandSetStrategy();
-  const storage = new InMemoryCheckpointStorage();
-  const timeline = new CallTimeline();
-  const log = new EventLog();
-  const errors: unknown[] = [];
-  const subscription = new DurableSubscription({
-    storage: timeline.storage(storage),
-    strategy,
-    subscriberId: 'node-a',
-    ...quick,
-    ...(options.checkpointEvery === undefined ? {} : { checkpointEvery: options.checkpointEvery }),
-    onError: (error) => errors.push(error),
-  });
-  subscription.subscribe('orders', log.source, handler, { startPosition: '-1' });
-  return { strategy, storage, timeline, log, errors, subscription };
 }
 
 describe('the handler context: fencingToken', () => {
@@ -176,7 +146,7 @@ describe('the handler context: signal aborts as soon as the run stops', () => {
           callsWhenAborted = [...strategy.calls];
         }
       },
-      { checkpointEvery: { events: 100, ms: 30 } },
+      { events: 100, ms: 30 },
     );
     log.append(2);
     strategy.grant(7n);
@@ -192,7 +162,10 @@ describe('the handler context: signal aborts as soon as the run stops', () => {
     await subscription.shutdown();
   });
 
-  it('when the subscription is paused: at once, before pause() resolves', async () => {
+  it.each([
+    { stop: 'pause', reason: /stopped: the subscription was paused/u },
+    { stop: 'shutdown', reason: /stopped: the DurableSubscription is shutting down/u },
+  ] as const)('when the subscription is stopped by $stop(): at once, before it resolves', async ({ stop, reason }) => {
     let signal: AbortSignal | undefined;
     const { strategy, log, subscription } = handSetSubscription(async (_event, _position, context) => {
       signal = context.signal;
@@ -202,26 +175,11 @@ describe('the handler context: signal aborts as soon as the run stops', () => {
     strategy.grant(0n);
     await eventually('the event is being handled', () => signal !== undefined);
     expect(signal?.aborted).toBe(false);
-    const paused = subscription.pause('orders');
+    const stopping = stop === 'pause' ? subscription.pause('orders') : subscription.shutdown();
     expect(signal?.aborted).toBe(true);
-    expect(abortReason(signal)).toMatch(/stopped: the subscription was paused/u);
-    await paused;
+    expect(abortReason(signal)).toMatch(reason);
+    await stopping;
     await subscription.shutdown();
-  });
-
-  it('when the subscription shuts down: at once, before shutdown() resolves', async () => {
-    let signal: AbortSignal | undefined;
-    const { strategy, log, subscription } = handSetSubscription(async (_event, _position, context) => {
-      signal = context.signal;
-      await abortedOrAfter(context.signal, 10_000);
-    });
-    log.append(1);
-    strategy.grant(0n);
-    await eventually('the event is being handled', () => signal !== undefined);
-    const stopped = subscription.shutdown();
-    expect(signal?.aborted).toBe(true);
-    expect(abortReason(signal)).toMatch(/stopped: the DurableSubscription is shutting down/u);
-    await stopped;
   });
 });
 
@@ -235,7 +193,7 @@ describe('the handler context: saveCheckpointNow()', () => {
           answer = await context.saveCheckpointNow();
         }
       },
-      { checkpointEvery: { events: 100 } },
+      { events: 100 },
     );
     log.append(5);
     strategy.grant(7n);
@@ -280,7 +238,7 @@ describe('the handler context: saveCheckpointNow()', () => {
           }
         }
       },
-      { checkpointEvery: { events: 100 } },
+      { events: 100 },
     );
     log.append(4);
     strategy.grant(7n);
@@ -292,26 +250,40 @@ describe('the handler context: saveCheckpointNow()', () => {
     await subscription.shutdown();
   });
 
-  it('still writes from a handler finishing after a pause (the lease is still this node’s until the run is over)', async () => {
-    let answer: { readonly checkpoint: Checkpoint | undefined } | undefined;
+  /**
+   * Events 0–2 under token 0 with `{ events: 100 }`; the handler of event 2 waits for its signal, then calls
+   * `saveCheckpointNow()` and keeps how that settled in `answer`.
+   */
+  async function savingAfterItsSignal(): Promise<
+    HandSetSubscription & { readonly answer: () => { readonly settled: string; readonly value: unknown } | undefined }
+  > {
+    let answer: { readonly settled: string; readonly value: unknown } | undefined;
     const handled: number[] = [];
-    const { strategy, timeline, log, subscription } = handSetSubscription(
+    const subscription = handSetSubscription(
       async (event, _position, context) => {
         handled.push(event);
         if (event === 2) {
           await abortedOrAfter(context.signal, 10_000);
-          answer = { checkpoint: await context.saveCheckpointNow() };
+          answer = await context.saveCheckpointNow().then(
+            (value) => ({ settled: 'resolved', value }),
+            (error: unknown) => ({ settled: 'rejected', value: error }),
+          );
         }
       },
-      { checkpointEvery: { events: 100 } },
+      { events: 100 },
     );
-    log.append(3);
-    strategy.grant(0n);
+    subscription.log.append(3);
+    subscription.strategy.grant(0n);
     await eventually('event 2 is being handled', () => handled.includes(2));
+    return { ...subscription, answer: () => answer };
+  }
+
+  it('still writes from a handler finishing after a pause (the lease is still this node’s until the run is over)', async () => {
+    const { strategy, timeline, subscription, answer } = await savingAfterItsSignal();
     await subscription.pause('orders');
     // The pause wrote position 1 at once, so the handler's call found nothing left; the handler of event 2 returned
     // after, and its position went out before the lease was given up.
-    expect(answer).toEqual({ checkpoint: undefined });
+    expect(answer()).toEqual({ settled: 'resolved', value: undefined });
     expect(timeline.entries).toEqual([
       'save -1 ifAbsent()',
       'saved -1',
@@ -325,27 +297,11 @@ describe('the handler context: saveCheckpointNow()', () => {
   });
 
   it('rejects, and sends nothing, once the run stopped without the lease', async () => {
-    let rejection: unknown;
-    const handled: number[] = [];
-    const { strategy, timeline, log, subscription } = handSetSubscription(
-      async (event, _position, context) => {
-        handled.push(event);
-        if (event === 2) {
-          await abortedOrAfter(context.signal, 10_000);
-          rejection = await context.saveCheckpointNow().then(
-            () => 'resolved',
-            (error: unknown) => error,
-          );
-        }
-      },
-      { checkpointEvery: { events: 100 } },
-    );
-    log.append(3);
-    strategy.grant(0n);
-    await eventually('event 2 is being handled', () => handled.includes(2));
+    const { strategy, timeline, subscription, answer } = await savingAfterItsSignal();
     strategy.lose();
-    await eventually('the handler has asked', () => rejection !== undefined);
-    expect(String(rejection)).toMatch(
+    await eventually('the handler has asked', () => answer() !== undefined);
+    expect(answer()?.settled).toBe('rejected');
+    expect(String(answer()?.value)).toMatch(
       /^Error: Checkpoint "1" of subscription "orders" was not written: the run under fencing token 0 has stopped and this node no longer holds its lease/u,
     );
     expect(timeline.all('save ')).toEqual(['save -1 ifAbsent()']);

@@ -11,6 +11,7 @@ import {
 } from '../../../runtime/index.js';
 import { CallTimeline } from '../../support/leases/call-timeline.js';
 import { eventually, EventLog } from '../../support/leases/event-log.js';
+import { Gate } from '../../support/leases/gate.js';
 import { HandSetStrategy } from '../../support/leases/hand-set-strategy.js';
 import { PausableLeaseClock } from '../../support/leases/pausable-lease-clock.js';
 
@@ -62,6 +63,18 @@ function recordedNode(options: {
   return { timeline, subscription, errors, handled };
 }
 
+/** One node, `node-a`, under `strategy`, over its own in-memory storage, with `events` events to deliver. */
+function singleNode<S extends CompetingConsumerStrategy>(
+  strategy: S,
+  events: number,
+  options: Pick<Parameters<typeof recordedNode>[0], 'checkpointEvery' | 'handler' | 'beforeSave'>,
+): { node: RecordedNode; strategy: S; storage: InMemoryCheckpointStorage; log: EventLog } {
+  const storage = new InMemoryCheckpointStorage();
+  const log = new EventLog();
+  log.append(events);
+  return { node: recordedNode({ storage, strategy, subscriberId: 'node-a', log, ...options }), strategy, storage, log };
+}
+
 /** Asserts that every write was answered before the first lease give-up, and that none was sent after it. */
 function expectWritesSettledBeforeGivingUp(timeline: CallTimeline): void {
   const givenUp = Math.min(
@@ -81,11 +94,9 @@ function expectNeverBackward(seen: readonly number[]): void {
 
 describe('the pending position on a real lease (InMemoryLeaseStrategy, real timers)', () => {
   it('{ events: 100 }: a shutdown after 7 events stores the 7th position, fenced, and only then gives the lease up', async () => {
-    const storage = new InMemoryCheckpointStorage();
-    const strategy = new InMemoryLeaseStrategy({ leaseTimeMs: 300 });
-    const log = new EventLog();
-    log.append(7);
-    const node = recordedNode({ storage, strategy, subscriberId: 'a', log, checkpointEvery: { events: 100 } });
+    const { node, strategy, storage } = singleNode(new InMemoryLeaseStrategy({ leaseTimeMs: 300 }), 7, {
+      checkpointEvery: { events: 100 },
+    });
     await eventually('seven events handled', () => node.handled.length === 7);
     expect(await storage.read('orders')).toBe('-1');
     await node.subscription.shutdown();
@@ -98,11 +109,9 @@ describe('the pending position on a real lease (InMemoryLeaseStrategy, real time
   });
 
   it('a pause writes the pending position before it unregisters; resume goes on after it, nothing delivered twice', async () => {
-    const storage = new InMemoryCheckpointStorage();
-    const strategy = new InMemoryLeaseStrategy({ leaseTimeMs: 300 });
-    const log = new EventLog();
-    log.append(7);
-    const node = recordedNode({ storage, strategy, subscriberId: 'a', log, checkpointEvery: { events: 100 } });
+    const { node, strategy, storage, log } = singleNode(new InMemoryLeaseStrategy({ leaseTimeMs: 300 }), 7, {
+      checkpointEvery: { events: 100 },
+    });
     await eventually('seven events handled', () => node.handled.length === 7);
     await node.subscription.pause('orders');
     expect(node.timeline.entries.slice(-3)).toEqual(['save 6 notOlderThan(0)', 'saved 6', 'unregister']);
@@ -117,16 +126,8 @@ describe('the pending position on a real lease (InMemoryLeaseStrategy, real time
   });
 
   it('a handler that fails writes the positions handled before it, then the failed event is delivered again', async () => {
-    const storage = new InMemoryCheckpointStorage();
-    const strategy = new InMemoryLeaseStrategy({ leaseTimeMs: 300 });
-    const log = new EventLog();
-    log.append(5);
     let failOnce = true;
-    const node = recordedNode({
-      storage,
-      strategy,
-      subscriberId: 'a',
-      log,
+    const { node, strategy } = singleNode(new InMemoryLeaseStrategy({ leaseTimeMs: 300 }), 5, {
       checkpointEvery: { events: 100 },
       handler: (event) => {
         if (event === 3 && failOnce) {
@@ -190,10 +191,7 @@ describe('the pending position on a real lease (InMemoryLeaseStrategy, real time
       new InMemoryLeaseStrategy({ table, leaseTimeMs: 300, clock: zombieClock }),
       new InMemoryLeaseStrategy({ table, leaseTimeMs: 300 }),
     ];
-    let wake: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => {
-      wake = resolve;
-    });
+    const gate = new Gate();
     const a = recordedNode({
       storage,
       strategy: strategies[0] ?? new InMemoryLeaseStrategy(),
@@ -202,7 +200,7 @@ describe('the pending position on a real lease (InMemoryLeaseStrategy, real time
       checkpointEvery: { events: 100, ms: 50 },
       handler: async (event) => {
         if (event === 7) {
-          await gate;
+          await gate.opened;
         }
       },
     });
@@ -225,7 +223,7 @@ describe('the pending position on a real lease (InMemoryLeaseStrategy, real time
         async () => (await storage.read('orders')) === '19',
       );
       expect(b.handled[0]).toBe(7);
-      wake();
+      gate.open();
       await eventually('a gives the lease up', () => a.timeline.entries.includes('release'), 5_000);
       expect(a.timeline.entries.slice(a.timeline.first('save 7'))).toEqual([
         'save 7 notOlderThan(0)',
@@ -249,15 +247,7 @@ describe('the pending position on a real lease (InMemoryLeaseStrategy, real time
 
 describe('the pending position after a refusal (hand-set lease)', () => {
   it('is never written: the refused write ends the run, then the token floor is raised and the lease released', async () => {
-    const storage = new InMemoryCheckpointStorage();
-    const strategy = new HandSetStrategy();
-    const log = new EventLog();
-    log.append(6);
-    const node = recordedNode({
-      storage,
-      strategy,
-      subscriberId: 'node-a',
-      log,
+    const { node, strategy, storage } = singleNode(new HandSetStrategy(), 6, {
       checkpointEvery: { events: 3 },
       handler: async (event) => {
         if (event === 4) {
@@ -289,27 +279,26 @@ describe("the pending position and shutdown's 5 s cap (fake time)", () => {
     vi.useRealTimers();
   });
 
-  it('a write still unanswered when the 5 s run out keeps the lease: it is not given up before the write lands', async () => {
+  /** One hand-set node on fake time with `{ events: 100 }` that has handled events 0–2 under token 0. */
+  async function nodeOnFakeTime(
+    options: Pick<Parameters<typeof recordedNode>[0], 'handler' | 'beforeSave'>,
+  ): Promise<{ node: RecordedNode; strategy: HandSetStrategy; storage: InMemoryCheckpointStorage }> {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const storage = new InMemoryCheckpointStorage();
-    const strategy = new HandSetStrategy();
-    const log = new EventLog();
-    log.append(3);
-    let answer: () => void = () => undefined;
-    const hanging = new Promise<void>((resolve) => {
-      answer = resolve;
-    });
-    const node = recordedNode({
-      storage,
-      strategy,
-      subscriberId: 'node-a',
-      log,
+    const { node, strategy, storage } = singleNode(new HandSetStrategy(), 3, {
       checkpointEvery: { events: 100 },
-      beforeSave: (checkpoint) => (checkpoint === '2' ? hanging : Promise.resolve()),
+      ...options,
     });
     strategy.grant(0n);
     await vi.advanceTimersByTimeAsync(10);
     expect(node.handled).toEqual([0, 1, 2]);
+    return { node, strategy, storage };
+  }
+
+  it('a write still unanswered when the 5 s run out keeps the lease: it is not given up before the write lands', async () => {
+    const hanging = new Gate();
+    const { node, strategy } = await nodeOnFakeTime({
+      beforeSave: (checkpoint) => (checkpoint === '2' ? hanging.opened : Promise.resolve()),
+    });
     let shutDown = false;
     const stopping = node.subscription.shutdown().then(() => {
       shutDown = true;
@@ -323,41 +312,26 @@ describe("the pending position and shutdown's 5 s cap (fake time)", () => {
     expect(String(node.errors[0])).toMatch(
       /Subscription "orders": a checkpoint write was still unanswered when shutdown's 5 s ran out, so this node did not give up the lease/u,
     );
-    answer();
+    hanging.open();
     await vi.advanceTimersByTimeAsync(100);
     expect(node.timeline.entries.slice(-2)).toEqual(['save 2 notOlderThan(0)', 'saved 2']);
     expect(node.timeline.first('unregister')).toBe(-1);
   });
 
   it('a handler still running when the 5 s run out: the positions before it were written at once, the lease is given up, and its late end writes nothing', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    const storage = new InMemoryCheckpointStorage();
-    const strategy = new HandSetStrategy();
-    const log = new EventLog();
-    log.append(3);
-    let finish: () => void = () => undefined;
-    const stuck = new Promise<void>((resolve) => {
-      finish = resolve;
-    });
-    const node = recordedNode({
-      storage,
-      strategy,
-      subscriberId: 'node-a',
-      log,
-      checkpointEvery: { events: 100 },
+    const stuck = new Gate();
+    const { node, storage } = await nodeOnFakeTime({
       handler: async (event) => {
         if (event === 2) {
-          await stuck;
+          await stuck.opened;
         }
       },
     });
-    strategy.grant(0n);
-    await vi.advanceTimersByTimeAsync(10);
     const stopping = node.subscription.shutdown();
     await vi.advanceTimersByTimeAsync(5_000);
     await stopping;
     expect(node.timeline.entries.slice(-3)).toEqual(['save 1 notOlderThan(0)', 'saved 1', 'unregister']);
-    finish();
+    stuck.open();
     await vi.advanceTimersByTimeAsync(100);
     expect(node.timeline.entries.at(-1)).toBe('unregister');
     expect(await storage.read('orders')).toBe('1');
