@@ -101,9 +101,11 @@ export {
   DuplicateSubscriptionIdError,
   FencingTokenReusedError,
   UnknownSubscriptionError,
+  type CheckpointPolicy,
   type DurableSubscriptionOptions,
   type EventHandler,
   type EventSource,
+  type HandlerContext,
   type PositionedEvent,
   type SubscribeOptions,
 } from './subscription/index.js';
