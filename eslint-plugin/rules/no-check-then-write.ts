@@ -2,10 +2,10 @@ import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { isAnyCondition } from '../analysis/checkpoint-save-calls.js';
 import {
-  classImplementingCheckpointStorage,
-  objectImplementingCheckpointStorage,
-  type CheckpointStorageImplementation,
-} from '../analysis/checkpoint-storage-implementations.js';
+  classImplementing,
+  objectImplementing,
+  type ContractImplementation,
+} from '../analysis/contract-implementations.js';
 import { descendantNodes, parentOf } from '../analysis/descendant-nodes.js';
 import { skipTransparentWrappers, staticMemberName } from '../analysis/static-member-name.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
@@ -91,7 +91,7 @@ export const noCheckThenWrite: CheckpointFencingRule<NoCheckThenWriteMessageId, 
   },
   create(context) {
     const { sourceCode } = context;
-    const check = (implementation: CheckpointStorageImplementation | undefined): void => {
+    const check = (implementation: ContractImplementation | undefined): void => {
       for (const method of implementation?.methods.values() ?? []) {
         if (method.async && method.body?.type === AST_NODE_TYPES.BlockStatement) {
           reportCheckThenWrite(method.body, context, sourceCode);
@@ -100,10 +100,10 @@ export const noCheckThenWrite: CheckpointFencingRule<NoCheckThenWriteMessageId, 
     };
     return {
       'ClassDeclaration, ClassExpression'(classNode: TSESTree.ClassDeclaration | TSESTree.ClassExpression) {
-        check(classImplementingCheckpointStorage(classNode, sourceCode.getScope(classNode), undefined));
+        check(classImplementing('CheckpointStorage', classNode, sourceCode.getScope(classNode), undefined));
       },
       ObjectExpression(object) {
-        check(objectImplementingCheckpointStorage(object, sourceCode.getScope(object), undefined));
+        check(objectImplementing('CheckpointStorage', 'save', object, sourceCode.getScope(object), undefined));
       },
     };
   },
