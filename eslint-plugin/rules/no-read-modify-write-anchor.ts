@@ -1,0 +1,153 @@
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import {
+  bodyNodes,
+  DUAL_ANCHOR_RULE_DEFAULTS,
+  DUAL_ANCHOR_RULE_SCHEMA,
+  dualAnchorStoreListeners,
+  methodWithHelpers,
+  operationsOf,
+  PARTIAL_WRITE_STEPS,
+  storeCallKind,
+  usesAtomicStep,
+  type DualAnchorRuleOptions,
+  type DualAnchorStore,
+} from '../analysis/dual-anchor-stores.js';
+import { skipTransparentWrappers } from '../analysis/static-member-name.js';
+import { hasSqlVersionGuard, sqlStatementOf } from '../analysis/store-calls.js';
+import { typeInformationFor } from '../analysis/type-information.js';
+import { carriersOf, variablesAssigned } from '../analysis/value-flow.js';
+import { DUAL_ANCHOR_PARTIAL_OPERATIONS } from '../../vocabulary/index.js';
+import { createRule, type CheckpointFencingRule } from '../create-rule.js';
+
+/** Message ids of `no-read-modify-write-anchor`. */
+export type NoReadModifyWriteAnchorMessageId = 'readModifyWrite';
+
+type SourceCode = Readonly<TSESLint.SourceCode>;
+type WriteNode = TSESTree.CallExpression | TSESTree.TaggedTemplateExpression;
+
+/** Reports a partial write of a dual-anchor store that reads the record and writes it back whole. */
+export const noReadModifyWriteAnchor: CheckpointFencingRule<NoReadModifyWriteAnchorMessageId, [DualAnchorRuleOptions]> =
+  createRule<[DualAnchorRuleOptions], NoReadModifyWriteAnchorMessageId>({
+    name: 'no-read-modify-write-anchor',
+    meta: {
+      type: 'problem',
+      docs: {
+        description:
+          'Disallow partial operations of a DualAnchorCheckpointStore that read the record and write it back whole',
+        recommended: true,
+        requiresTypeChecking: false,
+        usesTypeInformationWhenAsked: true,
+      },
+      messages: {
+        readModifyWrite:
+          'This partial write saves back what `{{read}}` read (line {{line}}): the other anchor has its own writer, and a write of it between the read and this one ' +
+          'is undone, its stale value brought back. Write only this operation’s own fields in one targeted atomic upsert ' +
+          '(a partial `$set` with `upsert: true`, an `HSET` of its fields, `INSERT … ON CONFLICT DO UPDATE SET` of its columns).',
+      },
+      schema: DUAL_ANCHOR_RULE_SCHEMA,
+      defaultOptions: [DUAL_ANCHOR_RULE_DEFAULTS],
+    },
+    create(context, [options]) {
+      const types = typeInformationFor(
+        context,
+        options.useTypeInformation ?? DUAL_ANCHOR_RULE_DEFAULTS.useTypeInformation,
+      );
+      const { sourceCode } = context;
+      return dualAnchorStoreListeners(context, types, (store) => {
+        const reported = new Set<TSESTree.Node>();
+        for (const operation of operationsOf(store, DUAL_ANCHOR_PARTIAL_OPERATIONS, PARTIAL_WRITE_STEPS)) {
+          for (const method of methodWithHelpers(store, operation.method, sourceCode.visitorKeys)) {
+            for (const { read, write } of readModifyWrites(method, store, sourceCode)) {
+              if (!reported.has(write)) {
+                reported.add(write);
+                context.report({
+                  node: write,
+                  messageId: 'readModifyWrite',
+                  data: { read: sourceCode.getText(read.callee), line: read.loc.start.line },
+                });
+              }
+            }
+          }
+        }
+      });
+    },
+  });
+
+/**
+ * The writes in `method` whose arguments carry a record read by an awaited call of the same method: the read value
+ * itself, a copy or a function of it, or a field of it other than an id or a version, through any variables it is
+ * stored in. A read never awaited (a `Map` in memory) is one step with the write and is left alone, as is a method
+ * that makes read and write one atomic step.
+ */
+function readModifyWrites(
+  method: TSESTree.FunctionLike,
+  store: DualAnchorStore,
+  sourceCode: SourceCode,
+): { read: TSESTree.CallExpression; write: WriteNode }[] {
+  if (usesAtomicStep(method, sourceCode)) {
+    return [];
+  }
+  const found: { read: TSESTree.CallExpression; write: WriteNode }[] = [];
+  for (const node of bodyNodes(method, sourceCode.visitorKeys)) {
+    if (node.type === AST_NODE_TYPES.CallExpression && storeCallKind(node, store, sourceCode) === 'read') {
+      const write = writeCarrying(node, store, sourceCode);
+      if (write !== undefined) {
+        found.push({ read: node, write });
+      }
+    }
+  }
+  return found;
+}
+
+/** The first write that the value of `read` reaches once awaited, following it through the variables it is stored in. */
+function writeCarrying(
+  read: TSESTree.CallExpression,
+  store: DualAnchorStore,
+  sourceCode: SourceCode,
+): WriteNode | undefined {
+  const pending: { start: TSESTree.Node; awaited: boolean }[] = [{ start: read, awaited: false }];
+  const followed = new Set<TSESLint.Scope.Variable>();
+  for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
+    let awaited = next.awaited;
+    for (const step of carriersOf(next.start)) {
+      awaited ||= step.node.type === AST_NODE_TYPES.AwaitExpression;
+      if (awaited && isWriteOf(step, store, sourceCode)) {
+        return step.node as WriteNode;
+      }
+      for (const variable of variablesAssigned(step, sourceCode)) {
+        if (!followed.has(variable)) {
+          followed.add(variable);
+          pending.push(
+            ...variable.references
+              .filter((reference) => reference.isRead())
+              .map((reference) => ({ start: reference.identifier, awaited })),
+          );
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Whether `step` hands the value to a write as one of its values (not as an SQL text, not to a guarded statement). */
+function isWriteOf(
+  step: { readonly node: TSESTree.Node; readonly from: TSESTree.Node },
+  store: DualAnchorStore,
+  sourceCode: SourceCode,
+): boolean {
+  const { node, from } = step;
+  if (node.type === AST_NODE_TYPES.TaggedTemplateExpression) {
+    const statement = sqlStatementOf(node, sourceCode.getScope(node));
+    return statement !== undefined && !hasSqlVersionGuard(statement);
+  }
+  if (node.type !== AST_NODE_TYPES.CallExpression || skipTransparentWrappers(node.callee) === from) {
+    return false;
+  }
+  const kind = storeCallKind(node, store, sourceCode);
+  if (kind !== 'write' && kind !== 'statement') {
+    return false;
+  }
+  const statement = sqlStatementOf(node, sourceCode.getScope(node));
+  return statement === undefined || (node.arguments[0] !== from && !hasSqlVersionGuard(statement));
+}
