@@ -25,7 +25,6 @@ export type RequireUpsertInAnchorWriteMessageId =
   'plainUpdate' | 'updateWithoutUpsertOption' | 'builderUpdate' | 'writeOnlyIfExists' | 'addUpsertOption';
 
 type SourceCode = Readonly<TSESLint.SourceCode>;
-type Context = Readonly<TSESLint.RuleContext<RequireUpsertInAnchorWriteMessageId, [DualAnchorRuleOptions]>>;
 /** Reports once per node: an operation and the helpers it shares with another are looked at once for each. */
 type Report = (
   descriptor: TSESLint.ReportDescriptor<RequireUpsertInAnchorWriteMessageId> & { readonly node: TSESTree.Node },
@@ -42,7 +41,7 @@ const DOCUMENT_UPDATES: ReadonlySet<string> = new Set([
 ]);
 /** Query-builder and ORM calls that update existing rows only (Knex, Drizzle, Kysely, TypeORM, Sequelize, Prisma). */
 const BUILDER_UPDATES: ReadonlySet<string> = new Set(['update', 'updateTable', 'updateMany']);
-/** Calls that insert, so an operation that also makes one of them persists on a brand-new stream. */
+/** Calls that create a record, so an operation that makes one of them persists on a brand-new stream. */
 const INSERTING_CALLS: ReadonlySet<string> = new Set([
   'insert',
   'insertInto',
@@ -77,14 +76,15 @@ export const requireUpsertInAnchorWrite: CheckpointFencingRule<
     hasSuggestions: true,
     messages: {
       plainUpdate:
-        'This partial write is a plain `UPDATE`: on a brand-new stream it matches no row and persists nothing, while the caller goes on ' +
+        'This partial write is a plain `UPDATE`, and no other write of this operation creates the row: on a brand-new stream it matches no ' +
+        'row and persists nothing, while the caller goes on ' +
         'believing its position is durable (the first `saveSeen` of a new stream is such a write). Upsert only this operation’s columns: ' +
         '`INSERT … ON CONFLICT (…) DO UPDATE SET …`, or `MERGE`.',
       updateWithoutUpsertOption:
-        'This `{{method}}` has no `upsert: true`: on a brand-new stream it matches no document and persists nothing, while the caller goes on ' +
-        'believing its position is durable. Pass `upsert: true`.',
+        'This `{{method}}` has no `upsert: true`, and no other write of this operation creates the document: on a brand-new stream it matches ' +
+        'no document and persists nothing, while the caller goes on believing its position is durable. Pass `upsert: true`.',
       builderUpdate:
-        'This `{{method}}` changes existing rows only, and this operation never inserts: on a brand-new stream it persists nothing, while the ' +
+        'This `{{method}}` changes existing rows only, and this operation never creates one: on a brand-new stream it persists nothing, while the ' +
         'caller goes on believing its position is durable. Use the upsert of your query builder or ORM ' +
         '(`insert(…).onConflict(…).merge()`, `onConflictDoUpdate`, `upsert`).',
       writeOnlyIfExists:
@@ -115,18 +115,23 @@ export const requireUpsertInAnchorWrite: CheckpointFencingRule<
         const statements = nodes
           .map((node) => sqlStatementOf(node, sourceCode.getScope(node)))
           .filter((statement) => statement !== undefined);
-        const inserts =
+        const calls = nodes.filter((node) => node.type === AST_NODE_TYPES.CallExpression);
+        // An operation with one write that creates the record (or may: options the rule cannot read) may update it
+        // further with writes that do not.
+        const creates =
           statements.some((statement) => isInserting(statement)) ||
-          nodes.some(
-            (node) => node.type === AST_NODE_TYPES.CallExpression && INSERTING_CALLS.has(calleeName(node) ?? ''),
+          calls.some(
+            (call) =>
+              INSERTING_CALLS.has(calleeName(call) ?? '') ||
+              (isDocumentUpdate(call) && upsertOf(call, sourceCode) !== 'absent'),
           );
-        if (!inserts) {
+        if (!creates) {
           for (const statement of statements.filter((candidate) => SQL_UPDATE.test(candidate.text ?? ''))) {
             report({ node: statement.node, messageId: 'plainUpdate' });
           }
-        }
-        for (const call of nodes.filter((node) => node.type === AST_NODE_TYPES.CallExpression)) {
-          checkUpdateCall(call, inserts, context, report);
+          for (const call of calls) {
+            checkUpdateCall(call, sourceCode, report);
+          }
         }
         for (const method of methods) {
           if (method.body?.type === AST_NODE_TYPES.BlockStatement) {
@@ -142,19 +147,25 @@ function isInserting(statement: SqlStatement): boolean {
   return statement.text !== undefined && !SQL_UPDATE.test(statement.text) && SQL_INSERTING.test(statement.text);
 }
 
-/** A document-store update without `upsert: true`, or a builder update in an operation that never inserts. */
-function checkUpdateCall(call: TSESTree.CallExpression, inserts: boolean, context: Context, report: Report): void {
+/** `updateOne(filter, update, options?)` and its kin: an update that inserts only with `upsert: true`. */
+function isDocumentUpdate(call: TSESTree.CallExpression): boolean {
+  return DOCUMENT_UPDATES.has(calleeName(call) ?? '') && call.arguments.length >= 2;
+}
+
+/** What a call's options (its third argument) say about `upsert`. */
+function upsertOf(call: TSESTree.CallExpression, sourceCode: SourceCode): 'true' | 'absent' | 'unknown' {
+  const options = call.arguments[2];
+  return options === undefined ? 'absent' : upsertOption(options, sourceCode);
+}
+
+/** In an operation that never creates the record: a document update without `upsert: true`, or a builder update. */
+function checkUpdateCall(call: TSESTree.CallExpression, sourceCode: SourceCode, report: Report): void {
   const method = calleeName(call);
   if (method === undefined || !settlesAsWrite(call)) {
     return;
   }
-  const documentUpdate = DOCUMENT_UPDATES.has(method) && call.arguments.length >= 2;
-  if (!documentUpdate && !(BUILDER_UPDATES.has(method) && !inserts)) {
-    return;
-  }
-  const options = call.arguments[2];
-  const upsert = options === undefined ? 'absent' : upsertOption(options, context.sourceCode);
-  if (upsert === 'true' || upsert === 'unknown') {
+  const documentUpdate = isDocumentUpdate(call);
+  if ((!documentUpdate && !BUILDER_UPDATES.has(method)) || upsertOf(call, sourceCode) !== 'absent') {
     return;
   }
   if (!documentUpdate) {
@@ -165,7 +176,7 @@ function checkUpdateCall(call: TSESTree.CallExpression, inserts: boolean, contex
     node: call,
     messageId: 'updateWithoutUpsertOption',
     data: { method },
-    suggest: upsertSuggestion(call, options),
+    suggest: upsertSuggestion(call, call.arguments[2]),
   });
 }
 

@@ -81,6 +81,18 @@ export class Anchors implements DualAnchorCheckpointStore {
       `,
     },
     {
+      name: 'a reset that upserts the seen pair, then clears the processed pair under a guard in the filter',
+      code: `
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+export class MongoAnchors implements DualAnchorCheckpointStore {
+  async resetAfterHistoryLost(streamName, fresh, expected, timestamp) {
+    await this.collection.updateOne({ _id: streamName }, { $set: { lastSeenToken: fresh } }, { upsert: true });
+    await this.collection.updateOne({ _id: streamName, lastProcessedToken: expected }, { $unset: { lastProcessedToken: '' } });
+  }
+}
+      `,
+    },
+    {
       name: 'an existence test that creates the record when it is missing',
       code: `
 import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing';
