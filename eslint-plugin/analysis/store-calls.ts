@@ -44,6 +44,11 @@ export const STORE_WRITE_METHODS: ReadonlySet<string> = new Set([
   'findOneAndUpdate',
   'findOneAndReplace',
   'findByIdAndUpdate',
+  'del',
+  'hdel',
+  'unlink',
+  'deleteOne',
+  'deleteMany',
 ]);
 
 /** Calls that make a read and a write one atomic step: optimistic transactions, locks, server-side scripts. */

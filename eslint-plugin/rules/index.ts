@@ -3,8 +3,10 @@ import { noCheckThenWrite } from './no-check-then-write.js';
 import { noIgnoredWriteCondition } from './no-ignored-write-condition.js';
 import { noReadModifyWriteAnchor } from './no-read-modify-write-anchor.js';
 import { noRetryAfterRefusal } from './no-retry-after-refusal.js';
+import { noSplitAnchorHeartbeat } from './no-split-anchor-heartbeat.js';
 import { noTokenWithoutWrite } from './no-token-without-write.js';
 import { noUnfencedWrite } from './no-unfenced-write.js';
+import { noUnguardedHistoryReset } from './no-unguarded-history-reset.js';
 import { requireUpsertInAnchorWrite } from './require-upsert-in-anchor-write.js';
 
 /** Every rule of the plugin by its name (without the `checkpoint-fencing/` prefix). */
@@ -17,6 +19,8 @@ export const rules = {
   'no-check-then-write': noCheckThenWrite,
   'no-read-modify-write-anchor': noReadModifyWriteAnchor,
   'require-upsert-in-anchor-write': requireUpsertInAnchorWrite,
+  'no-unguarded-history-reset': noUnguardedHistoryReset,
+  'no-split-anchor-heartbeat': noSplitAnchorHeartbeat,
 };
 
 /** A rule name of the plugin. */
