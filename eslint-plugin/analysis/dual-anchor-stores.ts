@@ -15,7 +15,7 @@ import {
   type ContractImplementation,
 } from './contract-implementations.js';
 import { descendantNodes, type VisitorKeys } from './descendant-nodes.js';
-import { skipTransparentWrappers, staticMemberName } from './static-member-name.js';
+import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
 import {
   ATOMIC_STEP_METHODS,
   calleeName,
@@ -108,12 +108,35 @@ export function dualAnchorStoreListeners(
   check: (store: DualAnchorStore) => void,
 ): TSESLint.RuleListener {
   const visit = (node: ClassNode | TSESTree.ObjectExpression): void => {
+    // Every rule looks only at these members, so a class or literal without one needs no recognising (nor types).
+    if (!declaresExaminedMember(node)) {
+      return;
+    }
     const store = dualAnchorStoreOf(node, context.sourceCode.getScope(node), types);
     if (store !== undefined) {
       check(store);
     }
   };
   return { ClassDeclaration: visit, ClassExpression: visit, ObjectExpression: visit };
+}
+
+/** The members the dual-anchor rules examine: the partial operations and the base class's two atomic writes. */
+const EXAMINED_MEMBERS: ReadonlySet<string> = new Set<string>([
+  ...DUAL_ANCHOR_PARTIAL_OPERATIONS,
+  WRITE_FIELDS,
+  WRITE_RESET,
+]);
+
+function declaresExaminedMember(node: ClassNode | TSESTree.ObjectExpression): boolean {
+  const members: readonly TSESTree.Node[] =
+    node.type === AST_NODE_TYPES.ObjectExpression ? node.properties : node.body.body;
+  return members.some(
+    (member) =>
+      (member.type === AST_NODE_TYPES.Property ||
+        member.type === AST_NODE_TYPES.MethodDefinition ||
+        member.type === AST_NODE_TYPES.PropertyDefinition) &&
+      EXAMINED_MEMBERS.has(staticPropertyKeyName(member.key, member.computed) ?? ''),
+  );
 }
 
 function dualAnchorStoreOf(
@@ -132,19 +155,33 @@ function dualAnchorStoreOf(
   return store;
 }
 
+/**
+ * With types, what the syntax already proves (an import of checkpoint-fencing's own interface or base class) is taken
+ * as it is, and the checker is asked only about the rest: the same answers, without type queries for most stores.
+ */
 function recognise(
   node: ClassNode | TSESTree.ObjectExpression,
   scope: TSESLint.Scope.Scope,
   types: TypeInformation | undefined,
 ): DualAnchorStore | undefined {
   if (node.type === AST_NODE_TYPES.ObjectExpression) {
-    const implementation = objectImplementing('DualAnchorCheckpointStore', MEMBER_HINT, node, scope, types);
+    const implementation =
+      objectImplementing('DualAnchorCheckpointStore', MEMBER_HINT, node, scope, undefined) ??
+      (types === undefined
+        ? undefined
+        : objectImplementing('DualAnchorCheckpointStore', MEMBER_HINT, node, scope, types));
     return implementation === undefined ? undefined : { implementation, extendsBase: false };
   }
-  const implementation = classImplementing('DualAnchorCheckpointStore', node, scope, types);
-  return implementation === undefined
-    ? undefined
-    : { implementation, extendsBase: extendsRuntimeBaseClass(node, BASE_CLASS, scope, types) };
+  const implementation =
+    classImplementing('DualAnchorCheckpointStore', node, scope, undefined) ??
+    (types === undefined ? undefined : classImplementing('DualAnchorCheckpointStore', node, scope, types));
+  if (implementation === undefined) {
+    return undefined;
+  }
+  const extendsBase =
+    extendsRuntimeBaseClass(node, BASE_CLASS, scope, undefined) ||
+    (types !== undefined && extendsRuntimeBaseClass(node, BASE_CLASS, scope, types));
+  return { implementation, extendsBase };
 }
 
 /**
