@@ -23,6 +23,26 @@ const KEY_OR_VERSION: ReadonlySet<string> = new Set([
   'count',
 ]);
 
+/** Names of the version a write judges itself (optimistic concurrency): `version`, `_version`, `__v`, `revision`. */
+const VERSIONS: ReadonlySet<string> = new Set(['version', 'v', 'revision', 'rev', 'etag', 'cas']);
+/** Option names that make a write judge an expected version: `expectedVersion`, `expectedRevision`, `ifMatch`. */
+const EXPECTED_VERSIONS: ReadonlySet<string> = new Set([
+  'expectedversion',
+  'expectedrevision',
+  'expectedetag',
+  'ifmatch',
+]);
+
+/** Whether `name` is a record's version, as a filter on it makes a compare-and-set: `version`, `_version`, `__v`. */
+export function namesVersion(name: string): boolean {
+  return VERSIONS.has(normalized(name));
+}
+
+/** Whether `name` is an option that makes a write judge an expected version: `expectedVersion`, `ifMatch`. */
+export function namesExpectedVersion(name: string): boolean {
+  return EXPECTED_VERSIONS.has(normalized(name));
+}
+
 /** Whether `name` is a processed-anchor field: `lastProcessedToken`, `last_processed_token`, `processed`, … */
 export function namesProcessedAnchor(name: string): boolean {
   return normalized(name).includes('processed');
@@ -37,12 +57,6 @@ export function namesHeartbeat(name: string): boolean {
 export function namesAnchor(name: string): boolean {
   const plain = normalized(name);
   return plain.includes('seen') || plain.includes('processed');
-}
-
-/** Whether `name` is a field of the record that is state, not its key or version. */
-export function namesRecordState(name: string): boolean {
-  const plain = normalized(name);
-  return RECORD_FIELDS.has(plain) || namesAnchor(name) || namesHeartbeat(name);
 }
 
 /** Whether `name` identifies or versions a record (`id`, `streamId`, `version`, `_id`, `__v`, `rowCount`). */

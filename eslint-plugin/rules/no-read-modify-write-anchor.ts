@@ -13,7 +13,8 @@ import {
   type DualAnchorRuleOptions,
   type DualAnchorStore,
 } from '../analysis/dual-anchor-stores.js';
-import { skipTransparentWrappers } from '../analysis/static-member-name.js';
+import { namesExpectedVersion, namesVersion } from '../analysis/anchor-field-names.js';
+import { skipTransparentWrappers, staticPropertyKeyName } from '../analysis/static-member-name.js';
 import { hasSqlVersionGuard, sqlStatementOf } from '../analysis/store-calls.js';
 import { typeInformationFor } from '../analysis/type-information.js';
 import { carriersOf, variablesAssigned } from '../analysis/value-flow.js';
@@ -100,28 +101,35 @@ function readModifyWrites(
   return found;
 }
 
-/** The first write that the value of `read` reaches once awaited, following it through the variables it is stored in. */
+/**
+ * The first write that the value of `read` reaches once awaited, following it through the variables it is stored in.
+ * The await must be the read's own: a value handed to another call first (`cache.get(k)` passed to an async helper)
+ * is no longer the record the store holds once that call is awaited.
+ */
 function writeCarrying(
   read: TSESTree.CallExpression,
   store: DualAnchorStore,
   sourceCode: SourceCode,
 ): WriteNode | undefined {
-  const pending: { start: TSESTree.Node; awaited: boolean }[] = [{ start: read, awaited: false }];
+  const pending: { start: TSESTree.Node; awaited: boolean; handedOn: boolean }[] = [
+    { start: read, awaited: false, handedOn: false },
+  ];
   const followed = new Set<TSESLint.Scope.Variable>();
   for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
-    let awaited = next.awaited;
+    let { awaited, handedOn } = next;
     for (const step of carriersOf(next.start)) {
-      awaited ||= step.node.type === AST_NODE_TYPES.AwaitExpression;
+      awaited ||= step.node.type === AST_NODE_TYPES.AwaitExpression && !handedOn;
       if (awaited && isWriteOf(step, store, sourceCode)) {
         return step.node as WriteNode;
       }
+      handedOn ||= step.node.type === AST_NODE_TYPES.CallExpression || step.node.type === AST_NODE_TYPES.NewExpression;
       for (const variable of variablesAssigned(step, sourceCode)) {
         if (!followed.has(variable)) {
           followed.add(variable);
           pending.push(
             ...variable.references
               .filter((reference) => reference.isRead())
-              .map((reference) => ({ start: reference.identifier, awaited })),
+              .map((reference) => ({ start: reference.identifier, awaited, handedOn })),
           );
         }
       }
@@ -130,7 +138,11 @@ function writeCarrying(
   return undefined;
 }
 
-/** Whether `step` hands the value to a write as one of its values (not as an SQL text, not to a guarded statement). */
+/**
+ * Whether `step` hands the value to a write as one of its values: not as an SQL text, not to a write that judges a
+ * version itself (an SQL `WHERE … version`, an expected version or revision among its options, a filter on the
+ * version), which makes read and write a compare-and-set.
+ */
 function isWriteOf(
   step: { readonly node: TSESTree.Node; readonly from: TSESTree.Node },
   store: DualAnchorStore,
@@ -145,9 +157,25 @@ function isWriteOf(
     return false;
   }
   const kind = storeCallKind(node, store, sourceCode);
-  if (kind !== 'write' && kind !== 'statement') {
+  if ((kind !== 'write' && kind !== 'statement') || judgesVersion(node)) {
     return false;
   }
   const statement = sqlStatementOf(node, sourceCode.getScope(node));
   return statement === undefined || (node.arguments[0] !== from && !hasSqlVersionGuard(statement));
+}
+
+/** `replaceOne(filter, doc, { expectedVersion })`, `updateOne({ _id, version: read.version }, …)`. */
+function judgesVersion(call: TSESTree.CallExpression): boolean {
+  return call.arguments.some((argument, index) =>
+    objectKeys(argument).some((key) => namesExpectedVersion(key) || (index === 0 && namesVersion(key))),
+  );
+}
+
+function objectKeys(node: TSESTree.Node): string[] {
+  const object = skipTransparentWrappers(node);
+  return object.type === AST_NODE_TYPES.ObjectExpression
+    ? object.properties.flatMap((property) =>
+        property.type === AST_NODE_TYPES.Property ? [staticPropertyKeyName(property.key, property.computed) ?? ''] : [],
+      )
+    : [];
 }

@@ -16,7 +16,7 @@ import {
   type DualAnchorRuleOptions,
   type DualAnchorStore,
 } from '../analysis/dual-anchor-stores.js';
-import { skipTransparentWrappers, staticMemberName } from '../analysis/static-member-name.js';
+import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
 import { sqlStatementOf } from '../analysis/store-calls.js';
 import { typeInformationFor } from '../analysis/type-information.js';
 import { referencedVariable } from '../analysis/value-flow.js';
@@ -31,6 +31,8 @@ type SourceCode = Readonly<TSESLint.SourceCode>;
 const RESET: DualAnchorPartialOperation = 'resetAfterHistoryLost';
 /** checkpoint-fencing's reset rule as a pure function: applied to a record read from the store, it is a guard in Node. */
 const RESET_RULE: RuntimeExportName = 'storedFieldsAfterReset';
+/** SQL that tests the processed anchor itself: in a `WHERE` or a `CASE WHEN`. */
+const SQL_PROCESSED_GUARD = /\b(?:where|when)\b[\s\S]*processed/iu;
 const EQUALITY_OPERATORS: ReadonlySet<string> = new Set(['===', '!==', '==', '!=']);
 /** Deep-equality helpers (Node's `util`, lodash, dequal, fast-deep-equal, hand-written `equals`). */
 const EQUALITY_FUNCTIONS = /^(?:is)?(?:deep)?(?:strict)?equal(?:s|with)?$|^isDeepStrictEqual$|^dequal$/iu;
@@ -107,7 +109,7 @@ function guardsInNode(
           (candidate.range[0] <= node.range[0] && candidate.range[1] >= node.range[1] && candidate !== node)) &&
         isWrite(candidate, store, sourceCode),
     );
-    if (write === undefined) {
+    if (write === undefined || guardsInItself(write, sourceCode)) {
       continue;
     }
     const awaitedBetween = nodes.some(
@@ -260,6 +262,28 @@ function isParameterValue(
   }
   const variable = referencedVariable(current, sourceCode);
   return variable !== undefined && parameters.has(variable);
+}
+
+/**
+ * Whether the write evaluates the guard too, so the comparison in Node only saves a round trip: a filter on the processed
+ * anchor (`updateOne({ _id, lastProcessedToken: expected }, …)`) or SQL that tests it (`WHERE last_processed_token = $2`,
+ * `CASE WHEN last_processed_token IS NOT DISTINCT FROM $2`).
+ */
+function guardsInItself(write: TSESTree.Node, sourceCode: SourceCode): boolean {
+  const statement = sqlStatementOf(write, sourceCode.getScope(write));
+  if (statement !== undefined) {
+    return statement.text !== undefined && SQL_PROCESSED_GUARD.test(statement.text);
+  }
+  const filter = write.type === AST_NODE_TYPES.CallExpression ? write.arguments[0] : undefined;
+  const object = filter === undefined ? undefined : skipTransparentWrappers(filter);
+  return (
+    object?.type === AST_NODE_TYPES.ObjectExpression &&
+    object.properties.some(
+      (property) =>
+        property.type === AST_NODE_TYPES.Property &&
+        namesProcessedAnchor(staticPropertyKeyName(property.key, property.computed) ?? ''),
+    )
+  );
 }
 
 function isWrite(node: TSESTree.Node, store: DualAnchorStore, sourceCode: SourceCode): boolean {

@@ -152,6 +152,20 @@ function isDocumentUpdate(call: TSESTree.CallExpression): boolean {
   return DOCUMENT_UPDATES.has(calleeName(call) ?? '') && call.arguments.length >= 2;
 }
 
+/**
+ * A query-builder or ORM update. An `update` that takes a function is an in-memory one (Immutable's
+ * `map.update(key, fn)`, lodash's `_.update(object, path, fn)`): no builder's update takes a callback.
+ */
+function isBuilderUpdate(call: TSESTree.CallExpression, method: string): boolean {
+  return (
+    BUILDER_UPDATES.has(method) &&
+    !call.arguments.some(
+      (argument) =>
+        argument.type === AST_NODE_TYPES.ArrowFunctionExpression || argument.type === AST_NODE_TYPES.FunctionExpression,
+    )
+  );
+}
+
 /** What a call's options (its third argument) say about `upsert`. */
 function upsertOf(call: TSESTree.CallExpression, sourceCode: SourceCode): 'true' | 'absent' | 'unknown' {
   const options = call.arguments[2];
@@ -165,7 +179,7 @@ function checkUpdateCall(call: TSESTree.CallExpression, sourceCode: SourceCode, 
     return;
   }
   const documentUpdate = isDocumentUpdate(call);
-  if ((!documentUpdate && !BUILDER_UPDATES.has(method)) || upsertOf(call, sourceCode) !== 'absent') {
+  if ((!documentUpdate && !isBuilderUpdate(call, method)) || upsertOf(call, sourceCode) !== 'absent') {
     return;
   }
   if (!documentUpdate) {

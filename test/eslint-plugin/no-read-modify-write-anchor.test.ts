@@ -97,6 +97,36 @@ export class CasAnchors implements DualAnchorCheckpointStore {
       `,
     },
     {
+      name: 'compare-and-set: the document replaced with its expected version, or updated under a filter on its version',
+      code: `
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+export class VersionedAnchors implements DualAnchorCheckpointStore {
+  async saveSeen(streamName, token, timestamp) {
+    const existing = await this.collection.findOne({ _id: streamName });
+    const changed = { ...existing, lastSeenToken: token };
+    await this.collection.replaceOne({ _id: streamName }, changed, { ...this.options, expectedVersion: existing._version });
+  }
+  async saveProcessed(streamName, token, timestamp) {
+    const existing = await this.collection.findOne({ _id: streamName });
+    await this.collection.updateOne({ _id: streamName, _version: existing._version }, { $set: { ...existing, lastProcessedToken: token } });
+  }
+}
+      `,
+    },
+    {
+      name: 'a cached value handed to an async call, whose result goes back into the cache (found in a real checkpointer)',
+      code: `
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+export class CachedAnchors implements DualAnchorCheckpointStore {
+  async saveProcessed(streamName, token, timestamp) {
+    const previous = this.cache.get(streamName);
+    const result = await appendCheckpoint(this.client, { streamName, token, previous });
+    this.cache.set(streamName, { token: result.token, revision: result.revision });
+  }
+}
+      `,
+    },
+    {
       name: 'save, find and delete may read whole records: only partial operations are checked',
       code: `
 import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';

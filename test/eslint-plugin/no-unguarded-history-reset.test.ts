@@ -79,6 +79,27 @@ export class PgAnchors implements DualAnchorCheckpointStore {
       `,
     },
     {
+      name: 'a check in Node that only saves a round trip, the guard repeated in the write (found in a real checkpointer)',
+      code: `
+import { isDeepStrictEqual } from 'node:util';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+export class MongoAnchors implements DualAnchorCheckpointStore {
+  async resetAfterHistoryLost(streamName, fresh, expected, timestamp) {
+    const current = await this.checkpoints.findOne({ _id: streamName });
+    if (current !== null && !isDeepStrictEqual(current.lastProcessedToken, expected)) return;
+    await this.checkpoints.updateOne({ _id: streamName, lastProcessedToken: expected }, { $unset: { lastProcessedToken: '' } });
+  }
+}
+export class PgAnchors implements DualAnchorCheckpointStore {
+  async resetAfterHistoryLost(streamName, fresh, expected, timestamp) {
+    const { rows } = await this.pool.query('SELECT last_processed_token FROM anchors WHERE stream = $1', [streamName]);
+    if (rows[0]?.last_processed_token !== JSON.stringify(expected)) return;
+    await this.pool.query('UPDATE anchors SET last_processed_token = NULL WHERE stream = $1 AND last_processed_token = $2', [streamName, JSON.stringify(expected)]);
+  }
+}
+      `,
+    },
+    {
       name: 'a comparison in an operation that is not the reset',
       code: `
 import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';

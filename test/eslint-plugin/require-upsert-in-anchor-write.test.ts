@@ -105,6 +105,17 @@ export class MapAnchors extends DualAnchorCheckpointStoreBase {
       `,
     },
     {
+      name: "an immutable map's update(key, fn), which takes a function as no query builder does (found in real samples)",
+      code: `
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+export class ImmutableAnchors implements DualAnchorCheckpointStore {
+  saveHeartbeat(streamName, heartbeat) {
+    return this.records.update(streamName, (record) => ({ ...record, lastHeartbeatTimestamp: heartbeat }));
+  }
+}
+      `,
+    },
+    {
       name: 'a plain UPDATE outside a dual-anchor store, and in save, which is not a partial operation',
       code: `
 import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
