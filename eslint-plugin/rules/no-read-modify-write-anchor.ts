@@ -14,8 +14,9 @@ import {
   type DualAnchorStore,
 } from '../analysis/dual-anchor-stores.js';
 import { namesExpectedVersion, namesVersion } from '../analysis/anchor-field-names.js';
-import { skipTransparentWrappers, staticPropertyKeyName } from '../analysis/static-member-name.js';
-import { hasSqlVersionGuard, sqlStatementOf } from '../analysis/store-calls.js';
+import { parentOf } from '../analysis/descendant-nodes.js';
+import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
+import { calleeName, hasSqlVersionGuard, sqlStatementOf } from '../analysis/store-calls.js';
 import { typeInformationFor } from '../analysis/type-information.js';
 import { carriersOf, variablesAssigned } from '../analysis/value-flow.js';
 import { DUAL_ANCHOR_PARTIAL_OPERATIONS } from '../../vocabulary/index.js';
@@ -25,6 +26,26 @@ import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 export type NoReadModifyWriteAnchorMessageId = 'readModifyWrite';
 
 type SourceCode = Readonly<TSESLint.SourceCode>;
+
+/** Writes that only create, failing when the record exists. */
+const CREATE_ONLY_METHODS: ReadonlySet<string> = new Set([
+  'insert',
+  'insertOne',
+  'insertMany',
+  'create',
+  'setnx',
+  'hsetnx',
+]);
+/** Calls chained on an insert that turn it into an upsert (Knex, Drizzle, Kysely, TypeORM). */
+const UPSERT_CHAIN_METHODS: ReadonlySet<string> = new Set([
+  'onConflict',
+  'onConflictDoUpdate',
+  'onDuplicateKeyUpdate',
+  'merge',
+  'orUpdate',
+]);
+/** An SQL `INSERT` that does not update an existing row (no `ON CONFLICT … DO UPDATE`, no `ON DUPLICATE KEY UPDATE`). */
+const SQL_CREATE_ONLY = /^\s*insert\b(?![\s\S]*\bon\s+(?:conflict\b[\s\S]*\bdo\s+update|duplicate\s+key\s+update)\b)/iu;
 type WriteNode = TSESTree.CallExpression | TSESTree.TaggedTemplateExpression;
 
 /** Reports a partial write of a dual-anchor store that reads the record and writes it back whole. */
@@ -161,7 +182,34 @@ function isWriteOf(
     return false;
   }
   const statement = sqlStatementOf(node, sourceCode.getScope(node));
-  return statement === undefined || (node.arguments[0] !== from && !hasSqlVersionGuard(statement));
+  if (statement !== undefined) {
+    return node.arguments[0] !== from && !hasSqlVersionGuard(statement) && !SQL_CREATE_ONLY.test(statement.text ?? '');
+  }
+  return !createsOnly(node);
+}
+
+/**
+ * An insert that fails when the record exists (`insertOne`, `insert` without an `onConflict(…).merge()`, `HSETNX`):
+ * if another writer created the record meanwhile it fails loudly, so it can bring back nothing.
+ */
+function createsOnly(call: TSESTree.CallExpression): boolean {
+  if (!CREATE_ONLY_METHODS.has(calleeName(call) ?? '')) {
+    return false;
+  }
+  for (
+    let child: TSESTree.Node = call, parent = parentOf(call);
+    parent !== undefined;
+    child = parent, parent = parentOf(parent)
+  ) {
+    if (parent.type === AST_NODE_TYPES.MemberExpression && parent.object === child) {
+      if (UPSERT_CHAIN_METHODS.has(staticMemberName(parent) ?? '')) {
+        return false;
+      }
+    } else if (!(parent.type === AST_NODE_TYPES.CallExpression && parent.callee === child)) {
+      return true;
+    }
+  }
+  return true;
 }
 
 /** `replaceOne(filter, doc, { expectedVersion })`, `updateOne({ _id, version: read.version }, …)`. */

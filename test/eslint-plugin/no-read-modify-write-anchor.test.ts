@@ -127,6 +127,25 @@ export class CachedAnchors implements DualAnchorCheckpointStore {
       `,
     },
     {
+      name: 'an insert that fails when the record exists, after a read that found none (found in a real in-memory database)',
+      code: `
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+export class CreatingAnchors implements DualAnchorCheckpointStore {
+  async saveSeen(streamName, token, timestamp) {
+    const existing = await this.collection.findOne({ _id: streamName });
+    const next = apply(existing, token);
+    if (!existing) await this.collection.insertOne({ ...next, _id: streamName });
+  }
+  async saveHeartbeat(streamName, heartbeat) {
+    const { rows } = await this.pool.query('SELECT * FROM anchors WHERE stream = $1', [streamName]);
+    if (rows.length === 0) {
+      await this.pool.query('INSERT INTO anchors (stream, doc) VALUES ($1, $2) ON CONFLICT DO NOTHING', [streamName, { ...rows[0], heartbeat }]);
+    }
+  }
+}
+      `,
+    },
+    {
       name: 'save, find and delete may read whole records: only partial operations are checked',
       code: `
 import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
@@ -336,6 +355,28 @@ export class Inline extends Base {
           column: 11,
           endLine: 9,
           endColumn: 6,
+        },
+      ],
+    },
+    {
+      name: 'an insert made an upsert by its chain (Knex) carries the read record back',
+      code: `
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+export class KnexAnchors implements DualAnchorCheckpointStore {
+  async saveSeen(streamName, token, timestamp) {
+    const current = await this.knex('anchors').where({ stream: streamName }).findOne();
+    await this.knex('anchors').insert({ ...current, stream: streamName, last_seen_token: token }).onConflict('stream').merge();
+  }
+}
+      `,
+      errors: [
+        {
+          messageId: 'readModifyWrite',
+          data: { read: "this.knex('anchors').where({ stream: streamName }).findOne", line: 5 },
+          line: 6,
+          column: 11,
+          endLine: 6,
+          endColumn: 98,
         },
       ],
     },
