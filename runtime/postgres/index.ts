@@ -11,3 +11,4 @@ export {
   type PostgresInspectionStatements,
   type PostgresInspectionTables,
 } from './postgres-inspection-statements.js';
+export { parseStoredInteger } from './postgres-stored-integer.js';

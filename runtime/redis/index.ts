@@ -2,7 +2,9 @@ export { RedisCheckpointStorage, type RedisCheckpointStorageOptions } from './re
 export type { RedisCheckpointClient, RedisCheckpointPipeline } from './redis-checkpoint-client.js';
 export { CheckpointKeyLayout, defaultRedisVersionKeyPrefix, type CheckpointKeys } from './checkpoint-key-layout.js';
 export { clusterHashedPart } from './cluster-hash-slot.js';
+export { isCanonicalDecimal, storedVersion } from './script-reply.js';
 export {
+  assertRedisLeaseKeyPrefix,
   defaultRedisLeaseKeyPrefix,
   parseRedisLeaseKey,
   parseRedisLeaseValue,
