@@ -105,7 +105,7 @@ function tableRow(subscription: JudgedSubscription): string[] {
     subscription.id === undefined ? '?' : cell(subscription.id),
     optionalCell(subscription.checkpoint),
     optionalCell(subscription.storedVersion?.toString()),
-    lease === undefined ? '-' : cell(holderName(lease.holder)),
+    lease === undefined ? '-' : holderName(lease.holder),
     lease === undefined ? '-' : lease.token.toString(),
     lease === undefined ? '-' : timeToExpiry(lease.expiresInMs),
     optionalCell(subscription.nextToken?.toString()),
@@ -116,7 +116,7 @@ function tableRow(subscription: JudgedSubscription): string[] {
 /** `"node-a 6f1c2d3e-…/1"` as `node-a 6f1c2d3e/1`: the subscriber id and enough of the instance to tell two apart. */
 function holderName(owner: string): string {
   const parts = /^(.*) ([0-9a-f]{8})-[0-9a-f-]{27}\/([0-9]+)$/su.exec(owner);
-  return parts === null ? owner : `${parts[1] ?? ''} ${parts[2] ?? ''}/${parts[3] ?? ''}`;
+  return parts === null ? cell(owner) : `${cell(parts[1] ?? '')} ${parts[2] ?? ''}/${parts[3] ?? ''}`;
 }
 
 function timeToExpiry(expiresInMs: number | undefined): string {

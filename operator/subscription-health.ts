@@ -52,12 +52,17 @@ export interface JudgedSubscription extends SubscriptionState {
  *   or a pre-fencing release, so a stale writer is not refused until the next fenced write.
  * - `expired-lease`: the strategy minted tokens for the id, but no lease is live: it expired (or was released) and no
  *   node took it over, so nobody delivers the subscription.
+ * A subscription with a problem (a value no storage or strategy writes) gets no flags: its problem comes first.
  */
 export function judgeSubscription(state: SubscriptionState): JudgedSubscription {
   if (state.id === undefined) {
-    return { ...state, nextToken: undefined, flags: ['stray-version'] };
+    return { ...state, nextToken: undefined, flags: state.problems.length > 0 ? [] : ['stray-version'] };
   }
   const nextToken = state.tokenCounter === undefined ? 0n : state.tokenCounter + 1n;
+  if (state.problems.length > 0) {
+    // A value no storage or strategy writes was read as missing: flags judged from it would mislead. Fix it first.
+    return { ...state, nextToken, flags: [] };
+  }
   const liveLease = state.lease !== undefined && (state.lease.expiresInMs === undefined || state.lease.expiresInMs > 0);
   const hasVersion = state.storedVersion !== undefined;
   const raised: Record<HealthFlag, boolean> = {
