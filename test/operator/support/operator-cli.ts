@@ -21,6 +21,8 @@ export interface RunCliOptions {
   readonly cwd?: string;
   /** The bin to run; the package built from the current sources by default. */
   readonly bin?: string;
+  /** Node's own options, before the bin (e.g. `--max-old-space-size=16`). */
+  readonly nodeOptions?: readonly string[];
 }
 
 /**
@@ -37,7 +39,7 @@ export function builtBin(): string {
  */
 export async function runCli(args: readonly string[], options: RunCliOptions = {}): Promise<CliRun> {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [options.bin ?? builtBin(), ...args], {
+  const child = spawn(process.execPath, [...(options.nodeOptions ?? []), options.bin ?? builtBin(), ...args], {
     cwd: options.cwd ?? repository,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
