@@ -13,6 +13,14 @@ export interface PeerDependency {
   readonly neededBy: string;
 }
 
+/** A client library as loaded: its module and the version its package.json says. */
+export interface LoadedPeerDependency {
+  readonly module: unknown;
+  readonly version: string;
+  /** The file `require` resolved, for messages. */
+  readonly entry: string;
+}
+
 /**
  * Loads `dependency` the way the user's project has it: resolved from each of `searchFrom` in turn (the working
  * directory first, then this package's own location, where npm puts a peer dependency), never installed or bundled
@@ -20,7 +28,7 @@ export interface PeerDependency {
  * @throws OperatorError naming the package and the install command when none of the directories resolves it, or
  * when the one found has a major version outside the peer range.
  */
-export function loadPeerDependency(dependency: PeerDependency, searchFrom: readonly string[]): unknown {
+export function loadPeerDependency(dependency: PeerDependency, searchFrom: readonly string[]): LoadedPeerDependency {
   for (const directory of searchFrom) {
     const require = createRequire(join(directory, 'noop.js'));
     let entry: string;
@@ -31,13 +39,13 @@ export function loadPeerDependency(dependency: PeerDependency, searchFrom: reado
     }
     const version = installedVersion(dependency.name, entry);
     const major = Number(version?.split('.')[0]);
-    if (!dependency.majors.includes(major)) {
+    if (version === undefined || !dependency.majors.includes(major)) {
       throw new OperatorError(
         `${dependency.neededBy} needs ${dependency.name} ${dependency.majors.join(' or ')}, but ${entry} is ` +
           `${dependency.name} ${version ?? 'of an unknown version'}; install a supported one: npm install ${dependency.name}@${String(dependency.majors.at(-1))}`,
       );
     }
-    return require(dependency.name) as unknown;
+    return { module: require(dependency.name) as unknown, version, entry };
   }
   throw new OperatorError(
     `${dependency.neededBy} needs the ${dependency.name} package, which ${PACKAGE_NAME} does not install (it is an optional ` +

@@ -4,7 +4,7 @@ import { PACKAGE_NAME } from '../vocabulary/index.js';
 import { inspectCommand } from './inspect-command.js';
 import type { OperatorBackend } from './operator-backend.js';
 import { parseOperatorArguments, type OperatorStore } from './operator-arguments.js';
-import { OperatorUsageError } from './operator-error.js';
+import { OperatorError, OperatorUsageError } from './operator-error.js';
 import type { OperatorIo } from './operator-io.js';
 import { operatorUsage, type OperatorCommandName } from './operator-usage.js';
 import { loadPeerDependency } from './peer-dependency.js';
@@ -93,13 +93,32 @@ async function connect(store: OperatorStore, cwd: string): Promise<OperatorBacke
   // After the working directory, where this package is installed: npm puts a peer dependency beside it.
   const searchFrom = [cwd, dirname(fileURLToPath(import.meta.url))];
   if (store.kind === 'redis') {
+    const ioredis = loadPeerDependency({ name: 'ioredis', majors: [5, 6], neededBy: '--redis' }, searchFrom);
+    if (store.options.cluster && compareVersions(ioredis.version, natMapFunctionSince) < 0) {
+      throw new OperatorError(
+        `--cluster needs ioredis ${natMapFunctionSince} or later, whose natMap function keeps every connection on the nodes ` +
+          `the seed announces, but ${ioredis.entry} is ioredis ${ioredis.version}; install a newer one: npm install ioredis@6`,
+      );
+    }
     // Checked to be ioredis 5 or 6 by its package.json; both have the API this code is typed against.
-    const ioredis = loadPeerDependency(
-      { name: 'ioredis', majors: [5, 6], neededBy: '--redis' },
-      searchFrom,
-    ) as IORedisModule;
-    return RedisOperatorBackend.connect(ioredis, store.address, store.options);
+    return RedisOperatorBackend.connect(ioredis.module as IORedisModule, store.address, store.options);
   }
-  const pg = loadPeerDependency({ name: 'pg', majors: [8], neededBy: '--postgres' }, searchFrom) as PgModule;
-  return PostgresOperatorBackend.connect(pg, store.address, store.options);
+  const pg = loadPeerDependency({ name: 'pg', majors: [8], neededBy: '--postgres' }, searchFrom);
+  return PostgresOperatorBackend.connect(pg.module as PgModule, store.address, store.options);
+}
+
+/** The first ioredis whose `natMap` may be a function (redis/ioredis#1948). */
+const natMapFunctionSince = '5.5.0';
+
+/** Compares two `major.minor.patch` versions (a pre-release suffix is ignored). */
+function compareVersions(left: string, right: string): number {
+  const parts = (version: string): number[] => version.split(/[.-]/u, 3).map(Number);
+  const [a, b] = [parts(left), parts(right)];
+  for (let index = 0; index < 3; index += 1) {
+    const difference = (a[index] ?? 0) - (b[index] ?? 0);
+    if (difference !== 0) {
+      return difference;
+    }
+  }
+  return 0;
 }

@@ -33,7 +33,7 @@ const connectionName = 'checkpoint-fencing-operator';
  * Connects to `address` and nowhere else (ADR 1002): no default host, nothing from the environment, no retries, no
  * offline queue. With `cluster`, the URL is the seed: the commands connect to it and to the nodes its `CLUSTER
  * SLOTS` lists, and refuse any other address (a `MOVED` or `ASK` redirection to a node the seed did not list, or a
- * node that shows up in a later slot refresh). Checks that a server given without `--cluster` is no Cluster node
+ * node that shows up in a later slot refresh): ioredis's `natMap` sends such an address to the seed instead. Checks that a server given without `--cluster` is no Cluster node
  * (its keys would be spread over nodes this connection never sees) and one given with it is one.
  * @throws OperatorError with one line saying what failed: a refused connection, no answer within the timeout,
  * refused credentials, the wrong `--cluster` setting.
@@ -155,6 +155,16 @@ async function clusterConnection(
     enableOfflineQueue: true,
     lazyConnect: true,
     scaleReads: 'master',
+    // Every address ioredis would connect to passes through here: the nodes of each CLUSTER SLOTS reply and every
+    // MOVED or ASK redirection. One the seed did not announce is sent to the seed instead, which redirects again
+    // until ioredis gives up: no connection is ever opened to it, and the failure names it.
+    natMap: (key: string) => {
+      if (allowed.has(key)) {
+        return null;
+      }
+      refused ??= key;
+      return { host: address.host, port: address.port };
+    },
     // ioredis connects to the seed by the address its name resolves to: that address is the seed too.
     dnsLookup: (hostname, callback) => {
       lookup(hostname, (error: NodeJS.ErrnoException | null, resolved: string | LookupAddress[], family?: number) => {
@@ -164,14 +174,6 @@ async function clusterConnection(
         callback(error, typeof resolved === 'string' ? resolved : (resolved[0]?.address ?? ''), family ?? 4);
       });
     },
-  });
-  cluster.on('+node', (node: IORedis.Redis) => {
-    const key = nodeKey(node.options.host ?? '', node.options.port ?? 0);
-    if (!allowed.has(key)) {
-      refused ??= key;
-      // The pool creates nodes with lazyConnect: disconnecting now means no connection is ever opened to it.
-      node.disconnect();
-    }
   });
   cluster.on('error', (error: unknown) => {
     reason ??= error;
