@@ -96,7 +96,7 @@ export function inspectionSummary(
   ).length;
   const found = `${subscriptions.length} ${subscriptions.length === 1 ? 'subscription' : 'subscriptions'}`;
   const health = flagged === 0 ? 'all healthy' : `${flagged} flagged (${counts.join(', ')})`;
-  return `${found}, ${health}; ${coverage} on ${target} in ${seconds.toFixed(1)} s`;
+  return `${found}, ${health}; ${coverage} (${target}, ${seconds.toFixed(1)} s)`;
 }
 
 function tableRow(subscription: JudgedSubscription): string[] {

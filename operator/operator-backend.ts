@@ -4,7 +4,7 @@ import type { SubscriptionState } from './subscription-health.js';
 /** What one inspection read, besides the subscriptions. */
 export interface Inspection {
   readonly subscriptions: readonly SubscriptionState[];
-  /** How much was read, for the summary line: e.g. `200,004 keys scanned on 3 masters`. */
+  /** How much was read, for the summary line: e.g. `200,004 keys scanned on 3 masters`, `9 rows read from …`. */
   readonly coverage: string;
 }
 

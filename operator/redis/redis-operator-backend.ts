@@ -80,10 +80,9 @@ export class RedisOperatorBackend implements OperatorBackend {
       progress.finish('keys scanned');
       const known = await this.#read([...found.ids].sort());
       const orphans = await Promise.all([...found.orphanVersionKeys].sort().map((key) => this.#orphan(key)));
-      const where = this.#connection.isCluster ? `${found.masters} masters` : 'the server';
       return {
         subscriptions: [...known, ...orphans],
-        coverage: `${found.keysScanned.toLocaleString('en-US')} keys scanned on ${where}`,
+        coverage: `${found.keysScanned.toLocaleString('en-US')} keys scanned${this.#connection.isCluster ? ` on ${found.masters} masters` : ''}`,
       };
     } catch (error) {
       throw this.#connection.failure(error);

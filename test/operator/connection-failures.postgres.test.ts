@@ -64,7 +64,7 @@ describe('credentials on a real PostgreSQL server', { timeout: 60_000 }, () => {
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toBe(
-      `0 subscriptions, all healthy; 0 rows read from checkpoint_fencing_checkpoints and checkpoint_fencing_leases on ${at('postgres:***@')} in ${/in (\d+\.\d) s/u.exec(run.stdout)?.[1] ?? ''} s\n`,
+      `0 subscriptions, all healthy; 0 rows read from checkpoint_fencing_checkpoints and checkpoint_fencing_leases (${at('postgres:***@')}, ${/(\d+\.\d) s\)$/mu.exec(run.stdout)?.[1] ?? ''} s)\n`,
     );
     expect(run.stdout).not.toContain(password);
   });

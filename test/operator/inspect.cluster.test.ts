@@ -119,7 +119,7 @@ describe('inspect --cluster on a real three-master Redis Cluster', { timeout: 60
       expect(table.get(id)?.at(-1), id).toBe(flags.length === 0 ? '-' : flags.join(','));
     }
     expect(text.stdout).toMatch(
-      /^7 subscriptions, 3 flagged \(stuck 1, unfenceable 2, stray-version 1\); \d+ keys scanned on 3 masters on redis:\/\/127\.0\.0\.1:\d+ in /mu,
+      /^7 subscriptions, 3 flagged \(stuck 1, unfenceable 2, stray-version 1\); \d+ keys scanned on 3 masters \(redis:\/\/127\.0\.0\.1:\d+, \d+\.\d s\)$/mu,
     );
   });
 

@@ -68,11 +68,11 @@ describe('the inspect report', () => {
   });
 
   it('sums up how many need attention and for what', () => {
-    expect(inspectionSummary(judged, '12 keys scanned on the server', 'redis://h:6379/0', 0.42)).toBe(
-      '3 subscriptions, 2 flagged (stuck 1, stray-version 1, expired-lease 1); 12 keys scanned on the server on redis://h:6379/0 in 0.4 s',
+    expect(inspectionSummary(judged, '12 keys scanned', 'redis://h:6379/0', 0.42)).toBe(
+      '3 subscriptions, 2 flagged (stuck 1, stray-version 1, expired-lease 1); 12 keys scanned (redis://h:6379/0, 0.4 s)',
     );
     expect(inspectionSummary(judged.slice(0, 1), '1 ids read', 'redis://h:6379/0', 1)).toBe(
-      '1 subscription, all healthy; 1 ids read on redis://h:6379/0 in 1.0 s',
+      '1 subscription, all healthy; 1 ids read (redis://h:6379/0, 1.0 s)',
     );
   });
 });
