@@ -10,7 +10,8 @@ import {
   RedisLeaseStrategy,
 } from '../../runtime/index.js';
 import { useSharedRedis } from '../support/redis/index.js';
-import { builtBin, jsonRows, runCli, textRows, type JsonRow } from './support/operator-cli.js';
+import type { InspectionJsonRow } from '../../operator/inspection-report.js';
+import { builtBin, jsonRows, runCli, textRows } from './support/operator-cli.js';
 
 // Each state of issue 15 built on purpose on a real redis-server, with the storage's and the strategy's default
 // layouts (the suite has a database of its own), then read by the spawned CLI in text and in JSON.
@@ -118,7 +119,7 @@ describe('inspect --redis on a real redis-server', { timeout: 60_000 }, () => {
     ]);
     expect(rows).toHaveLength(Object.keys(expectedFlags).length + 1);
 
-    expect(byId.get('healthy')).toMatchObject<Partial<JsonRow>>({
+    expect(byId.get('healthy')).toMatchObject<Partial<InspectionJsonRow>>({
       checkpoint: 'cp-healthy',
       storedVersion: '0',
       leaseToken: '0',

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { InspectionJsonRow } from '../../../operator/inspection-report.js';
 import { builtPackage } from '../../support/built-package.js';
 
 const repository = resolve(import.meta.dirname, '../../..');
@@ -68,23 +69,9 @@ export async function runCli(args: readonly string[], options: RunCliOptions = {
   return { status, stdout, stderr, peakRssKiB, durationMs: performance.now() - startedAt };
 }
 
-/** The rows of `inspect --json`, as the CLI printed them. */
-export interface JsonRow {
-  readonly id: string | null;
-  readonly checkpoint: string | null;
-  readonly storedVersion: string | null;
-  readonly leaseHolder: string | null;
-  readonly leaseToken: string | null;
-  readonly expiresInMs: number | null;
-  readonly nextToken: string | null;
-  readonly flags: readonly string[];
-  readonly problems: readonly string[];
-  readonly records: Readonly<Record<string, string>>;
-}
-
 /** Parses `inspect --json` output. */
-export function jsonRows(run: CliRun): JsonRow[] {
-  return JSON.parse(run.stdout) as JsonRow[];
+export function jsonRows(run: CliRun): InspectionJsonRow[] {
+  return JSON.parse(run.stdout) as InspectionJsonRow[];
 }
 
 /** The text report's table rows, each split into its cells (by two or more spaces), keyed by the first cell. */

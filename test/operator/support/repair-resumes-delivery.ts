@@ -1,11 +1,7 @@
 import { expect } from 'vitest';
-import {
-  CheckpointWriteConditionNotFulfilledError,
-  DurableSubscription,
-  type CheckpointStorage,
-  type CompetingConsumerStrategy,
-} from '../../../runtime/index.js';
+import { DurableSubscription, type CheckpointStorage, type CompetingConsumerStrategy } from '../../../runtime/index.js';
 import { eventually, EventLog } from '../../support/leases/event-log.js';
+import { SubscriptionErrors } from '../../support/leases/subscription-errors.js';
 import { jsonRows, runCli } from './operator-cli.js';
 
 /** A backend for {@link runRepairOnStuckNodes}: real strategies and storages, and the CLI arguments naming them. */
@@ -62,8 +58,8 @@ export async function runRepairOnStuckNodes(world: StuckNodesWorld): Promise<Rep
   const log = new EventLog();
   log.append(10);
   const handled: { readonly event: number; readonly at: number }[] = [];
-  const refusals: CheckpointWriteConditionNotFulfilledError[] = [];
-  const otherErrors: unknown[] = [];
+  const errors = new SubscriptionErrors();
+  const { refusals } = errors;
   await world.raiseTokenFloor(subscriptionId, firstToken);
   const nodes = ['node-a', 'node-b'].map((subscriberId) => {
     const strategy = world.strategy();
@@ -74,13 +70,7 @@ export async function runRepairOnStuckNodes(world: StuckNodesWorld): Promise<Rep
       takeoverGraceMs: 200,
       holdBackPollMs: 10,
       retryDelayMs: 50,
-      onError: (error) => {
-        if (error instanceof CheckpointWriteConditionNotFulfilledError) {
-          refusals.push(error);
-        } else {
-          otherErrors.push(error);
-        }
-      },
+      onError: errors.onError,
     });
     return { strategy, subscription };
   });
@@ -131,7 +121,7 @@ export async function runRepairOnStuckNodes(world: StuckNodesWorld): Promise<Rep
     const resumedAfterMs = (afterRepair[0]?.at ?? Number.POSITIVE_INFINITY) - repairedAt;
     expect(resumedAfterMs).toBeLessThan(2 * world.leaseTimeMs);
     expect(await inspect()).toEqual([]);
-    expect(otherErrors).toEqual([]);
+    expect(errors.others).toEqual([]);
     return { resumedAfterMs, storedVersion: (await observer.writeVersion(subscriptionId)) ?? -1n };
   } finally {
     await Promise.all(nodes.map(({ subscription }) => subscription.shutdown()));
