@@ -1,3 +1,5 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -10,6 +12,7 @@ import {
   RedisLeaseStrategy,
 } from '../../runtime/index.js';
 import { useSharedRedis } from '../support/redis/index.js';
+import { temporaryDirectory } from '../support/temporary-directory.js';
 import type { InspectionJsonRow } from '../../operator/inspection-report.js';
 import { builtBin, jsonRows, runCli, textRows } from './support/operator-cli.js';
 
@@ -164,6 +167,26 @@ describe('inspect --redis on a real redis-server', { timeout: 60_000 }, () => {
     expect(run.stdout).toMatch(
       /^9 subscriptions, 7 flagged \(stuck 2, stray-version 2, no-version 1, expired-lease 2, problems 1\); \d+ keys scanned \(redis:\/\/127\.0\.0\.1:\d+\/\d+, \d+\.\d s\)$/mu,
     );
+  });
+
+  it('reads the same with the ioredis 6 of the project it runs in', async () => {
+    const project = temporaryDirectory('ioredis6-project');
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true }));
+    mkdirSync(join(project, 'node_modules'));
+    symlinkSync(
+      resolve(import.meta.dirname, '../../node_modules/ioredis6'),
+      join(project, 'node_modules/ioredis'),
+      'dir',
+    );
+    const withoutExpiry = (rows: readonly InspectionJsonRow[]): unknown[] =>
+      rows.map((row) => ({ ...row, expiresInMs: row.expiresInMs === null ? null : 'set' }));
+    const [five, six] = await Promise.all([
+      runCli(['inspect', '--redis', url, '--json']),
+      runCli(['inspect', '--redis', url, '--json'], { cwd: project }),
+    ]);
+    expect(six.stderr).toBe('');
+    expect(six.status).toBe(1);
+    expect(withoutExpiry(jsonRows(six))).toEqual(withoutExpiry(jsonRows(five)));
   });
 
   it('reads only the ids it is given', async () => {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtPackage } from '../support/built-package.js';
@@ -117,6 +117,36 @@ describe('the checkpoint-fencing bin', { timeout: 60_000 }, () => {
     const result = await runCli(['inspect', '--redis', `redis://127.0.0.1:${stalling.port}`, '--timeout-ms', '300']);
     expectOneLineFailure(result, 'inspect', /no answer from redis:\/\/127\.0\.0\.1:\d+ within 300 ms/u);
     expect(stalling.commands.map(([name]) => name?.toLowerCase())).toContain('scan');
+  });
+
+  it('loads the ioredis of the project it runs in, before the one beside the package', async () => {
+    const node = await scriptedNode(([name]) => {
+      switch (name?.toLowerCase()) {
+        case 'info':
+          return '# Cluster\r\ncluster_enabled:0\r\n';
+        case 'scan':
+          return ['0', []];
+        default:
+          return { simple: 'OK' };
+      }
+    });
+    const project = temporaryDirectory('ioredis6-project');
+    mkdirSync(join(project, 'node_modules'));
+    symlinkSync(
+      resolve(import.meta.dirname, '../../node_modules/ioredis6'),
+      join(project, 'node_modules/ioredis'),
+      'dir',
+    );
+    for (const [cwd, version] of [
+      [project, '6.0.0'],
+      [resolve(import.meta.dirname, '../..'), '5.9.2'],
+    ] as const) {
+      const before = node.commands.length;
+      const result = await runCli(['inspect', '--redis', `redis://127.0.0.1:${node.port}`], { cwd });
+      expect(result.status).toBe(0);
+      // ioredis names its own version to the server as it connects.
+      expect(node.commands.slice(before).find((command) => command[2] === 'LIB-VER')?.[3]).toBe(version);
+    }
   });
 
   it('on a Cluster, refuses to connect to a node the seed did not announce, even when redirected there', async () => {
