@@ -58,11 +58,16 @@ export {
   type InMemoryLeaseTableOptions,
 } from './in-memory/index.js';
 export {
+  CheckpointKeyLayout,
   defaultRedisLeaseKeyPrefix,
+  defaultRedisVersionKeyPrefix,
+  parseRedisLeaseKey,
   RedisCheckpointStorage,
   RedisDualAnchorCheckpointStore,
   RedisLeaseStrategy,
   redisLeaseKeys,
+  type CheckpointKeys,
+  type ParsedRedisLeaseKey,
   type RedisCheckpointClient,
   type RedisCheckpointPipeline,
   type RedisCheckpointStorageOptions,

@@ -5,7 +5,7 @@ import { quoteText } from '../describe-value.js';
 import { assertWriteVersion, validateSaveArguments } from '../storage-arguments.js';
 import { assertSubscriptionId } from '../subscription-id.js';
 import { advanceWriteVersionScript } from './advance-write-version-script.js';
-import { CheckpointKeyLayout, type CheckpointKeys } from './checkpoint-key-layout.js';
+import { CheckpointKeyLayout, defaultRedisVersionKeyPrefix, type CheckpointKeys } from './checkpoint-key-layout.js';
 import { ifAbsentScript } from './if-absent-script.js';
 import { notOlderThanScript } from './not-older-than-script.js';
 import type { RedisCheckpointClient } from './redis-checkpoint-client.js';
@@ -20,8 +20,6 @@ export interface RedisCheckpointStorageOptions {
   /** Prefix of every checkpoint key; none by default, so the checkpoint key is the subscription id itself. */
   readonly keyPrefix?: string;
 }
-
-const defaultVersionKeyPrefix = 'checkpoint-fencing:version:';
 
 /**
  * A checkpoint storage in Redis over an ioredis `Redis` or `Cluster` client the caller owns. `any()` is one plain
@@ -44,7 +42,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     this.#scripts = new RedisScriptRunner(client, this.#commands);
     this.#layout = new CheckpointKeyLayout(
       options.keyPrefix ?? '',
-      options.versionKeyPrefix ?? defaultVersionKeyPrefix,
+      options.versionKeyPrefix ?? defaultRedisVersionKeyPrefix,
     );
   }
 
