@@ -19,9 +19,11 @@ export {
 export { assertStreamName, assertSubscriptionId } from './subscription-id.js';
 export {
   CheckpointWriteConditionNotFulfilledError,
+  CheckpointWriteNotReplicatedError,
   StartPositionAlreadyPinnedError,
   StorageCannotBeFencedError,
   UnsupportedWriteConditionError,
+  type CheckpointWriteNotReplicatedDetails,
 } from './errors/index.js';
 export {
   FencedCheckpointWriter,
