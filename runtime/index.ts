@@ -75,6 +75,7 @@ export {
   type RedisLeasePipeline,
   type RedisLeaseStrategyOptions,
   type WaitForReplicas,
+  type WaitForReplicasOption,
 } from './redis/index.js';
 export {
   PostgresCheckpointStorage,

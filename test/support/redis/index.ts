@@ -1,5 +1,13 @@
 export { startRedisServer, type RedisServerProcess, type StartRedisServerOptions } from './start-redis-server.js';
 export { startRedisCluster, type RedisClusterProcess } from './start-redis-cluster.js';
+export {
+  replicationInfo,
+  replicationTestArgs,
+  startReplicatedRedis,
+  waitUntilReplicating,
+  type RedisAddress,
+  type ReplicatedRedisProcess,
+} from './start-replicated-redis.js';
 export { useSharedRedis, useSharedRedisCluster, type SharedRedis, type SharedRedisCluster } from './shared-redis.js';
 export type { SharedRedisClusterAddress, SharedRedisServerAddress } from './shared-redis-context.js';
 export { startSharedRedisCluster, startSharedRedisServer } from './shared-redis-servers.js';
