@@ -1,5 +1,5 @@
-import { Redis } from 'ioredis';
 import { loopbackHost } from '../free-loopback-port.js';
+import { withAdminConnection, type RedisAddress } from './admin-connection.js';
 import { startRedisServer, type RedisServerProcess } from './start-redis-server.js';
 
 /** A master and one replica replicating from it, started by {@link startReplicatedRedis}. */
@@ -8,12 +8,6 @@ export interface ReplicatedRedisProcess {
   readonly replica: RedisServerProcess;
   /** Stops both and removes their data dirs. Idempotent. */
   stop(): Promise<void>;
-}
-
-/** Where a server is, for the helpers below: a started server or any loopback address. */
-export interface RedisAddress {
-  readonly host: string;
-  readonly port: number;
 }
 
 /**
@@ -82,20 +76,6 @@ export async function waitUntilReplicating(master: RedisAddress, replica: RedisA
 }
 
 /** `INFO replication` of the server at `address`, over a connection of its own that is closed afterwards. */
-export async function replicationInfo(address: RedisAddress): Promise<string> {
-  const client = new Redis({
-    host: address.host,
-    port: address.port,
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    commandTimeout: 2_000,
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return await client.info('replication');
-  } finally {
-    client.disconnect();
-  }
+export function replicationInfo(address: RedisAddress): Promise<string> {
+  return withAdminConnection(address, (client) => client.info('replication'));
 }
