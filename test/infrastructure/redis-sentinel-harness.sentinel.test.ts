@@ -69,14 +69,14 @@ describe('startRedisSentinel', () => {
   it('cuts the replication link like a partition: the master keeps its replica, which neither gets nor acknowledges writes', async () => {
     const topology = started();
     await withAdminConnection(topology.master(), async (admin) => {
-      started().cutReplicationLink();
+      await started().cutReplicationLink();
       try {
         await admin.set('harness:cut', 'written during the cut');
         expect(await admin.call('WAIT', '1', '200')).toBe(0);
         expect(await admin.info('replication')).toMatch(/^connected_slaves:1\r?$/mu);
         expect(await withAdminConnection(topology.replica(), (onReplica) => onReplica.get('harness:cut'))).toBeNull();
       } finally {
-        started().healReplicationLink();
+        await started().healReplicationLink();
       }
       expect(await admin.call('WAIT', '1', '5000')).toBe(1);
     });

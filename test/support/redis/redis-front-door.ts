@@ -14,14 +14,13 @@ interface Passage {
 const replicationCommand = /REPLCONF|PSYNC|\bSYNC\b/iu;
 
 /**
- * A TCP proxy on a free loopback port in front of one redis-server: the address every party (clients, Sentinels,
- * replicas) knows that server by. It forwards bytes both ways, with backpressure, and passes every close on, so a
- * killed or stopped server looks the same through it as without it. What it adds is a network partition of one kind:
- * {@link cutReplication} silently drops every byte on the replication links through it (a replica's connection to
- * this server while it is a master), in both directions, while everything else keeps flowing and every connection
- * stays open. The master then still counts its replica as connected, but it neither gets the writes nor acknowledges
- * them, as in a real partition before any timeout fires. Used by the Sentinel test support, where every data server
- * has one, so that Sentinels, clients and replicas agree on one address for it and none ever "fixes" the others.
+ * A TCP proxy on a free loopback port in front of one redis-server. It forwards bytes both ways, with backpressure,
+ * and passes every close on, so a killed or stopped server looks the same through it as without it. What it adds is a
+ * network partition of one kind: {@link cutReplication} silently drops every byte on the replication links through it
+ * (a replica's connection to this server while it is a master), in both directions, while every connection stays
+ * open. The master then still counts its replica as connected, but the replica neither gets its writes nor
+ * acknowledges them, as in a real partition before any timeout fires. The Sentinel test support moves a replica's
+ * link onto it to cut it; nothing else goes through it, so a busy test process never delays a Sentinel's pings.
  */
 export class RedisFrontDoor {
   readonly host = loopbackHost;

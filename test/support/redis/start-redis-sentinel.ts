@@ -6,11 +6,11 @@ import { replicationTestArgs, waitUntilReplicating } from './start-replicated-re
 
 /** One of the two data servers of a {@link RedisSentinelTopology}. */
 export interface SentinelDataServer {
-  /** The address everyone knows this server by: its front door's. */
   readonly host: '127.0.0.1';
   readonly port: number;
-  /** The redis-server process behind the door, on a port of its own: kill, pause, resume it here. */
+  /** The redis-server process: kill, pause, resume it here. */
   readonly process: RedisServerProcess;
+  /** The door a replica's link to this server goes through while it is cut; nothing else uses it. */
   readonly door: RedisFrontDoor;
 }
 
@@ -24,8 +24,8 @@ export interface FailoverOutcome {
 
 /**
  * A master, a replica and three Sentinels on loopback (down-after 500 ms, quorum 2), started by
- * {@link startRedisSentinel}. Each data server sits behind a {@link RedisFrontDoor}, the one address Sentinels,
- * clients and the replica use for it, so the replica's link can be cut like a partition while everything else flows.
+ * {@link startRedisSentinel}. Sentinels, clients and the replica reach the servers directly; to cut the replica's
+ * link like a partition, the replica is first moved onto a {@link RedisFrontDoor} in front of its master.
  */
 export interface RedisSentinelTopology {
   readonly masterName: string;
@@ -39,10 +39,16 @@ export interface RedisSentinelTopology {
   master(): SentinelDataServer;
   /** The other data server: the replica, or the killed one until {@link recover}. */
   replica(): SentinelDataServer;
-  /** Drops every byte between the replica and the master from now on, both ways, closing nothing. */
-  cutReplicationLink(): void;
-  /** Ends the cut; the replica reconnects and catches up. */
-  healReplicationLink(): void;
+  /**
+   * Moves the replica's link onto the master's door (a partial resync, nothing copied again) and from then on drops
+   * every byte on it, both ways, closing nothing: the master still counts its replica, which neither gets its writes
+   * nor acknowledges them. A Sentinel notices a replica replicating from another address than the master's only at
+   * its `INFO` of the replica (every 10 s while the link is up) and moves it back at a later one, so a cut holds for
+   * several seconds.
+   */
+  cutReplicationLink(): Promise<void>;
+  /** Ends the cut: the replica replicates from the master directly again, and has caught up when this resolves. */
+  healReplicationLink(): Promise<void>;
   /**
    * SIGKILLs the master, ends a cut (a partition that outlived the master), runs `onKilled` (the replica's data is
    * frozen there: its master is dead and nothing is promoted before Sentinels agree, at least 500 ms later), then
@@ -63,17 +69,24 @@ export interface RedisSentinelTopology {
 
 const masterName = 'checkpoint-fencing';
 const downAfterMs = 500;
-/** Also how long a Sentinel waits before it tries again after a failover it could not finish (twice this). */
+/**
+ * Also how long a Sentinel waits before it tries again after a failover it could not finish (twice this: a split
+ * vote, which a loaded machine makes likelier, costs 4 s), and at least how long after it noticed a replica
+ * replicating from another address than the master's (a cut link) it moves the replica back. It notices and acts only
+ * on its `INFO` of the replica, every 10 s while the replica's link is up, so a cut holds for several seconds.
+ */
 const failoverTimeoutMs = 2_000;
 const stableTimeoutMs = 30_000;
 const failoverDeadlineMs = 30_000;
 
 /**
- * Starts a Sentinel topology: two redis-servers behind front doors (one a replica of the other through the doors,
- * with {@link replicationTestArgs}), then three Sentinels monitoring the master with quorum 2, down-after 500 ms and
- * `announce-ip 127.0.0.1`, and resolves once {@link RedisSentinelTopology.waitUntilStable} holds. Everything binds
- * and announces 127.0.0.1 only. Rejects (never skips) when redis-server is missing; stops what it started on failure.
- * Suites that kill masters keep a topology of their own (doc/testing.md).
+ * Starts a Sentinel topology: two redis-servers, one a replica of the other (with {@link replicationTestArgs}), each
+ * with a {@link RedisFrontDoor} for cutting links, then three Sentinels monitoring the master with quorum 2,
+ * down-after 500 ms and `announce-ip 127.0.0.1`, and resolves once {@link RedisSentinelTopology.waitUntilStable}
+ * holds. Everything binds and announces 127.0.0.1 only. Sentinels and clients reach the servers directly, never
+ * through this process: a busy test process cannot make a Sentinel think a server is down. Rejects (never skips) when
+ * redis-server is missing; stops what it started on failure. Suites that kill masters keep a topology of their own
+ * (doc/testing.md).
  */
 export async function startRedisSentinel(): Promise<RedisSentinelTopology> {
   const started: { stop(): Promise<void> }[] = [];
@@ -105,16 +118,13 @@ export async function startRedisSentinel(): Promise<RedisSentinelTopology> {
 async function startDataServer(
   extraArgs: readonly string[],
 ): Promise<{ server: SentinelDataServer; stopper: { stop(): Promise<void> } }> {
-  // The server announces the door's port and the door forwards to the server's: open the door first, aim it after.
-  const door = await RedisFrontDoor.open();
-  const process = await startRedisServer({
-    args: [...replicationTestArgs, '--replica-announce-port', String(door.port), ...extraArgs],
-  }).catch(async (error: unknown) => {
-    await door.close();
+  const process = await startRedisServer({ args: [...replicationTestArgs, ...extraArgs] });
+  const door = await RedisFrontDoor.open().catch(async (error: unknown) => {
+    await process.stop();
     throw error;
   });
   door.aimAt(process.port);
-  const server: SentinelDataServer = { host: loopbackHost, port: door.port, process, door };
+  const server: SentinelDataServer = { host: loopbackHost, port: process.port, process, door };
   return {
     server,
     stopper: {
@@ -169,12 +179,22 @@ class SentinelTopology implements RedisSentinelTopology {
     return this.#replica;
   }
 
-  cutReplicationLink(): void {
-    this.#master.door.cutReplication();
+  async cutReplicationLink(): Promise<void> {
+    const master = this.#master;
+    await this.#replicateFrom(master.door.port);
+    master.door.cutReplication();
   }
 
-  healReplicationLink(): void {
+  async healReplicationLink(): Promise<void> {
     this.#master.door.healReplication();
+    await this.#replicateFrom(this.#master.port);
+  }
+
+  /** Points the replica at `port` (the master itself, or its door) and waits until it replicates through it. */
+  async #replicateFrom(port: number): Promise<void> {
+    const replica = this.#replica;
+    await withAdminConnection(replica, (admin) => admin.replicaof(loopbackHost, port));
+    await waitUntilReplicating({ host: loopbackHost, port }, replica);
   }
 
   async killMaster(onKilled?: (replica: SentinelDataServer) => Promise<void>): Promise<FailoverOutcome> {
@@ -210,13 +230,7 @@ class SentinelTopology implements RedisSentinelTopology {
   async recover(): Promise<void> {
     const killed = this.#killed;
     if (killed !== undefined) {
-      await killed.process.restart([
-        '--replica-announce-port',
-        String(killed.port),
-        '--replicaof',
-        loopbackHost,
-        String(this.#master.port),
-      ]);
+      await killed.process.restart(['--replicaof', loopbackHost, String(this.#master.port)]);
       this.#killed = undefined;
     }
     await this.waitUntilStable();
