@@ -19,9 +19,11 @@ export {
 export { assertStreamName, assertSubscriptionId } from './subscription-id.js';
 export {
   CheckpointWriteConditionNotFulfilledError,
+  CheckpointWriteNotReplicatedError,
   StartPositionAlreadyPinnedError,
   StorageCannotBeFencedError,
   UnsupportedWriteConditionError,
+  type CheckpointWriteNotReplicatedDetails,
 } from './errors/index.js';
 export {
   FencedCheckpointWriter,
@@ -78,6 +80,7 @@ export {
   type RedisLeasePipeline,
   type RedisLeaseStrategyOptions,
   type WaitForReplicas,
+  type WaitForReplicasOption,
 } from './redis/index.js';
 export {
   PostgresCheckpointStorage,

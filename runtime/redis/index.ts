@@ -13,7 +13,8 @@ export {
   type RedisLeaseKeys,
   type RedisLeaseValue,
 } from './redis-lease-keys.js';
-export type { RedisLeaseClient, RedisLeasePipeline, WaitForReplicas } from './redis-lease-store.js';
+export type { RedisLeaseClient, RedisLeasePipeline } from './redis-lease-store.js';
+export type { WaitForReplicas, WaitForReplicasOption } from './wait-for-replicas.js';
 export { RedisLeaseStrategy, type RedisLeaseStrategyOptions } from './redis-lease-strategy.js';
 export {
   RedisDualAnchorCheckpointStore,
