@@ -5,6 +5,9 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  DUAL_ANCHOR_BASE_STEP_NAMES,
+  DUAL_ANCHOR_RECORD_FIELD_NAMES,
+  DUAL_ANCHOR_STORE_MEMBER_NAMES,
   PACKAGE_NAME,
   RUNTIME_TYPE_EXPORTS,
   RUNTIME_VALUE_EXPORTS,
@@ -235,10 +238,17 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
     expect(installOutput).not.toMatch(/install-scripts|prepare/i);
   });
 
-  it('exports from the built index.d.ts every runtime name the recipes and rules use', () => {
+  it('exports from the built index.d.ts every runtime name and member the recipes and rules use', () => {
     const built = declaredExports(join(consumers, 'node_modules', PACKAGE_NAME, 'dist/runtime/index.d.ts'));
     expect([...RUNTIME_VALUE_EXPORTS, ...RUNTIME_TYPE_EXPORTS].filter((name) => !built.exports.has(name))).toEqual([]);
     expect([...STORAGE_MEMBER_NAMES].sort()).toEqual([...(built.members.get('CheckpointStorage') ?? [])].sort());
+    const members = (name: string): string[] => [...(built.members.get(name) ?? [])].sort();
+    expect([...DUAL_ANCHOR_STORE_MEMBER_NAMES].sort()).toEqual(members('DualAnchorCheckpointStore'));
+    expect([...DUAL_ANCHOR_RECORD_FIELD_NAMES].sort()).toEqual(members('DualAnchorCheckpoint'));
+    // The base class's members are the interface's plus its protected steps.
+    expect(members('DualAnchorCheckpointStoreBase')).toEqual(
+      [...DUAL_ANCHOR_STORE_MEMBER_NAMES, ...DUAL_ANCHOR_BASE_STEP_NAMES].sort(),
+    );
   });
 
   for (const setup of setups) {
@@ -250,8 +260,8 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
         read: '7',
         version: '3',
         refused: 'CheckpointWriteConditionNotFulfilledError',
-        rules: 6,
-        recommended: 6,
+        rules: 10,
+        recommended: 10,
         upgrade: 'function',
         summaryLine: 'function',
         kit: 'function',

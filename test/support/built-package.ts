@@ -17,7 +17,16 @@ import { withFileLock } from './file-lock.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 /** What the published package is built from; a change to any of it means a new build. */
-const INPUTS = ['package.json', 'tsconfig.base.json', 'runtime', 'vocabulary', 'recipes', 'eslint-plugin', 'build'];
+const INPUTS = [
+  'package.json',
+  'tsconfig.base.json',
+  'runtime',
+  'vocabulary',
+  'recipes',
+  'operator',
+  'eslint-plugin',
+  'build',
+];
 
 /**
  * This checkout as it installs from npm: package.json, README, doc/ and a dist/ built from the current sources (tsc
@@ -52,7 +61,14 @@ function build(target: string): void {
     JSON.stringify({
       extends: '../../tsconfig.base.json',
       compilerOptions: { rootDir: '../..', outDir: 'dist', declaration: true, sourceMap: false },
-      include: ['../../runtime', '../../vocabulary', '../../recipes', '../../eslint-plugin', '../../build'],
+      include: [
+        '../../runtime',
+        '../../vocabulary',
+        '../../recipes',
+        '../../operator',
+        '../../eslint-plugin',
+        '../../build',
+      ],
     }),
   );
   execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', staging], { stdio: 'pipe' });
