@@ -25,7 +25,6 @@ export const defaultCheckpointTable = 'checkpoint_fencing_checkpoints';
  * to the client of the caller's own transaction, so a checkpoint commits or rolls back with the rows it records.
  */
 export class PostgresCheckpointStorage implements CheckpointStorage {
-  readonly #client: PostgresClient;
   readonly #options: PostgresCheckpointStorageOptions;
   readonly #statements: CheckpointStatements;
   readonly #hint: MissingTableHint;
@@ -37,10 +36,14 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
     assertPostgresClient('PostgresCheckpointStorage', client);
     const tableName = options.table ?? defaultCheckpointTable;
     const table = qualifiedTableName('PostgresCheckpointStorage options', tableName, options.schema);
-    this.#client = client;
     this.#options = { ...options };
     this.#statements = checkpointStatements(table, tableName);
-    this.#hint = { className: 'PostgresCheckpointStorage', instanceName: 'storage', tableDisplay: table.display };
+    this.#hint = {
+      className: 'PostgresCheckpointStorage',
+      instanceName: 'storage',
+      tableDisplay: table.display,
+      schema: table.schema,
+    };
     this.#runner = new PostgresStatementRunner(client, this.#hint);
   }
 
@@ -58,7 +61,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
 
   /** Runs {@link PostgresCheckpointStorage.createTableSql}; idempotent, also when several processes run it at once. */
   async createTable(): Promise<void> {
-    await createTableIdempotently(this.#client, this.#statements.createTable);
+    await createTableIdempotently(this.#runner, this.#statements.createTable);
   }
 
   /**

@@ -115,6 +115,33 @@ describe('PostgresCheckpointStorage schema', () => {
     expect(rows).toEqual([{ found: null }]);
   });
 
+  it('a missing schema: the first write and createTable() both say CREATE SCHEMA, and after it createTable() works', async () => {
+    const schema = freshTableName('no_schema');
+    const storage = new PostgresCheckpointStorage(database(), { schema, table: 'checkpoints' });
+    const createTable =
+      'run `await storage.createTable()` or apply `createTableSql()` ' +
+      '(PostgresCheckpointStorage.createTableSql({ table, schema })) in your migrations';
+    await expect(storage.save('orders', 'cp', notOlderThan(1))).rejects.toThrow(
+      new Error(
+        `Table ${schema}.checkpoints does not exist (PostgreSQL 42P01: relation "${schema}.checkpoints" does not exist). ` +
+          `Create it: ${createTable}. If schema "${schema}" does not exist either, run \`CREATE SCHEMA "${schema}"\` ` +
+          'first: createTable() creates the table, not its schema. Nothing is created behind your back on a first write.',
+      ),
+    );
+    const onCreate = await storage.createTable().catch((error: unknown) => error);
+    expect(onCreate).toEqual(
+      new Error(
+        `Schema "${schema}" of table ${schema}.checkpoints does not exist (PostgreSQL 3F000: schema "${schema}" does not ` +
+          `exist). createTable() creates the table, not its schema: run \`CREATE SCHEMA "${schema}"\` (or name an ` +
+          `existing schema in the options), then ${createTable}.`,
+      ),
+    );
+    expect((onCreate as Error).cause).toMatchObject({ code: '3F000' });
+    await database().query(`CREATE SCHEMA "${schema}"`);
+    await storage.createTable();
+    await expect(storage.save('orders', 'cp', notOlderThan(1))).resolves.toBe('cp');
+  });
+
   it('says so when the table lacks a column, as a hand-written one does', async () => {
     const table = freshTableName('legacy');
     await database().query(`CREATE TABLE "${table}" (subscription_id text PRIMARY KEY, checkpoint text NOT NULL)`);
