@@ -4,6 +4,7 @@ import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
   PostgresCheckpointStorage,
+  PostgresLeaseStrategy,
 } from '../../../runtime/index.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
 import { freshTableName, insideTransactions, testPool, useSharedPostgres } from '../../support/postgres/index.js';
@@ -208,6 +209,39 @@ describe('PostgresCheckpointStorage clients', () => {
       checkedOut.release();
       await client.end();
     }
+  });
+
+  it('sends overlapping calls on one pg.Client, shared with a PostgresLeaseStrategy, one after another', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(`${warning.name}: ${warning.message}`);
+    };
+    process.on('warning', onWarning);
+    const client = new pg.Client({ connectionString: postgres.connectionString });
+    await client.connect();
+    const strategy = new PostgresLeaseStrategy(client, { table: freshTableName('one_client_leases') });
+    try {
+      const storage = new PostgresCheckpointStorage(client, { table: freshTableName('one_client') });
+      await Promise.all([storage.createTable(), strategy.createTable()]);
+      // What a DurableSubscription and its PostgresLeaseStrategy on the same client do all the time.
+      const results = await Promise.all([
+        storage.save('a', 'cp-a', notOlderThan(1)),
+        strategy.register('a', 'node-a'),
+        storage.save('b', 'cp-b', notOlderThan(1)),
+        storage.read('a'),
+        storage.save('a', 'late', notOlderThan(0)).catch((error: unknown) => error),
+        storage.writeVersion('a'),
+      ]);
+      expect(results.slice(0, 4)).toEqual(['cp-a', true, 'cp-b', 'cp-a']);
+      expect(results[4]).toBeInstanceOf(CheckpointWriteConditionNotFulfilledError);
+      expect(results[5]).toBe(1n);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+      await strategy.shutdown();
+      await client.end();
+    }
+    expect(warnings).toEqual([]);
   });
 
   it('refuses a pool for withinTransaction, and bad names or clients at construction', () => {
