@@ -78,7 +78,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   }
 
   async read(subscriptionId: string): Promise<Checkpoint | undefined> {
-    this.#assertId(subscriptionId);
+    this.assertSubscriptionId(subscriptionId);
     const { rows } = await this.#runner.query(this.#statements.read, [subscriptionId]);
     const stored = rows[0]?.['checkpoint'];
     return typeof stored === 'string' ? stored : undefined;
@@ -122,7 +122,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
 
   /** Raises the stored version to `version` in one statement that never touches the checkpoint. */
   async advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
-    this.#assertId(subscriptionId);
+    this.assertSubscriptionId(subscriptionId);
     assertWriteVersion(version);
     const stored = this.#runner.returnedVersion(
       await this.#runner.query(this.#statements.advanceWriteVersion, [subscriptionId, String(version)]),
@@ -137,14 +137,14 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   }
 
   async writeVersion(subscriptionId: string): Promise<bigint | undefined> {
-    this.#assertId(subscriptionId);
+    this.assertSubscriptionId(subscriptionId);
     const { rows } = await this.#runner.query(this.#statements.writeVersion, [subscriptionId]);
     return this.#runner.version(rows[0]?.['version']);
   }
 
   /** Deletes the row: checkpoint and version together. */
   async delete(subscriptionId: string): Promise<void> {
-    this.#assertId(subscriptionId);
+    this.assertSubscriptionId(subscriptionId);
     await this.#runner.query(this.#statements.delete, [subscriptionId]);
   }
 
@@ -153,7 +153,11 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
     return true;
   }
 
-  #assertId(subscriptionId: string): void {
+  /**
+   * Throws `TypeError` for an id this storage cannot store: not a string of well-formed UTF-16, or holding NUL, which
+   * PostgreSQL text cannot store. Every method checks it before sending anything; `DurableSubscription.subscribe` too.
+   */
+  assertSubscriptionId(subscriptionId: string): void {
     assertSubscriptionId(subscriptionId);
     assertPostgresText('subscriptionId', subscriptionId);
   }

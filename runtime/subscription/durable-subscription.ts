@@ -153,8 +153,9 @@ export class DurableSubscription {
 
   /**
    * @throws StorageCannotBeFencedError when a strategy is given and the storage cannot evaluate write conditions.
-   * @throws TypeError for a `subscriberId` that is not a non-empty, well-formed string, or a `checkpointEvery` that is
-   *   not an object with `events`, `ms` or both.
+   * @throws TypeError for a `subscriberId` that is not a non-empty, well-formed string or that the strategy's
+   *   `assertSubscriberId` refuses (NUL for PostgreSQL), or a `checkpointEvery` that is not an object with `events`,
+   *   `ms` or both.
    * @throws RangeError for a `checkpointEvery` whose `events` or `ms` is out of range, or a `retryDelayMs`,
    *   `holdBackPollMs` or `takeoverGraceMs` that is not a number of milliseconds from 0 to 2 147 483 647.
    */
@@ -163,6 +164,7 @@ export class DurableSubscription {
       assertSubscriberId(options.subscriberId);
     }
     this.subscriberId = options.subscriberId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    options.strategy?.assertSubscriberId?.(this.subscriberId);
     this.#storage = options.storage;
     this.#strategy = options.strategy;
     this.#rules = {
@@ -210,7 +212,8 @@ export class DurableSubscription {
    * Starts delivering `subscriptionId`'s events from `source` to `handler` on this node (once it holds the lease,
    * when a strategy is given). Everything that could never work is refused here, at once; registration and delivery
    * then run in the background, and their failures go to `onError`.
-   * @throws TypeError for an empty or malformed id (the ids a lease strategy refuses), a malformed `startPosition`,
+   * @throws TypeError for an empty or malformed id (the ids a lease strategy refuses), an id the storage's or the
+   *   strategy's `assertSubscriptionId` refuses (NUL for PostgreSQL), a malformed `startPosition`,
    *   a source or handler that is not a function, or a `checkpointEvery` without `events` or `ms`.
    * @throws RangeError for a `checkpointEvery` whose `events` or `ms` is out of range.
    * @throws StorageCannotBeFencedError when a strategy is given and the storage cannot fence this id.
@@ -224,6 +227,8 @@ export class DurableSubscription {
     options: SubscribeOptions = {},
   ): void {
     assertLeasedSubscriptionId(subscriptionId);
+    this.#storage.assertSubscriptionId?.(subscriptionId);
+    this.#strategy?.assertSubscriptionId?.(subscriptionId);
     if (typeof source !== 'function' || typeof handler !== 'function') {
       throw new TypeError(
         `subscribe(${quoteText(subscriptionId)}, source, handler) needs a source and a handler function, got ` +
