@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DurableSubscription, RedisCheckpointStorage, RedisLeaseStrategy } from '../../../runtime/index.js';
-import { eventually, EventLog } from '../../support/leases/event-log.js';
+import { RedisCheckpointStorage, RedisLeaseStrategy } from '../../../runtime/index.js';
+import { deliveringNode } from '../../support/leases/delivering-node.js';
+import { eventually } from '../../support/leases/event-log.js';
 import { useSharedRedis } from '../../support/redis/index.js';
 
 // pause-resume.test.ts's stall on a real redis-server: the pause's release is on the wire when resume() comes.
@@ -19,22 +20,7 @@ describe('pause() then resume() on the next turn of the event loop, on Redis', (
     const client = redis.connect();
     const storage = new RedisCheckpointStorage(client);
     const strategy = new RedisLeaseStrategy(client, { leaseTimeMs: 600 });
-    const errors: unknown[] = [];
-    const log = new EventLog();
-    const subscription = new DurableSubscription({
-      storage,
-      strategy,
-      subscriberId: 'node-a',
-      retryDelayMs: 50,
-      onError: (error) => errors.push(error),
-    });
-    cleanups.push(async () => {
-      await subscription.shutdown();
-      await strategy.shutdown();
-    });
-    subscription.subscribe('orders', log.source, () => undefined);
-    log.append(3);
-    await eventually('events 0-2 are checkpointed', async () => (await storage.read('orders')) === '2');
+    const { subscription, log, errors } = await deliveringNode(storage, strategy, cleanups);
 
     const paused = subscription.pause('orders');
     await new Promise((resolve) => setImmediate(resolve)); // the supervisor has sent the release; its reply is out

@@ -1,14 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  DurableSubscription,
   FencingTokenReusedError,
   InMemoryCheckpointStorage,
   InMemoryLeaseStrategy,
   InMemoryLeaseTable,
   LeaseKeepingStrategy,
-  type CompetingConsumerStrategy,
 } from '../../../runtime/index.js';
-import { eventually, EventLog } from '../../support/leases/event-log.js';
+import { deliveringNode } from '../../support/leases/delivering-node.js';
+import { eventually } from '../../support/leases/event-log.js';
 import { SlowLeaseStore } from '../../support/leases/slow-lease-store.js';
 
 // pause() and resume() in quick succession: a resume that overtakes the pause's unregister must neither stall the
@@ -27,37 +26,11 @@ afterEach(async () => {
   }
 });
 
-/** `node-a` delivering `orders` under `strategy`, with events 0–2 handled and checkpointed. */
-async function deliveringNode(strategy: CompetingConsumerStrategy): Promise<{
-  readonly subscription: DurableSubscription;
-  readonly storage: InMemoryCheckpointStorage;
-  readonly log: EventLog;
-  readonly errors: unknown[];
-}> {
-  const storage = new InMemoryCheckpointStorage();
-  const errors: unknown[] = [];
-  const log = new EventLog();
-  const subscription = new DurableSubscription({
-    storage,
-    strategy,
-    subscriberId: 'node-a',
-    retryDelayMs: 50,
-    onError: (error) => errors.push(error),
-  });
-  cleanups.push(async () => {
-    await subscription.shutdown();
-    await strategy.shutdown();
-  });
-  subscription.subscribe('orders', log.source, () => undefined);
-  log.append(3);
-  await eventually('events 0-2 are checkpointed', async () => (await storage.read('orders')) === '2');
-  return { subscription, storage, log, errors };
-}
-
 describe('DurableSubscription: pause() then resume()', () => {
   it('a pause() immediately followed by resume() does not report FencingTokenReusedError nor give the lease up', async () => {
     const strategy = new InMemoryLeaseStrategy({ leaseTimeMs: 300 });
-    const { subscription, storage, log, errors } = await deliveringNode(strategy);
+    const storage = new InMemoryCheckpointStorage();
+    const { subscription, log, errors } = await deliveringNode(storage, strategy, cleanups);
     expect(await storage.writeVersion('orders')).toBe(0n);
 
     // An operator toggles the subscription (e.g. two admin requests in a row): pause, then resume at once.
@@ -75,7 +48,8 @@ describe('DurableSubscription: pause() then resume()', () => {
   it('a resume() while the pause is unregistering leaves the subscription delivering again', async () => {
     const table = new InMemoryLeaseTable();
     const strategy = new LeaseKeepingStrategy(new SlowLeaseStore(table, 30), { leaseTimeMs: 600 });
-    const { subscription, storage, log, errors } = await deliveringNode(strategy);
+    const storage = new InMemoryCheckpointStorage();
+    const { subscription, log, errors } = await deliveringNode(storage, strategy, cleanups);
 
     const paused = subscription.pause('orders');
     await sleep(10); // the supervisor has started strategy.unregister(), which takes one round trip (30 ms)
@@ -97,7 +71,8 @@ describe('DurableSubscription: pause() then resume()', () => {
   it('toggled many times while its unregisters are slow, it ends up delivering, nothing reported, nothing backward', async () => {
     const table = new InMemoryLeaseTable();
     const strategy = new LeaseKeepingStrategy(new SlowLeaseStore(table, 15), { leaseTimeMs: 600 });
-    const { subscription, storage, log, errors } = await deliveringNode(strategy);
+    const storage = new InMemoryCheckpointStorage();
+    const { subscription, log, errors } = await deliveringNode(storage, strategy, cleanups);
     const stored: string[] = [];
     for (const wait of [0, 5, 20, 0, 40, 1, 10]) {
       void subscription.pause('orders');

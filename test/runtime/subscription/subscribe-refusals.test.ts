@@ -133,60 +133,55 @@ describe('subscribe() and the constructor refuse at once what the PostgreSQL lay
         'was sent; encode the value (e.g. base64) or drop the character.',
     );
 
-  it('an id holding NUL under PostgresLeaseStrategy: a TypeError at subscribe(), nothing sent, nothing reported', async () => {
-    const { client, sent } = recordingClient();
-    const errors: unknown[] = [];
-    const strategy = new PostgresLeaseStrategy(client, { leaseTimeMs: 300 });
-    const subscription = new DurableSubscription({
-      storage: new InMemoryCheckpointStorage(),
-      strategy,
-      subscriberId: 'node-a',
-      ...quick,
-      onError: (error) => errors.push(error),
-    });
-    try {
-      expect(() => {
-        subscription.subscribe('orders\u0000v2', neverCalled, () => undefined);
-      }).toThrow(nulIn('subscriptionId', 'orders\u0000v2'));
-      // The id was not taken: a second attempt is refused the same way, not as a duplicate.
-      expect(() => {
-        subscription.subscribe('orders\u0000v2', neverCalled, () => undefined);
-      }).toThrow(TypeError);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect({ errors, sent }).toEqual({ errors: [], sent: [] });
-    } finally {
-      await subscription.shutdown();
-      await strategy.shutdown();
-    }
-  });
-
-  it('an id holding NUL for a PostgresCheckpointStorage under another strategy: refused at subscribe(), no lease taken', async () => {
-    const { client, sent } = recordingClient();
-    const errors: unknown[] = [];
-    const strategy = new InMemoryLeaseStrategy({ leaseTimeMs: 300 });
-    const subscription = new DurableSubscription({
-      storage: new PostgresCheckpointStorage(client),
-      strategy,
-      subscriberId: 'node-a',
-      ...quick,
-      onError: (error) => errors.push(error),
-    });
-    try {
-      expect(() => {
-        subscription.subscribe('orders\u0000v2', neverCalled, () => undefined);
-      }).toThrow(nulIn('subscriptionId', 'orders\u0000v2'));
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect({ errors, sent, token: strategy.fencingToken('orders\u0000v2') }).toEqual({
-        errors: [],
-        sent: [],
-        token: undefined,
+  it.each([
+    {
+      layer: 'PostgresLeaseStrategy over an in-memory storage',
+      build: (client: PostgresClient) => ({
+        storage: new InMemoryCheckpointStorage(),
+        strategy: new PostgresLeaseStrategy(client, { leaseTimeMs: 300 }),
+      }),
+    },
+    {
+      layer: 'PostgresCheckpointStorage under an in-memory strategy',
+      build: (client: PostgresClient) => ({
+        storage: new PostgresCheckpointStorage(client),
+        strategy: new InMemoryLeaseStrategy({ leaseTimeMs: 300 }),
+      }),
+    },
+  ])(
+    'an id holding NUL with $layer: a TypeError at subscribe(), nothing sent or reported, no lease taken',
+    async ({ build }) => {
+      const { client, sent } = recordingClient();
+      const errors: unknown[] = [];
+      const { storage, strategy } = build(client);
+      const subscription = new DurableSubscription({
+        storage,
+        strategy,
+        subscriberId: 'node-a',
+        ...quick,
+        onError: (error) => errors.push(error),
       });
-      expect(strategy.hasLock('orders\u0000v2', 'node-a')).toBe(false);
-    } finally {
-      await subscription.shutdown();
-      await strategy.shutdown();
-    }
-  });
+      try {
+        expect(() => {
+          subscription.subscribe('orders\u0000v2', neverCalled, () => undefined);
+        }).toThrow(nulIn('subscriptionId', 'orders\u0000v2'));
+        // The id was not taken: a second attempt is refused the same way, not as a duplicate.
+        expect(() => {
+          subscription.subscribe('orders\u0000v2', neverCalled, () => undefined);
+        }).toThrow(TypeError);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect({ errors, sent, token: strategy.fencingToken('orders\u0000v2') }).toEqual({
+          errors: [],
+          sent: [],
+          token: undefined,
+        });
+        expect(strategy.hasLock('orders\u0000v2', 'node-a')).toBe(false);
+      } finally {
+        await subscription.shutdown();
+        await strategy.shutdown();
+      }
+    },
+  );
 
   it('a subscriberId holding NUL under PostgresLeaseStrategy: a TypeError at construction', async () => {
     const { client, sent } = recordingClient();
