@@ -9,7 +9,7 @@ syntacticRuleTester().run('no-ignored-write-condition', noIgnoredWriteCondition,
 import type { CheckpointStorage } from 'checkpoint-fencing';
 class S implements CheckpointStorage {
   async read(id) {}
-  async save(id, cp, condition) {}
+  async save(id, cp, condition) { return this.judgeAndStore(id, cp, condition); }
   async writeVersion(id) {}
   async delete(id) {}
 }
@@ -19,7 +19,7 @@ class S implements CheckpointStorage {
       name: 'save taking a rest parameter sees the condition',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';
-class S implements CheckpointStorage { save(...args) {} writeVersion(id) {} }
+class S implements CheckpointStorage { save(...args) { return this.inner.save(...args); } writeVersion(id) {} }
       `,
     },
     {
@@ -33,7 +33,7 @@ class S implements CheckpointStorage { async save(id: string, cp: string) {} }
       name: 'writeVersion may be inherited from a superclass',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';
-class S extends Base implements CheckpointStorage { async save(id, cp, condition) {} }
+class S extends Base implements CheckpointStorage { async save(id, cp, condition) { await super.save(id, cp, condition); } }
       `,
     },
     {
@@ -44,7 +44,7 @@ class S extends Base implements CheckpointStorage { async save(id, cp, condition
       name: 'an object literal spreading another implementation',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';
-const s: CheckpointStorage = { ...base, async save(id, cp, condition) {} };
+const s: CheckpointStorage = { ...base, async save(id, cp, condition) { return base.save(id, cp, condition); } };
       `,
     },
     {
@@ -53,9 +53,78 @@ const s: CheckpointStorage = { ...base, async save(id, cp, condition) {} };
 import type { CheckpointStorage } from 'checkpoint-fencing';
 @injectable()
 class S implements CheckpointStorage {
-  @logged() async save(id, cp, condition) {}
+  @logged() async save(id, cp, condition) { return this.write(id, cp, condition); }
   static save(a) {}
   writeVersion() {}
+}
+      `,
+    },
+    {
+      name: 'a third parameter that is read',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  async save(id: string, cp: string, condition: CheckpointWriteCondition) {
+    if (condition.kind !== 'any') throw new UnsupportedWriteConditionError(condition);
+    this.rows.set(id, cp);
+    return cp;
+  }
+  writeVersion() { return Promise.resolve(undefined); }
+}
+      `,
+    },
+    {
+      name: 'a third parameter passed on to the storage it wraps, from a nested callback',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+const s: CheckpointStorage = {
+  save: (id, cp, condition) => traced('save', () => inner.save(id, cp, condition)),
+  writeVersion: (id) => inner.writeVersion(id),
+};
+      `,
+    },
+    {
+      name: 'a destructured third parameter one of whose names is read, and a default value',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  async save(id, cp, { kind, version } = any()) { return this.sql.update(id, cp, version); }
+  async writeVersion(id) {}
+}
+      `,
+    },
+    {
+      name: 'a save that hands on its arguments object',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  save(id, cp, condition) { return this.inner.save.apply(this.inner, arguments); }
+  writeVersion(id) {}
+}
+      `,
+    },
+    {
+      name: 'a this parameter before three real ones, the third read',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  save(this: S, id: string, cp: string, condition: CheckpointWriteCondition) { return this.write(id, cp, condition); }
+  writeVersion(id: string) {}
+}
+      `,
+    },
+    {
+      name: 'an abstract save and overload signatures have no body to read the condition in',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+abstract class Base implements CheckpointStorage {
+  abstract save(id: string, cp: string, condition: CheckpointWriteCondition): Promise<string>;
+  writeVersion(id: string) {}
+}
+class Overloaded implements CheckpointStorage {
+  save(id: string, cp: string, condition: CheckpointWriteCondition): Promise<string>;
+  save(id: string, cp: string, condition?: CheckpointWriteCondition): Promise<string> { return this.write(id, cp, condition); }
+  writeVersion(id: string) {}
 }
       `,
     },
@@ -140,11 +209,80 @@ const s: CheckpointStorage = {
       ],
     },
     {
+      name: 'a this parameter is not an argument: save(this, id, cp) declares two of the three',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export class ThisParamStorage implements CheckpointStorage {
+  save(this: ThisParamStorage, id: string, cp: string) { this.m.set(id, cp); return Promise.resolve(cp); }
+  writeVersion() { return Promise.resolve(undefined); }
+}
+      `,
+      errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 3, endLine: 4, endColumn: 7 }],
+    },
+    {
+      name: 'a hand-added third parameter that is never read (the likeliest hand-upgrade)',
+      code: `
+import type { CheckpointStorage, CheckpointWriteCondition } from 'checkpoint-fencing';
+export class MapStorage implements CheckpointStorage {
+  async save(id: string, cp: string, _condition: CheckpointWriteCondition) {
+    this.m.set(id, cp);
+    return cp;
+  }
+  async writeVersion() { return undefined; }
+}
+      `,
+      errors: [
+        {
+          messageId: 'saveNeverReadsCondition',
+          data: { name: '_condition' },
+          line: 4,
+          column: 38,
+          endLine: 4,
+          endColumn: 74,
+        },
+      ],
+    },
+    {
+      name: 'an unread condition in an arrow property, a destructured one whose names are unused, and an unread rest',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+const a: CheckpointStorage = { save: async (id, cp, condition = any()) => cp, writeVersion: async () => undefined };
+const b = { save(id, cp, { kind }) { return cp; }, writeVersion() {} } satisfies CheckpointStorage;
+class C implements CheckpointStorage { save(id, ...rest) { return this.inner.save(id, 'x'); } writeVersion() {} }
+      `,
+      errors: [
+        {
+          messageId: 'saveNeverReadsCondition',
+          data: { name: 'condition' },
+          line: 3,
+          column: 53,
+          endLine: 3,
+          endColumn: 70,
+        },
+        {
+          messageId: 'saveNeverReadsCondition',
+          data: { name: '{ kind }' },
+          line: 4,
+          column: 26,
+          endLine: 4,
+          endColumn: 34,
+        },
+        {
+          messageId: 'saveNeverReadsCondition',
+          data: { name: 'rest' },
+          line: 5,
+          column: 49,
+          endLine: 5,
+          endColumn: 56,
+        },
+      ],
+    },
+    {
       name: 'an object literal that satisfies the interface but has no writeVersion',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';
 export default {
-  save: async (id, cp, condition) => cp,
+  save: async (id, cp, condition) => write(id, cp, condition),
 } satisfies CheckpointStorage;
       `,
       errors: [{ messageId: 'missingWriteVersion', line: 5, column: 13, endLine: 5, endColumn: 30 }],
@@ -167,7 +305,8 @@ export class OwnStorage implements CheckpointStorage { async save(id: string, cp
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';
 declare abstract class Base implements CheckpointStorage { read(id: string): Promise<string | undefined>; save(id: string, cp: string, c: never): Promise<string>; writeVersion(id: string): Promise<bigint | undefined>; delete(id: string): Promise<void>; }
-export class Pg extends Base { override async save(id: string, cp: string, condition: never) { return cp; } }
+export class Pg extends Base { override async save(id: string, cp: string, condition: never) { return write(cp, condition); } }
+declare function write(cp: string, condition: never): string;
       `,
       options: [{ useTypeInformation: true }],
     },
@@ -219,6 +358,21 @@ class Pg extends Base { async save(id: string, cp: string) { return cp; } }
         { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 3, column: 61, endLine: 3, endColumn: 65 },
         { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 31, endLine: 4, endColumn: 35 },
       ],
+    },
+    {
+      name: 'a this parameter is not an argument, with types too',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export class ThisParamStorage implements CheckpointStorage {
+  readonly m = new Map<string, string>();
+  read(id: string) { return Promise.resolve(this.m.get(id)); }
+  save(this: ThisParamStorage, id: string, cp: string) { this.m.set(id, cp); return Promise.resolve(cp); }
+  delete(id: string) { this.m.delete(id); return Promise.resolve(); }
+  writeVersion() { return Promise.resolve(undefined); }
+}
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 6, column: 3, endLine: 6, endColumn: 7 }],
     },
     {
       name: 'an interface re-declared locally and an object literal typed only by context',
