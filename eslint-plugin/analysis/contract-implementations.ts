@@ -10,7 +10,7 @@ import {
   sameFileBaseClass,
   type ContractName,
 } from './storage-declarations.js';
-import { extendsRuntimeClass, isContractType } from './storage-types.js';
+import { extendsRuntimeClass, isContractType, jsDocImplementsTags } from './storage-types.js';
 import type { TypeInformation } from './type-information.js';
 
 /** A class or object literal that implements a checkpoint-fencing contract, with the members it declares itself. */
@@ -50,8 +50,12 @@ export function classImplementing(
 ): ContractImplementation | undefined {
   const clauses = implementsClauses(classNode);
   const clause = clauses.find((candidate) => namesContractInterface(candidate.expression, contract, scope));
-  // Only a class with a heritage clause can be an implementation by type; asking no other keeps type-aware linting cheap.
-  const worthAsking = clauses.length > 0 || classNode.superClass !== null;
+  // Only a class with a heritage clause (or a JSDoc @implements) can be an implementation by type; asking no other
+  // keeps type-aware linting cheap.
+  const worthAsking =
+    clauses.length > 0 ||
+    classNode.superClass !== null ||
+    (types !== undefined && jsDocImplementsTags(types.esTreeNodeToTSNodeMap.get(classNode)).length > 0);
   const implementsContract =
     types === undefined
       ? clause !== undefined ||

@@ -45,7 +45,10 @@ export function namesContractInterface(
   );
 }
 
-/** Whether a type annotation is such a contract type, or a union of one with `null`/`undefined`. */
+/**
+ * Whether a type annotation is such a contract type, a union of one with `null`/`undefined`, or an intersection with
+ * one among its members (`CheckpointStorage & Closeable`).
+ */
 export function namesContractType(
   annotation: TSESTree.TypeNode | undefined,
   contract: ContractName,
@@ -60,6 +63,9 @@ export function namesContractType(
       (member) => member.type !== AST_NODE_TYPES.TSUndefinedKeyword && member.type !== AST_NODE_TYPES.TSNullKeyword,
     );
     return present.length > 0 && present.every((member) => namesContractType(member, contract, scope, seen));
+  }
+  if (annotation.type === AST_NODE_TYPES.TSIntersectionType) {
+    return annotation.types.some((member) => namesContractType(member, contract, scope, seen));
   }
   return (
     annotation.type === AST_NODE_TYPES.TSTypeReference &&

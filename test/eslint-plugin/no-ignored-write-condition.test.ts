@@ -278,6 +278,25 @@ class C implements CheckpointStorage { save(id, ...rest) { return this.inner.sav
       ],
     },
     {
+      name: 'an object literal typed by an intersection with the storage interface, and a class implementing such an alias',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+interface Closeable { close(): Promise<void> }
+export const storage: CheckpointStorage & Closeable = {
+  save: (id, cp) => Promise.resolve(cp),
+  writeVersion: () => Promise.resolve(undefined),
+  close: () => Promise.resolve(),
+};
+type ClosableStorage = Closeable & CheckpointStorage;
+export class S implements ClosableStorage { async save(id, cp) { return cp; } async close() {} }
+      `,
+      errors: [
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 5, column: 3, endLine: 5, endColumn: 7 },
+        { messageId: 'missingWriteVersion', line: 10, column: 14, endLine: 10, endColumn: 15 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 10, column: 51, endLine: 10, endColumn: 55 },
+      ],
+    },
+    {
       name: 'an object literal that satisfies the interface but has no writeVersion',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';
@@ -307,6 +326,28 @@ import type { CheckpointStorage } from 'checkpoint-fencing';
 declare abstract class Base implements CheckpointStorage { read(id: string): Promise<string | undefined>; save(id: string, cp: string, c: never): Promise<string>; writeVersion(id: string): Promise<bigint | undefined>; delete(id: string): Promise<void>; }
 export class Pg extends Base { override async save(id: string, cp: string, condition: never) { return write(cp, condition); } }
 declare function write(cp: string, condition: never): string;
+      `,
+      options: [{ useTypeInformation: true }],
+    },
+    {
+      name: 'an intersection of types none of which is the storage interface',
+      code: `
+interface Saver { save(id: string, cp: string): Promise<string> }
+interface Closeable { close(): Promise<void> }
+export const saver: Saver & Closeable = { save: async (id, cp) => cp, close: async () => {} };
+      `,
+      options: [{ useTypeInformation: true }],
+    },
+    {
+      name: 'a JavaScript class whose JSDoc @implements names another interface',
+      filename: 'javascript-case.js',
+      code: `
+/** @typedef {{ save(id: string, cp: string): Promise<string> }} Saver */
+/** @implements {Saver} */
+export class JsSaver {
+  /** @param {string} id @param {string} cp */
+  async save(id, cp) { return cp; }
+}
       `,
       options: [{ useTypeInformation: true }],
     },
@@ -373,6 +414,66 @@ export class ThisParamStorage implements CheckpointStorage {
       `,
       options: [{ useTypeInformation: true }],
       errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 6, column: 3, endLine: 6, endColumn: 7 }],
+    },
+    {
+      name: 'an intersection with the storage interface, as a type alias too, with types',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+interface Closeable { close(): Promise<void> }
+const rows = new Map<string, string>();
+export const storage: CheckpointStorage & Closeable = {
+  read: (id) => Promise.resolve(rows.get(id)),
+  save: (id, cp) => { rows.set(id, cp); return Promise.resolve(cp); },
+  delete: (id) => Promise.resolve(void rows.delete(id)),
+  writeVersion: () => Promise.resolve(undefined),
+  close: () => Promise.resolve(),
+};
+type Port = Readonly<Closeable> & CheckpointStorage;
+export const other = { save: async (id: string) => id } satisfies Port;
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 7, column: 3, endLine: 7, endColumn: 7 },
+        { messageId: 'saveIgnoresCondition', data: { count: 1 }, line: 13, column: 24, endLine: 13, endColumn: 28 },
+        { messageId: 'missingWriteVersion', line: 13, column: 67, endLine: 13, endColumn: 71 },
+      ],
+    },
+    {
+      name: 'a JavaScript class that says @implements {CheckpointStorage} in JSDoc (what the jscodeshift transform upgrades)',
+      filename: 'javascript-case.js',
+      code: `
+/** @import {CheckpointStorage} from 'checkpoint-fencing' */
+
+/** @implements {CheckpointStorage} */
+export class JsStorage {
+  constructor() { /** @type {Map<string, string>} */ this.m = new Map(); }
+  /** @param {string} id */
+  read(id) { return Promise.resolve(this.m.get(id)); }
+  /** @param {string} id @param {string} cp */
+  save(id, cp) { this.m.set(id, cp); return Promise.resolve(cp); }
+  /** @param {string} id */
+  delete(id) { this.m.delete(id); return Promise.resolve(); }
+}
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        { messageId: 'missingWriteVersion', line: 5, column: 14, endLine: 5, endColumn: 23 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 10, column: 3, endLine: 10, endColumn: 7 },
+      ],
+    },
+    {
+      name: 'a JavaScript literal typed by JSDoc @type is a storage to the checker (no tool upgrades it: fix by hand)',
+      filename: 'javascript-case.js',
+      code: `
+/** @import {CheckpointStorage} from 'checkpoint-fencing' */
+/** @type {CheckpointStorage} */
+export const storage = {
+  save: (id, cp) => Promise.resolve(cp),
+  writeVersion: () => Promise.resolve(undefined),
+};
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 5, column: 3, endLine: 5, endColumn: 7 }],
     },
     {
       name: 'an interface re-declared locally and an object literal typed only by context',
