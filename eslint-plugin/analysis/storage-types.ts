@@ -17,7 +17,7 @@ const OBJECT_LITERAL_SYMBOL = '__object';
  * Whether `type` is, extends or implements checkpoint-fencing's `contract` (a project's own interface of that name is
  * not it), or is the type of an object literal written as one (`{ ... } satisfies CheckpointStorage` returned by a
  * factory); for a union, every non-nullish member must be one, for an intersection (`CheckpointStorage & Closeable`)
- * one member suffices.
+ * one member suffices, and `Readonly<>` of one is one.
  */
 export function isContractType(type: ts.Type, checker: ts.TypeChecker, contract: ContractName): boolean {
   const present = checker.getNonNullableType(type);
@@ -61,6 +61,10 @@ function namesOrInheritsContract(
   if (type.isIntersection()) {
     return type.types.some((member) => namesOrInheritsContract(member, contract, checker, seen));
   }
+  const readonlyOf = readonlyArgument(type);
+  if (readonlyOf !== undefined) {
+    return namesOrInheritsContract(readonlyOf, contract, checker, seen);
+  }
   const symbol = type.aliasSymbol ?? type.getSymbol();
   if (symbol === undefined) {
     return false;
@@ -73,6 +77,20 @@ function namesOrInheritsContract(
     ...implementedTypes(symbol, checker),
   ];
   return inherited.some((base) => namesOrInheritsContract(base, contract, checker, seen));
+}
+
+/** `T` of TypeScript's `Readonly<T>` (declared in its `lib.*.d.ts`), which keeps every member of `T`. */
+function readonlyArgument(type: ts.Type): ts.Type | undefined {
+  const alias = type.aliasSymbol;
+  const fromLib =
+    alias?.getName() === 'Readonly' &&
+    (alias.getDeclarations() ?? []).some((declaration) => isTypeScriptLibFile(declaration.getSourceFile()));
+  return fromLib ? type.aliasTypeArguments?.[0] : undefined;
+}
+
+/** A default library file: the checker does not say, and `hasNoDefaultLib` is not set on every lib file. */
+function isTypeScriptLibFile(sourceFile: ts.SourceFile): boolean {
+  return sourceFile.isDeclarationFile && /[\\/]lib\.[\w.]+\.d\.ts$/u.test(sourceFile.fileName);
 }
 
 function isRuntimeSymbol(symbol: ts.Symbol, name: string): boolean {

@@ -129,6 +129,14 @@ class Overloaded implements CheckpointStorage {
       `,
     },
     {
+      name: "a Readonly of a project's own making is not TypeScript's",
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+type Readonly<T> = { save(id: string): void };
+const s: Readonly<CheckpointStorage> = { save(id) {} };
+      `,
+    },
+    {
       name: 'JSX does not confuse the rule',
       filename: 'react.tsx',
       code: `const view = <Checkpoint save={(id, cp) => null} />;`,
@@ -294,6 +302,16 @@ export class S implements ClosableStorage { async save(id, cp) { return cp; } as
         { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 5, column: 3, endLine: 5, endColumn: 7 },
         { messageId: 'missingWriteVersion', line: 10, column: 14, endLine: 10, endColumn: 15 },
         { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 10, column: 51, endLine: 10, endColumn: 55 },
+      ],
+    },
+    {
+      name: 'an object literal typed Readonly<CheckpointStorage>',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export const storage: Readonly<CheckpointStorage> = { save: async (id, cp) => cp, writeVersion: async () => undefined };
+      `,
+      errors: [
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 3, column: 55, endLine: 3, endColumn: 59 },
       ],
     },
     {
@@ -474,6 +492,18 @@ export const storage = {
       `,
       options: [{ useTypeInformation: true }],
       errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 5, column: 3, endLine: 5, endColumn: 7 }],
+    },
+    {
+      name: 'a literal written against Readonly<CheckpointStorage> through an alias, with types',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+type FrozenStorage = Readonly<CheckpointStorage>;
+export const storage = { save: async (id: string, cp: string) => cp, writeVersion: async () => undefined } satisfies FrozenStorage;
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 26, endLine: 4, endColumn: 30 },
+      ],
     },
     {
       name: 'an interface re-declared locally and an object literal typed only by context',
