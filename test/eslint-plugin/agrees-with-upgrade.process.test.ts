@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import tsParser, { parse } from '@typescript-eslint/parser';
 import type { TSESTree } from '@typescript-eslint/utils';
@@ -8,11 +8,19 @@ import { describe, expect, it } from 'vitest';
 import { declaredTypeOfLiteral } from '../../eslint-plugin/analysis/storage-declarations.js';
 import plugin from '../../eslint-plugin/index.js';
 import { upgrade } from '../../recipes/index.js';
-import { copyLegacyApp, copyRecipeCases, makeTempProject } from '../recipes/support/fixture-project.js';
+import {
+  copyLegacyApp,
+  copyRecipeCases,
+  fixtureCompilerOptions,
+  makeTempProject,
+  RECIPE_FIXTURES,
+  singleFileCases,
+} from '../recipes/support/fixture-project.js';
 import { copyProjectCase, projectCases } from '../recipes/support/project-case.js';
 
 const RULE = 'checkpoint-fencing/no-ignored-write-condition';
 const SOURCES = ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts'];
+const JAVASCRIPT_SOURCES = ['**/*.js'];
 
 type StorageNode = TSESTree.ClassDeclaration | TSESTree.ClassExpression | TSESTree.ObjectExpression;
 
@@ -53,14 +61,14 @@ function storageNodes(text: string, jsx: boolean): { line: number; ranges: (read
 }
 
 /** The storages type-aware `no-ignored-write-condition` reports under `root`, as `file:line` of each storage. */
-async function reportedStorages(root: string): Promise<string[]> {
+async function reportedStorages(root: string, sources: readonly string[] = SOURCES): Promise<string[]> {
   const eslint = new ESLint({
     cwd: root,
     errorOnUnmatchedPattern: false,
     overrideConfigFile: true,
     overrideConfig: [
       {
-        files: SOURCES,
+        files: [...sources],
         languageOptions: { parser: tsParser, parserOptions: { projectService: true, tsconfigRootDir: root } },
         plugins: { 'checkpoint-fencing': plugin as unknown as ESLint.Plugin },
         rules: { [RULE]: ['error', { useTypeInformation: true }] },
@@ -68,7 +76,7 @@ async function reportedStorages(root: string): Promise<string[]> {
     ],
   });
   const reported = new Set<string>();
-  for (const result of await eslint.lintFiles(SOURCES)) {
+  for (const result of await eslint.lintFiles([...sources])) {
     const fatal = result.messages.find((message) => message.ruleId !== RULE);
     if (fatal !== undefined) {
       throw new Error(`${result.filePath}:${fatal.line}: ${fatal.message}`);
@@ -135,6 +143,42 @@ describe('type-aware no-ignored-write-condition and the upgrade agree', { timeou
     });
   }
 });
+
+// The upgrade command scans TypeScript only; in JavaScript the jscodeshift transform is the front end, and its
+// fixtures' outputs are what it writes (add-write-conditions-jscodeshift.test.ts holds it to them).
+describe(
+  'type-aware no-ignored-write-condition and the jscodeshift transform agree on JavaScript',
+  { timeout: 240_000 },
+  () => {
+    it('every JavaScript recipe fixture is reported exactly when the transform changes it, and its output is not', async () => {
+      const root = makeTempProject('agreement-javascript');
+      writeFileSync(
+        join(root, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { ...fixtureCompilerOptions(), allowJs: true, checkJs: true },
+          include: ['**/*'],
+        }),
+      );
+      const cases = singleFileCases().filter((name) => existsSync(join(RECIPE_FIXTURES, name, 'input.js')));
+      expect(cases.length).toBeGreaterThan(0);
+      const fixture = (name: string, side: 'input' | 'output'): string =>
+        readFileSync(join(RECIPE_FIXTURES, name, `${side}.js`), 'utf8');
+      const write = (side: 'input' | 'output'): void => {
+        for (const name of cases) {
+          writeFileSync(join(root, `${name}.js`), fixture(name, side));
+        }
+      };
+      write('input');
+      const reportedFiles = [
+        ...new Set((await reportedStorages(root, JAVASCRIPT_SOURCES)).map((storage) => storage.split(':')[0])),
+      ];
+      const changed = cases.filter((name) => fixture(name, 'input') !== fixture(name, 'output'));
+      expect(reportedFiles).toEqual(changed.map((name) => `${name}.js`));
+      write('output');
+      expect(await reportedStorages(root, JAVASCRIPT_SOURCES)).toEqual([]);
+    });
+  },
+);
 
 describe('the agreement check itself', () => {
   it('maps a report on a literal’s declared return type to that literal', () => {
