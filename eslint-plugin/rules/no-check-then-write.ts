@@ -7,6 +7,7 @@ import {
   type ContractImplementation,
 } from '../analysis/contract-implementations.js';
 import { descendantNodes, isFunctionNode, parentOf } from '../analysis/descendant-nodes.js';
+import { parameterVariables } from '../analysis/parameter-variables.js';
 import { skipTransparentWrappers } from '../analysis/static-member-name.js';
 import {
   ATOMIC_STEP_METHODS,
@@ -151,26 +152,21 @@ function comparedRead(
   }
   const read = skipTransparentWrappers(node.callee.object);
   const onFulfilled = node.arguments[0];
+  const value = onFulfilled !== undefined && isFunctionNode(onFulfilled) ? onFulfilled.params[0] : undefined;
   if (
     read.type !== AST_NODE_TYPES.CallExpression ||
     !isStoredStateRead(read, sourceCode) ||
     onFulfilled === undefined ||
     !isFunctionNode(onFulfilled) ||
-    onFulfilled.params[0] === undefined
+    value === undefined
   ) {
     return undefined;
   }
-  const comparedAt = sourceCode
-    .getDeclaredVariables(onFulfilled)
-    .filter((variable) => variable.defs.some((definition) => isWithin(definition.name, onFulfilled.params[0])))
+  const comparedAt = parameterVariables(onFulfilled, value, sourceCode)
     .flatMap((variable) => variable.references)
     .map((reference) => (reference.isRead() ? comparisonAround(reference.identifier) : undefined))
     .find((compared) => compared !== undefined);
   return comparedAt === undefined ? undefined : { read, comparedAt };
-}
-
-function isWithin(node: TSESTree.Node, container: TSESTree.Node | undefined): boolean {
-  return container !== undefined && container.range[0] <= node.range[0] && node.range[1] <= container.range[1];
 }
 
 function isStoredStateRead(call: TSESTree.CallExpression, sourceCode: SourceCode): boolean {

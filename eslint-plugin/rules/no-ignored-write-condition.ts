@@ -5,6 +5,7 @@ import {
   objectImplementing,
   type ContractImplementation,
 } from '../analysis/contract-implementations.js';
+import { parameterVariables } from '../analysis/parameter-variables.js';
 import { inheritedMembers, type InheritedMembers } from '../analysis/storage-types.js';
 import { typeInformationFor, type TypeInformation } from '../analysis/type-information.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
@@ -160,13 +161,9 @@ function neverReads(
   if (save.body === null || save.body === undefined) {
     return false;
   }
-  const [start, end] = condition.range;
-  const bound = sourceCode
-    .getDeclaredVariables(save)
-    .filter((variable) =>
-      variable.identifiers.some((identifier) => start <= identifier.range[0] && identifier.range[1] <= end),
-    );
-  const readsBinding = bound.some((variable) => variable.references.some((reference) => reference.isRead()));
+  const readsBinding = parameterVariables(save, condition, sourceCode).some((variable) =>
+    variable.references.some((reference) => reference.isRead()),
+  );
   const argumentsObject = sourceCode.getScope(save).set.get('arguments');
   return !readsBinding && (argumentsObject === undefined || argumentsObject.references.length === 0);
 }
