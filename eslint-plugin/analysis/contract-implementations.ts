@@ -2,6 +2,7 @@ import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import type { RuntimeExportName } from '../../vocabulary/index.js';
 import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
+import { jsDocImplementsContract } from './jsdoc-implements.js';
 import { staticPropertyKeyName } from './static-member-name.js';
 import {
   declaredTypeOfLiteral,
@@ -132,11 +133,15 @@ function declaresThroughSameFileBases(
   return declaresThroughSameFileBases(base, scope, test, seen);
 }
 
-/** What `classNode`'s own heritage clauses say: `implements <contract>`, or `extends` the contract's base class. */
+/**
+ * What `classNode`'s own heritage clauses say: `implements <contract>` (in JavaScript, a JSDoc `@implements`), or
+ * `extends` the contract's base class.
+ */
 function declares(classNode: ClassNode, contract: ContractName, scope: Scope): boolean {
   const baseClass = CONTRACT_BASE_CLASS[contract];
   return (
     implementsClauses(classNode).some((clause) => namesContractInterface(clause.expression, contract, scope)) ||
+    jsDocImplementsContract(classNode, contract) ||
     (baseClass !== undefined && extendsDirectly(classNode, baseClass, scope))
   );
 }

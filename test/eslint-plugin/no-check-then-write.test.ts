@@ -170,6 +170,32 @@ const s: CheckpointStorage = {
       ],
     },
     {
+      name: 'JavaScript: a JSDoc @implements class whose save compares in a .then callback and writes',
+      filename: 'storage.js',
+      code: `
+/** @import { CheckpointStorage } from 'checkpoint-fencing' */
+/** @implements {CheckpointStorage} */
+export class HashStorage {
+  save(id, cp, condition) {
+    return this.redis.hget(id, 'version').then((v) => {
+      if (v !== null && BigInt(v) > condition.version) throw refused();
+      return this.redis.hset(id, 'checkpoint', cp);
+    });
+  }
+}
+      `,
+      errors: [
+        {
+          messageId: 'checkThenWrite',
+          data: { read: 'this.redis.hget', line: 6 },
+          line: 8,
+          column: 14,
+          endLine: 8,
+          endColumn: 51,
+        },
+      ],
+    },
+    {
       name: 'a subclass whose base class in the same file declares implements',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';

@@ -137,6 +137,21 @@ const s: Readonly<CheckpointStorage> = { save(id) {} };
       `,
     },
     {
+      name: "JavaScript: @implements of another package's interface, of a name not from checkpoint-fencing, or not above the class",
+      filename: 'storage.js',
+      code: `
+/** @import { CheckpointStorage } from 'other-package' */
+/** @typedef {import('checkpoint-fencing').CheckpointWriteCondition} Condition */
+/** @implements {CheckpointStorage} */
+export class A { save(id, cp) {} }
+/** @implements {Condition} */
+class B { save(id, cp) {} }
+/** @implements {import('checkpoint-fencing').CheckpointStorage} */
+const unrelated = 1;
+class C { save(id, cp) {} }
+      `,
+    },
+    {
       name: 'JSX does not confuse the rule',
       filename: 'react.tsx',
       code: `const view = <Checkpoint save={(id, cp) => null} />;`,
@@ -312,6 +327,32 @@ export const storage: Readonly<CheckpointStorage> = { save: async (id, cp) => cp
       `,
       errors: [
         { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 3, column: 55, endLine: 3, endColumn: 59 },
+      ],
+    },
+    {
+      name: 'JavaScript: a class with a JSDoc @implements naming the interface through @import, @typedef or inline',
+      filename: 'storage.js',
+      code: `
+/** @import { CheckpointStorage as Store } from 'checkpoint-fencing' */
+/** @import * as cf from 'checkpoint-fencing' */
+/** @typedef {import('checkpoint-fencing').CheckpointStorage} Storage */
+
+/** Keeps checkpoints in memory. @implements {Store} */
+export class A { save(id, cp) {} writeVersion() {} }
+/** @implements {cf.CheckpointStorage} */
+export default class B { save(id, cp) {} writeVersion() {} }
+/**
+ * @implements {Storage}
+ */
+class C { save(id) {} writeVersion() {} }
+/** @implements { import('checkpoint-fencing').CheckpointStorage } */
+class D { read(id) {} }
+      `,
+      errors: [
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 7, column: 18, endLine: 7, endColumn: 22 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 9, column: 26, endLine: 9, endColumn: 30 },
+        { messageId: 'saveIgnoresCondition', data: { count: 1 }, line: 13, column: 11, endLine: 13, endColumn: 15 },
+        { messageId: 'missingWriteVersion', line: 15, column: 7, endLine: 15, endColumn: 8 },
       ],
     },
     {
