@@ -61,7 +61,11 @@ function storageNodes(text: string, jsx: boolean): { line: number; ranges: (read
 }
 
 /** The storages type-aware `no-ignored-write-condition` reports under `root`, as `file:line` of each storage. */
-async function reportedStorages(root: string, sources: readonly string[] = SOURCES): Promise<string[]> {
+async function reportedStorages(
+  root: string,
+  sources: readonly string[] = SOURCES,
+  useTypeInformation = true,
+): Promise<string[]> {
   const eslint = new ESLint({
     cwd: root,
     errorOnUnmatchedPattern: false,
@@ -71,7 +75,7 @@ async function reportedStorages(root: string, sources: readonly string[] = SOURC
         files: [...sources],
         languageOptions: { parser: tsParser, parserOptions: { projectService: true, tsconfigRootDir: root } },
         plugins: { 'checkpoint-fencing': plugin as unknown as ESLint.Plugin },
-        rules: { [RULE]: ['error', { useTypeInformation: true }] },
+        rules: { [RULE]: ['error', { useTypeInformation }] },
       },
     ],
   });
@@ -147,7 +151,7 @@ describe('type-aware no-ignored-write-condition and the upgrade agree', { timeou
 // The upgrade command scans TypeScript only; in JavaScript the jscodeshift transform is the front end, and its
 // fixtures' outputs are what it writes (add-write-conditions-jscodeshift.test.ts holds it to them).
 describe(
-  'type-aware no-ignored-write-condition and the jscodeshift transform agree on JavaScript',
+  'no-ignored-write-condition, with and without types, and the jscodeshift transform agree on JavaScript',
   { timeout: 240_000 },
   () => {
     it('every JavaScript recipe fixture is reported exactly when the transform changes it, and its output is not', async () => {
@@ -168,14 +172,17 @@ describe(
           writeFileSync(join(root, `${name}.js`), fixture(name, side));
         }
       };
-      write('input');
-      const reportedFiles = [
-        ...new Set((await reportedStorages(root, JAVASCRIPT_SOURCES)).map((storage) => storage.split(':')[0])),
-      ];
       const changed = cases.filter((name) => fixture(name, 'input') !== fixture(name, 'output'));
-      expect(reportedFiles).toEqual(changed.map((name) => `${name}.js`));
-      write('output');
-      expect(await reportedStorages(root, JAVASCRIPT_SOURCES)).toEqual([]);
+      for (const useTypeInformation of [true, false]) {
+        write('input');
+        const reported = await reportedStorages(root, JAVASCRIPT_SOURCES, useTypeInformation);
+        const reportedFiles = [...new Set(reported.map((storage) => storage.split(':')[0]))];
+        expect(reportedFiles, `useTypeInformation: ${String(useTypeInformation)}`).toEqual(
+          changed.map((name) => `${name}.js`),
+        );
+        write('output');
+        expect(await reportedStorages(root, JAVASCRIPT_SOURCES, useTypeInformation)).toEqual([]);
+      }
     });
   },
 );
