@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DUAL_ANCHOR_BASE_STEP_NAMES,
   DUAL_ANCHOR_RECORD_FIELD_NAMES,
@@ -13,6 +12,8 @@ import {
   RUNTIME_VALUE_EXPORTS,
   STORAGE_MEMBER_NAMES,
 } from '../../vocabulary/index.js';
+import { packedTarball, type PackedManifest } from '../support/packed-tarball.js';
+import { temporaryDirectory } from '../support/temporary-directory.js';
 import { declaredExports } from './declared-exports.js';
 
 const run = promisify(execFile);
@@ -75,48 +76,28 @@ const setups = [
 ] as const;
 
 /**
- * Packs the package the way `npm publish` would, installs the tarball into an empty project and uses it from there,
- * in every common TypeScript setup. The pack runs in a copy of the sources so that its build never rewrites this
- * checkout's dist/ under other tests.
+ * Installs the tarball `npm publish` would publish into an empty project and uses it from there, in every common
+ * TypeScript setup.
  */
 // Each setup runs tsc over the package's declarations and every library declaration they reach (skipLibCheck off):
 // tens of seconds on a loaded two-core machine.
 describe('the npm pack tarball', { timeout: 240_000 }, () => {
-  let workspace: string;
   let consumers: string;
-  let packedFiles: Set<string>;
-  let manifest: { exports: Record<string, ExportTarget>; scripts: Record<string, string> };
+  let packedFiles: ReadonlySet<string>;
+  let manifest: PackedManifest;
   let installOutput: string;
   /** The top-level node_modules entries the tarball's install made, before anything was linked. */
   let installed: string[];
 
   beforeAll(async () => {
-    workspace = await mkdtemp(join(tmpdir(), 'checkpoint-fencing-pack-'));
-    const source = join(workspace, 'source');
-    await mkdir(source);
-    for (const entry of await readdir(repository)) {
-      if (!['node_modules', 'dist', '.git', 'coverage', '.tmp'].includes(entry)) {
-        await cp(join(repository, entry), join(source, entry), { recursive: true });
-      }
-    }
-    await symlink(join(repository, 'node_modules'), join(source, 'node_modules'), 'dir');
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', workspace], {
-      cwd: source,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-    if (packed === undefined) {
-      throw new Error(`npm pack printed no manifest:\n${stdout}`);
-    }
-    packedFiles = new Set(packed.files.map((file) => file.path));
-    manifest = JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as typeof manifest;
-
-    consumers = join(workspace, 'consumers');
-    await mkdir(consumers);
+    const tarball = await packedTarball();
+    packedFiles = tarball.files;
+    manifest = tarball.manifest;
+    consumers = temporaryDirectory('checkpoint-fencing-consumers');
     await writeFile(join(consumers, 'package.json'), JSON.stringify({ name: 'consumers', private: true }));
     const install = await run(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=peer', join(workspace, packed.filename)],
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=peer', tarball.file],
       { cwd: consumers },
     );
     installOutput = `${install.stdout}${install.stderr}`;
@@ -129,13 +110,9 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
     }
   }, 300_000);
 
-  afterAll(async () => {
-    await rm(workspace, { recursive: true, force: true });
-  });
-
   it('ships built JavaScript and typings for every export, and no TypeScript sources or tests', () => {
     for (const [subpath, target] of Object.entries(manifest.exports)) {
-      for (const file of targets(target)) {
+      for (const file of targets(target as ExportTarget)) {
         expect(packedFiles.has(file.replace(/^\.\//, '')), `${file} of exports["${subpath}"] is in the tarball`).toBe(
           true,
         );
