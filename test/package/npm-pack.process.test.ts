@@ -123,6 +123,12 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
     expect([...packedFiles].filter((file) => file.startsWith('test/') || file.startsWith('dist/test/'))).toEqual([]);
   });
 
+  it('declares each dependency as a caret range, so npm can share one copy with the project', () => {
+    const dependencies = Object.entries(manifest.dependencies ?? {});
+    expect(dependencies.length).toBeGreaterThan(0);
+    expect(dependencies.filter(([, range]) => !/^\^\d+\.\d+\.\d+$/.test(range))).toEqual([]);
+  });
+
   it('installs next to any ESLint and typescript-eslint: nothing it installs has a peer on ESLint', async () => {
     expect(Object.keys((manifest as { peerDependencies?: object }).peerDependencies ?? {})).not.toContain('eslint');
     const manifests: string[] = [];
