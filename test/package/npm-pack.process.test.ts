@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -121,6 +121,34 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
     const sources = [...packedFiles].filter((file) => /\.ts$/.test(file) && !/\.d\.c?ts$/.test(file));
     expect(sources).toEqual([]);
     expect([...packedFiles].filter((file) => file.startsWith('test/') || file.startsWith('dist/test/'))).toEqual([]);
+  });
+
+  it('ships no source map or map comment naming a file it does not ship; maps carry their sources', async () => {
+    const root = join(consumers, 'node_modules', PACKAGE_NAME);
+    const dangling: string[] = [];
+    for (const file of [...packedFiles].filter((path) => /\.(c?js|d\.c?ts)$/.test(path))) {
+      const comment = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(await readFile(join(root, file), 'utf8'));
+      if (comment?.[1] !== undefined && !packedFiles.has(posix.join(posix.dirname(file), comment[1]))) {
+        dangling.push(`${file} -> ${comment[1]}`);
+      }
+    }
+    for (const file of [...packedFiles].filter((path) => path.endsWith('.map'))) {
+      const map = JSON.parse(await readFile(join(root, file), 'utf8')) as {
+        sources: string[];
+        sourcesContent?: (string | null)[];
+      };
+      map.sources.forEach((source, index) => {
+        if (
+          !packedFiles.has(posix.join(posix.dirname(file), source)) &&
+          typeof map.sourcesContent?.[index] !== 'string'
+        ) {
+          dangling.push(`${file} -> ${source}`);
+        }
+      });
+    }
+    expect(dangling).toEqual([]);
+    // Stack traces under --enable-source-maps and debuggers still reach the TypeScript the package was built from.
+    expect(packedFiles.has('dist/runtime/index.js.map')).toBe(true);
   });
 
   it('declares each dependency as a caret range, so npm can share one copy with the project', () => {
