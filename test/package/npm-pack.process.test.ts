@@ -20,8 +20,11 @@ const run = promisify(execFile);
 const repository = resolve(import.meta.dirname, '../..');
 const tsc = join(repository, 'node_modules/typescript/bin/tsc');
 
-/** What a consumer of the lint plugin and the conformance kit has installed besides this package. */
-const LINKED_PEERS = ['typescript', 'vitest', '@typescript-eslint/utils'];
+/**
+ * What a consumer of the recipes and the conformance kit has installed besides this package. No typescript-eslint
+ * package: the plugin's declarations must type-check without one.
+ */
+const LINKED_PEERS = ['typescript', 'vitest'];
 
 type ExportTarget = string | { readonly [condition: string]: ExportTarget };
 
@@ -102,8 +105,8 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
     );
     installOutput = `${install.stdout}${install.stderr}`;
     installed = await readdir(join(consumers, 'node_modules'));
-    // What a consumer of the lint plugin and the conformance kit has installed: TypeScript and typescript-eslint
-    // (the plugin's declarations name their types) and vitest (the kit's runner). Linked from this checkout.
+    // What a consumer of the recipes and the conformance kit has installed: TypeScript and vitest (the kit's runner).
+    // Linked from this checkout.
     for (const peer of LINKED_PEERS) {
       await mkdir(dirname(join(consumers, 'node_modules', peer)), { recursive: true });
       await symlink(join(repository, 'node_modules', peer), join(consumers, 'node_modules', peer), 'dir');
