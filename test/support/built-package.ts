@@ -11,6 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { withFileLock } from './file-lock.js';
 import { hashOfSources } from './source-hash.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -38,6 +39,17 @@ export function builtPackage(): string {
     return target;
   }
   mkdirSync(join(REPO, '.tmp'), { recursive: true });
+  // Test files that start at once would each build the same sources: one builds, the others wait for its build.
+  withFileLock(`${target}.lock`, () => {
+    if (!existsSync(join(target, 'package.json'))) {
+      build(target);
+    }
+  });
+  return target;
+}
+
+/** Builds the package into a staging folder and moves it to `target`. */
+function build(target: string): void {
   const staging = mkdtempSync(join(REPO, '.tmp', 'package-build-'));
   writeFileSync(
     join(staging, 'tsconfig.json'),
@@ -70,7 +82,6 @@ export function builtPackage(): string {
       throw error;
     }
   }
-  return target;
 }
 
 /** Builds of sources that have since changed, left by earlier runs; an hour old at least, so no running test uses one. */
