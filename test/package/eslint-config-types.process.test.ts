@@ -68,7 +68,7 @@ describe('the lint plugin in a TypeScript ESLint config', { timeout: 600_000 }, 
   let project: ConsumerProject;
 
   beforeAll(async () => {
-    const tarball = await packedTarball();
+    const tarball = packedTarball();
     project = await installConsumer(temporaryDirectory('consumer-eslint-config'), tarball.file, {
       type: 'module',
       devDependencies: {

@@ -54,7 +54,7 @@ describe('the package under Jest with ts-jest, CommonJS', { timeout: 600_000 }, 
   let project: ConsumerProject;
 
   beforeAll(async () => {
-    const tarball = await packedTarball();
+    const tarball = packedTarball();
     project = await installConsumer(temporaryDirectory('consumer-jest'), tarball.file, {
       type: 'commonjs',
       devDependencies: { jest: '29.7.0', 'ts-jest': '29.4.15', '@types/jest': '29.5.14', typescript: '5.8.3' },

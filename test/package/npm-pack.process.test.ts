@@ -148,7 +148,7 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
   let typeChecks: Map<string, string>;
 
   beforeAll(async () => {
-    const tarball = await packedTarball();
+    const tarball = packedTarball();
     packedFiles = tarball.files;
     manifest = tarball.manifest;
     consumers = temporaryDirectory('checkpoint-fencing-consumers');

@@ -80,7 +80,7 @@ describe('the peer ranges of the npm pack tarball', { timeout: 600_000 }, () => 
   // The oldest release of each major the range names; 4.0.0 itself cannot run any test next to today's vite
   // ("Unknown method: getBuiltins"), so 4.0's last patch stands for 4.0. The repository's own suite runs the kits on 4.1.
   beforeAll(async () => {
-    const tarball = await packedTarball();
+    const tarball = packedTarball();
     [onVitest3, onVitest4] = await Promise.all([
       installConsumer(temporaryDirectory('consumer-vitest-3.0.0'), tarball.file, {
         type: 'module',

@@ -1,20 +1,26 @@
-import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { cp, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
+import { withFileLock } from './file-lock.js';
 import { hashOfSources } from './source-hash.js';
 
-const run = promisify(execFile);
 const REPO = resolve(import.meta.dirname, '../..');
 /**
  * Besides the folders tsconfig.build.json compiles: what `npm pack` reads or ships, and the test support the
  * benchmarks import. The pack sees nothing else, so an input missing here fails the pack instead of going stale.
  */
 const PACK_INPUTS = ['package.json', 'tsconfig.base.json', 'tsconfig.build.json', 'README.md', 'doc', 'test/support'];
-/** A pack takes a minute or two on a loaded machine; a lock older than this was left by a killed run. */
-const STALE_LOCK_MS = 15 * 60 * 1000;
 
 /** The tarball `npm pack` makes of this checkout, as a user gets it from the registry. */
 export interface PackedTarball {
@@ -39,40 +45,33 @@ export interface PackedManifest {
   readonly peerDependenciesMeta?: Readonly<Record<string, { readonly optional?: boolean }>>;
 }
 
-let packing: Promise<PackedTarball> | undefined;
+let packed: PackedTarball | undefined;
 
 /**
  * The packed tarball of this run: `npm pack` (its `prepack` build included) of a copy of the current sources, made
- * once per change of those sources in `.tmp/tarball-<hash>/` and shared by every test file and worker, which wait for
- * each other instead of packing twice. The pack runs in a copy so that its build never rewrites this checkout's dist/
- * under other tests.
+ * once per change of those sources in `.tmp/tarball-<hash>/` and shared by every test file and worker. The pack runs
+ * in a copy so that its build never rewrites this checkout's dist/ under other tests.
  */
-export function packedTarball(): Promise<PackedTarball> {
-  packing ??= packOnce();
-  return packing;
+export function packedTarball(): PackedTarball {
+  packed ??= packOnce();
+  return packed;
 }
 
-async function packOnce(): Promise<PackedTarball> {
+function packOnce(): PackedTarball {
   const inputs = [...PACK_INPUTS, ...compiledFolders()];
   const folder = join(REPO, '.tmp', `tarball-${hashOfSources(REPO, inputs)}`);
   const record = join(folder, 'pack.json');
-  const lock = `${folder}.lock`;
-  await mkdir(join(REPO, '.tmp'), { recursive: true });
-  while (!existsSync(record)) {
-    if (await takeLock(lock)) {
-      try {
-        if (!existsSync(record)) {
-          await pack(inputs, folder);
-        }
-      } finally {
-        await rm(lock, { recursive: true, force: true });
+  if (!existsSync(record)) {
+    mkdirSync(join(REPO, '.tmp'), { recursive: true });
+    // Test files that start at once would each pack the same sources: one packs, the others wait for its tarball.
+    withFileLock(`${folder}.lock`, () => {
+      if (!existsSync(record)) {
+        pack(inputs, folder);
       }
-    } else {
-      await sleep(1_000);
-    }
+    });
   }
-  await removeStaleTarballs(folder);
-  const stored = JSON.parse(await readFile(record, 'utf8')) as {
+  removeStaleTarballs(folder);
+  const stored = JSON.parse(readFileSync(record, 'utf8')) as {
     file: string;
     files: string[];
     manifest: PackedManifest;
@@ -80,36 +79,38 @@ async function packOnce(): Promise<PackedTarball> {
   return { file: stored.file, files: new Set(stored.files), manifest: stored.manifest };
 }
 
-async function pack(inputs: readonly string[], folder: string): Promise<void> {
+function pack(inputs: readonly string[], folder: string): void {
   const staging = `${folder}-staging`;
-  await rm(staging, { recursive: true, force: true });
+  rmSync(staging, { recursive: true, force: true });
   const source = join(staging, 'source');
-  await mkdir(source, { recursive: true });
+  mkdirSync(source, { recursive: true });
   for (const input of inputs) {
     if (existsSync(join(REPO, input))) {
-      await cp(join(REPO, input), join(source, input), { recursive: true });
+      cpSync(join(REPO, input), join(source, input), { recursive: true });
     }
   }
-  await symlink(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', staging], {
+  symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
+  const stdout = execFileSync('npm', ['pack', '--json', '--pack-destination', staging], {
     cwd: source,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
     maxBuffer: 64 * 1024 * 1024,
   });
-  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-  if (packed === undefined) {
+  const [tarball] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  if (tarball === undefined) {
     throw new Error(`npm pack printed no manifest:\n${stdout}`);
   }
-  const manifest = JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as PackedManifest;
-  await rm(source, { recursive: true, force: true });
-  await writeFile(
+  const manifest = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as PackedManifest;
+  rmSync(source, { recursive: true, force: true });
+  writeFileSync(
     join(staging, 'pack.json'),
     JSON.stringify({
-      file: join(folder, packed.filename),
-      files: packed.files.map((file) => file.path),
+      file: join(folder, tarball.filename),
+      files: tarball.files.map((file) => file.path),
       manifest,
     }),
   );
-  await rename(staging, folder);
+  renameSync(staging, folder);
 }
 
 /** The folders `tsc -p tsconfig.build.json` compiles: the build's inputs, shipped or not. */
@@ -118,29 +119,13 @@ function compiledFolders(): string[] {
   return config.include;
 }
 
-async function takeLock(lock: string): Promise<boolean> {
-  try {
-    await mkdir(lock);
-    return true;
-  } catch {
-    const age = await stat(lock).then(
-      (stats) => Date.now() - stats.mtimeMs,
-      () => 0,
-    );
-    if (age > STALE_LOCK_MS) {
-      await rm(lock, { recursive: true, force: true });
-    }
-    return false;
-  }
-}
-
 /** Tarballs of sources that have since changed, left by earlier runs; an hour old at least, so no running test uses one. */
-async function removeStaleTarballs(keep: string): Promise<void> {
+function removeStaleTarballs(keep: string): void {
   const tmp = join(REPO, '.tmp');
   for (const entry of readdirSync(tmp)) {
     const path = join(tmp, entry);
     if (/^tarball-[0-9a-f]{16}$/.test(entry) && path !== keep && Date.now() - statSync(path).mtimeMs > 60 * 60 * 1000) {
-      await rm(path, { recursive: true, force: true });
+      rmSync(path, { recursive: true, force: true });
     }
   }
 }
