@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { packedTarball } from '../support/packed-tarball.js';
+import { temporaryDirectory } from '../support/temporary-directory.js';
 
 const run = promisify(execFile);
 
@@ -20,15 +22,13 @@ export interface ConsumerSetup {
 }
 
 /**
- * Creates `directory` as a user's npm project declaring `setup` and the tarball, and runs one plain `npm install`
- * there (no `--legacy-peer-deps`, no `--force`): what a user gets, peer-range conflicts included, which reject.
+ * Creates a user's npm project declaring `setup` and this run's packed tarball, in a temporary directory named after
+ * `name` and removed after the test file, and runs one plain `npm install` there (no `--legacy-peer-deps`, no
+ * `--force`): what a user gets, peer-range conflicts included, which reject.
  */
-export async function installConsumer(
-  directory: string,
-  tarball: string,
-  setup: ConsumerSetup = {},
-): Promise<ConsumerProject> {
-  await mkdir(directory, { recursive: true });
+export async function installConsumer(name: string, setup: ConsumerSetup = {}): Promise<ConsumerProject> {
+  const directory = temporaryDirectory(`consumer-${name}`);
+  const tarball = packedTarball().file;
   await writeFile(
     join(directory, 'package.json'),
     JSON.stringify(

@@ -3,8 +3,6 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { packedTarball } from '../support/packed-tarball.js';
-import { temporaryDirectory } from '../support/temporary-directory.js';
 import { installConsumer, type ConsumerProject } from './consumer-project.js';
 
 const run = promisify(execFile);
@@ -68,8 +66,7 @@ describe('the lint plugin in a TypeScript ESLint config', { timeout: 600_000 }, 
   let project: ConsumerProject;
 
   beforeAll(async () => {
-    const tarball = packedTarball();
-    project = await installConsumer(temporaryDirectory('consumer-eslint-config'), tarball.file, {
+    project = await installConsumer('eslint-config', {
       type: 'module',
       devDependencies: {
         eslint: '10.15.0',

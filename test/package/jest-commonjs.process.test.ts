@@ -3,8 +3,6 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { packedTarball } from '../support/packed-tarball.js';
-import { temporaryDirectory } from '../support/temporary-directory.js';
 import { installConsumer, type ConsumerProject } from './consumer-project.js';
 
 const run = promisify(execFile);
@@ -54,8 +52,7 @@ describe('the package under Jest with ts-jest, CommonJS', { timeout: 600_000 }, 
   let project: ConsumerProject;
 
   beforeAll(async () => {
-    const tarball = packedTarball();
-    project = await installConsumer(temporaryDirectory('consumer-jest'), tarball.file, {
+    project = await installConsumer('jest', {
       type: 'commonjs',
       devDependencies: { jest: '29.7.0', 'ts-jest': '29.4.15', '@types/jest': '29.5.14', typescript: '5.8.3' },
     });
