@@ -43,7 +43,7 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
     ]);
     expect(readFileSync(join(root, 'case/input.ts'), 'utf8')).toBe(legacyStorage);
     expect(summaryLine(report)).toMatch(
-      /^add-write-conditions: 1 files scanned, 1 implementers found \(0 skipped\), 1 files would change, \d+\.\d\ds\.$/,
+      /^add-write-conditions: 1 file scanned, 1 implementer found \(0 skipped\), 1 file would change, \d+\.\d\ds\.$/,
     );
   });
 
