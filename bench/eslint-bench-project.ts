@@ -7,12 +7,15 @@ export interface GeneratedProject {
   readonly files: number;
   /** Files with one deliberate unconditional write while a fencing token is in scope. */
   readonly unfencedWrites: number;
+  /** Dual-anchor store files whose `saveProcessed` deliberately writes the anchor and its heartbeat in two steps. */
+  readonly splitHeartbeats: number;
 }
 
 /**
  * Writes a TypeScript project of `fileCount` files under `root` (emptied first): mostly ordinary service code that
- * imports from earlier files, so type-checking has real work, and every tenth file a checkpoint-fencing consumer or
- * storage, so the plugin's rules have real candidates. `checkpoint-fencing` maps to this repository's runtime source.
+ * imports from earlier files, so type-checking has real work, and every tenth file a checkpoint-fencing consumer,
+ * storage or dual-anchor store, so the plugin's rules have real candidates. `checkpoint-fencing` maps to this
+ * repository's runtime source.
  */
 export function generateEslintBenchProject(root: string, repository: string, fileCount: number): GeneratedProject {
   rmSync(root, { recursive: true, force: true });
@@ -39,19 +42,30 @@ export function generateEslintBenchProject(root: string, repository: string, fil
     ),
   );
   let unfencedWrites = 0;
+  let splitHeartbeats = 0;
   for (let index = 0; index < fileCount; index += 1) {
-    const kind = isService(index) ? 'service' : index % 10 === 3 ? 'consumer' : 'storage';
+    const kind = isService(index)
+      ? 'service'
+      : index % 10 === 3
+        ? 'consumer'
+        : index % 20 === 17
+          ? 'anchors'
+          : 'storage';
     const unfenced = kind === 'consumer' && index % 50 === 3;
+    const split = kind === 'anchors' && index % 100 === 17;
     unfencedWrites += unfenced ? 1 : 0;
+    splitHeartbeats += split ? 1 : 0;
     const text =
       kind === 'consumer'
         ? consumerFile(index, unfenced)
         : kind === 'storage'
           ? storageFile(index)
-          : serviceFile(index);
+          : kind === 'anchors'
+            ? anchorStoreFile(index, split)
+            : serviceFile(index);
     writeFileSync(path.join(root, 'src', `module-${index}.ts`), text);
   }
-  return { root, files: fileCount, unfencedWrites };
+  return { root, files: fileCount, unfencedWrites, splitHeartbeats };
 }
 
 function isService(index: number): boolean {
@@ -199,6 +213,77 @@ export class Storage${index} implements CheckpointStorage {
 
   evaluatesWriteConditions(): boolean {
     return true;
+  }
+}
+`;
+}
+
+function anchorStoreFile(index: number, split: boolean): string {
+  // The deliberate trap: the anchor, then its heartbeat, in two writes where the base class makes one.
+  const splitOverride = split
+    ? `
+  override async saveProcessed(
+    streamName: string,
+    token: DualAnchorToken,
+    timestamp: Date,
+    heartbeatTimestamp?: Date,
+  ): Promise<void> {
+    await this.writeFields(DualAnchorWritePlan.saveProcessed(streamName, token, timestamp));
+    if (heartbeatTimestamp !== undefined) {
+      await this.saveHeartbeat(streamName, heartbeatTimestamp);
+    }
+  }
+`
+    : '';
+  return `import {
+  decodeDualAnchorCheckpoint,
+  DualAnchorCheckpointStoreBase,
+  DualAnchorWritePlan,
+  emptyStoredDualAnchorFields,
+  storedFieldsAfterReset,
+  UnsupportedWriteConditionError,
+  type DualAnchorCheckpoint,
+  type DualAnchorFieldWrite,
+  type DualAnchorResetWrite,
+  type DualAnchorToken,
+  type StoredDualAnchorFields,
+} from 'checkpoint-fencing';
+
+/** Generated dual-anchor store ${index}: each step reads and replaces its entry synchronously, so each is atomic. */
+export class Anchors${index} extends DualAnchorCheckpointStoreBase {
+  readonly #records = new Map<string, StoredDualAnchorFields>();
+
+  evaluatesWriteConditions(): boolean {
+    return false;
+  }
+${splitOverride}
+  protected async writeFields(write: DualAnchorFieldWrite): Promise<void> {
+    this.#refuseConditions(write);
+    this.#records.set(write.streamName, { ...this.#current(write.streamName), ...write.fields });
+  }
+
+  protected async writeReset(reset: DualAnchorResetWrite): Promise<void> {
+    this.#refuseConditions(reset);
+    this.#records.set(reset.streamName, storedFieldsAfterReset(this.#current(reset.streamName), reset));
+  }
+
+  protected async readRecord(streamName: string): Promise<DualAnchorCheckpoint | undefined> {
+    const stored = this.#records.get(streamName);
+    return stored === undefined ? undefined : decodeDualAnchorCheckpoint(streamName, stored);
+  }
+
+  protected async removeRecord(streamName: string): Promise<void> {
+    this.#records.delete(streamName);
+  }
+
+  #current(streamName: string): StoredDualAnchorFields {
+    return this.#records.get(streamName) ?? emptyStoredDualAnchorFields;
+  }
+
+  #refuseConditions(write: DualAnchorFieldWrite | DualAnchorResetWrite): void {
+    if (write.condition.kind !== 'any') {
+      throw new UnsupportedWriteConditionError(write.condition);
+    }
   }
 }
 `;

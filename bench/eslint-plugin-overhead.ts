@@ -96,7 +96,8 @@ mkdirSync(benchRoot, { recursive: true });
 const project = generateEslintBenchProject(benchRoot, repository, fileCount);
 writeConfigs();
 console.log(
-  `Generated ${project.files} files in ${path.relative(repository, benchRoot)} (${project.unfencedWrites} with a deliberate unfenced write).`,
+  `Generated ${project.files} files in ${path.relative(repository, benchRoot)} (${project.unfencedWrites} with a deliberate unfenced write, ` +
+    `${project.splitHeartbeats} dual-anchor stores with a deliberate split heartbeat).`,
 );
 console.log(
   `Linting with typescript-eslint recommendedTypeChecked, without and with checkpoint-fencing recommended-type-checked, ${rounds} round(s), order A B B A …\n`,
@@ -186,5 +187,10 @@ for (const [rule, count] of [...reported.entries()].filter(([rule]) => rule.star
 if ((reported.get(`${pluginPrefix}no-unfenced-write`) ?? 0) !== project.unfencedWrites) {
   throw new Error(
     `Expected ${project.unfencedWrites} no-unfenced-write reports, one per deliberate unfenced write; the rules did not run as configured.`,
+  );
+}
+if ((reported.get(`${pluginPrefix}no-split-anchor-heartbeat`) ?? 0) !== project.splitHeartbeats) {
+  throw new Error(
+    `Expected ${project.splitHeartbeats} no-split-anchor-heartbeat reports, one per deliberate split heartbeat; the dual-anchor rules did not run as configured.`,
   );
 }

@@ -3,12 +3,14 @@ import { Redis } from 'ioredis';
 import { CheckpointWriteCondition, RedisCheckpointStorage } from '../runtime/index.js';
 import { startRedisServer } from '../test/support/redis/index.js';
 import { comparePaired, formatComparison, loadAverage, type SideFigures } from './paired-throughput.js';
+import { benchReplicaWait } from './redis-replica-wait.js';
 
 // notOlderThan saves against plain SET through the same ioredis client, on one real redis-server, with 64 writes in
 // flight. The two run in short back-to-back pairs (order alternating) so load from other processes on a shared machine
 // hits both sides of a pair alike; the ratio is the median of the pairs' ratios, throughput the median slice, latency
 // percentiles are over every timed write. Where the cost goes: the client's CPU time per call (process.cpuUsage over
 // each slice) and the server's time per command (INFO commandstats usec_per_call). Target (issue 11): ratio >= 0.95.
+// With --replica: what waiting for a replica costs, on a master with one (bench/redis-replica-wait.ts).
 
 const run = {
   inFlight: 64,
@@ -17,19 +19,11 @@ const run = {
 };
 const target = 0.95;
 
-const server = await startRedisServer();
-// BENCH_AUTO_PIPELINING=1 measures both sides with ioredis's enableAutoPipelining (one socket write per tick).
-const autoPipelining = process.env['BENCH_AUTO_PIPELINING'] === '1';
-const client = new Redis({ host: server.host, port: server.port, enableAutoPipelining: autoPipelining });
-const storage = new RedisCheckpointStorage(client);
-const tokens = Array.from({ length: run.inFlight }, () => 0n);
-const plainSet = 'plain SET';
-const fencedSave = 'save notOlderThan(token)';
-/** The commands each side sends, whose server time per call the bench prints. */
-const serverCommands: Readonly<Record<string, readonly string[]>> = {
-  [plainSet]: ['set'],
-  [fencedSave]: ['evalsha', 'eval'],
-};
+if (process.argv.includes('--replica')) {
+  process.exitCode = await benchReplicaWait(run);
+} else {
+  await benchAgainstSet();
+}
 
 /** `usec_per_call` of each command in `INFO commandstats`, by command name in lower case. */
 function serverMicrosPerCall(commandstats: string): Map<string, number> {
@@ -40,42 +34,58 @@ function serverMicrosPerCall(commandstats: string): Map<string, number> {
   return perCall;
 }
 
-try {
-  const loadBefore = loadAverage();
-  // Counted from here: the comparison's own warm-up runs are in, the set-up's commands are not.
-  await client.config('RESETSTAT');
-  const comparison = await comparePaired(
-    { name: plainSet, write: (slot, sequence) => client.set(`bench-set-${slot}`, `position-${sequence}`) },
-    {
-      name: fencedSave,
-      write: (slot, sequence) => {
-        tokens[slot] = (tokens[slot] ?? 0n) + 1n;
-        return storage.save(
-          `bench-fenced-${slot}`,
-          `position-${sequence}`,
-          CheckpointWriteCondition.notOlderThan(tokens[slot]),
-        );
+async function benchAgainstSet(): Promise<void> {
+  const server = await startRedisServer();
+  // BENCH_AUTO_PIPELINING=1 measures both sides with ioredis's enableAutoPipelining (one socket write per tick).
+  const autoPipelining = process.env['BENCH_AUTO_PIPELINING'] === '1';
+  const client = new Redis({ host: server.host, port: server.port, enableAutoPipelining: autoPipelining });
+  const storage = new RedisCheckpointStorage(client);
+  const tokens = Array.from({ length: run.inFlight }, () => 0n);
+  const plainSet = 'plain SET';
+  const fencedSave = 'save notOlderThan(token)';
+  /** The commands each side sends, whose server time per call the bench prints. */
+  const serverCommands: Readonly<Record<string, readonly string[]>> = {
+    [plainSet]: ['set'],
+    [fencedSave]: ['evalsha', 'eval'],
+  };
+
+  try {
+    const loadBefore = loadAverage();
+    // Counted from here: the comparison's own warm-up runs are in, the set-up's commands are not.
+    await client.config('RESETSTAT');
+    const comparison = await comparePaired(
+      { name: plainSet, write: (slot, sequence) => client.set(`bench-set-${slot}`, `position-${sequence}`) },
+      {
+        name: fencedSave,
+        write: (slot, sequence) => {
+          tokens[slot] = (tokens[slot] ?? 0n) + 1n;
+          return storage.save(
+            `bench-fenced-${slot}`,
+            `position-${sequence}`,
+            CheckpointWriteCondition.notOlderThan(tokens[slot]),
+          );
+        },
       },
-    },
-    run,
-  );
-  const serverTimes = serverMicrosPerCall(await client.info('commandstats'));
-  const serverCost = ({ name }: SideFigures): string =>
-    `server ${(serverCommands[name] ?? [])
-      .filter((command) => serverTimes.has(command))
-      .map((command) => `${command.toUpperCase()} ${serverTimes.get(command)?.toFixed(2)} µs`)
-      .join(', ')} per call`;
-  const info = await client.info('server');
-  console.log(
-    `redis notOlderThan vs SET: ${run.rounds} pairs of ${run.operations} writes each, ${run.inFlight} in flight, one ioredis client${autoPipelining ? ' with enableAutoPipelining' : ''}, ` +
-      `redis ${/redis_version:(\S+)/.exec(info)?.[1] ?? '?'}, Node ${process.version}, ` +
-      `load average ${loadBefore} before and ${loadAverage()} after, on ${availableParallelism()} cores`,
-  );
-  for (const line of formatComparison(comparison, 'notOlderThan / SET', target, serverCost)) {
-    console.log(line);
+      run,
+    );
+    const serverTimes = serverMicrosPerCall(await client.info('commandstats'));
+    const serverCost = ({ name }: SideFigures): string =>
+      `server ${(serverCommands[name] ?? [])
+        .filter((command) => serverTimes.has(command))
+        .map((command) => `${command.toUpperCase()} ${serverTimes.get(command)?.toFixed(2)} µs`)
+        .join(', ')} per call`;
+    const info = await client.info('server');
+    console.log(
+      `redis notOlderThan vs SET: ${run.rounds} pairs of ${run.operations} writes each, ${run.inFlight} in flight, one ioredis client${autoPipelining ? ' with enableAutoPipelining' : ''}, ` +
+        `redis ${/redis_version:(\S+)/.exec(info)?.[1] ?? '?'}, Node ${process.version}, ` +
+        `load average ${loadBefore} before and ${loadAverage()} after, on ${availableParallelism()} cores`,
+    );
+    for (const line of formatComparison(comparison, 'notOlderThan / SET', target, serverCost)) {
+      console.log(line);
+    }
+    process.exitCode = comparison.ratio >= target ? 0 : 1;
+  } finally {
+    client.disconnect();
+    await server.stop();
   }
-  process.exitCode = comparison.ratio >= target ? 0 : 1;
-} finally {
-  client.disconnect();
-  await server.stop();
 }

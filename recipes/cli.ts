@@ -1,169 +1,41 @@
 #!/usr/bin/env node
-import { realpathSync } from 'node:fs';
-import { relative } from 'node:path';
-import { parseArgs } from 'node:util';
-import { gitWorkTreeRoot } from './add-write-conditions/git-worktree.js';
-import { unifiedDiff } from './add-write-conditions/unified-diff.js';
-import { summaryLine, type UpgradeReport } from './add-write-conditions/upgrade-report.js';
-import { upgradeMessages } from './add-write-conditions/upgrade-messages.js';
-import type { UpgradeOptions } from './add-write-conditions/upgrade.js';
+import { PACKAGE_NAME } from '../vocabulary/index.js';
 
-const USAGE = `Usage: checkpoint-fencing upgrade [paths…] [--project tsconfig.json] [--dry-run] [--check] [--json] [--allow-dirty]
+// The package's one bin. It only dispatches: each command's code is loaded when that command runs, so the upgrade
+// never loads a Redis or PostgreSQL client and the operator commands never load ts-morph.
 
-Adds the three-parameter save and writeVersion to every pre-fencing CheckpointStorage implementer.
-  --project <file>  the tsconfig that defines the project (default: tsconfig.json)
-  --dry-run         print a unified diff (git apply accepts it) and write nothing
-  --check           write nothing; exit 1 when any file would change
-  --json            print a machine-readable report instead of text
-  --allow-dirty     write even into files with uncommitted git changes
-Exit codes: 0 success, 1 changes needed under --check, 2 error.`;
+const USAGE = `Usage: ${PACKAGE_NAME} <command> [options]
 
-/** Exit codes: 0 success, 1 changes needed under `--check`, 2 error. */
-const EXIT_OK = 0;
-const EXIT_CHANGES_NEEDED = 1;
-const EXIT_ERROR = 2;
+Commands:
+  upgrade   move pre-fencing CheckpointStorage implementers to the current interface (a codemod)
+  inspect   show every subscription's checkpoint, version, lease and token, and flag the unhealthy ones
+  repair    raise a stuck subscription's token counter past its stored version, with nothing replayed
+  reset     delete a subscription's checkpoint and version; delivery restarts from its start position
+Run ${PACKAGE_NAME} <command> --help for a command's options.`;
 
-/** Bad arguments; like an upgrade error, it is shown as one line without a stack. */
-class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+const commands = '"upgrade", "inspect", "repair" and "reset"';
 
-async function main(argv: readonly string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        project: { type: 'string', short: 'p' },
-        'dry-run': { type: 'boolean' },
-        check: { type: 'boolean' },
-        json: { type: 'boolean' },
-        'allow-dirty': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(upgradeMessages.badArguments(error instanceof Error ? error.message : String(error)));
-  }
-  const { values, positionals } = parsed;
-  if (values.help === true) {
-    process.stdout.write(`${USAGE}\n`);
-    return EXIT_OK;
-  }
-  const [command, ...paths] = positionals;
-  if (command !== 'upgrade') {
-    throw new UsageError(
-      command === undefined ? upgradeMessages.missingCommand() : upgradeMessages.unknownCommand(command),
-    );
-  }
-  const json = values.json === true;
-  const mode: UpgradeOptions['mode'] =
-    values.check === true ? 'check' : values['dry-run'] === true ? 'dry-run' : 'write';
-  const progress = !json && process.stderr.isTTY ? createProgress() : undefined;
-  // Loaded only now: ts-morph takes a noticeable fraction of a second, which --help and usage errors need not pay.
-  const { upgrade } = await import('./add-write-conditions/upgrade.js');
-  let report: UpgradeReport;
-  try {
-    report = await upgrade({
-      paths,
-      ...(values.project === undefined ? {} : { project: values.project }),
-      mode,
-      allowDirty: values['allow-dirty'] === true,
-      ...(progress === undefined ? {} : { onProgress: progress.update }),
-    });
-  } finally {
-    progress?.clear();
-  }
-  const cwd = process.cwd();
-  const show = (file: string): string => relative(cwd, file).split('\\').join('/');
-  // Paths relative to the git work tree's root: git apply reads them so from the root and from any folder in it
-  // (from a folder, it silently skips paths it takes to be outside), and relative to cwd outside a work tree.
-  const patchRoot = gitWorkTreeRoot(cwd) ?? cwd;
-  const diff =
-    values['dry-run'] === true
-      ? unifiedDiff(report.changes, (file) => relative(patchRoot, realpathSync(file)))
-      : undefined;
-
-  if (json) {
-    process.stdout.write(`${JSON.stringify(jsonReport(report, show, diff), null, 2)}\n`);
-  } else {
-    for (const notice of report.notices) {
-      process.stderr.write(`${notice}\n`);
-    }
-    for (const skipped of report.skipped) {
-      process.stderr.write(`skipped ${skipped.class} (${show(skipped.file)}:${skipped.line}): ${skipped.reason}\n`);
-    }
-    if (diff !== undefined) {
-      process.stdout.write(diff);
-      process.stderr.write(`${summaryLine(report)}\n`);
-    } else {
-      for (const implementer of report.implementers.filter(
-        (entry) => entry.membersAdded.length > 0 || entry.shape === 'follows-base',
-      )) {
-        const verb = report.written ? 'upgraded' : 'would upgrade';
-        const added =
-          implementer.membersAdded.length > 0
-            ? `adds ${implementer.membersAdded.join(', ')}`
-            : `renames save to ${implementer.unconditionalSaveRenamedTo ?? ''}`;
-        process.stdout.write(
-          `${verb} ${implementer.class} (${show(implementer.file)}:${implementer.line}): ${implementer.shape} shape, ${added}\n`,
-        );
-      }
-      process.stdout.write(`${summaryLine(report)}\n`);
-    }
-  }
-  return mode === 'check' && report.changes.length > 0 ? EXIT_CHANGES_NEEDED : EXIT_OK;
-}
-
-function jsonReport(report: UpgradeReport, show: (file: string) => string, diff: string | undefined): unknown {
-  return {
-    filesScanned: report.filesScanned,
-    filesAnalysed: report.filesAnalysed,
-    filesChanged: report.changes.map((change) => show(change.file)),
-    written: report.written,
-    durationMs: Math.round(report.durationMs),
-    implementers: report.implementers.map((implementer) => ({ ...implementer, file: show(implementer.file) })),
-    skipped: report.skipped.map((skipped) => ({ ...skipped, file: show(skipped.file) })),
-    notices: report.notices,
-    ...(diff === undefined ? {} : { diff }),
-    summary: summaryLine(report),
-  };
-}
-
-/** A one-line progress indicator on stderr, redrawn at most every 100 ms, for runs over large trees. */
-function createProgress(): { update: NonNullable<UpgradeOptions['onProgress']>; clear: () => void } {
-  let last = 0;
-  let drawn = false;
-  return {
-    update(phase, done, total) {
-      const now = Date.now();
-      if (now - last < 100 && done !== total) {
-        return;
-      }
-      last = now;
-      drawn = true;
+async function dispatch([command, ...args]: readonly string[]): Promise<number> {
+  switch (command) {
+    case 'upgrade':
+      return (await import('./add-write-conditions/upgrade-command.js')).runUpgradeCommand(args);
+    case 'inspect':
+    case 'repair':
+    case 'reset':
+      return (await import('../operator/index.js')).runOperatorCommand(command, args);
+    case '--help':
+    case '-h':
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    default:
       process.stderr.write(
-        `\r\x1b[K${phase === 'scan' ? 'scanning' : phase === 'analyse' ? 'analysing' : 'writing'} ${done}/${total} files`,
+        `${PACKAGE_NAME}: ${command === undefined ? 'missing command' : `unknown command ${JSON.stringify(command)}`}; ` +
+          `the commands are ${commands}; run ${PACKAGE_NAME} --help.\n`,
       );
-    },
-    clear() {
-      if (drawn) {
-        process.stderr.write('\r\x1b[K');
-      }
-    },
-  };
+      return 2;
+  }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    const expected = error instanceof Error && (error.name === 'UpgradeError' || error.name === 'UsageError');
-    const message = expected ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(`checkpoint-fencing upgrade: ${message}\n`);
-    process.exitCode = EXIT_ERROR;
-  },
-);
+void dispatch(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

@@ -19,9 +19,11 @@ export {
 export { assertStreamName, assertSubscriptionId } from './subscription-id.js';
 export {
   CheckpointWriteConditionNotFulfilledError,
+  CheckpointWriteNotReplicatedError,
   StartPositionAlreadyPinnedError,
   StorageCannotBeFencedError,
   UnsupportedWriteConditionError,
+  type CheckpointWriteNotReplicatedDetails,
 } from './errors/index.js';
 export {
   FencedCheckpointWriter,
@@ -58,11 +60,16 @@ export {
   type InMemoryLeaseTableOptions,
 } from './in-memory/index.js';
 export {
+  CheckpointKeyLayout,
   defaultRedisLeaseKeyPrefix,
+  defaultRedisVersionKeyPrefix,
+  parseRedisLeaseKey,
   RedisCheckpointStorage,
   RedisDualAnchorCheckpointStore,
   RedisLeaseStrategy,
   redisLeaseKeys,
+  type CheckpointKeys,
+  type ParsedRedisLeaseKey,
   type RedisCheckpointClient,
   type RedisCheckpointPipeline,
   type RedisCheckpointStorageOptions,
@@ -73,6 +80,7 @@ export {
   type RedisLeasePipeline,
   type RedisLeaseStrategyOptions,
   type WaitForReplicas,
+  type WaitForReplicasOption,
 } from './redis/index.js';
 export {
   PostgresCheckpointStorage,
@@ -101,9 +109,11 @@ export {
   DuplicateSubscriptionIdError,
   FencingTokenReusedError,
   UnknownSubscriptionError,
+  type CheckpointPolicy,
   type DurableSubscriptionOptions,
   type EventHandler,
   type EventSource,
+  type HandlerContext,
   type PositionedEvent,
   type SubscribeOptions,
 } from './subscription/index.js';

@@ -1,5 +1,10 @@
 import type * as Runtime from '../runtime/index.js';
-import type { CheckpointStorage } from '../runtime/index.js';
+import type {
+  CheckpointStorage,
+  DualAnchorCheckpoint,
+  DualAnchorCheckpointStore,
+  DualAnchorCheckpointStoreBase,
+} from '../runtime/index.js';
 
 // The names the recipes and the lint rules read in users' code and write into it, in one place. Type-only imports tie
 // them to the runtime without loading it: the lint plugin must stay cheap to load.
@@ -11,12 +16,19 @@ export const PACKAGE_NAME = 'checkpoint-fencing';
 export const RUNTIME_VALUE_EXPORTS = [
   'CheckpointWriteCondition',
   'CheckpointWriteConditionNotFulfilledError',
+  'DualAnchorCheckpointStoreBase',
   'FencedCheckpointWriter',
+  'storedFieldsAfterReset',
   'UnsupportedWriteConditionError',
 ] as const satisfies readonly (keyof typeof Runtime)[];
 
 /** Runtime type-only exports the recipes and rules recognise or write; a test checks the built index.d.ts has them. */
-export const RUNTIME_TYPE_EXPORTS = ['CheckpointStorage', 'FencingToken', 'FencingTokenSource'] as const;
+export const RUNTIME_TYPE_EXPORTS = [
+  'CheckpointStorage',
+  'DualAnchorCheckpointStore',
+  'FencingToken',
+  'FencingTokenSource',
+] as const;
 
 /** A runtime export the recipes or rules name. */
 export type RuntimeExportName = (typeof RUNTIME_VALUE_EXPORTS)[number] | (typeof RUNTIME_TYPE_EXPORTS)[number];
@@ -35,6 +47,62 @@ export const STORAGE_MEMBER_NAMES = [
 
 /** A member of `CheckpointStorage`. */
 export type StorageMemberName = (typeof STORAGE_MEMBER_NAMES)[number];
+
+/** Every member of `DualAnchorCheckpointStore`, by name. */
+export const DUAL_ANCHOR_STORE_MEMBER_NAMES = [
+  'save',
+  'findByStreamName',
+  'delete',
+  'saveSeen',
+  'saveProcessed',
+  'saveHeartbeat',
+  'resetAfterHistoryLost',
+  'evaluatesWriteConditions',
+] as const satisfies readonly (keyof DualAnchorCheckpointStore)[];
+
+/** A member of `DualAnchorCheckpointStore`. */
+export type DualAnchorStoreMemberName = (typeof DUAL_ANCHOR_STORE_MEMBER_NAMES)[number];
+
+/** The partial operations of `DualAnchorCheckpointStore`: each must upsert only its own fields in one atomic write. */
+export const DUAL_ANCHOR_PARTIAL_OPERATIONS = [
+  'saveSeen',
+  'saveProcessed',
+  'saveHeartbeat',
+  'resetAfterHistoryLost',
+] as const satisfies readonly DualAnchorStoreMemberName[];
+
+/** A partial operation of `DualAnchorCheckpointStore`. */
+export type DualAnchorPartialOperation = (typeof DUAL_ANCHOR_PARTIAL_OPERATIONS)[number];
+
+/** Every field of `DualAnchorCheckpoint`, by name. */
+export const DUAL_ANCHOR_RECORD_FIELD_NAMES = [
+  'streamName',
+  'instanceId',
+  'lastSeenToken',
+  'lastSeenTimestamp',
+  'lastProcessedToken',
+  'lastProcessedTimestamp',
+  'lastHeartbeatTimestamp',
+  'metadata',
+] as const satisfies readonly (keyof DualAnchorCheckpoint)[];
+
+/** A field of `DualAnchorCheckpoint`. */
+export type DualAnchorRecordFieldName = (typeof DUAL_ANCHOR_RECORD_FIELD_NAMES)[number];
+
+/**
+ * The protected steps a `DualAnchorCheckpointStoreBase` subclass writes: `writeFields` and `writeReset` are its atomic
+ * writes, `readRecord` and `removeRecord` its read and delete.
+ */
+export const DUAL_ANCHOR_BASE_STEP_NAMES = ['writeFields', 'writeReset', 'readRecord', 'removeRecord'] as const;
+
+/** A protected step of `DualAnchorCheckpointStoreBase`. */
+export type DualAnchorBaseStepName = (typeof DUAL_ANCHOR_BASE_STEP_NAMES)[number];
+
+/**
+ * The steps' signatures. Protected members are not in `keyof`, so `satisfies` cannot check these names; indexing the
+ * runtime's class by each one can, and makes a renamed step a compile error here.
+ */
+export type DualAnchorBaseStep = DualAnchorCheckpointStoreBase[DualAnchorBaseStepName];
 
 /**
  * The default `tokenPattern` of the lint rules (case-insensitive): names that hold a fencing token or call a token

@@ -5,11 +5,22 @@ import type { SoakCommand } from './soak-messages.js';
 export type WorkerFaultKind = 'stall' | 'sigstop';
 
 /**
- * Faults on the store. Redis: `client-pause`, `restart` (standalone), `node-pause` (Cluster). PostgreSQL:
- * `pg-restart` (`pg_ctl restart -m immediate`), `pg-terminate` (`pg_terminate_backend` on every client backend),
- * `pg-row-lock` (the rows held locked longer than the clients' statement timeout).
+ * Faults on the store. Redis: `client-pause`, `restart` (standalone), `node-pause` (Cluster). Sentinel:
+ * `replica-pause` (SIGSTOP of the replica), `master-kill` (SIGKILL of the master, a failover), `partition-kill` (the
+ * replication link cut, the lease holder stopped so the lease changes hands during the cut, then the master killed).
+ * PostgreSQL: `pg-restart` (`pg_ctl restart -m immediate`), `pg-terminate` (`pg_terminate_backend` on every client
+ * backend), `pg-row-lock` (the rows held locked longer than the clients' statement timeout).
  */
-export type ServerFaultKind = 'client-pause' | 'restart' | 'node-pause' | 'pg-restart' | 'pg-terminate' | 'pg-row-lock';
+export type ServerFaultKind =
+  | 'client-pause'
+  | 'restart'
+  | 'node-pause'
+  | 'replica-pause'
+  | 'master-kill'
+  | 'partition-kill'
+  | 'pg-restart'
+  | 'pg-terminate'
+  | 'pg-row-lock';
 
 /** Every fault the soak injects. */
 export type FaultKind = WorkerFaultKind | ServerFaultKind;

@@ -32,9 +32,11 @@ export function connectSoakBackend(target: SoakTarget): SoakBackend {
   client.on('error', () => {
     // Connection errors surface on the calls that fail; the harness causes them on purpose.
   });
+  // Only the Sentinel soak's negative control turns the wait off; every other run keeps the default.
+  const wait = target.mode === 'sentinel' && !target.waitForReplicas ? { waitForReplicas: false as const } : {};
   return {
-    storage: new RedisCheckpointStorage(client),
-    strategy: (options) => new RedisLeaseStrategy(client, options),
+    storage: new RedisCheckpointStorage(client, wait),
+    strategy: (options) => new RedisLeaseStrategy(client, { ...options, ...wait }),
     close: async () => {
       client.disconnect();
     },

@@ -1,9 +1,16 @@
 import type { TimedHistoryEvent } from '../../test/support/linearizability/index.js';
 
-/** Where a worker's Redis is: one server, or the seed nodes of a Cluster. */
+/** Where a worker's Redis is: one server, the seed nodes of a Cluster, or the Sentinels that name a master. */
 export type SoakRedisTarget =
   | { readonly mode: 'standalone'; readonly host: string; readonly port: number }
-  | { readonly mode: 'cluster'; readonly nodes: readonly { readonly host: string; readonly port: number }[] };
+  | { readonly mode: 'cluster'; readonly nodes: readonly { readonly host: string; readonly port: number }[] }
+  | {
+      readonly mode: 'sentinel';
+      readonly sentinels: readonly { readonly host: string; readonly port: number }[];
+      readonly name: string;
+      /** `false`: storages and strategies never wait for replicas (the negative control); otherwise their default. */
+      readonly waitForReplicas: boolean;
+    };
 
 /** Where a worker's PostgreSQL is, and the two tables the harness created there. */
 export interface SoakPostgresTarget {
@@ -32,7 +39,14 @@ export type SoakCommand =
   | { readonly type: 'stall'; readonly ms: number }
   | { readonly type: 'stop' };
 
-/** Worker to harness: recorded events in batches, then a final report. */
+/** A lease a worker was granted: for which subscription, with which token, and when (the shared monotonic clock). */
+export interface SoakGrant {
+  readonly subscriptionId: string;
+  readonly token: bigint;
+  readonly time: bigint;
+}
+
+/** Worker to harness: recorded events and grants in batches, then a final report. */
 export type SoakWorkerMessage =
-  | { readonly type: 'events'; readonly events: readonly TimedHistoryEvent[] }
+  | { readonly type: 'events'; readonly events: readonly TimedHistoryEvent[]; readonly grants: readonly SoakGrant[] }
   | { readonly type: 'done'; readonly leaseErrors: number };

@@ -7,6 +7,13 @@ export interface SoakOptions {
   readonly cluster: boolean;
   /** Run on a real PostgreSQL server with PostgresCheckpointStorage and PostgresLeaseStrategy instead of Redis. */
   readonly postgres: boolean;
+  /** Run on a master, a replica and three Sentinels, failing the master over (SIGKILL) among the faults. */
+  readonly sentinel: boolean;
+  /**
+   * Whether the Redis storages and lease strategies wait for replicas, their default. False (`--no-wait-for-replicas`,
+   * Sentinel only) is the failover soak's negative control: it must report duplicated tokens or anomalies.
+   */
+  readonly waitForReplicas: boolean;
   readonly workers: number;
   readonly subscriptions: number;
   readonly leaseMs: number;
@@ -20,8 +27,8 @@ export interface SoakOptions {
 }
 
 const usage =
-  'Usage: npm run soak -- --seconds N [--cluster | --postgres] [--workers 4] [--subscriptions 2] [--lease-ms 600] [--max-operations 200000] ' +
-  '[--lose-writes-on-restart]';
+  'Usage: npm run soak -- --seconds N [--cluster | --postgres | --sentinel [--no-wait-for-replicas]] [--workers 4] [--subscriptions 2] ' +
+  '[--lease-ms 600] [--max-operations 200000] [--lose-writes-on-restart]';
 
 /** Parses the soak's command line. @throws Error naming the bad flag, its bounds and the usage line. */
 export function parseSoakOptions(argv: readonly string[]): SoakOptions {
@@ -31,6 +38,8 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       seconds: { type: 'string', default: '20' },
       cluster: { type: 'boolean', default: false },
       postgres: { type: 'boolean', default: false },
+      sentinel: { type: 'boolean', default: false },
+      'no-wait-for-replicas': { type: 'boolean', default: false },
       workers: { type: 'string', default: '4' },
       subscriptions: { type: 'string', default: '2' },
       'lease-ms': { type: 'string', default: '600' },
@@ -49,10 +58,20 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       `--postgres runs on one PostgreSQL server and restarts it crash-like without losing commits; it takes neither --cluster nor --lose-writes-on-restart.\n${usage}`,
     );
   }
+  if (values.sentinel && (values.cluster || values.postgres || values['lose-writes-on-restart'])) {
+    throw new Error(
+      `--sentinel runs on a master, a replica and three Sentinels; it takes none of --cluster, --postgres, --lose-writes-on-restart.\n${usage}`,
+    );
+  }
+  if (values['no-wait-for-replicas'] && !values.sentinel) {
+    throw new Error(`--no-wait-for-replicas is the Sentinel soak's negative control; add --sentinel.\n${usage}`);
+  }
   return {
     seconds: bounded('--seconds', values.seconds, 1, 3_600),
     cluster: values.cluster,
     postgres: values.postgres,
+    sentinel: values.sentinel,
+    waitForReplicas: !values['no-wait-for-replicas'],
     workers: bounded('--workers', values.workers, 2, 16),
     subscriptions: bounded('--subscriptions', values.subscriptions, 1, 16),
     leaseMs: bounded('--lease-ms', values['lease-ms'], 90, 10_000),

@@ -14,10 +14,18 @@ const connectionOptions: RedisOptions = {
   retryStrategy: (attempt: number) => Math.min(attempt * 25, 250),
 };
 
-/** A connected ioredis client for the soak's target, standalone or Cluster. */
+/** A connected ioredis client for the soak's target: standalone, Cluster, or a master found through Sentinels. */
 export function createSoakClient(target: SoakRedisTarget): Redis | Cluster {
   if (target.mode === 'standalone') {
     return new Redis({ ...connectionOptions, host: target.host, port: target.port });
+  }
+  if (target.mode === 'sentinel') {
+    return new Redis({
+      ...connectionOptions,
+      sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
+      name: target.name,
+      sentinelRetryStrategy: (attempt: number) => Math.min(attempt * 25, 250),
+    });
   }
   return new Cluster(
     target.nodes.map(({ host, port }) => ({ host, port })),

@@ -1,6 +1,24 @@
 import type { FaultKind } from './fault-injector.js';
+import type { FailoverRollback, FailoverSoakAnalysis } from './failover-epochs.js';
+import type { FailoverRecord } from './sentinel-server-faults.js';
 import { largestMove, type BackwardMove, type SoakAnalysis } from './soak-analysis.js';
 import type { SoakOptions } from './soak-options.js';
+
+/** A token the lease store handed to more than one worker for one subscription. */
+export interface DuplicatedToken {
+  readonly subscriptionId: string;
+  readonly token: bigint;
+  readonly workers: readonly string[];
+}
+
+/** What only a Sentinel soak reports. */
+export interface FailoverReportInput {
+  readonly analysis: FailoverSoakAnalysis;
+  readonly records: readonly FailoverRecord[];
+  /** Failovers the Sentinels made without the harness killing a master (a master they judged down on their own). */
+  readonly unplanned: number;
+  readonly duplicatedTokens: readonly DuplicatedToken[];
+}
 
 /** Everything the soak prints at the end. */
 export interface SoakReportInput {
@@ -9,6 +27,8 @@ export interface SoakReportInput {
   readonly faults: ReadonlyMap<FaultKind, number>;
   readonly leaseErrors: number;
   readonly analysis: SoakAnalysis;
+  /** Set for a Sentinel soak. */
+  readonly failover?: FailoverReportInput;
 }
 
 const faultNames: Record<FaultKind, string> = {
@@ -17,6 +37,9 @@ const faultNames: Record<FaultKind, string> = {
   'client-pause': 'CLIENT PAUSE',
   restart: 'redis-server SIGKILL + restart',
   'node-pause': 'master SIGSTOP/SIGCONT',
+  'replica-pause': 'replica SIGSTOP/SIGCONT',
+  'master-kill': 'master SIGKILL + failover',
+  'partition-kill': 'replication link cut + lease holder SIGSTOP + master SIGKILL + failover',
   'pg-restart': 'pg_ctl restart -m immediate',
   'pg-terminate': 'pg_terminate_backend',
   'pg-row-lock': 'rows locked past the statement timeout',
@@ -24,9 +47,17 @@ const faultNames: Record<FaultKind, string> = {
 
 /**
  * The report, one string a line. Details first; the last line is always
- * `soak: <ops> ops, <accepted> accepted, <refused> refused, <unknown> unknown, <faults> faults, <anomalies> anomalies`.
+ * `soak: <ops> ops, <accepted> accepted, <refused> refused, <unknown> unknown, <faults> faults, <anomalies> anomalies`,
+ * and for a Sentinel soak `, <failovers> failovers, <duplicated> duplicated tokens` after it.
  */
-export function soakReportLines({ options, elapsedSeconds, faults, leaseErrors, analysis }: SoakReportInput): string[] {
+export function soakReportLines({
+  options,
+  elapsedSeconds,
+  faults,
+  leaseErrors,
+  analysis,
+  failover,
+}: SoakReportInput): string[] {
   const { linearizability } = analysis;
   const faultTotal = [...faults.values()].reduce((sum, count) => sum + count, 0);
   const faultList = [...faults].map(([kind, count]) => `${count} ${faultNames[kind]}`).join(', ');
@@ -37,18 +68,70 @@ export function soakReportLines({ options, elapsedSeconds, faults, leaseErrors, 
       `lease ${options.leaseMs} ms, ran ${elapsedSeconds.toFixed(1)} s`,
     `faults: ${faultList === '' ? 'none' : faultList}; lease-store call failures seen by workers: ${leaseErrors}`,
     `checker: ${linearizability.operationsChecked} operations on ${options.subscriptions} subscriptions, ` +
+      (failover === undefined ? '' : `in ${failover.analysis.failovers + 1} failover epochs, `) +
       `${linearizability.valid ? 'linearizable' : 'NOT linearizable'}, ${linearizability.steps} search steps in ${Math.round(analysis.checkMs)} ms`,
     ...linearizability.violations.map(({ explanation }) => `  violation: ${explanation}`),
     ...linearizability.inconclusive.map((id) => `  inconclusive: the search for ${id} ran out of steps`),
     `largest backward move by a stale token: ${largestStale === undefined ? 'none' : describeMove(largestStale)}`,
     `hand-over rewinds (a new holder fenced the position it read after an old holder's last accepted write; redelivery, not loss): ` +
       `${analysis.handoverRewinds.length}${largestRewind === undefined ? '' : `, largest ${describeMove(largestRewind)}`}`,
+    ...(failover === undefined ? [] : failoverLines(failover)),
     `soak: ${analysis.operations} ops, ${analysis.accepted} accepted, ${analysis.refused} refused, ${analysis.unknown} unknown, ` +
-      `${faultTotal} faults, ${analysis.anomalies} anomalies`,
+      `${faultTotal} faults, ${analysis.anomalies} anomalies` +
+      (failover === undefined
+        ? ''
+        : `, ${failover.records.length + failover.unplanned} failovers, ${failover.duplicatedTokens.length} duplicated tokens`),
   ];
 }
 
+function failoverLines({ analysis, records, unplanned, duplicatedTokens }: FailoverReportInput): string[] {
+  const seconds = records.map(({ failoverMs }) => failoverMs / 1_000);
+  const span =
+    seconds.length === 0 ? '' : `, ${Math.min(...seconds).toFixed(1)}–${Math.max(...seconds).toFixed(1)} s each`;
+  const partitioned = records.filter((record) => record.partitioned).length;
+  const largestRollback = [...analysis.rollbacks].sort((a, b) => rollbackSize(b) - rollbackSize(a))[0];
+  return [
+    `failovers: ${records.length} driven (${partitioned} with the replication link cut), ${unplanned} unplanned${span}; ` +
+      `snapshots read after a promotion: ${analysis.unreadableSnapshots}`,
+    ...analysis.lostAcknowledgedWrites
+      .slice(0, 5)
+      .map(
+        ({ subscriptionId, failover, checkpoint, snapshot }) =>
+          `  lost: accepted save ${JSON.stringify(checkpoint)} on ${subscriptionId} is not on the replica promoted in failover ${failover} ` +
+          `(it held ${snapshot === undefined ? 'nothing' : JSON.stringify(snapshot.checkpoint)})`,
+      ),
+    ...(analysis.lostAcknowledgedWrites.length > 5
+      ? [`  … and ${analysis.lostAcknowledgedWrites.length - 5} more`]
+      : []),
+    `accepted writes lost in failovers: ${analysis.lostAcknowledgedWrites.length}; states a failover took back ` +
+      `(unconfirmed writes, unless listed as lost above): ${analysis.rollbacks.length}` +
+      (largestRollback === undefined ? '' : `, largest ${describeRollback(largestRollback)}`),
+    `duplicated tokens (one token granted to two workers for one subscription): ${duplicatedTokens.length}` +
+      duplicatedTokens
+        .slice(0, 5)
+        .map(({ subscriptionId, token, workers }) => `; ${subscriptionId} token ${token} to ${workers.join(' and ')}`)
+        .join(''),
+  ];
+}
+
+function rollbackSize({ from, to }: FailoverRollback): number {
+  return from.offset - (to?.offset ?? -1);
+}
+
+function describeRollback(rollback: FailoverRollback): string {
+  const { from, to, subscriptionId, failover } = rollback;
+  return `${rollbackSize(rollback)} positions on ${subscriptionId} in failover ${failover} (${from.offset}@${from.token} -> ${to === undefined ? 'nothing' : `${to.offset}@${to.token}`})`;
+}
+
 function setupName(options: SoakOptions): string {
+  if (options.sentinel) {
+    return (
+      'a master, a replica and three Sentinels (down-after 500 ms), ' +
+      (options.waitForReplicas
+        ? "waitForReplicas 'auto' (the default)"
+        : 'waitForReplicas false (negative control: grants and writes never wait for the replica)')
+    );
+  }
   if (options.postgres) {
     return 'PostgreSQL with fsync on, statement_timeout 1000 ms';
   }

@@ -1,6 +1,6 @@
 import { HistoryRecorder, RecordingCheckpointStorage } from '../../test/support/linearizability/index.js';
 import { runCheckpointLoop } from './checkpoint-loop.js';
-import type { SoakCommand, SoakWorkerConfig, SoakWorkerMessage } from './soak-messages.js';
+import type { SoakCommand, SoakGrant, SoakWorkerConfig, SoakWorkerMessage } from './soak-messages.js';
 import { connectSoakBackend } from './soak-backend.js';
 import { StallableLeaseClock } from './stallable-lease-clock.js';
 
@@ -9,6 +9,8 @@ import { StallableLeaseClock } from './stallable-lease-clock.js';
 
 const clock = new StallableLeaseClock();
 const recorder = new HistoryRecorder();
+/** Every lease this worker was granted, so the harness can count tokens handed to two holders. */
+let grants: SoakGrant[] = [];
 let stopping = false;
 let sent = 0;
 let writes = 0;
@@ -28,8 +30,10 @@ function send(message: SoakWorkerMessage): Promise<void> {
 async function flushEvents(): Promise<void> {
   const events = recorder.timedEvents(sent);
   sent += events.length;
-  if (events.length > 0) {
-    await send({ type: 'events', events });
+  const granted = grants;
+  grants = [];
+  if (events.length > 0 || granted.length > 0) {
+    await send({ type: 'events', events, grants: granted });
   }
 }
 
@@ -42,6 +46,12 @@ async function run(config: SoakWorkerConfig): Promise<void> {
     onError: () => {
       leaseErrors += 1;
     },
+  });
+  strategy.onGranted((subscriptionId) => {
+    const token = strategy.fencingToken(subscriptionId);
+    if (token !== undefined) {
+      grants.push({ subscriptionId, token, time: process.hrtime.bigint() });
+    }
   });
   const flusher = setInterval(() => {
     void flushEvents();

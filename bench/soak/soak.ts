@@ -3,19 +3,29 @@ import { Redis } from 'ioredis';
 import { PostgresCheckpointStorage, PostgresLeaseStrategy } from '../../runtime/index.js';
 import {
   HistoryRecorder,
+  mergeTimedEvents,
   mergeTimedHistories,
   RecordingCheckpointStorage,
   type TimedHistoryEvent,
 } from '../../test/support/linearizability/index.js';
 import { startPostgresServer } from '../../test/support/postgres/index.js';
-import { startRedisCluster, startRedisServer, type RedisServerProcess } from '../../test/support/redis/index.js';
+import {
+  startRedisCluster,
+  startRedisSentinel,
+  startRedisServer,
+  withAdminConnection,
+  type RedisSentinelTopology,
+  type RedisServerProcess,
+} from '../../test/support/redis/index.js';
+import { analyseFailoverSoak } from './failover-epochs.js';
 import { FaultInjector, type ServerFault, type ServerFaultKind } from './fault-injector.js';
 import { postgresServerFaults } from './postgres-server-faults.js';
 import { redisServerFaults } from './redis-server-faults.js';
+import { sentinelServerFaults, type FailoverRecord } from './sentinel-server-faults.js';
 import { connectSoakBackend } from './soak-backend.js';
 import { analyseSoakHistory } from './soak-analysis.js';
-import { soakReportLines } from './soak-report.js';
-import type { SoakCommand, SoakTarget, SoakWorkerMessage } from './soak-messages.js';
+import { soakReportLines, type DuplicatedToken, type FailoverReportInput } from './soak-report.js';
+import type { SoakCommand, SoakGrant, SoakTarget, SoakWorkerMessage } from './soak-messages.js';
 import { parseSoakOptions, type SoakOptions } from './soak-options.js';
 import { createSoakPool } from './soak-postgres-pool.js';
 
@@ -26,8 +36,10 @@ import { createSoakPool } from './soak-postgres-pool.js';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface RunningWorker {
+  readonly name: string;
   readonly process: ChildProcess;
   readonly events: TimedHistoryEvent[];
+  readonly grants: SoakGrant[];
   /** When this worker's last accepted save returned, by the shared monotonic clock. */
   lastAcceptedAt: bigint;
   done: Promise<number | undefined>;
@@ -36,10 +48,15 @@ interface RunningWorker {
 async function soak(options: SoakOptions): Promise<number> {
   const cleanups: (() => Promise<void> | void)[] = [];
   try {
-    const { target, serverFaults } = await startBackend(options, cleanups);
-
     const subscriptionIds = Array.from({ length: options.subscriptions }, (_, index) => `orders-${index}`);
-    const workers = Array.from({ length: options.workers }, (_, index) =>
+    const failovers: FailoverRecord[] = [];
+    const { target, serverFaults, sentinel } = await startBackend(options, cleanups, {
+      subscriptionIds,
+      failovers,
+      leaseHolder: () => latestWriter(workers)?.process,
+    });
+
+    const workers: RunningWorker[] = Array.from({ length: options.workers }, (_, index) =>
       startWorker(`worker-${index}`, target, subscriptionIds, options),
     );
     cleanups.push(() => {
@@ -98,19 +115,33 @@ async function soak(options: SoakOptions): Promise<number> {
       await reader.writeVersion(id);
     }
 
-    const history = mergeTimedHistories(...workers.map(({ events }) => events), observer.timedEvents());
-    const analysis = analyseSoakHistory(history);
+    const parts = [...workers.map(({ events }) => events), observer.timedEvents()];
+    let failover: FailoverReportInput | undefined;
+    let analysis;
+    if (sentinel === undefined) {
+      analysis = analyseSoakHistory(mergeTimedHistories(...parts));
+    } else {
+      const failoverAnalysis = analyseFailoverSoak(mergeTimedEvents(...parts), failovers);
+      analysis = failoverAnalysis;
+      failover = {
+        analysis: failoverAnalysis,
+        records: failovers,
+        unplanned: (await failoversMadeBy(sentinel)) - failovers.length,
+        duplicatedTokens: duplicatedTokens(workers),
+      };
+    }
     const lines = soakReportLines({
       options,
       elapsedSeconds,
       faults: faults.counts,
       leaseErrors: leaseErrors.reduce<number>((sum, count) => sum + (count ?? 0), 0),
       analysis,
+      ...(failover === undefined ? {} : { failover }),
     });
     for (const line of lines) {
       console.log(line);
     }
-    return analysis.anomalies > 0 ? 1 : 0;
+    return analysis.anomalies > 0 || (failover?.duplicatedTokens.length ?? 0) > 0 ? 1 : 0;
   } finally {
     for (const cleanup of cleanups.reverse()) {
       await cleanup();
@@ -118,11 +149,41 @@ async function soak(options: SoakOptions): Promise<number> {
   }
 }
 
-/** Starts the store the options name, registers its teardown in `cleanups`, and returns where it is and how to hurt it. */
+/** What the Sentinel faults need from the harness. */
+interface SentinelFaultContext {
+  readonly subscriptionIds: readonly string[];
+  /** Filled with every failover the faults drive. */
+  readonly failovers: FailoverRecord[];
+  readonly leaseHolder: () => ChildProcess | undefined;
+}
+
+/**
+ * Starts the store the options name, registers its teardown in `cleanups`, and returns where it is, how to hurt it,
+ * and for a Sentinel soak the topology.
+ */
 async function startBackend(
   options: SoakOptions,
   cleanups: (() => Promise<void> | void)[],
-): Promise<{ target: SoakTarget; serverFaults: ReadonlyMap<ServerFaultKind, ServerFault> }> {
+  context: SentinelFaultContext,
+): Promise<{
+  target: SoakTarget;
+  serverFaults: ReadonlyMap<ServerFaultKind, ServerFault>;
+  sentinel?: RedisSentinelTopology;
+}> {
+  if (options.sentinel) {
+    const topology = await startRedisSentinel();
+    cleanups.push(() => topology.stop());
+    return {
+      target: {
+        mode: 'sentinel',
+        sentinels: topology.sentinelOptions.sentinels,
+        name: topology.sentinelOptions.name,
+        waitForReplicas: options.waitForReplicas,
+      },
+      serverFaults: sentinelServerFaults({ topology, leaseMs: options.leaseMs, ...context }),
+      sentinel: topology,
+    };
+  }
   if (options.postgres) {
     const server = await startPostgresServer();
     cleanups.push(() => server.stop());
@@ -182,13 +243,21 @@ function startWorker(
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const worker: RunningWorker = { process: child, events: [], lastAcceptedAt: -1n, done: Promise.resolve(undefined) };
+  const worker: RunningWorker = {
+    name,
+    process: child,
+    events: [],
+    grants: [],
+    lastAcceptedAt: -1n,
+    done: Promise.resolve(undefined),
+  };
   const openSaves = new Set<string>();
   worker.done = new Promise((resolve) => {
     let leaseErrors: number | undefined;
     child.on('message', (message: SoakWorkerMessage) => {
       if (message.type === 'events') {
         worker.events.push(...message.events);
+        worker.grants.push(...message.grants);
         for (const { time, event } of message.events) {
           if (event.type === 'invoke') {
             openSaves[event.operation.kind === 'save' ? 'add' : 'delete'](event.process);
@@ -230,6 +299,34 @@ function latestWriter(workers: readonly RunningWorker[]): RunningWorker | undefi
   const latest = candidates.reduce((max, { lastAcceptedAt }) => (lastAcceptedAt > max ? lastAcceptedAt : max), -1n);
   const tied = candidates.filter(({ lastAcceptedAt }) => lastAcceptedAt === latest);
   return tied[Math.floor(Math.random() * tied.length)];
+}
+
+/** Tokens granted for one subscription to more than one worker: two holders the fence cannot tell apart. */
+function duplicatedTokens(workers: readonly RunningWorker[]): DuplicatedToken[] {
+  const holders = new Map<string, { subscriptionId: string; token: bigint; workers: Set<string> }>();
+  for (const { name, grants } of workers) {
+    for (const { subscriptionId, token } of grants) {
+      const key = `${subscriptionId}\u0000${token}`;
+      const entry = holders.get(key) ?? { subscriptionId, token, workers: new Set<string>() };
+      entry.workers.add(name);
+      holders.set(key, entry);
+    }
+  }
+  return [...holders.values()]
+    .filter((entry) => entry.workers.size > 1)
+    .map(({ subscriptionId, token, workers: names }) => ({ subscriptionId, token, workers: [...names] }));
+}
+
+/** How many failovers the Sentinels made in all: the master's config epoch, which each failover raises by one. */
+async function failoversMadeBy(topology: RedisSentinelTopology): Promise<number> {
+  const [sentinel] = topology.sentinels;
+  if (sentinel === undefined) {
+    return 0;
+  }
+  return withAdminConnection(sentinel, async (admin) => {
+    const fields = (await admin.call('SENTINEL', 'MASTER', topology.masterName)) as string[];
+    return Number(fields[fields.indexOf('config-epoch') + 1] ?? 0);
+  });
 }
 
 let options: SoakOptions;

@@ -1,18 +1,27 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import type { RuntimeExportName } from '../../vocabulary/index.js';
 import { findVariable } from './find-variable.js';
 import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
 
 type Scope = TSESLint.Scope.Scope;
 type ClassNode = TSESTree.ClassDeclaration | TSESTree.ClassExpression;
 
+/** An interface of checkpoint-fencing that users implement: `CheckpointStorage` or `DualAnchorCheckpointStore`. */
+export type ContractName = Extract<RuntimeExportName, 'CheckpointStorage' | 'DualAnchorCheckpointStore'>;
+
 /**
- * Whether `node` (a heritage expression or a type name) names `CheckpointStorage` from checkpoint-fencing, or an
- * interface or type alias of this file derived from it (`interface Listable extends CheckpointStorage`,
+ * Whether `node` (a heritage expression or a type name) names `contract` from checkpoint-fencing, or an interface or
+ * type alias of this file derived from it (`interface Listable extends CheckpointStorage`,
  * `type Port = CheckpointStorage`): what the upgrade's name resolver also follows, without types.
  */
-export function namesStorageInterface(node: TSESTree.Node, scope: Scope, seen = new Set<TSESTree.Node>()): boolean {
-  if (refersToRuntimeExport(node, 'CheckpointStorage', scope)) {
+export function namesContractInterface(
+  node: TSESTree.Node,
+  contract: ContractName,
+  scope: Scope,
+  seen = new Set<TSESTree.Node>(),
+): boolean {
+  if (refersToRuntimeExport(node, contract, scope)) {
     return true;
   }
   if (node.type !== AST_NODE_TYPES.Identifier) {
@@ -28,17 +37,18 @@ export function namesStorageInterface(node: TSESTree.Node, scope: Scope, seen = 
   }
   seen.add(declaration);
   if (declaration.type === AST_NODE_TYPES.TSInterfaceDeclaration) {
-    return declaration.extends.some((heritage) => namesStorageInterface(heritage.expression, scope, seen));
+    return declaration.extends.some((heritage) => namesContractInterface(heritage.expression, contract, scope, seen));
   }
   return (
     declaration.type === AST_NODE_TYPES.TSTypeAliasDeclaration &&
-    namesStorageType(declaration.typeAnnotation, scope, seen)
+    namesContractType(declaration.typeAnnotation, contract, scope, seen)
   );
 }
 
-/** Whether a type annotation is such a storage type, or a union of one with `null`/`undefined`. */
-export function namesStorageType(
+/** Whether a type annotation is such a contract type, or a union of one with `null`/`undefined`. */
+export function namesContractType(
   annotation: TSESTree.TypeNode | undefined,
+  contract: ContractName,
   scope: Scope,
   seen = new Set<TSESTree.Node>(),
 ): boolean {
@@ -49,9 +59,12 @@ export function namesStorageType(
     const present = annotation.types.filter(
       (member) => member.type !== AST_NODE_TYPES.TSUndefinedKeyword && member.type !== AST_NODE_TYPES.TSNullKeyword,
     );
-    return present.length > 0 && present.every((member) => namesStorageType(member, scope, seen));
+    return present.length > 0 && present.every((member) => namesContractType(member, contract, scope, seen));
   }
-  return annotation.type === AST_NODE_TYPES.TSTypeReference && namesStorageInterface(annotation.typeName, scope, seen);
+  return (
+    annotation.type === AST_NODE_TYPES.TSTypeReference &&
+    namesContractInterface(annotation.typeName, contract, scope, seen)
+  );
 }
 
 /** The class a class extends, when it is declared in this file: `class Pg extends SqlStorage` with `SqlStorage` here. */

@@ -1,29 +1,58 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type * as ts from 'typescript';
-import { PACKAGE_NAME, type RuntimeExportName, type StorageMemberName } from '../../vocabulary/index.js';
+import { PACKAGE_NAME, type StorageMemberName } from '../../vocabulary/index.js';
+import type { ContractName } from './storage-declarations.js';
 
 // Type-aware recognition of storages. Only TypeScript's types are imported here: the checker comes with the program
 // typescript-eslint built, so loading the plugin for syntactic lint never loads the compiler.
 
-const STORAGE: RuntimeExportName = 'CheckpointStorage';
+const STORAGE: ContractName = 'CheckpointStorage';
 const SAVE: StorageMemberName = 'save';
 const WRITE_VERSION: StorageMemberName = 'writeVersion';
 /** TypeScript's name for the symbol of an object literal's type (`ts.InternalSymbolName.Object`). */
 const OBJECT_LITERAL_SYMBOL = '__object';
 
 /**
- * Whether `type` is, extends or implements checkpoint-fencing's `CheckpointStorage` (a project's own interface of
- * that name is not it), or is the type of an object literal written as one (`{ ... } satisfies CheckpointStorage`
- * returned by a factory); for a union, every non-nullish member must be one.
+ * Whether `type` is, extends or implements checkpoint-fencing's `contract` (a project's own interface of that name is
+ * not it), or is the type of an object literal written as one (`{ ... } satisfies CheckpointStorage` returned by a
+ * factory); for a union, every non-nullish member must be one.
  */
-export function isCheckpointStorageType(type: ts.Type, checker: ts.TypeChecker): boolean {
+export function isContractType(type: ts.Type, checker: ts.TypeChecker, contract: ContractName): boolean {
   const present = checker.getNonNullableType(type);
   const parts = present.isUnion() ? present.types : [present];
-  return parts.length > 0 && parts.every((part) => namesOrInheritsCheckpointStorage(part, checker, new Set()));
+  return parts.length > 0 && parts.every((part) => namesOrInheritsContract(part, contract, checker, new Set()));
 }
 
-function namesOrInheritsCheckpointStorage(type: ts.Type, checker: ts.TypeChecker, seen: Set<ts.Type>): boolean {
+/** {@link isContractType} for `CheckpointStorage`. */
+export function isCheckpointStorageType(type: ts.Type, checker: ts.TypeChecker): boolean {
+  return isContractType(type, checker, STORAGE);
+}
+
+/** Whether the class `type` is an instance of extends checkpoint-fencing's class `className`, directly or further up. */
+export function extendsRuntimeClass(type: ts.Type, checker: ts.TypeChecker, className: string): boolean {
+  const seen = new Set<ts.Type>();
+  for (let current = type; current.isClassOrInterface() && !seen.has(current);) {
+    seen.add(current);
+    const base = checker.getBaseTypes(current)[0];
+    if (base === undefined) {
+      return false;
+    }
+    const symbol = base.getSymbol();
+    if (symbol !== undefined && isRuntimeSymbol(symbol, className)) {
+      return true;
+    }
+    current = base;
+  }
+  return false;
+}
+
+function namesOrInheritsContract(
+  type: ts.Type,
+  contract: ContractName,
+  checker: ts.TypeChecker,
+  seen: Set<ts.Type>,
+): boolean {
   if (seen.has(type)) {
     return false;
   }
@@ -32,19 +61,19 @@ function namesOrInheritsCheckpointStorage(type: ts.Type, checker: ts.TypeChecker
   if (symbol === undefined) {
     return false;
   }
-  if (isRuntimeStorageSymbol(symbol) || isObjectLiteralWrittenAsStorage(symbol, checker, seen)) {
+  if (isRuntimeSymbol(symbol, contract) || isObjectLiteralWrittenAs(symbol, contract, checker, seen)) {
     return true;
   }
   const inherited = [
     ...(type.isClassOrInterface() ? checker.getBaseTypes(type) : []),
     ...implementedTypes(symbol, checker),
   ];
-  return inherited.some((base) => namesOrInheritsCheckpointStorage(base, checker, seen));
+  return inherited.some((base) => namesOrInheritsContract(base, contract, checker, seen));
 }
 
-function isRuntimeStorageSymbol(symbol: ts.Symbol): boolean {
+function isRuntimeSymbol(symbol: ts.Symbol, name: string): boolean {
   return (
-    symbol.getName() === STORAGE &&
+    symbol.getName() === name &&
     (symbol.getDeclarations() ?? []).some((declaration) => isPackageFile(declaration.getSourceFile().fileName))
   );
 }
@@ -73,14 +102,19 @@ function nearestPackageName(folder: string): string | undefined {
 }
 
 /** The type a literal was written against (`satisfies`, an annotation, a typed return) is its contextual type. */
-function isObjectLiteralWrittenAsStorage(symbol: ts.Symbol, checker: ts.TypeChecker, seen: Set<ts.Type>): boolean {
+function isObjectLiteralWrittenAs(
+  symbol: ts.Symbol,
+  contract: ContractName,
+  checker: ts.TypeChecker,
+  seen: Set<ts.Type>,
+): boolean {
   if (symbol.getName() !== OBJECT_LITERAL_SYMBOL) {
     return false;
   }
   return (symbol.getDeclarations() ?? []).some((declaration) => {
     // An object literal's type symbol is declared by the literal expression itself.
     const contextual = checker.getContextualType(declaration as unknown as ts.Expression);
-    return contextual !== undefined && namesOrInheritsCheckpointStorage(contextual, checker, seen);
+    return contextual !== undefined && namesOrInheritsContract(contextual, contract, checker, seen);
   });
 }
 

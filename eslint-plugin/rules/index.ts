@@ -1,9 +1,13 @@
 import { noCachedFencingToken } from './no-cached-fencing-token.js';
 import { noCheckThenWrite } from './no-check-then-write.js';
 import { noIgnoredWriteCondition } from './no-ignored-write-condition.js';
+import { noReadModifyWriteAnchor } from './no-read-modify-write-anchor.js';
 import { noRetryAfterRefusal } from './no-retry-after-refusal.js';
+import { noSplitAnchorHeartbeat } from './no-split-anchor-heartbeat.js';
 import { noTokenWithoutWrite } from './no-token-without-write.js';
 import { noUnfencedWrite } from './no-unfenced-write.js';
+import { noUnguardedHistoryReset } from './no-unguarded-history-reset.js';
+import { requireUpsertInAnchorWrite } from './require-upsert-in-anchor-write.js';
 
 /** Every rule of the plugin by its name (without the `checkpoint-fencing/` prefix). */
 export const rules = {
@@ -13,6 +17,10 @@ export const rules = {
   'no-token-without-write': noTokenWithoutWrite,
   'no-cached-fencing-token': noCachedFencingToken,
   'no-check-then-write': noCheckThenWrite,
+  'no-read-modify-write-anchor': noReadModifyWriteAnchor,
+  'require-upsert-in-anchor-write': requireUpsertInAnchorWrite,
+  'no-unguarded-history-reset': noUnguardedHistoryReset,
+  'no-split-anchor-heartbeat': noSplitAnchorHeartbeat,
 };
 
 /** A rule name of the plugin. */

@@ -2,66 +2,29 @@ import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { isAnyCondition } from '../analysis/checkpoint-save-calls.js';
 import {
-  classImplementingCheckpointStorage,
-  objectImplementingCheckpointStorage,
-  type CheckpointStorageImplementation,
-} from '../analysis/checkpoint-storage-implementations.js';
+  classImplementing,
+  objectImplementing,
+  type ContractImplementation,
+} from '../analysis/contract-implementations.js';
 import { descendantNodes, parentOf } from '../analysis/descendant-nodes.js';
-import { skipTransparentWrappers, staticMemberName } from '../analysis/static-member-name.js';
+import { skipTransparentWrappers } from '../analysis/static-member-name.js';
+import {
+  ATOMIC_STEP_METHODS,
+  calleeName,
+  hasSqlVersionGuard,
+  isSqlRead,
+  isSqlWrite,
+  sqlStatementOf,
+  STORE_READ_METHODS,
+  STORE_WRITE_METHODS,
+} from '../analysis/store-calls.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Message ids of `no-check-then-write`. */
 export type NoCheckThenWriteMessageId = 'checkThenWrite';
 
-/** Calls that read the stored version or checkpoint (own methods, Redis, key-value and document stores). */
-const READ_METHODS: ReadonlySet<string> = new Set([
-  'writeVersion',
-  'read',
-  'get',
-  'hget',
-  'hmget',
-  'hgetall',
-  'mget',
-  'getItem',
-  'findOne',
-  'findUnique',
-  'findFirst',
-  'findById',
-]);
-/** Calls that write a checkpoint (Redis, key-value and document stores); `save` counts unless it forwards a condition. */
-const WRITE_METHODS: ReadonlySet<string> = new Set([
-  'set',
-  'hset',
-  'hmset',
-  'mset',
-  'setItem',
-  'put',
-  'save',
-  'write',
-  'update',
-  'updateOne',
-  'insert',
-  'insertOne',
-  'upsert',
-  'replaceOne',
-]);
-/** Calls that make read and write one atomic step: optimistic transactions, locks, server-side scripts. */
-const ATOMIC_STEP_METHODS: ReadonlySet<string> = new Set([
-  'watch',
-  'multi',
-  'transaction',
-  '$transaction',
-  'withTransaction',
-  'lock',
-  'runExclusive',
-  'eval',
-  'evalsha',
-  'fcall',
-]);
-const SQL_READ = /^\s*select\b/iu;
-const SQL_WRITE = /^\s*(?:update|insert|replace|merge)\b/iu;
-/** A `WHERE … version …` clause: the statement judges the version itself, atomically. */
-const SQL_VERSION_GUARD = /\bwhere\b[\s\S]*\bversion\b/iu;
+/** Calls that read the stored version or checkpoint: the storage's own, and those of the backends it wraps. */
+const READ_METHODS: ReadonlySet<string> = new Set<string>([...STORE_READ_METHODS, 'writeVersion']);
 const COMPARISONS: ReadonlySet<string> = new Set(['===', '!==', '==', '!=', '<', '<=', '>', '>=']);
 
 type SourceCode = Readonly<TSESLint.SourceCode>;
@@ -91,7 +54,7 @@ export const noCheckThenWrite: CheckpointFencingRule<NoCheckThenWriteMessageId, 
   },
   create(context) {
     const { sourceCode } = context;
-    const check = (implementation: CheckpointStorageImplementation | undefined): void => {
+    const check = (implementation: ContractImplementation | undefined): void => {
       for (const method of implementation?.methods.values() ?? []) {
         if (method.async && method.body?.type === AST_NODE_TYPES.BlockStatement) {
           reportCheckThenWrite(method.body, context, sourceCode);
@@ -100,10 +63,10 @@ export const noCheckThenWrite: CheckpointFencingRule<NoCheckThenWriteMessageId, 
     };
     return {
       'ClassDeclaration, ClassExpression'(classNode: TSESTree.ClassDeclaration | TSESTree.ClassExpression) {
-        check(classImplementingCheckpointStorage(classNode, sourceCode.getScope(classNode), undefined));
+        check(classImplementing('CheckpointStorage', classNode, sourceCode.getScope(classNode), undefined));
       },
       ObjectExpression(object) {
-        check(objectImplementingCheckpointStorage(object, sourceCode.getScope(object), undefined));
+        check(objectImplementing('CheckpointStorage', 'save', object, sourceCode.getScope(object), undefined));
       },
     };
   },
@@ -122,7 +85,7 @@ function reportCheckThenWrite(
   const comparedReads = nodes
     .filter((node) => node.type === AST_NODE_TYPES.AwaitExpression)
     .map((awaited) => ({ awaited, read: skipTransparentWrappers(awaited.argument) }))
-    .filter(({ read }) => read.type === AST_NODE_TYPES.CallExpression && isStoredStateRead(read))
+    .filter(({ read }) => read.type === AST_NODE_TYPES.CallExpression && isStoredStateRead(read, sourceCode))
     .map(({ awaited, read }) => ({ read, comparedAt: comparisonOf(awaited, sourceCode) }))
     .filter(
       (entry): entry is { read: TSESTree.CallExpression; comparedAt: TSESTree.Node } => entry.comparedAt !== undefined,
@@ -141,26 +104,13 @@ function reportCheckThenWrite(
   }
 }
 
-function calleeName(call: TSESTree.CallExpression): string | undefined {
-  const callee = skipTransparentWrappers(call.callee);
-  return callee.type === AST_NODE_TYPES.MemberExpression ? staticMemberName(callee) : undefined;
-}
-
-function firstArgumentText(call: TSESTree.CallExpression): string | undefined {
-  const first = call.arguments[0];
-  if (first?.type === AST_NODE_TYPES.Literal && typeof first.value === 'string') {
-    return first.value;
-  }
-  return first?.type === AST_NODE_TYPES.TemplateLiteral ? (first.quasis[0]?.value.cooked ?? undefined) : undefined;
-}
-
-function isStoredStateRead(call: TSESTree.CallExpression): boolean {
+function isStoredStateRead(call: TSESTree.CallExpression, sourceCode: SourceCode): boolean {
   const name = calleeName(call);
-  return (
-    name !== undefined &&
-    (READ_METHODS.has(name) ||
-      ((name === 'query' || name === 'execute') && SQL_READ.test(firstArgumentText(call) ?? '')))
-  );
+  if (name !== undefined && READ_METHODS.has(name)) {
+    return true;
+  }
+  const statement = sqlStatementOf(call, sourceCode.getScope(call));
+  return statement !== undefined && isSqlRead(statement);
 }
 
 /**
@@ -168,16 +118,16 @@ function isStoredStateRead(call: TSESTree.CallExpression): boolean {
  * does not forward a condition (two arguments, or `CheckpointWriteCondition.any()`).
  */
 function isSeparateWrite(call: TSESTree.CallExpression, sourceCode: SourceCode): boolean {
-  const name = calleeName(call);
-  if (name === 'query' || name === 'execute') {
-    const sql = firstArgumentText(call) ?? '';
-    return SQL_WRITE.test(sql) && !SQL_VERSION_GUARD.test(sql);
+  const statement = sqlStatementOf(call, sourceCode.getScope(call));
+  if (statement !== undefined) {
+    return isSqlWrite(statement) && !hasSqlVersionGuard(statement);
   }
+  const name = calleeName(call);
   if (name === 'save') {
     const condition = call.arguments[2];
     return condition === undefined || isAnyCondition(condition, sourceCode);
   }
-  return name !== undefined && WRITE_METHODS.has(name);
+  return name !== undefined && STORE_WRITE_METHODS.has(name);
 }
 
 /** Where the awaited read's value is compared: directly, or through the binding it is stored in. */

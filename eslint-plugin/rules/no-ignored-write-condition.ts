@@ -1,11 +1,12 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESTree } from '@typescript-eslint/utils';
 import {
-  classImplementingCheckpointStorage,
-  objectImplementingCheckpointStorage,
-  type CheckpointStorageImplementation,
-} from '../analysis/checkpoint-storage-implementations.js';
-import { typeInformationFor } from '../analysis/type-information.js';
+  classImplementing,
+  objectImplementing,
+  type ContractImplementation,
+} from '../analysis/contract-implementations.js';
+import { inheritedMembers, type InheritedMembers } from '../analysis/storage-types.js';
+import { typeInformationFor, type TypeInformation } from '../analysis/type-information.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Options of `no-ignored-write-condition`. */
@@ -58,12 +59,14 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
   },
   create(context, [options]) {
     const types = typeInformationFor(context, options.useTypeInformation ?? defaults.useTypeInformation);
-    const check = (implementation: CheckpointStorageImplementation | undefined): void => {
+    const check = (
+      implementation: ContractImplementation | undefined,
+      inherited: InheritedMembers | undefined,
+    ): void => {
       if (implementation === undefined) {
         return;
       }
       const save = implementation.methods.get('save');
-      const inherited = implementation.inherited;
       if (save !== undefined && !acceptsThirdArgument(save)) {
         context.report({ node: saveKey(save), messageId: 'saveIgnoresCondition', data: { count: save.params.length } });
       } else if (
@@ -90,14 +93,33 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
     };
     return {
       'ClassDeclaration, ClassExpression'(classNode: TSESTree.ClassDeclaration | TSESTree.ClassExpression) {
-        check(classImplementingCheckpointStorage(classNode, context.sourceCode.getScope(classNode), types));
+        const implementation = classImplementing(
+          'CheckpointStorage',
+          classNode,
+          context.sourceCode.getScope(classNode),
+          types,
+        );
+        check(implementation, implementation === undefined ? undefined : inheritedFrom(classNode, types));
       },
       ObjectExpression(object) {
-        check(objectImplementingCheckpointStorage(object, context.sourceCode.getScope(object), types));
+        check(
+          objectImplementing('CheckpointStorage', 'save', object, context.sourceCode.getScope(object), types),
+          undefined,
+        );
       },
     };
   },
 });
+
+/** With types, what a storage class gets from its base classes. */
+function inheritedFrom(
+  classNode: TSESTree.ClassDeclaration | TSESTree.ClassExpression,
+  types: TypeInformation | undefined,
+): InheritedMembers | undefined {
+  return types === undefined || classNode.superClass === null
+    ? undefined
+    : inheritedMembers(types.esTreeNodeToTSNodeMap.get(classNode), types.program.getTypeChecker());
+}
 
 function acceptsThirdArgument(save: TSESTree.FunctionLike): boolean {
   return save.params.length >= 3 || save.params.some((parameter) => parameter.type === AST_NODE_TYPES.RestElement);

@@ -74,6 +74,13 @@ subscription.subscribe(
       freezeInNextEvent = false;
       log(`freezing in the middle of ${event} (SIGSTOP to myself)`);
       process.kill(process.pid, 'SIGSTOP');
+      // Awake again, this process finishes the event at once: its checkpoint write goes out before any timer of its
+      // own (the lease refresh) can tell it the lease is gone. A node that knows it lost the lease writes nothing;
+      // a zombie that does not know is what the fence is for.
+      log(
+        `woke up; finishing ${event} and writing its checkpoint with token ${strategy.fencingToken(demoSubscriptionId)}`,
+      );
+      return;
     }
     await new Promise((resolve) => setTimeout(resolve, handlerWorkMs));
   },

@@ -63,8 +63,6 @@ export const upgradeMessages = {
   subclassInAnotherFile: (subclass: string, file: string) =>
     `its subclass ${subclass} in ${file} declares its own save, which this transform cannot rename along with this class's; run \`npx ${PACKAGE_NAME} upgrade\`, which upgrades both.`,
   badArguments: (reason: string) => `${clause(reason)}; run with --help for the options.`,
-  missingCommand: () => 'no command given; run checkpoint-fencing upgrade (--help for the options).',
-  unknownCommand: (command: string) => `unknown command "${command}"; the only command is "upgrade".`,
 } as const;
 
 /** A sentence quoted inside another one: its own closing period dropped, so no message ends in `..`. */

@@ -42,7 +42,8 @@ interface Consumer {
   queue: Promise<void>;
 }
 
-const defaultLeaseTimeMs = 20_000;
+/** The lease time of a strategy built without `leaseTimeMs`. */
+export const defaultLeaseTimeMs = 20_000;
 
 /**
  * A {@link CompetingConsumerStrategy} over any {@link LeaseStore}: it acquires for registered consumers, refreshes

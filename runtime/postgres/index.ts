@@ -5,3 +5,10 @@ export {
   type PostgresDualAnchorCheckpointStoreOptions,
 } from './postgres-dual-anchor-checkpoint-store.js';
 export { PostgresLeaseStrategy, type PostgresLeaseStrategyOptions } from './postgres-lease-strategy.js';
+export {
+  postgresInspectionStatements,
+  type PostgresInspectionSettingNames,
+  type PostgresInspectionStatements,
+  type PostgresInspectionTables,
+} from './postgres-inspection-statements.js';
+export { parseStoredInteger } from './postgres-stored-integer.js';

@@ -15,7 +15,8 @@ import { assertPostgresText } from './postgres-text.js';
 /** Options of {@link PostgresCheckpointStorage}: the table (`checkpoint_fencing_checkpoints` by default) and its schema. */
 export type PostgresCheckpointStorageOptions = PostgresTableOptions;
 
-const defaultTable = 'checkpoint_fencing_checkpoints';
+/** The table `PostgresCheckpointStorage` uses unless told otherwise. */
+export const defaultCheckpointTable = 'checkpoint_fencing_checkpoints';
 
 /**
  * A fenced checkpoint storage in a PostgreSQL table, over any node-postgres-shaped client the caller owns (a `Pool`,
@@ -34,7 +35,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   /** @throws TypeError for a client without `query`, or a `table`/`schema` that is not a plain identifier. */
   constructor(client: PostgresClient, options: PostgresCheckpointStorageOptions = {}) {
     assertPostgresClient('PostgresCheckpointStorage', client);
-    const tableName = options.table ?? defaultTable;
+    const tableName = options.table ?? defaultCheckpointTable;
     const table = qualifiedTableName('PostgresCheckpointStorage options', tableName, options.schema);
     this.#client = client;
     this.#options = { ...options };
@@ -48,7 +49,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
    * @throws TypeError for a `table`/`schema` that is not a plain identifier.
    */
   static createTableSql(options: PostgresCheckpointStorageOptions = {}): string {
-    const tableName = options.table ?? defaultTable;
+    const tableName = options.table ?? defaultCheckpointTable;
     return checkpointStatements(
       qualifiedTableName('PostgresCheckpointStorage options', tableName, options.schema),
       tableName,

@@ -12,17 +12,29 @@ export interface QualifiedTableName {
   readonly display: string;
 }
 
+/** How an error message names the two settings: `options.table`, or a command-line flag such as `--lease-table`. */
+export interface TableSettingNames {
+  readonly table: string;
+  readonly schema: string;
+}
+
 /**
  * Validates `table` and `schema` (letters, digits and underscores, not starting with a digit, at most 63 bytes) and
- * double-quotes them, so they are used exactly as given.
+ * double-quotes them, so they are used exactly as given. `option` names the settings in the message: a string
+ * stands for `<option>.table` and `<option>.schema`.
  * @throws TypeError naming the option, the value and the rule.
  */
-export function qualifiedTableName(option: string, table: unknown, schema: unknown): QualifiedTableName {
-  const quotedTable = quotedIdentifier(`${option}.table`, table);
+export function qualifiedTableName(
+  option: string | TableSettingNames,
+  table: unknown,
+  schema: unknown,
+): QualifiedTableName {
+  const names = typeof option === 'string' ? { table: `${option}.table`, schema: `${option}.schema` } : option;
+  const quotedTable = quotedIdentifier(names.table, table);
   if (schema === undefined) {
     return { sql: quotedTable, display: table as string };
   }
-  const quotedSchema = quotedIdentifier(`${option}.schema`, schema);
+  const quotedSchema = quotedIdentifier(names.schema, schema);
   return { sql: `${quotedSchema}.${quotedTable}`, display: `${schema as string}.${table as string}` };
 }
 

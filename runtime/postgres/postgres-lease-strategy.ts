@@ -8,7 +8,8 @@ import { assertPostgresText } from './postgres-text.js';
 /** Options of {@link PostgresLeaseStrategy}: the lease time, the clock, and the table (`checkpoint_fencing_leases` by default). */
 export interface PostgresLeaseStrategyOptions extends LeaseKeepingStrategyOptions, PostgresTableOptions {}
 
-const defaultTable = 'checkpoint_fencing_leases';
+/** The table `PostgresLeaseStrategy` uses unless told otherwise. */
+export const defaultLeaseTable = 'checkpoint_fencing_leases';
 
 /**
  * A competing-consumer strategy whose leases live in a PostgreSQL table, one row per subscription: the holder, its
@@ -23,7 +24,7 @@ export class PostgresLeaseStrategy extends LeaseKeepingStrategy {
   /** @throws TypeError for a client without `query` or a bad `table`/`schema`; RangeError for a bad lease time. */
   constructor(client: PostgresClient, options: PostgresLeaseStrategyOptions = {}) {
     assertPostgresClient('PostgresLeaseStrategy', client);
-    const tableName = options.table ?? defaultTable;
+    const tableName = options.table ?? defaultLeaseTable;
     const store = new PostgresLeaseStore(
       client,
       qualifiedTableName('PostgresLeaseStrategy options', tableName, options.schema),
@@ -38,7 +39,7 @@ export class PostgresLeaseStrategy extends LeaseKeepingStrategy {
    * @throws TypeError for a `table`/`schema` that is not a plain identifier.
    */
   static createTableSql(options: PostgresTableOptions = {}): string {
-    const tableName = options.table ?? defaultTable;
+    const tableName = options.table ?? defaultLeaseTable;
     return leaseStatements(qualifiedTableName('PostgresLeaseStrategy options', tableName, options.schema), tableName)
       .createTable;
   }

@@ -3,6 +3,11 @@ import { quoteText } from '../describe-value.js';
 import { clusterHashedPart, clusterHashTag } from './cluster-hash-slot.js';
 
 const recentKeysLimit = 1_024;
+/** `'}'` and the 64 lowercase hex digits of a SHA-256 that end every version key. */
+const versionKeyEnd = /\}[0-9a-f]{64}$/u;
+
+/** The default prefix of version keys, `checkpoint-fencing:version:`. */
+export const defaultRedisVersionKeyPrefix = 'checkpoint-fencing:version:';
 
 /** The two Redis keys of one subscription. */
 export interface CheckpointKeys {
@@ -66,6 +71,50 @@ export class CheckpointKeyLayout {
     }
     this.#recent.set(subscriptionId, keys);
     return keys;
+  }
+
+  /**
+   * The subscription id whose checkpoint key is `checkpointKey`: the key without `keyPrefix`. `undefined` for a key
+   * outside `keyPrefix` or inside the version-key namespace, which no id of this layout has.
+   */
+  subscriptionIdOf(checkpointKey: string): string | undefined {
+    if (!checkpointKey.startsWith(this.keyPrefix) || checkpointKey.startsWith(this.versionKeyPrefix)) {
+      return undefined;
+    }
+    return checkpointKey.slice(this.keyPrefix.length);
+  }
+
+  /**
+   * What Cluster hashes of the checkpoint key behind `versionKey` (its hash tag, or the whole key when it has none),
+   * when `versionKey` is shaped like a version key of this layout; `undefined` otherwise. The id itself is not in the
+   * key, only its SHA-256: a candidate id is confirmed by `keysFor(id).versionKey === versionKey`.
+   */
+  versionKeyHashedPart(versionKey: string): string | undefined {
+    const rest = versionKey.slice(this.versionKeyPrefix.length);
+    if (!versionKey.startsWith(this.versionKeyPrefix) || !rest.startsWith('{') || !versionKeyEnd.test(rest)) {
+      return undefined;
+    }
+    return rest.slice(1, -65);
+  }
+
+  /**
+   * The subscription id behind `versionKey` when its checkpoint key has no hash tag (then the version key holds the
+   * whole checkpoint key, and the SHA-256 confirms it); `undefined` for any other key. A tagged id's version key holds
+   * only the tag: find the id among the checkpoint keys carrying that tag.
+   */
+  subscriptionIdOfVersionKey(versionKey: string): string | undefined {
+    const hashedPart = this.versionKeyHashedPart(versionKey);
+    const candidate = hashedPart === undefined ? undefined : this.subscriptionIdOf(hashedPart);
+    return candidate !== undefined && this.#hasVersionKey(candidate, versionKey) ? candidate : undefined;
+  }
+
+  /** Whether `versionKey` is the version key of `subscriptionId`; false for an id this layout refuses. */
+  #hasVersionKey(subscriptionId: string, versionKey: string): boolean {
+    try {
+      return this.keysFor(subscriptionId).versionKey === versionKey;
+    } catch {
+      return false;
+    }
   }
 
   /**

@@ -1,7 +1,20 @@
 export { RedisCheckpointStorage, type RedisCheckpointStorageOptions } from './redis-checkpoint-storage.js';
 export type { RedisCheckpointClient, RedisCheckpointPipeline } from './redis-checkpoint-client.js';
-export { defaultRedisLeaseKeyPrefix, redisLeaseKeys, type RedisLeaseKeys } from './redis-lease-keys.js';
-export type { RedisLeaseClient, RedisLeasePipeline, WaitForReplicas } from './redis-lease-store.js';
+export { CheckpointKeyLayout, defaultRedisVersionKeyPrefix, type CheckpointKeys } from './checkpoint-key-layout.js';
+export { clusterHashedPart } from './cluster-hash-slot.js';
+export { isCanonicalDecimal, storedVersion } from './script-reply.js';
+export {
+  assertRedisLeaseKeyPrefix,
+  defaultRedisLeaseKeyPrefix,
+  parseRedisLeaseKey,
+  parseRedisLeaseValue,
+  redisLeaseKeys,
+  type ParsedRedisLeaseKey,
+  type RedisLeaseKeys,
+  type RedisLeaseValue,
+} from './redis-lease-keys.js';
+export type { RedisLeaseClient, RedisLeasePipeline } from './redis-lease-store.js';
+export type { WaitForReplicas, WaitForReplicasOption } from './wait-for-replicas.js';
 export { RedisLeaseStrategy, type RedisLeaseStrategyOptions } from './redis-lease-strategy.js';
 export {
   RedisDualAnchorCheckpointStore,

@@ -14,11 +14,17 @@ export interface RedisCheckpointClient extends RedisScriptClient {
   readonly isCluster?: boolean;
 }
 
-/** The part of an ioredis pipeline the storage queues its commands on. */
+/**
+ * The part of an ioredis pipeline the storage queues its commands on; `WAIT` follows the writes that wait for
+ * replicas, and on a Cluster `INFO replication` follows a keyed command that routes it to the key's master.
+ */
 export interface RedisCheckpointPipeline {
   get(key: string): unknown;
   set(key: string, value: string): unknown;
   del(...keys: string[]): unknown;
   evalsha(sha1: string, numkeys: number, ...keysAndArgs: string[]): unknown;
+  eval(script: string, numkeys: number, ...keysAndArgs: string[]): unknown;
+  wait(numreplicas: number, timeoutMs: number): unknown;
+  info(section: string): unknown;
   exec(): Promise<[Error | null, unknown][] | null>;
 }

@@ -2,16 +2,20 @@ import type { Checkpoint } from '../checkpoint.js';
 import type { CheckpointStorage } from '../checkpoint-storage.js';
 import { CheckpointWriteCondition, formatWriteCondition } from '../checkpoint-write-condition.js';
 import { quoteText } from '../describe-value.js';
+import { CheckpointWriteNotReplicatedError } from '../errors/checkpoint-write-not-replicated-error.js';
 import { assertWriteVersion, validateSaveArguments } from '../storage-arguments.js';
 import { assertSubscriptionId } from '../subscription-id.js';
 import { advanceWriteVersionScript } from './advance-write-version-script.js';
-import { CheckpointKeyLayout, type CheckpointKeys } from './checkpoint-key-layout.js';
+import { CheckpointKeyLayout, defaultRedisVersionKeyPrefix, type CheckpointKeys } from './checkpoint-key-layout.js';
+import { ConnectedReplicaCounts, replicaServerOf, replicasToWaitFor, replicationInfoAt } from './connected-replicas.js';
 import { ifAbsentScript } from './if-absent-script.js';
 import { notOlderThanScript } from './not-older-than-script.js';
 import type { RedisCheckpointClient } from './redis-checkpoint-client.js';
 import { RedisCommandBatcher } from './redis-command-batcher.js';
+import type { RedisLuaScript } from './redis-lua-script.js';
 import { RedisScriptRunner } from './redis-script-runner.js';
 import { judgeScriptReply, storedVersion } from './script-reply.js';
+import { resolveWaitForReplicas, type WaitForReplicas, type WaitForReplicasOption } from './wait-for-replicas.js';
 
 /** Options of {@link RedisCheckpointStorage}. */
 export interface RedisCheckpointStorageOptions {
@@ -19,9 +23,19 @@ export interface RedisCheckpointStorageOptions {
   readonly versionKeyPrefix?: string;
   /** Prefix of every checkpoint key; none by default, so the checkpoint key is the subscription id itself. */
   readonly keyPrefix?: string;
+  /**
+   * Whether a `notOlderThan`/`ifAbsent` write (and `advanceWriteVersion`) counts as made only once replicas have it:
+   * `'auto'` (the default) waits with `WAIT` for one replica, at most 500 ms, while the master reports a connected
+   * replica (`INFO replication`, read again at most once a second), and not at all on a server without one;
+   * `{ replicas, timeoutMs }` waits for a fixed number; `false` never waits. A write the replicas did not acknowledge
+   * in time rejects with `CheckpointWriteNotReplicatedError`: it may or may not survive a failover. `any()` and
+   * `delete` never wait (ADR 1101).
+   */
+  readonly waitForReplicas?: WaitForReplicasOption;
 }
 
-const defaultVersionKeyPrefix = 'checkpoint-fencing:version:';
+/** `'auto'`'s `WAIT` timeout: well below the `commandTimeout` doc/redis.md recommends (2 s). */
+const defaultWaitTimeoutMs = 500;
 
 /**
  * A checkpoint storage in Redis over an ioredis `Redis` or `Cluster` client the caller owns. `any()` is one plain
@@ -33,19 +47,28 @@ export class RedisCheckpointStorage implements CheckpointStorage {
   readonly #commands: RedisCommandBatcher;
   readonly #scripts: RedisScriptRunner;
   readonly #layout: CheckpointKeyLayout;
+  readonly #client: RedisCheckpointClient;
+  readonly #wait: WaitForReplicas | undefined;
+  readonly #replicaCounts: ConnectedReplicaCounts;
+  /** Reads `INFO replication` of the one server behind a client that is not a Cluster; made once, not per write. */
+  readonly #readServerReplication = (): Promise<string> => this.#client.info('replication');
   #clusterSafe = true;
 
   /**
    * Cluster-safe mode: refuses `notOlderThan` and `ifAbsent` for an id whose keys Redis Cluster cannot put in one slot.
-   * @throws TypeError for a `versionKeyPrefix` that is empty or holds a brace, or a `keyPrefix` inside it.
+   * @throws TypeError for a `versionKeyPrefix` that is empty or holds a brace, or a `keyPrefix` inside it;
+   * RangeError for a malformed `waitForReplicas`.
    */
   constructor(client: RedisCheckpointClient, options: RedisCheckpointStorageOptions = {}) {
+    this.#client = client;
     this.#commands = new RedisCommandBatcher(client);
     this.#scripts = new RedisScriptRunner(client, this.#commands);
     this.#layout = new CheckpointKeyLayout(
       options.keyPrefix ?? '',
-      options.versionKeyPrefix ?? defaultVersionKeyPrefix,
+      options.versionKeyPrefix ?? defaultRedisVersionKeyPrefix,
     );
+    this.#wait = resolveWaitForReplicas(options.waitForReplicas, defaultWaitTimeoutMs, 'RedisCheckpointStorage');
+    this.#replicaCounts = ConnectedReplicaCounts.of(client);
   }
 
   /** For a standalone or replicated server only: evaluates conditions for every id outside the reserved prefix, with no slot check. */
@@ -65,7 +88,9 @@ export class RedisCheckpointStorage implements CheckpointStorage {
 
   /**
    * Writes `checkpoint` when `condition` holds. A connection error from a conditional write is passed through as
-   * is: the script may or may not have run, so the caller must not read it as a refusal.
+   * is: the script may or may not have run, so the caller must not read it as a refusal. Nor is
+   * `CheckpointWriteNotReplicatedError`, for a conditional write the replicas `waitForReplicas` asks for did not
+   * acknowledge in time.
    */
   async save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
     const judged = validateSaveArguments(subscriptionId, checkpoint, condition);
@@ -74,13 +99,14 @@ export class RedisCheckpointStorage implements CheckpointStorage {
       await this.#commands.set(keys.checkpointKey, checkpoint);
       return checkpoint;
     }
-    this.#assertClusterAligned(subscriptionId, keys, formatWriteCondition(judged));
-    const scriptKeys = [keys.checkpointKey, keys.versionKey];
-    const reply =
-      judged.kind === 'notOlderThan'
-        ? await this.#scripts.run(notOlderThanScript, scriptKeys, [checkpoint, String(judged.version)])
-        : await this.#scripts.run(ifAbsentScript, scriptKeys, [checkpoint]);
-    judgeScriptReply(reply, subscriptionId, judged, keys.versionKey);
+    const operation = formatWriteCondition(judged);
+    this.#assertClusterAligned(subscriptionId, keys, operation);
+    await (judged.kind === 'notOlderThan'
+      ? this.#runConditional(subscriptionId, judged, operation, keys, notOlderThanScript, [
+          checkpoint,
+          String(judged.version),
+        ])
+      : this.#runConditional(subscriptionId, judged, operation, keys, ifAbsentScript, [checkpoint]));
     return checkpoint;
   }
 
@@ -92,13 +118,16 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     assertSubscriptionId(subscriptionId);
     assertWriteVersion(version);
     const keys = this.#layout.keysFor(subscriptionId);
-    this.#assertClusterAligned(subscriptionId, keys, `advanceWriteVersion(${version})`);
-    const reply = await this.#scripts.run(
+    const operation = `advanceWriteVersion(${version})`;
+    this.#assertClusterAligned(subscriptionId, keys, operation);
+    await this.#runConditional(
+      subscriptionId,
+      CheckpointWriteCondition.notOlderThan(version),
+      operation,
+      keys,
       advanceWriteVersionScript,
-      [keys.checkpointKey, keys.versionKey],
       [String(version)],
     );
-    judgeScriptReply(reply, subscriptionId, CheckpointWriteCondition.notOlderThan(version), keys.versionKey);
   }
 
   async writeVersion(subscriptionId: string): Promise<bigint | undefined> {
@@ -137,6 +166,73 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     assertSubscriptionId(subscriptionId);
     const { clusterAligned } = this.#layout.keysFor(subscriptionId);
     return !this.#clusterSafe || clusterAligned;
+  }
+
+  /**
+   * Runs a version-judging script over both keys and judges its reply: a refusal or a bad stored version throws as
+   * such whatever the replicas did (nothing was written). An accepted write that must wait for replicas is sent with a
+   * `WAIT` behind it on its connection, and counts only when enough replicas acknowledged it.
+   */
+  async #runConditional(
+    subscriptionId: string,
+    condition: CheckpointWriteCondition,
+    operation: string,
+    keys: CheckpointKeys,
+    script: RedisLuaScript,
+    args: readonly string[],
+  ): Promise<void> {
+    const scriptKeys = [keys.checkpointKey, keys.versionKey];
+    const wait = this.#wait;
+    let replicas = wait === undefined ? 0 : this.#replicasToWaitFor(wait, keys.versionKey);
+    if (typeof replicas !== 'number') {
+      replicas = await replicas;
+    }
+    if (wait === undefined || replicas === 0) {
+      judgeScriptReply(await this.#scripts.run(script, scriptKeys, args), subscriptionId, condition, keys.versionKey);
+      return;
+    }
+    const { timeoutMs } = wait;
+    const { reply, acknowledged, waitError } = await this.#scripts.runWaited(script, scriptKeys, args, {
+      replicas,
+      timeoutMs,
+    });
+    judgeScriptReply(reply, subscriptionId, condition, keys.versionKey);
+    if (acknowledged === undefined || acknowledged < replicas) {
+      // The replicas may have gone (a failover, say): count them again before the next write.
+      this.#replicaCounts.forget(replicaServerOf(keys.versionKey, this.#client.isCluster === true));
+      throw new CheckpointWriteNotReplicatedError({
+        subscriptionId,
+        operation,
+        replicas,
+        acknowledged,
+        timeoutMs,
+        ...(acknowledged === undefined ? { cause: waitError } : {}),
+      });
+    }
+  }
+
+  /** How many replicas a conditional write on `versionKey` waits for; a number at once while the count is cached. */
+  #replicasToWaitFor(wait: WaitForReplicas, versionKey: string): number | Promise<number> {
+    if (this.#client.isCluster !== true) {
+      return replicasToWaitFor(wait, this.#replicaCounts, 'server', this.#readServerReplication);
+    }
+    return replicasToWaitFor(wait, this.#replicaCounts, replicaServerOf(versionKey, true), () =>
+      this.#readClusterReplication(versionKey),
+    );
+  }
+
+  /** `INFO replication` of the Cluster master that holds `key`: a pipeline routed by a `GET` of the key. */
+  async #readClusterReplication(key: string): Promise<string> {
+    const pipeline = this.#client.pipeline?.();
+    if (pipeline === undefined) {
+      throw new Error(
+        'RedisCheckpointStorage cannot count the replicas of a Cluster master over a client without pipeline(). ' +
+          'Pass an ioredis Cluster, or set waitForReplicas to false. Nothing was sent.',
+      );
+    }
+    pipeline.get(key);
+    pipeline.info('replication');
+    return replicationInfoAt(await pipeline.exec(), 1);
   }
 
   #assertClusterAligned(subscriptionId: string, keys: CheckpointKeys, operation: string): void {

@@ -1,5 +1,6 @@
 import { describeValue, quoteText } from '../describe-value.js';
 import type { LeaseStore } from '../leases/lease-store.js';
+import { ConnectedReplicaCounts, replicaServerOf, replicasToWaitFor, replicationInfoAt } from './connected-replicas.js';
 import { redisLeaseKeys, type RedisLeaseKeys } from './redis-lease-keys.js';
 import {
   acquireLeaseScript,
@@ -7,6 +8,7 @@ import {
   refreshLeaseScript,
   releaseLeaseScript,
 } from './redis-lease-scripts.js';
+import type { WaitForReplicas } from './wait-for-replicas.js';
 
 /**
  * The client a `RedisLeaseStrategy` works over: an ioredis `Redis` or `Cluster` (a standalone or replicated server, or
@@ -15,19 +17,19 @@ import {
 export interface RedisLeaseClient {
   eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
   pipeline(): RedisLeasePipeline;
+  /** `true` on an ioredis `Cluster`: replica counts are then kept per hash slot. */
+  readonly isCluster?: boolean;
 }
 
-/** The part of an ioredis pipeline `waitForReplicas` uses: a keyed command to route it, then `WAIT`. */
+/**
+ * The part of an ioredis pipeline `waitForReplicas` uses: a keyed command to route it (to the key's master, on a
+ * Cluster), then `WAIT`, or `INFO replication` to count that master's replicas.
+ */
 export interface RedisLeasePipeline {
   pttl(key: string): RedisLeasePipeline;
   wait(replicas: number, timeoutMs: number): RedisLeasePipeline;
+  info(section: string): RedisLeasePipeline;
   exec(): Promise<[Error | null, unknown][] | null>;
-}
-
-/** After minting a token, wait until this many replicas have the write, for at most this long. */
-export interface WaitForReplicas {
-  readonly replicas: number;
-  readonly timeoutMs: number;
 }
 
 /** Leases and token counters in Redis; one script per step, lease expiry by the server's own clock (`PX`). */
@@ -35,11 +37,14 @@ export class RedisLeaseStore implements LeaseStore {
   readonly #client: RedisLeaseClient;
   readonly #keyPrefix: string;
   readonly #waitForReplicas: WaitForReplicas | undefined;
+  readonly #replicaCounts: ConnectedReplicaCounts;
 
+  /** `waitForReplicas` resolved: `undefined` sends no `WAIT`. */
   constructor(client: RedisLeaseClient, keyPrefix: string, waitForReplicas: WaitForReplicas | undefined) {
     this.#client = client;
     this.#keyPrefix = keyPrefix;
     this.#waitForReplicas = waitForReplicas;
+    this.#replicaCounts = ConnectedReplicaCounts.of(client);
   }
 
   keys(subscriptionId: string): RedisLeaseKeys {
@@ -98,7 +103,8 @@ export class RedisLeaseStore implements LeaseStore {
   /**
    * WAIT on the node that minted the token: a pipeline whose only keyed command names the lease key is routed to
    * that key's master on a Cluster too. A token not yet on enough replicas is handed back unused, because a
-   * failover to a replica without it would mint the same token again.
+   * failover to a replica without it would mint the same token again. With `'auto'` and no replica connected there
+   * is nothing to wait for.
    */
   async #confirmOnReplicas(
     subscriptionId: string,
@@ -107,18 +113,32 @@ export class RedisLeaseStore implements LeaseStore {
     keys: RedisLeaseKeys,
     wait: WaitForReplicas,
   ): Promise<void> {
-    const replies = await this.#client.pipeline().pttl(keys.lease).wait(wait.replicas, wait.timeoutMs).exec();
+    const server = replicaServerOf(keys.lease, this.#client.isCluster === true);
+    const replicas = await replicasToWaitFor(wait, this.#replicaCounts, server, () =>
+      this.#readReplicationInfo(keys.lease),
+    );
+    if (replicas === 0) {
+      return;
+    }
+    const replies = await this.#client.pipeline().pttl(keys.lease).wait(replicas, wait.timeoutMs).exec();
     const [, waitReply] = replies ?? [];
     const [error, acknowledged] = waitReply ?? [new Error('no reply to WAIT'), undefined];
-    if (error !== null || typeof acknowledged !== 'number' || acknowledged < wait.replicas) {
+    if (error !== null || typeof acknowledged !== 'number' || acknowledged < replicas) {
+      // Replicas may have gone (a failover, say): count them again before the next grant.
+      this.#replicaCounts.forget(server);
       await this.release(subscriptionId, owner, token);
       throw new Error(
         `Lease ${quoteText(keys.lease)} was not taken: token ${token} reached ${typeof acknowledged === 'number' ? acknowledged : 'no'} ` +
-          `of the ${wait.replicas} replicas waitForReplicas asks for within ${wait.timeoutMs} ms` +
+          `of the ${replicas} replicas waitForReplicas asks for within ${wait.timeoutMs} ms` +
           `${error === null ? '' : ` (${String(error)})`}, so a failover could mint it again. ` +
-          'The strategy tries again; check replication, or lower waitForReplicas.replicas.',
+          'The strategy tries again; check replication, or set waitForReplicas to false to take leases without waiting (unsafe on failover).',
       );
     }
+  }
+
+  /** `INFO replication` of the master that holds `key`, routed like the `WAIT` after it. */
+  async #readReplicationInfo(key: string): Promise<string> {
+    return replicationInfoAt(await this.#client.pipeline().pttl(key).info('replication').exec(), 1);
   }
 }
 

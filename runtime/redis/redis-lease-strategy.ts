@@ -1,16 +1,24 @@
-import { LeaseKeepingStrategy, type LeaseKeepingStrategyOptions } from '../leases/lease-keeping-strategy.js';
+import {
+  defaultLeaseTimeMs,
+  LeaseKeepingStrategy,
+  type LeaseKeepingStrategyOptions,
+} from '../leases/lease-keeping-strategy.js';
 import { assertRedisLeaseKeyPrefix, defaultRedisLeaseKeyPrefix, type RedisLeaseKeys } from './redis-lease-keys.js';
-import { RedisLeaseStore, type RedisLeaseClient, type WaitForReplicas } from './redis-lease-store.js';
+import { RedisLeaseStore, type RedisLeaseClient } from './redis-lease-store.js';
+import { resolveWaitForReplicas, type WaitForReplicasOption } from './wait-for-replicas.js';
 
 /** Options of {@link RedisLeaseStrategy}. */
 export interface RedisLeaseStrategyOptions extends LeaseKeepingStrategyOptions {
   /** Prefix of the lease and token keys, without braces; `checkpoint-fencing:lease:` by default. */
   readonly keyPrefix?: string;
   /**
-   * After minting a token, `WAIT` until `replicas` replicas have it, for at most `timeoutMs`; a token that did not
-   * reach them is handed back unused. Narrows, but cannot close, the window in which a failover re-mints a token.
+   * After minting a token, `WAIT` until replicas have it; a token that did not reach them in time is handed back
+   * unused, so a failover cannot mint it again for someone else. `'auto'` (the default) waits for one replica while the
+   * master reports a connected replica (counted with `INFO replication`, read again at most once a second), for at
+   * most a tenth of the lease time and never more than 500 ms; `{ replicas, timeoutMs }` waits for a fixed number;
+   * `false` never waits. Narrows, but cannot close, the window in which a failover re-mints a token (ADR 1101).
    */
-  readonly waitForReplicas?: WaitForReplicas;
+  readonly waitForReplicas?: WaitForReplicasOption;
 }
 
 /**
@@ -24,8 +32,12 @@ export class RedisLeaseStrategy extends LeaseKeepingStrategy {
   constructor(client: RedisLeaseClient, options: RedisLeaseStrategyOptions = {}) {
     const keyPrefix = options.keyPrefix ?? defaultRedisLeaseKeyPrefix;
     assertRedisLeaseKeyPrefix(keyPrefix);
-    assertWaitForReplicas(options.waitForReplicas);
-    const store = new RedisLeaseStore(client, keyPrefix, options.waitForReplicas);
+    const wait = resolveWaitForReplicas(
+      options.waitForReplicas,
+      defaultWaitTimeoutMs(options.leaseTimeMs ?? defaultLeaseTimeMs),
+      'RedisLeaseStrategy',
+    );
+    const store = new RedisLeaseStore(client, keyPrefix, wait);
     super(store, options);
     this.#store = store;
   }
@@ -36,19 +48,10 @@ export class RedisLeaseStrategy extends LeaseKeepingStrategy {
   }
 }
 
-function assertWaitForReplicas(wait: WaitForReplicas | undefined): void {
-  if (wait === undefined) {
-    return;
-  }
-  if (
-    !Number.isSafeInteger(wait.replicas) ||
-    wait.replicas < 1 ||
-    !Number.isSafeInteger(wait.timeoutMs) ||
-    wait.timeoutMs < 1
-  ) {
-    throw new RangeError(
-      `waitForReplicas needs a whole number of replicas ≥ 1 and a timeoutMs ≥ 1 (WAIT with timeout 0 blocks forever); got ` +
-        `${JSON.stringify(wait)}. Leave the option out to skip WAIT.`,
-    );
-  }
+/**
+ * `'auto'`'s `WAIT` timeout: a tenth of the lease time, at most 500 ms. A grant's wait counts against the lease it
+ * grants (`hasLock` is measured from when the acquire was sent), and `WAIT` holds up the connection's other commands.
+ */
+function defaultWaitTimeoutMs(leaseTimeMs: number): number {
+  return Math.max(1, Math.min(500, Math.floor(leaseTimeMs / 10)));
 }

@@ -1,5 +1,5 @@
-import type { RedisCommandBatcher } from './redis-command-batcher.js';
-import type { RedisLuaScript } from './redis-lua-script.js';
+import type { RedisCommandBatcher, ReplicaWait, WaitedReply } from './redis-command-batcher.js';
+import type { LuaScriptSource, RedisLuaScript } from './redis-lua-script.js';
 
 /** The commands a {@link RedisScriptRunner} sends: an ioredis `Redis` or `Cluster`, version 5 or 6. */
 export interface RedisScriptClient {
@@ -7,6 +7,14 @@ export interface RedisScriptClient {
   eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
   info(section: string): Promise<string>;
 }
+
+/** Sends one run of a script: its source, `KEYS` count, keys and args, and whether it is known to be loaded. */
+type ScriptSender<T> = (
+  source: LuaScriptSource,
+  numkeys: number,
+  keysAndArgs: readonly string[],
+  loaded: boolean,
+) => Promise<T>;
 
 /** Whether each client's server takes the `#!lua` shebang (Redis 7+), asked once per client with `INFO server`. */
 const shebangSupport = new WeakMap<RedisScriptClient, Promise<boolean>>();
@@ -29,21 +37,67 @@ export class RedisScriptRunner {
     private readonly commands?: RedisCommandBatcher,
   ) {}
 
+  /** `EVALSHA` of an unwaited run, through the batcher when there is one; made once, not per write. */
+  readonly #send: ScriptSender<unknown> = (source, numkeys, keysAndArgs, loaded) =>
+    this.commands === undefined
+      ? this.client.evalsha(source.sha1, numkeys, ...keysAndArgs)
+      : this.commands.evalsha(source.sha1, numkeys, keysAndArgs, loaded);
+
+  /** `EVAL` of an unwaited run after `NOSCRIPT`. */
+  readonly #eval: ScriptSender<unknown> = (source, numkeys, keysAndArgs) =>
+    this.client.eval(source.text, numkeys, ...keysAndArgs);
+
   /** Runs `script` with `KEYS` = `keys` and `ARGV` = `args`. */
   run(script: RedisLuaScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    return this.#run(script, keys, args, this.#send, this.#eval);
+  }
+
+  /**
+   * Runs `script` like {@link run}, followed by `wait` on the same connection: resolves to the script's reply and what
+   * `WAIT` answered. Needs the {@link RedisCommandBatcher} this runner was given.
+   */
+  runWaited(
+    script: RedisLuaScript,
+    keys: readonly string[],
+    args: readonly string[],
+    wait: ReplicaWait,
+  ): Promise<WaitedReply> {
+    const commands = this.commands;
+    if (commands === undefined) {
+      return Promise.reject(
+        new Error('RedisScriptRunner.runWaited needs the RedisCommandBatcher the writes go through.'),
+      );
+    }
+    return this.#run(
+      script,
+      keys,
+      args,
+      // A script not known to be loaded goes out as EVAL: a NOSCRIPT would cost a second WAIT, for up to its timeout.
+      (source, numkeys, keysAndArgs, loaded) =>
+        loaded
+          ? commands.evalshaWaited(source.sha1, numkeys, keysAndArgs, wait)
+          : commands.evalWaited(source.text, numkeys, keysAndArgs, wait),
+      (source, numkeys, keysAndArgs) => commands.evalWaited(source.text, numkeys, keysAndArgs, wait),
+    );
+  }
+
+  /** One script run through `send`, and through `fallback` with the script's text after `NOSCRIPT`. */
+  #run<T>(
+    script: RedisLuaScript,
+    keys: readonly string[],
+    args: readonly string[],
+    send: ScriptSender<T>,
+    fallback: ScriptSender<T>,
+  ): Promise<T> {
     if (this.#shebang === undefined) {
       return this.#supportsShebang().then((supported) => {
         this.#shebang = supported;
-        return this.run(script, keys, args);
+        return this.#run(script, keys, args, send, fallback);
       });
     }
     const source = this.#shebang ? script.withShebang : script.withoutShebang;
     const keysAndArgs = [...keys, ...args];
-    const sent =
-      this.commands === undefined
-        ? this.client.evalsha(source.sha1, keys.length, ...keysAndArgs)
-        : this.commands.evalsha(source.sha1, keys.length, keysAndArgs, this.#loaded.has(source.sha1));
-    return sent.then(
+    return send(source, keys.length, keysAndArgs, this.#loaded.has(source.sha1)).then(
       (reply) => {
         this.#loaded.add(source.sha1);
         return reply;
@@ -53,7 +107,7 @@ export class RedisScriptRunner {
           throw error;
         }
         this.#loaded.delete(source.sha1);
-        return this.client.eval(source.text, keys.length, ...keysAndArgs);
+        return fallback(source, keys.length, keysAndArgs, false);
       },
     );
   }

@@ -44,10 +44,15 @@ export function judgeScriptReply(
 
 /** The version `stored` holds, as a `bigint`; throws {@link invalidStoredVersionError} unless it is a canonical decimal. */
 export function storedVersion(stored: string, versionKey: string, versionField?: string): bigint {
-  if (!canonicalDecimal.test(stored)) {
+  if (!isCanonicalDecimal(stored)) {
     throw invalidStoredVersionError(stored, versionKey, versionField);
   }
   return BigInt(stored);
+}
+
+/** Whether `text` is a canonical non-negative decimal integer (digits only, no leading zero): how versions and tokens are stored. */
+export function isCanonicalDecimal(text: string): boolean {
+  return canonicalDecimal.test(text);
 }
 
 /**

@@ -15,8 +15,16 @@ import { FencedCheckpointWriter } from '../fenced-checkpoint-writer.js';
 import type { CompetingConsumerStrategy } from '../leases/competing-consumer-strategy.js';
 import { assertCheckpoint } from '../storage-arguments.js';
 import { assertLeasedSubscriptionId, assertSubscriberId } from '../subscription-id.js';
+import {
+  checkpointEveryEvent,
+  resolveCheckpointPolicy,
+  type CheckpointPolicy,
+  type ResolvedCheckpointPolicy,
+} from './checkpoint-policy.js';
+import { DeliveryRun } from './delivery-run.js';
 import { DuplicateSubscriptionIdError } from './duplicate-subscription-id-error.js';
 import { fenceOnAcquire } from './fence-on-acquire.js';
+import type { HandlerContext } from './handler-context.js';
 import { claimSubscription } from './strategy-claims.js';
 import {
   initialSubscriptionState,
@@ -40,13 +48,18 @@ export interface PositionedEvent<E> {
  */
 export type EventSource<E> = (from: Checkpoint | undefined, signal: AbortSignal) => AsyncIterable<PositionedEvent<E>>;
 
-/** Handles one event; it may run more than once for the same event (delivery is at-least-once). */
-export type EventHandler<E> = (event: E, position: Checkpoint) => void | Promise<void>;
+/**
+ * Handles one event; it may run more than once for the same event (delivery is at-least-once). `context` carries the
+ * run's fencing token, its abort signal and `saveCheckpointNow()`; a handler that takes two parameters still fits.
+ */
+export type EventHandler<E> = (event: E, position: Checkpoint, context: HandlerContext) => void | Promise<void>;
 
 /** Options of {@link DurableSubscription.subscribe}. */
 export interface SubscribeOptions {
   /** Pinned with `saveStartPosition` (`ifAbsent()`) when nothing is stored, so every node starts from one position. */
   readonly startPosition?: Checkpoint;
+  /** This subscription's checkpoint policy, in place of the `DurableSubscription`'s own `checkpointEvery`. */
+  readonly checkpointEvery?: CheckpointPolicy;
 }
 
 /** Options of {@link DurableSubscription}. */
@@ -70,17 +83,15 @@ export interface DurableSubscriptionOptions {
   /** Wait after a failed run (handler, source or storage error) or an ended source; 1 000 ms by default. */
   readonly retryDelayMs?: number;
   /**
+   * When handled positions are written: after `events` of them or `ms` after the oldest one not yet written, whichever
+   * comes first. Every event by default. `subscribe` can give a subscription its own. See doc/leases.md.
+   */
+  readonly checkpointEvery?: CheckpointPolicy;
+  /**
    * Told about every failure, including a refused checkpoint write (`CheckpointWriteConditionNotFulfilledError`:
    * this node lost its lease, or the strategy's token counter was lost). A warning on the console by default.
    */
   readonly onError?: (error: unknown, subscriptionId: string) => void;
-}
-
-/** One run under one grant: aborted by a pause, a shutdown, or the lease changing hands. */
-interface Run {
-  readonly abort: AbortController;
-  /** Fenced and positioned: events are being delivered. */
-  started: boolean;
 }
 
 interface Subscription {
@@ -88,11 +99,12 @@ interface Subscription {
   readonly source: EventSource<unknown>;
   readonly handler: EventHandler<unknown>;
   readonly startPosition: Checkpoint | undefined;
+  readonly policy: ResolvedCheckpointPolicy;
   readonly wakeup: Wakeup;
   /** Changed only through {@link DurableSubscription.#apply}, by {@link nextSubscriptionState}. */
   state: SubscriptionState;
   /** The delivering effect in flight, if any. */
-  run: Run | undefined;
+  run: DeliveryRun | undefined;
   /** Callers of `pause` waiting until the strategy no longer has this subscription as a candidate. */
   pausers: (() => void)[];
   /** Whether the "lock but no token" misconfiguration was reported already; it is reported once. */
@@ -102,10 +114,12 @@ interface Subscription {
 }
 
 /**
- * Delivers events to handlers and checkpoints each handled event through a {@link FencedCheckpointWriter} stamped
- * with the fencing token of the lease it was delivered under. Resumes from the stored checkpoint; holds events back
- * while `hasLock` is false; on a refused write it gives the lease up (staying a candidate) after raising the
- * strategy's token floor above the stored version, so that the next grant fences again.
+ * Delivers events to handlers and checkpoints the handled positions (each one, or as `checkpointEvery` says) through a
+ * {@link FencedCheckpointWriter} stamped with the fencing token of the lease they were delivered under; handlers get
+ * that token, an abort signal and `saveCheckpointNow()` in their context. Resumes from the stored checkpoint; holds
+ * events back while `hasLock` is false; writes a pending position before it gives a lease up, never after; on a
+ * refused write it gives the lease up (staying a candidate) after raising the strategy's token floor above the stored
+ * version, so that the next grant fences again.
  */
 export class DurableSubscription {
   /** The id this node competes under. */
@@ -116,6 +130,7 @@ export class DurableSubscription {
   readonly #fenceOnAcquire: boolean;
   readonly #holdBackPollMs: number;
   readonly #retryDelayMs: number;
+  readonly #policy: ResolvedCheckpointPolicy;
   readonly #report: ErrorHandler<[subscriptionId: string]>;
   /** Writes `any()`: for a subscription without a strategy, which delivers alone. */
   readonly #unfencedWriter: FencedCheckpointWriter;
@@ -125,7 +140,9 @@ export class DurableSubscription {
 
   /**
    * @throws StorageCannotBeFencedError when a strategy is given and the storage cannot evaluate write conditions.
-   * @throws TypeError for a `subscriberId` that is not a non-empty, well-formed string.
+   * @throws TypeError for a `subscriberId` that is not a non-empty, well-formed string, or a `checkpointEvery` that is
+   *   not an object with `events`, `ms` or both.
+   * @throws RangeError for a `checkpointEvery` whose `events` or `ms` is out of range.
    */
   constructor(options: DurableSubscriptionOptions) {
     if (options.subscriberId !== undefined) {
@@ -141,6 +158,10 @@ export class DurableSubscription {
     this.#fenceOnAcquire = options.fenceOnAcquire ?? true;
     this.#holdBackPollMs = options.holdBackPollMs ?? 50;
     this.#retryDelayMs = options.retryDelayMs ?? 1_000;
+    this.#policy =
+      options.checkpointEvery === undefined
+        ? checkpointEveryEvent
+        : resolveCheckpointPolicy(options.checkpointEvery, 'checkpointEvery');
     this.#report = errorReporter(options.onError, (subscriptionId) => `subscription ${quoteText(subscriptionId)}`);
     if (this.#strategy !== undefined && !evaluatesWriteConditions(this.#storage)) {
       throw new StorageCannotBeFencedError(storageName(this.#storage));
@@ -159,7 +180,7 @@ export class DurableSubscription {
           subscription.state.name === 'delivering' &&
           strategy.fencingToken(subscriptionId) !== subscription.state.token
         ) {
-          subscription.run?.abort.abort();
+          subscription.run?.stop('leaseLost');
         }
         subscription.wakeup.wake();
       };
@@ -172,7 +193,8 @@ export class DurableSubscription {
    * when a strategy is given). Everything that could never work is refused here, at once; registration and delivery
    * then run in the background, and their failures go to `onError`.
    * @throws TypeError for an empty or malformed id (the ids a lease strategy refuses), a malformed `startPosition`,
-   *   or a source or handler that is not a function.
+   *   a source or handler that is not a function, or a `checkpointEvery` without `events` or `ms`.
+   * @throws RangeError for a `checkpointEvery` whose `events` or `ms` is out of range.
    * @throws StorageCannotBeFencedError when a strategy is given and the storage cannot fence this id.
    * @throws DuplicateSubscriptionIdError when this instance already subscribed `subscriptionId`.
    * @throws DuplicateSubscriberError when another `DurableSubscription` subscribed it on the same strategy instance.
@@ -193,6 +215,10 @@ export class DurableSubscription {
     if (options.startPosition !== undefined) {
       assertCheckpoint(options.startPosition);
     }
+    const policy =
+      options.checkpointEvery === undefined
+        ? this.#policy
+        : resolveCheckpointPolicy(options.checkpointEvery, `subscribe(${quoteText(subscriptionId)}) checkpointEvery`);
     if (this.#stopped) {
       throw new Error(
         `Cannot subscribe ${quoteText(subscriptionId)}: this DurableSubscription has been shut down. Create a new one.`,
@@ -212,6 +238,7 @@ export class DurableSubscription {
       source: source as EventSource<unknown>,
       handler: handler as EventHandler<unknown>,
       startPosition: options.startPosition,
+      policy,
       wakeup: new Wakeup(),
       state: initialSubscriptionState(this.#rules),
       run: undefined,
@@ -236,7 +263,7 @@ export class DurableSubscription {
     }
     const unregistered = new Promise<void>((resolve) => subscription.pausers.push(resolve));
     this.#apply(subscription, { type: 'pause' });
-    subscription.run?.abort.abort();
+    subscription.run?.stop('paused');
     subscription.wakeup.wake();
     await unregistered;
   }
@@ -266,8 +293,10 @@ export class DurableSubscription {
   }
 
   /**
-   * Stops delivery (a handler already running finishes and checkpoints), then makes one attempt to give up each
-   * lease, waiting at most 5 s in all. The strategy itself is left running: its owner shuts it down.
+   * Stops delivery (a handler already running finishes, and the pending position is written, fenced), then makes one
+   * attempt to give up each lease, waiting at most 5 s in all. A lease whose last checkpoint write is still
+   * unanswered when the 5 s run out is not given up (the write must not land after it), and a handler still running
+   * then writes nothing more. The strategy itself is left running: its owner shuts it down.
    */
   async shutdown(): Promise<void> {
     if (this.#stopped) {
@@ -278,17 +307,26 @@ export class DurableSubscription {
     const subscriptions = [...this.#subscriptions.values()];
     for (const subscription of subscriptions) {
       this.#apply(subscription, { type: 'stop' });
-      subscription.run?.abort.abort();
+      subscription.run?.stop('shutDown');
       subscription.wakeup.wake();
     }
-    await deadline.settle(subscriptions.map((subscription) => subscription.supervisor));
+    const settled = new Set<Subscription>();
+    await deadline.settle(
+      subscriptions.map(async (subscription) => {
+        await subscription.supervisor;
+        settled.add(subscription);
+      }),
+    );
     for (const stop of this.#stopListening) {
       stop();
     }
+    const mayGiveUp = subscriptions.filter(
+      (subscription) => settled.has(subscription) || this.#abandonRun(subscription),
+    );
     const strategy = this.#strategy;
     if (strategy !== undefined) {
       await deadline.settle(
-        subscriptions
+        mayGiveUp
           .filter((subscription) => subscription.state.name === 'stopped' && subscription.state.registered)
           .map(async (subscription) => {
             await strategy.unregister(subscription.id, this.subscriberId);
@@ -300,6 +338,26 @@ export class DurableSubscription {
       subscription.releaseClaim();
       this.#settlePausers(subscription);
     }
+  }
+
+  /**
+   * For a run still going when shutdown's 5 s ran out: sends no more checkpoint writes for it. Answers whether its
+   * lease may be given up now, which is false while one of its writes is still unanswered: given up first, the lease
+   * could go to another node before that write lands.
+   */
+  #abandonRun(subscription: Subscription): boolean {
+    const unanswered = subscription.run?.checkpoints.close() ?? false;
+    if (unanswered) {
+      this.#report(
+        new Error(
+          `Subscription ${quoteText(subscription.id)}: a checkpoint write was still unanswered when shutdown's 5 s ran out, ` +
+            'so this node did not give up the lease (a pending write must never land after the lease is given up); the ' +
+            "lease expires after the strategy's lease time. Events after the stored checkpoint will be delivered again.",
+        ),
+        subscription.id,
+      );
+    }
+    return !unanswered;
   }
 
   #known(subscriptionId: string): Subscription {
@@ -446,59 +504,112 @@ export class DurableSubscription {
     return token;
   }
 
-  /** One run under one grant; resolves to how it ended. */
+  /**
+   * One run under one grant; resolves to how it ended. Its last step writes the pending position, fenced, unless a
+   * write was refused or the strategy no longer reports this run's token; every way this node gives its lease up
+   * (unregister on pause or shutdown, release after a refusal) is a later step, so no pending write lands after it.
+   */
   async #deliver(
     subscription: Subscription,
     token: bigint | undefined,
     lastToken: bigint | undefined,
   ): Promise<SubscriptionEvent> {
-    const run: Run = { abort: new AbortController(), started: false };
-    const { signal } = run.abort;
+    const run = new DeliveryRun({
+      subscriptionId: subscription.id,
+      token,
+      policy: subscription.policy,
+      writer: this.#strategy === undefined ? this.#unfencedWriter : this.#writerOfRun(subscription.id, token),
+      stillHeld: () => this.#strategy === undefined || this.#strategy.fencingToken(subscription.id) === token,
+    });
     subscription.run = run;
-    const writer = this.#strategy === undefined ? this.#unfencedWriter : this.#writerOfRun(subscription.id, token);
+    let ended: SubscriptionEvent | undefined;
+    let thrown: { readonly error: unknown } | undefined;
     try {
-      const from = await fenceOnAcquire({
-        storage: this.#storage,
-        writer,
-        subscriptionId: subscription.id,
-        token,
-        lastToken,
-        fence: this.#fenceOnAcquire,
-        startPosition: subscription.startPosition,
-      });
-      if (signal.aborted) {
-        return { type: 'leaseLost' };
-      }
-      run.started = true;
-      const iterator = subscription.source(from, signal)[Symbol.asyncIterator]();
-      try {
-        for (;;) {
-          const next = await untilAborted(iterator.next(), signal);
-          if (next === undefined) {
-            return { type: 'leaseLost' };
-          }
-          if (next.done === true) {
-            return { type: 'runEnded', retryAt: performance.now() + this.#retryDelayMs };
-          }
-          if (!(await this.#holdBack(subscription, token, signal))) {
-            return { type: 'leaseLost' };
-          }
-          await subscription.handler(next.value.event, next.value.position);
-          await writer.save(subscription.id, next.value.position);
-        }
-      } finally {
-        // Not awaited: an async generator parked in an await answers return() only after that await settles.
-        iterator.return?.().catch(() => undefined);
-      }
+      ended = await this.#deliverEvents(subscription, run, lastToken);
     } catch (error) {
-      this.#report(error, subscription.id);
-      if (error instanceof CheckpointWriteConditionNotFulfilledError && token !== undefined) {
-        return { type: 'refused', token, storedVersion: error.storedVersion };
+      thrown = { error };
+    }
+    run.stop('ended');
+    const failed = run.checkpoints.failure ?? thrown;
+    if (failed !== undefined && isRefusal(failed.error)) {
+      // A refusal means a newer token has fenced (or the counter was lost): a pending write would be refused too.
+      run.checkpoints.close();
+    } else {
+      // A failure of this write is kept in run.checkpoints.failure, read below.
+      await run.checkpoints.finish().catch(() => undefined);
+    }
+    subscription.run = undefined;
+    return this.#endOfRun(subscription, run, thrown, ended);
+  }
+
+  /**
+   * The one place a run's failures are reported and turned into what happens next: a refused write (the first write
+   * that failed decides over a handler's or source's error) ends in `refused`, so the lease is given up; any other
+   * failure, a write whose outcome is unknown included, ends the run to be retried from the stored checkpoint.
+   */
+  #endOfRun(
+    subscription: Subscription,
+    run: DeliveryRun,
+    thrown: { readonly error: unknown } | undefined,
+    ended: SubscriptionEvent | undefined,
+  ): SubscriptionEvent {
+    const writeFailure = run.checkpoints.failure;
+    if (thrown !== undefined && thrown.error !== writeFailure?.error) {
+      this.#report(thrown.error, subscription.id);
+    }
+    if (writeFailure !== undefined) {
+      this.#report(writeFailure.error, subscription.id);
+    }
+    const failure = writeFailure ?? thrown;
+    if (failure === undefined) {
+      return ended ?? { type: 'leaseLost' };
+    }
+    if (isRefusal(failure.error) && run.token !== undefined) {
+      return { type: 'refused', token: run.token, storedVersion: failure.error.storedVersion };
+    }
+    return { type: 'runEnded', retryAt: performance.now() + this.#retryDelayMs };
+  }
+
+  /** Fences, positions, and delivers events until the run stops; resolves to how it ended, rejects with a failure. */
+  async #deliverEvents(
+    subscription: Subscription,
+    run: DeliveryRun,
+    lastToken: bigint | undefined,
+  ): Promise<SubscriptionEvent> {
+    const { signal, token } = run;
+    const from = await fenceOnAcquire({
+      storage: this.#storage,
+      writer: run.writer,
+      subscriptionId: subscription.id,
+      token,
+      lastToken,
+      fence: this.#fenceOnAcquire,
+      startPosition: subscription.startPosition,
+    });
+    if (signal.aborted) {
+      return { type: 'leaseLost' };
+    }
+    run.started = true;
+    const iterator = subscription.source(from, signal)[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const next = await untilAborted(iterator.next(), signal);
+        if (next === undefined) {
+          return { type: 'leaseLost' };
+        }
+        if (next.done === true) {
+          return { type: 'runEnded', retryAt: performance.now() + this.#retryDelayMs };
+        }
+        if (!(await this.#holdBack(subscription, token, signal))) {
+          run.stop('leaseLost');
+          return { type: 'leaseLost' };
+        }
+        await subscription.handler(next.value.event, next.value.position, run.context);
+        await run.checkpoints.handled(next.value.position);
       }
-      return { type: 'runEnded', retryAt: performance.now() + this.#retryDelayMs };
     } finally {
-      subscription.run = undefined;
-      run.abort.abort();
+      // Not awaited: an async generator parked in an await answers return() only after that await settles.
+      iterator.return?.().catch(() => undefined);
     }
   }
 
@@ -547,6 +658,10 @@ export class DurableSubscription {
       return false;
     }
   }
+}
+
+function isRefusal(error: unknown): error is CheckpointWriteConditionNotFulfilledError {
+  return error instanceof CheckpointWriteConditionNotFulfilledError;
 }
 
 async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {

@@ -5,20 +5,39 @@ import plugin from '../../eslint-plugin/index.js';
 
 const repository = path.resolve(import.meta.dirname, '../..');
 
+/** The checkpoint-fencing rules the repository's config turns on for `file`, with their options as ESLint resolved them. */
+async function pluginRulesFor(file: string): Promise<Record<string, unknown[]>> {
+  const config = (await new ESLint({ cwd: repository }).calculateConfigForFile(file)) as {
+    rules: Record<string, unknown[]>;
+  };
+  return Object.fromEntries(Object.entries(config.rules).filter(([rule]) => rule.startsWith('checkpoint-fencing/')));
+}
+
 describe("the repository's eslint.config.js", () => {
-  it.each([
-    'runtime/fenced-checkpoint-writer.ts',
-    'eslint-plugin/rules/no-unfenced-write.ts',
-    'test/eslint-plugin/legacy-app.test.ts',
-  ])('turns on every rule of configs.recommended for %s, from the built plugin', async (file) => {
-    const config = (await new ESLint({ cwd: repository }).calculateConfigForFile(file)) as {
-      rules: Record<string, unknown[]>;
-    };
-    const enabled = Object.fromEntries(
-      Object.entries(config.rules).filter(([rule]) => rule.startsWith('checkpoint-fencing/')),
-    );
-    // ESLint normalises 'error' to [2] and fills in each rule's meta.defaultOptions.
+  it.each(['runtime/dual-anchor/read-modify-write-defaults.ts', 'eslint-plugin/rules/no-unfenced-write.ts'])(
+    "turns on every rule of configs['recommended-type-checked'] for %s, from the built plugin",
+    async (file) => {
+      const enabled = await pluginRulesFor(file);
+      const typeChecked = plugin.configs['recommended-type-checked'].rules ?? {};
+      expect(Object.keys(enabled).sort()).toEqual(Object.keys(typeChecked).sort());
+      // ESLint normalises 'error' to [2] and fills in each rule's meta.defaultOptions.
+      for (const [rule, entry] of Object.entries(typeChecked)) {
+        const asked = Array.isArray(entry) ? (entry[1] as { useTypeInformation?: boolean }).useTypeInformation : false;
+        expect(enabled[rule]?.[0], rule).toBe(2);
+        expect(
+          (enabled[rule]?.[1] as { useTypeInformation?: boolean } | undefined)?.useTypeInformation ?? false,
+          rule,
+        ).toBe(asked === true);
+      }
+    },
+  );
+
+  it('turns on every rule of configs.recommended, syntactically, for the tests and their deliberately broken stores', async () => {
+    const enabled = await pluginRulesFor('test/runtime/dual-anchor/dual-anchor-conformance-kit.test.ts');
     expect(Object.keys(enabled).sort()).toEqual(Object.keys(plugin.configs.recommended.rules ?? {}).sort());
-    expect(Object.values(enabled).every((entry) => entry[0] === 2)).toBe(true);
+    for (const [rule, entry] of Object.entries(enabled)) {
+      expect(entry[0], rule).toBe(2);
+      expect((entry[1] as { useTypeInformation?: boolean } | undefined)?.useTypeInformation ?? false, rule).toBe(false);
+    }
   });
 });

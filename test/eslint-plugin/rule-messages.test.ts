@@ -10,6 +10,8 @@ const sampleData: Readonly<Record<string, string>> = {
   read: 'this.writeVersion',
   uses: 'logged',
   base: 'KeyValueTable',
+  method: 'updateOne',
+  check: 'this.records.has',
 };
 
 describe('every message of every rule', () => {

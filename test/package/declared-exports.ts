@@ -1,6 +1,6 @@
 import ts from 'typescript';
 
-/** What a declaration file exports, as the compiler sees it: names, and each exported interface's members. */
+/** What a declaration file exports, as the compiler sees it: names, and each exported interface's or class's members. */
 export interface DeclaredExports {
   readonly exports: ReadonlySet<string>;
   readonly members: ReadonlyMap<string, readonly string[]>;
@@ -20,7 +20,7 @@ export function declaredExports(file: string): DeclaredExports {
   for (const symbol of checker.getExportsOfModule(module)) {
     exports.add(symbol.getName());
     const target = (symbol.flags & ts.SymbolFlags.Alias) !== 0 ? checker.getAliasedSymbol(symbol) : symbol;
-    if ((target.flags & ts.SymbolFlags.Interface) !== 0) {
+    if ((target.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.Class)) !== 0) {
       members.set(
         symbol.getName(),
         checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(target)).map((member) => member.getName()),

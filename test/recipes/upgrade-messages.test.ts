@@ -51,8 +51,6 @@ const samples: { readonly [Name in keyof Messages]: Parameters<Messages[Name]> }
   badArguments: [
     "Unknown option '--frobnicate'. To specify a positional argument starting with a '-', place it at the end.",
   ],
-  missingCommand: [],
-  unknownCommand: ['downgrade'],
 };
 
 /** One line, one sentence-final period, never two in a row. */

@@ -141,6 +141,8 @@ describe('soak options', () => {
       seconds: 20,
       cluster: false,
       postgres: false,
+      sentinel: false,
+      waitForReplicas: true,
       workers: 4,
       subscriptions: 2,
       leaseMs: 600,
@@ -164,6 +166,12 @@ describe('soak options', () => {
     expect(() => parseSoakOptions(['--postgres', '--cluster'])).toThrow(/--postgres runs on one PostgreSQL server/);
     expect(() => parseSoakOptions(['--postgres', '--lose-writes-on-restart'])).toThrow(/--postgres/);
     expect(parseSoakOptions(['--seconds', '10', '--postgres'])).toMatchObject({ seconds: 10, postgres: true });
+    expect(parseSoakOptions(['--sentinel', '--no-wait-for-replicas'])).toMatchObject({
+      sentinel: true,
+      waitForReplicas: false,
+    });
+    expect(() => parseSoakOptions(['--sentinel', '--cluster'])).toThrow(/--sentinel runs on a master, a replica/);
+    expect(() => parseSoakOptions(['--no-wait-for-replicas'])).toThrow(/negative control; add --sentinel/);
     expect(() => parseSoakOptions(['--unknown'])).toThrow();
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
+  CheckpointWriteNotReplicatedError,
   StartPositionAlreadyPinnedError,
   StorageCannotBeFencedError,
   UnsupportedWriteConditionError,
@@ -26,6 +27,49 @@ describe('errors', () => {
     const error = new CheckpointWriteConditionNotFulfilledError('orders', CheckpointWriteCondition.ifAbsent());
     expect(error.storedVersion).toBeUndefined();
     expect(error.message).toContain('ifAbsent() does not hold, a checkpoint is already stored');
+  });
+
+  it('CheckpointWriteNotReplicatedError is a "maybe", not a refusal: it says so, and is no CheckpointWriteConditionNotFulfilledError', () => {
+    const error = new CheckpointWriteNotReplicatedError({
+      subscriptionId: 'orders',
+      operation: 'notOlderThan(7)',
+      replicas: 1,
+      acknowledged: 0,
+      timeoutMs: 500,
+    });
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(CheckpointWriteConditionNotFulfilledError);
+    expect(error.name).toBe('CheckpointWriteNotReplicatedError');
+    expect(error).toMatchObject({
+      subscriptionId: 'orders',
+      operation: 'notOlderThan(7)',
+      replicas: 1,
+      acknowledged: 0,
+      timeoutMs: 500,
+    });
+    expect(error.message).toBe(
+      'Checkpoint write notOlderThan(7) for subscription "orders" was applied on the master, but 0 of the 1 replica it waits for ' +
+        'acknowledged it within 500 ms: it may or may not survive a failover. This is not a refusal and the lease has not moved on, ' +
+        'so do not treat it as one: read the checkpoint back, or write again with the same token once replication has caught up ' +
+        '(a later write the replicas acknowledge carries this one with it).',
+    );
+  });
+
+  it('CheckpointWriteNotReplicatedError names a WAIT that failed, and keeps its cause', () => {
+    const cause = new Error('Connection is closed.');
+    const error = new CheckpointWriteNotReplicatedError({
+      subscriptionId: 'orders',
+      operation: 'advanceWriteVersion(3)',
+      replicas: 2,
+      acknowledged: undefined,
+      timeoutMs: 500,
+      cause,
+    });
+    expect(error.cause).toBe(cause);
+    expect(error.acknowledged).toBeUndefined();
+    expect(error.message).toMatch(
+      /^Checkpoint write advanceWriteVersion\(3\) for subscription "orders" was applied on the master, but WAIT for 2 replicas failed \(Error: Connection is closed\.\): it may or may not survive a failover\./u,
+    );
   });
 
   it('UnsupportedWriteConditionError has the exact message generated code relies on', () => {

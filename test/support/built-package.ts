@@ -13,10 +13,20 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { withFileLock } from './file-lock.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 /** What the published package is built from; a change to any of it means a new build. */
-const INPUTS = ['package.json', 'tsconfig.base.json', 'runtime', 'vocabulary', 'recipes', 'eslint-plugin', 'build'];
+const INPUTS = [
+  'package.json',
+  'tsconfig.base.json',
+  'runtime',
+  'vocabulary',
+  'recipes',
+  'operator',
+  'eslint-plugin',
+  'build',
+];
 
 /**
  * This checkout as it installs from npm: package.json, README, doc/ and a dist/ built from the current sources (tsc
@@ -34,13 +44,31 @@ export function builtPackage(): string {
     return target;
   }
   mkdirSync(join(REPO, '.tmp'), { recursive: true });
+  // Test files that start at once would each build the same sources: one builds, the others wait for its build.
+  withFileLock(`${target}.lock`, () => {
+    if (!existsSync(join(target, 'package.json'))) {
+      build(target);
+    }
+  });
+  return target;
+}
+
+/** Builds the package into a staging folder and moves it to `target`. */
+function build(target: string): void {
   const staging = mkdtempSync(join(REPO, '.tmp', 'package-build-'));
   writeFileSync(
     join(staging, 'tsconfig.json'),
     JSON.stringify({
       extends: '../../tsconfig.base.json',
       compilerOptions: { rootDir: '../..', outDir: 'dist', declaration: true, sourceMap: false },
-      include: ['../../runtime', '../../vocabulary', '../../recipes', '../../eslint-plugin', '../../build'],
+      include: [
+        '../../runtime',
+        '../../vocabulary',
+        '../../recipes',
+        '../../operator',
+        '../../eslint-plugin',
+        '../../build',
+      ],
     }),
   );
   execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', staging], { stdio: 'pipe' });
@@ -59,7 +87,6 @@ export function builtPackage(): string {
       throw error;
     }
   }
-  return target;
 }
 
 /** Builds of sources that have since changed, left by earlier runs; an hour old at least, so no running test uses one. */

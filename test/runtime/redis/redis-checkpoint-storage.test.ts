@@ -86,7 +86,9 @@ describe('RedisCheckpointStorage on ioredis-mock', () => {
     await storage.save('orders', 'cp', notOlderThan(2));
     const versionKey = `checkpoint-fencing:version:{orders}${sha256('orders')}`;
     const sha = notOlderThanScript.withoutShebang.sha1;
+    // waitForReplicas 'auto' counts the replicas first; the mock reports none, so no WAIT follows.
     expect(calls).toEqual([
+      ['info', 'replication'],
       ['info', 'server'],
       ['evalsha', sha, 2, 'orders', versionKey, 'cp', '1'],
       ['eval', notOlderThanScript.withoutShebang.text, 2, 'orders', versionKey, 'cp', '1'],
@@ -206,6 +208,7 @@ describe('RedisCheckpointStorage.advanceWriteVersion on ioredis-mock', () => {
     await storage.advanceWriteVersion('orders', 6n);
     const versionKey = `checkpoint-fencing:version:{orders}${sha256('orders')}`;
     expect(calls).toEqual([
+      ['info', 'replication'],
       ['info', 'server'],
       ['evalsha', advanceWriteVersionScript.withoutShebang.sha1, 2, 'orders', versionKey, '6'],
       ['eval', advanceWriteVersionScript.withoutShebang.text, 2, 'orders', versionKey, '6'],

@@ -10,53 +10,9 @@ import {
   StorageCannotBeFencedError,
   UnknownSubscriptionError,
   type CheckpointStorage,
-  type CompetingConsumerListener,
-  type CompetingConsumerStrategy,
 } from '../../../runtime/index.js';
 import { eventually, EventLog } from '../../support/leases/event-log.js';
-
-/** A strategy whose lock and token the test sets by hand. */
-class HandSetStrategy implements CompetingConsumerStrategy {
-  lock = false;
-  token: bigint | undefined = undefined;
-  readonly registered = new Set<string>();
-  readonly #granted = new Set<CompetingConsumerListener>();
-
-  grant(token: bigint): void {
-    this.lock = true;
-    this.token = token;
-    for (const listener of this.#granted) {
-      listener('orders', 'node-a');
-    }
-  }
-
-  async register(subscriptionId: string): Promise<boolean> {
-    this.registered.add(subscriptionId);
-    return this.lock;
-  }
-  async unregister(subscriptionId: string): Promise<void> {
-    this.registered.delete(subscriptionId);
-  }
-  async release(): Promise<void> {
-    this.lock = false;
-  }
-  hasLock(): boolean {
-    return this.lock;
-  }
-  fencingToken(): bigint | undefined {
-    return this.token;
-  }
-  onGranted(listener: CompetingConsumerListener): () => void {
-    this.#granted.add(listener);
-    return () => this.#granted.delete(listener);
-  }
-  onProhibited(): () => void {
-    return () => undefined;
-  }
-  async shutdown(): Promise<void> {
-    this.lock = false;
-  }
-}
+import { HandSetStrategy } from '../../support/leases/hand-set-strategy.js';
 
 /**
  * Records every storage call as text, and every checkpoint stored after a write. `beforeFence` runs inside the fence

@@ -1,11 +1,7 @@
 import { expect } from 'vitest';
-import {
-  CheckpointWriteConditionNotFulfilledError,
-  DurableSubscription,
-  type CheckpointStorage,
-  type CompetingConsumerStrategy,
-} from '../../../runtime/index.js';
+import { DurableSubscription, type CheckpointStorage, type CompetingConsumerStrategy } from '../../../runtime/index.js';
 import { eventually, EventLog } from './event-log.js';
+import { SubscriptionErrors } from './subscription-errors.js';
 
 /** The shared backend of a lost-counter run: how to make a node, and how to lose a lease and its token counter. */
 export interface LostCounterWorld {
@@ -37,8 +33,8 @@ export async function runLostCounterRecovery(world: LostCounterWorld): Promise<L
   log.append(10);
   const handled = new Set<number>();
   const grants: bigint[] = [];
-  const refusals: CheckpointWriteConditionNotFulfilledError[] = [];
-  const otherErrors: unknown[] = [];
+  const errors = new SubscriptionErrors();
+  const { refusals } = errors;
   const nodes = await Promise.all(
     ['node-a', 'node-b'].map(async (subscriberId) => {
       const strategy = await world.strategy();
@@ -54,13 +50,7 @@ export async function runLostCounterRecovery(world: LostCounterWorld): Promise<L
         subscriberId,
         holdBackPollMs: 10,
         retryDelayMs: 50,
-        onError: (error) => {
-          if (error instanceof CheckpointWriteConditionNotFulfilledError) {
-            refusals.push(error);
-          } else {
-            otherErrors.push(error);
-          }
-        },
+        onError: errors.onError,
       });
       return { subscriberId, strategy, subscription };
     }),
@@ -135,7 +125,7 @@ export async function runLostCounterRecovery(world: LostCounterWorld): Promise<L
       );
       expect((after?.version ?? -1n) >= (before?.version ?? -1n), `version after ${before?.version}`).toBe(true);
     }
-    expect(otherErrors).toEqual([]);
+    expect(errors.others).toEqual([]);
     return { versionBeforeLoss, healedAfterMs, grantsAfterLoss };
   } finally {
     watching.active = false;

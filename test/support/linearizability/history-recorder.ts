@@ -69,13 +69,18 @@ export class HistoryRecorder {
  * completion, so a tie never invents a real-time order that may not have existed.
  */
 export function mergeTimedHistories(...parts: readonly (readonly TimedHistoryEvent[])[]): History {
+  return mergeTimedEvents(...parts).map(({ event }) => event);
+}
+
+/** {@link mergeTimedHistories} keeping each event's time, for a caller that splits the history by time. */
+export function mergeTimedEvents(...parts: readonly (readonly TimedHistoryEvent[])[]): TimedHistoryEvent[] {
   return parts
     .flat()
     .map((timed, arrival) => ({ ...timed, arrival }))
     .sort((a, b) =>
       a.time === b.time ? rank(a.event) - rank(b.event) || a.arrival - b.arrival : a.time < b.time ? -1 : 1,
     )
-    .map(({ event }) => event);
+    .map(({ time, event }) => ({ time, event }));
 }
 
 function rank(event: HistoryEvent): number {

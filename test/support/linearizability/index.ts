@@ -23,5 +23,5 @@ export {
   type LinearizabilityReport,
   type LinearizabilityViolation,
 } from './check-linearizability.js';
-export { HistoryRecorder, mergeTimedHistories, type TimedHistoryEvent } from './history-recorder.js';
+export { HistoryRecorder, mergeTimedEvents, mergeTimedHistories, type TimedHistoryEvent } from './history-recorder.js';
 export { RecordingCheckpointStorage } from './recording-checkpoint-storage.js';

@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { builtPackage } from '../built-package.js';
 
 const repository = resolve(import.meta.dirname, '../../..');
 
@@ -12,25 +12,16 @@ export interface BuiltRuntime {
 }
 
 /**
- * Compiles runtime/ into a fresh directory under the repository's `.tmp/` (so that ioredis resolves from the
- * repository's node_modules), so a spawned process runs the code under test, never a stale dist/.
+ * A fresh directory under the repository's `.tmp/` (so that ioredis resolves from the repository's node_modules)
+ * whose `runtime/` is the package built from the current sources ({@link builtPackage}, built once for every test
+ * file that needs it), so a spawned process runs the code under test, never a stale dist/.
  */
 export function buildRuntime(): BuiltRuntime {
+  const compiled = join(builtPackage(), 'dist/runtime');
   mkdirSync(join(repository, '.tmp'), { recursive: true });
   const directory = mkdtempSync(join(repository, '.tmp', 'runtime-build-'));
-  writeFileSync(
-    join(directory, 'tsconfig.json'),
-    JSON.stringify({
-      extends: '../../tsconfig.base.json',
-      compilerOptions: { rootDir: '../..', outDir: '.', noEmit: false, declaration: false, sourceMap: false },
-      include: ['../../runtime'],
-      exclude: ['../../runtime/testing'],
-    }),
-  );
+  symlinkSync(compiled, join(directory, 'runtime'), 'dir');
   writeFileSync(join(directory, 'package.json'), JSON.stringify({ type: 'module' }));
-  execFileSync(process.execPath, [join(repository, 'node_modules/typescript/bin/tsc'), '-p', directory], {
-    stdio: 'pipe',
-  });
   return {
     directory,
     remove: () => {

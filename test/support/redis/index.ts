@@ -1,5 +1,20 @@
 export { startRedisServer, type RedisServerProcess, type StartRedisServerOptions } from './start-redis-server.js';
 export { startRedisCluster, type RedisClusterProcess } from './start-redis-cluster.js';
+export { withAdminConnection, type RedisAddress } from './admin-connection.js';
+export { RedisFrontDoor } from './redis-front-door.js';
+export {
+  replicationInfo,
+  replicationTestArgs,
+  startReplicatedRedis,
+  waitUntilReplicating,
+  type ReplicatedRedisProcess,
+} from './start-replicated-redis.js';
+export {
+  startRedisSentinel,
+  type FailoverOutcome,
+  type RedisSentinelTopology,
+  type SentinelDataServer,
+} from './start-redis-sentinel.js';
 export { useSharedRedis, useSharedRedisCluster, type SharedRedis, type SharedRedisCluster } from './shared-redis.js';
 export type { SharedRedisClusterAddress, SharedRedisServerAddress } from './shared-redis-context.js';
 export { startSharedRedisCluster, startSharedRedisServer } from './shared-redis-servers.js';

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,9 +21,10 @@ export interface RedisServerProcess {
   /**
    * Stops the server if it runs (SIGTERM, wait), then starts it again on the same port, with the same arguments and
    * the same `dataDir`, and waits until it answers PING. Data survives only if the caller's args persist it
-   * (e.g. `--appendonly yes --appendfsync always`); the defaults persist nothing.
+   * (e.g. `--appendonly yes --appendfsync always`); the defaults persist nothing. `extraArgs` go after the original
+   * arguments for this start only (a killed master restarted as a replica: `['--replicaof', host, port]`).
    */
-  restart(): Promise<void>;
+  restart(extraArgs?: readonly string[]): Promise<void>;
   /** SIGSTOP: the process keeps its port but answers nothing, like a server stuck in a long pause. */
   pause(): void;
   /** SIGCONT after {@link RedisServerProcess.pause}. */
@@ -36,6 +37,11 @@ export interface StartRedisServerOptions {
   readonly args?: readonly string[];
   /** Also require port + 10000 (the Cluster bus port) to be free; {@link startRedisCluster} sets it. */
   readonly reserveClusterBusPort?: boolean;
+  /**
+   * A configuration file's text, written to `dataDir` and passed as the first argument, before every other one: a
+   * Sentinel needs a file it can rewrite (`args: ['--sentinel']`).
+   */
+  readonly configText?: string;
 }
 
 const host = loopbackHost;
@@ -62,10 +68,15 @@ process.once('exit', () => {
 export async function startRedisServer(options: StartRedisServerOptions = {}): Promise<RedisServerProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'checkpoint-fencing-redis-'));
   liveDataDirs.add(dataDir);
+  const configFile = join(dataDir, 'redis.conf');
+  if (options.configText !== undefined) {
+    writeFileSync(configFile, options.configText);
+  }
   let lastError: unknown;
   for (let attempt = 0; attempt < portAttempts; attempt += 1) {
     const port = await freePort(options.reserveClusterBusPort === true);
     const args = [
+      ...(options.configText === undefined ? [] : [configFile]),
       '--port',
       String(port),
       '--bind',
@@ -120,9 +131,9 @@ class RunningRedisServer implements RedisServerProcess {
     this.#child = undefined;
   }
 
-  async restart(): Promise<void> {
+  async restart(extraArgs: readonly string[] = []): Promise<void> {
     await this.#terminate();
-    this.#child = await spawnAndWait(this.args, this.port);
+    this.#child = await spawnAndWait([...this.args, ...extraArgs], this.port);
   }
 
   pause(): void {

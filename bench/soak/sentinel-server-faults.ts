@@ -1,0 +1,107 @@
+import type { ChildProcess } from 'node:child_process';
+import { RedisCheckpointStorage } from '../../runtime/index.js';
+import type { CheckpointState } from '../../test/support/linearizability/index.js';
+import {
+  replicationInfo,
+  withAdminConnection,
+  type RedisSentinelTopology,
+  type SentinelDataServer,
+} from '../../test/support/redis/index.js';
+import type { ServerFault, ServerFaultKind } from './fault-injector.js';
+
+/** One failover the soak drove, and what the promoted replica held when its master died. */
+export interface FailoverRecord {
+  /**
+   * `process.hrtime.bigint()` right before the master's SIGKILL: every operation invoked earlier ran on the old master
+   * (or nowhere), every later one on the promoted master (or nowhere).
+   */
+  readonly killedAt: bigint;
+  /** Each subscription's checkpoint and version on the replica, read after its master died and before its promotion. */
+  readonly snapshot: ReadonlyMap<string, CheckpointState>;
+  /** False when the replica was already promoted by the time it was read: the snapshot may hold later writes. */
+  readonly snapshotBeforePromotion: boolean;
+  /** Whether the replication link was cut when the master died. */
+  readonly partitioned: boolean;
+  /** From the SIGKILL until every Sentinel named the new master. */
+  readonly failoverMs: number;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The Sentinel faults: the replica stopped (SIGSTOP) for two lease times, so every wait for it times out; the master
+ * killed (SIGKILL) and failed over; and a partition: the replication link cut, the lease holder stopped for one and a
+ * half lease times so the lease changes hands while the replica hears nothing, then the master killed. Each failover
+ * reads what the replica holds before the Sentinels promote it, records it in `failovers`, and restarts the killed
+ * server as the new replica before the next fault.
+ */
+export function sentinelServerFaults(options: {
+  readonly topology: RedisSentinelTopology;
+  readonly subscriptionIds: readonly string[];
+  readonly leaseMs: number;
+  readonly leaseHolder: () => ChildProcess | undefined;
+  readonly failovers: FailoverRecord[];
+}): ReadonlyMap<ServerFaultKind, ServerFault> {
+  const { topology, subscriptionIds, leaseMs, leaseHolder, failovers } = options;
+  const failover = async (partitioned: boolean, afterKill: () => void): Promise<boolean> => {
+    let snapshot = new Map<string, CheckpointState>();
+    let snapshotBeforePromotion = false;
+    const killedAt = process.hrtime.bigint();
+    const outcome = await topology.killMaster(async (replica) => {
+      afterKill();
+      [snapshot, snapshotBeforePromotion] = await readSnapshot(replica, subscriptionIds);
+    });
+    failovers.push({ killedAt, snapshot, snapshotBeforePromotion, partitioned, failoverMs: outcome.elapsedMs });
+    await topology.recover();
+    return true;
+  };
+  const replicaPause: ServerFault = async () => {
+    // Longer than the storages' WAIT timeout: writes and grants meanwhile are not acknowledged in time.
+    const { process: replica } = topology.replica();
+    replica.pause();
+    await sleep(2 * leaseMs);
+    replica.resume();
+    return true;
+  };
+  const masterKill: ServerFault = () => failover(false, () => undefined);
+  const partitionKill: ServerFault = async () => {
+    await topology.cutReplicationLink();
+    // Stopped past its lease: another worker is granted the lease (or, waiting for the replica, refused) during the cut.
+    const holder = leaseHolder();
+    const stopped = holder?.kill('SIGSTOP') === true ? holder : undefined;
+    await sleep(1.5 * leaseMs);
+    return failover(true, () => {
+      stopped?.kill('SIGCONT');
+    });
+  };
+  return new Map([
+    ['replica-pause', replicaPause],
+    ['master-kill', masterKill],
+    ['partition-kill', partitionKill],
+  ]);
+}
+
+/**
+ * What `replica` holds for every subscription once it has applied all its dead master ever sent it (its link reads
+ * down), and whether it was still a replica after the reads: the Sentinels promote it half a second later at the
+ * earliest, and only from then on can anyone write to it.
+ */
+async function readSnapshot(
+  replica: SentinelDataServer,
+  subscriptionIds: readonly string[],
+): Promise<[Map<string, CheckpointState>, boolean]> {
+  const deadline = Date.now() + 5_000;
+  while (!/master_link_status:down/u.test(await replicationInfo(replica)) && Date.now() < deadline) {
+    await sleep(5);
+  }
+  return withAdminConnection(replica, async (admin) => {
+    const storage = new RedisCheckpointStorage(admin, { waitForReplicas: false });
+    const snapshot = new Map<string, CheckpointState>();
+    for (const id of subscriptionIds) {
+      const checkpoint = await storage.read(id);
+      snapshot.set(id, checkpoint === undefined ? undefined : { checkpoint, version: await storage.writeVersion(id) });
+    }
+    const stillReplica = /^role:slave\r?$/mu.test(await admin.info('replication'));
+    return [snapshot, stillReplica];
+  });
+}

@@ -1,0 +1,223 @@
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import type { RuntimeExportName } from '../../vocabulary/index.js';
+import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
+import { staticPropertyKeyName } from './static-member-name.js';
+import {
+  declaredTypeOfLiteral,
+  namesContractInterface,
+  namesContractType,
+  sameFileBaseClass,
+  type ContractName,
+} from './storage-declarations.js';
+import { extendsRuntimeClass, isContractType } from './storage-types.js';
+import type { TypeInformation } from './type-information.js';
+
+/** A class or object literal that implements a checkpoint-fencing contract, with the members it declares itself. */
+export interface ContractImplementation {
+  readonly node: TSESTree.ClassDeclaration | TSESTree.ClassExpression | TSESTree.ObjectExpression;
+  /** Where to report a problem with the implementation as a whole: the class name or the `implements` clause. */
+  readonly reportNode: TSESTree.Node;
+  /** Declared methods by name (`#x` for private ones); a member whose value is not a function is absent. */
+  readonly methods: ReadonlyMap<string, TSESTree.FunctionLike>;
+  /** Declared member names, functions or not. */
+  readonly memberNames: ReadonlySet<string>;
+  /** Members may come from elsewhere (a superclass, a spread, a computed key): absence proves nothing. */
+  readonly mayInheritMembers: boolean;
+}
+
+type Scope = TSESLint.Scope.Scope;
+type ClassNode = TSESTree.ClassDeclaration | TSESTree.ClassExpression;
+
+/** The class of checkpoint-fencing that implements a contract, for users to extend instead of implementing it all. */
+const CONTRACT_BASE_CLASS: Readonly<Record<ContractName, RuntimeExportName | undefined>> = {
+  CheckpointStorage: undefined,
+  DualAnchorCheckpointStore: 'DualAnchorCheckpointStoreBase',
+};
+
+/**
+ * `classNode` as an implementation of `contract` when it says `implements <contract>` (the checkpoint-fencing
+ * import, aliased or through a namespace, or an interface or alias of this file derived from it), extends the
+ * contract's base class from checkpoint-fencing, or extends a class of this file that does either; with types, when
+ * its instance type is, extends or implements checkpoint-fencing's contract (through a superclass, or an interface
+ * re-declared under another name).
+ */
+export function classImplementing(
+  contract: ContractName,
+  classNode: ClassNode,
+  scope: Scope,
+  types: TypeInformation | undefined,
+): ContractImplementation | undefined {
+  const clauses = implementsClauses(classNode);
+  const clause = clauses.find((candidate) => namesContractInterface(candidate.expression, contract, scope));
+  // Only a class with a heritage clause can be an implementation by type; asking no other keeps type-aware linting cheap.
+  const worthAsking = clauses.length > 0 || classNode.superClass !== null;
+  const implementsContract =
+    types === undefined
+      ? clause !== undefined ||
+        declaresThroughSameFileBases(classNode, scope, (node) => declares(node, contract, scope))
+      : worthAsking && isContractType(types.getTypeAtLocation(classNode), types.program.getTypeChecker(), contract);
+  if (!implementsContract) {
+    return undefined;
+  }
+  const methods = new Map<string, TSESTree.FunctionLike>();
+  const memberNames = new Set<string>();
+  let computed = false;
+  for (const element of classNode.body.body) {
+    if (
+      element.type === AST_NODE_TYPES.StaticBlock ||
+      element.type === AST_NODE_TYPES.TSIndexSignature ||
+      element.static
+    ) {
+      continue;
+    }
+    const name = staticPropertyKeyName(element.key, element.computed);
+    if (name === undefined) {
+      computed = true;
+      continue;
+    }
+    memberNames.add(name);
+    const value = element.value;
+    if (value !== null && isFunction(value)) {
+      methods.set(name, value);
+    }
+  }
+  return {
+    node: classNode,
+    reportNode: classNode.id ?? clause ?? classNode,
+    methods,
+    memberNames,
+    mayInheritMembers: computed || classNode.superClass !== null,
+  };
+}
+
+/**
+ * Whether `classNode` extends checkpoint-fencing's class `className` (`class S extends DualAnchorCheckpointStoreBase`),
+ * itself or through classes of this file; with types, anywhere up its chain of base classes.
+ */
+export function extendsRuntimeBaseClass(
+  classNode: ClassNode,
+  className: RuntimeExportName,
+  scope: Scope,
+  types: TypeInformation | undefined,
+): boolean {
+  if (classNode.superClass === null) {
+    return false;
+  }
+  if (types !== undefined) {
+    return extendsRuntimeClass(types.getTypeAtLocation(classNode), types.program.getTypeChecker(), className);
+  }
+  return declaresThroughSameFileBases(classNode, scope, (node) => extendsDirectly(node, className, scope));
+}
+
+/** Whether `classNode` or a class of this file it extends, directly or further up, satisfies `test`. */
+function declaresThroughSameFileBases(
+  classNode: ClassNode,
+  scope: Scope,
+  test: (node: ClassNode) => boolean,
+  seen = new Set<ClassNode>(),
+): boolean {
+  if (test(classNode)) {
+    return true;
+  }
+  const base = sameFileBaseClass(classNode, scope);
+  if (base === undefined || seen.has(base)) {
+    return false;
+  }
+  seen.add(base);
+  return declaresThroughSameFileBases(base, scope, test, seen);
+}
+
+/** What `classNode`'s own heritage clauses say: `implements <contract>`, or `extends` the contract's base class. */
+function declares(classNode: ClassNode, contract: ContractName, scope: Scope): boolean {
+  const baseClass = CONTRACT_BASE_CLASS[contract];
+  return (
+    implementsClauses(classNode).some((clause) => namesContractInterface(clause.expression, contract, scope)) ||
+    (baseClass !== undefined && extendsDirectly(classNode, baseClass, scope))
+  );
+}
+
+function extendsDirectly(classNode: ClassNode, className: RuntimeExportName, scope: Scope): boolean {
+  return classNode.superClass !== null && refersToRuntimeExport(classNode.superClass, className, scope);
+}
+
+/**
+ * `object` as an implementation of `contract` when the type it is written against names it
+ * (`const s: CheckpointStorage = {...}`, `{...} satisfies CheckpointStorage`, `{...} as CheckpointStorage`, returned
+ * from a function declared to return one); with types, also when its contextual type is one (an argument to a
+ * parameter of that type). With types, a literal with no declared type is asked about only when it declares
+ * `memberHint`, a member every implementation of the contract has.
+ */
+export function objectImplementing(
+  contract: ContractName,
+  memberHint: string,
+  object: TSESTree.ObjectExpression,
+  scope: Scope,
+  types: TypeInformation | undefined,
+): ContractImplementation | undefined {
+  const declared = declaredTypeOfLiteral(object);
+  const declaresHint = object.properties.some(
+    (property) => property.type === AST_NODE_TYPES.Property && keyName(property) === memberHint,
+  );
+  const implementsContract =
+    types === undefined
+      ? namesContractType(declared, contract, scope)
+      : (declared !== undefined || declaresHint) && isContextually(contract, object, declared, types);
+  if (!implementsContract) {
+    return undefined;
+  }
+  const methods = new Map<string, TSESTree.FunctionLike>();
+  const memberNames = new Set<string>();
+  let unknownMembers = false;
+  for (const property of object.properties) {
+    const name =
+      property.type === AST_NODE_TYPES.Property ? staticPropertyKeyName(property.key, property.computed) : undefined;
+    if (property.type !== AST_NODE_TYPES.Property || name === undefined) {
+      unknownMembers = true;
+      continue;
+    }
+    memberNames.add(name);
+    if (isFunction(property.value)) {
+      methods.set(name, property.value);
+    }
+  }
+  return {
+    node: object,
+    reportNode: declared ?? object,
+    methods,
+    memberNames,
+    mayInheritMembers: unknownMembers,
+  };
+}
+
+function isContextually(
+  contract: ContractName,
+  object: TSESTree.ObjectExpression,
+  declared: TSESTree.TypeNode | undefined,
+  types: TypeInformation,
+): boolean {
+  const checker = types.program.getTypeChecker();
+  if (declared !== undefined) {
+    return isContractType(types.getTypeAtLocation(declared), checker, contract);
+  }
+  const contextual = checker.getContextualType(types.esTreeNodeToTSNodeMap.get(object));
+  return contextual !== undefined && isContractType(contextual, checker, contract);
+}
+
+/** A class's `implements` clauses; JavaScript parsers (espree) leave the property out, though the TS-ESTree types say it is always there. */
+function implementsClauses(classNode: ClassNode): readonly TSESTree.TSClassImplements[] {
+  const { implements: clauses } = classNode as { readonly implements?: readonly TSESTree.TSClassImplements[] };
+  return clauses ?? [];
+}
+
+function keyName(member: { readonly key: TSESTree.Node; readonly computed: boolean }): string | undefined {
+  return staticPropertyKeyName(member.key, member.computed);
+}
+
+function isFunction(node: TSESTree.Node): node is TSESTree.FunctionLike {
+  return (
+    node.type === AST_NODE_TYPES.FunctionExpression ||
+    node.type === AST_NODE_TYPES.ArrowFunctionExpression ||
+    node.type === AST_NODE_TYPES.TSEmptyBodyFunctionExpression
+  );
+}

@@ -1,0 +1,147 @@
+import { OperatorUsageError } from './operator-error.js';
+import type { SecretRedactor } from './secret-redactor.js';
+
+/** Where a Redis command connects: everything comes from the URL given, nothing from defaults or the environment. */
+export interface RedisAddress {
+  readonly host: string;
+  readonly port: number;
+  readonly username: string | undefined;
+  readonly password: string | undefined;
+  readonly db: number;
+  /** `rediss://`: TLS, with the server's certificate checked against `host`. */
+  readonly tls: boolean;
+  /** The URL with its password replaced by `***`, for every message. */
+  readonly display: string;
+}
+
+/** Where a PostgreSQL command connects. */
+export interface PostgresAddress {
+  readonly host: string;
+  readonly port: number;
+  readonly user: string | undefined;
+  readonly password: string | undefined;
+  readonly database: string;
+  readonly sslmode: 'disable' | 'require' | 'verify-full';
+  readonly display: string;
+}
+
+const redisForm = 'redis://[user[:password]@]host[:port][/db] (rediss:// for TLS)';
+const postgresForm = 'postgres://[user[:password]@]host[:port]/database[?sslmode=disable|require|verify-full]';
+const sslModes = ['disable', 'require', 'verify-full'] as const;
+
+/**
+ * Reads a `--redis` URL. The password is registered with `redactor` before anything can fail, and no message ever
+ * repeats the URL as given. @throws OperatorUsageError for anything but the one form accepted.
+ */
+export function parseRedisUrl(text: string, redactor: SecretRedactor): RedisAddress {
+  const url = parseUrl(text, '--redis', redisForm, redactor);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new OperatorUsageError(
+      `--redis ${displayUrl(url)}: the scheme must be redis:// or rediss://; use ${redisForm}`,
+    );
+  }
+  const path = url.pathname.replace(/^\//u, '');
+  if (!/^(0|[1-9][0-9]{0,4})?$/u.test(path)) {
+    throw new OperatorUsageError(
+      `--redis ${displayUrl(url)}: the path must be a database number such as /0; use ${redisForm}`,
+    );
+  }
+  const address = commonParts(url, '--redis', redisForm, 6379);
+  return {
+    ...address,
+    username: address.user,
+    db: path === '' ? 0 : Number(path),
+    tls: url.protocol === 'rediss:',
+  };
+}
+
+/**
+ * Reads a `--postgres` URL; the database must be named, so that no environment variable picks one.
+ * @throws OperatorUsageError for anything but the one form accepted.
+ */
+export function parsePostgresUrl(text: string, redactor: SecretRedactor): PostgresAddress {
+  const url = parseUrl(text, '--postgres', postgresForm, redactor, ['sslmode']);
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new OperatorUsageError(
+      `--postgres ${displayUrl(url)}: the scheme must be postgres:// or postgresql://; use ${postgresForm}`,
+    );
+  }
+  const database = decodedComponent(url.pathname.replace(/^\//u, ''), '--postgres', 'database name', postgresForm);
+  if (database === '' || database.includes('/')) {
+    throw new OperatorUsageError(`--postgres ${displayUrl(url)}: name the database in the path; use ${postgresForm}`);
+  }
+  const sslmode = url.searchParams.get('sslmode') ?? 'disable';
+  if (!isSslMode(sslmode)) {
+    throw new OperatorUsageError(
+      `--postgres ${displayUrl(url)}: sslmode must be ${sslModes.join(', ')}; got ${JSON.stringify(sslmode)}`,
+    );
+  }
+  return { ...commonParts(url, '--postgres', postgresForm, 5432), database, sslmode };
+}
+
+function parseUrl(
+  text: string,
+  flag: string,
+  form: string,
+  redactor: SecretRedactor,
+  parameters: readonly string[] = [],
+): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    // The text as given may hold a password this parser could not find, so it is not repeated.
+    throw new OperatorUsageError(`${flag}: not a URL; use ${form}`);
+  }
+  redactor.add(url.password);
+  const password = decodedComponent(url.password, flag, 'password', form);
+  redactor.add(password);
+  const unknown = [...url.searchParams.keys()].filter((name) => !parameters.includes(name));
+  if (unknown.length > 0 || url.hash !== '') {
+    throw new OperatorUsageError(
+      `${flag} ${displayUrl(url)}: ${unknown.length > 0 ? `unsupported parameter ${JSON.stringify(unknown[0])}` : 'a fragment'} ` +
+        `would be ignored or could send the connection elsewhere; use ${form}`,
+    );
+  }
+  return url;
+}
+
+function decodedComponent(text: string, flag: string, what: string, form: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new OperatorUsageError(`${flag}: the ${what} in the URL is not valid percent-encoding; use ${form}`);
+  }
+}
+
+function commonParts(
+  url: URL,
+  flag: string,
+  form: string,
+  defaultPort: number,
+): { host: string; port: number; user: string | undefined; password: string | undefined; display: string } {
+  const host = url.hostname.replace(/^\[(.*)\]$/u, '$1');
+  if (host === '') {
+    throw new OperatorUsageError(`${flag} ${displayUrl(url)}: name the host; use ${form}`);
+  }
+  return {
+    host,
+    port: url.port === '' ? defaultPort : Number(url.port),
+    user: url.username === '' ? undefined : decodedComponent(url.username, flag, 'user name', form),
+    password: url.password === '' ? undefined : decodedComponent(url.password, flag, 'password', form),
+    display: displayUrl(url),
+  };
+}
+
+/** `url` as text with the password, if any, replaced by `***`. */
+function displayUrl(url: URL): string {
+  const shown = new URL(url.href);
+  if (shown.password !== '') {
+    shown.password = '***';
+  }
+  return shown.href;
+}
+
+function isSslMode(mode: string): mode is PostgresAddress['sslmode'] {
+  return (sslModes as readonly string[]).includes(mode);
+}

@@ -1,0 +1,195 @@
+import { parseArgs } from 'node:util';
+import { assertSubscriptionId } from '../runtime/index.js';
+import {
+  assertRedisLeaseKeyPrefix,
+  CheckpointKeyLayout,
+  defaultRedisLeaseKeyPrefix,
+  defaultRedisVersionKeyPrefix,
+  redisLeaseKeys,
+} from '../runtime/redis/index.js';
+import { parsePostgresUrl, parseRedisUrl, type PostgresAddress, type RedisAddress } from './connection-url.js';
+import { OperatorUsageError } from './operator-error.js';
+import type { OperatorCommandName } from './operator-usage.js';
+import { PostgresOperatorBackend, type PostgresOperatorOptions } from './postgres/postgres-operator-backend.js';
+import type { RedisOperatorOptions } from './redis/redis-operator-backend.js';
+import type { SecretRedactor } from './secret-redactor.js';
+
+/** The store a command works on, with its settings. */
+export type OperatorStore =
+  | { readonly kind: 'redis'; readonly address: RedisAddress; readonly options: RedisOperatorOptions }
+  | { readonly kind: 'postgres'; readonly address: PostgresAddress; readonly options: PostgresOperatorOptions };
+
+/** A command line, checked: everything a command needs before it connects. */
+export interface OperatorInvocation {
+  readonly command: OperatorCommandName;
+  readonly help: boolean;
+  readonly store: OperatorStore | undefined;
+  readonly ids: readonly string[];
+  readonly json: boolean;
+  readonly yes: boolean;
+}
+
+const defaultTimeoutMs = 10_000;
+const redisOnly = ['cluster', 'key-prefix', 'version-key-prefix', 'lease-key-prefix'] as const;
+const postgresOnly = ['schema', 'table', 'lease-table'] as const;
+
+/**
+ * Reads the arguments of `command`, checking everything that can be checked before connecting: one store, its URL
+ * (whose password goes to `redactor` at once), flags that belong to that store and command, the prefixes, tables and
+ * ids by the same rules as the storage and the strategy.
+ * @throws OperatorUsageError naming the argument and what to write instead.
+ */
+export function parseOperatorArguments(
+  command: OperatorCommandName,
+  argv: readonly string[],
+  redactor: SecretRedactor,
+): OperatorInvocation {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        redis: { type: 'string' },
+        cluster: { type: 'boolean' },
+        'key-prefix': { type: 'string' },
+        'version-key-prefix': { type: 'string' },
+        'lease-key-prefix': { type: 'string' },
+        postgres: { type: 'string' },
+        schema: { type: 'string' },
+        table: { type: 'string' },
+        'lease-table': { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        json: { type: 'boolean' },
+        'raise-token': { type: 'boolean' },
+        yes: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    // parseArgs names the option, never its value: no password can be in its message.
+    throw new OperatorUsageError((error as Error).message.replace(/\.$/u, ''));
+  }
+  const { values, positionals: ids } = parsed;
+  if (values.help === true) {
+    return { command, help: true, store: undefined, ids, json: false, yes: false };
+  }
+  // The URL first: its password must reach the redactor before any other message could quote it.
+  if (values.redis !== undefined && values.postgres !== undefined) {
+    throw new OperatorUsageError('give either --redis or --postgres, not both');
+  }
+  const given = (names: readonly string[]): string[] =>
+    names.filter((name) => (values as Record<string, unknown>)[name] !== undefined);
+  let store: OperatorStore;
+  const timeoutMs = parseTimeout(values['timeout-ms']);
+  if (values.redis !== undefined) {
+    const address = parseRedisUrl(values.redis, redactor);
+    refuseFlags(given(postgresOnly), (flag) => `--${flag} is a setting of --postgres, and this is --redis; drop it`);
+    if (values.cluster === true && address.db !== 0) {
+      throw new OperatorUsageError(`a Redis Cluster has database 0 only; drop the /${address.db} from the URL`);
+    }
+    store = { kind: 'redis', address, options: redisOptions(values, timeoutMs) };
+  } else if (values.postgres !== undefined) {
+    const address = parsePostgresUrl(values.postgres, redactor);
+    refuseFlags(given(redisOnly), (flag) => `--${flag} is a setting of --redis, and this is --postgres; drop it`);
+    store = { kind: 'postgres', address, options: postgresOptions(values, timeoutMs) };
+  } else {
+    throw new OperatorUsageError('say where the checkpoints are: --redis <url> or --postgres <url>');
+  }
+  refuseFlags(
+    given(commandFlags.filter((flag) => !allowedFlags[command].includes(flag))),
+    (flag) => `--${flag} is not an option of ${command}; drop it`,
+  );
+  if (command === 'repair' && values['raise-token'] !== true) {
+    throw new OperatorUsageError('say which repair to make: --raise-token (the only one there is)');
+  }
+  if (command !== 'inspect' && ids.length === 0) {
+    throw new OperatorUsageError(`name the subscriptions to ${command}: ${command} <id…>`);
+  }
+  for (const id of ids) {
+    assertId(store, id);
+  }
+  return { command, help: false, store, ids, json: values.json === true, yes: values.yes === true };
+}
+
+const commandFlags = ['json', 'raise-token', 'yes'] as const;
+const allowedFlags: Record<OperatorCommandName, readonly string[]> = {
+  inspect: ['json'],
+  repair: ['raise-token', 'yes'],
+  reset: ['yes'],
+};
+
+function refuseFlags(flags: readonly string[], message: (flag: string) => string): void {
+  const [flag] = flags;
+  if (flag !== undefined) {
+    throw new OperatorUsageError(message(flag));
+  }
+}
+
+function parseTimeout(text: string | undefined): number {
+  if (text === undefined) {
+    return defaultTimeoutMs;
+  }
+  const timeoutMs = Number(text);
+  if (!/^[1-9][0-9]*$/u.test(text) || timeoutMs > 3_600_000) {
+    throw new OperatorUsageError(
+      `--timeout-ms must be a whole number of milliseconds from 1 to 3600000; got ${JSON.stringify(text)}`,
+    );
+  }
+  return timeoutMs;
+}
+
+function redisOptions(values: Record<string, unknown>, timeoutMs: number): RedisOperatorOptions {
+  const options: RedisOperatorOptions = {
+    cluster: values['cluster'] === true,
+    keyPrefix: optionalString(values['key-prefix']),
+    versionKeyPrefix: optionalString(values['version-key-prefix']),
+    leaseKeyPrefix: optionalString(values['lease-key-prefix']),
+    timeoutMs,
+  };
+  try {
+    // The layouts' own checks: a prefix the storage or the strategy would refuse is refused here too.
+    new CheckpointKeyLayout(options.keyPrefix ?? '', options.versionKeyPrefix ?? defaultRedisVersionKeyPrefix);
+    assertRedisLeaseKeyPrefix(options.leaseKeyPrefix ?? defaultRedisLeaseKeyPrefix);
+  } catch (error) {
+    throw new OperatorUsageError(`a prefix is refused: ${(error as Error).message.replace(/\.$/u, '')}`);
+  }
+  return options;
+}
+
+function postgresOptions(values: Record<string, unknown>, timeoutMs: number): PostgresOperatorOptions {
+  const tables = {
+    ...optionalEntry('schema', values['schema']),
+    ...optionalEntry('table', values['table']),
+    ...optionalEntry('leaseTable', values['lease-table']),
+  };
+  try {
+    PostgresOperatorBackend.statements(tables);
+  } catch (error) {
+    throw new OperatorUsageError((error as Error).message.replace(/\.$/u, ''));
+  }
+  return { ...tables, timeoutMs };
+}
+
+/** Refuses an id no storage or lease could hold, by their own rules, before anything connects. */
+function assertId(store: OperatorStore, id: string): void {
+  try {
+    assertSubscriptionId(id);
+    if (store.kind === 'redis') {
+      const { keyPrefix, versionKeyPrefix, leaseKeyPrefix } = store.options;
+      new CheckpointKeyLayout(keyPrefix ?? '', versionKeyPrefix ?? defaultRedisVersionKeyPrefix).keysFor(id);
+      redisLeaseKeys(leaseKeyPrefix ?? defaultRedisLeaseKeyPrefix, id);
+    }
+  } catch (error) {
+    throw new OperatorUsageError((error as Error).message.replace(/\.$/u, ''));
+  }
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function optionalEntry<Key extends string>(key: Key, value: unknown): Partial<Record<Key, string>> {
+  return typeof value === 'string' ? ({ [key]: value } as Partial<Record<Key, string>>) : {};
+}

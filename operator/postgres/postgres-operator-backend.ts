@@ -1,0 +1,237 @@
+import {
+  parseStoredInteger,
+  PostgresCheckpointStorage,
+  postgresInspectionStatements,
+  PostgresLeaseStrategy,
+  type PostgresInspectionStatements,
+  type PostgresInspectionTables,
+} from '../../runtime/postgres/index.js';
+import type { PostgresAddress } from '../connection-url.js';
+import type { Inspection, OperatorBackend } from '../operator-backend.js';
+import { OperatorError } from '../operator-error.js';
+import type { ScanProgress } from '../scan-progress.js';
+import type { RecordedLease, SubscriptionState } from '../subscription-health.js';
+import { connectPostgres, type PgModule, type PostgresConnection } from './postgres-connection.js';
+import { postgresFailure } from './postgres-failure.js';
+
+/** The `--postgres` settings: the tables of the storage and the strategy the application runs with. */
+export interface PostgresOperatorOptions extends PostgresInspectionTables {
+  readonly timeoutMs: number;
+}
+
+/** Rows read a statement. */
+const pageSize = 1_000;
+
+/** How the command line names each table setting in a message. */
+const settingNames = { schema: '--schema', table: '--table', leaseTable: '--lease-table' } as const;
+
+interface CheckpointRow {
+  readonly checkpoint: string | undefined;
+  readonly version: string | undefined;
+}
+
+interface LeaseRow {
+  readonly token: string;
+  readonly owner: string | undefined;
+  readonly expiresInMs: string | undefined;
+}
+
+/**
+ * The operator commands over a PostgreSQL database. An inspection reads both tables in one read-only transaction
+ * (one snapshot for both), with the storage's and the strategy's table names and rules; `repair` and `reset` call the
+ * strategy's `raiseFencingTokenAbove` and the storage's `delete`.
+ */
+export class PostgresOperatorBackend implements OperatorBackend {
+  readonly #connection: PostgresConnection;
+  readonly #options: PostgresOperatorOptions;
+  readonly #statements: PostgresInspectionStatements;
+
+  private constructor(
+    connection: PostgresConnection,
+    options: PostgresOperatorOptions,
+    statements: PostgresInspectionStatements,
+    readonly target: string,
+  ) {
+    this.#connection = connection;
+    this.#options = options;
+    this.#statements = statements;
+  }
+
+  /** The statements for `tables`; checked before anything connects. @throws TypeError naming the bad setting. */
+  static statements(tables: PostgresInspectionTables): PostgresInspectionStatements {
+    return postgresInspectionStatements(tables, settingNames);
+  }
+
+  /** Connects to `address`. @throws OperatorError */
+  static async connect(
+    pg: PgModule,
+    address: PostgresAddress,
+    options: PostgresOperatorOptions,
+  ): Promise<PostgresOperatorBackend> {
+    const statements = PostgresOperatorBackend.statements(options);
+    const connection = await connectPostgres(pg, address, options.timeoutMs);
+    return new PostgresOperatorBackend(connection, options, statements, address.display);
+  }
+
+  async inspect(ids: readonly string[] | undefined, progress: ScanProgress): Promise<Inspection> {
+    const { client } = this.#connection;
+    let checkpoints: Map<string, CheckpointRow>;
+    let leases: Map<string, LeaseRow>;
+    try {
+      await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      try {
+        checkpoints = await this.#readAll(
+          this.#statements.checkpoints,
+          this.#statements.checkpointTable,
+          ids,
+          progress,
+          (row) => ({
+            checkpoint: optionalText(row['checkpoint']),
+            version: optionalText(row['version']),
+          }),
+        );
+        leases = await this.#readAll(this.#statements.leases, this.#statements.leaseTable, ids, progress, (row) => ({
+          token: optionalText(row['token']) ?? '',
+          owner: optionalText(row['owner']),
+          expiresInMs: optionalText(row['expires_in_ms']),
+        }));
+      } finally {
+        await client.query('COMMIT');
+      }
+      progress.finish('rows read');
+    } catch (error) {
+      throw this.#failure(error);
+    }
+    const everyId = ids ?? [...new Set([...checkpoints.keys(), ...leases.keys()])].sort();
+    return {
+      subscriptions: everyId.map((id) => this.#state(id, checkpoints.get(id), leases.get(id))),
+      coverage: `${(checkpoints.size + leases.size).toLocaleString('en-US')} rows read from ${this.#statements.checkpointTable} and ${this.#statements.leaseTable}`,
+    };
+  }
+
+  async raiseFencingTokenAbove(id: string, version: bigint): Promise<void> {
+    const strategy = new PostgresLeaseStrategy(this.#connection.client, {
+      ...tableOptions(this.#options.leaseTable, this.#options.schema),
+    });
+    try {
+      await strategy.raiseFencingTokenAbove(id, version);
+    } catch (error) {
+      throw this.#failure(error);
+    } finally {
+      await strategy.shutdown();
+    }
+  }
+
+  async deleteCheckpoint(id: string): Promise<void> {
+    const storage = new PostgresCheckpointStorage(
+      this.#connection.client,
+      tableOptions(this.#options.table, this.#options.schema),
+    );
+    try {
+      await storage.delete(id);
+    } catch (error) {
+      throw this.#failure(error);
+    }
+  }
+
+  describeRecords(id: string): string {
+    return `the row of ${JSON.stringify(id)} in ${this.#statements.checkpointTable}`;
+  }
+
+  async close(): Promise<void> {
+    await this.#connection.close();
+  }
+
+  async #readAll<Row>(
+    statement: string,
+    table: string,
+    ids: readonly string[] | undefined,
+    progress: ScanProgress,
+    read: (row: Record<string, unknown>) => Row,
+  ): Promise<Map<string, Row>> {
+    const rows = new Map<string, Row>();
+    let after: string | null = null;
+    for (;;) {
+      let page: readonly Record<string, unknown>[];
+      try {
+        page = (await this.#connection.client.query(statement, [ids ?? null, after, pageSize])).rows;
+      } catch (error) {
+        throw missingTable(error, table) ?? error;
+      }
+      for (const row of page) {
+        after = optionalText(row['subscription_id']) ?? '';
+        rows.set(after, read(row));
+      }
+      progress.advance(page.length, `rows read (${table})`);
+      if (page.length < pageSize) {
+        return rows;
+      }
+    }
+  }
+
+  #state(id: string, checkpointRow: CheckpointRow | undefined, leaseRow: LeaseRow | undefined): SubscriptionState {
+    const problems: string[] = [];
+    const storedVersion = decimal(
+      checkpointRow?.version,
+      `the version column of ${this.#statements.checkpointTable} for ${JSON.stringify(id)}`,
+      problems,
+    );
+    const tokenCounter = decimal(
+      leaseRow?.token,
+      `the token column of ${this.#statements.leaseTable} for ${JSON.stringify(id)}`,
+      problems,
+    );
+    let lease: RecordedLease | undefined;
+    if (leaseRow?.owner !== undefined && tokenCounter !== undefined) {
+      lease = {
+        holder: leaseRow.owner,
+        token: tokenCounter,
+        expiresInMs: leaseRow.expiresInMs === undefined ? undefined : Number(leaseRow.expiresInMs),
+      };
+    }
+    return {
+      id,
+      checkpoint: checkpointRow?.checkpoint,
+      storedVersion,
+      lease,
+      tokenCounter,
+      clusterUnaligned: false,
+      records: { checkpoints: this.#statements.checkpointTable, leases: this.#statements.leaseTable },
+      problems,
+    };
+  }
+
+  #failure(error: unknown): OperatorError {
+    return postgresFailure(error, this.target, this.#options.timeoutMs);
+  }
+}
+
+function tableOptions(table: string | undefined, schema: string | undefined): PostgresInspectionTables {
+  return { ...(table === undefined ? {} : { table }), ...(schema === undefined ? {} : { schema }) };
+}
+
+/** A text column's value; node-postgres gives text as a string and NULL as null. */
+function optionalText(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** `text` as a bigint, read as the storage and the strategy read it; a value they never write is a problem. */
+function decimal(text: string | undefined, where: string, problems: string[]): bigint | undefined {
+  try {
+    return parseStoredInteger(text, where);
+  } catch (error) {
+    problems.push((error as Error).message);
+    return undefined;
+  }
+}
+
+/** The message for a missing table or schema, naming the flags that name them. */
+function missingTable(error: unknown, table: string): OperatorError | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code !== '42P01' && code !== '3F000') {
+    return undefined;
+  }
+  return new OperatorError(
+    `table ${table} does not exist (${(error as Error).message}); name the tables your application uses with --schema, --table and --lease-table`,
+  );
+}

@@ -1,0 +1,166 @@
+import { realpathSync } from 'node:fs';
+import { relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { gitWorkTreeRoot } from './git-worktree.js';
+import { unifiedDiff } from './unified-diff.js';
+import { summaryLine, type UpgradeReport } from './upgrade-report.js';
+import { upgradeMessages } from './upgrade-messages.js';
+import type { UpgradeOptions } from './upgrade.js';
+
+const USAGE = `Usage: checkpoint-fencing upgrade [paths…] [--project tsconfig.json] [--dry-run] [--check] [--json] [--allow-dirty]
+
+Adds the three-parameter save and writeVersion to every pre-fencing CheckpointStorage implementer.
+  --project <file>  the tsconfig that defines the project (default: tsconfig.json)
+  --dry-run         print a unified diff (git apply accepts it) and write nothing
+  --check           write nothing; exit 1 when any file would change
+  --json            print a machine-readable report instead of text
+  --allow-dirty     write even into files with uncommitted git changes
+Exit codes: 0 success, 1 changes needed under --check, 2 error.`;
+
+/** Exit codes: 0 success, 1 changes needed under `--check`, 2 error. */
+const EXIT_OK = 0;
+const EXIT_CHANGES_NEEDED = 1;
+const EXIT_ERROR = 2;
+
+/** Bad arguments; like an upgrade error, it is shown as one line without a stack. */
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/**
+ * Runs `checkpoint-fencing upgrade …argv` and resolves to its exit code; never rejects. An expected failure (bad
+ * arguments, an unusable project) is one line on stderr; anything else shows its stack.
+ */
+export async function runUpgradeCommand(argv: readonly string[]): Promise<number> {
+  try {
+    return await upgradeCommand(argv);
+  } catch (error) {
+    const expected = error instanceof Error && (error.name === 'UpgradeError' || error.name === 'UsageError');
+    const message = expected ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`checkpoint-fencing upgrade: ${message}\n`);
+    return EXIT_ERROR;
+  }
+}
+
+async function upgradeCommand(argv: readonly string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        project: { type: 'string', short: 'p' },
+        'dry-run': { type: 'boolean' },
+        check: { type: 'boolean' },
+        json: { type: 'boolean' },
+        'allow-dirty': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(upgradeMessages.badArguments(error instanceof Error ? error.message : String(error)));
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) {
+    process.stdout.write(`${USAGE}\n`);
+    return EXIT_OK;
+  }
+  const paths = positionals;
+  const json = values.json === true;
+  const mode: UpgradeOptions['mode'] =
+    values.check === true ? 'check' : values['dry-run'] === true ? 'dry-run' : 'write';
+  const progress = !json && process.stderr.isTTY ? createProgress() : undefined;
+  // Loaded only now: ts-morph takes a noticeable fraction of a second, which --help and usage errors need not pay.
+  const { upgrade } = await import('./upgrade.js');
+  let report: UpgradeReport;
+  try {
+    report = await upgrade({
+      paths,
+      ...(values.project === undefined ? {} : { project: values.project }),
+      mode,
+      allowDirty: values['allow-dirty'] === true,
+      ...(progress === undefined ? {} : { onProgress: progress.update }),
+    });
+  } finally {
+    progress?.clear();
+  }
+  const cwd = process.cwd();
+  const show = (file: string): string => relative(cwd, file).split('\\').join('/');
+  // Paths relative to the git work tree's root: git apply reads them so from the root and from any folder in it
+  // (from a folder, it silently skips paths it takes to be outside), and relative to cwd outside a work tree.
+  const patchRoot = gitWorkTreeRoot(cwd) ?? cwd;
+  const diff =
+    values['dry-run'] === true
+      ? unifiedDiff(report.changes, (file) => relative(patchRoot, realpathSync(file)))
+      : undefined;
+
+  if (json) {
+    process.stdout.write(`${JSON.stringify(jsonReport(report, show, diff), null, 2)}\n`);
+  } else {
+    for (const notice of report.notices) {
+      process.stderr.write(`${notice}\n`);
+    }
+    for (const skipped of report.skipped) {
+      process.stderr.write(`skipped ${skipped.class} (${show(skipped.file)}:${skipped.line}): ${skipped.reason}\n`);
+    }
+    if (diff !== undefined) {
+      process.stdout.write(diff);
+      process.stderr.write(`${summaryLine(report)}\n`);
+    } else {
+      for (const implementer of report.implementers.filter(
+        (entry) => entry.membersAdded.length > 0 || entry.shape === 'follows-base',
+      )) {
+        const verb = report.written ? 'upgraded' : 'would upgrade';
+        const added =
+          implementer.membersAdded.length > 0
+            ? `adds ${implementer.membersAdded.join(', ')}`
+            : `renames save to ${implementer.unconditionalSaveRenamedTo ?? ''}`;
+        process.stdout.write(
+          `${verb} ${implementer.class} (${show(implementer.file)}:${implementer.line}): ${implementer.shape} shape, ${added}\n`,
+        );
+      }
+      process.stdout.write(`${summaryLine(report)}\n`);
+    }
+  }
+  return mode === 'check' && report.changes.length > 0 ? EXIT_CHANGES_NEEDED : EXIT_OK;
+}
+
+function jsonReport(report: UpgradeReport, show: (file: string) => string, diff: string | undefined): unknown {
+  return {
+    filesScanned: report.filesScanned,
+    filesAnalysed: report.filesAnalysed,
+    filesChanged: report.changes.map((change) => show(change.file)),
+    written: report.written,
+    durationMs: Math.round(report.durationMs),
+    implementers: report.implementers.map((implementer) => ({ ...implementer, file: show(implementer.file) })),
+    skipped: report.skipped.map((skipped) => ({ ...skipped, file: show(skipped.file) })),
+    notices: report.notices,
+    ...(diff === undefined ? {} : { diff }),
+    summary: summaryLine(report),
+  };
+}
+
+/** A one-line progress indicator on stderr, redrawn at most every 100 ms, for runs over large trees. */
+function createProgress(): { update: NonNullable<UpgradeOptions['onProgress']>; clear: () => void } {
+  let last = 0;
+  let drawn = false;
+  return {
+    update(phase, done, total) {
+      const now = Date.now();
+      if (now - last < 100 && done !== total) {
+        return;
+      }
+      last = now;
+      drawn = true;
+      process.stderr.write(
+        `\r\x1b[K${phase === 'scan' ? 'scanning' : phase === 'analyse' ? 'analysing' : 'writing'} ${done}/${total} files`,
+      );
+    },
+    clear() {
+      if (drawn) {
+        process.stderr.write('\r\x1b[K');
+      }
+    },
+  };
+}

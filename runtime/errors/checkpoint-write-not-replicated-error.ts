@@ -1,0 +1,53 @@
+import { quoteText } from '../describe-value.js';
+
+/** What {@link CheckpointWriteNotReplicatedError} reports about one write. */
+export interface CheckpointWriteNotReplicatedDetails {
+  readonly subscriptionId: string;
+  /** The write as called: `notOlderThan(7)`, `ifAbsent()` or `advanceWriteVersion(7)`. */
+  readonly operation: string;
+  /** How many replicas the write waited for. */
+  readonly replicas: number;
+  /** How many acknowledged it before `WAIT` timed out; `undefined` when `WAIT` itself failed (see `cause`). */
+  readonly acknowledged: number | undefined;
+  readonly timeoutMs: number;
+  /** Why `WAIT` failed, when it did not answer with a count. */
+  readonly cause?: unknown;
+}
+
+/**
+ * A conditional checkpoint write that the master applied, but that fewer replicas than it waits for (`waitForReplicas`)
+ * acknowledged in time: it may or may not survive a failover. Not a refusal, and deliberately not a
+ * `CheckpointWriteConditionNotFulfilledError`: the condition held and the lease has not moved on. Treat it like a
+ * connection error: the outcome is unknown; read back or write again with the same token.
+ */
+export class CheckpointWriteNotReplicatedError extends Error {
+  override readonly name = 'CheckpointWriteNotReplicatedError';
+  readonly subscriptionId: string;
+  readonly operation: string;
+  readonly replicas: number;
+  readonly acknowledged: number | undefined;
+  readonly timeoutMs: number;
+
+  constructor(details: CheckpointWriteNotReplicatedDetails) {
+    super(notReplicatedMessage(details), details.cause === undefined ? undefined : { cause: details.cause });
+    this.subscriptionId = details.subscriptionId;
+    this.operation = details.operation;
+    this.replicas = details.replicas;
+    this.acknowledged = details.acknowledged;
+    this.timeoutMs = details.timeoutMs;
+  }
+}
+
+function notReplicatedMessage(details: CheckpointWriteNotReplicatedDetails): string {
+  const { subscriptionId, operation, replicas, acknowledged, timeoutMs, cause } = details;
+  const shortfall =
+    acknowledged === undefined
+      ? `WAIT for ${replicas} replica${replicas === 1 ? '' : 's'} failed (${String(cause)})`
+      : `${acknowledged} of the ${replicas} replica${replicas === 1 ? '' : 's'} it waits for acknowledged it within ${timeoutMs} ms`;
+  return (
+    `Checkpoint write ${operation} for subscription ${quoteText(subscriptionId)} was applied on the master, but ${shortfall}: ` +
+    'it may or may not survive a failover. This is not a refusal and the lease has not moved on, so do not treat it as one: ' +
+    'read the checkpoint back, or write again with the same token once replication has caught up ' +
+    '(a later write the replicas acknowledge carries this one with it).'
+  );
+}

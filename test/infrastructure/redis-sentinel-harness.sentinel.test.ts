@@ -1,0 +1,105 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  replicationInfo,
+  startRedisSentinel,
+  withAdminConnection,
+  type RedisSentinelTopology,
+} from '../support/redis/index.js';
+
+// The Sentinel test support on its own: a stable topology on loopback only, a replication link that can be cut like a
+// partition, and failovers that the support drives and recovers from.
+
+let topology: RedisSentinelTopology | undefined;
+const clients: Redis[] = [];
+
+beforeAll(async () => {
+  topology = await startRedisSentinel();
+});
+
+afterAll(async () => {
+  for (const client of clients.splice(0)) {
+    client.disconnect();
+  }
+  await topology?.stop();
+});
+
+function started(): RedisSentinelTopology {
+  if (topology === undefined) {
+    throw new Error('The Sentinel topology of this suite did not start; see the beforeAll error.');
+  }
+  return topology;
+}
+
+function throughSentinels(): Redis {
+  const client = new Redis({ ...started().sentinelOptions, sentinels: [...started().sentinelOptions.sentinels] });
+  // Reconnecting through a failover raises connection errors the calls themselves report.
+  client.on('error', () => undefined);
+  clients.push(client);
+  return client;
+}
+
+describe('startRedisSentinel', () => {
+  it('starts a master, a replica and three Sentinels that agree, every address on 127.0.0.1', async () => {
+    const { sentinels, masterName } = started();
+    expect(sentinels).toHaveLength(3);
+    for (const sentinel of sentinels) {
+      expect(sentinel.host).toBe('127.0.0.1');
+      await withAdminConnection(sentinel, async (admin) => {
+        const master = (await admin.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName)) as string[];
+        expect(master).toEqual(['127.0.0.1', String(started().master().port)]);
+        const peers = (await admin.call('SENTINEL', 'SENTINELS', masterName)) as string[][];
+        const replicas = (await admin.call('SENTINEL', 'REPLICAS', masterName)) as string[][];
+        for (const entry of [...peers, ...replicas]) {
+          expect(entry[entry.indexOf('ip') + 1]).toBe('127.0.0.1');
+        }
+        expect(peers).toHaveLength(2);
+        expect(replicas.map((entry) => entry[entry.indexOf('port') + 1])).toEqual([String(started().replica().port)]);
+      });
+    }
+    expect(await replicationInfo(started().replica())).toMatch(/role:slave[\s\S]*master_link_status:up/u);
+  });
+
+  it('gives clients that find the master through the Sentinels', async () => {
+    const client = throughSentinels();
+    await client.set('harness:through-sentinels', 'yes');
+    expect(await client.info('replication')).toMatch(/^role:master/mu);
+  });
+
+  it('cuts the replication link like a partition: the master keeps its replica, which neither gets nor acknowledges writes', async () => {
+    const topology = started();
+    await withAdminConnection(topology.master(), async (admin) => {
+      await started().cutReplicationLink();
+      try {
+        await admin.set('harness:cut', 'written during the cut');
+        expect(await admin.call('WAIT', '1', '200')).toBe(0);
+        expect(await admin.info('replication')).toMatch(/^connected_slaves:1\r?$/mu);
+        expect(await withAdminConnection(topology.replica(), (onReplica) => onReplica.get('harness:cut'))).toBeNull();
+      } finally {
+        await started().healReplicationLink();
+      }
+      expect(await admin.call('WAIT', '1', '5000')).toBe(1);
+    });
+    expect(await withAdminConnection(topology.replica(), (onReplica) => onReplica.get('harness:cut'))).toBe(
+      'written during the cut',
+    );
+  });
+
+  it('fails over when the master is killed, in a few seconds, and recovers the killed server as the new replica', async () => {
+    const client = throughSentinels();
+    await client.set('harness:before-failover', 'kept');
+    const { killed, promoted, elapsedMs } = await started().killMaster();
+    expect(started().master()).toBe(promoted);
+    expect(elapsedMs).toBeLessThan(30_000);
+    expect(await client.get('harness:before-failover')).toBe('kept');
+    await client.set('harness:after-failover', 'on the new master');
+    await started().recover();
+    expect(started().replica()).toBe(killed);
+    expect(await replicationInfo(killed)).toMatch(/role:slave[\s\S]*master_link_status:up/u);
+    // And back again: the topology survives repeated failovers.
+    const second = await started().killMaster();
+    expect(second.promoted).toBe(killed);
+    expect(await client.get('harness:after-failover')).toBe('on the new master');
+    await started().recover();
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { parsePostgresUrl, parseRedisUrl } from '../../operator/connection-url.js';
+import { SecretRedactor } from '../../operator/secret-redactor.js';
+
+describe('connection URLs', () => {
+  it('take everything from the URL and show it without the password', () => {
+    const redactor = new SecretRedactor();
+    expect(parseRedisUrl('rediss://ops:p%40ss%2Fword@[::1]:7000/3', redactor)).toEqual({
+      host: '::1',
+      port: 7000,
+      username: 'ops',
+      password: 'p@ss/word',
+      db: 3,
+      tls: true,
+      display: 'rediss://ops:***@[::1]:7000/3',
+      user: 'ops',
+    });
+    expect(parseRedisUrl('redis://cache', redactor)).toMatchObject({
+      port: 6379,
+      db: 0,
+      tls: false,
+      password: undefined,
+    });
+    expect(parsePostgresUrl('postgresql://app:s3cr%3At@db.internal/orders?sslmode=verify-full', redactor)).toEqual({
+      host: 'db.internal',
+      port: 5432,
+      user: 'app',
+      password: 's3cr:t',
+      database: 'orders',
+      sslmode: 'verify-full',
+      display: 'postgresql://app:***@db.internal/orders?sslmode=verify-full',
+    });
+    // Both passwords, as given and as encoded, are now kept out of every message.
+    expect(redactor.redact('auth p@ss/word failed for p%40ss%2Fword and s3cr:t')).toBe(
+      'auth *** failed for *** and ***',
+    );
+  });
+
+  it('redacts the longest secret first, so no part of one is left', () => {
+    const redactor = new SecretRedactor();
+    redactor.add('abc');
+    redactor.add('abcdef');
+    redactor.add('');
+    expect(redactor.redact('abcdef abc')).toBe('*** ***');
+  });
+});

@@ -1,0 +1,267 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CheckpointKeyLayout,
+  CheckpointWriteCondition,
+  defaultRedisLeaseKeyPrefix,
+  defaultRedisVersionKeyPrefix,
+  RedisCheckpointStorage,
+  redisLeaseKeys,
+  RedisLeaseStrategy,
+} from '../../runtime/index.js';
+import { useSharedRedis } from '../support/redis/index.js';
+import { temporaryDirectory } from '../support/temporary-directory.js';
+import type { InspectionJsonRow } from '../../operator/inspection-report.js';
+import { builtBin, jsonRows, runCli, textRows } from './support/operator-cli.js';
+
+// Each state of issue 15 built on purpose on a real redis-server, with the storage's and the strategy's default
+// layouts (the suite has a database of its own), then read by the spawned CLI in text and in JSON.
+
+const shared = useSharedRedis();
+const { notOlderThan, any } = CheckpointWriteCondition;
+const longLeaseMs = 120_000;
+const layout = new CheckpointKeyLayout('', defaultRedisVersionKeyPrefix);
+let admin: Redis;
+let url: string;
+const strategies: RedisLeaseStrategy[] = [];
+
+/** A node holding live leases: its strategy refreshes them until the suite ends. */
+function liveNode(): RedisLeaseStrategy {
+  const strategy = new RedisLeaseStrategy(shared.connect(), { leaseTimeMs: longLeaseMs, onError: () => undefined });
+  strategies.push(strategy);
+  return strategy;
+}
+
+/** What each subscription holds, and the flags `inspect` must raise for exactly that state. */
+const expectedFlags: Record<string, readonly string[]> = {
+  healthy: [],
+  stuck: ['stuck'],
+  'no-version': ['no-version'],
+  stray: ['stray-version', 'expired-lease'],
+  expired: ['expired-lease'],
+  '{tenant}-quiet': ['stuck'],
+  'orders}v2': [],
+  'bad-version': [],
+};
+
+beforeAll(async () => {
+  builtBin();
+  admin = shared.connect();
+  url = `redis://${shared.host}:${shared.port}/${shared.database}`;
+  const storage = RedisCheckpointStorage.forStandalone(shared.connect());
+  const node = liveNode();
+
+  // healthy: a live lease, its token stored as the version.
+  await node.register('healthy', 'node-a');
+  await storage.save('healthy', 'cp-healthy', notOlderThan(node.fencingToken('healthy') ?? -1n));
+
+  // stuck: written with token 5, then the token counter deleted under the live lease: the next grant mints 0.
+  await node.raiseFencingTokenAbove('stuck', 4n);
+  await node.register('stuck', 'node-a');
+  expect(node.fencingToken('stuck')).toBe(5n);
+  await storage.save('stuck', 'cp-stuck', notOlderThan(5n));
+  expect(await admin.del(redisLeaseKeys(defaultRedisLeaseKeyPrefix, 'stuck').token)).toBe(1);
+
+  // no-version: a live lease, but the checkpoint written with any(), as a pre-fencing release would.
+  await node.register('no-version', 'node-a');
+  await storage.save('no-version', 'cp-any', any());
+
+  // stray: a version whose checkpoint key was deleted by hand, after the consumers stopped.
+  await storage.save('stray', 'cp-stray', notOlderThan(3n));
+  await node.raiseFencingTokenAbove('stray', 3n);
+  expect(await admin.del(layout.keysFor('stray').checkpointKey)).toBe(1);
+
+  // expired: a holder that stopped without releasing; its 300 ms lease runs out by the server's clock.
+  const crashingClient = shared.connect();
+  const crashing = new RedisLeaseStrategy(crashingClient, { leaseTimeMs: 300, onError: () => undefined });
+  await crashing.register('expired', 'node-b');
+  await storage.save('expired', 'cp-expired', notOlderThan(crashing.fencingToken('expired') ?? -1n));
+  crashingClient.disconnect();
+  await crashing.shutdown();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(await admin.exists(redisLeaseKeys(defaultRedisLeaseKeyPrefix, 'expired').lease)).toBe(0);
+
+  // A tagged id with no lease keys, found by its checkpoint key's tag; and a version key of a tagged id with nothing
+  // else left, whose id nothing names.
+  await storage.save('{tenant}-quiet', 'cp-quiet', notOlderThan(1n));
+  await storage.advanceWriteVersion('{tenant}-gone', 2n);
+
+  // An id Cluster could not align is fenced on a standalone server (forStandalone): nothing to flag here.
+  await node.register('orders}v2', 'node-a');
+  await storage.save('orders}v2', 'cp-unaligned', notOlderThan(0n));
+
+  // bad-version: a version key written by hand, not as a canonical decimal.
+  await node.register('bad-version', 'node-a');
+  await storage.save('bad-version', 'cp-bad', any());
+  await admin.set(layout.keysFor('bad-version').versionKey, '007');
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(strategies.map((strategy) => strategy.shutdown()));
+});
+
+describe('inspect --redis on a real redis-server', { timeout: 60_000 }, () => {
+  it('flags exactly the state each subscription was put in, in JSON, and exits 1', async () => {
+    const run = await runCli(['inspect', '--redis', url, '--json']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(1);
+    const rows = jsonRows(run);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    for (const [id, flags] of Object.entries(expectedFlags)) {
+      expect(byId.get(id)?.flags, id).toEqual(flags);
+    }
+    const orphan = rows.filter((row) => row.id === null);
+    expect(orphan).toEqual([
+      expect.objectContaining({
+        storedVersion: '2',
+        flags: ['stray-version'],
+        records: { version: layout.keysFor('{tenant}-gone').versionKey },
+      }),
+    ]);
+    expect(rows).toHaveLength(Object.keys(expectedFlags).length + 1);
+
+    expect(byId.get('healthy')).toMatchObject<Partial<InspectionJsonRow>>({
+      checkpoint: 'cp-healthy',
+      storedVersion: '0',
+      leaseToken: '0',
+      nextToken: '1',
+      problems: [],
+    });
+    expect(byId.get('healthy')?.leaseHolder).toMatch(/^node-a [0-9a-f-]{36}\/\d+$/u);
+    expect(byId.get('healthy')?.expiresInMs).toBeGreaterThan(longLeaseMs / 2);
+    expect(byId.get('stuck')).toMatchObject({ storedVersion: '5', leaseToken: '5', nextToken: '0' });
+    expect(byId.get('stray')).toMatchObject({
+      checkpoint: null,
+      storedVersion: '3',
+      leaseHolder: null,
+      nextToken: '4',
+    });
+    expect(byId.get('expired')).toMatchObject({ leaseHolder: null, expiresInMs: null, nextToken: '1' });
+    expect(byId.get('bad-version')?.problems).toEqual([expect.stringMatching(/holds "007", not a canonical/u)]);
+    expect(byId.get('stuck')?.records).toEqual({
+      checkpoint: 'stuck',
+      version: layout.keysFor('stuck').versionKey,
+      ...redisLeaseKeys(defaultRedisLeaseKeyPrefix, 'stuck'),
+    });
+  });
+
+  it('shows the same flags in the text table, with the problem on a line of its own', async () => {
+    const run = await runCli(['inspect', '--redis', url]);
+    expect(run.status).toBe(1);
+    const rows = textRows(run);
+    for (const [id, flags] of Object.entries(expectedFlags)) {
+      expect(rows.get(id)?.at(-1), id).toBe(flags.length === 0 ? '-' : flags.join(','));
+    }
+    expect(rows.get('stuck')?.slice(1, 7)).toEqual([
+      'cp-stuck',
+      '5',
+      expect.stringMatching(/^node-a [0-9a-f]{8}\/\d+$/u),
+      '5',
+      expect.stringMatching(/^\d+\.\d s$/u),
+      '0',
+    ]);
+    expect(rows.get('?')?.at(-1)).toBe('stray-version');
+    expect(run.stdout).toMatch(/^! subscription "bad-version": Version key .* holds "007"/mu);
+    expect(run.stdout).toMatch(
+      /^9 subscriptions, 7 flagged \(stuck 2, stray-version 2, no-version 1, expired-lease 2, problems 1\); \d+ keys scanned \(redis:\/\/127\.0\.0\.1:\d+\/\d+, \d+\.\d s\)$/mu,
+    );
+  });
+
+  it('reads the same with the ioredis 6 of the project it runs in', async () => {
+    const project = temporaryDirectory('ioredis6-project');
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true }));
+    mkdirSync(join(project, 'node_modules'));
+    symlinkSync(
+      resolve(import.meta.dirname, '../../node_modules/ioredis6'),
+      join(project, 'node_modules/ioredis'),
+      'dir',
+    );
+    const withoutExpiry = (rows: readonly InspectionJsonRow[]): unknown[] =>
+      rows.map((row) => ({ ...row, expiresInMs: row.expiresInMs === null ? null : 'set' }));
+    const [five, six] = await Promise.all([
+      runCli(['inspect', '--redis', url, '--json']),
+      runCli(['inspect', '--redis', url, '--json'], { cwd: project }),
+    ]);
+    expect(six.stderr).toBe('');
+    expect(six.status).toBe(1);
+    expect(withoutExpiry(jsonRows(six))).toEqual(withoutExpiry(jsonRows(five)));
+  });
+
+  it('reads only the ids it is given', async () => {
+    const run = await runCli(['inspect', '--redis', url, '--json', 'healthy', 'stuck', 'never-written']);
+    expect(run.status).toBe(1);
+    expect(jsonRows(run).map((row) => [row.id, row.flags])).toEqual([
+      ['healthy', []],
+      ['stuck', ['stuck']],
+      ['never-written', []],
+    ]);
+    const healthy = await runCli(['inspect', '--redis', url, 'healthy']);
+    expect(healthy.status).toBe(0);
+    expect(healthy.stdout).toMatch(/^1 subscription, all healthy; 1 ids read \(redis:/mu);
+  });
+});
+
+describe('repair --raise-token and reset on a real redis-server', { timeout: 60_000 }, () => {
+  it('repair without --yes says what it would do and changes nothing; with --yes the next grant mints above the stored version', async () => {
+    const tokenKey = redisLeaseKeys(defaultRedisLeaseKeyPrefix, 'stuck').token;
+    const dryRun = await runCli(['repair', 'stuck', '--raise-token', '--redis', url]);
+    expect(dryRun).toMatchObject({ status: 0, stderr: '' });
+    expect(dryRun.stdout).toBe(
+      'would raise the token counter of "stuck" to its stored version 5: the next grant would mint 6 instead of 0, fence, ' +
+        'and resume from checkpoint "cp-stuck" with nothing replayed. Nothing was changed; run again with --yes to do it.\n',
+    );
+    expect(await admin.exists(tokenKey)).toBe(0);
+
+    const repaired = await runCli(['repair', 'stuck', 'healthy', '--raise-token', '--yes', '--redis', url]);
+    expect(repaired).toMatchObject({ status: 0, stderr: '' });
+    expect(repaired.stdout).toBe(
+      'raised the token counter of "stuck" to 5: the next grant mints 6, fences, and resumes from checkpoint "cp-stuck" ' +
+        'with nothing replayed.\n' +
+        '"healthy": not stuck: the next grant mints 1, above the stored version 0; nothing to raise.\n',
+    );
+    expect(await admin.get(tokenKey)).toBe('5');
+    const after = await runCli(['inspect', '--redis', url, '--json', 'stuck']);
+    expect(jsonRows(after)[0]).toMatchObject({ flags: [], nextToken: '6', storedVersion: '5' });
+  });
+
+  it('reset without --yes warns and changes nothing; with --yes both keys are gone', async () => {
+    const { checkpointKey, versionKey } = layout.keysFor('expired');
+    const dryRun = await runCli(['reset', 'expired', '--redis', url]);
+    expect(dryRun.status).toBe(0);
+    expect(dryRun.stderr).toBe(
+      'warning: resetting "expired" deletes its checkpoint "cp-expired" and version 0: delivery restarts from the ' +
+        "subscription's start position (the startPosition given to subscribe, or the beginning of its source), and every event since is delivered again.\n",
+    );
+    expect(dryRun.stdout).toBe(
+      `would delete keys "${checkpointKey}" and "${versionKey}". Nothing was changed; run again with --yes to do it.\n`,
+    );
+    expect(await admin.exists(checkpointKey, versionKey)).toBe(2);
+
+    const reset = await runCli(['reset', 'expired', '--yes', '--redis', url]);
+    expect(reset.status).toBe(0);
+    expect(reset.stderr).toMatch(/^warning: resetting "expired" deletes/u);
+    expect(reset.stdout).toMatch(/^deleted keys .*: the checkpoint and version of "expired" are gone\.\n$/u);
+    expect(await admin.exists(checkpointKey, versionKey)).toBe(0);
+  });
+
+  it('reset warns that a live lease holder would write over the reset', async () => {
+    const run = await runCli(['reset', 'no-version', '--redis', url]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toMatch(
+      /^warning: "no-version" has a live lease \(holder "node-a [^"]+", token 0\): its holder keeps delivering/mu,
+    );
+  });
+
+  it('refuses an id with nothing stored, and changes none of the others', async () => {
+    const run = await runCli(['reset', 'healthy', 'typo', '--yes', '--redis', url]);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      `checkpoint-fencing reset: nothing is stored for subscription "typo" (keys "typo" and "${layout.keysFor('typo').versionKey}") on ` +
+        `${url}, so nothing was changed; check the id and --key-prefix, --version-key-prefix and --lease-key-prefix.\n`,
+    );
+    expect(await admin.exists(layout.keysFor('healthy').checkpointKey)).toBe(1);
+  });
+});

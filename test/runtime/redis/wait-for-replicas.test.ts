@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ConnectedReplicaCounts,
+  connectedReplicasIn,
+  replicaServerOf,
+  replicasToWaitFor,
+  replicaCountRefreshMs,
+} from '../../../runtime/redis/connected-replicas.js';
+import { clusterHashSlot } from '../../../runtime/redis/cluster-hash-slot.js';
+import { resolveWaitForReplicas } from '../../../runtime/redis/wait-for-replicas.js';
+import { CheckpointWriteCondition, RedisCheckpointStorage, RedisLeaseStrategy } from '../../../runtime/index.js';
+import { recordingRedisMock } from './recording-redis-mock.js';
+
+const replicationInfo = (count: number): string =>
+  `# Replication\r\nrole:master\r\nconnected_slaves:${count}\r\nmaster_failover_state:no-failover\r\n`;
+
+/** A reader of INFO replication that answers from `answers` in turn and counts its calls. */
+function scriptedReader(...answers: (number | Error)[]): { read: () => Promise<string>; readonly calls: number } {
+  let calls = 0;
+  return {
+    read: () => {
+      const answer = answers[Math.min(calls, answers.length - 1)];
+      calls += 1;
+      return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(replicationInfo(answer ?? 0));
+    },
+    get calls() {
+      return calls;
+    },
+  };
+}
+
+describe('resolveWaitForReplicas', () => {
+  it("reads a missing option and 'auto' as { replicas: 'auto' } with the owner's default timeout, and false as no wait", () => {
+    expect(resolveWaitForReplicas(undefined, 500, 'X')).toEqual({ replicas: 'auto', timeoutMs: 500 });
+    expect(resolveWaitForReplicas('auto', 60, 'X')).toEqual({ replicas: 'auto', timeoutMs: 60 });
+    expect(resolveWaitForReplicas(false, 500, 'X')).toBeUndefined();
+    expect(resolveWaitForReplicas({ replicas: 2, timeoutMs: 100 }, 500, 'X')).toEqual({ replicas: 2, timeoutMs: 100 });
+    expect(resolveWaitForReplicas({ replicas: 'auto', timeoutMs: 100 }, 500, 'X')).toEqual({
+      replicas: 'auto',
+      timeoutMs: 100,
+    });
+  });
+
+  it('refuses counts and timeouts WAIT would misread, naming the owner and the way to opt out', () => {
+    for (const bad of [
+      { replicas: 0, timeoutMs: 100 },
+      { replicas: 1.5, timeoutMs: 100 },
+      { replicas: 1, timeoutMs: 0 },
+      { replicas: 1 },
+      { replicas: 'all', timeoutMs: 100 },
+      true,
+      1,
+      null,
+      'sometimes',
+    ]) {
+      expect(() => resolveWaitForReplicas(bad as never, 500, 'RedisCheckpointStorage')).toThrow(
+        /^RedisCheckpointStorage: waitForReplicas must be 'auto', false, or \{ replicas, timeoutMs \}.*Use false to send no WAIT\.$/u,
+      );
+    }
+  });
+
+  it('is checked by both constructors, and the lease default scales with the lease time', () => {
+    const client = {} as never;
+    expect(() => new RedisCheckpointStorage(client, { waitForReplicas: { replicas: 1, timeoutMs: 0 } })).toThrow(
+      RangeError,
+    );
+    expect(() => new RedisLeaseStrategy(client, { waitForReplicas: { replicas: 0, timeoutMs: 10 } })).toThrow(
+      /RedisLeaseStrategy: waitForReplicas/u,
+    );
+  });
+});
+
+describe('ConnectedReplicaCounts', () => {
+  it('reads connected_slaves, and 0 from a reply without it', () => {
+    expect(connectedReplicasIn(replicationInfo(2))).toBe(2);
+    expect(connectedReplicasIn('# Server\r\nredis_version:6.2.14\r\n')).toBe(0);
+  });
+
+  it('asks once, answers from the cache at once for a second, then refreshes in the background while the old count answers', async () => {
+    let now = 0;
+    const counts = new ConnectedReplicaCounts(() => now);
+    const reader = scriptedReader(1, 0);
+    const first = counts.count('server', reader.read);
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toBe(1);
+    now = replicaCountRefreshMs - 1;
+    expect(counts.count('server', reader.read)).toBe(1);
+    expect(reader.calls).toBe(1);
+    now = replicaCountRefreshMs;
+    expect(counts.count('server', reader.read)).toBe(1);
+    expect(counts.count('server', reader.read)).toBe(1);
+    expect(reader.calls).toBe(2);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(counts.count('server', reader.read)).toBe(0);
+  });
+
+  it('shares one read among concurrent first callers, and keeps servers apart', async () => {
+    const counts = new ConnectedReplicaCounts(() => 0);
+    const reader = scriptedReader(3);
+    const other = scriptedReader(0);
+    const answers = await Promise.all([
+      counts.count('slot 1', reader.read),
+      counts.count('slot 1', reader.read),
+      counts.count('slot 2', other.read),
+    ]);
+    expect(answers).toEqual([3, 3, 0]);
+    expect([reader.calls, other.calls]).toEqual([1, 1]);
+  });
+
+  it('does not cache a first read that failed, and keeps the old count when a refresh fails', async () => {
+    let now = 0;
+    const counts = new ConnectedReplicaCounts(() => now);
+    const reader = scriptedReader(new Error('down'), 1, new Error('down again'), 0);
+    await expect(counts.count('server', reader.read)).rejects.toThrow('down');
+    expect(await counts.count('server', reader.read)).toBe(1);
+    now = replicaCountRefreshMs;
+    expect(counts.count('server', reader.read)).toBe(1);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(counts.count('server', reader.read)).toBe(1);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(reader.calls).toBe(4);
+    expect(counts.count('server', reader.read)).toBe(0);
+  });
+
+  it('forget makes the next caller wait for a fresh count', async () => {
+    const counts = new ConnectedReplicaCounts(() => 0);
+    const reader = scriptedReader(1, 0);
+    expect(await counts.count('server', reader.read)).toBe(1);
+    counts.forget('server');
+    expect(await counts.count('server', reader.read)).toBe(0);
+  });
+
+  it('is one instance per client, shared by everything over it', () => {
+    const client = {};
+    expect(ConnectedReplicaCounts.of(client)).toBe(ConnectedReplicaCounts.of(client));
+    expect(ConnectedReplicaCounts.of(client)).not.toBe(ConnectedReplicaCounts.of({}));
+  });
+});
+
+describe('replicasToWaitFor and replicaServerOf', () => {
+  it("waits for an explicit count without asking, and for 'auto' for one replica exactly while the server has any", async () => {
+    const counts = new ConnectedReplicaCounts(() => 0);
+    const never = scriptedReader(new Error('must not be asked'));
+    expect(replicasToWaitFor({ replicas: 2, timeoutMs: 10 }, counts, 'server', never.read)).toBe(2);
+    expect(never.calls).toBe(0);
+    expect(await replicasToWaitFor({ replicas: 'auto', timeoutMs: 10 }, counts, 'a', scriptedReader(3).read)).toBe(1);
+    expect(await replicasToWaitFor({ replicas: 'auto', timeoutMs: 10 }, counts, 'b', scriptedReader(0).read)).toBe(0);
+    expect(replicasToWaitFor({ replicas: 'auto', timeoutMs: 10 }, counts, 'a', never.read)).toBe(1);
+  });
+
+  it('keeps one count for a server, and one per hash slot on a Cluster, where each master has its own replicas', () => {
+    expect(replicaServerOf('{orders}:lease', false)).toBe('server');
+    expect(replicaServerOf('{orders}:lease', true)).toBe(`slot ${clusterHashSlot('orders')}`);
+    expect(replicaServerOf('x{orders}y', true)).toBe(replicaServerOf('{orders}:token', true));
+  });
+});
+
+describe('RedisCheckpointStorage with the default waitForReplicas on ioredis-mock (no replicas)', () => {
+  it('asks INFO replication once, then sends no WAIT and no further INFO within the refresh interval', async () => {
+    const { client, calls } = await recordingRedisMock();
+    const storage = new RedisCheckpointStorage(client);
+    for (let version = 1; version <= 5; version += 1) {
+      await storage.save('orders', `cp-${version}`, CheckpointWriteCondition.notOlderThan(version));
+    }
+    expect(calls.filter(([name]) => name === 'info')).toEqual([
+      ['info', 'replication'],
+      ['info', 'server'],
+    ]);
+    expect(calls.some(([name]) => name === 'wait' || name === 'pipeline')).toBe(false);
+    client.disconnect();
+  });
+});

@@ -1,0 +1,81 @@
+import { loopbackHost } from '../free-loopback-port.js';
+import { withAdminConnection, type RedisAddress } from './admin-connection.js';
+import { startRedisServer, type RedisServerProcess } from './start-redis-server.js';
+
+/** A master and one replica replicating from it, started by {@link startReplicatedRedis}. */
+export interface ReplicatedRedisProcess {
+  readonly master: RedisServerProcess;
+  readonly replica: RedisServerProcess;
+  /** Stops both and removes their data dirs. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Arguments every replicating server of the test support gets. A full sync starts at once (Redis 7 waits 5 s by
+ * default for more replicas before a diskless one), and a replica announces itself on loopback, so whoever discovers it
+ * through the master (a Sentinel) reaches it there.
+ */
+export const replicationTestArgs: readonly string[] = [
+  '--repl-diskless-sync-delay',
+  '0',
+  '--replica-announce-ip',
+  loopbackHost,
+];
+
+const syncTimeoutMs = 20_000;
+
+/**
+ * Starts a redis-server and a second one replicating from it, both on free loopback ports without persistence, and
+ * resolves once the replica's link is up and the master counts it as a connected, online replica. Rejects (never
+ * skips) when redis-server is missing; stops what it started on any failure. For suites that need a replica but no
+ * failover; Sentinel topologies: `startRedisSentinel`.
+ */
+export async function startReplicatedRedis(): Promise<ReplicatedRedisProcess> {
+  const master = await startRedisServer({ args: replicationTestArgs });
+  let replica: RedisServerProcess | undefined;
+  const stop = async (): Promise<void> => {
+    await Promise.all([master.stop(), replica?.stop()]);
+  };
+  try {
+    replica = await startRedisServer({
+      args: [...replicationTestArgs, '--replicaof', master.host, String(master.port)],
+    });
+    await waitUntilReplicating(master, replica);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { master, replica, stop };
+}
+
+/**
+ * Resolves once `replica` reports its link to its master up and `master` lists it as `state=online`: from then on a
+ * `WAIT 1` on the master is answered by it. Rejects after 20 s with both servers' `INFO replication`.
+ */
+export async function waitUntilReplicating(master: RedisAddress, replica: RedisAddress): Promise<void> {
+  const deadline = Date.now() + syncTimeoutMs;
+  for (;;) {
+    const [replicaInfo, masterInfo] = await Promise.all([
+      replicationInfo(replica).catch((error: unknown) => String(error)),
+      replicationInfo(master).catch((error: unknown) => String(error)),
+    ]);
+    if (
+      replicaInfo.includes('master_link_status:up') &&
+      new RegExp(`^slave\\d+:ip=[^,]*,port=${replica.port},state=online`, 'mu').test(masterInfo)
+    ) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `Replica ${replica.port} did not come online on master ${master.port} within ${syncTimeoutMs} ms.\n` +
+          `replica:\n${replicaInfo}\nmaster:\n${masterInfo}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** `INFO replication` of the server at `address`, over a connection of its own that is closed afterwards. */
+export function replicationInfo(address: RedisAddress): Promise<string> {
+  return withAdminConnection(address, (client) => client.info('replication'));
+}
