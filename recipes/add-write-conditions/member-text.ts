@@ -472,7 +472,12 @@ function conditionInPlace(
     const at = list.lastParameterEnd ?? list.open + 1;
     const inserted = `${list.trailingComma ? ' ' : existing.length > 0 ? ', ' : ''}${added.join(', ')}`;
     const lineStart = source.lastIndexOf('\n', at - 1) + 1;
-    const line = lineAt(source, at);
+    const fullLine = lineAt(source, at);
+    // A body on the same line as the head moves below the refusal (see below), so only the head has to fit.
+    const line =
+      body.kind === 'block' && !source.slice(body.open + 1, body.close).includes('\n')
+        ? fullLine.slice(0, Math.max(0, body.open + 1 - lineStart))
+        : fullLine;
     if (columns(line.slice(0, at - lineStart) + inserted + line.slice(at - lineStart)) <= style.width) {
       edits.push({ start: at, end: at, text: inserted });
     } else {

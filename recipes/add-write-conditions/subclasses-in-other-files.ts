@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { ts as Typescript } from 'ts-morph';
 import type { StorageMemberName } from '../../vocabulary/index.js';
 import { ts } from './typescript.js';
@@ -34,7 +34,9 @@ export function subclassesDeclaringSave(file: string, className: string): Subcla
     }
     seen.add(key);
     for (const candidate of sourceFiles(root)) {
-      if (candidate.path === base.file || !new RegExp(`\\b${base.name}\\b`).test(candidate.text)) {
+      // A cheap test first: a subclass names the base, or (a default import under another name) the base's file.
+      const mentioned = [base.name, moduleStem(base.file)].some((name) => candidate.text.includes(name));
+      if (candidate.path === base.file || !mentioned) {
         continue;
       }
       for (const subclass of subclassesIn(candidate.path, candidate.text, base)) {
@@ -84,7 +86,12 @@ function sourceFiles(root: string): { path: string; text: string }[] {
   return files;
 }
 
-/** Classes in `path` whose `extends` names `base` imported from its file through a relative import. */
+/**
+ * Classes in `path` whose `extends` may name `base` through a relative import: a named import of that name from any
+ * relative module (the base's own file, or a barrel re-exporting it), the default import of the base's file, or
+ * `ns.Base` through a namespace import of a relative module. A barrel is not followed, so a name imported through
+ * one counts without proof; a false match only leaves the base alone, a missed one breaks the subclass.
+ */
 function subclassesIn(
   path: string,
   text: string,
@@ -92,27 +99,42 @@ function subclassesIn(
 ): { name: string; declaresSave: boolean }[] {
   const sourceFile = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
   const locals = new Set<string>();
+  const namespaces = new Set<string>();
   for (const statement of sourceFile.statements) {
     if (
-      ts.isImportDeclaration(statement) &&
-      ts.isStringLiteral(statement.moduleSpecifier) &&
-      statement.moduleSpecifier.text.startsWith('.') &&
-      sameModule(resolve(dirname(path), statement.moduleSpecifier.text), base.file)
+      !ts.isImportDeclaration(statement) ||
+      !ts.isStringLiteral(statement.moduleSpecifier) ||
+      !statement.moduleSpecifier.text.startsWith('.')
     ) {
-      const bindings = statement.importClause?.namedBindings;
-      for (const element of bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []) {
-        if ((element.propertyName ?? element.name).text === base.name) {
-          locals.add(element.name.text);
-        }
+      continue;
+    }
+    const clause = statement.importClause;
+    if (clause?.name !== undefined && sameModule(resolve(dirname(path), statement.moduleSpecifier.text), base.file)) {
+      locals.add(clause.name.text);
+    }
+    const bindings = clause?.namedBindings;
+    if (bindings !== undefined && ts.isNamespaceImport(bindings)) {
+      namespaces.add(bindings.name.text);
+    }
+    for (const element of bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []) {
+      if ((element.propertyName ?? element.name).text === base.name) {
+        locals.add(element.name.text);
       }
     }
   }
+  const extendsBase = (expression: Typescript.Expression): boolean =>
+    ts.isIdentifier(expression)
+      ? locals.has(expression.text)
+      : ts.isPropertyAccessExpression(expression) &&
+        ts.isIdentifier(expression.expression) &&
+        namespaces.has(expression.expression.text) &&
+        expression.name.text === base.name;
   const found: { name: string; declaresSave: boolean }[] = [];
   const visit = (node: Typescript.Node): void => {
     if (ts.isClassDeclaration(node) && node.name !== undefined) {
       const extended = node.heritageClauses?.find((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]
         ?.expression;
-      if (extended !== undefined && ts.isIdentifier(extended) && locals.has(extended.text)) {
+      if (extended !== undefined && extendsBase(extended)) {
         found.push({
           name: node.name.text,
           declaresSave: node.members.some(
@@ -132,6 +154,14 @@ function subclassesIn(
 
 /** `./base.js`, `./base` and `./base/index` all name `base.ts` (or `base/index.ts`). */
 function sameModule(specified: string, file: string): boolean {
-  const stem = (path: string): string => path.replace(/\.(?:d\.)?[mc]?[jt]sx?$/, '').replace(/[\\/]index$/, '');
-  return stem(specified) === stem(file);
+  return modulePath(specified) === modulePath(file);
+}
+
+function modulePath(path: string): string {
+  return path.replace(/\.(?:d\.)?[mc]?[jt]sx?$/, '').replace(/[\\/]index$/, '');
+}
+
+/** The last segment of the module path: what an import of the file spells. */
+function moduleStem(path: string): string {
+  return basename(modulePath(path));
 }

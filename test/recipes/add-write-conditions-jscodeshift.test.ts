@@ -1,6 +1,7 @@
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
 import { applyTransform } from 'jscodeshift/src/testUtils.js';
 import { describe, expect, it } from 'vitest';
 import transform, { type TransformApi } from '../../recipes/add-write-conditions/jscodeshift.js';
@@ -83,6 +84,116 @@ describe('add-write-conditions as a jscodeshift transform', () => {
     const expected = readFileSync(join(RECIPE_FIXTURES, 'tsx-component/output.tsx'), 'utf8');
     expect(transform({ path: outside('tsx-component', 'panel.tsx'), source: input }, {})).toBe(expected);
   });
+});
+
+describe('what the transform writes where the file decides the syntax', () => {
+  it("requires the error class in a CommonJS script, below 'use strict', so the file still loads (review 5b)", () => {
+    const input = [
+      "'use strict';",
+      "/** @typedef {import('checkpoint-fencing').CheckpointStorage} CheckpointStorage */",
+      '',
+      '/** @implements {CheckpointStorage} */',
+      'class ObjectCheckpointStorage {',
+      '  constructor() {',
+      '    this.rows = new Map();',
+      '  }',
+      '  async read(id) {',
+      '    return this.rows.get(id);',
+      '  }',
+      '  async save(id, checkpoint) {',
+      '    this.rows.set(id, checkpoint);',
+      '    return checkpoint;',
+      '  }',
+      '  async delete(id) {',
+      '    this.rows.delete(id);',
+      '  }',
+      '}',
+      'module.exports = { ObjectCheckpointStorage };',
+      '',
+    ].join('\n');
+    const once = run(outside('commonjs-script', 'object-storage.js'), input);
+    expect(once.split('\n').slice(0, 3)).toEqual([
+      "'use strict';",
+      '',
+      "const { UnsupportedWriteConditionError } = require('checkpoint-fencing');",
+    ]);
+    // A script with an import declaration would not even compile.
+    expect(() => new Script(once)).not.toThrow();
+    expect(run(outside('commonjs-script', 'object-storage.js'), once)).toBe(once);
+  });
+});
+
+describe('a base whose subclass in another file reaches it other than by a named relative import (review 7)', () => {
+  const base = (exported: string): string =>
+    [
+      "import type { CheckpointStorage } from 'checkpoint-fencing';",
+      '',
+      `${exported} abstract class BaseStorage implements CheckpointStorage {`,
+      '  protected readonly rows = new Map<string, string>();',
+      '  async read(id: string): Promise<string | undefined> {',
+      '    return this.rows.get(id);',
+      '  }',
+      '  abstract save(id: string, checkpoint: string): Promise<string>;',
+      '  async delete(id: string): Promise<void> {',
+      '    this.rows.delete(id);',
+      '  }',
+      '}',
+      '',
+    ].join('\n');
+  const subclass = (importLine: string, extended: string): string =>
+    [
+      importLine,
+      '',
+      `export class MemoryStorage extends ${extended} {`,
+      '  async save(id: string, checkpoint: string): Promise<string> {',
+      '    this.rows.set(id, checkpoint);',
+      '    return checkpoint;',
+      '  }',
+      '}',
+      '',
+    ].join('\n');
+  const cases: readonly (readonly [string, Readonly<Record<string, string>>])[] = [
+    [
+      'a default import under another name',
+      {
+        'src/base-storage.ts': base('export default'),
+        'src/memory-storage.ts': subclass("import Storage from './base-storage.js';", 'Storage'),
+      },
+    ],
+    [
+      'a barrel',
+      {
+        'src/base-storage.ts': base('export'),
+        'src/index.ts': "export { BaseStorage } from './base-storage.js';\n",
+        'src/memory/memory-storage.ts': subclass("import { BaseStorage } from '../index.js';", 'BaseStorage'),
+      },
+    ],
+    [
+      'a namespace import',
+      {
+        'src/base-storage.ts': base('export'),
+        'src/memory-storage.ts': subclass("import * as storages from './base-storage.js';", 'storages.BaseStorage'),
+      },
+    ],
+  ];
+  for (const [label, files] of cases) {
+    it(`${label}: leaves the base alone and names the subclass`, () => {
+      const root = temporaryDirectory('jscodeshift-subclass');
+      writeFileSync(join(root, 'package.json'), '{"name":"app"}');
+      for (const [file, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(root, file)), { recursive: true });
+        writeFileSync(join(root, file), text);
+      }
+      const reports: string[] = [];
+      const source = files['src/base-storage.ts'] ?? '';
+      expect(run(join(root, 'src/base-storage.ts'), source, reports)).toBe(source);
+      expect(reports).toEqual([
+        expect.stringMatching(
+          /^skipped BaseStorage \(line 3\): its subclass MemoryStorage in src\/(?:memory\/)?memory-storage\.ts declares its own save/,
+        ),
+      ]);
+    });
+  }
 });
 
 describe('the project cases through the jscodeshift transform, one file at a time', () => {

@@ -282,6 +282,50 @@ describe('add-write-conditions on shapes from real projects', { timeout: 90_000 
     expect(typeCheck(root)).toBe('');
   });
 
+  it('upgrades JavaScript storages of an allowJs project, with JSDoc types checkJs accepts (review 5a, 5c)', async () => {
+    const javascript = (exported: string): string =>
+      [
+        "/** @typedef {import('checkpoint-fencing').CheckpointStorage} CheckpointStorage */",
+        '',
+        '/** @implements {CheckpointStorage} */',
+        'class ObjectCheckpointStorage {',
+        '  constructor() {',
+        '    /** @type {Map<string, string>} */',
+        '    this.rows = new Map();',
+        '  }',
+        '  /** @param {string} id */',
+        '  async read(id) {',
+        '    return this.rows.get(id);',
+        '  }',
+        '  /**',
+        '   * @param {string} id',
+        '   * @param {string} checkpoint',
+        '   */',
+        '  async save(id, checkpoint) {',
+        '    this.rows.set(id, checkpoint);',
+        '    return checkpoint;',
+        '  }',
+        '  /** @param {string} id */',
+        '  async delete(id) {',
+        '    this.rows.delete(id);',
+        '  }',
+        '}',
+        exported,
+        '',
+      ].join('\n');
+    const { root, report, before, after } = await upgradeTwice(
+      'javascript',
+      { 'src/object-storage.js': javascript('export { ObjectCheckpointStorage };') },
+      { allowJs: true, checkJs: true },
+    );
+    expect(report.changes.map((change) => change.file)).toEqual([join(root, 'src/object-storage.js')]);
+    expect(typeCheck(root)).toBe('');
+    await expectSameBehaviour(
+      () => construct(before, 'object-storage.js', 'ObjectCheckpointStorage'),
+      () => construct(after, 'object-storage.js', 'ObjectCheckpointStorage'),
+    );
+  });
+
   it('upgrades a project that lies in a folder named dist (review 9a)', async () => {
     const outer = temporaryDirectory('under-dist');
     const root = join(outer, 'dist', 'app');
