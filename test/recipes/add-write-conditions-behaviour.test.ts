@@ -129,7 +129,11 @@ describe('a decorated save after the upgrade', () => {
   it('is still traced under the name save, once a write, as the decorator keys it (review 19)', async () => {
     const traces = async (file: string): Promise<string[]> => {
       const module = await loadLoweringDecorators('decorated-save', file);
-      const storage = construct(module, 'TracedCheckpointStorage') as CheckpointStorage;
+      // The legacy two-argument call, which both the legacy and the upgraded save accept.
+      const storage = construct(module, 'TracedCheckpointStorage') as {
+        save(id: string, checkpoint: string): Promise<string>;
+        read(id: string): Promise<string | undefined>;
+      };
       await storage.save('orders', '1');
       await storage.read('orders');
       return module['traced'] as string[];
