@@ -10,7 +10,7 @@ import type { UpgradeOptions } from './upgrade.js';
 const USAGE = `Usage: checkpoint-fencing upgrade [paths…] [--project tsconfig.json] [--dry-run] [--check] [--json] [--allow-dirty]
 
 Adds the three-parameter save and writeVersion to every pre-fencing CheckpointStorage implementer.
-  --project <file>  the tsconfig that defines the project (default: tsconfig.json)
+  --project <file>  the tsconfig that defines the project (default: the nearest tsconfig.json, here or above)
   --dry-run         print a unified diff (git apply accepts it) and write nothing
   --check           write nothing; exit 1 when any file would change or any implementer is skipped
   --json            print a machine-readable report instead of text

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { filesReachingPackage } from './files-reaching-package.js';
 import { uncommittedFiles } from './git-worktree.js';
 import { membersAdded } from './member-text.js';
@@ -16,7 +16,7 @@ import type { FileChange, ImplementerReport, SkippedImplementer, UpgradeReport }
 export interface UpgradeOptions {
   /** Files or directories to upgrade, relative to `cwd`; the whole project when empty or absent. */
   readonly paths?: readonly string[];
-  /** The tsconfig that defines the project, relative to `cwd`; `tsconfig.json` by default. */
+  /** The tsconfig that defines the project, relative to `cwd`; by default `tsconfig.json` in `cwd` or the nearest folder above. */
   readonly project?: string;
   /** The directory paths are relative to; the process's working directory by default. */
   readonly cwd?: string;
@@ -49,7 +49,8 @@ const BOM = '\uFEFF';
 export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeReport> {
   const started = performance.now();
   const cwd = resolve(options.cwd ?? process.cwd());
-  const tsconfig = resolve(cwd, options.project ?? 'tsconfig.json');
+  const notices: string[] = [];
+  const tsconfig = options.project === undefined ? nearestTsconfig(cwd, notices) : resolve(cwd, options.project);
   let project;
   try {
     project = openTypedProject(tsconfig);
@@ -91,7 +92,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   const implementers: ImplementerReport[] = [];
   const skipped: SkippedImplementer[] = [];
   const changes: FileChange[] = [];
-  const notices = [...project.notices];
+  notices.push(...project.notices);
   for (const file of facts) {
     const own = decisions.filter((decision) => decision.implementer.file === file.path);
     for (const decision of own) {
@@ -180,6 +181,25 @@ function selectFiles(candidates: readonly string[], paths: readonly string[], ts
     throw new UpgradeError(upgradeMessages.pathOutsideProject(unmatched, tsconfig));
   }
   return selected;
+}
+
+/**
+ * The `tsconfig.json` in `cwd` or the nearest folder above it, as `tsc` finds it; one found above is named in a
+ * notice, since the run then covers that whole project.
+ */
+function nearestTsconfig(cwd: string, notices: string[]): string {
+  for (let folder = cwd; ; folder = dirname(folder)) {
+    const candidate = join(folder, 'tsconfig.json');
+    if (existsSync(candidate)) {
+      if (folder !== cwd) {
+        notices.push(upgradeMessages.tsconfigFoundAbove(candidate));
+      }
+      return candidate;
+    }
+    if (dirname(folder) === folder) {
+      throw new UpgradeError(upgradeMessages.noTsconfigAbove(cwd));
+    }
+  }
 }
 
 function asUpgradeError(error: unknown): UpgradeError {

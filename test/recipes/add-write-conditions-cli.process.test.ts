@@ -114,6 +114,14 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
     }
   });
 
+  it('--version prints the version of the package it runs from (review 21)', () => {
+    const run = cli(temporaryDirectory('version'), '--version');
+    expect(run.stdout).toBe(
+      `${(JSON.parse(readFileSync(join(build, '../package.json'), 'utf8')) as { version: string }).version}\n`,
+    );
+    expect(run.status).toBe(0);
+  });
+
   it('--check exits 1 when an implementer is skipped, even with nothing else to change (review 9b)', () => {
     const root = temporaryDirectory('check-skipped');
     copyLegacyApp(root);

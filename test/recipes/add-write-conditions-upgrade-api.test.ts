@@ -93,6 +93,17 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
     ]);
   });
 
+  it('run from a folder of the project, upgrades the project of the nearest tsconfig above, and says so (review 21)', async () => {
+    const root = makeTempProject('from-subfolder');
+    mkdirSync(join(root, 'src/storages'), { recursive: true });
+    writeFileSync(join(root, 'src/storages/storage.ts'), legacyStorage);
+    const report = await upgrade({ cwd: join(root, 'src/storages'), mode: 'check' });
+    expect(report.changes.map((change) => change.file)).toEqual([join(root, 'src/storages/storage.ts')]);
+    expect(report.notices).toEqual([
+      `note: no tsconfig.json in the current folder; upgrading the project of ${join(root, 'tsconfig.json')}, the nearest one above (pass paths to upgrade only some of its files).`,
+    ]);
+  });
+
   it('reports a subclass of a class from another package as skipped, with the reason', async () => {
     const root = makeTempProject('external-base');
     writeFileSync(
