@@ -12,14 +12,14 @@ const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'build', 'coverage', '.
 /** A class in another file that extends a class of this one (directly or further down) and declares `save`. */
 export interface SubclassDeclaringSave {
   readonly name: string;
-  /** The file, relative to the package root. */
+  /** The file, relative to the package (or workspace) root. */
   readonly file: string;
 }
 
 /**
  * For the jscodeshift transform, which sees one file at a time: the classes elsewhere in the same package (the
- * folder of the nearest package.json) that extend `className` from `file` through relative imports, directly or
- * through further subclasses, and declare their own `save`. Renaming the base's `save` would leave such a subclass
+ * folder of the nearest package.json, or the whole workspace it belongs to) that may extend `className` from `file`
+ * (see {@link subclassesIn}), directly or through further subclasses, and declare their own `save`. Renaming the base's `save` would leave such a subclass
  * overriding the wrong member (or, for an abstract `save`, not implementing the renamed one: TS2515).
  */
 export function subclassesDeclaringSave(file: string, className: string): SubclassDeclaringSave[] {
@@ -50,14 +50,31 @@ export function subclassesDeclaringSave(file: string, className: string): Subcla
   return found;
 }
 
+/**
+ * The folder whose files may subclass a class of `start`: the workspace root when the package is one of a workspace
+ * (a package.json above it with `"workspaces"`), else the package's own folder.
+ */
 function packageRoot(start: string): string {
+  let root: string | undefined;
   for (let folder = start; ; folder = dirname(folder)) {
-    if (existsSync(join(folder, 'package.json'))) {
-      return folder;
+    const manifest = join(folder, 'package.json');
+    if (existsSync(manifest)) {
+      root ??= folder;
+      if (declaresWorkspaces(manifest)) {
+        return folder;
+      }
     }
     if (dirname(folder) === folder) {
-      return start;
+      return root ?? start;
     }
+  }
+}
+
+function declaresWorkspaces(manifest: string): boolean {
+  try {
+    return 'workspaces' in (JSON.parse(readFileSync(manifest, 'utf8')) as object);
+  } catch {
+    return false;
   }
 }
 
@@ -87,10 +104,10 @@ function sourceFiles(root: string): { path: string; text: string }[] {
 }
 
 /**
- * Classes in `path` whose `extends` may name `base` through a relative import: a named import of that name from any
- * relative module (the base's own file, or a barrel re-exporting it), the default import of the base's file, or
- * `ns.Base` through a namespace import of a relative module. A barrel is not followed, so a name imported through
- * one counts without proof; a false match only leaves the base alone, a missed one breaks the subclass.
+ * Classes in `path` whose `extends` may name `base`: a named import of that name from any module (the base's own
+ * file, a barrel re-exporting it, or another workspace package's name), the default import of the base's file, or
+ * `ns.Base` through a namespace import. Barrels and packages are not followed, so a name imported through one counts
+ * without proof; a false match only leaves the base alone, a missed one breaks the subclass.
  */
 function subclassesIn(
   path: string,
@@ -101,15 +118,16 @@ function subclassesIn(
   const locals = new Set<string>();
   const namespaces = new Set<string>();
   for (const statement of sourceFile.statements) {
-    if (
-      !ts.isImportDeclaration(statement) ||
-      !ts.isStringLiteral(statement.moduleSpecifier) ||
-      !statement.moduleSpecifier.text.startsWith('.')
-    ) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) {
       continue;
     }
+    const specifier = statement.moduleSpecifier.text;
     const clause = statement.importClause;
-    if (clause?.name !== undefined && sameModule(resolve(dirname(path), statement.moduleSpecifier.text), base.file)) {
+    if (
+      clause?.name !== undefined &&
+      specifier.startsWith('.') &&
+      sameModule(resolve(dirname(path), specifier), base.file)
+    ) {
       locals.add(clause.name.text);
     }
     const bindings = clause?.namedBindings;
