@@ -52,21 +52,19 @@ export class CheckpointBatch {
     }
     const { events, ms } = this.#options.policy;
     if (this.#count >= events) {
-      await this.flush();
+      await this.#enqueueWrite('policy');
     } else if (ms !== undefined && this.#timer === undefined) {
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
-        // A failure reaches the run through onFailure; nobody awaits this flush.
-        this.flush().catch(() => undefined);
+        // A failure reaches the run through onFailure; nobody awaits this write.
+        this.#enqueueWrite('policy').catch(() => undefined);
       }, ms);
     }
   }
 
   /** Writes the pending position after every write queued before it; resolves to it, or `undefined` when none was pending. */
   flush(): Promise<Checkpoint | undefined> {
-    const next = this.#queue.then(() => this.#writePending());
-    this.#queue = next.catch(() => undefined);
-    return next;
+    return this.#enqueueWrite('asked');
   }
 
   /** The run stopped: the timer is cancelled, and a pending position is written from now on only while the lease is held. */
@@ -85,7 +83,7 @@ export class CheckpointBatch {
     this.stop();
     try {
       if (this.#failure === undefined && this.#options.stillHeld()) {
-        await this.flush();
+        await this.#enqueueWrite('policy');
       }
     } finally {
       this.#phase = 'closed';
@@ -99,13 +97,28 @@ export class CheckpointBatch {
     return this.#unanswered > 0;
   }
 
-  async #writePending(): Promise<Checkpoint | undefined> {
+  /**
+   * Queues a write of the pending position behind the writes before it. One the policy asked for, found stopped by
+   * the time its turn comes without the lease still the run's, writes nothing and resolves: the run ends for that
+   * reason already, and the position is delivered again. Only an explicit flush rejects then, since its caller asked
+   * for this position to be stored.
+   */
+  #enqueueWrite(why: 'policy' | 'asked'): Promise<Checkpoint | undefined> {
+    const next = this.#queue.then(() => this.#writePending(why));
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async #writePending(why: 'policy' | 'asked'): Promise<Checkpoint | undefined> {
     this.#throwIfFailed();
     const position = this.#pending;
     if (position === undefined) {
       return undefined;
     }
     if (this.#phase === 'closed' || (this.#phase === 'stopped' && !this.#options.stillHeld())) {
+      if (why === 'policy') {
+        return undefined;
+      }
       throw this.#options.notWritten(position);
     }
     this.#pending = undefined;

@@ -67,6 +67,15 @@ describe('rules, docs and configs stay in sync', () => {
     },
   );
 
+  it('the README lists every rule with a link to its doc', () => {
+    const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
+    const listed = [...readme.matchAll(/^\| \[`([\w-]+)`\]\(doc\/rules\/([\w-]+)\.md\)/gmu)].map(([, name, file]) => {
+      expect(file).toBe(name);
+      return name;
+    });
+    expect(listed.sort()).toEqual(ruleNames);
+  });
+
   it('configs.recommended turns on every recommended rule, none needing type information, and every rule is recommended', () => {
     expect(ruleNames.filter((name) => rules[name].meta.docs?.recommended !== true)).toEqual([]);
     expect(plugin.configs.recommended.rules).toEqual(

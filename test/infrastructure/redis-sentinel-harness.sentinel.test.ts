@@ -1,42 +1,15 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  replicationInfo,
-  startRedisSentinel,
-  withAdminConnection,
-  type RedisSentinelTopology,
-} from '../support/redis/index.js';
+import { describe, expect, it } from 'vitest';
+import { replicationInfo, sentinelForThisFile, withAdminConnection } from '../support/redis/index.js';
 
 // The Sentinel test support on its own: a stable topology on loopback only, a replication link that can be cut like a
 // partition, and failovers that the support drives and recovers from.
 
-let topology: RedisSentinelTopology | undefined;
-const clients: Redis[] = [];
-
-beforeAll(async () => {
-  topology = await startRedisSentinel();
-});
-
-afterAll(async () => {
-  for (const client of clients.splice(0)) {
-    client.disconnect();
-  }
-  await topology?.stop();
-});
-
-function started(): RedisSentinelTopology {
-  if (topology === undefined) {
-    throw new Error('The Sentinel topology of this suite did not start; see the beforeAll error.');
-  }
-  return topology;
-}
+const { topology: started, track } = sentinelForThisFile();
 
 function throughSentinels(): Redis {
   const client = new Redis({ ...started().sentinelOptions, sentinels: [...started().sentinelOptions.sentinels] });
-  // Reconnecting through a failover raises connection errors the calls themselves report.
-  client.on('error', () => undefined);
-  clients.push(client);
-  return client;
+  return track(client);
 }
 
 describe('startRedisSentinel', () => {

@@ -362,12 +362,17 @@ async function runDurableSubscriptions(
   );
   await vi.advanceTimersByTimeAsync(lastFaultEnds);
   await appending;
-  // Settled: every event handled and, unless the policy counts events only (an idle source then keeps its tail
-  // pending until a pause or a shutdown writes it), the last position stored.
+  // Settled: every event handled and the last position stored or, when the policy counts events only (an idle source
+  // then keeps its tail pending until a pause or a shutdown writes it), the last event handled in a run still under
+  // way, whose shutdown writes it. A tail handled in a run that lost its lease is never written by that node: the
+  // next holder delivers it again.
   const lastStoredByTime = setup.policy === undefined || setup.policy.ms !== undefined;
+  const tailPendingInLiveRun = (): boolean =>
+    [...runs].some(([signal, { delivered }]) => !signal.aborted && delivered.includes(149)) && handled.has(149);
   let settledAfterMs: number | undefined;
   for (let waited = 0; waited <= 6_000; waited += 25) {
-    if (handled.size === 150 && (!lastStoredByTime || (await storage.read('orders')) === '149')) {
+    const lastStored = (await storage.read('orders')) === '149';
+    if (handled.size === 150 && (lastStored || (!lastStoredByTime && tailPendingInLiveRun()))) {
       settledAfterMs = waited;
       break;
     }

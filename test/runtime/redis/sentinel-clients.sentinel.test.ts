@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CheckpointWriteCondition,
   DurableSubscription,
@@ -12,33 +12,14 @@ import {
   describeCompetingConsumerStrategyConformance,
 } from '../../../runtime/testing/index.js';
 import { eventually, EventLog } from '../../support/leases/event-log.js';
-import { startRedisSentinel, withAdminConnection, type RedisSentinelTopology } from '../../support/redis/index.js';
+import { sentinelForThisFile, withAdminConnection } from '../../support/redis/index.js';
 
 // RedisCheckpointStorage and RedisLeaseStrategy over ioredis clients that find the master through Sentinel
 // (`new Redis({ sentinels, name })`), with their defaults: the master has a replica, so every conditional write and
 // every grant waits for it. A topology of its own: the last case fails the master over.
 
-let topology: RedisSentinelTopology | undefined;
-const clients: Redis[] = [];
+const { topology: started, track } = sentinelForThisFile();
 let prefixes = 0;
-
-beforeAll(async () => {
-  topology = await startRedisSentinel();
-});
-
-afterAll(async () => {
-  for (const client of clients.splice(0)) {
-    client.disconnect();
-  }
-  await topology?.stop();
-});
-
-function started(): RedisSentinelTopology {
-  if (topology === undefined) {
-    throw new Error('The Sentinel topology of this suite did not start; see the beforeAll error.');
-  }
-  return topology;
-}
 
 /** A client as doc/redis.md shows it for Sentinel: it asks the Sentinels for the master, again after a failover. */
 function sentinelClient(): Redis {
@@ -50,10 +31,7 @@ function sentinelClient(): Redis {
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,
   });
-  // Errors reach the calls that fail; a reconnect through a failover raises them on the client too.
-  client.on('error', () => undefined);
-  clients.push(client);
-  return client;
+  return track(client);
 }
 
 function freshPrefix(): string {

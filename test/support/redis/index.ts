@@ -15,6 +15,7 @@ export {
   type RedisSentinelTopology,
   type SentinelDataServer,
 } from './start-redis-sentinel.js';
+export { sentinelForThisFile, type SentinelForThisFile } from './sentinel-for-this-file.js';
 export { useSharedRedis, useSharedRedisCluster, type SharedRedis, type SharedRedisCluster } from './shared-redis.js';
 export type { SharedRedisClusterAddress, SharedRedisServerAddress } from './shared-redis-context.js';
 export { startSharedRedisCluster, startSharedRedisServer } from './shared-redis-servers.js';
