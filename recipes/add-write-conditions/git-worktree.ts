@@ -37,7 +37,7 @@ function uncommittedIn(root: string, files: readonly string[]): string[] {
   } catch (error) {
     const stderr = (error as { stderr?: unknown }).stderr;
     const reason = typeof stderr === 'string' && stderr.trim() !== '' ? stderr.trim().split('\n')[0] : String(error);
-    throw new Error(upgradeMessages.gitStatusFailed(root, reason ?? ''));
+    throw new Error(upgradeMessages.gitStatusFailed(root, reason ?? ''), { cause: error });
   }
   const dirty = new Set(
     output

@@ -33,7 +33,9 @@ function snapshot(folder: string): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (path: string): void => {
     if (statSync(path).isDirectory()) {
-      readdirSync(path).forEach((entry) => walk(join(path, entry)));
+      for (const entry of readdirSync(path)) {
+        walk(join(path, entry));
+      }
     } else {
       files.set(path, readFileSync(path, 'utf8'));
     }
