@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { nearestManifestField } from './nearest-manifest.js';
 
 const byFolder = new Map<string, string | undefined>();
 
@@ -10,24 +10,7 @@ const byFolder = new Map<string, string | undefined>();
 export function packageType(file: string): string | undefined {
   const folder = dirname(resolve(file));
   if (!byFolder.has(folder)) {
-    byFolder.set(folder, readPackageType(folder));
+    byFolder.set(folder, nearestManifestField(folder, 'type'));
   }
   return byFolder.get(folder);
-}
-
-function readPackageType(start: string): string | undefined {
-  for (let folder = start; ; folder = dirname(folder)) {
-    const path = join(folder, 'package.json');
-    if (existsSync(path)) {
-      try {
-        const type = (JSON.parse(readFileSync(path, 'utf8')) as { type?: unknown }).type;
-        return typeof type === 'string' ? type : undefined;
-      } catch {
-        return undefined;
-      }
-    }
-    if (dirname(folder) === folder) {
-      return undefined;
-    }
-  }
 }

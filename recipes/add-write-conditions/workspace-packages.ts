@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { nearestManifestField } from './nearest-manifest.js';
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 
@@ -26,7 +27,7 @@ export class WorkspacePackages {
     const names = new Set<string>();
     const folders = new Set([...this.#sources].map((file) => dirname(file)));
     for (const folder of folders) {
-      const name = packageNameAbove(folder);
+      const name = nearestManifestField(folder, 'name');
       if (name !== undefined) {
         names.add(name);
       }
@@ -86,24 +87,6 @@ export class WorkspacePackages {
       this.#sourceOfOutput = map;
     }
     return this.#sourceOfOutput;
-  }
-}
-
-/** The name in the nearest package.json above `folder`. */
-function packageNameAbove(folder: string): string | undefined {
-  for (let current = folder; ; current = dirname(current)) {
-    const path = join(current, 'package.json');
-    if (existsSync(path)) {
-      try {
-        const name = (JSON.parse(readFileSync(path, 'utf8')) as { name?: unknown }).name;
-        return typeof name === 'string' ? name : undefined;
-      } catch {
-        return undefined;
-      }
-    }
-    if (dirname(current) === current) {
-      return undefined;
-    }
   }
 }
 

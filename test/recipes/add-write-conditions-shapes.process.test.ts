@@ -74,24 +74,36 @@ function text(root: string, file: string): string {
   return readFileSync(join(root, 'src', file), 'utf8');
 }
 
-const MAP_STORAGE = [
-  "import type { CheckpointStorage } from 'checkpoint-fencing';",
-  '',
-  'export class MapStorage implements CheckpointStorage {',
-  '  protected readonly rows = new Map<string, string>();',
-  '  async read(id: string): Promise<string | undefined> {',
-  '    return this.rows.get(id);',
-  '  }',
+/**
+ * A class storage over a map `rows`: `head` above the class (imports), its `declaration` line, then read, the lines
+ * of `save` as given, and delete.
+ */
+function storageClass(head: readonly string[], declaration: string, save: readonly string[]): string {
+  return [
+    ...head,
+    '',
+    `${declaration} {`,
+    '  readonly rows = new Map<string, string>();',
+    '  async read(id: string): Promise<string | undefined> {',
+    '    return this.rows.get(id);',
+    '  }',
+    ...save,
+    '  async delete(id: string): Promise<void> {',
+    '    this.rows.delete(id);',
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+}
+
+const IMPORT_STORAGE = "import type { CheckpointStorage } from 'checkpoint-fencing';";
+
+const MAP_STORAGE = storageClass([IMPORT_STORAGE], 'export class MapStorage implements CheckpointStorage', [
   '  async save(id: string, checkpoint: string): Promise<string> {',
   '    this.rows.set(id, checkpoint);',
   '    return checkpoint;',
   '  }',
-  '  async delete(id: string): Promise<void> {',
-  '    this.rows.delete(id);',
-  '  }',
-  '}',
-  '',
-].join('\n');
+]);
 
 describe('add-write-conditions on shapes from real projects', { timeout: 90_000 }, () => {
   it('keeps an arrow-field save of a subclass bound when its abstract base gets the generated save (review 1)', async () => {
@@ -170,42 +182,22 @@ describe('add-write-conditions on shapes from real projects', { timeout: 90_000 
 
   it('carries type parameters and this parameters over to the renamed and generated members (review 4)', async () => {
     const { root, report } = await upgradeTwice('signatures', {
-      'src/generic.ts': [
-        "import type { CheckpointStorage } from 'checkpoint-fencing';",
-        '',
-        'export class GenericStorage implements CheckpointStorage {',
-        '  private readonly rows = new Map<string, string>();',
-        '  async read(id: string): Promise<string | undefined> {',
-        '    return this.rows.get(id);',
-        '  }',
+      'src/generic.ts': storageClass([IMPORT_STORAGE], 'export class GenericStorage implements CheckpointStorage', [
         '  async save<T extends string>(id: string, checkpoint: T): Promise<T> {',
         '    this.rows.set(id, checkpoint);',
         '    return checkpoint;',
         '  }',
-        '  async delete(id: string): Promise<void> {',
-        '    this.rows.delete(id);',
-        '  }',
-        '}',
-        '',
-      ].join('\n'),
-      'src/this-class.ts': [
-        "import type { CheckpointStorage } from 'checkpoint-fencing';",
-        '',
-        'export class ThisParameterStorage implements CheckpointStorage {',
-        '  readonly rows = new Map<string, string>();',
-        '  async read(id: string): Promise<string | undefined> {',
-        '    return this.rows.get(id);',
-        '  }',
-        '  async save(this: ThisParameterStorage, id: string, cp: string): Promise<string> {',
-        '    this.rows.set(id, cp);',
-        '    return cp;',
-        '  }',
-        '  async delete(id: string): Promise<void> {',
-        '    this.rows.delete(id);',
-        '  }',
-        '}',
-        '',
-      ].join('\n'),
+      ]),
+      'src/this-class.ts': storageClass(
+        [IMPORT_STORAGE],
+        'export class ThisParameterStorage implements CheckpointStorage',
+        [
+          '  async save(this: ThisParameterStorage, id: string, cp: string): Promise<string> {',
+          '    this.rows.set(id, cp);',
+          '    return cp;',
+          '  }',
+        ],
+      ),
       'src/this-literal.ts': [
         "import type { CheckpointStorage } from 'checkpoint-fencing';",
         '',
@@ -239,26 +231,18 @@ describe('add-write-conditions on shapes from real projects', { timeout: 90_000 
 
   it('leaves a save with overload signatures alone, with the reason (review 4)', async () => {
     const overloaded = {
-      'src/overloads.ts': [
-        "import type { CheckpointStorage } from 'checkpoint-fencing';",
-        '',
-        'export class OverloadedStorage implements CheckpointStorage {',
-        '  private readonly rows = new Map<string, string>();',
-        '  async read(id: string): Promise<string | undefined> {',
-        '    return this.rows.get(id);',
-        '  }',
-        '  save(id: string, checkpoint: string): Promise<string>;',
-        '  save(id: string, checkpoint: number): Promise<string>;',
-        '  async save(id: string, checkpoint: string | number): Promise<string> {',
-        '    this.rows.set(id, String(checkpoint));',
-        '    return String(checkpoint);',
-        '  }',
-        '  async delete(id: string): Promise<void> {',
-        '    this.rows.delete(id);',
-        '  }',
-        '}',
-        '',
-      ].join('\n'),
+      'src/overloads.ts': storageClass(
+        [IMPORT_STORAGE],
+        'export class OverloadedStorage implements CheckpointStorage',
+        [
+          '  save(id: string, checkpoint: string): Promise<string>;',
+          '  save(id: string, checkpoint: number): Promise<string>;',
+          '  async save(id: string, checkpoint: string | number): Promise<string> {',
+          '    this.rows.set(id, String(checkpoint));',
+          '    return String(checkpoint);',
+          '  }',
+        ],
+      ),
     };
     const { root, report } = await upgradeTwice('overloads', overloaded);
     expect(text(root, 'overloads.ts')).toBe(overloaded['src/overloads.ts']);
@@ -341,26 +325,17 @@ describe('add-write-conditions on shapes from real projects', { timeout: 90_000 
 
   it('upgrades a class with its own save whose base comes from a package (review 9b)', async () => {
     const { root, report, before, after } = await upgradeTwice('package-base', {
-      'src/emitting-storage.ts': [
-        "import { EventEmitter } from 'node:events';",
-        "import type { CheckpointStorage } from 'checkpoint-fencing';",
-        '',
-        'export class EmittingStorage extends EventEmitter implements CheckpointStorage {',
-        '  readonly rows = new Map<string, string>();',
-        '  async read(id: string): Promise<string | undefined> {',
-        '    return this.rows.get(id);',
-        '  }',
-        '  async save(id: string, checkpoint: string): Promise<string> {',
-        '    this.rows.set(id, checkpoint);',
-        "    this.emit('saved', id);",
-        '    return checkpoint;',
-        '  }',
-        '  async delete(id: string): Promise<void> {',
-        '    this.rows.delete(id);',
-        '  }',
-        '}',
-        '',
-      ].join('\n'),
+      'src/emitting-storage.ts': storageClass(
+        ["import { EventEmitter } from 'node:events';", IMPORT_STORAGE],
+        'export class EmittingStorage extends EventEmitter implements CheckpointStorage',
+        [
+          '  async save(id: string, checkpoint: string): Promise<string> {',
+          '    this.rows.set(id, checkpoint);',
+          "    this.emit('saved', id);",
+          '    return checkpoint;',
+          '  }',
+        ],
+      ),
     });
     expect(report.skipped).toEqual([]);
     expect(typeCheck(root)).toBe('');
