@@ -123,6 +123,31 @@ describe('what the transform writes where the file decides the syntax', () => {
   });
 });
 
+describe('a JavaScript object literal typed by JSDoc (review 5d)', () => {
+  it('is upgraded like a typed TypeScript literal', () => {
+    const input = [
+      "/** @typedef {import('checkpoint-fencing').CheckpointStorage} CheckpointStorage */",
+      '',
+      'const rows = new Map();',
+      '',
+      '/** @type {CheckpointStorage} */',
+      'export const storage = {',
+      '  read: (id) => Promise.resolve(rows.get(id)),',
+      '  save: (id, checkpoint) => {',
+      '    rows.set(id, checkpoint);',
+      '    return Promise.resolve(checkpoint);',
+      '  },',
+      '  delete: (id) => Promise.resolve(void rows.delete(id)),',
+      '};',
+      '',
+    ].join('\n');
+    const once = run(outside('jsdoc-type-literal', 'storage.js'), input);
+    expect(once).toContain("if (condition !== undefined && condition.kind !== 'any') {");
+    expect(once).toContain('writeVersion: () => Promise.resolve(undefined),');
+    expect(run(outside('jsdoc-type-literal', 'storage.js'), once)).toBe(once);
+  });
+});
+
 describe('a base whose subclass in another file reaches it other than by a named relative import (review 7)', () => {
   const base = (exported: string): string =>
     [

@@ -104,6 +104,41 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
     ]);
   });
 
+  it('leaves a get save() accessor alone, saying why and what to do (review 21)', async () => {
+    const root = makeTempProject('accessor-save');
+    writeFileSync(
+      join(root, 'storage.ts'),
+      [
+        "import type { CheckpointStorage } from 'checkpoint-fencing';",
+        '',
+        'export class AccessorStorage implements CheckpointStorage {',
+        '  readonly #rows = new Map<string, string>();',
+        '  read(id: string): Promise<string | undefined> {',
+        '    return Promise.resolve(this.#rows.get(id));',
+        '  }',
+        '  get save(): (id: string, checkpoint: string) => Promise<string> {',
+        '    return (id, checkpoint) => Promise.resolve(checkpoint);',
+        '  }',
+        '  delete(): Promise<void> {',
+        '    return Promise.resolve();',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const report = await upgrade({ cwd: root, mode: 'check' });
+    expect(report.changes).toEqual([]);
+    expect(report.skipped).toEqual([
+      {
+        file: join(root, 'storage.ts'),
+        class: 'AccessorStorage',
+        line: 3,
+        reason:
+          'its save is an accessor (get save()), whose function the recipe cannot rewrite; make it a method or field, or add the condition to the function it returns by hand.',
+      },
+    ]);
+  });
+
   it('reports a subclass of a class from another package as skipped, with the reason', async () => {
     const root = makeTempProject('external-base');
     writeFileSync(
