@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { upgrade, type UpgradeReport } from '../../recipes/index.js';
+import { upgrade, UpgradeError, type UpgradeReport } from '../../recipes/index.js';
 import { fixtureCompilerOptions, makeTempProject, typeCheck } from './support/fixture-project.js';
 import { commitAll } from './support/git-repo.js';
 import { runnableCopy } from './support/runnable-copy.js';
@@ -428,5 +428,17 @@ describe('add-write-conditions over parts of a project and across work trees', (
       [join(outer, 'shared/shared-storage.ts'), join(root, 'src/map-storage.ts')].sort(),
     );
     expect(readFileSync(join(outer, 'shared/shared-storage.ts'), 'utf8')).toContain('saveUnconditionally');
+  });
+  it('turns a failing git status into a one-line UpgradeError naming the work tree (review 11)', async () => {
+    const root = makeTempProject('broken-git');
+    writeFiles(root, { 'src/map-storage.ts': MAP_STORAGE });
+    commitAll(root);
+    writeFileSync(join(root, '.git/index'), 'not an index');
+    const failure = await upgrade({ cwd: root }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpgradeError);
+    expect((failure as Error).message).toMatch(
+      /^\/.+: git status failed \(.+\), so uncommitted changes cannot be ruled out; fix the repository, or pass --allow-dirty\.$/,
+    );
+    expect(readFileSync(join(root, 'src/map-storage.ts'), 'utf8')).toBe(MAP_STORAGE);
   });
 });
