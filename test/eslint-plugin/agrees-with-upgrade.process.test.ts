@@ -62,7 +62,7 @@ async function reportedStorages(root: string): Promise<string[]> {
       {
         files: SOURCES,
         languageOptions: { parser: tsParser, parserOptions: { projectService: true, tsconfigRootDir: root } },
-        plugins: { 'checkpoint-fencing': plugin as unknown as ESLint.Plugin },
+        plugins: { 'checkpoint-fencing': plugin },
         rules: { [RULE]: ['error', { useTypeInformation: true }] },
       },
     ],
