@@ -74,7 +74,7 @@ async function reportedStorages(
       {
         files: [...sources],
         languageOptions: { parser: tsParser, parserOptions: { projectService: true, tsconfigRootDir: root } },
-        plugins: { 'checkpoint-fencing': plugin as unknown as ESLint.Plugin },
+        plugins: { 'checkpoint-fencing': plugin },
         rules: { [RULE]: ['error', { useTypeInformation }] },
       },
     ],
