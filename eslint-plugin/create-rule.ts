@@ -1,22 +1,13 @@
 import type { ESLintUtils, TSESLint } from '@typescript-eslint/utils';
 import { packageDocUrl } from '../vocabulary/index.js';
+import type { CheckpointFencingRuleDocs } from './plugin-types.js';
 
 // Types only from typescript-eslint: at run time the plugin depends on @typescript-eslint/types alone, which has no
 // peer dependencies, so installing checkpoint-fencing never conflicts with a project's ESLint or typescript-eslint.
 
-/** What a rule's `meta.docs` says beyond ESLint's own fields; the meta-tests keep it in sync with doc/rules/. */
-export interface CheckpointFencingRuleDocs {
-  /** Whether the rule is in `configs.recommended` (and so in `configs['recommended-type-checked']`). */
-  readonly recommended: boolean;
-  /** True only for a rule that cannot work at all without type information; none of ours needs it. */
-  readonly requiresTypeChecking: boolean;
-  /** Whether `useTypeInformation: true` makes the rule more precise; `recommended-type-checked` turns it on. */
-  readonly usesTypeInformationWhenAsked: boolean;
-}
-
 /**
- * A rule of the plugin. Named here, from typescript-eslint's root entry, so the published declarations never point
- * at a subpath of `@typescript-eslint/utils` that `"moduleResolution": "node"` consumers cannot resolve.
+ * A rule of the plugin as its code sees it, in typescript-eslint's types; the published declarations show each rule
+ * as the structural PluginRule instead, so they need no typescript-eslint package.
  */
 export type CheckpointFencingRule<MessageIds extends string, Options extends readonly unknown[]> = TSESLint.RuleModule<
   MessageIds,

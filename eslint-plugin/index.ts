@@ -1,21 +1,26 @@
-import type { TSESLint } from '@typescript-eslint/utils';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../vocabulary/index.js';
-import { rules, type RuleName } from './rules/index.js';
+import type {
+  CheckpointFencingPlugin,
+  ConfigName,
+  PluginConfig,
+  PluginRule,
+  PluginRuleEntry,
+  RuleName,
+} from './plugin-types.js';
+import { rules as ruleModules } from './rules/index.js';
 
 /** The namespace rules carry in a config: `checkpoint-fencing/no-unfenced-write`. */
 const PLUGIN_NAMESPACE = PACKAGE_NAME;
 
-/** The names of the plugin's flat configs. */
-export type ConfigName = 'recommended' | 'recommended-type-checked';
+/** Every rule of the plugin by its name (without the `checkpoint-fencing/` prefix). */
+// typescript-eslint types a listener's node as `never` in its index signature, ESLint as `any`: neither is assignable
+// to the other, though both describe the same functions. ESLint's is the one users' configs check against.
+export const rules = ruleModules as Readonly<Record<RuleName, unknown>> as Readonly<Record<RuleName, PluginRule>>;
 
-/** The flat-config plugin: `{ meta, rules, configs }`; each config registers this same object as its plugin. */
-export interface CheckpointFencingPlugin {
-  readonly meta: { readonly name: string; readonly version: string };
-  readonly rules: typeof rules;
-  readonly configs: Readonly<Record<ConfigName, TSESLint.FlatConfig.Config>>;
-}
-
-const configs: Record<ConfigName, TSESLint.FlatConfig.Config> = { recommended: {}, 'recommended-type-checked': {} };
+const configs: Record<ConfigName, PluginConfig> = {
+  recommended: { name: '', plugins: {}, rules: {} },
+  'recommended-type-checked': { name: '', plugins: {}, rules: {} },
+};
 
 /**
  * The checkpoint-fencing ESLint plugin. `configs.recommended` works with any parser, syntactically;
@@ -28,11 +33,11 @@ const plugin: CheckpointFencingPlugin = {
   configs,
 };
 
-function recommendedRules(useTypeInformation: boolean): TSESLint.FlatConfig.Rules {
+function recommendedRules(useTypeInformation: boolean): Record<string, PluginRuleEntry> {
   return Object.fromEntries(
     (Object.keys(rules) as RuleName[])
       .filter((name) => rules[name].meta.docs?.recommended === true)
-      .map((name) => [
+      .map((name): [string, PluginRuleEntry] => [
         `${PLUGIN_NAMESPACE}/${name}`,
         useTypeInformation && rules[name].meta.docs?.usesTypeInformationWhenAsked === true
           ? ['error', { useTypeInformation: true }]
@@ -53,4 +58,15 @@ configs['recommended-type-checked'] = {
 };
 
 export default plugin;
-export { rules, type RuleName };
+export type {
+  CheckpointFencingPlugin,
+  CheckpointFencingRuleDocs,
+  ConfigName,
+  PluginConfig,
+  PluginRule,
+  PluginRuleDocs,
+  PluginRuleEntry,
+  PluginRuleMeta,
+  PluginRules,
+  RuleName,
+} from './plugin-types.js';

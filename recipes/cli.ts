@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { PACKAGE_NAME } from '../vocabulary/index.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../vocabulary/index.js';
 
 // The package's one bin. It only dispatches: each command's code is loaded when that command runs, so the upgrade
 // never loads a Redis or PostgreSQL client and the operator commands never load ts-morph.
@@ -11,7 +11,7 @@ Commands:
   inspect   show every subscription's checkpoint, version, lease and token, and flag the unhealthy ones
   repair    raise a stuck subscription's token counter past its stored version, with nothing replayed
   reset     delete a subscription's checkpoint and version; delivery restarts from its start position
-Run ${PACKAGE_NAME} <command> --help for a command's options.`;
+Run ${PACKAGE_NAME} <command> --help for a command's options, ${PACKAGE_NAME} --version for the version.`;
 
 const commands = '"upgrade", "inspect", "repair" and "reset"';
 
@@ -26,6 +26,10 @@ async function dispatch([command, ...args]: readonly string[]): Promise<number> 
     case '--help':
     case '-h':
       process.stdout.write(`${USAGE}\n`);
+      return 0;
+    case '--version':
+    case '-v':
+      process.stdout.write(`${PACKAGE_VERSION}\n`);
       return 0;
     default:
       process.stderr.write(

@@ -2,6 +2,7 @@ import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import type { RuntimeExportName } from '../../vocabulary/index.js';
 import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
+import { jsDocImplementsContract } from './jsdoc-implements.js';
 import { staticPropertyKeyName } from './static-member-name.js';
 import {
   declaredTypeOfLiteral,
@@ -10,7 +11,7 @@ import {
   sameFileBaseClass,
   type ContractName,
 } from './storage-declarations.js';
-import { extendsRuntimeClass, isContractType } from './storage-types.js';
+import { extendsRuntimeClass, isContractType, jsDocImplementsTags } from './storage-types.js';
 import type { TypeInformation } from './type-information.js';
 
 /** A class or object literal that implements a checkpoint-fencing contract, with the members it declares itself. */
@@ -50,8 +51,12 @@ export function classImplementing(
 ): ContractImplementation | undefined {
   const clauses = implementsClauses(classNode);
   const clause = clauses.find((candidate) => namesContractInterface(candidate.expression, contract, scope));
-  // Only a class with a heritage clause can be an implementation by type; asking no other keeps type-aware linting cheap.
-  const worthAsking = clauses.length > 0 || classNode.superClass !== null;
+  // Only a class with a heritage clause (or a JSDoc @implements) can be an implementation by type; asking no other
+  // keeps type-aware linting cheap.
+  const worthAsking =
+    clauses.length > 0 ||
+    classNode.superClass !== null ||
+    (types !== undefined && jsDocImplementsTags(types.esTreeNodeToTSNodeMap.get(classNode)).length > 0);
   const implementsContract =
     types === undefined
       ? clause !== undefined ||
@@ -128,11 +133,15 @@ function declaresThroughSameFileBases(
   return declaresThroughSameFileBases(base, scope, test, seen);
 }
 
-/** What `classNode`'s own heritage clauses say: `implements <contract>`, or `extends` the contract's base class. */
+/**
+ * What `classNode`'s own heritage clauses say: `implements <contract>` (in JavaScript, a JSDoc `@implements`), or
+ * `extends` the contract's base class.
+ */
 function declares(classNode: ClassNode, contract: ContractName, scope: Scope): boolean {
   const baseClass = CONTRACT_BASE_CLASS[contract];
   return (
     implementsClauses(classNode).some((clause) => namesContractInterface(clause.expression, contract, scope)) ||
+    jsDocImplementsContract(classNode, contract) ||
     (baseClass !== undefined && extendsDirectly(classNode, baseClass, scope))
   );
 }

@@ -45,7 +45,10 @@ export function namesContractInterface(
   );
 }
 
-/** Whether a type annotation is such a contract type, or a union of one with `null`/`undefined`. */
+/**
+ * Whether a type annotation is such a contract type, a union of one with `null`/`undefined`, an intersection with
+ * one among its members (`CheckpointStorage & Closeable`), or TypeScript's `Readonly<>` of one.
+ */
 export function namesContractType(
   annotation: TSESTree.TypeNode | undefined,
   contract: ContractName,
@@ -61,10 +64,32 @@ export function namesContractType(
     );
     return present.length > 0 && present.every((member) => namesContractType(member, contract, scope, seen));
   }
+  if (annotation.type === AST_NODE_TYPES.TSIntersectionType) {
+    return annotation.types.some((member) => namesContractType(member, contract, scope, seen));
+  }
+  const readonlyOf = readonlyArgument(annotation, scope);
+  if (readonlyOf !== undefined) {
+    return namesContractType(readonlyOf, contract, scope, seen);
+  }
   return (
     annotation.type === AST_NODE_TYPES.TSTypeReference &&
     namesContractInterface(annotation.typeName, contract, scope, seen)
   );
+}
+
+/** `T` of `Readonly<T>` when `Readonly` is TypeScript's (a lib type, declared nowhere in the file). */
+function readonlyArgument(annotation: TSESTree.TypeNode, scope: Scope): TSESTree.TypeNode | undefined {
+  if (
+    annotation.type !== AST_NODE_TYPES.TSTypeReference ||
+    annotation.typeName.type !== AST_NODE_TYPES.Identifier ||
+    annotation.typeName.name !== 'Readonly' ||
+    annotation.typeArguments?.params.length !== 1
+  ) {
+    return undefined;
+  }
+  // typescript-eslint's scope manager knows lib types as variables without definitions.
+  const declared = findVariable(scope, 'Readonly')?.defs.length ?? 0;
+  return declared === 0 ? annotation.typeArguments.params[0] : undefined;
 }
 
 /** The class a class extends, when it is declared in this file: `class Pg extends SqlStorage` with `SqlStorage` here. */

@@ -16,7 +16,8 @@ const OBJECT_LITERAL_SYMBOL = '__object';
 /**
  * Whether `type` is, extends or implements checkpoint-fencing's `contract` (a project's own interface of that name is
  * not it), or is the type of an object literal written as one (`{ ... } satisfies CheckpointStorage` returned by a
- * factory); for a union, every non-nullish member must be one.
+ * factory); for a union, every non-nullish member must be one, for an intersection (`CheckpointStorage & Closeable`)
+ * one member suffices, and `Readonly<>` of one is one.
  */
 export function isContractType(type: ts.Type, checker: ts.TypeChecker, contract: ContractName): boolean {
   const present = checker.getNonNullableType(type);
@@ -57,6 +58,13 @@ function namesOrInheritsContract(
     return false;
   }
   seen.add(type);
+  if (type.isIntersection()) {
+    return type.types.some((member) => namesOrInheritsContract(member, contract, checker, seen));
+  }
+  const readonlyOf = readonlyArgument(type);
+  if (readonlyOf !== undefined) {
+    return namesOrInheritsContract(readonlyOf, contract, checker, seen);
+  }
   const symbol = type.aliasSymbol ?? type.getSymbol();
   if (symbol === undefined) {
     return false;
@@ -69,6 +77,20 @@ function namesOrInheritsContract(
     ...implementedTypes(symbol, checker),
   ];
   return inherited.some((base) => namesOrInheritsContract(base, contract, checker, seen));
+}
+
+/** `T` of TypeScript's `Readonly<T>` (declared in its `lib.*.d.ts`), which keeps every member of `T`. */
+function readonlyArgument(type: ts.Type): ts.Type | undefined {
+  const alias = type.aliasSymbol;
+  const fromLib =
+    alias?.getName() === 'Readonly' &&
+    (alias.getDeclarations() ?? []).some((declaration) => isTypeScriptLibFile(declaration.getSourceFile()));
+  return fromLib ? type.aliasTypeArguments?.[0] : undefined;
+}
+
+/** A default library file: the checker does not say, and `hasNoDefaultLib` is not set on every lib file. */
+function isTypeScriptLibFile(sourceFile: ts.SourceFile): boolean {
+  return sourceFile.isDeclarationFile && /[\\/]lib\.[\w.]+\.d\.ts$/u.test(sourceFile.fileName);
 }
 
 function isRuntimeSymbol(symbol: ts.Symbol, name: string): boolean {
@@ -119,13 +141,27 @@ function isObjectLiteralWrittenAs(
 }
 
 function implementedTypes(symbol: ts.Symbol, checker: ts.TypeChecker): ts.Type[] {
-  return (symbol.getDeclarations() ?? []).flatMap((declaration) =>
-    'heritageClauses' in declaration && Array.isArray(declaration.heritageClauses)
+  return (symbol.getDeclarations() ?? []).flatMap((declaration) => [
+    ...('heritageClauses' in declaration && Array.isArray(declaration.heritageClauses)
       ? (declaration.heritageClauses as readonly ts.HeritageClause[]).flatMap((clause) =>
           clause.types.map((heritage) => checker.getTypeAtLocation(heritage)),
         )
-      : [],
-  );
+      : []),
+    ...jsDocImplementsTags(declaration).map((tag) => checker.getTypeAtLocation(tag.class)),
+  ]);
+}
+
+/**
+ * The JSDoc `@implements {T}` tags of a JavaScript class, which TypeScript checks the class against but does not
+ * count among its heritage clauses.
+ */
+export function jsDocImplementsTags(declaration: ts.Node): ts.JSDocImplementsTag[] {
+  // TypeScript keeps a declaration's parsed JSDoc on the node; its getJSDocImplementsTags() reads the same property,
+  // but is a value of the compiler, which plugin code must not load (ADR 0304).
+  const { jsDoc } = declaration as { readonly jsDoc?: readonly ts.JSDoc[] };
+  return (jsDoc ?? [])
+    .flatMap((comment) => comment.tags ?? [])
+    .filter((tag): tag is ts.JSDocImplementsTag => tag.tagName.text === 'implements' && 'class' in tag);
 }
 
 /** What a storage class gets from its base classes, as the type checker sees them. */

@@ -1,3 +1,4 @@
+import type { RuleName } from '../plugin-types.js';
 import { noCachedFencingToken } from './no-cached-fencing-token.js';
 import { noCheckThenWrite } from './no-check-then-write.js';
 import { noIgnoredWriteCondition } from './no-ignored-write-condition.js';
@@ -9,7 +10,7 @@ import { noUnfencedWrite } from './no-unfenced-write.js';
 import { noUnguardedHistoryReset } from './no-unguarded-history-reset.js';
 import { requireUpsertInAnchorWrite } from './require-upsert-in-anchor-write.js';
 
-/** Every rule of the plugin by its name (without the `checkpoint-fencing/` prefix). */
+/** Every rule of the plugin by its name; `satisfies` keeps the published RuleName list exactly these keys. */
 export const rules = {
   'no-unfenced-write': noUnfencedWrite,
   'no-ignored-write-condition': noIgnoredWriteCondition,
@@ -21,7 +22,4 @@ export const rules = {
   'require-upsert-in-anchor-write': requireUpsertInAnchorWrite,
   'no-unguarded-history-reset': noUnguardedHistoryReset,
   'no-split-anchor-heartbeat': noSplitAnchorHeartbeat,
-};
-
-/** A rule name of the plugin. */
-export type RuleName = keyof typeof rules;
+} satisfies Record<RuleName, unknown>;

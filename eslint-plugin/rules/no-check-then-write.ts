@@ -6,7 +6,8 @@ import {
   objectImplementing,
   type ContractImplementation,
 } from '../analysis/contract-implementations.js';
-import { descendantNodes, parentOf } from '../analysis/descendant-nodes.js';
+import { descendantNodes, isFunctionNode, parentOf } from '../analysis/descendant-nodes.js';
+import { parameterVariables } from '../analysis/parameter-variables.js';
 import { skipTransparentWrappers } from '../analysis/static-member-name.js';
 import {
   ATOMIC_STEP_METHODS,
@@ -26,6 +27,8 @@ export type NoCheckThenWriteMessageId = 'checkThenWrite';
 /** Calls that read the stored version or checkpoint: the storage's own, and those of the backends it wraps. */
 const READ_METHODS: ReadonlySet<string> = new Set<string>([...STORE_READ_METHODS, 'writeVersion']);
 const COMPARISONS: ReadonlySet<string> = new Set(['===', '!==', '==', '!=', '<', '<=', '>', '>=']);
+/** Promise methods whose callbacks run as later steps of the method that chains them. */
+const CHAIN_METHODS: ReadonlySet<string> = new Set(['then', 'catch', 'finally']);
 
 type SourceCode = Readonly<TSESLint.SourceCode>;
 
@@ -56,7 +59,7 @@ export const noCheckThenWrite: CheckpointFencingRule<NoCheckThenWriteMessageId, 
     const { sourceCode } = context;
     const check = (implementation: ContractImplementation | undefined): void => {
       for (const method of implementation?.methods.values() ?? []) {
-        if (method.async && method.body?.type === AST_NODE_TYPES.BlockStatement) {
+        if (method.body !== null && method.body !== undefined) {
           reportCheckThenWrite(method.body, context, sourceCode);
         }
       }
@@ -73,23 +76,19 @@ export const noCheckThenWrite: CheckpointFencingRule<NoCheckThenWriteMessageId, 
 });
 
 function reportCheckThenWrite(
-  body: TSESTree.BlockStatement,
+  body: TSESTree.Node,
   context: Readonly<TSESLint.RuleContext<NoCheckThenWriteMessageId, []>>,
   sourceCode: SourceCode,
 ): void {
-  const nodes = [...descendantNodes(body, sourceCode.visitorKeys, true)];
+  const nodes = [...stepsOf(body, sourceCode)];
   const calls = nodes.filter((node) => node.type === AST_NODE_TYPES.CallExpression);
   if (calls.some((call) => ATOMIC_STEP_METHODS.has(calleeName(call) ?? ''))) {
     return;
   }
   const comparedReads = nodes
-    .filter((node) => node.type === AST_NODE_TYPES.AwaitExpression)
-    .map((awaited) => ({ awaited, read: skipTransparentWrappers(awaited.argument) }))
-    .filter(({ read }) => read.type === AST_NODE_TYPES.CallExpression && isStoredStateRead(read, sourceCode))
-    .map(({ awaited, read }) => ({ read, comparedAt: comparisonOf(awaited, sourceCode) }))
-    .filter(
-      (entry): entry is { read: TSESTree.CallExpression; comparedAt: TSESTree.Node } => entry.comparedAt !== undefined,
-    );
+    .map((node) => comparedRead(node, sourceCode))
+    .filter((entry) => entry !== undefined)
+    .sort((a, b) => a.comparedAt.range[0] - b.comparedAt.range[0]);
   const first = comparedReads[0];
   if (first === undefined) {
     return;
@@ -99,9 +98,75 @@ function reportCheckThenWrite(
     context.report({
       node: write,
       messageId: 'checkThenWrite',
-      data: { read: sourceCode.getText(first.read.callee), line: first.read.loc.start.line },
+      // A chain Prettier broke over lines (`redis\n  .get`) is named as one expression.
+      data: { read: sourceCode.getText(first.read.callee).replace(/\s+/g, ''), line: first.read.loc.start.line },
     });
   }
+}
+
+/**
+ * The nodes that run as steps of the method whose body is `root`: its own code and the callbacks it chains with
+ * `.then`/`.catch`/`.finally`, in source order. Other nested functions run at another time and are not entered.
+ */
+function* stepsOf(root: TSESTree.Node, sourceCode: SourceCode): Generator<TSESTree.Node> {
+  for (const node of descendantNodes(root, sourceCode.visitorKeys, true)) {
+    yield node;
+    if (isFunctionNode(node) && chainCallOf(node) !== undefined) {
+      yield* stepsOf(node, sourceCode);
+    }
+  }
+}
+
+/** The `.then(...)`-style call `callback` is handed to, if it is. */
+function chainCallOf(callback: TSESTree.Node): TSESTree.CallExpression | undefined {
+  const call = callback.parent;
+  return call?.type === AST_NODE_TYPES.CallExpression &&
+    call.arguments.includes(callback as TSESTree.CallExpressionArgument) &&
+    CHAIN_METHODS.has(calleeName(call) ?? '')
+    ? call
+    : undefined;
+}
+
+/**
+ * A read of the stored state whose value is compared: `await read(…)` compared directly or through its binding, or
+ * `read(…).then((value) => …)` whose callback compares the value it is handed.
+ */
+function comparedRead(
+  node: TSESTree.Node,
+  sourceCode: SourceCode,
+): { read: TSESTree.CallExpression; comparedAt: TSESTree.Node } | undefined {
+  if (node.type === AST_NODE_TYPES.AwaitExpression) {
+    const read = skipTransparentWrappers(node.argument);
+    const comparedAt =
+      read.type === AST_NODE_TYPES.CallExpression && isStoredStateRead(read, sourceCode)
+        ? comparisonOf(node, sourceCode)
+        : undefined;
+    return read.type === AST_NODE_TYPES.CallExpression && comparedAt !== undefined ? { read, comparedAt } : undefined;
+  }
+  if (
+    node.type !== AST_NODE_TYPES.CallExpression ||
+    calleeName(node) !== 'then' ||
+    node.callee.type !== AST_NODE_TYPES.MemberExpression
+  ) {
+    return undefined;
+  }
+  const read = skipTransparentWrappers(node.callee.object);
+  const onFulfilled = node.arguments[0];
+  const value = onFulfilled !== undefined && isFunctionNode(onFulfilled) ? onFulfilled.params[0] : undefined;
+  if (
+    read.type !== AST_NODE_TYPES.CallExpression ||
+    !isStoredStateRead(read, sourceCode) ||
+    onFulfilled === undefined ||
+    !isFunctionNode(onFulfilled) ||
+    value === undefined
+  ) {
+    return undefined;
+  }
+  const comparedAt = parameterVariables(onFulfilled, value, sourceCode)
+    .flatMap((variable) => variable.references)
+    .map((reference) => (reference.isRead() ? comparisonAround(reference.identifier) : undefined))
+    .find((compared) => compared !== undefined);
+  return comparedAt === undefined ? undefined : { read, comparedAt };
 }
 
 function isStoredStateRead(call: TSESTree.CallExpression, sourceCode: SourceCode): boolean {

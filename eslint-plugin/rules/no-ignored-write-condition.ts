@@ -1,10 +1,11 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
-import type { TSESTree } from '@typescript-eslint/utils';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import {
   classImplementing,
   objectImplementing,
   type ContractImplementation,
 } from '../analysis/contract-implementations.js';
+import { parameterVariables } from '../analysis/parameter-variables.js';
 import { inheritedMembers, type InheritedMembers } from '../analysis/storage-types.js';
 import { typeInformationFor, type TypeInformation } from '../analysis/type-information.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
@@ -17,7 +18,7 @@ export interface NoIgnoredWriteConditionOptions {
 
 /** Message ids of `no-ignored-write-condition`. */
 export type NoIgnoredWriteConditionMessageId =
-  'saveIgnoresCondition' | 'inheritedSaveIgnoresCondition' | 'missingWriteVersion';
+  'saveIgnoresCondition' | 'saveNeverReadsCondition' | 'inheritedSaveIgnoresCondition' | 'missingWriteVersion';
 
 const defaults = { useTypeInformation: false } satisfies Required<NoIgnoredWriteConditionOptions>;
 
@@ -39,6 +40,9 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       saveIgnoresCondition:
         'This CheckpointStorage save() declares {{count}} of its three parameters, so it never sees the write condition and fencing is silently off. ' +
         'Take (subscriptionId, checkpoint, condition) and evaluate the condition atomically with the write; `npx checkpoint-fencing upgrade` adds it.',
+      saveNeverReadsCondition:
+        'This CheckpointStorage save() takes the write condition as `{{name}}` but never reads it, so every condition is ignored and fencing is silently off. ' +
+        'Evaluate `{{name}}` atomically with the write; if this store cannot, refuse every condition but any() with `throw new UnsupportedWriteConditionError({{name}})`, as the save `npx checkpoint-fencing upgrade` generates does.',
       inheritedSaveIgnoresCondition:
         'This CheckpointStorage inherits save() from {{base}}, which declares {{count}} of its three parameters, so it never sees the write condition and fencing is silently off. ' +
         'Override save to take (subscriptionId, checkpoint, condition) and evaluate the condition atomically with the write; `npx checkpoint-fencing upgrade` adds it.',
@@ -67,8 +71,19 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
         return;
       }
       const save = implementation.methods.get('save');
-      if (save !== undefined && !acceptsThirdArgument(save)) {
-        context.report({ node: saveKey(save), messageId: 'saveIgnoresCondition', data: { count: save.params.length } });
+      const condition = save === undefined ? undefined : conditionParameter(save);
+      if (save !== undefined && condition === undefined) {
+        context.report({
+          node: saveKey(save),
+          messageId: 'saveIgnoresCondition',
+          data: { count: argumentParameters(save).length },
+        });
+      } else if (save !== undefined && condition !== undefined && neverReads(save, condition, context.sourceCode)) {
+        context.report({
+          node: condition,
+          messageId: 'saveNeverReadsCondition',
+          data: { name: parameterName(condition, context.sourceCode) },
+        });
       } else if (
         save === undefined &&
         !implementation.memberNames.has('save') &&
@@ -121,8 +136,51 @@ function inheritedFrom(
     : inheritedMembers(types.esTreeNodeToTSNodeMap.get(classNode), types.program.getTypeChecker());
 }
 
-function acceptsThirdArgument(save: TSESTree.FunctionLike): boolean {
-  return save.params.length >= 3 || save.params.some((parameter) => parameter.type === AST_NODE_TYPES.RestElement);
+/** The parameters callers pass arguments to: a TypeScript `this` parameter only types the receiver. */
+function argumentParameters(save: TSESTree.FunctionLike): TSESTree.Parameter[] {
+  return save.params.filter(
+    (parameter) => !(parameter.type === AST_NODE_TYPES.Identifier && parameter.name === 'this'),
+  );
+}
+
+/** The parameter the condition (the third argument) lands in: the third one, or a rest parameter before it. */
+function conditionParameter(save: TSESTree.FunctionLike): TSESTree.Parameter | undefined {
+  const parameters = argumentParameters(save);
+  return parameters.slice(0, 3).find((parameter) => parameter.type === AST_NODE_TYPES.RestElement) ?? parameters[2];
+}
+
+/**
+ * Whether `save` has a body that never reads the parameter `condition` (no name it binds is read; `arguments` is not
+ * used). A body-less declaration (abstract, overload, `declare`) says nothing either way.
+ */
+function neverReads(
+  save: TSESTree.FunctionLike,
+  condition: TSESTree.Parameter,
+  sourceCode: Readonly<TSESLint.SourceCode>,
+): boolean {
+  if (save.body === null || save.body === undefined) {
+    return false;
+  }
+  const readsBinding = parameterVariables(save, condition, sourceCode).some((variable) =>
+    variable.references.some((reference) => reference.isRead()),
+  );
+  const argumentsObject = sourceCode.getScope(save).set.get('arguments');
+  return !readsBinding && (argumentsObject === undefined || argumentsObject.references.length === 0);
+}
+
+/** How the message names the parameter: its name, or its pattern's text for a destructured one. */
+function parameterName(parameter: TSESTree.Parameter, sourceCode: Readonly<TSESLint.SourceCode>): string {
+  const target =
+    parameter.type === AST_NODE_TYPES.AssignmentPattern
+      ? parameter.left
+      : parameter.type === AST_NODE_TYPES.RestElement
+        ? parameter.argument
+        : parameter;
+  if (target.type === AST_NODE_TYPES.Identifier) {
+    return target.name;
+  }
+  const annotation = 'typeAnnotation' in target ? target.typeAnnotation : undefined;
+  return sourceCode.text.slice(target.range[0], annotation?.range[0] ?? target.range[1]).trim();
 }
 
 /** The `save` key of the method or property, so the report points at the member, not its whole body. */

@@ -14,6 +14,7 @@ import {
   type DualAnchorRuleOptions,
   type DualAnchorStore,
 } from '../analysis/dual-anchor-stores.js';
+import { parameterVariables } from '../analysis/parameter-variables.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
 import { isSqlRead, sqlStatementOf } from '../analysis/store-calls.js';
 import { typeInformationFor } from '../analysis/type-information.js';
@@ -107,25 +108,16 @@ function writeUnits(
   store: DualAnchorStore,
   sourceCode: SourceCode,
 ): WriteUnit[] {
-  const declared = sourceCode.getDeclaredVariables(method);
-  // A parameter declares its variables through the function: pick those whose name lies inside the parameter.
-  const parameterVariables = (indexes: readonly number[]): Set<Variable> =>
+  const variablesOf = (indexes: readonly number[]): Set<Variable> =>
     new Set(
       indexes.flatMap((index) => {
         const parameter = method.params[index];
-        return parameter === undefined
-          ? []
-          : declared.filter((variable) =>
-              variable.defs.some(
-                (definition) =>
-                  definition.name.range[0] >= parameter.range[0] && definition.name.range[1] <= parameter.range[1],
-              ),
-            );
+        return parameter === undefined ? [] : parameterVariables(method, parameter, sourceCode);
       }),
     );
   const roles = {
-    anchor: parameterVariables(step ? [0] : [1, 2]),
-    heartbeat: parameterVariables(step ? [] : [HEARTBEAT_PARAMETER]),
+    anchor: variablesOf(step ? [0] : [1, 2]),
+    heartbeat: variablesOf(step ? [] : [HEARTBEAT_PARAMETER]),
   };
   const units: WriteUnit[] = [];
   for (const node of bodyNodes(method, sourceCode.visitorKeys)) {

@@ -2,7 +2,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)(['"])([^'"\r\n]+)\1/g;
-const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts'];
+const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
 /**
  * The files that can reach `checkpoint-fencing`: those that name it, and those that import (transitively) one that

@@ -1,21 +1,44 @@
 import { execFileSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { upgradeMessages } from './upgrade-messages.js';
 
 /**
- * The subset of `files` with uncommitted changes (modified, staged or untracked) in the git work tree around `cwd`;
- * empty when `cwd` is not inside a git work tree or git is not installed.
+ * The subset of `files` with uncommitted changes (modified, staged or untracked), asking the git work tree each file
+ * lies in (a project may include folders of another work tree, or outside any); a file outside every work tree, or
+ * without git installed, counts as committed.
+ * @throws Error naming the work tree when `git status` fails there, since uncommitted changes cannot be ruled out.
  */
-export function uncommittedFiles(files: readonly string[], cwd: string): string[] {
-  const root = files.length === 0 ? undefined : gitWorkTreeRoot(cwd);
-  if (root === undefined) {
-    return [];
+export function uncommittedFiles(files: readonly string[]): string[] {
+  const byRoot = new Map<string, string[]>();
+  const rootOfFolder = new Map<string, string | undefined>();
+  for (const file of files) {
+    const folder = dirname(file);
+    if (!rootOfFolder.has(folder)) {
+      rootOfFolder.set(folder, gitWorkTreeRoot(folder));
+    }
+    const root = rootOfFolder.get(folder);
+    if (root !== undefined) {
+      byRoot.set(root, [...(byRoot.get(root) ?? []), file]);
+    }
   }
-  const output = execFileSync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...files], {
-    cwd: root,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  return [...byRoot].flatMap(([root, inTree]) => uncommittedIn(root, inTree));
+}
+
+function uncommittedIn(root: string, files: readonly string[]): string[] {
+  let output: string;
+  try {
+    output = execFileSync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...files], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (error) {
+    const stderr = (error as { stderr?: unknown }).stderr;
+    const reason = typeof stderr === 'string' && stderr.trim() !== '' ? stderr.trim().split('\n')[0] : String(error);
+    throw new Error(upgradeMessages.gitStatusFailed(root, reason ?? ''), { cause: error });
+  }
   const dirty = new Set(
     output
       .split('\0')

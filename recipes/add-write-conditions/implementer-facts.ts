@@ -25,7 +25,20 @@ export interface ImplementerFacts {
   readonly membersMayComeFromElsewhere: boolean;
   /** The id parameter name its `read`, `writeVersion` or `delete` already uses, for generated members. */
   readonly idParameterName: string | undefined;
+  /**
+   * Ranges of the `save` name in every `super.save` access of a class body (methods, fields, constructor), renamed
+   * when the base's `save` is: a call that meant the base's unconditional write must keep reaching it.
+   */
+  readonly superSaveNames: readonly Range[];
+  /** The class writes `public` on its storage members, so generated ones carry it too (explicit-member-accessibility). */
+  readonly explicitlyPublic: boolean;
   readonly body: BodyFacts;
+}
+
+/** `[start, end)` offsets into a file's text. */
+export interface Range {
+  readonly start: number;
+  readonly end: number;
 }
 
 /** The class an implementer extends. */
@@ -37,8 +50,11 @@ export type BaseFacts =
   | ({ readonly kind: 'implementer'; readonly id: string } & ChainSummary)
   /** A class that does not implement `CheckpointStorage` itself, summarised over its whole chain. */
   | ({ readonly kind: 'plain' } & ChainSummary)
-  /** A class the front end cannot see into (declared in another file, for the syntactic front end). */
-  | { readonly kind: 'unknown'; readonly name: string };
+  /**
+   * A class the front end cannot see into: declared in another file (the syntactic front end), or in a package whose
+   * declarations cannot be found (the type-aware one).
+   */
+  | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
 /** A base class chain as far as it can be seen: its `save` and whether it has `writeVersion`. */
 export interface ChainSummary {
@@ -56,10 +72,25 @@ export interface SaveFacts {
   /** Three or more parameters, or a rest parameter: the member already receives the condition. */
   readonly acceptsCondition: boolean;
   /**
-   * `method` (with a body, or an overload list), `abstract-method`, `property` (an arrow or function expression in a
-   * field or property), or `value` (a property whose value is not written here, such as `save: saveRow`).
+   * `method` (with a body), `abstract-method`, `property` (an arrow or function expression in a field or property),
+   * `value` (a property whose value is not written here, such as `save: saveRow`), or `accessor` (`get save()`).
    */
-  readonly form: 'method' | 'abstract-method' | 'property' | 'value';
+  readonly form: 'method' | 'abstract-method' | 'property' | 'value' | 'accessor';
+  /** The method has overload signatures besides its implementation. */
+  readonly hasOverloads: boolean;
+  /** Type parameters as written, `<T extends string>`, carried over to a generated sibling. */
+  readonly typeParameters: string | undefined;
+  /** A `this` parameter as written (`this: Table`): kept when a parameter list is rewritten, and carried over. */
+  readonly thisParameter: string | undefined;
+  /** In JavaScript: the `@returns` type of its JSDoc, for the JSDoc of a generated sibling. */
+  readonly jsDocReturnType: string | undefined;
+  /**
+   * The member's decorators, from the first `@` to the token after the last one (with the whitespace between):
+   * they move to the generated `save`, which takes over the name they are keyed on.
+   */
+  readonly decorators: Range | undefined;
+  /** The `override` keyword and the whitespace after it, dropped when the member is renamed to a name no base has. */
+  readonly overrideKeyword: Range | undefined;
   /** For `property`: `arrow` keeps `this` bound to the instance, `function` does not. */
   readonly functionKind: 'method' | 'arrow' | 'function' | undefined;
   readonly isAsync: boolean;
@@ -75,8 +106,6 @@ export interface SaveFacts {
   readonly commentsStart: number;
   readonly nameStart: number;
   readonly nameEnd: number;
-  /** Ranges of the `save` name in `super.save` accesses inside the member, renamed along with it. */
-  readonly superSaveNames: readonly { readonly start: number; readonly end: number }[];
   /** Where the parameters are written; absent for `value` members. */
   readonly parameterList: ParameterListFacts | undefined;
   /** The function body; absent for `value` and abstract members. */
@@ -94,6 +123,8 @@ export interface ParameterFacts {
   readonly type: string | undefined;
   readonly text: string;
   readonly isRest: boolean;
+  /** In JavaScript: the type its JSDoc `@param` tag gives it. */
+  readonly jsDocType: string | undefined;
 }
 
 /** Offsets of a parameter list, for adding a parameter in place. */
@@ -126,18 +157,32 @@ export interface BodyFacts {
 /** How a file already imports from `checkpoint-fencing`, so that new names are merged rather than duplicated. */
 export interface ImportFacts {
   readonly declarations: readonly ImportDeclarationFacts[];
-  /** Offset just after the last import declaration, or the offset of the first statement when there is none. */
+  /**
+   * Offset just after the last import declaration (or `require`), else after the directive prologue, else the offset
+   * of the first statement.
+   */
   readonly insertNewImportAt: number;
   /** Whether `insertNewImportAt` is the end of an import declaration (so a new import goes on the next line). */
   readonly afterImport: boolean;
+  /** Whether `insertNewImportAt` is the end of the directive prologue (`'use strict';`), which must stay first. */
+  readonly afterDirective: boolean;
   /** Whether the file is TypeScript (types are written) or JavaScript (JSDoc instead). */
   readonly typescript: boolean;
+  /**
+   * How a new value import is written: `import` (a module), `require` (`const { X } = require(…)` in a CommonJS
+   * JavaScript file, where `import` is a syntax error), or `import-equals` (`import x = require(…)` in a TypeScript
+   * file written in CommonJS syntax, where `verbatimModuleSyntax` forbids `import { X }`).
+   */
+  readonly newImportSyntax: 'import' | 'require' | 'import-equals';
+  /** A name the file does not use, for an `import x = require(…)` it may get. */
+  readonly freeNamespaceName: string;
 }
 
-/** One `import … from 'checkpoint-fencing'` declaration. */
+/** One `import … from 'checkpoint-fencing'` declaration, or a `const … = require('checkpoint-fencing')`. */
 export interface ImportDeclarationFacts {
+  readonly syntax: 'import' | 'require';
   readonly typeOnly: boolean;
-  /** The local name of `import * as name` or `import name = require(…)`. */
+  /** The local name of `import * as name`, `import name = require(…)` or `const name = require(…)`. */
   readonly namespace: string | undefined;
   readonly named: readonly {
     readonly imported: string;

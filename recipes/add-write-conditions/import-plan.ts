@@ -4,7 +4,8 @@ import { lineIndent, listLines } from './line-layout.js';
 import { columns, type SourceStyle } from './source-style.js';
 import type { TextEdit } from './text-edit.js';
 
-const CONDITION_TYPE: RuntimeExportName = 'CheckpointWriteCondition';
+/** The type of a write condition, named in generated parameter lists. */
+export const CONDITION_TYPE: RuntimeExportName = 'CheckpointWriteCondition';
 const UNSUPPORTED_ERROR: RuntimeExportName = 'UnsupportedWriteConditionError';
 
 /** How generated code refers to the two names it needs, e.g. `CheckpointWriteCondition` or `cf.CheckpointWriteCondition`. */
@@ -21,15 +22,16 @@ export interface ImportNeeds {
 }
 
 /**
- * How generated code spells the names it needs: through a namespace import, an existing (possibly aliased) named
- * import, or the export's own name, which {@link importEdits} then imports.
+ * How generated code spells the names it needs: through a namespace import (an existing one, or the
+ * `import x = require(…)` a file in CommonJS syntax gets), an existing (possibly aliased) named import, or the
+ * export's own name, which {@link importEdits} then imports.
  */
 export function generatedNames(facts: ImportFacts): GeneratedNames {
-  const namespace = valueNamespace(facts);
+  const namespace = valueNamespace(facts) ?? plannedNamespace(facts);
   if (namespace !== undefined) {
     return {
-      conditionType: facts.typescript ? `${namespace}.${CONDITION_TYPE}` : undefined,
-      unsupportedError: `${namespace}.${UNSUPPORTED_ERROR}`,
+      conditionType: facts.typescript ? (existingType(facts) ?? `${namespace}.${CONDITION_TYPE}`) : undefined,
+      unsupportedError: existingError(facts) ?? `${namespace}.${UNSUPPORTED_ERROR}`,
     };
   }
   return {
@@ -41,7 +43,9 @@ export function generatedNames(facts: ImportFacts): GeneratedNames {
 /**
  * The edits that import what generated code needs and the file lacks: merged into the file's existing value import
  * from checkpoint-fencing (or the type into its type-only import), or one new import when there is nowhere to merge
- * into. A merged or new import that no longer fits the file's width is broken one name a line, as Prettier does.
+ * into: `import { … } from`, `const { … } = require(…)` in a CommonJS script, or `import x = require(…)` in a
+ * TypeScript file in CommonJS syntax. A merged or new import that no longer fits the file's width is broken one name
+ * a line, as Prettier does.
  */
 export function importEdits(source: string, facts: ImportFacts, style: SourceStyle, needs: ImportNeeds): TextEdit[] {
   if (valueNamespace(facts) !== undefined) {
@@ -49,53 +53,79 @@ export function importEdits(source: string, facts: ImportFacts, style: SourceSty
   }
   const missingType = needs.conditionType && facts.typescript && existingType(facts) === undefined;
   const missingError = needs.unsupportedError && existingError(facts) === undefined;
+  const quoted = `${style.quote}${PACKAGE_NAME}${style.quote}`;
+  const semicolon = style.semicolons ? ';' : '';
+  const namespace = plannedNamespace(facts);
+  if (namespace !== undefined) {
+    return missingType || missingError
+      ? [newImport(source, facts, style, `import ${namespace} = require(${quoted})${semicolon}`)]
+      : [];
+  }
+  const syntax = facts.newImportSyntax === 'require' ? 'require' : 'import';
   const valueImport = facts.declarations.find(
-    (declaration) => !declaration.typeOnly && declaration.lastSpecifierEnd !== undefined,
+    (declaration) =>
+      declaration.syntax === syntax && !declaration.typeOnly && declaration.lastSpecifierEnd !== undefined,
   );
   const typeImport = facts.declarations.find(
     (declaration) => declaration.typeOnly && declaration.lastSpecifierEnd !== undefined,
   );
   const edits: TextEdit[] = [];
-  const newImport: string[] = [];
+  const added: string[] = [];
   if (valueImport !== undefined) {
-    const added = [...(missingType ? [`type ${CONDITION_TYPE}`] : []), ...(missingError ? [UNSUPPORTED_ERROR] : [])];
-    edits.push(...mergeInto(source, valueImport, added, style));
+    const names = [...(missingType ? [`type ${CONDITION_TYPE}`] : []), ...(missingError ? [UNSUPPORTED_ERROR] : [])];
+    edits.push(...mergeInto(source, valueImport, names, style));
   } else {
     if (missingType && typeImport !== undefined) {
       edits.push(...mergeInto(source, typeImport, [CONDITION_TYPE], style));
     } else if (missingType) {
-      newImport.push(`type ${CONDITION_TYPE}`);
+      added.push(`type ${CONDITION_TYPE}`);
     }
     if (missingError) {
-      newImport.push(UNSUPPORTED_ERROR);
+      added.push(UNSUPPORTED_ERROR);
     }
   }
-  if (newImport.length > 0) {
-    const statement = listLines(
-      {
-        indent: '',
-        head: 'import ',
-        items: newImport,
-        tail: ` from ${style.quote}${PACKAGE_NAME}${style.quote}${style.semicolons ? ';' : ''}`,
-        brackets: '{}',
-      },
-      style,
-    ).join(style.newline);
-    const anchor = typeImport?.end;
-    if (anchor !== undefined) {
-      edits.push({ start: anchor, end: anchor, text: `${style.newline}${statement}` });
-    } else if (facts.afterImport) {
-      edits.push({
-        start: facts.insertNewImportAt,
-        end: facts.insertNewImportAt,
-        text: `${style.newline}${statement}`,
-      });
-    } else {
-      const at = attachedCommentsStart(source, facts.insertNewImportAt);
-      edits.push({ start: at, end: at, text: `${statement}${style.newline}${style.newline}` });
-    }
+  if (added.length > 0) {
+    const [head, tail] =
+      syntax === 'require'
+        ? ['const ', ` = require(${quoted})${semicolon}`]
+        : ['import ', ` from ${quoted}${semicolon}`];
+    const statement = listLines({ indent: '', head, items: added, tail, brackets: '{}' }, style).join(style.newline);
+    edits.push(newImport(source, facts, style, statement, typeImport?.end));
   }
   return edits;
+}
+
+/** A new import statement: after `anchor` or the file's last import, else after its directives, else first. */
+function newImport(
+  source: string,
+  facts: ImportFacts,
+  style: SourceStyle,
+  statement: string,
+  anchor?: number,
+): TextEdit {
+  if (anchor !== undefined || facts.afterImport) {
+    const at = anchor ?? facts.insertNewImportAt;
+    return { start: at, end: at, text: `${style.newline}${statement}` };
+  }
+  if (facts.afterDirective) {
+    const at = facts.insertNewImportAt;
+    return { start: at, end: at, text: `${style.newline}${style.newline}${statement}` };
+  }
+  const at = attachedCommentsStart(source, facts.insertNewImportAt);
+  return { start: at, end: at, text: `${statement}${style.newline}${style.newline}` };
+}
+
+/**
+ * The `import x = require(…)` a TypeScript file in CommonJS syntax gets, when it has no value import from
+ * checkpoint-fencing to add names to (`import { … }` is not CommonJS syntax under `verbatimModuleSyntax`).
+ */
+function plannedNamespace(facts: ImportFacts): string | undefined {
+  const hasValueImport = facts.declarations.some(
+    (declaration) => !declaration.typeOnly && declaration.syntax === 'import' && declaration.braces !== undefined,
+  );
+  return facts.newImportSyntax === 'import-equals' && !hasValueImport && existingError(facts) === undefined
+    ? facts.freeNamespaceName
+    : undefined;
 }
 
 function valueNamespace(facts: ImportFacts): string | undefined {

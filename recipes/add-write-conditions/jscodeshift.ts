@@ -26,7 +26,7 @@ export interface TransformApi {
 const BOM = '\uFEFF';
 
 /**
- * The add-write-conditions recipe as a jscodeshift transform: `npx jscodeshift -t
+ * The add-write-conditions recipe as a jscodeshift transform: `npx jscodeshift --no-babel -t
  * node_modules/checkpoint-fencing/dist/recipes/add-write-conditions/jscodeshift.js src`. It decides and writes
  * exactly what the CLI does (the same fact reader, shape decision and member text), but resolves names within each
  * file instead of through a type checker. It parses `file.source` with TypeScript's own parser, whatever

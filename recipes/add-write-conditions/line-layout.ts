@@ -18,7 +18,9 @@ export interface ListLayout {
 export function listLines(layout: ListLayout, style: SourceStyle): string[] {
   const { indent, head, items, tail, brackets } = layout;
   const [open, close] = brackets === '()' ? ['(', ')'] : ['{', '}'];
-  const inner = brackets === '{}' && items.length > 0 ? ` ${items.join(', ')} ` : items.join(', ');
+  const space = brackets === '{}' && style.bracketSpacing ? ' ' : '';
+  const inner = items.length > 0 ? `${space}${items.join(', ')}${space}` : '';
+  const trailingComma = brackets === '()' ? style.parameterTrailingCommas : style.trailingCommas;
   const single = `${indent}${head}${open}${inner}${close}${tail}`;
   if (items.length === 0 || columns(single) <= style.width) {
     return [single];
@@ -26,8 +28,7 @@ export function listLines(layout: ListLayout, style: SourceStyle): string[] {
   return [
     `${indent}${head}${open}`,
     ...items.map(
-      (item, index) =>
-        `${indent}${style.indentUnit}${item}${index < items.length - 1 || style.trailingCommas ? ',' : ''}`,
+      (item, index) => `${indent}${style.indentUnit}${item}${index < items.length - 1 || trailingComma ? ',' : ''}`,
     ),
     `${indent}${close}${tail}`,
   ];

@@ -1,4 +1,5 @@
-import type { GeneratedNames } from './import-plan.js';
+import { PACKAGE_NAME } from '../../vocabulary/index.js';
+import { CONDITION_TYPE, type GeneratedNames } from './import-plan.js';
 import type { ImplementerFacts, SaveFacts } from './implementer-facts.js';
 import { commentLines, lineAt, lineIndent, listLines } from './line-layout.js';
 import type { UpgradeDecision } from './shape-decision.js';
@@ -68,14 +69,21 @@ export function writesRefusal(decision: UpgradeDecision): boolean {
  * stays async, and parameters keep the names the implementer already uses.
  */
 export function memberEdits(decision: UpgradeDecision, context: MemberTextContext): TextEdit[] {
-  if (decision.skipReason !== undefined || !changes(decision)) {
+  if (decision.skipReason !== undefined) {
     return [];
   }
   const implementer = decision.implementer;
+  // A `super.save` that meant the base's unconditional write keeps reaching it under its new name.
+  const superRenames = implementer.superSaveNames.flatMap((range) =>
+    decision.superSaveRename === undefined ? [] : [{ ...range, text: decision.superSaveRename }],
+  );
+  if (!changes(decision)) {
+    return superRenames;
+  }
   const { style } = context;
   const indent = memberIndent(implementer, style);
   const naming = namingOf(implementer);
-  const edits: TextEdit[] = [];
+  const edits: TextEdit[] = [...superRenames];
   const appended: string[][] = [];
   const save = implementer.ownSave;
   const marker = commentLines(indent, markerText(decision), style);
@@ -98,7 +106,15 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
       if (implementer.kind === 'object-literal' || decision.unconditionalSaveName === undefined) {
         edits.push(...conditionInPlace(save, decision, naming, context));
       } else {
-        edits.push(...renameEdits(save, decision.unconditionalSaveName, false, context));
+        edits.push(...renameEdits(save, decision.unconditionalSaveName, context));
+        // The generated save takes over the public name, so it takes over what is keyed on it too.
+        if (save.decorators !== undefined) {
+          edits.push({ ...save.decorators, text: '' });
+        }
+        // The new name overrides nothing; the generated save overrides what the old one did.
+        if (save.overrideKeyword !== undefined) {
+          edits.push({ ...save.overrideKeyword, text: '' });
+        }
         edits.push({
           start: save.end,
           end: save.end,
@@ -117,13 +133,13 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
           `add-write-conditions: ${implementer.name} follows its base without a save of its own; this is a bug.`,
         );
       }
-      edits.push(markerAbove(save.commentsStart), ...renameEdits(save, decision.unconditionalSaveName, true, context));
+      edits.push(markerAbove(save.commentsStart), ...renameEdits(save, decision.unconditionalSaveName, context));
       break;
     case 'inherited':
       appended.push(delegatingSave(indent, decision, undefined, naming, context, 'super.save'));
       break;
     case 'refusing':
-      appended.push(refusingSave(indent, naming, context));
+      appended.push(refusingSave(indent, implementer, naming, context));
       break;
     case 'unchanged':
       break;
@@ -133,7 +149,7 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
   }
   const [first, ...rest] = appended;
   if (first !== undefined) {
-    const markerFirst = edits.length === 0 ? [[...marker, ...first], ...rest] : appended;
+    const markerFirst = edits.length === superRenames.length ? [[...marker, ...first], ...rest] : appended;
     edits.push(appendMembers(implementer, markerFirst, context));
   }
   return edits;
@@ -183,35 +199,36 @@ function separator(implementer: ImplementerFacts, context: MemberTextContext): s
 }
 
 /**
- * Renames the member (and its `super.save` calls). A signature the longer name pushes past the width has its
- * parameters broken one a line, as Prettier would.
+ * Renames the member. A signature the longer name pushes past the width has its parameters broken one a line, as
+ * Prettier would, every parameter (a `this` parameter included) as written.
  */
-function renameEdits(save: SaveFacts, name: string, renameSuperCalls: boolean, context: MemberTextContext): TextEdit[] {
+function renameEdits(save: SaveFacts, name: string, context: MemberTextContext): TextEdit[] {
   const { source, style } = context;
-  const edits: TextEdit[] = [
-    { start: save.nameStart, end: save.nameEnd, text: name },
-    ...(renameSuperCalls ? save.superSaveNames.map((range) => ({ ...range, text: name })) : []),
-  ];
+  const edits: TextEdit[] = [{ start: save.nameStart, end: save.nameEnd, text: name }];
   const list = save.parameterList;
   const line = lineAt(source, save.nameStart);
   const renamedWidth = columns(line) + name.length - (save.nameEnd - save.nameStart);
+  const written = writtenParameters(save);
   if (
     list?.open !== undefined &&
-    save.parameters.length > 0 &&
+    written.length > 0 &&
     renamedWidth > style.width &&
     !source.slice(save.nameStart, list.close).includes('\n')
   ) {
     const indent = lineIndent(source, save.nameStart);
-    const parameters = save.parameters.map(
-      (parameter) => `${style.newline}${indent}${style.indentUnit}${parameter.text}`,
-    );
+    const parameters = written.map((parameter) => `${style.newline}${indent}${style.indentUnit}${parameter}`);
     edits.push({
       start: list.open,
       end: list.close + 1,
-      text: `(${parameters.join(',')}${style.trailingCommas ? ',' : ''}${style.newline}${indent})`,
+      text: `(${parameters.join(',')}${style.parameterTrailingCommas ? ',' : ''}${style.newline}${indent})`,
     });
   }
   return edits;
+}
+
+/** The parameters as written, a `this` parameter first when there is one. */
+function writtenParameters(save: SaveFacts): string[] {
+  return [...(save.thisParameter === undefined ? [] : [save.thisParameter]), ...save.parameters.map((p) => p.text)];
 }
 
 function statement(text: string, context: MemberTextContext): string {
@@ -243,7 +260,8 @@ function typedParameter(name: string, type: string, context: MemberTextContext):
 
 /**
  * A `save(id, checkpoint, condition?)` that refuses every condition but `any()` and sends the rest (the two-argument
- * call included) to `target`, written as the same kind of member as `like`: a method, or an arrow or function field.
+ * call included) to `target`, written as the member the decision asks for (a method, or an arrow or function field),
+ * with the type parameters, `this` parameter, modifiers and decorators of `like`, the member it stands beside.
  */
 function delegatingSave(
   indent: string,
@@ -256,9 +274,15 @@ function delegatingSave(
   const { style, typescript } = context;
   const unit = style.indentUnit;
   const isAsync = decision.saveIsAsync;
+  const kind = decision.saveMember;
   const returnType = typescript ? `: ${like?.returnType ?? 'Promise<string>'}` : '';
-  const modifiers = `${like?.modifiers ?? ''}${decision.saveOverrides && typescript ? 'override ' : ''}`;
+  const accessibility = like === undefined && decision.implementer.explicitlyPublic ? 'public ' : '';
+  const modifiers = `${accessibility}${like?.modifiers ?? ''}${decision.saveOverrides && typescript ? 'override ' : ''}`;
+  const typeParameters = like?.typeParameters ?? '';
+  // An arrow function has no `this` of its own to declare.
+  const thisParameter = kind === 'arrow-field' ? undefined : like?.thisParameter;
   const parameters = [
+    ...(thisParameter === undefined ? [] : [thisParameter]),
     typedParameter(naming.id, naming.idType, context),
     typedParameter(naming.checkpoint, naming.checkpointType, context),
     conditionParameter(naming.condition, true, true, context),
@@ -268,32 +292,100 @@ function delegatingSave(
     `${indent}${unit}${statement(`return ${target}(${naming.id}, ${naming.checkpoint})`, context)}`,
   ];
   const async = isAsync ? 'async ' : '';
-  const field = like !== undefined && like.form === 'property';
-  const terminator = field && context.source[like.end - 1] === ';' ? ';' : '';
+  const fieldTerminator =
+    like?.form === 'property' ? (context.source[like.end - 1] === ';' ? ';' : '') : style.semicolons ? ';' : '';
+  const { lines: decoratorLines, inline } = movedDecorators(indent, like, context);
   const head =
-    like?.functionKind === 'arrow' && field
-      ? { head: `${modifiers}save = ${async}`, tail: `${returnType} => {` }
-      : like?.functionKind === 'function' && field
-        ? { head: `${modifiers}save = ${async}function `, tail: `${returnType} {` }
-        : { head: `${modifiers}${async}save`, tail: `${returnType} {` };
+    kind === 'arrow-field'
+      ? {
+          head: `${inline}${modifiers}save = ${async}${typeParameters}`,
+          tail: `${returnType} => {`,
+          end: fieldTerminator,
+        }
+      : kind === 'function-field'
+        ? {
+            head: `${inline}${modifiers}save = ${async}function ${typeParameters}`,
+            tail: `${returnType} {`,
+            end: fieldTerminator,
+          }
+        : { head: `${inline}${modifiers}${async}save${typeParameters}`, tail: `${returnType} {`, end: '' };
   return [
-    ...listLines({ indent, ...head, items: parameters, brackets: '()' }, style),
+    ...jsDocOfSave(indent, like, [naming.id, naming.checkpoint], naming.condition, true, context),
+    ...decoratorLines,
+    ...listLines({ indent, head: head.head, items: parameters, tail: head.tail, brackets: '()' }, style),
     ...body,
-    `${indent}}${terminator}`,
+    `${indent}}${head.end}`,
+  ];
+}
+
+/**
+ * The decorators of `like`, as written, for the generated `save` that takes over its name: lines of their own, or,
+ * when they stood on the member's line, a prefix of the generated head.
+ */
+function movedDecorators(
+  indent: string,
+  like: SaveFacts | undefined,
+  context: MemberTextContext,
+): { lines: string[]; inline: string } {
+  if (like?.decorators === undefined) {
+    return { lines: [], inline: '' };
+  }
+  const moved = context.source.slice(like.decorators.start, like.decorators.end);
+  const lastBreak = moved.lastIndexOf('\n');
+  if (lastBreak === -1) {
+    return { lines: [], inline: moved };
+  }
+  const lines = moved.slice(0, lastBreak).replace(/\r$/, '').split(/\r?\n/);
+  return { lines: lines.map((line, index) => (index === 0 ? `${indent}${line}` : line)), inline: '' };
+}
+
+/**
+ * In JavaScript, the JSDoc that types a generated `save` the way TypeScript types it (so `checkJs` with `strict`
+ * accepts it): the parameter types of the `save` it stands beside, where its JSDoc gives them, else `string`.
+ */
+function jsDocOfSave(
+  indent: string,
+  like: SaveFacts | undefined,
+  names: readonly [string, string],
+  condition: string,
+  optionalCondition: boolean,
+  context: MemberTextContext,
+): string[] {
+  if (context.typescript) {
+    return [];
+  }
+  const { quote } = context.style;
+  const conditionType = `import(${quote}${PACKAGE_NAME}${quote}).${CONDITION_TYPE}`;
+  const parameter = (index: number): string => like?.parameters[index]?.jsDocType ?? 'string';
+  return [
+    `${indent}/**`,
+    `${indent} * @param {${parameter(0)}} ${names[0]}`,
+    `${indent} * @param {${parameter(1)}} ${names[1]}`,
+    `${indent} * @param {${conditionType}} ${optionalCondition ? `[${condition}]` : condition}`,
+    `${indent} * @returns {${like?.jsDocReturnType ?? 'Promise<string>'}}`,
+    `${indent} */`,
   ];
 }
 
 /** A `save` that refuses every write, `any()` included: there is no unconditional write to send it to. */
-function refusingSave(indent: string, naming: Naming, context: MemberTextContext): string[] {
+function refusingSave(
+  indent: string,
+  implementer: ImplementerFacts,
+  naming: Naming,
+  context: MemberTextContext,
+): string[] {
   const { style, typescript } = context;
+  const names = [unused(naming.id), unused(naming.checkpoint)] as const;
   const parameters = [
-    typedParameter(unused(naming.id), naming.idType, context),
-    typedParameter(unused(naming.checkpoint), naming.checkpointType, context),
+    typedParameter(names[0], naming.idType, context),
+    typedParameter(names[1], naming.checkpointType, context),
     conditionParameter(naming.condition, false, true, context),
   ];
+  const head = `${implementer.explicitlyPublic ? 'public ' : ''}save`;
   return [
+    ...jsDocOfSave(indent, undefined, names, naming.condition, false, context),
     ...listLines(
-      { indent, head: 'save', items: parameters, tail: `${typescript ? ': Promise<string>' : ''} {`, brackets: '()' },
+      { indent, head, items: parameters, tail: `${typescript ? ': Promise<string>' : ''} {`, brackets: '()' },
       style,
     ),
     `${indent}${style.indentUnit}${statement(`return Promise.reject(new ${context.names.unsupportedError}(${naming.condition}))`, context)}`,
@@ -312,15 +404,16 @@ function writeVersion(indent: string, implementer: ImplementerFacts, context: Me
   const literal = implementer.kind === 'object-literal';
   const returnType = typescript && (!literal || typedParameters(save)) ? ': Promise<bigint | undefined>' : '';
   const result = 'Promise.resolve(undefined)';
+  const accessibility = implementer.explicitlyPublic ? 'public ' : '';
   if (save?.functionKind === 'arrow' && save.form === 'property') {
     const terminator = !literal && context.source[save.end - 1] === ';' ? ';' : '';
-    const head = `${indent}writeVersion${literal ? ':' : ' ='} ()${returnType} =>`;
+    const head = `${indent}${accessibility}writeVersion${literal ? ':' : ' ='} ()${returnType} =>`;
     // Too long for one line: break after the arrow, as Prettier does.
     const single = `${head} ${result}${terminator}`;
     return columns(single) <= style.width ? [single] : [head, `${indent}${style.indentUnit}${result}${terminator}`];
   }
   return [
-    `${indent}writeVersion()${returnType} {`,
+    `${indent}${accessibility}writeVersion()${returnType} {`,
     `${indent}${style.indentUnit}${statement(`return ${result}`, context)}`,
     `${indent}}`,
   ];
@@ -375,11 +468,16 @@ function conditionInPlace(
       text: `${list.trailingComma ? '' : ','}${added.map((parameter) => `${nl}${parameterIndent}${parameter}`).join(',')}${list.trailingComma ? ',' : ''}`,
     });
   } else {
-    const existing = save.parameters.map((parameter) => parameter.text);
+    const existing = writtenParameters(save);
     const at = list.lastParameterEnd ?? list.open + 1;
     const inserted = `${list.trailingComma ? ' ' : existing.length > 0 ? ', ' : ''}${added.join(', ')}`;
     const lineStart = source.lastIndexOf('\n', at - 1) + 1;
-    const line = lineAt(source, at);
+    const fullLine = lineAt(source, at);
+    // A body on the same line as the head moves below the refusal (see below), so only the head has to fit.
+    const line =
+      body.kind === 'block' && !source.slice(body.open + 1, body.close).includes('\n')
+        ? fullLine.slice(0, Math.max(0, body.open + 1 - lineStart))
+        : fullLine;
     if (columns(line.slice(0, at - lineStart) + inserted + line.slice(at - lineStart)) <= style.width) {
       edits.push({ start: at, end: at, text: inserted });
     } else {
@@ -387,7 +485,7 @@ function conditionInPlace(
       edits.push({
         start: list.open,
         end: list.close + 1,
-        text: `(${all.map((parameter) => `${nl}${headIndent}${unit}${parameter}`).join(',')}${style.trailingCommas ? ',' : ''}${nl}${headIndent})`,
+        text: `(${all.map((parameter) => `${nl}${headIndent}${unit}${parameter}`).join(',')}${style.parameterTrailingCommas ? ',' : ''}${nl}${headIndent})`,
       });
     }
   }
@@ -396,11 +494,19 @@ function conditionInPlace(
     const inside = source.slice(body.open + 1, body.close);
     const bodyIndent = /\r?\n([ \t]*)\S/.exec(inside)?.[1] ?? headIndent + unit;
     const refusal = guard(bodyIndent, naming.condition, save.isAsync, context).join(nl);
-    edits.push({
-      start: body.open + 1,
-      end: body.open + 1,
-      text: inside.trim() === '' ? `${nl}${refusal}${nl}${headIndent}` : `${nl}${refusal}`,
-    });
+    if (inside.trim() === '') {
+      edits.push({ start: body.open + 1, end: body.open + 1, text: `${nl}${refusal}${nl}${headIndent}` });
+    } else if (!inside.includes('\n')) {
+      // A body on one line (`{ rows.set(id, cp); return cp; }`) gets its statements on a line of their own below the
+      // refusal, and its brace on the next, rather than statements trailing the refusal's closing brace.
+      edits.push({
+        start: body.open + 1,
+        end: body.close,
+        text: `${nl}${refusal}${nl}${bodyIndent}${inside.trim()}${nl}${headIndent}`,
+      });
+    } else {
+      edits.push({ start: body.open + 1, end: body.open + 1, text: `${nl}${refusal}` });
+    }
   } else {
     const bodyIndent = headIndent + unit;
     edits.push({

@@ -69,12 +69,17 @@ async function loadProjectPrettier(file: string): Promise<Prettier | undefined> 
   }
   let prettier = loaded.get(entry);
   if (prettier === undefined) {
-    prettier = import(pathToFileURL(entry).href).then(
-      (module: { default?: Prettier } & Partial<Prettier>) =>
-        module.format === undefined ? module.default : (module as Prettier),
-      () => undefined,
-    );
+    prettier = import(pathToFileURL(entry).href).then(prettierApi, () => undefined);
     loaded.set(entry, prettier);
   }
   return prettier;
+}
+
+/**
+ * The API in the namespace `import('prettier')` gives. Prettier 3's namespace is the API; Prettier 2 is CommonJS,
+ * whose namespace Node fills only with the names it finds statically (`format`, not `resolveConfig`), so there the
+ * API is the default export.
+ */
+export function prettierApi(module: { default?: Prettier } & Partial<Prettier>): Prettier | undefined {
+  return typeof module.resolveConfig === 'function' ? (module as Prettier) : module.default;
 }

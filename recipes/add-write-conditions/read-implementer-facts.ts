@@ -8,6 +8,7 @@ import type {
   ImportFacts,
   ParameterFacts,
   ParameterListFacts,
+  Range,
   SaveFacts,
 } from './implementer-facts.js';
 import { isJavaScriptFile, jsDocComments } from './jsdoc-nodes.js';
@@ -17,6 +18,7 @@ import { ts } from './typescript.js';
 
 const SAVE: StorageMemberName = 'save';
 const WRITE_VERSION: StorageMemberName = 'writeVersion';
+const STORAGE_MEMBERS: readonly StorageMemberName[] = ['read', 'save', 'delete', 'writeVersion'];
 /** Members whose first parameter names the id, in the order their name is preferred for generated members. */
 const ID_TAKING_MEMBERS: readonly StorageMemberName[] = ['read', 'writeVersion', 'delete'];
 
@@ -33,9 +35,15 @@ export interface FileFacts {
  * Reads every implementer of `CheckpointStorage` in `sourceFile` into plain facts (offsets into its text, names,
  * parameter lists), asking `resolver` only what the syntax cannot tell: which types are the storage interface and
  * which class a class extends. The one reader both front ends use: the CLI with a type checker behind the resolver,
- * the jscodeshift transform with names in the file. No syntax node escapes it.
+ * the jscodeshift transform with names in the file. No syntax node escapes it. `commonJsOnly`: the file compiles to
+ * CommonJS under `verbatimModuleSyntax` (only a type-aware front end knows), so a value import must be
+ * `import x = require(…)`.
  */
-export function readImplementerFacts(sourceFile: Typescript.SourceFile, resolver: StorageResolver): FileFacts {
+export function readImplementerFacts(
+  sourceFile: Typescript.SourceFile,
+  resolver: StorageResolver,
+  commonJsOnly = false,
+): FileFacts {
   const implementerClasses = new Map<Typescript.ClassLikeDeclaration, boolean>();
   const isImplementer = (declaration: Typescript.ClassLikeDeclaration): boolean => {
     const known = implementerClasses.get(declaration);
@@ -75,7 +83,7 @@ export function readImplementerFacts(sourceFile: Typescript.SourceFile, resolver
       ...classes.map((declaration) => classFacts(declaration, context)),
       ...literals.map(({ literal, name }) => literalFacts(literal, name, context)),
     ],
-    imports: readImportFacts(sourceFile),
+    imports: readImportFacts(sourceFile, commonJsOnly),
   };
 }
 
@@ -110,32 +118,47 @@ function implementedTypes(declaration: Typescript.ClassLikeDeclaration): Typescr
 /**
  * The name to report an object literal under when it stands where a storage is expected: initialising a variable of
  * that type, under `satisfies` or `as`, returned from a function declared to return one (or a promise of one), or,
- * when it has a `save`, anywhere its context types it as one.
+ * when it has a `save`, anywhere its context types it as one. In JavaScript the JSDoc spellings count too: `@type`
+ * or `@satisfies` on the variable, and a `/** @type {…} *\/ ({…})` cast.
  */
 function storageLiteralName(
   literal: Typescript.ObjectLiteralExpression,
   resolver: StorageResolver,
 ): string | undefined {
+  const javascript = isJavaScriptFile(literal.getSourceFile());
   let position: Typescript.Node = literal;
+  let cast: Typescript.TypeNode | undefined;
   while (ts.isParenthesizedExpression(position.parent)) {
     position = position.parent;
+    cast ??= javascript ? ts.getJSDocType(position) : undefined;
   }
-  const parent = position.parent;
-  let declared: Typescript.TypeNode | undefined;
-  if (ts.isVariableDeclaration(parent) && parent.initializer === position) {
-    declared = parent.type;
-  } else if (ts.isSatisfiesExpression(parent) || ts.isAsExpression(parent) || ts.isTypeAssertionExpression(parent)) {
-    declared = parent.type;
-  } else if (ts.isReturnStatement(parent)) {
-    declared = awaitedTypeNode(enclosingFunction(parent)?.type);
-  } else if (ts.isArrowFunction(parent) && parent.body === position) {
-    declared = awaitedTypeNode(parent.type);
-  }
+  const declared = cast ?? declaredType(position, javascript);
   const isStorage =
     declared !== undefined
       ? resolver.isStorageType(declared)
       : literal.properties.some((property) => memberName(property) === SAVE) && resolver.isContextuallyStorage(literal);
   return isStorage ? (enclosingName(literal) ?? 'object literal') : undefined;
+}
+
+/** The type the position of an expression declares for it: a variable's, an assertion's, a factory's return type. */
+function declaredType(position: Typescript.Node, javascript: boolean): Typescript.TypeNode | undefined {
+  const parent = position.parent;
+  if (ts.isVariableDeclaration(parent) && parent.initializer === position) {
+    return (
+      parent.type ??
+      (javascript ? (ts.getJSDocType(parent) ?? ts.getJSDocSatisfiesTag(parent)?.typeExpression.type) : undefined)
+    );
+  }
+  if (ts.isSatisfiesExpression(parent) || ts.isAsExpression(parent) || ts.isTypeAssertionExpression(parent)) {
+    return parent.type;
+  }
+  if (ts.isReturnStatement(parent)) {
+    return awaitedTypeNode(enclosingFunction(parent)?.type);
+  }
+  if (ts.isArrowFunction(parent) && parent.body === position) {
+    return awaitedTypeNode(parent.type);
+  }
+  return undefined;
 }
 
 /** `Promise<T>` unwrapped to `T`, for async factories. */
@@ -206,12 +229,17 @@ function hasModifier(node: Typescript.Node, kind: Typescript.SyntaxKind): boolea
   return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === kind);
 }
 
+/** The instance members named `name`: one, or a method's overload signatures and implementation. */
+function instanceMembers(declaration: Typescript.ClassLikeDeclaration, name: string): Typescript.ClassElement[] {
+  return declaration.members.filter((member) => isInstanceMember(member) && memberName(member) === name);
+}
+
 /** The instance member named `name`; among overloads, the one with a body. */
 function instanceMember(
   declaration: Typescript.ClassLikeDeclaration,
   name: string,
 ): Typescript.ClassElement | undefined {
-  const members = declaration.members.filter((member) => isInstanceMember(member) && memberName(member) === name);
+  const members = instanceMembers(declaration, name);
   return members.find((member) => !ts.isMethodDeclaration(member) || member.body !== undefined) ?? members[0];
 }
 
@@ -232,6 +260,7 @@ function classFacts(declaration: Typescript.ClassLikeDeclaration, context: ReadC
   const { sourceFile, text, resolver } = context;
   const save = instanceMember(declaration, SAVE);
   const chain = ancestors(declaration, resolver);
+  const storageMembers = STORAGE_MEMBERS.flatMap((name) => instanceMembers(declaration, name));
   return {
     id: implementerId(declaration),
     file: sourceFile.fileName,
@@ -240,11 +269,17 @@ function classFacts(declaration: Typescript.ClassLikeDeclaration, context: ReadC
     line: lineOf(sourceFile, declaration.getStart()),
     isAbstract: hasModifier(declaration, ts.SyntaxKind.AbstractKeyword),
     base: baseFacts(declaration, context),
-    ownSave: save === undefined ? undefined : saveFacts(save, text),
+    ownSave: save === undefined ? undefined : saveFacts(save, text, instanceMembers(declaration, SAVE).length > 1),
     ownWriteVersion: instanceMember(declaration, WRITE_VERSION) !== undefined,
     memberNames: [declaration, ...chain].flatMap((cls) => cls.members.flatMap((member) => memberName(member) ?? [])),
     membersMayComeFromElsewhere: false,
     idParameterName: idParameterName(ID_TAKING_MEMBERS.map((name) => instanceMember(declaration, name))),
+    superSaveNames: declaration.members
+      .filter(
+        (member) => !hasModifier(member, ts.SyntaxKind.StaticKeyword) && !ts.isClassStaticBlockDeclaration(member),
+      )
+      .flatMap((member) => superSaveNames(member)),
+    explicitlyPublic: storageMembers.some((member) => hasModifier(member, ts.SyntaxKind.PublicKeyword)),
     body: bodyFacts(
       {
         containerStart: declaration.getStart(),
@@ -265,13 +300,15 @@ function baseFacts(declaration: Typescript.ClassLikeDeclaration, context: ReadCo
     case 'none':
       return undefined;
     case 'unknown':
-      return { kind: 'unknown', name: base.name };
+      return { kind: 'unknown', name: base.name, where: base.where };
     case 'visible': {
       const summary = chainSummary(base.declaration, context.resolver);
       if (summary === undefined) {
         const outermost = ancestors(base.declaration, context.resolver).at(-1) ?? base.declaration;
         const unseen = context.resolver.baseClassOf(outermost);
-        return { kind: 'unknown', name: unseen.kind === 'unknown' ? unseen.name : (base.declaration.name?.text ?? '') };
+        return unseen.kind === 'unknown'
+          ? { kind: 'unknown', name: unseen.name, where: unseen.where }
+          : { kind: 'unknown', name: base.declaration.name?.text ?? '', where: 'another-file' };
       }
       return context.isImplementer(base.declaration)
         ? { kind: 'implementer', id: implementerId(base.declaration), ...summary }
@@ -319,9 +356,7 @@ function skipParentheses(expression: Typescript.Expression): Typescript.Expressi
 function parametersOf(
   member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike,
 ): readonly Typescript.ParameterDeclaration[] {
-  return (functionOf(member)?.parameters ?? []).filter(
-    (parameter) => !(ts.isIdentifier(parameter.name) && parameter.name.text === 'this'),
-  );
+  return (functionOf(member)?.parameters ?? []).filter((parameter) => !isThisParameter(parameter));
 }
 
 function isAsyncMember(member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike): boolean {
@@ -341,29 +376,45 @@ function idParameterName(
   return undefined;
 }
 
-function saveFacts(member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike, text: string): SaveFacts {
+function saveFacts(
+  member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike,
+  text: string,
+  hasOverloads: boolean,
+): SaveFacts {
   const fn = functionOf(member);
   const parameters = parametersOf(member);
   const isMethod = ts.isMethodDeclaration(member);
   const abstract = isMethod && member.body === undefined && hasModifier(member, ts.SyntaxKind.AbstractKeyword);
   const name = member.name ?? member;
-  const modifiers = ts.canHaveModifiers(member)
-    ? (ts.getModifiers(member) ?? [])
-        .filter((modifier) =>
-          [
-            ts.SyntaxKind.PublicKeyword,
-            ts.SyntaxKind.ProtectedKeyword,
-            ts.SyntaxKind.PrivateKeyword,
-            ts.SyntaxKind.ReadonlyKeyword,
-          ].includes(modifier.kind),
-        )
-        .map((modifier) => `${modifier.getText()} `)
-        .join('')
-    : '';
+  const modifiers = ts.canHaveModifiers(member) ? (ts.getModifiers(member) ?? []) : [];
+  const written = modifiers
+    .filter((modifier) =>
+      [
+        ts.SyntaxKind.PublicKeyword,
+        ts.SyntaxKind.ProtectedKeyword,
+        ts.SyntaxKind.PrivateKeyword,
+        ts.SyntaxKind.ReadonlyKeyword,
+      ].includes(modifier.kind),
+    )
+    .map((modifier) => `${modifier.getText()} `)
+    .join('');
+  const override = modifiers.find((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword);
+  const decorators = ts.canHaveDecorators(member) ? (ts.getDecorators(member) ?? []) : [];
+  const [firstDecorator] = decorators;
+  const lastDecorator = decorators.at(-1);
+  const thisParameter = fn?.parameters.find((parameter) => isThisParameter(parameter));
   return {
     parameterCount: parameters.length,
     acceptsCondition: parameters.length >= 3 || parameters.some((parameter) => parameter.dotDotDotToken !== undefined),
-    form: isMethod ? (abstract ? 'abstract-method' : 'method') : fn === undefined ? 'value' : 'property',
+    form: isMethod
+      ? abstract
+        ? 'abstract-method'
+        : 'method'
+      : ts.isGetAccessorDeclaration(member) || ts.isSetAccessorDeclaration(member)
+        ? 'accessor'
+        : fn === undefined
+          ? 'value'
+          : 'property',
     functionKind:
       fn === undefined
         ? undefined
@@ -373,18 +424,42 @@ function saveFacts(member: Typescript.ClassElement | Typescript.ObjectLiteralEle
             ? 'function'
             : 'method',
     isAsync: isAsyncMember(member),
+    hasOverloads,
+    typeParameters:
+      fn?.typeParameters === undefined
+        ? undefined
+        : text.slice(fn.typeParameters.pos - 1, text.indexOf('>', fn.typeParameters.end) + 1),
+    thisParameter: thisParameter?.getText(),
+    jsDocReturnType: fn === undefined ? undefined : ts.getJSDocReturnType(fn)?.getText(),
+    decorators:
+      firstDecorator === undefined || lastDecorator === undefined
+        ? undefined
+        : { start: firstDecorator.getStart(), end: skipWhitespace(text, lastDecorator.end) },
+    overrideKeyword:
+      override === undefined ? undefined : { start: override.getStart(), end: skipWhitespace(text, override.end) },
     parameters: parameters.map((parameter) => parameterFacts(parameter)),
     returnType: fn?.type?.getText(),
-    modifiers,
+    modifiers: written,
     start: member.getStart(),
     end: member.end,
     commentsStart: attachedCommentsStart(text, member),
     nameStart: name.getStart(),
     nameEnd: name.end,
-    superSaveNames: superSaveNames(fn ?? member),
     parameterList: fn === undefined ? undefined : parameterListFacts(fn, text),
     body: fn === undefined || abstract ? undefined : bodyOf(fn),
   };
+}
+
+function isThisParameter(parameter: Typescript.ParameterDeclaration): boolean {
+  return ts.isIdentifier(parameter.name) && parameter.name.text === 'this';
+}
+
+function skipWhitespace(text: string, offset: number): number {
+  let at = offset;
+  while (at < text.length && /\s/.test(text[at] ?? '')) {
+    at += 1;
+  }
+  return at;
 }
 
 function parameterFacts(parameter: Typescript.ParameterDeclaration): ParameterFacts {
@@ -393,6 +468,7 @@ function parameterFacts(parameter: Typescript.ParameterDeclaration): ParameterFa
     type: parameter.type?.getText(),
     text: parameter.getText(),
     isRest: parameter.dotDotDotToken !== undefined,
+    jsDocType: ts.getJSDocParameterTags(parameter)[0]?.typeExpression?.type.getText(),
   };
 }
 
@@ -431,19 +507,34 @@ function bodyOf(fn: Typescript.SignatureDeclaration): SaveFacts['body'] {
     : { kind: 'expression', start: body.getStart(), end: body.end };
 }
 
-function superSaveNames(node: Typescript.Node): { start: number; end: number }[] {
-  const found: { start: number; end: number }[] = [];
+/**
+ * Every `super.save` (and `super['save']`) in a class member. Not inside a nested class or an object literal's method
+ * or accessor, where `super` means another prototype.
+ */
+function superSaveNames(member: Typescript.ClassElement): Range[] {
+  const found: Range[] = [];
   const visit = (current: Typescript.Node): void => {
     if (
-      ts.isPropertyAccessExpression(current) &&
-      current.expression.kind === ts.SyntaxKind.SuperKeyword &&
-      current.name.text === SAVE
+      ts.isClassLike(current) ||
+      ((ts.isMethodDeclaration(current) || ts.isAccessor(current)) && ts.isObjectLiteralExpression(current.parent))
     ) {
-      found.push({ start: current.name.getStart(), end: current.name.end });
+      return;
+    }
+    if (current.kind === ts.SyntaxKind.SuperKeyword) {
+      const access = current.parent;
+      if (ts.isPropertyAccessExpression(access) && access.name.text === SAVE) {
+        found.push({ start: access.name.getStart(), end: access.name.end });
+      } else if (
+        ts.isElementAccessExpression(access) &&
+        ts.isStringLiteralLike(access.argumentExpression) &&
+        access.argumentExpression.text === SAVE
+      ) {
+        found.push({ start: access.argumentExpression.getStart() + 1, end: access.argumentExpression.end - 1 });
+      }
     }
     ts.forEachChild(current, visit);
   };
-  visit(node);
+  ts.forEachChild(member, visit);
   return found;
 }
 
@@ -481,13 +572,15 @@ function literalFacts(
     line: lineOf(sourceFile, literal.getStart()),
     isAbstract: false,
     base: undefined,
-    ownSave: save === undefined ? undefined : saveFacts(save, text),
+    ownSave: save === undefined ? undefined : saveFacts(save, text, false),
     ownWriteVersion: byName(WRITE_VERSION) !== undefined,
     memberNames: properties.flatMap((property) => memberName(property) ?? []),
     membersMayComeFromElsewhere: properties.some(
       (property) => ts.isSpreadAssignment(property) || memberName(property) === undefined,
     ),
     idParameterName: idParameterName(ID_TAKING_MEMBERS.map(byName)),
+    superSaveNames: [],
+    explicitlyPublic: false,
     body: bodyFacts(
       {
         containerStart: literal.getStart(),

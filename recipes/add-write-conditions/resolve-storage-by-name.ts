@@ -10,7 +10,8 @@ const STORAGE: RuntimeExportName = 'CheckpointStorage';
  * Resolves names within one file, without type information: `CheckpointStorage` imported from checkpoint-fencing
  * (named, aliased, through a namespace or `import x = require`), in JavaScript through JSDoc `@typedef
  * {import('checkpoint-fencing').CheckpointStorage}` and `@import`, and interfaces and type aliases in the same file
- * derived from it. A base class is visible only when it is declared in the same file.
+ * derived from it; an intersection with one of those, or `Readonly<…>` of one, is a storage too. A base class is
+ * visible only when it is declared in the same file.
  */
 export class StorageResolverByName implements StorageResolver {
   readonly #names = new Set<string>();
@@ -69,14 +70,18 @@ export class StorageResolverByName implements StorageResolver {
     if (ts.isExpressionWithTypeArguments(node)) {
       return this.#refersToStorage(node.expression);
     }
+    const wrapped = membersKeepingWrapper(node);
+    if (wrapped !== undefined) {
+      return this.isStorageType(wrapped);
+    }
     if (ts.isTypeReferenceNode(node)) {
       return this.#refersToStorage(node.typeName);
     }
-    if (ts.isParenthesizedTypeNode(node)) {
-      return this.isStorageType(node.type);
+    if (ts.isIntersectionTypeNode(node)) {
+      return node.types.some((member) => this.isStorageType(member));
     }
     if (ts.isUnionTypeNode(node)) {
-      const present = node.types.filter((member) => !isNullish(member));
+      const present = node.types.filter((member) => !isNullishTypeNode(member));
       return present.length > 0 && present.every((member) => this.isStorageType(member));
     }
     return isPackageImportType(node);
@@ -93,7 +98,7 @@ export class StorageResolverByName implements StorageResolver {
     }
     const visible = ts.isIdentifier(expression) ? this.#classes.get(expression.text) : undefined;
     return visible === undefined
-      ? { kind: 'unknown', name: expression.getText() }
+      ? { kind: 'unknown', name: expression.getText(), where: 'another-file' }
       : { kind: 'visible', declaration: visible };
   }
 
@@ -130,6 +135,25 @@ export class StorageResolverByName implements StorageResolver {
   }
 }
 
+/**
+ * The type inside a wrapper that keeps its members callable as they are: parentheses, JSDoc's `?T` and `!T`, and
+ * `Readonly<T>` / `Required<T>`, so `Readonly<CheckpointStorage>` is a storage as much as the interface is.
+ */
+export function membersKeepingWrapper(node: Typescript.TypeNode): Typescript.TypeNode | undefined {
+  if (ts.isParenthesizedTypeNode(node) || ts.isJSDocNullableType(node) || ts.isJSDocNonNullableType(node)) {
+    return node.type;
+  }
+  if (
+    ts.isTypeReferenceNode(node) &&
+    ts.isIdentifier(node.typeName) &&
+    (node.typeName.text === 'Readonly' || node.typeName.text === 'Required') &&
+    node.typeArguments?.length === 1
+  ) {
+    return node.typeArguments[0];
+  }
+  return undefined;
+}
+
 /** The expression after `extends` in a class's heritage clauses. */
 export function extendsExpression(declaration: Typescript.ClassLikeDeclaration): Typescript.Expression | undefined {
   const clause = declaration.heritageClauses?.find((candidate) => candidate.token === ts.SyntaxKind.ExtendsKeyword);
@@ -153,7 +177,8 @@ function isPackageImportType(node: Typescript.TypeNode): boolean {
   );
 }
 
-function isNullish(node: Typescript.TypeNode): boolean {
+/** `undefined` or `null` as a type, which a union with a storage may add. */
+export function isNullishTypeNode(node: Typescript.TypeNode): boolean {
   return (
     node.kind === ts.SyntaxKind.UndefinedKeyword ||
     (ts.isLiteralTypeNode(node) && node.literal.kind === ts.SyntaxKind.NullKeyword)

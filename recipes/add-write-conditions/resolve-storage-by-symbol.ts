@@ -1,30 +1,40 @@
 import type { ts as Typescript } from 'ts-morph';
-import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
-import { extendsExpression } from './resolve-storage-by-name.js';
+import type { RuntimeExportName } from '../../vocabulary/index.js';
+import { extendsExpression, isNullishTypeNode, membersKeepingWrapper } from './resolve-storage-by-name.js';
 import type { BaseClass, StorageResolver } from './storage-resolver.js';
 import { ts } from './typescript.js';
-import { upgradeMessages } from './upgrade-messages.js';
 
 const STORAGE: RuntimeExportName = 'CheckpointStorage';
 
 /**
  * Resolves through the type checker: aliases, namespace imports, barrels, type aliases and interfaces anywhere in the
  * program that derive from `CheckpointStorage`, base classes in other files, and object literals typed by where they
- * are used. "The" `CheckpointStorage` is the interface the `checkpoint-fencing` imports of `files` resolve to, so a
- * project's own interface of that name is never taken for it.
+ * are used. "The" `CheckpointStorage` is the one exported by `entries`, the files `checkpoint-fencing` resolved to
+ * (from an import, a `require`, a JSDoc `import(…)` type, in any file of the program), so a project's own interface
+ * of that name is never taken for it.
  */
 export class StorageResolverBySymbol implements StorageResolver {
   readonly #checker: Typescript.TypeChecker;
   readonly #storageDeclarations: ReadonlySet<Typescript.Declaration>;
   readonly #known = new Map<Typescript.Type, boolean>();
 
-  /** @throws Error naming the file when one of `files` imports checkpoint-fencing but the import does not resolve. */
-  constructor(checker: Typescript.TypeChecker, files: readonly Typescript.SourceFile[]) {
+  constructor(checker: Typescript.TypeChecker, entries: readonly Typescript.SourceFile[]) {
     this.#checker = checker;
-    this.#storageDeclarations = storageDeclarations(checker, files);
+    this.#storageDeclarations = storageDeclarations(checker, entries);
   }
 
   isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean {
+    // Read syntactically: the analysis program has no lib, so `Readonly` itself does not resolve.
+    const wrapped = ts.isExpressionWithTypeArguments(node) ? undefined : membersKeepingWrapper(node);
+    if (wrapped !== undefined) {
+      return this.isStorageType(wrapped);
+    }
+    if (ts.isIntersectionTypeNode(node) || ts.isUnionTypeNode(node)) {
+      const present = node.types.filter((member) => !isNullishTypeNode(member));
+      return ts.isIntersectionTypeNode(node)
+        ? present.some((member) => this.isStorageType(member))
+        : present.length > 0 && present.every((member) => this.isStorageType(member));
+    }
     return this.#isStorage(this.#checker.getTypeAtLocation(node));
   }
 
@@ -50,13 +60,16 @@ export class StorageResolverBySymbol implements StorageResolver {
       return initializer !== undefined && ts.isClassExpression(initializer) ? [initializer] : [];
     })[0];
     return visible === undefined
-      ? { kind: 'unknown', name: expression.getText() }
+      ? { kind: 'unknown', name: expression.getText(), where: 'another-package' }
       : { kind: 'visible', declaration: visible };
   }
 
-  /** For a union, every member but `null` and `undefined` must be a storage. */
+  /** For a union, every member but `null` and `undefined` must be a storage; for an intersection, one member. */
   #isStorage(type: Typescript.Type): boolean {
     const present = this.#checker.getNonNullableType(type);
+    if (present.isIntersection()) {
+      return present.types.some((part) => this.#isStorage(part));
+    }
     const parts = present.isUnion() ? present.types : [present];
     return parts.length > 0 && parts.every((part) => this.#namesOrDerives(part));
   }
@@ -92,34 +105,23 @@ export class StorageResolverBySymbol implements StorageResolver {
   }
 }
 
-/** The declarations of `CheckpointStorage` that the `checkpoint-fencing` imports and re-exports in `files` resolve to. */
+/** The declarations of `CheckpointStorage` exported by the files `checkpoint-fencing` resolved to. */
 function storageDeclarations(
   checker: Typescript.TypeChecker,
-  files: readonly Typescript.SourceFile[],
+  entries: readonly Typescript.SourceFile[],
 ): Set<Typescript.Declaration> {
   const found = new Set<Typescript.Declaration>();
-  for (const file of files) {
-    for (const statement of file.statements) {
-      const specifier =
-        ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)
-          ? statement.moduleSpecifier
-          : ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)
-            ? statement.moduleReference.expression
-            : undefined;
-      if (specifier === undefined || !ts.isStringLiteralLike(specifier) || specifier.text !== PACKAGE_NAME) {
-        continue;
-      }
-      const module = checker.getSymbolAtLocation(specifier);
-      if (module === undefined) {
-        throw new Error(upgradeMessages.packageUnresolvable(file.fileName));
-      }
-      let exported = checker.getExportsOfModule(module).find((symbol) => symbol.getName() === STORAGE);
-      if (exported !== undefined && (exported.flags & ts.SymbolFlags.Alias) !== 0) {
-        exported = checker.getAliasedSymbol(exported);
-      }
-      for (const declaration of exported?.getDeclarations() ?? []) {
-        found.add(declaration);
-      }
+  for (const entry of entries) {
+    const module = checker.getSymbolAtLocation(entry);
+    let exported =
+      module === undefined
+        ? undefined
+        : checker.getExportsOfModule(module).find((symbol) => symbol.getName() === STORAGE);
+    if (exported !== undefined && (exported.flags & ts.SymbolFlags.Alias) !== 0) {
+      exported = checker.getAliasedSymbol(exported);
+    }
+    for (const declaration of exported?.getDeclarations() ?? []) {
+      found.add(declaration);
     }
   }
   return found;

@@ -1,4 +1,4 @@
-import type { ChainSummary, ImplementerFacts } from './implementer-facts.js';
+import type { ChainSummary, ImplementerFacts, SaveFacts } from './implementer-facts.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
 /**
@@ -23,9 +23,19 @@ export interface UpgradeDecision {
   /** Whether the generated `save` is `async`, as the `save` it wraps is; a refusing one never is. */
   readonly saveIsAsync: boolean;
   readonly addWriteVersion: boolean;
+  /**
+   * How the generated `save` is written. A field stays a field; and when every concrete `save` it will call (its own,
+   * its subclasses') is an arrow-function field, so is the generated one, so a detached call keeps its `this`.
+   */
+  readonly saveMember: SaveMember;
+  /** Set when a base renamed its `save`: every `super.save` in this class is renamed to this, to keep reaching it. */
+  readonly superSaveRename: string | undefined;
   /** Set when the implementer is left alone because the recipe cannot decide safely. */
   readonly skipReason: string | undefined;
 }
+
+/** A method, or an arrow-function or function-expression field. */
+export type SaveMember = 'method' | 'arrow-field' | 'function-field';
 
 /** The name the existing unconditional write is kept under, unless the class already uses it. */
 export const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
@@ -47,23 +57,35 @@ interface Effective {
 /**
  * Decides, for every implementer, which members to write and in which shape. This is the one place both front ends
  * (ts-morph and jscodeshift) ask; they only differ in how they find the facts. Ancestors are decided before their
- * subclasses, so that members land where they belong, once.
+ * subclasses, so that members land where they belong, once. `refusals` names implementers a front end already knows
+ * it must leave alone (a subclass it cannot change along with them); a subclass that cannot follow its base's
+ * renamed `save` makes the base refused too, and the hierarchy is decided again until that settles.
  */
 export function decideUpgrades(
   implementers: readonly ImplementerFacts[],
   refusals: ReadonlyMap<string, string> = new Map(),
 ): UpgradeDecision[] {
+  const refused = new Map(refusals);
+  for (;;) {
+    const decisions = decideOnce(implementers, refused);
+    const stranded = strandedBases(implementers, decisions).filter(([id]) => !refused.has(id));
+    if (stranded.length === 0) {
+      return decisions;
+    }
+    for (const [id, reason] of stranded) {
+      refused.set(id, reason);
+    }
+  }
+}
+
+function decideOnce(
+  implementers: readonly ImplementerFacts[],
+  refusals: ReadonlyMap<string, string>,
+): UpgradeDecision[] {
   const byId = new Map(implementers.map((implementer) => [implementer.id, implementer]));
+  const hierarchy = new Hierarchy(implementers);
   const decisions = new Map<string, UpgradeDecision>();
   const effective = new Map<string, Effective>();
-
-  const subclassDeclaresSave = (id: string): boolean =>
-    implementers.some(
-      (other) =>
-        other.base?.kind === 'implementer' &&
-        other.base.id === id &&
-        (other.ownSave !== undefined || subclassDeclaresSave(other.id)),
-    );
 
   const decide = (implementer: ImplementerFacts, visiting: Set<string>): Effective => {
     const known = effective.get(implementer.id);
@@ -78,7 +100,7 @@ export function decideUpgrades(
     const refusal = refusals.get(implementer.id);
     const decision =
       refusal === undefined
-        ? decideOne(implementer, parent, subclassDeclaresSave(implementer.id))
+        ? { ...decideOne(implementer, parent, hierarchy), superSaveRename: parent?.unconditionalSaveName }
         : skip(implementer, refusal);
     decisions.set(implementer.id, decision);
     const keepsVisibleSave = decision.skipReason !== undefined || decision.saveShape === 'unchanged';
@@ -104,6 +126,66 @@ export function decideUpgrades(
     decide(implementer, new Set());
   }
   return implementers.map((implementer) => decisions.get(implementer.id) as UpgradeDecision);
+}
+
+/** Subclasses by base, within the implementers of one run. */
+class Hierarchy {
+  readonly #children = new Map<string, ImplementerFacts[]>();
+
+  constructor(implementers: readonly ImplementerFacts[]) {
+    for (const implementer of implementers) {
+      if (implementer.base?.kind === 'implementer') {
+        this.#children.set(implementer.base.id, [...(this.#children.get(implementer.base.id) ?? []), implementer]);
+      }
+    }
+  }
+
+  /** Every class below `id`, nearest first. */
+  descendants(id: string): ImplementerFacts[] {
+    const found: ImplementerFacts[] = [];
+    for (let pending = [...(this.#children.get(id) ?? [])]; pending.length > 0;) {
+      const next = pending.shift() as ImplementerFacts;
+      if (!found.includes(next)) {
+        found.push(next);
+        pending = [...pending, ...(this.#children.get(next.id) ?? [])];
+      }
+    }
+    return found;
+  }
+}
+
+/** Whether a subclass has code that must change with its base's renamed `save`: its own `save`, or `super.save`. */
+function followsRename(implementer: ImplementerFacts): boolean {
+  return implementer.ownSave !== undefined || implementer.superSaveNames.length > 0;
+}
+
+/**
+ * Bases whose renamed `save` would strand a subclass that cannot follow it (left alone for a reason of its own):
+ * that subclass would go on overriding, or calling, a member that no longer does what it did.
+ */
+function strandedBases(
+  implementers: readonly ImplementerFacts[],
+  decisions: readonly UpgradeDecision[],
+): [string, string][] {
+  const hierarchy = new Hierarchy(implementers);
+  const decisionOf = new Map(decisions.map((decision) => [decision.implementer.id, decision]));
+  const stranded: [string, string][] = [];
+  for (const decision of decisions) {
+    if (decision.saveShape !== 'delegating' || decision.unconditionalSaveName === undefined) {
+      continue;
+    }
+    const subclass = hierarchy
+      .descendants(decision.implementer.id)
+      .find((candidate) => followsRename(candidate) && decisionOf.get(candidate.id)?.skipReason !== undefined);
+    const reason = subclass === undefined ? undefined : decisionOf.get(subclass.id)?.skipReason;
+    if (subclass !== undefined && reason !== undefined) {
+      stranded.push([
+        decision.implementer.id,
+        upgradeMessages.subclassCannotFollow(subclass.name, subclass.file, reason),
+      ]);
+    }
+  }
+  return stranded;
 }
 
 /** What the implementer inherits, or `undefined` without a base class; `null` when the base cannot be seen into. */
@@ -147,6 +229,8 @@ function skip(implementer: ImplementerFacts, reason: string): UpgradeDecision {
     saveOverrides: false,
     saveIsAsync: false,
     addWriteVersion: false,
+    saveMember: 'method',
+    superSaveRename: undefined,
     skipReason: reason,
   };
 }
@@ -154,8 +238,8 @@ function skip(implementer: ImplementerFacts, reason: string): UpgradeDecision {
 function decideOne(
   implementer: ImplementerFacts,
   parent: Effective | undefined | null,
-  subclassesDeclareSave: boolean,
-): UpgradeDecision {
+  hierarchy: Hierarchy,
+): Omit<UpgradeDecision, 'superSaveRename'> {
   const ownSave = implementer.ownSave;
   const unchanged = {
     implementer,
@@ -164,14 +248,18 @@ function decideOne(
     saveOverrides: false,
     saveIsAsync: ownSave?.isAsync ?? true,
     addWriteVersion: false,
+    saveMember: 'method',
     skipReason: undefined,
   } as const;
   if (ownSave?.acceptsCondition === true && implementer.ownWriteVersion) {
     return unchanged;
   }
   if (parent === null) {
-    const baseName = implementer.base?.kind === 'unknown' ? implementer.base.name : 'its base class';
-    return skip(implementer, upgradeMessages.baseNotVisible(baseName));
+    const base = implementer.base?.kind === 'unknown' ? implementer.base : undefined;
+    return skip(
+      implementer,
+      upgradeMessages.baseNotVisible(base?.name ?? 'its base class', base?.where ?? 'another-file'),
+    );
   }
   if (parent?.skipReason !== undefined) {
     const baseName = implementer.base?.name ?? 'its base class';
@@ -185,10 +273,14 @@ function decideOne(
     if (ownSave.acceptsCondition) {
       return { ...unchanged, addWriteVersion };
     }
-    if (ownSave.form === 'value') {
-      return skip(implementer, upgradeMessages.saveIsValue());
+    const unsupported = unsupportedSave(ownSave);
+    if (unsupported !== undefined) {
+      return skip(implementer, unsupported);
     }
     if (parent?.unconditionalSaveName !== undefined) {
+      if (ownSave.decorators !== undefined) {
+        return skip(implementer, upgradeMessages.decoratedFollower(implementer.base?.name ?? 'its base class'));
+      }
       return {
         ...unchanged,
         saveShape: 'follows-base',
@@ -196,13 +288,20 @@ function decideOne(
         addWriteVersion,
       };
     }
+    if (implementer.kind === 'object-literal') {
+      // An object literal takes the condition in place (see member-text.ts), so nothing is renamed.
+      return { ...unchanged, saveShape: 'delegating', addWriteVersion };
+    }
+    const saveMember = generatedSaveMember(implementer, ownSave, hierarchy.descendants(implementer.id));
+    if (typeof saveMember !== 'string') {
+      return skip(implementer, upgradeMessages.bindingsDiffer(saveMember.bound, saveMember.unbound));
+    }
     return {
       ...unchanged,
       saveShape: 'delegating',
-      // An object literal takes the condition in place (see member-text.ts), so nothing is renamed.
-      unconditionalSaveName:
-        implementer.kind === 'class' ? freshName(UNCONDITIONAL_SAVE_NAME, implementer.memberNames) : undefined,
-      saveOverrides: parent?.saveAcceptsCondition !== undefined,
+      unconditionalSaveName: freshName(UNCONDITIONAL_SAVE_NAME, implementer.memberNames),
+      saveOverrides: parent?.saveAcceptsCondition !== undefined || ownSave.overrideKeyword !== undefined,
+      saveMember,
       addWriteVersion,
     };
   }
@@ -223,10 +322,52 @@ function decideOne(
           addWriteVersion,
         };
   }
-  if (implementer.isAbstract && subclassesDeclareSave) {
+  if (implementer.isAbstract && hierarchy.descendants(implementer.id).some((other) => other.ownSave !== undefined)) {
     return { ...unchanged, addWriteVersion };
   }
   return { ...unchanged, saveShape: 'refusing', saveIsAsync: false, addWriteVersion };
+}
+
+/** Why a `save` the recipe would rename or extend cannot be: overloads, a getter, a value from elsewhere. */
+function unsupportedSave(save: SaveFacts): string | undefined {
+  if (save.form === 'value') {
+    return upgradeMessages.saveIsValue();
+  }
+  if (save.form === 'accessor') {
+    return upgradeMessages.saveIsAccessor();
+  }
+  return save.hasOverloads ? upgradeMessages.saveHasOverloads() : undefined;
+}
+
+/**
+ * The kind of member the generated `save` of a class is. It calls the unconditional write of whichever class an
+ * instance is: when all of those (its own unless abstract, every subclass's) are arrow-function fields, it is one
+ * too, so that `const save = storage.save` keeps working; when none is, it is a method, or a function field like
+ * the class's own. When they differ, no single member keeps every class as it was.
+ */
+function generatedSaveMember(
+  implementer: ImplementerFacts,
+  ownSave: SaveFacts,
+  descendants: readonly ImplementerFacts[],
+): SaveMember | { readonly bound: string; readonly unbound: string } {
+  const concrete = [
+    ...(ownSave.form === 'abstract-method' ? [] : [{ name: implementer.name, save: ownSave }]),
+    ...descendants.flatMap((descendant) =>
+      descendant.ownSave === undefined || descendant.ownSave.form === 'abstract-method'
+        ? []
+        : [{ name: descendant.name, save: descendant.ownSave }],
+    ),
+  ];
+  const isBound = (save: SaveFacts): boolean => save.form === 'property' && save.functionKind === 'arrow';
+  const bound = concrete.find(({ save }) => isBound(save));
+  const unbound = concrete.find(({ save }) => !isBound(save));
+  if (bound !== undefined && unbound !== undefined) {
+    return { bound: bound.name, unbound: unbound.name };
+  }
+  if (bound !== undefined) {
+    return 'arrow-field';
+  }
+  return ownSave.form === 'property' && ownSave.functionKind === 'function' ? 'function-field' : 'method';
 }
 
 function freshName(wanted: string, taken: readonly string[]): string {

@@ -10,8 +10,15 @@ export interface SourceStyle {
   readonly semicolons: boolean;
   /** The column generated lines wrap at (a tab counts as {@link TAB_COLUMNS}). */
   readonly width: number;
-  /** Whether a list broken over several lines ends with a comma, as Prettier writes them by default. */
+  /** Whether an import or object broken over several lines ends with a comma, as Prettier writes them by default. */
   readonly trailingCommas: boolean;
+  /**
+   * Whether a parameter list broken over several lines ends with a comma: Prettier's `"all"` (its default since 3.0)
+   * does, `"es5"` (the default of 2.x) does not, though it still puts one after the last import or property.
+   */
+  readonly parameterTrailingCommas: boolean;
+  /** Whether braces have spaces inside, `{ a, b }` (Prettier's `bracketSpacing`), or not, `{a, b}`. */
+  readonly bracketSpacing: boolean;
 }
 
 /** The narrowest width a file is assumed to use, Prettier's default. */
@@ -20,20 +27,25 @@ const MINIMUM_WIDTH = 80;
 export const TAB_COLUMNS = 4;
 
 /**
- * Reads newline, indentation, quotes, semicolons, trailing commas and width off `source`; falls back to `\n`, two
- * spaces, `'`, `;` and trailing commas. The width is `printWidth` when the project states one (a Prettier config,
- * an `.editorconfig`), otherwise the longest line the file already has, and never less than 80.
+ * Reads newline, indentation, quotes, semicolons, trailing commas, bracket spacing and width off `source`; falls
+ * back to `\n`, two spaces, `'`, `;`, trailing commas and spaced braces. The width is `printWidth` when the project
+ * states one (a Prettier config, an `.editorconfig`), otherwise the longest line the file already has, and never
+ * less than 80.
  */
 export function detectSourceStyle(source: string, printWidth?: number): SourceStyle {
   const crlf = (source.match(/\r\n/g) ?? []).length;
   const lf = (source.match(/\n/g) ?? []).length - crlf;
+  const trailingCommas = detectTrailingCommas(source);
   return {
     newline: crlf > lf ? '\r\n' : '\n',
     indentUnit: detectIndentUnit(source),
     quote: detectQuote(source),
     semicolons: detectSemicolons(source),
     width: printWidth ?? Math.max(MINIMUM_WIDTH, ...source.split(/\r?\n/).map(columns)),
-    trailingCommas: detectTrailingCommas(source),
+    trailingCommas,
+    // Without a broken parameter list to go by, follow the other lists: Prettier's default puts commas in both.
+    parameterTrailingCommas: detectParameterTrailingCommas(source) ?? trailingCommas,
+    bracketSpacing: detectBracketSpacing(source),
   };
 }
 
@@ -76,10 +88,24 @@ function detectSemicolons(source: string): boolean {
   return complete.filter((line) => line.endsWith(';')).length * 2 >= complete.length;
 }
 
-/** Lists broken over lines (arguments, parameters, arrays, imports): does the last item carry a comma? */
+/** Imports, objects and arrays broken over lines: does the last item carry a comma? */
 function detectTrailingCommas(source: string): boolean {
   // A block never ends in a comma, so `,` before `}` is evidence; a bare item before `}` could end a statement.
-  const withComma = (source.match(/,[ \t]*\r?\n[ \t]*[)\]}]/g) ?? []).length;
-  const without = (source.match(/[\w'"`)\]][ \t]*\r?\n[ \t]*[)\]]/g) ?? []).length;
+  const withComma = (source.match(/,[ \t]*\r?\n[ \t]*[\]}]/g) ?? []).length;
+  const without = (source.match(/[\w'"`)\]][ \t]*\r?\n[ \t]*\]/g) ?? []).length;
   return withComma >= without;
+}
+
+/** Parameter and argument lists broken over lines: does the last one carry a comma? `undefined` without any. */
+function detectParameterTrailingCommas(source: string): boolean | undefined {
+  const withComma = (source.match(/,[ \t]*\r?\n[ \t]*\)/g) ?? []).length;
+  const without = (source.match(/[\w'"`)\]][ \t]*\r?\n[ \t]*\)/g) ?? []).length;
+  return withComma === 0 && without === 0 ? undefined : withComma >= without;
+}
+
+/** `import { a }` or `import {a}`: the file's own braces decide; spaced when it has none. */
+function detectBracketSpacing(source: string): boolean {
+  const spaced = (source.match(/\b(?:import|export)(?:\s+type)?\s*\{[ \t]+\S|\bconst\s*\{[ \t]+\S/g) ?? []).length;
+  const tight = (source.match(/\b(?:import|export)(?:\s+type)?\s*\{[^\s}]|\bconst\s*\{[^\s}]/g) ?? []).length;
+  return spaced >= tight;
 }

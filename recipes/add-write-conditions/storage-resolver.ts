@@ -4,8 +4,8 @@ import type { ts as Typescript } from 'ts-morph';
 export type BaseClass =
   | { readonly kind: 'none' }
   | { readonly kind: 'visible'; readonly declaration: Typescript.ClassLikeDeclaration }
-  /** Declared where this resolver cannot look (another file for the by-name resolver, an unresolved package). */
-  | { readonly kind: 'unknown'; readonly name: string };
+  /** Declared where this resolver cannot look: another file (the by-name resolver), or an unresolved package. */
+  | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
 /**
  * What {@link readImplementerFacts} cannot answer from the syntax of one file: which types are `CheckpointStorage`

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { ts as Typescript } from 'ts-morph';
 import type { StorageMemberName } from '../../vocabulary/index.js';
 import { ts } from './typescript.js';
@@ -12,14 +12,14 @@ const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'build', 'coverage', '.
 /** A class in another file that extends a class of this one (directly or further down) and declares `save`. */
 export interface SubclassDeclaringSave {
   readonly name: string;
-  /** The file, relative to the package root. */
+  /** The file, relative to the package (or workspace) root. */
   readonly file: string;
 }
 
 /**
  * For the jscodeshift transform, which sees one file at a time: the classes elsewhere in the same package (the
- * folder of the nearest package.json) that extend `className` from `file` through relative imports, directly or
- * through further subclasses, and declare their own `save`. Renaming the base's `save` would leave such a subclass
+ * folder of the nearest package.json, or the whole workspace it belongs to) that may extend `className` from `file`
+ * (see {@link subclassesIn}), directly or through further subclasses, and declare their own `save`. Renaming the base's `save` would leave such a subclass
  * overriding the wrong member (or, for an abstract `save`, not implementing the renamed one: TS2515).
  */
 export function subclassesDeclaringSave(file: string, className: string): SubclassDeclaringSave[] {
@@ -34,7 +34,9 @@ export function subclassesDeclaringSave(file: string, className: string): Subcla
     }
     seen.add(key);
     for (const candidate of sourceFiles(root)) {
-      if (candidate.path === base.file || !new RegExp(`\\b${base.name}\\b`).test(candidate.text)) {
+      // A cheap test first: a subclass names the base, or (a default import under another name) the base's file.
+      const mentioned = [base.name, moduleStem(base.file)].some((name) => candidate.text.includes(name));
+      if (candidate.path === base.file || !mentioned) {
         continue;
       }
       for (const subclass of subclassesIn(candidate.path, candidate.text, base)) {
@@ -48,14 +50,31 @@ export function subclassesDeclaringSave(file: string, className: string): Subcla
   return found;
 }
 
+/**
+ * The folder whose files may subclass a class of `start`: the workspace root when the package is one of a workspace
+ * (a package.json above it with `"workspaces"`), else the package's own folder.
+ */
 function packageRoot(start: string): string {
+  let root: string | undefined;
   for (let folder = start; ; folder = dirname(folder)) {
-    if (existsSync(join(folder, 'package.json'))) {
-      return folder;
+    const manifest = join(folder, 'package.json');
+    if (existsSync(manifest)) {
+      root ??= folder;
+      if (declaresWorkspaces(manifest)) {
+        return folder;
+      }
     }
     if (dirname(folder) === folder) {
-      return start;
+      return root ?? start;
     }
+  }
+}
+
+function declaresWorkspaces(manifest: string): boolean {
+  try {
+    return 'workspaces' in (JSON.parse(readFileSync(manifest, 'utf8')) as object);
+  } catch {
+    return false;
   }
 }
 
@@ -84,7 +103,12 @@ function sourceFiles(root: string): { path: string; text: string }[] {
   return files;
 }
 
-/** Classes in `path` whose `extends` names `base` imported from its file through a relative import. */
+/**
+ * Classes in `path` whose `extends` may name `base`: a named import of that name from any module (the base's own
+ * file, a barrel re-exporting it, or another workspace package's name), the default import of the base's file, or
+ * `ns.Base` through a namespace import. Barrels and packages are not followed, so a name imported through one counts
+ * without proof; a false match only leaves the base alone, a missed one breaks the subclass.
+ */
 function subclassesIn(
   path: string,
   text: string,
@@ -92,27 +116,43 @@ function subclassesIn(
 ): { name: string; declaresSave: boolean }[] {
   const sourceFile = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
   const locals = new Set<string>();
+  const namespaces = new Set<string>();
   for (const statement of sourceFile.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) {
+      continue;
+    }
+    const specifier = statement.moduleSpecifier.text;
+    const clause = statement.importClause;
     if (
-      ts.isImportDeclaration(statement) &&
-      ts.isStringLiteral(statement.moduleSpecifier) &&
-      statement.moduleSpecifier.text.startsWith('.') &&
-      sameModule(resolve(dirname(path), statement.moduleSpecifier.text), base.file)
+      clause?.name !== undefined &&
+      specifier.startsWith('.') &&
+      sameModule(resolve(dirname(path), specifier), base.file)
     ) {
-      const bindings = statement.importClause?.namedBindings;
-      for (const element of bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []) {
-        if ((element.propertyName ?? element.name).text === base.name) {
-          locals.add(element.name.text);
-        }
+      locals.add(clause.name.text);
+    }
+    const bindings = clause?.namedBindings;
+    if (bindings !== undefined && ts.isNamespaceImport(bindings)) {
+      namespaces.add(bindings.name.text);
+    }
+    for (const element of bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []) {
+      if ((element.propertyName ?? element.name).text === base.name) {
+        locals.add(element.name.text);
       }
     }
   }
+  const extendsBase = (expression: Typescript.Expression): boolean =>
+    ts.isIdentifier(expression)
+      ? locals.has(expression.text)
+      : ts.isPropertyAccessExpression(expression) &&
+        ts.isIdentifier(expression.expression) &&
+        namespaces.has(expression.expression.text) &&
+        expression.name.text === base.name;
   const found: { name: string; declaresSave: boolean }[] = [];
   const visit = (node: Typescript.Node): void => {
     if (ts.isClassDeclaration(node) && node.name !== undefined) {
       const extended = node.heritageClauses?.find((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]
         ?.expression;
-      if (extended !== undefined && ts.isIdentifier(extended) && locals.has(extended.text)) {
+      if (extended !== undefined && extendsBase(extended)) {
         found.push({
           name: node.name.text,
           declaresSave: node.members.some(
@@ -132,6 +172,14 @@ function subclassesIn(
 
 /** `./base.js`, `./base` and `./base/index` all name `base.ts` (or `base/index.ts`). */
 function sameModule(specified: string, file: string): boolean {
-  const stem = (path: string): string => path.replace(/\.(?:d\.)?[mc]?[jt]sx?$/, '').replace(/[\\/]index$/, '');
-  return stem(specified) === stem(file);
+  return modulePath(specified) === modulePath(file);
+}
+
+function modulePath(path: string): string {
+  return path.replace(/\.(?:d\.)?[mc]?[jt]sx?$/, '').replace(/[\\/]index$/, '');
+}
+
+/** The last segment of the module path: what an import of the file spells. */
+function moduleStem(path: string): string {
+  return basename(modulePath(path));
 }

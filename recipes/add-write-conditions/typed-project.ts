@@ -8,6 +8,7 @@ import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
 import { syntaxError } from './syntax-error.js';
 import { ts } from './typescript.js';
 import { upgradeMessages } from './upgrade-messages.js';
+import { WorkspacePackages } from './workspace-packages.js';
 
 /**
  * The declarations of the checkpoint-fencing this upgrade is part of: `dist/runtime/index.d.ts` once built, the
@@ -25,7 +26,12 @@ const OWN_DECLARATIONS = ['../../runtime/index.d.ts', '../../runtime/index.ts']
 export interface TypedProject {
   /** Absolute paths of the source files of the project, or of every referenced project. */
   readonly fileNames: readonly string[];
-  /** Resolves a bare module specifier (a `paths` alias) from `containingFile`; `undefined` when it does not resolve to a project file. */
+  /** The folder of the tsconfig a file belongs to, which paths like `dist/` are judged from. */
+  rootOf(file: string): string;
+  /**
+   * Resolves a bare module specifier from `containingFile` to a project file: a `paths` alias, or one of the
+   * project's own workspace packages; `undefined` for anything else.
+   */
   resolveModule(specifier: string, containingFile: string): string | undefined;
   /**
    * Parses `paths` with types (their imports are loaded as the checker needs them) and returns plain facts, in the
@@ -40,6 +46,7 @@ export interface TypedProject {
 /** One tsconfig that lists source files. */
 interface LeafProject {
   readonly tsconfig: string;
+  readonly parsed: Typescript.ParsedCommandLine;
   readonly options: Typescript.CompilerOptions;
   readonly fileNames: readonly string[];
   readonly cache: Typescript.ModuleResolutionCache;
@@ -63,11 +70,16 @@ export function openTypedProject(tsconfigPath: string): TypedProject {
   }
   const notices: string[] = [];
   const ownerOf = (file: string): LeafProject => owners.get(resolve(file)) ?? (projects[0] as LeafProject);
+  const workspace = new WorkspacePackages(projects);
   return {
     fileNames: [...owners.keys()],
     notices,
+    rootOf: (file) => dirname(ownerOf(file).tsconfig),
     resolveModule(specifier, containingFile) {
       const { options, cache } = ownerOf(containingFile);
+      if (workspace.owns(specifier)) {
+        return workspace.resolve(specifier, containingFile, options, cache);
+      }
       if (options.paths === undefined) {
         return undefined;
       }
@@ -84,7 +96,7 @@ export function openTypedProject(tsconfigPath: string): TypedProject {
       }
       const facts = new Map<string, FileFacts>();
       for (const [project, files] of groups) {
-        for (const fileFacts of analyseProject(project, files, notices)) {
+        for (const fileFacts of analyseProject(project, files, workspace, notices)) {
           facts.set(resolve(fileFacts.path), fileFacts);
         }
       }
@@ -109,6 +121,7 @@ function leafProjects(tsconfig: string, seen: Set<string>): LeafProject[] {
       : [
           {
             tsconfig,
+            parsed,
             options: parsed.options,
             fileNames: parsed.fileNames,
             cache: ts.createModuleResolutionCache(dirname(tsconfig), (name) => name, parsed.options),
@@ -149,13 +162,67 @@ function parseTsconfig(tsconfig: string): Typescript.ParsedCommandLine {
   return parsed;
 }
 
-function analyseProject(project: LeafProject, paths: readonly string[], notices: string[]): FileFacts[] {
-  const fallback = { used: false };
+function analyseProject(
+  project: LeafProject,
+  paths: readonly string[],
+  workspace: WorkspacePackages,
+  notices: string[],
+): FileFacts[] {
+  const first = analyseWith(project, paths, workspace, 'project-and-package');
+  if (first.fallback) {
+    notices.push(
+      isInstalledNear(project.tsconfig)
+        ? upgradeMessages.declarationsReadDirectly(
+            project.tsconfig,
+            resolutionSetting(project.options),
+            OWN_DECLARATIONS ?? '',
+          )
+        : upgradeMessages.packageNotInstalled(project.tsconfig, OWN_DECLARATIONS ?? ''),
+    );
+  }
+  // A base class from another package: read again with every import followed (and the project's @types), so what
+  // it inherits is known rather than guessed. Rare, and only for the files that need it.
+  const needFullResolution = first.facts.filter((file) =>
+    file.implementers.some((implementer) => implementer.base?.kind === 'unknown'),
+  );
+  if (needFullResolution.length === 0) {
+    return first.facts;
+  }
+  const again = new Map(
+    analyseWith(
+      project,
+      needFullResolution.map((file) => file.path),
+      workspace,
+      'all',
+    ).facts.map((file) => [resolve(file.path), file]),
+  );
+  return first.facts.map((file) => again.get(resolve(file.path)) ?? file);
+}
+
+/**
+ * Builds a program over `paths` and reads their facts. `project-and-package` follows only what finding implementers
+ * needs (see {@link moduleResolution}) and loads no `@types`; `all` follows every import, with the project's types.
+ */
+function analyseWith(
+  project: LeafProject,
+  paths: readonly string[],
+  workspace: WorkspacePackages,
+  follow: 'project-and-package' | 'all',
+): { facts: FileFacts[]; fallback: boolean } {
+  const resolution: ResolutionRecord = { fallback: false, entries: new Set(), unresolvedIn: undefined };
   // Finding implementers needs declarations, not lib or @types globals; leaving them out keeps the program small.
-  const options: Typescript.CompilerOptions = { ...project.options, noLib: true, types: [], noEmit: true };
+  const options: Typescript.CompilerOptions = {
+    ...project.options,
+    noLib: true,
+    noEmit: true,
+    ...(follow === 'all' ? {} : { types: [] }),
+  };
   const host = ts.createCompilerHost(options, true);
-  host.resolveModuleNameLiterals = projectAndPackageOnly(options, host, project.cache, fallback);
+  host.resolveModuleNameLiterals = moduleResolution(options, host, project.cache, workspace, follow, resolution);
   const program = ts.createProgram({ rootNames: paths, options, host });
+  if (resolution.unresolvedIn !== undefined) {
+    throw new Error(upgradeMessages.packageUnresolvable(resolution.unresolvedIn));
+  }
   const sourceFiles = paths.map((path) => program.getSourceFile(path) ?? program.getSourceFile(resolve(path)));
   for (const [index, sourceFile] of sourceFiles.entries()) {
     if (sourceFile === undefined) {
@@ -167,18 +234,34 @@ function analyseProject(project: LeafProject, paths: readonly string[], notices:
     }
   }
   const analysed = sourceFiles.filter((sourceFile) => sourceFile !== undefined);
-  const resolver = new StorageResolverBySymbol(program.getTypeChecker(), analysed);
-  if (fallback.used) {
-    notices.push(
-      upgradeMessages.declarationsReadDirectly(
-        project.tsconfig,
-        resolutionSetting(project.options),
-        OWN_DECLARATIONS ?? '',
-        isInstalledNear(project.tsconfig),
-      ),
-    );
+  const entries = [...resolution.entries].flatMap((entry) => program.getSourceFile(entry) ?? []);
+  const resolver = new StorageResolverBySymbol(program.getTypeChecker(), entries);
+  // Under verbatimModuleSyntax a file emitted as CommonJS can bring in a value only with `import x = require(…)`.
+  const commonJsOnly = (sourceFile: Typescript.SourceFile): boolean =>
+    options.verbatimModuleSyntax === true && emitsCommonJs(sourceFile, options);
+  return {
+    facts: analysed.map((sourceFile) => readImplementerFacts(sourceFile, resolver, commonJsOnly(sourceFile))),
+    fallback: resolution.fallback,
+  };
+}
+
+/**
+ * What module resolution saw: the files `checkpoint-fencing` resolved to, whether its own copy stood in, and a file
+ * where it did not resolve at all (when this upgrade has no declarations to stand in).
+ */
+interface ResolutionRecord {
+  fallback: boolean;
+  readonly entries: Set<string>;
+  unresolvedIn: string | undefined;
+}
+
+/** Whether a file compiles to a CommonJS module: under `module: commonjs`, or as a CommonJS file under `node16`+. */
+function emitsCommonJs(sourceFile: Typescript.SourceFile, options: Typescript.CompilerOptions): boolean {
+  const kind = options.module;
+  if (kind !== undefined && kind >= ts.ModuleKind.Node16 && kind <= ts.ModuleKind.NodeNext) {
+    return sourceFile.impliedNodeFormat === ts.ModuleKind.CommonJS;
   }
-  return analysed.map((sourceFile) => readImplementerFacts(sourceFile, resolver));
+  return kind === ts.ModuleKind.CommonJS;
 }
 
 /** How the tsconfig resolves modules, as its author wrote it. */
@@ -201,25 +284,38 @@ function isInstalledNear(tsconfig: string): boolean {
 }
 
 /**
- * Module resolution that follows relative imports, `paths` aliases and `checkpoint-fencing` itself, and leaves every
- * other package unresolved. The recipe needs the storage interface and the project's own classes; parsing the
- * declarations of every library the project uses would dominate the run time. A base class imported from another
- * package therefore stays unknown, and its subclass is reported as skipped rather than guessed at.
+ * Module resolution for the analysis. With `project-and-package` it follows relative imports, `paths` aliases, the
+ * project's own workspace packages and `checkpoint-fencing` itself, and leaves every other package unresolved: the
+ * recipe needs the storage interface and the project's own classes, and parsing the declarations of every library
+ * the project uses would dominate the run time. With `all` it follows everything, for a base class from a package.
  *
  * When the project's own settings cannot resolve `checkpoint-fencing` (for example `"moduleResolution": "node"`
- * against an older release without top-level types), its declarations are read from the package this upgrade ships
- * in, and `fallback.used` is set so the caller can say so.
+ * against an older release without top-level types, or the package not installed), its declarations are read from
+ * the package this upgrade ships in, and `record.fallback` is set so the caller can say so. Every file the package
+ * resolves to is recorded: its `CheckpointStorage` is "the" storage interface.
  */
-function projectAndPackageOnly(
+function moduleResolution(
   options: Typescript.CompilerOptions,
   host: Typescript.ModuleResolutionHost,
   cache: Typescript.ModuleResolutionCache,
-  fallback: { used: boolean },
+  workspace: WorkspacePackages,
+  follow: 'project-and-package' | 'all',
+  record: ResolutionRecord,
 ): NonNullable<Typescript.CompilerHost['resolveModuleNameLiterals']> {
   return (literals, containingFile, _redirect, _options, containingSourceFile) =>
     literals.map((literal) => {
       const name = literal.text;
+      if (workspace.owns(name)) {
+        const source = workspace.resolve(name, containingFile, options, cache);
+        return {
+          resolvedModule:
+            source === undefined
+              ? undefined
+              : { resolvedFileName: source, extension: extensionOf(source), isExternalLibraryImport: false },
+        };
+      }
       const followed =
+        follow === 'all' ||
         name.startsWith('.') ||
         name === PACKAGE_NAME ||
         name.startsWith(`${PACKAGE_NAME}/`) ||
@@ -230,17 +326,42 @@ function projectAndPackageOnly(
       const mode = ts.getModeForUsageLocation(containingSourceFile, literal, options);
       const resolved = ts.resolveModuleName(name, containingFile, options, host, cache, undefined, mode).resolvedModule;
       if (resolved === undefined && name === PACKAGE_NAME && OWN_DECLARATIONS !== undefined) {
-        fallback.used = true;
+        record.fallback = true;
+        record.entries.add(OWN_DECLARATIONS);
         return {
           resolvedModule: {
             resolvedFileName: OWN_DECLARATIONS,
-            extension: OWN_DECLARATIONS.endsWith('.d.ts') ? ts.Extension.Dts : ts.Extension.Ts,
+            extension: extensionOf(OWN_DECLARATIONS),
             isExternalLibraryImport: false,
           },
         };
       }
+      if (name === PACKAGE_NAME) {
+        if (resolved === undefined) {
+          record.unresolvedIn ??= containingFile;
+        } else {
+          record.entries.add(resolved.resolvedFileName);
+        }
+      }
       return { resolvedModule: resolved };
     });
+}
+
+function extensionOf(file: string): Typescript.Extension {
+  const extensions: readonly Typescript.Extension[] = [
+    ts.Extension.Dts,
+    ts.Extension.Dmts,
+    ts.Extension.Dcts,
+    ts.Extension.Tsx,
+    ts.Extension.Mts,
+    ts.Extension.Cts,
+    ts.Extension.Ts,
+    ts.Extension.Jsx,
+    ts.Extension.Mjs,
+    ts.Extension.Cjs,
+    ts.Extension.Js,
+  ];
+  return extensions.find((extension) => file.endsWith(extension)) ?? ts.Extension.Ts;
 }
 
 function matchesPathPattern(name: string, pattern: string): boolean {

@@ -10,14 +10,14 @@ import type { UpgradeOptions } from './upgrade.js';
 const USAGE = `Usage: checkpoint-fencing upgrade [paths…] [--project tsconfig.json] [--dry-run] [--check] [--json] [--allow-dirty]
 
 Adds the three-parameter save and writeVersion to every pre-fencing CheckpointStorage implementer.
-  --project <file>  the tsconfig that defines the project (default: tsconfig.json)
+  --project <file>  the tsconfig that defines the project (default: the nearest tsconfig.json, here or above)
   --dry-run         print a unified diff (git apply accepts it) and write nothing
-  --check           write nothing; exit 1 when any file would change
+  --check           write nothing; exit 1 when any file would change or any implementer is skipped
   --json            print a machine-readable report instead of text
   --allow-dirty     write even into files with uncommitted git changes
-Exit codes: 0 success, 1 changes needed under --check, 2 error.`;
+Exit codes: 0 success, 1 changes needed (or implementers skipped) under --check, 2 error.`;
 
-/** Exit codes: 0 success, 1 changes needed under `--check`, 2 error. */
+/** Exit codes: 0 success, 1 changes needed (or implementers skipped) under `--check`, 2 error. */
 const EXIT_OK = 0;
 const EXIT_CHANGES_NEEDED = 1;
 const EXIT_ERROR = 2;
@@ -123,7 +123,8 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${summaryLine(report)}\n`);
     }
   }
-  return mode === 'check' && report.changes.length > 0 ? EXIT_CHANGES_NEEDED : EXIT_OK;
+  // A skipped implementer is still pre-fencing: --check in CI must not pass it as done.
+  return mode === 'check' && (report.changes.length > 0 || report.skipped.length > 0) ? EXIT_CHANGES_NEEDED : EXIT_OK;
 }
 
 function jsonReport(report: UpgradeReport, show: (file: string) => string, diff: string | undefined): unknown {

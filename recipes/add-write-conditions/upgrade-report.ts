@@ -47,5 +47,10 @@ export interface UpgradeReport {
 export function summaryLine(report: UpgradeReport): string {
   const seconds = (report.durationMs / 1000).toFixed(2);
   const verb = report.written ? 'changed' : 'would change';
-  return `add-write-conditions: ${report.filesScanned} files scanned, ${report.implementers.length + report.skipped.length} implementers found (${report.skipped.length} skipped), ${report.changes.length} files ${verb}, ${seconds}s.`;
+  const found = report.implementers.length + report.skipped.length;
+  return `add-write-conditions: ${count(report.filesScanned, 'file')} scanned, ${count(found, 'implementer')} found (${report.skipped.length} skipped), ${count(report.changes.length, 'file')} ${verb}, ${seconds}s.`;
+}
+
+function count(quantity: number, noun: string): string {
+  return `${quantity} ${noun}${quantity === 1 ? '' : 's'}`;
 }

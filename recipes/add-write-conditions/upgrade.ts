@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { filesReachingPackage } from './files-reaching-package.js';
 import { uncommittedFiles } from './git-worktree.js';
 import { membersAdded } from './member-text.js';
+import { refusalsForPartialRun } from './partial-run.js';
 import { decideUpgrades } from './shape-decision.js';
 import { openTypedProject } from './typed-project.js';
 import { formatWithProjectPrettier } from './project-prettier.js';
@@ -15,7 +16,7 @@ import type { FileChange, ImplementerReport, SkippedImplementer, UpgradeReport }
 export interface UpgradeOptions {
   /** Files or directories to upgrade, relative to `cwd`; the whole project when empty or absent. */
   readonly paths?: readonly string[];
-  /** The tsconfig that defines the project, relative to `cwd`; `tsconfig.json` by default. */
+  /** The tsconfig that defines the project, relative to `cwd`; by default `tsconfig.json` in `cwd` or the nearest folder above. */
   readonly project?: string;
   /** The directory paths are relative to; the process's working directory by default. */
   readonly cwd?: string;
@@ -32,8 +33,10 @@ export class UpgradeError extends Error {
   override readonly name = 'UpgradeError';
 }
 
+/** Tested against a path relative to its project's folder, so a project that itself lies under `dist/` is upgraded. */
 const NEVER_TOUCHED = /(?:^|[\\/])(?:node_modules|dist)[\\/]|\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
-const UPGRADABLE = /\.(?:ts|tsx|mts|cts)$/;
+/** JavaScript files are in a project's file names only under `allowJs`, as the project compiles them. */
+const UPGRADABLE = /\.(?:ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 const BOM = '\uFEFF';
 
 /**
@@ -46,39 +49,50 @@ const BOM = '\uFEFF';
 export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeReport> {
   const started = performance.now();
   const cwd = resolve(options.cwd ?? process.cwd());
-  const tsconfig = resolve(cwd, options.project ?? 'tsconfig.json');
+  const notices: string[] = [];
+  const tsconfig = options.project === undefined ? nearestTsconfig(cwd, notices) : resolve(cwd, options.project);
   let project;
   try {
     project = openTypedProject(tsconfig);
   } catch (error) {
     throw asUpgradeError(error);
   }
-  const selected = selectFiles(
-    project.fileNames,
-    (options.paths ?? []).map((path) => resolve(cwd, path)),
-    tsconfig,
-  );
+  const upgradable = project.fileNames
+    .map((file) => resolve(file))
+    .filter((file) => UPGRADABLE.test(file) && !NEVER_TOUCHED.test(relative(project.rootOf(file), file)));
+  const paths = (options.paths ?? []).map((path) => resolve(cwd, path));
+  const selected = selectFiles(upgradable, paths, tsconfig);
+  const inRun = new Set(selected);
+  // A run over some paths still reads the whole project: a class hierarchy may reach outside the paths, and one
+  // side of it must not change without the other.
+  const scanned = paths.length === 0 ? selected : upgradable;
 
   const texts = new Map<string, string>();
-  for (const [index, file] of selected.entries()) {
+  for (const [index, file] of scanned.entries()) {
     texts.set(file, readFileSync(file, 'utf8'));
-    options.onProgress?.('scan', index + 1, selected.length);
+    options.onProgress?.('scan', index + 1, scanned.length);
   }
   const reaching = filesReachingPackage(texts, (specifier, from) => project.resolveModule(specifier, from));
   options.onProgress?.('analyse', 0, reaching.length);
-  let facts;
+  let analysed;
   try {
-    facts = project.analyse(reaching);
+    analysed = project.analyse(reaching);
   } catch (error) {
     throw asUpgradeError(error);
   }
   options.onProgress?.('analyse', reaching.length, reaching.length);
 
-  const decisions = decideUpgrades(facts.flatMap((file) => file.implementers));
+  const everyImplementer = analysed.flatMap((file) => file.implementers);
+  const isInRun = (implementer: { readonly file: string }): boolean => inRun.has(resolve(implementer.file));
+  const decisions = decideUpgrades(
+    everyImplementer,
+    paths.length === 0 ? new Map() : refusalsForPartialRun(everyImplementer, isInRun),
+  );
+  const facts = analysed.filter((file) => inRun.has(resolve(file.path)));
   const implementers: ImplementerReport[] = [];
   const skipped: SkippedImplementer[] = [];
   const changes: FileChange[] = [];
-  const notices = [...project.notices];
+  notices.push(...project.notices);
   for (const file of facts) {
     const own = decisions.filter((decision) => decision.implementer.file === file.path);
     for (const decision of own) {
@@ -119,13 +133,14 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
 
   const mode = options.mode ?? 'write';
   if (mode === 'write' && changes.length > 0) {
-    const dirty =
-      options.allowDirty === true
-        ? []
-        : uncommittedFiles(
-            changes.map((change) => change.file),
-            cwd,
-          );
+    let dirty: string[] = [];
+    if (options.allowDirty !== true) {
+      try {
+        dirty = uncommittedFiles(changes.map((change) => change.file));
+      } catch (error) {
+        throw asUpgradeError(error);
+      }
+    }
     if (dirty.length > 0) {
       throw new UpgradeError(upgradeMessages.uncommittedChanges(dirty[0] ?? '', dirty.length - 1));
     }
@@ -136,7 +151,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   }
   return {
     filesScanned: selected.length,
-    filesAnalysed: reaching.length,
+    filesAnalysed: facts.length,
     implementers,
     skipped,
     changes,
@@ -146,17 +161,14 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   };
 }
 
-function selectFiles(fileNames: readonly string[], paths: readonly string[], tsconfig: string): string[] {
+function selectFiles(candidates: readonly string[], paths: readonly string[], tsconfig: string): string[] {
   for (const path of paths) {
     if (!existsSync(path)) {
       throw new UpgradeError(upgradeMessages.noSuchPath(path));
     }
   }
-  const candidates = fileNames
-    .map((file) => resolve(file))
-    .filter((file) => UPGRADABLE.test(file) && !NEVER_TOUCHED.test(file));
   if (paths.length === 0) {
-    return candidates;
+    return [...candidates];
   }
   const selected = candidates.filter((file) =>
     paths.some(
@@ -169,6 +181,25 @@ function selectFiles(fileNames: readonly string[], paths: readonly string[], tsc
     throw new UpgradeError(upgradeMessages.pathOutsideProject(unmatched, tsconfig));
   }
   return selected;
+}
+
+/**
+ * The `tsconfig.json` in `cwd` or the nearest folder above it, as `tsc` finds it; one found above is named in a
+ * notice, since the run then covers that whole project.
+ */
+function nearestTsconfig(cwd: string, notices: string[]): string {
+  for (let folder = cwd; ; folder = dirname(folder)) {
+    const candidate = join(folder, 'tsconfig.json');
+    if (existsSync(candidate)) {
+      if (folder !== cwd) {
+        notices.push(upgradeMessages.tsconfigFoundAbove(candidate));
+      }
+      return candidate;
+    }
+    if (dirname(folder) === folder) {
+      throw new UpgradeError(upgradeMessages.noTsconfigAbove(cwd));
+    }
+  }
 }
 
 function asUpgradeError(error: unknown): UpgradeError {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import tsParser from '@typescript-eslint/parser';
-import { ESLint, type Linter } from 'eslint';
+import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import plugin from '../../eslint-plugin/index.js';
 
@@ -20,8 +20,7 @@ async function reportsOf(config: 'recommended' | 'recommended-type-checked'): Pr
           parserOptions: { projectService: config === 'recommended-type-checked', tsconfigRootDir: legacyApp },
         },
       },
-      // typescript-eslint's config typings are not ESLint's own; the object is the same at runtime.
-      plugin.configs[config] as Linter.Config,
+      plugin.configs[config],
     ],
   });
   const results = await eslint.lintFiles(['src/**/*.ts']);

@@ -83,6 +83,33 @@ class S implements CheckpointStorage {
       `,
     },
     {
+      name: 'a .then chain that forwards the condition, and a callback that is not chained',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  save(id, cp, condition) {
+    return this.inner.writeVersion(id).then((stored) => {
+      if (stored !== undefined) log(stored);
+      return this.inner.save(id, cp, condition);
+    });
+  }
+  watchLater(id, cp) {
+    setTimeout(() => this.redis.get(id).then((v) => v !== cp && this.redis.set(id, cp)), 10);
+  }
+}
+      `,
+    },
+    {
+      name: 'a .then chain whose read is never compared, and one in a Lua-scripted save',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+const s: CheckpointStorage = {
+  save: (id, cp, condition) => redis.get(id).then((previous) => redis.set(id, cp).then(() => previous)),
+  writeVersion: (id) => redis.get(id).then((v) => (v === null ? undefined : BigInt(v)) && redis.eval(SCRIPT, 1, id)),
+};
+      `,
+    },
+    {
       name: 'read, compare, write outside a checkpoint storage',
       code: `
 class Cache {
@@ -95,6 +122,79 @@ class Cache {
     },
   ],
   invalid: [
+    {
+      name: 'a non-async save that reads, compares and writes through a .then chain',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export class ChainedRedisStorage implements CheckpointStorage {
+  save(id, cp, condition) {
+    return this.writeVersion(id).then((stored) => {
+      if (stored !== undefined && stored > condition.version) throw refused();
+      return this.redis.set(key(id), cp);
+    });
+  }
+}
+      `,
+      errors: [
+        {
+          messageId: 'checkThenWrite',
+          data: { read: 'this.writeVersion', line: 5 },
+          line: 7,
+          column: 14,
+          endLine: 7,
+          endColumn: 41,
+        },
+      ],
+    },
+    {
+      name: 'an arrow save whose compared read and write sit in successive .then callbacks',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+const s: CheckpointStorage = {
+  save: (id, cp, condition) =>
+    redis
+      .get(versionKey(id))
+      .then((v) => (v !== null && BigInt(v) > condition.version ? Promise.reject(refused()) : undefined))
+      .then(() => redis.set(checkpointKey(id), cp)),
+};
+      `,
+      errors: [
+        {
+          messageId: 'checkThenWrite',
+          data: { read: 'redis.get', line: 5 },
+          line: 8,
+          column: 19,
+          endLine: 8,
+          endColumn: 51,
+        },
+      ],
+    },
+    {
+      name: 'JavaScript: a JSDoc @implements class whose save compares in a .then callback and writes',
+      filename: 'storage.js',
+      code: `
+/** @import { CheckpointStorage } from 'checkpoint-fencing' */
+/** @implements {CheckpointStorage} */
+export class HashStorage {
+  save(id, cp, condition) {
+    return this.redis.hget(id, 'version').then((v) => {
+      if (v !== null && BigInt(v) > condition.version) throw refused();
+      return this.redis.hset(id, 'checkpoint', cp);
+    });
+  }
+}
+      `,
+      errors: [
+        {
+          messageId: 'checkThenWrite',
+          data: { read: 'this.redis.hget', line: 6 },
+          line: 8,
+          column: 14,
+          endLine: 8,
+          endColumn: 51,
+        },
+      ],
+    },
     {
       name: 'a subclass whose base class in the same file declares implements',
       code: `

@@ -9,7 +9,7 @@ syntacticRuleTester().run('no-ignored-write-condition', noIgnoredWriteCondition,
 import type { CheckpointStorage } from 'checkpoint-fencing';
 class S implements CheckpointStorage {
   async read(id) {}
-  async save(id, cp, condition) {}
+  async save(id, cp, condition) { return this.judgeAndStore(id, cp, condition); }
   async writeVersion(id) {}
   async delete(id) {}
 }
@@ -19,7 +19,7 @@ class S implements CheckpointStorage {
       name: 'save taking a rest parameter sees the condition',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';
-class S implements CheckpointStorage { save(...args) {} writeVersion(id) {} }
+class S implements CheckpointStorage { save(...args) { return this.inner.save(...args); } writeVersion(id) {} }
       `,
     },
     {
@@ -33,7 +33,7 @@ class S implements CheckpointStorage { async save(id: string, cp: string) {} }
       name: 'writeVersion may be inherited from a superclass',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';
-class S extends Base implements CheckpointStorage { async save(id, cp, condition) {} }
+class S extends Base implements CheckpointStorage { async save(id, cp, condition) { await super.save(id, cp, condition); } }
       `,
     },
     {
@@ -44,7 +44,7 @@ class S extends Base implements CheckpointStorage { async save(id, cp, condition
       name: 'an object literal spreading another implementation',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';
-const s: CheckpointStorage = { ...base, async save(id, cp, condition) {} };
+const s: CheckpointStorage = { ...base, async save(id, cp, condition) { return base.save(id, cp, condition); } };
       `,
     },
     {
@@ -53,10 +53,102 @@ const s: CheckpointStorage = { ...base, async save(id, cp, condition) {} };
 import type { CheckpointStorage } from 'checkpoint-fencing';
 @injectable()
 class S implements CheckpointStorage {
-  @logged() async save(id, cp, condition) {}
+  @logged() async save(id, cp, condition) { return this.write(id, cp, condition); }
   static save(a) {}
   writeVersion() {}
 }
+      `,
+    },
+    {
+      name: 'a third parameter that is read',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  async save(id: string, cp: string, condition: CheckpointWriteCondition) {
+    if (condition.kind !== 'any') throw new UnsupportedWriteConditionError(condition);
+    this.rows.set(id, cp);
+    return cp;
+  }
+  writeVersion() { return Promise.resolve(undefined); }
+}
+      `,
+    },
+    {
+      name: 'a third parameter passed on to the storage it wraps, from a nested callback',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+const s: CheckpointStorage = {
+  save: (id, cp, condition) => traced('save', () => inner.save(id, cp, condition)),
+  writeVersion: (id) => inner.writeVersion(id),
+};
+      `,
+    },
+    {
+      name: 'a destructured third parameter one of whose names is read, and a default value',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  async save(id, cp, { kind, version } = any()) { return this.sql.update(id, cp, version); }
+  async writeVersion(id) {}
+}
+      `,
+    },
+    {
+      name: 'a save that hands on its arguments object',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  save(id, cp, condition) { return this.inner.save.apply(this.inner, arguments); }
+  writeVersion(id) {}
+}
+      `,
+    },
+    {
+      name: 'a this parameter before three real ones, the third read',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+class S implements CheckpointStorage {
+  save(this: S, id: string, cp: string, condition: CheckpointWriteCondition) { return this.write(id, cp, condition); }
+  writeVersion(id: string) {}
+}
+      `,
+    },
+    {
+      name: 'an abstract save and overload signatures have no body to read the condition in',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+abstract class Base implements CheckpointStorage {
+  abstract save(id: string, cp: string, condition: CheckpointWriteCondition): Promise<string>;
+  writeVersion(id: string) {}
+}
+class Overloaded implements CheckpointStorage {
+  save(id: string, cp: string, condition: CheckpointWriteCondition): Promise<string>;
+  save(id: string, cp: string, condition?: CheckpointWriteCondition): Promise<string> { return this.write(id, cp, condition); }
+  writeVersion(id: string) {}
+}
+      `,
+    },
+    {
+      name: "a Readonly of a project's own making is not TypeScript's",
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+type Readonly<T> = { save(id: string): void };
+const s: Readonly<CheckpointStorage> = { save(id) {} };
+      `,
+    },
+    {
+      name: "JavaScript: @implements of another package's interface, of a name not from checkpoint-fencing, or not above the class",
+      filename: 'storage.js',
+      code: `
+/** @import { CheckpointStorage } from 'other-package' */
+/** @typedef {import('checkpoint-fencing').CheckpointWriteCondition} Condition */
+/** @implements {CheckpointStorage} */
+export class A { save(id, cp) {} }
+/** @implements {Condition} */
+class B { save(id, cp) {} }
+/** @implements {import('checkpoint-fencing').CheckpointStorage} */
+const unrelated = 1;
+class C { save(id, cp) {} }
       `,
     },
     {
@@ -140,11 +232,135 @@ const s: CheckpointStorage = {
       ],
     },
     {
+      name: 'a this parameter is not an argument: save(this, id, cp) declares two of the three',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export class ThisParamStorage implements CheckpointStorage {
+  save(this: ThisParamStorage, id: string, cp: string) { this.m.set(id, cp); return Promise.resolve(cp); }
+  writeVersion() { return Promise.resolve(undefined); }
+}
+      `,
+      errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 3, endLine: 4, endColumn: 7 }],
+    },
+    {
+      name: 'a hand-added third parameter that is never read (the likeliest hand-upgrade)',
+      code: `
+import type { CheckpointStorage, CheckpointWriteCondition } from 'checkpoint-fencing';
+export class MapStorage implements CheckpointStorage {
+  async save(id: string, cp: string, _condition: CheckpointWriteCondition) {
+    this.m.set(id, cp);
+    return cp;
+  }
+  async writeVersion() { return undefined; }
+}
+      `,
+      errors: [
+        {
+          messageId: 'saveNeverReadsCondition',
+          data: { name: '_condition' },
+          line: 4,
+          column: 38,
+          endLine: 4,
+          endColumn: 74,
+        },
+      ],
+    },
+    {
+      name: 'an unread condition in an arrow property, a destructured one whose names are unused, and an unread rest',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+const a: CheckpointStorage = { save: async (id, cp, condition = any()) => cp, writeVersion: async () => undefined };
+const b = { save(id, cp, { kind }) { return cp; }, writeVersion() {} } satisfies CheckpointStorage;
+class C implements CheckpointStorage { save(id, ...rest) { return this.inner.save(id, 'x'); } writeVersion() {} }
+      `,
+      errors: [
+        {
+          messageId: 'saveNeverReadsCondition',
+          data: { name: 'condition' },
+          line: 3,
+          column: 53,
+          endLine: 3,
+          endColumn: 70,
+        },
+        {
+          messageId: 'saveNeverReadsCondition',
+          data: { name: '{ kind }' },
+          line: 4,
+          column: 26,
+          endLine: 4,
+          endColumn: 34,
+        },
+        {
+          messageId: 'saveNeverReadsCondition',
+          data: { name: 'rest' },
+          line: 5,
+          column: 49,
+          endLine: 5,
+          endColumn: 56,
+        },
+      ],
+    },
+    {
+      name: 'an object literal typed by an intersection with the storage interface, and a class implementing such an alias',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+interface Closeable { close(): Promise<void> }
+export const storage: CheckpointStorage & Closeable = {
+  save: (id, cp) => Promise.resolve(cp),
+  writeVersion: () => Promise.resolve(undefined),
+  close: () => Promise.resolve(),
+};
+type ClosableStorage = Closeable & CheckpointStorage;
+export class S implements ClosableStorage { async save(id, cp) { return cp; } async close() {} }
+      `,
+      errors: [
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 5, column: 3, endLine: 5, endColumn: 7 },
+        { messageId: 'missingWriteVersion', line: 10, column: 14, endLine: 10, endColumn: 15 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 10, column: 51, endLine: 10, endColumn: 55 },
+      ],
+    },
+    {
+      name: 'an object literal typed Readonly<CheckpointStorage>',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export const storage: Readonly<CheckpointStorage> = { save: async (id, cp) => cp, writeVersion: async () => undefined };
+      `,
+      errors: [
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 3, column: 55, endLine: 3, endColumn: 59 },
+      ],
+    },
+    {
+      name: 'JavaScript: a class with a JSDoc @implements naming the interface through @import, @typedef or inline',
+      filename: 'storage.js',
+      code: `
+/** @import { CheckpointStorage as Store } from 'checkpoint-fencing' */
+/** @import * as cf from 'checkpoint-fencing' */
+/** @typedef {import('checkpoint-fencing').CheckpointStorage} Storage */
+
+/** Keeps checkpoints in memory. @implements {Store} */
+export class A { save(id, cp) {} writeVersion() {} }
+/** @implements {cf.CheckpointStorage} */
+export default class B { save(id, cp) {} writeVersion() {} }
+/**
+ * @implements {Storage}
+ */
+class C { save(id) {} writeVersion() {} }
+/** @implements { import('checkpoint-fencing').CheckpointStorage } */
+class D { read(id) {} }
+      `,
+      errors: [
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 7, column: 18, endLine: 7, endColumn: 22 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 9, column: 26, endLine: 9, endColumn: 30 },
+        { messageId: 'saveIgnoresCondition', data: { count: 1 }, line: 13, column: 11, endLine: 13, endColumn: 15 },
+        { messageId: 'missingWriteVersion', line: 15, column: 7, endLine: 15, endColumn: 8 },
+      ],
+    },
+    {
       name: 'an object literal that satisfies the interface but has no writeVersion',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';
 export default {
-  save: async (id, cp, condition) => cp,
+  save: async (id, cp, condition) => write(id, cp, condition),
 } satisfies CheckpointStorage;
       `,
       errors: [{ messageId: 'missingWriteVersion', line: 5, column: 13, endLine: 5, endColumn: 30 }],
@@ -167,7 +383,30 @@ export class OwnStorage implements CheckpointStorage { async save(id: string, cp
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';
 declare abstract class Base implements CheckpointStorage { read(id: string): Promise<string | undefined>; save(id: string, cp: string, c: never): Promise<string>; writeVersion(id: string): Promise<bigint | undefined>; delete(id: string): Promise<void>; }
-export class Pg extends Base { override async save(id: string, cp: string, condition: never) { return cp; } }
+export class Pg extends Base { override async save(id: string, cp: string, condition: never) { return write(cp, condition); } }
+declare function write(cp: string, condition: never): string;
+      `,
+      options: [{ useTypeInformation: true }],
+    },
+    {
+      name: 'an intersection of types none of which is the storage interface',
+      code: `
+interface Saver { save(id: string, cp: string): Promise<string> }
+interface Closeable { close(): Promise<void> }
+export const saver: Saver & Closeable = { save: async (id, cp) => cp, close: async () => {} };
+      `,
+      options: [{ useTypeInformation: true }],
+    },
+    {
+      name: 'a JavaScript class whose JSDoc @implements names another interface',
+      filename: 'javascript-case.js',
+      code: `
+/** @typedef {{ save(id: string, cp: string): Promise<string> }} Saver */
+/** @implements {Saver} */
+export class JsSaver {
+  /** @param {string} id @param {string} cp */
+  async save(id, cp) { return cp; }
+}
       `,
       options: [{ useTypeInformation: true }],
     },
@@ -218,6 +457,93 @@ class Pg extends Base { async save(id: string, cp: string) { return cp; } }
         { messageId: 'missingWriteVersion', line: 3, column: 16, endLine: 3, endColumn: 20 },
         { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 3, column: 61, endLine: 3, endColumn: 65 },
         { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 31, endLine: 4, endColumn: 35 },
+      ],
+    },
+    {
+      name: 'a this parameter is not an argument, with types too',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export class ThisParamStorage implements CheckpointStorage {
+  readonly m = new Map<string, string>();
+  read(id: string) { return Promise.resolve(this.m.get(id)); }
+  save(this: ThisParamStorage, id: string, cp: string) { this.m.set(id, cp); return Promise.resolve(cp); }
+  delete(id: string) { this.m.delete(id); return Promise.resolve(); }
+  writeVersion() { return Promise.resolve(undefined); }
+}
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 6, column: 3, endLine: 6, endColumn: 7 }],
+    },
+    {
+      name: 'an intersection with the storage interface, as a type alias too, with types',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+interface Closeable { close(): Promise<void> }
+const rows = new Map<string, string>();
+export const storage: CheckpointStorage & Closeable = {
+  read: (id) => Promise.resolve(rows.get(id)),
+  save: (id, cp) => { rows.set(id, cp); return Promise.resolve(cp); },
+  delete: (id) => Promise.resolve(void rows.delete(id)),
+  writeVersion: () => Promise.resolve(undefined),
+  close: () => Promise.resolve(),
+};
+type Port = Readonly<Closeable> & CheckpointStorage;
+export const other = { save: async (id: string) => id } satisfies Port;
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 7, column: 3, endLine: 7, endColumn: 7 },
+        { messageId: 'saveIgnoresCondition', data: { count: 1 }, line: 13, column: 24, endLine: 13, endColumn: 28 },
+        { messageId: 'missingWriteVersion', line: 13, column: 67, endLine: 13, endColumn: 71 },
+      ],
+    },
+    {
+      name: 'a JavaScript class that says @implements {CheckpointStorage} in JSDoc (what the jscodeshift transform upgrades)',
+      filename: 'javascript-case.js',
+      code: `
+/** @import {CheckpointStorage} from 'checkpoint-fencing' */
+
+/** @implements {CheckpointStorage} */
+export class JsStorage {
+  constructor() { /** @type {Map<string, string>} */ this.m = new Map(); }
+  /** @param {string} id */
+  read(id) { return Promise.resolve(this.m.get(id)); }
+  /** @param {string} id @param {string} cp */
+  save(id, cp) { this.m.set(id, cp); return Promise.resolve(cp); }
+  /** @param {string} id */
+  delete(id) { this.m.delete(id); return Promise.resolve(); }
+}
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        { messageId: 'missingWriteVersion', line: 5, column: 14, endLine: 5, endColumn: 23 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 10, column: 3, endLine: 10, endColumn: 7 },
+      ],
+    },
+    {
+      name: 'a JavaScript literal typed by JSDoc @type is a storage to the checker (no tool upgrades it: fix by hand)',
+      filename: 'javascript-case.js',
+      code: `
+/** @import {CheckpointStorage} from 'checkpoint-fencing' */
+/** @type {CheckpointStorage} */
+export const storage = {
+  save: (id, cp) => Promise.resolve(cp),
+  writeVersion: () => Promise.resolve(undefined),
+};
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 5, column: 3, endLine: 5, endColumn: 7 }],
+    },
+    {
+      name: 'a literal written against Readonly<CheckpointStorage> through an alias, with types',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+type FrozenStorage = Readonly<CheckpointStorage>;
+export const storage = { save: async (id: string, cp: string) => cp, writeVersion: async () => undefined } satisfies FrozenStorage;
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 26, endLine: 4, endColumn: 30 },
       ],
     },
     {

@@ -18,7 +18,7 @@ describe("the repository's eslint.config.js", () => {
     "turns on every rule of configs['recommended-type-checked'] for %s, from the built plugin",
     async (file) => {
       const enabled = await pluginRulesFor(file);
-      const typeChecked = plugin.configs['recommended-type-checked'].rules ?? {};
+      const typeChecked = plugin.configs['recommended-type-checked'].rules;
       expect(Object.keys(enabled).sort()).toEqual(Object.keys(typeChecked).sort());
       // ESLint normalises 'error' to [2] and fills in each rule's meta.defaultOptions.
       for (const [rule, entry] of Object.entries(typeChecked)) {
@@ -34,7 +34,7 @@ describe("the repository's eslint.config.js", () => {
 
   it('turns on every rule of configs.recommended, syntactically, for the tests and their deliberately broken stores', async () => {
     const enabled = await pluginRulesFor('test/runtime/dual-anchor/dual-anchor-conformance-kit.test.ts');
-    expect(Object.keys(enabled).sort()).toEqual(Object.keys(plugin.configs.recommended.rules ?? {}).sort());
+    expect(Object.keys(enabled).sort()).toEqual(Object.keys(plugin.configs.recommended.rules).sort());
     for (const [rule, entry] of Object.entries(enabled)) {
       expect(entry[0], rule).toBe(2);
       expect((entry[1] as { useTypeInformation?: boolean } | undefined)?.useTypeInformation ?? false, rule).toBe(false);

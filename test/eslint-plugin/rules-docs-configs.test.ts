@@ -103,7 +103,7 @@ describe('rules, docs and configs stay in sync', () => {
 
   it('the plugin object carries its name and the package version, and both configs register that same object', () => {
     expect(plugin.meta).toEqual({ name: 'checkpoint-fencing/eslint-plugin', version: packageJson.version });
-    expect(plugin.configs.recommended.plugins?.['checkpoint-fencing']).toBe(plugin);
-    expect(plugin.configs['recommended-type-checked'].plugins?.['checkpoint-fencing']).toBe(plugin);
+    expect(plugin.configs.recommended.plugins['checkpoint-fencing']).toBe(plugin);
+    expect(plugin.configs['recommended-type-checked'].plugins['checkpoint-fencing']).toBe(plugin);
   });
 });

@@ -20,7 +20,7 @@ function lintWithAllRules(code: string, filename: string, parser: 'espree' | 'ty
         files: ['**/*.*'],
         languageOptions,
         plugins: { 'checkpoint-fencing': eslintPlugin },
-        rules: plugin.configs.recommended.rules as Linter.RulesRecord,
+        rules: plugin.configs.recommended.rules,
       },
     ],
     { filename },

@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join, posix, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DUAL_ANCHOR_BASE_STEP_NAMES,
   DUAL_ANCHOR_RECORD_FIELD_NAMES,
@@ -13,14 +12,19 @@ import {
   RUNTIME_VALUE_EXPORTS,
   STORAGE_MEMBER_NAMES,
 } from '../../vocabulary/index.js';
+import { packedTarball, type PackedManifest } from '../support/packed-tarball.js';
+import { temporaryDirectory } from '../support/temporary-directory.js';
 import { declaredExports } from './declared-exports.js';
 import { typeCheckProjects } from './type-check-projects.js';
 
 const run = promisify(execFile);
 const repository = resolve(import.meta.dirname, '../..');
 
-/** What a consumer of the lint plugin and the conformance kit has installed besides this package. */
-const LINKED_PEERS = ['typescript', 'vitest', '@typescript-eslint/utils'];
+/**
+ * What a consumer of the recipes and the conformance kit has installed besides this package. No typescript-eslint
+ * package: the plugin's declarations must type-check without one.
+ */
+const LINKED_PEERS = ['typescript', 'vitest'];
 
 type ExportTarget = string | { readonly [condition: string]: ExportTarget };
 
@@ -128,17 +132,15 @@ async function writeMisuseProject(consumers: string): Promise<string> {
 }
 
 /**
- * Packs the package the way `npm publish` would, installs the tarball into an empty project and uses it from there,
- * in every common TypeScript setup. The pack runs in a copy of the sources so that its build never rewrites this
- * checkout's dist/ under other tests.
+ * Installs the tarball `npm publish` would publish into an empty project and uses it from there, in every common
+ * TypeScript setup.
  */
 // Each setup type-checks the package's declarations and every library declaration they reach (skipLibCheck off):
 // tens of seconds on a loaded two-core machine, though one solution build parses the shared declarations once.
 describe('the npm pack tarball', { timeout: 240_000 }, () => {
-  let workspace: string;
   let consumers: string;
-  let packedFiles: Set<string>;
-  let manifest: { exports: Record<string, ExportTarget>; scripts: Record<string, string> };
+  let packedFiles: ReadonlySet<string>;
+  let manifest: PackedManifest;
   let installOutput: string;
   /** The top-level node_modules entries the tarball's install made, before anything was linked. */
   let installed: string[];
@@ -146,38 +148,20 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
   let typeChecks: Map<string, string>;
 
   beforeAll(async () => {
-    workspace = await mkdtemp(join(tmpdir(), 'checkpoint-fencing-pack-'));
-    const source = join(workspace, 'source');
-    await mkdir(source);
-    for (const entry of await readdir(repository)) {
-      if (!['node_modules', 'dist', '.git', 'coverage', '.tmp'].includes(entry)) {
-        await cp(join(repository, entry), join(source, entry), { recursive: true });
-      }
-    }
-    await symlink(join(repository, 'node_modules'), join(source, 'node_modules'), 'dir');
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', workspace], {
-      cwd: source,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-    if (packed === undefined) {
-      throw new Error(`npm pack printed no manifest:\n${stdout}`);
-    }
-    packedFiles = new Set(packed.files.map((file) => file.path));
-    manifest = JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as typeof manifest;
-
-    consumers = join(workspace, 'consumers');
-    await mkdir(consumers);
+    const tarball = packedTarball();
+    packedFiles = tarball.files;
+    manifest = tarball.manifest;
+    consumers = temporaryDirectory('checkpoint-fencing-consumers');
     await writeFile(join(consumers, 'package.json'), JSON.stringify({ name: 'consumers', private: true }));
     const install = await run(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=peer', join(workspace, packed.filename)],
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=peer', tarball.file],
       { cwd: consumers },
     );
     installOutput = `${install.stdout}${install.stderr}`;
     installed = await readdir(join(consumers, 'node_modules'));
-    // What a consumer of the lint plugin and the conformance kit has installed: TypeScript and typescript-eslint
-    // (the plugin's declarations name their types) and vitest (the kit's runner). Linked from this checkout.
+    // What a consumer of the recipes and the conformance kit has installed: TypeScript and vitest (the kit's runner).
+    // Linked from this checkout.
     for (const peer of LINKED_PEERS) {
       await mkdir(dirname(join(consumers, 'node_modules', peer)), { recursive: true });
       await symlink(join(repository, 'node_modules', peer), join(consumers, 'node_modules', peer), 'dir');
@@ -189,13 +173,9 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
     typeChecks = typeCheckProjects(projects, consumers);
   }, 300_000);
 
-  afterAll(async () => {
-    await rm(workspace, { recursive: true, force: true });
-  });
-
   it('ships built JavaScript and typings for every export, and no TypeScript sources or tests', () => {
     for (const [subpath, target] of Object.entries(manifest.exports)) {
-      for (const file of targets(target)) {
+      for (const file of targets(target as ExportTarget)) {
         expect(packedFiles.has(file.replace(/^\.\//, '')), `${file} of exports["${subpath}"] is in the tarball`).toBe(
           true,
         );
@@ -204,6 +184,40 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
     const sources = [...packedFiles].filter((file) => /\.ts$/.test(file) && !/\.d\.c?ts$/.test(file));
     expect(sources).toEqual([]);
     expect([...packedFiles].filter((file) => file.startsWith('test/') || file.startsWith('dist/test/'))).toEqual([]);
+  });
+
+  it('ships no source map or map comment naming a file it does not ship; maps carry their sources', async () => {
+    const root = join(consumers, 'node_modules', PACKAGE_NAME);
+    const dangling: string[] = [];
+    for (const file of [...packedFiles].filter((path) => /\.(c?js|d\.c?ts)$/.test(path))) {
+      const comment = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(await readFile(join(root, file), 'utf8'));
+      if (comment?.[1] !== undefined && !packedFiles.has(posix.join(posix.dirname(file), comment[1]))) {
+        dangling.push(`${file} -> ${comment[1]}`);
+      }
+    }
+    for (const file of [...packedFiles].filter((path) => path.endsWith('.map'))) {
+      const map = JSON.parse(await readFile(join(root, file), 'utf8')) as {
+        sources: string[];
+        sourcesContent?: (string | null)[];
+      };
+      map.sources.forEach((source, index) => {
+        if (
+          !packedFiles.has(posix.join(posix.dirname(file), source)) &&
+          typeof map.sourcesContent?.[index] !== 'string'
+        ) {
+          dangling.push(`${file} -> ${source}`);
+        }
+      });
+    }
+    expect(dangling).toEqual([]);
+    // Stack traces under --enable-source-maps and debuggers still reach the TypeScript the package was built from.
+    expect(packedFiles.has('dist/runtime/index.js.map')).toBe(true);
+  });
+
+  it('declares each dependency as a caret range, so npm can share one copy with the project', () => {
+    const dependencies = Object.entries(manifest.dependencies ?? {});
+    expect(dependencies.length).toBeGreaterThan(0);
+    expect(dependencies.filter(([, range]) => !/^\^\d+\.\d+\.\d+$/.test(range))).toEqual([]);
   });
 
   it('installs next to any ESLint and typescript-eslint: nothing it installs has a peer on ESLint', async () => {

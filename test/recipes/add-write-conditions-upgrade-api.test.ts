@@ -43,11 +43,11 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
     ]);
     expect(readFileSync(join(root, 'case/input.ts'), 'utf8')).toBe(legacyStorage);
     expect(summaryLine(report)).toMatch(
-      /^add-write-conditions: 1 files scanned, 1 implementers found \(0 skipped\), 1 files would change, \d+\.\d\ds\.$/,
+      /^add-write-conditions: 1 file scanned, 1 implementer found \(0 skipped\), 1 file would change, \d+\.\d\ds\.$/,
     );
   });
 
-  it("reads the package's own declarations when the project cannot resolve it, and says so in one line", async () => {
+  it("reads the package's own declarations when it is not installed, and says so (not blaming the resolution) in one line", async () => {
     const root = makeTempProject('unresolved');
     writeFileSync(
       join(root, 'tsconfig.json'),
@@ -60,7 +60,7 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
       readFileSync(join(RECIPE_FIXTURES, 'delegating-method/output.ts'), 'utf8'),
     );
     expect(report.notices).toEqual([
-      `note: ${join(root, 'tsconfig.json')} resolves modules with the default for "module": "nodenext", which cannot resolve 'checkpoint-fencing'; read its declarations from ${join(REPO, 'runtime/index.ts')} instead, and it is not installed in this project: install it (npm install checkpoint-fencing) before compiling the upgraded code.`,
+      `note: 'checkpoint-fencing' is not installed for the project of ${join(root, 'tsconfig.json')}; read its declarations from ${join(REPO, 'runtime/index.ts')} instead: install it (npm install checkpoint-fencing) before compiling the upgraded code.`,
     ]);
   });
 
@@ -89,7 +89,53 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
       readFileSync(join(RECIPE_FIXTURES, 'delegating-method/output.ts'), 'utf8'),
     ]);
     expect(report.notices).toEqual([
-      `note: ${join(root, 'tsconfig.json')} resolves modules with "moduleResolution": "node10", which cannot resolve 'checkpoint-fencing'; read its declarations from ${join(REPO, 'runtime/index.ts')} instead.`,
+      `note: ${join(root, 'tsconfig.json')} resolves modules with "moduleResolution": "node10", which cannot resolve the installed 'checkpoint-fencing'; read its declarations from ${join(REPO, 'runtime/index.ts')} instead.`,
+    ]);
+  });
+
+  it('run from a folder of the project, upgrades the project of the nearest tsconfig above, and says so (review 21)', async () => {
+    const root = makeTempProject('from-subfolder');
+    mkdirSync(join(root, 'src/storages'), { recursive: true });
+    writeFileSync(join(root, 'src/storages/storage.ts'), legacyStorage);
+    const report = await upgrade({ cwd: join(root, 'src/storages'), mode: 'check' });
+    expect(report.changes.map((change) => change.file)).toEqual([join(root, 'src/storages/storage.ts')]);
+    expect(report.notices).toEqual([
+      `note: no tsconfig.json in the current folder; upgrading the project of ${join(root, 'tsconfig.json')}, the nearest one above (pass paths to upgrade only some of its files).`,
+    ]);
+  });
+
+  it('leaves a get save() accessor alone, saying why and what to do (review 21)', async () => {
+    const root = makeTempProject('accessor-save');
+    writeFileSync(
+      join(root, 'storage.ts'),
+      [
+        "import type { CheckpointStorage } from 'checkpoint-fencing';",
+        '',
+        'export class AccessorStorage implements CheckpointStorage {',
+        '  readonly #rows = new Map<string, string>();',
+        '  read(id: string): Promise<string | undefined> {',
+        '    return Promise.resolve(this.#rows.get(id));',
+        '  }',
+        '  get save(): (id: string, checkpoint: string) => Promise<string> {',
+        '    return (id, checkpoint) => Promise.resolve(checkpoint);',
+        '  }',
+        '  delete(): Promise<void> {',
+        '    return Promise.resolve();',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const report = await upgrade({ cwd: root, mode: 'check' });
+    expect(report.changes).toEqual([]);
+    expect(report.skipped).toEqual([
+      {
+        file: join(root, 'storage.ts'),
+        class: 'AccessorStorage',
+        line: 3,
+        reason:
+          'its save is an accessor (get save()), whose function the recipe cannot rewrite; make it a method or field, or add the condition to the function it returns by hand.',
+      },
     ]);
   });
 
@@ -106,7 +152,9 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
         file: join(root, 'storage.ts'),
         class: 'TableStorage',
         line: 4,
-        reason: expect.stringMatching(/^extends Table, whose members cannot be seen here/) as unknown,
+        reason: expect.stringMatching(
+          /^extends Table, from a package whose declarations cannot be found .*; install the package's types and run again, or add save\(id, checkpoint, condition\) and writeVersion\(\) by hand\.$/,
+        ) as unknown,
       },
     ]);
   });

@@ -16,6 +16,8 @@ type Messages = typeof upgradeMessages;
  */
 const samples: { readonly [Name in keyof Messages]: Parameters<Messages[Name]> } = {
   noTsconfig: ['/app/tsconfig.json'],
+  noTsconfigAbove: ['/app/src'],
+  tsconfigFoundAbove: ['/app/tsconfig.json'],
   missingExtendsTarget: ['/app/tsconfig.json', '@tsconfig/node20/tsconfig.json'],
   unusableTsconfig: ['/app/tsconfig.json', "Compiler option 'module' requires a value of type string."],
   noSourceFiles: ['/app/tsconfig.json'],
@@ -25,18 +27,25 @@ const samples: { readonly [Name in keyof Messages]: Parameters<Messages[Name]> }
   unreadable: ['/app/src/storage.ts'],
   packageUnresolvable: ['/app/src/storage.ts'],
   changedOnDisk: ['/app/src/storage.ts'],
+  gitStatusFailed: ['/app', 'fatal: unable to read tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904.'],
   uncommittedChanges: ['/app/src/storage.ts', 2],
   declarationsReadDirectly: [
     '/app/tsconfig.json',
     '"moduleResolution": "node10"',
     '/app/node_modules/checkpoint-fencing/dist/runtime/index.d.ts',
-    false,
   ],
+  packageNotInstalled: ['/app/tsconfig.json', '/usr/lib/node_modules/checkpoint-fencing/dist/runtime/index.d.ts'],
   prettierFailed: ['/app/src/storage.ts', 'Cannot find package "prettier-plugin-organize-imports".'],
   extendsItself: ['Storage', '/app/src/storage.ts'],
-  baseNotVisible: ['Table'],
+  baseNotVisible: ['Table', 'another-file'],
   baseLeftAlone: ['SqlStorage', 'extends Table, whose members cannot be seen here.'],
   saveIsValue: [],
+  saveIsAccessor: [],
+  saveHasOverloads: [],
+  decoratedFollower: ['RemoteStorage'],
+  bindingsDiffer: ['MemoryStorage', 'FileStorage'],
+  subclassCannotFollow: ['AuditedStorage', 'src/audited-storage.ts', 'its save has overload signatures.'],
+  outsideSelection: ['LoggingStorage', 'src/impl/logging-storage.ts'],
   inheritsSaveField: ['KeyValueTable', 'TableStorage'],
   subclassInAnotherFile: ['PostgresStorage', 'src/postgres-storage.ts'],
   badArguments: [
@@ -65,6 +74,8 @@ function implementer(overrides: Partial<ImplementerFacts>): ImplementerFacts {
     memberNames: [],
     membersMayComeFromElsewhere: false,
     idParameterName: undefined,
+    superSaveNames: [],
+    explicitlyPublic: false,
     body: {
       openBrace: 0,
       closeBrace: 1,
@@ -88,6 +99,14 @@ describe('every message the upgrade shows', () => {
       expectWellFormed(message);
     });
   }
+
+  it('baseNotVisible: for the jscodeshift transform points to the CLI, for the CLI never to itself', () => {
+    expectWellFormed(upgradeMessages.baseNotVisible('EventEmitter', 'another-package'));
+    expect(upgradeMessages.baseNotVisible('Table', 'another-file')).toContain('npx checkpoint-fencing upgrade');
+    expect(upgradeMessages.baseNotVisible('EventEmitter', 'another-package')).not.toContain(
+      'checkpoint-fencing upgrade',
+    );
+  });
 
   it('the marker, for every shape, and the summary line', () => {
     const shapes = decideUpgrades([

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import {
   cpSync,
@@ -6,7 +5,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -14,6 +12,7 @@ import {
 } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { withFileLock } from './file-lock.js';
+import { hashOfSources } from './source-hash.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 /** What the published package is built from; a change to any of it means a new build. */
@@ -35,11 +34,7 @@ const INPUTS = [
  * Building here, instead of relying on dist/, means the tests always see the code under test.
  */
 export function builtPackage(): string {
-  const hash = createHash('sha256');
-  for (const input of INPUTS) {
-    hashInto(hash, join(REPO, input));
-  }
-  const target = join(REPO, '.tmp', `package-${hash.digest('hex').slice(0, 16)}`);
+  const target = join(REPO, '.tmp', `package-${hashOfSources(REPO, INPUTS)}`);
   if (existsSync(join(target, 'package.json'))) {
     return target;
   }
@@ -98,17 +93,4 @@ function removeStaleBuilds(keep: string): void {
       rmSync(path, { recursive: true, force: true });
     }
   }
-}
-
-function hashInto(hash: ReturnType<typeof createHash>, path: string): void {
-  if (!existsSync(path)) {
-    return;
-  }
-  if (statSync(path).isDirectory()) {
-    for (const entry of readdirSync(path).sort()) {
-      hashInto(hash, join(path, entry));
-    }
-    return;
-  }
-  hash.update(path).update(readFileSync(path));
 }

@@ -1,5 +1,5 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { builtPackage } from '../../support/built-package.js';
 import { temporaryDirectory } from '../../support/temporary-directory.js';
 import { RECIPE_FIXTURES, REPO } from './fixture-project.js';
@@ -20,6 +20,8 @@ export interface ProjectCase {
   readonly build?: boolean;
   /** Packages of this checkout's node_modules the project has installed (a Prettier it formats with). */
   readonly link?: readonly string[];
+  /** Folders of `input/` that are workspace packages, linked into node_modules under their names as npm does. */
+  readonly workspaces?: readonly string[];
   /** A module the project compiles to, loaded with `require` after the type-check emitted it. */
   readonly compiled?: { readonly module: string; readonly class: string };
 }
@@ -51,6 +53,11 @@ export function copyProjectCase(projectCase: ProjectCase, options: { link?: bool
   symlinkSync(builtPackage(), join(root, 'node_modules/checkpoint-fencing'), 'dir');
   for (const name of options.link === false ? [] : (projectCase.link ?? [])) {
     symlinkSync(join(REPO, 'node_modules', name), join(root, 'node_modules', name), 'dir');
+  }
+  for (const folder of projectCase.workspaces ?? []) {
+    const { name } = JSON.parse(readFileSync(join(root, folder, 'package.json'), 'utf8')) as { name: string };
+    mkdirSync(dirname(join(root, 'node_modules', name)), { recursive: true });
+    symlinkSync(join(root, folder), join(root, 'node_modules', name), 'dir');
   }
   return root;
 }

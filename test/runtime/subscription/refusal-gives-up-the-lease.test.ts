@@ -15,6 +15,11 @@ import { eventually, EventLog } from '../../support/leases/event-log.js';
 // used to stall the subscription for good, because it waited for a newer grant while refreshing its own lease.
 
 const leaseTimeMs = 300;
+/**
+ * For a lone node, which never waits for a lease to expire: long enough that a loaded machine's stalled refresh
+ * cannot let its lease lapse and grant it again with a token the exact grant lists below do not expect.
+ */
+const loneNodeLeaseTimeMs = 3_000;
 const quick = { holdBackPollMs: 10, retryDelayMs: 50 } as const;
 
 /** Everything one node did, for the assertions. */
@@ -137,7 +142,14 @@ describe('DurableSubscription after a refusal under a lease it still holds (a lo
     log.append(5);
     const handled: { readonly node: string; readonly event: number }[] = [];
     const otherErrors: unknown[] = [];
-    const only = node('a', storage, new InMemoryLeaseStrategy({ table, leaseTimeMs }), handled, log, otherErrors);
+    const only = node(
+      'a',
+      storage,
+      new InMemoryLeaseStrategy({ table, leaseTimeMs: loneNodeLeaseTimeMs }),
+      handled,
+      log,
+      otherErrors,
+    );
     try {
       await eventually('delivery resumes', async () => (await storage.read('orders')) === '4', 10_000);
       expect(only.grants).toEqual([0n, 8n]);
@@ -204,7 +216,14 @@ describe('DurableSubscription after a refusal under a lease it still holds (a lo
     log.append(7);
     const handled: { readonly node: string; readonly event: number }[] = [];
     const otherErrors: unknown[] = [];
-    const only = node('a', storage, new InMemoryLeaseStrategy({ table, leaseTimeMs }), handled, log, otherErrors);
+    const only = node(
+      'a',
+      storage,
+      new InMemoryLeaseStrategy({ table, leaseTimeMs: loneNodeLeaseTimeMs }),
+      handled,
+      log,
+      otherErrors,
+    );
     try {
       await eventually('delivery resumes', async () => (await storage.read('orders')) === '6', 10_000);
       expect(only.grants).toEqual([0n, 1n]);
