@@ -28,6 +28,13 @@ export interface CheckpointStorage {
   evaluatesWriteConditionsFor?(subscriptionId: string): boolean;
 
   /**
+   * Throws `TypeError` for an id this storage could never store (PostgreSQL text cannot hold NUL), synchronously and
+   * before anything is sent, beyond the rules every storage shares (`runtime/subscription-id.ts`). `DurableSubscription`
+   * calls it in `subscribe`, so such an id is refused at once rather than failing every run in the background.
+   */
+  assertSubscriptionId?(subscriptionId: string): void;
+
+  /**
    * Called after an `ifAbsent()` start-position write was refused: atomically keep the earlier of the stored
    * checkpoint and `candidate`, and resolve to whichever is stored; `undefined` when the race cannot be resolved.
    */

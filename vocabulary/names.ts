@@ -41,6 +41,7 @@ export const STORAGE_MEMBER_NAMES = [
   'delete',
   'evaluatesWriteConditions',
   'evaluatesWriteConditionsFor',
+  'assertSubscriptionId',
   'resolveFirstCheckpointRace',
   'advanceWriteVersion',
 ] as const satisfies readonly (keyof CheckpointStorage)[];

@@ -18,6 +18,16 @@ export interface CompetingConsumerStrategy {
    */
   register(subscriptionId: string, subscriberId: string): Promise<boolean>;
 
+  /**
+   * Throws `TypeError` for a subscription id this strategy could never register (PostgreSQL text cannot hold NUL),
+   * synchronously and before anything is sent, beyond the rules every strategy shares (`runtime/subscription-id.ts`).
+   * `DurableSubscription` calls it in `subscribe`, so such an id is refused at once rather than retried without end.
+   */
+  assertSubscriptionId?(subscriptionId: string): void;
+
+  /** Like {@link assertSubscriptionId}, for a subscriber id; `DurableSubscription` calls it in its constructor. */
+  assertSubscriberId?(subscriberId: string): void;
+
   /** Gives up the lease if held and keeps the consumer out until it registers again. */
   unregister(subscriptionId: string, subscriberId: string): Promise<void>;
 

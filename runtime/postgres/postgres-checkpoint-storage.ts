@@ -25,7 +25,6 @@ export const defaultCheckpointTable = 'checkpoint_fencing_checkpoints';
  * to the client of the caller's own transaction, so a checkpoint commits or rolls back with the rows it records.
  */
 export class PostgresCheckpointStorage implements CheckpointStorage {
-  readonly #client: PostgresClient;
   readonly #options: PostgresCheckpointStorageOptions;
   readonly #statements: CheckpointStatements;
   readonly #hint: MissingTableHint;
@@ -37,10 +36,14 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
     assertPostgresClient('PostgresCheckpointStorage', client);
     const tableName = options.table ?? defaultCheckpointTable;
     const table = qualifiedTableName('PostgresCheckpointStorage options', tableName, options.schema);
-    this.#client = client;
     this.#options = { ...options };
     this.#statements = checkpointStatements(table, tableName);
-    this.#hint = { className: 'PostgresCheckpointStorage', instanceName: 'storage', tableDisplay: table.display };
+    this.#hint = {
+      className: 'PostgresCheckpointStorage',
+      instanceName: 'storage',
+      tableDisplay: table.display,
+      schema: table.schema,
+    };
     this.#runner = new PostgresStatementRunner(client, this.#hint);
   }
 
@@ -58,7 +61,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
 
   /** Runs {@link PostgresCheckpointStorage.createTableSql}; idempotent, also when several processes run it at once. */
   async createTable(): Promise<void> {
-    await createTableIdempotently(this.#client, this.#statements.createTable);
+    await createTableIdempotently(this.#runner, this.#statements.createTable);
   }
 
   /**
@@ -75,7 +78,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   }
 
   async read(subscriptionId: string): Promise<Checkpoint | undefined> {
-    this.#assertId(subscriptionId);
+    this.assertSubscriptionId(subscriptionId);
     const { rows } = await this.#runner.query(this.#statements.read, [subscriptionId]);
     const stored = rows[0]?.['checkpoint'];
     return typeof stored === 'string' ? stored : undefined;
@@ -119,7 +122,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
 
   /** Raises the stored version to `version` in one statement that never touches the checkpoint. */
   async advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
-    this.#assertId(subscriptionId);
+    this.assertSubscriptionId(subscriptionId);
     assertWriteVersion(version);
     const stored = this.#runner.returnedVersion(
       await this.#runner.query(this.#statements.advanceWriteVersion, [subscriptionId, String(version)]),
@@ -134,14 +137,14 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   }
 
   async writeVersion(subscriptionId: string): Promise<bigint | undefined> {
-    this.#assertId(subscriptionId);
+    this.assertSubscriptionId(subscriptionId);
     const { rows } = await this.#runner.query(this.#statements.writeVersion, [subscriptionId]);
     return this.#runner.version(rows[0]?.['version']);
   }
 
   /** Deletes the row: checkpoint and version together. */
   async delete(subscriptionId: string): Promise<void> {
-    this.#assertId(subscriptionId);
+    this.assertSubscriptionId(subscriptionId);
     await this.#runner.query(this.#statements.delete, [subscriptionId]);
   }
 
@@ -150,7 +153,11 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
     return true;
   }
 
-  #assertId(subscriptionId: string): void {
+  /**
+   * Throws `TypeError` for an id this storage cannot store: not a string of well-formed UTF-16, or holding NUL, which
+   * PostgreSQL text cannot store. Every method checks it before sending anything; `DurableSubscription.subscribe` too.
+   */
+  assertSubscriptionId(subscriptionId: string): void {
     assertSubscriptionId(subscriptionId);
     assertPostgresText('subscriptionId', subscriptionId);
   }

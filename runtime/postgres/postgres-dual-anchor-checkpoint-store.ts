@@ -33,7 +33,6 @@ const className = 'PostgresDualAnchorCheckpointStore';
  * {@link withinTransaction} binds it to the caller's own transaction. Schema and statements: doc/dual-anchor.md.
  */
 export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStoreBase {
-  readonly #client: PostgresClient;
   readonly #options: PostgresDualAnchorCheckpointStoreOptions;
   readonly #statements: DualAnchorStatements;
   readonly #hint: MissingTableHint;
@@ -46,10 +45,9 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
     assertPostgresClient(className, client);
     const tableName = options.table ?? defaultTable;
     const table = qualifiedTableName(`${className} options`, tableName, options.schema);
-    this.#client = client;
     this.#options = { ...options };
     this.#statements = dualAnchorStatements(table, tableName);
-    this.#hint = { className, instanceName: 'store', tableDisplay: table.display };
+    this.#hint = { className, instanceName: 'store', tableDisplay: table.display, schema: table.schema };
     this.#runner = new PostgresStatementRunner(client, this.#hint);
   }
 
@@ -65,7 +63,7 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
 
   /** Runs {@link PostgresDualAnchorCheckpointStore.createTableSql}; idempotent, also when several processes run it at once. */
   async createTable(): Promise<void> {
-    await createTableIdempotently(this.#client, this.#statements.createTable);
+    await createTableIdempotently(this.#runner, this.#statements.createTable);
   }
 
   /**

@@ -14,6 +14,8 @@ export interface MissingTableHint {
   readonly className: string;
   readonly instanceName: string;
   readonly tableDisplay: string;
+  /** The schema the options name, if any: a missing one is created with `CREATE SCHEMA`, never by `createTable()`. */
+  readonly schema: string | undefined;
 }
 
 /**
@@ -22,11 +24,28 @@ export interface MissingTableHint {
  */
 export function explainPostgresError(error: unknown, hint: MissingTableHint): never {
   const code = sqlState(error);
-  if (code === '42P01' || code === '3F000') {
+  const createTable =
+    `run \`await ${hint.instanceName}.createTable()\` or apply \`createTableSql()\` ` +
+    `(${hint.className}.createTableSql({ table, schema })) in your migrations`;
+  if (code === '3F000') {
+    const schema = hint.schema === undefined ? 'The schema' : `Schema ${JSON.stringify(hint.schema)}`;
     throw new Error(
-      `Table ${hint.tableDisplay} does not exist (PostgreSQL ${code}: ${(error as Error).message}). ` +
-        `Create it: run \`await ${hint.instanceName}.createTable()\` or apply \`createTableSql()\` ` +
-        `(${hint.className}.createTableSql({ table, schema })) in your migrations. Nothing is created behind your back on a first write.`,
+      `${schema} of table ${hint.tableDisplay} does not exist (PostgreSQL 3F000: ${(error as Error).message}). ` +
+        `createTable() creates the table, not its schema: run \`CREATE SCHEMA ${quotedSchema(hint)}\` ` +
+        `(or name an existing schema in the options), then ${createTable}.`,
+      { cause: error },
+    );
+  }
+  if (code === '42P01') {
+    // PostgreSQL answers 42P01 for a statement on a table of a missing schema too, naming only the relation.
+    const orSchema =
+      hint.schema === undefined
+        ? ''
+        : ` If schema ${JSON.stringify(hint.schema)} does not exist either, run \`CREATE SCHEMA ${quotedSchema(hint)}\` ` +
+          'first: createTable() creates the table, not its schema.';
+    throw new Error(
+      `Table ${hint.tableDisplay} does not exist (PostgreSQL 42P01: ${(error as Error).message}). ` +
+        `Create it: ${createTable}.${orSchema} Nothing is created behind your back on a first write.`,
       { cause: error },
     );
   }
@@ -38,4 +57,9 @@ export function explainPostgresError(error: unknown, hint: MissingTableHint): ne
     );
   }
   throw error;
+}
+
+/** The schema as a `CREATE SCHEMA` takes it: double-quoted, as every statement of this folder quotes it. */
+function quotedSchema(hint: MissingTableHint): string {
+  return `"${hint.schema ?? '<schema>'}"`;
 }

@@ -10,6 +10,8 @@ export interface QualifiedTableName {
   readonly sql: string;
   /** For messages: `schema.table` or `table`. */
   readonly display: string;
+  /** The schema as given, for messages; `undefined` when the server's `search_path` decides. */
+  readonly schema?: string;
 }
 
 /** How an error message names the two settings: `options.table`, or a command-line flag such as `--lease-table`. */
@@ -35,7 +37,11 @@ export function qualifiedTableName(
     return { sql: quotedTable, display: table as string };
   }
   const quotedSchema = quotedIdentifier(names.schema, schema);
-  return { sql: `${quotedSchema}.${quotedTable}`, display: `${schema as string}.${table as string}` };
+  return {
+    sql: `${quotedSchema}.${quotedTable}`,
+    display: `${schema as string}.${table as string}`,
+    schema: schema as string,
+  };
 }
 
 /**

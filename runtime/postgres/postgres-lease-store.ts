@@ -9,17 +9,16 @@ import { assertPostgresText } from './postgres-text.js';
 
 /** Leases and their token counters in one PostgreSQL table; each method is one statement, with no session state. */
 export class PostgresLeaseStore implements LeaseStore {
-  readonly #client: PostgresClient;
   readonly #statements: LeaseStatements;
   readonly #runner: PostgresStatementRunner;
 
   constructor(client: PostgresClient, table: QualifiedTableName, tableName: string) {
-    this.#client = client;
     this.#statements = leaseStatements(table, tableName);
     this.#runner = new PostgresStatementRunner(client, {
       className: 'PostgresLeaseStrategy',
       instanceName: 'strategy',
       tableDisplay: table.display,
+      schema: table.schema,
     });
   }
 
@@ -28,7 +27,7 @@ export class PostgresLeaseStore implements LeaseStore {
   }
 
   async createTable(): Promise<void> {
-    await createTableIdempotently(this.#client, this.#statements.createTable);
+    await createTableIdempotently(this.#runner, this.#statements.createTable);
   }
 
   async acquire(subscriptionId: string, owner: string, leaseTimeMs: number): Promise<bigint | undefined> {

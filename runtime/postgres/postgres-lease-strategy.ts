@@ -54,16 +54,22 @@ export class PostgresLeaseStrategy extends LeaseKeepingStrategy {
    * sent, besides the contract's own checks (`runtime/subscription-id.ts`).
    */
   override async register(subscriptionId: string, subscriberId: string): Promise<boolean> {
-    assertLeaseText(subscriptionId, subscriberId);
+    if (typeof subscriptionId === 'string') {
+      this.assertSubscriptionId(subscriptionId);
+    }
+    if (typeof subscriberId === 'string') {
+      this.assertSubscriberId(subscriberId);
+    }
     return super.register(subscriptionId, subscriberId);
   }
-}
 
-function assertLeaseText(subscriptionId: unknown, subscriberId: unknown): void {
-  if (typeof subscriptionId === 'string') {
+  /** Throws `TypeError` for a subscription id holding NUL, which PostgreSQL text cannot store. */
+  assertSubscriptionId(subscriptionId: string): void {
     assertPostgresText('subscriptionId', subscriptionId);
   }
-  if (typeof subscriberId === 'string') {
+
+  /** Throws `TypeError` for a subscriber id holding NUL, which PostgreSQL text cannot store. */
+  assertSubscriberId(subscriberId: string): void {
     assertPostgresText('subscriberId', subscriberId);
   }
 }

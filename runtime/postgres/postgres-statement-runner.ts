@@ -3,20 +3,28 @@ import { explainPostgresError, type MissingTableHint } from './postgres-errors.j
 import { parseStoredInteger } from './postgres-stored-integer.js';
 
 /**
+ * The last statement sent on each single connection (a `pg.Client`, a `PoolClient`), settled or not, across every
+ * store and strategy sharing it: node-postgres deprecates (and pg 9 drops) queueing a query on a client that is still
+ * running one, so statements on one connection go out one after another.
+ */
+const lastOnConnection = new WeakMap<PostgresClient, Promise<unknown>>();
+
+/**
  * Sends a store's statements through the caller's client, one self-contained statement a call, and turns a missing
- * table into an error that says what to run. Bound to one transaction's connection ({@link forTransaction}), it sends
- * them one after another, because node-postgres deprecates (and pg 9 drops) queueing a query on a client that is still
- * running one. Shared by every PostgreSQL store of this folder.
+ * table into an error that says what to run. A pool's statements go out at once, each on a connection of its own; on
+ * any other client (one connection: a `pg.Client`, the `PoolClient` of a transaction) they go out one after another.
+ * Shared by every PostgreSQL store of this folder.
  */
 export class PostgresStatementRunner {
   readonly #client: PostgresClient;
   readonly #hint: MissingTableHint;
-  /** Set on a runner bound to one transaction's connection: the last statement sent, settled or not. */
-  #oneConnection: Promise<unknown> | undefined;
+  /** Whether `#client` is one connection, whose statements must not overlap. */
+  readonly #oneConnection: boolean;
 
   constructor(client: PostgresClient, hint: MissingTableHint) {
     this.#client = client;
     this.#hint = hint;
+    this.#oneConnection = !isPool(client);
   }
 
   /**
@@ -31,9 +39,7 @@ export class PostgresStatementRunner {
           'outside your transaction.',
       );
     }
-    const runner = new PostgresStatementRunner(client, hint);
-    runner.#oneConnection = Promise.resolve();
-    return runner;
+    return new PostgresStatementRunner(client, hint);
   }
 
   /** The table's name for messages: `schema.table` or `table`. */
@@ -50,11 +56,14 @@ export class PostgresStatementRunner {
         return explainPostgresError(error, this.#hint);
       }
     };
-    if (this.#oneConnection === undefined) {
+    if (!this.#oneConnection) {
       return send();
     }
-    const result = this.#oneConnection.then(send);
-    this.#oneConnection = result.catch(() => undefined);
+    const result = (lastOnConnection.get(this.#client) ?? Promise.resolve()).then(send);
+    lastOnConnection.set(
+      this.#client,
+      result.catch(() => undefined),
+    );
     return result;
   }
 

@@ -66,23 +66,30 @@ export function storedFieldsOfHash(key: string, hash: Readonly<Record<string, st
   };
 }
 
+/**
+ * The error for an anchor pair field holding what this store never writes, as a read reports it: for a script that
+ * found such a field before writing.
+ */
+export function corruptPairError(key: string, field: string, value: string): Error {
+  return corrupt(key, field, value, 'an anchor pair [<epoch ms or null>,<JSON token or null>]');
+}
+
 function pairOf(key: string, field: string, value: string | undefined): [number | null, string | null] {
   if (value === undefined || value === '') {
     return [null, null];
   }
   const comma = value.indexOf(',');
-  const expected = 'an anchor pair [<epoch ms or null>,<JSON token or null>]';
   if (!value.startsWith('[') || !value.endsWith(']') || comma === -1) {
-    throw corrupt(key, field, value, expected);
+    throw corruptPairError(key, field, value);
   }
   const millis = value.slice(1, comma);
   const token = value.slice(comma + 1, -1);
   if (token === '' || !isStoredJsonText(token, false)) {
-    throw corrupt(key, field, value, expected);
+    throw corruptPairError(key, field, value);
   }
   const timestamp = millis === 'null' ? null : storedTimestampMillis(millis);
   if (timestamp === undefined) {
-    throw corrupt(key, field, value, expected);
+    throw corruptPairError(key, field, value);
   }
   return [timestamp, token === 'null' ? null : token];
 }

@@ -49,8 +49,9 @@ return 'accepted'
  * token is expected, its canonical JSON in ARGV[2]; ARGV[3] the new `lastSeen` pair text (`''` without a fresh token),
  * ARGV[4] the new `lastHeartbeatTimestamp` (`''` likewise). The processed pair `[<ms>,<token>]` is cleared only while
  * its token's text equals the expected one (no stored token matches when none is expected): the guard and the write
- * are one atomic step, so a processed anchor re-acquired before it survives. `versionArguments` adds the version field
- * to the `HSET` when the condition stores one.
+ * are one atomic step, so a processed anchor re-acquired before it survives. A `lastProcessed` that is no pair (written
+ * by something else) answers `corrupt:<value>` and writes nothing. `versionArguments` adds the version field to the
+ * `HSET` when the condition stores one.
  */
 function resetScript(name: string, condition: string, versionArguments: string): RedisLuaScript {
   return new RedisLuaScript(
@@ -58,7 +59,11 @@ function resetScript(name: string, condition: string, versionArguments: string):
     `${unpack}${condition}local processed = redis.call('HGET', KEYS[1], 'lastProcessed')
 local token = false
 if processed and processed ~= '' then
-  token = string.sub(processed, string.find(processed, ',', 1, true) + 1, -2)
+  local comma = string.find(processed, ',', 1, true)
+  if not comma or string.sub(processed, 1, 1) ~= '[' or string.sub(processed, -1) ~= ']' then
+    return 'corrupt:' .. processed
+  end
+  token = string.sub(processed, comma + 1, -2)
   if token == 'null' then
     token = false
   end

@@ -11,7 +11,7 @@ import { ConnectedReplicaCounts, replicaServerOf, replicasToWaitFor, replication
 import { ifAbsentScript } from './if-absent-script.js';
 import { notOlderThanScript } from './not-older-than-script.js';
 import type { RedisCheckpointClient } from './redis-checkpoint-client.js';
-import { RedisCommandBatcher } from './redis-command-batcher.js';
+import { RedisCommandBatcher, type CommandSlot } from './redis-command-batcher.js';
 import type { RedisLuaScript } from './redis-lua-script.js';
 import { RedisScriptRunner } from './redis-script-runner.js';
 import { judgeScriptReply, storedVersion } from './script-reply.js';
@@ -181,21 +181,37 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     script: RedisLuaScript,
     args: readonly string[],
   ): Promise<void> {
-    const scriptKeys = [keys.checkpointKey, keys.versionKey];
     const wait = this.#wait;
     let replicas = wait === undefined ? 0 : this.#replicasToWaitFor(wait, keys.versionKey);
+    let slot: CommandSlot | undefined;
     if (typeof replicas !== 'number') {
-      replicas = await replicas;
+      // The write keeps its place among the storage's calls while the replicas are counted (ADR 0103).
+      slot = this.#commands.reserve();
+      try {
+        replicas = await replicas;
+      } catch (error) {
+        this.#commands.giveUp(slot);
+        throw error;
+      }
     }
+    const scriptKeys = [keys.checkpointKey, keys.versionKey];
     if (wait === undefined || replicas === 0) {
-      judgeScriptReply(await this.#scripts.run(script, scriptKeys, args), subscriptionId, condition, keys.versionKey);
+      judgeScriptReply(
+        await this.#scripts.run(script, scriptKeys, args, slot),
+        subscriptionId,
+        condition,
+        keys.versionKey,
+      );
       return;
     }
     const { timeoutMs } = wait;
-    const { reply, acknowledged, waitError } = await this.#scripts.runWaited(script, scriptKeys, args, {
-      replicas,
-      timeoutMs,
-    });
+    const { reply, acknowledged, waitError } = await this.#scripts.runWaited(
+      script,
+      scriptKeys,
+      args,
+      { replicas, timeoutMs },
+      slot,
+    );
     judgeScriptReply(reply, subscriptionId, condition, keys.versionKey);
     if (acknowledged === undefined || acknowledged < replicas) {
       // The replicas may have gone (a failover, say): count them again before the next write.

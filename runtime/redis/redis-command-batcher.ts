@@ -42,8 +42,18 @@ interface Queued {
 }
 
 /**
- * Sends the storage's commands. On a standalone server whose client has `pipeline()`, the commands the storage is
- * asked for in one tick go out as one pipeline, in the order they were asked for (ADR 0103): under many concurrent
+ * A command's place in the order of the storage's calls, taken when the call starts: a call that must ask something
+ * first (how many replicas to wait for, whether the server takes the `#!lua` shebang) fills it later, and the commands
+ * of calls made after it wait behind it. Given up when the call ends without sending.
+ */
+export interface CommandSlot {
+  queued: Queued | undefined;
+  settled: boolean;
+}
+
+/**
+ * Sends the storage's commands, in the order the storage was called (ADR 0103). On a standalone server whose client
+ * has `pipeline()`, the commands the storage is asked for in one tick go out as one pipeline: under many concurrent
  * writes one socket write carries many scripts, which is what makes a fenced write cost about what a plain `SET`
  * costs. A tick with one command sends it on its own; a Cluster client sends every command on its own (a pipeline
  * there must stay within one node, and redirections would apply to all of it).
@@ -52,12 +62,21 @@ interface Queued {
  * tick's pipeline answers for every write before it (it counts the replicas that have the connection's last write,
  * and replication keeps order), so the writes of one tick share one wait (ADR 1101). A waiting write alone, or on a
  * Cluster, goes out as a pipeline of itself and its `WAIT`, routed by the write's keys to the master that runs it.
+ *
+ * A script the server no longer has (`NOSCRIPT` after a restart, a `SCRIPT FLUSH` or a failover) is run again from its
+ * text only when no command on its keys was sent after it; otherwise the script's reply is an error saying nothing was
+ * written, since running it now would put it after a write the caller made later.
  */
 export class RedisCommandBatcher {
   readonly #client: RedisCheckpointClient;
   /** Whether commands of one tick may share a pipeline: the client has one and is not a Cluster. */
   readonly #batching: boolean;
-  #queue: Queued[] = [];
+  #queue: CommandSlot[] = [];
+  #flushScheduled = false;
+  /** How many commands were sent; each command sent is numbered by it. */
+  #sent = 0;
+  /** For each key of a command in flight, the number of the last command sent on it. */
+  readonly #lastSentOn = new Map<string, number>();
 
   constructor(client: RedisCheckpointClient) {
     this.#client = client;
@@ -65,91 +84,175 @@ export class RedisCommandBatcher {
   }
 
   get(key: string): Promise<string | null> {
-    return this.#send({ method: 'get', key }, undefined) as Promise<string | null>;
+    return this.#send({ method: 'get', key }, undefined, undefined) as Promise<string | null>;
   }
 
   set(key: string, value: string): Promise<unknown> {
-    return this.#send({ method: 'set', key, value }, undefined);
+    return this.#send({ method: 'set', key, value }, undefined, undefined);
   }
 
   del(...keys: string[]): Promise<unknown> {
-    return this.#send({ method: 'del', keys }, undefined);
+    return this.#send({ method: 'del', keys }, undefined, undefined);
   }
 
-  /** `EVALSHA`; with `batchable` false (a script not yet known to be loaded) always on its own. */
-  evalsha(sha1: string, numkeys: number, keysAndArgs: readonly string[], batchable: boolean): Promise<unknown> {
-    const command: Command = { method: 'evalsha', sha1, numkeys, keysAndArgs };
-    return batchable ? this.#send(command, undefined) : this.#direct(command, undefined);
+  /** Takes the next place in the order of the storage's commands, for a call that sends its command later. */
+  reserve(): CommandSlot {
+    const slot: CommandSlot = { queued: undefined, settled: false };
+    this.#queue.push(slot);
+    return slot;
   }
 
-  /** `EVALSHA` of a script known to be loaded, followed by `WAIT` on the same connection; batched like {@link evalsha}. */
-  evalshaWaited(
+  /** Gives up `slot` when its call ends without sending (a failed replica count, say); harmless once filled. */
+  giveUp(slot: CommandSlot): void {
+    if (!slot.settled) {
+      slot.settled = true;
+      this.#schedule();
+    }
+  }
+
+  /**
+   * `EVALSHA` of a script known to be loaded, followed by `WAIT` when `wait` is given (it then resolves to a
+   * {@link WaitedReply}); in `slot` when given, else after every command asked for before it.
+   */
+  evalsha(
     sha1: string,
     numkeys: number,
     keysAndArgs: readonly string[],
-    wait: ReplicaWait,
-  ): Promise<WaitedReply> {
-    return this.#send({ method: 'evalsha', sha1, numkeys, keysAndArgs }, wait) as Promise<WaitedReply>;
+    wait: ReplicaWait | undefined,
+    slot: CommandSlot | undefined,
+  ): Promise<unknown> {
+    return this.#send({ method: 'evalsha', sha1, numkeys, keysAndArgs }, wait, slot);
   }
 
-  /** `EVAL` (a script not known to be loaded) followed by `WAIT` on the same connection, on its own. */
-  evalWaited(script: string, numkeys: number, keysAndArgs: readonly string[], wait: ReplicaWait): Promise<WaitedReply> {
-    return this.#direct({ method: 'eval', script, numkeys, keysAndArgs }, wait) as Promise<WaitedReply>;
+  /** `EVAL` of a script not known to be loaded: ordered and batched like {@link evalsha}, with no `NOSCRIPT` to fear. */
+  eval(
+    script: string,
+    numkeys: number,
+    keysAndArgs: readonly string[],
+    wait: ReplicaWait | undefined,
+    slot: CommandSlot | undefined,
+  ): Promise<unknown> {
+    return this.#send({ method: 'eval', script, numkeys, keysAndArgs }, wait, slot);
   }
 
-  #send(command: Command, wait: ReplicaWait | undefined): Promise<unknown> {
-    if (!this.#batching) {
-      return this.#direct(command, wait);
-    }
+  /**
+   * `EVAL` at once, ahead of the commands still queued (asked for later): the run of a script again from its text
+   * after `NOSCRIPT`, which {@link evalsha} answers only while no later command on its keys was sent.
+   */
+  evalNow(
+    script: string,
+    numkeys: number,
+    keysAndArgs: readonly string[],
+    wait: ReplicaWait | undefined,
+  ): Promise<unknown> {
+    return this.#direct({ method: 'eval', script, numkeys, keysAndArgs }, wait);
+  }
+
+  #send(command: Command, wait: ReplicaWait | undefined, slot: CommandSlot | undefined): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      if (this.#queue.length === 0) {
-        // After the current microtasks: every write the replies of one socket read set off joins this batch.
-        process.nextTick(() => {
-          this.#flush();
-        });
+      const queued: Queued = { command, wait, resolve, reject };
+      if (slot !== undefined) {
+        slot.queued = queued;
+        slot.settled = true;
+      } else if (!this.#batching && this.#queue.length === 0) {
+        // Nothing waits before it: on its own, at once, as a client that does not batch always sends.
+        this.#direct(command, wait).then(resolve, reject);
+        return;
+      } else {
+        this.#queue.push({ queued, settled: true });
       }
-      this.#queue.push({ command, wait, resolve, reject });
+      this.#schedule();
     });
   }
 
+  #schedule(): void {
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      // After the current microtasks: every write the replies of one socket read set off joins this batch.
+      process.nextTick(() => {
+        this.#flushScheduled = false;
+        this.#flush();
+      });
+    }
+  }
+
+  /** Sends the queued commands up to the first place still reserved, in order. */
   #flush(): void {
-    const batch = this.#queue;
-    this.#queue = [];
+    let ready = 0;
+    while (ready < this.#queue.length && this.#queue[ready]?.settled === true) {
+      ready += 1;
+    }
+    const batch = this.#queue.splice(0, ready).flatMap(({ queued }) => (queued === undefined ? [] : [queued]));
     const wait = strictestWait(batch);
-    const pipeline = batch.length > 1 || wait !== undefined ? this.#client.pipeline?.() : undefined;
-    if (pipeline === undefined) {
+    const pipeline = this.#batching && (batch.length > 1 || wait !== undefined) ? this.#client.pipeline?.() : undefined;
+    if (pipeline === undefined || !queuedAll(pipeline, batch, wait)) {
+      // No pipeline, or one that cannot carry one of the commands (nothing of it was sent): each on its own, in order.
       for (const { command, wait: waited, resolve, reject } of batch) {
         this.#direct(command, waited).then(resolve, reject);
       }
       return;
     }
-    for (const { command } of batch) {
-      queueOn(pipeline, command);
-    }
-    if (wait !== undefined) {
-      pipeline.wait(wait.replicas, wait.timeoutMs);
-    }
+    const sent = batch.map(({ command }) => this.#track(command));
     execute(pipeline).then(
       (results) => {
         const waitOutcome = wait === undefined ? undefined : waitOutcomeOf(results[batch.length]);
         for (const [index, { wait: waited, resolve, reject }] of batch.entries()) {
           const [error, reply] = results[index] ?? [new Error('The pipeline gave no reply for this command.'), null];
+          const landed = sent[index]?.();
           if (error !== null) {
-            reject(error);
+            reject(landed === true && isNoScript(error) ? overtakenError(error) : error);
           } else {
             resolve(waited === undefined || waitOutcome === undefined ? reply : { reply, ...waitOutcome });
           }
         }
       },
       (error: unknown) => {
-        for (const { reject } of batch) {
+        for (const [index, { reject }] of batch.entries()) {
+          sent[index]?.();
           reject(error);
         }
       },
     );
   }
 
+  /**
+   * Numbers `command` as sent and returns the function to call when its reply arrives: it answers whether a later
+   * command on one of its keys was sent meanwhile, and forgets the command.
+   */
+  #track(command: Command): () => boolean {
+    this.#sent += 1;
+    const number = this.#sent;
+    const keys = keysOf(command);
+    for (const key of keys) {
+      this.#lastSentOn.set(key, number);
+    }
+    return () => {
+      let overtaken = false;
+      for (const key of keys) {
+        if (this.#lastSentOn.get(key) === number) {
+          this.#lastSentOn.delete(key);
+        } else {
+          overtaken = true;
+        }
+      }
+      return overtaken;
+    };
+  }
+
   #direct(command: Command, wait: ReplicaWait | undefined): Promise<unknown> {
+    const landed = this.#track(command);
+    return this.#sendAlone(command, wait).then(
+      (reply) => {
+        landed();
+        return reply;
+      },
+      (error: unknown) => {
+        throw landed() && isNoScript(error) ? overtakenError(error) : error;
+      },
+    );
+  }
+
+  #sendAlone(command: Command, wait: ReplicaWait | undefined): Promise<unknown> {
     if (wait !== undefined) {
       return this.#directWaited(command, wait);
     }
@@ -184,6 +287,53 @@ export class RedisCommandBatcher {
     }
     return { reply, ...waitOutcomeOf(results[1]) };
   }
+}
+
+/** Queues the batch (and its `WAIT`) on `pipeline`; false when the pipeline lacks a command's method (a mock's, say). */
+function queuedAll(
+  pipeline: RedisCheckpointPipeline,
+  batch: readonly Queued[],
+  wait: ReplicaWait | undefined,
+): boolean {
+  try {
+    for (const { command } of batch) {
+      queueOn(pipeline, command);
+    }
+    if (wait !== undefined) {
+      pipeline.wait(wait.replicas, wait.timeoutMs);
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The keys a command touches: what a later command must not have touched for a `NOSCRIPT` rerun to keep order. */
+function keysOf(command: Command): readonly string[] {
+  switch (command.method) {
+    case 'get':
+    case 'set':
+      return [command.key];
+    case 'del':
+      return command.keys;
+    case 'evalsha':
+    case 'eval':
+      return command.keysAndArgs.slice(0, command.numkeys);
+  }
+}
+
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+}
+
+/** A `NOSCRIPT` that cannot be run again from the script's text without being put after a later write. */
+function overtakenError(error: unknown): Error {
+  return new Error(
+    'The server no longer had the script (NOSCRIPT: restarted, SCRIPT FLUSH or a failover), and a command this storage ' +
+      'was asked for later on the same keys ran meanwhile, so running the script again now would put this write after ' +
+      'it. Nothing was written; write again.',
+    { cause: error },
+  );
 }
 
 /** The largest count and the longest timeout the batch's waiting writes ask for; `undefined` when none waits. */

@@ -6,7 +6,14 @@ import {
   type DualAnchorResetWrite,
 } from '../dual-anchor/index.js';
 import { assertStreamName, assertWellFormedString } from '../subscription-id.js';
-import { hashArguments, millisText, pairText, storedFieldsOfHash, writeVersionField } from './dual-anchor-hash.js';
+import {
+  corruptPairError,
+  hashArguments,
+  millisText,
+  pairText,
+  storedFieldsOfHash,
+  writeVersionField,
+} from './dual-anchor-hash.js';
 import {
   dualAnchorIfAbsentScript,
   dualAnchorNotOlderThanScript,
@@ -25,6 +32,9 @@ export interface RedisDualAnchorCheckpointStoreOptions {
 }
 
 const defaultKeyPrefix = 'checkpoint-fencing:anchors:';
+
+/** How a reset script answers a `lastProcessed` field that is no anchor pair, before it writes anything. */
+const corruptReplyPrefix = 'corrupt:';
 
 /**
  * A dual-anchor checkpoint store in Redis over an ioredis `Redis` or `Cluster` client the caller owns: one hash per
@@ -103,6 +113,9 @@ export class RedisDualAnchorCheckpointStore extends DualAnchorCheckpointStoreBas
             [key],
             args,
           );
+    if (typeof reply === 'string' && reply.startsWith(corruptReplyPrefix)) {
+      throw corruptPairError(key, 'lastProcessed', reply.slice(corruptReplyPrefix.length));
+    }
     judgeScriptReply(reply, reset.streamName, condition, key, writeVersionField);
   }
 

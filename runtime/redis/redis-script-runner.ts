@@ -1,4 +1,4 @@
-import type { RedisCommandBatcher, ReplicaWait, WaitedReply } from './redis-command-batcher.js';
+import type { CommandSlot, RedisCommandBatcher, ReplicaWait, WaitedReply } from './redis-command-batcher.js';
 import type { LuaScriptSource, RedisLuaScript } from './redis-lua-script.js';
 
 /** The commands a {@link RedisScriptRunner} sends: an ioredis `Redis` or `Cluster`, version 5 or 6. */
@@ -18,18 +18,23 @@ type ScriptSender<T> = (
 
 /** Whether each client's server takes the `#!lua` shebang (Redis 7+), asked once per client with `INFO server`. */
 const shebangSupport = new WeakMap<RedisScriptClient, Promise<boolean>>();
+/** The answers of {@link shebangSupport} already in, so that a new runner on a known client need not wait for them. */
+const shebangAnswers = new WeakMap<RedisScriptClient, boolean>();
 
 /**
  * Runs a script with `EVALSHA`, falling back to `EVAL` on `NOSCRIPT` (a restarted server, a `SCRIPT FLUSH`, or a
  * Cluster node that took over after a failover has an empty script cache). Each call is one script run: a
- * refusal or a connection error is surfaced as is, never retried here. Given a {@link RedisCommandBatcher}, the
- * `EVALSHA` of a script known to be loaded goes through it, so it can share a pipeline with the other commands of its
- * tick (ADR 0103); without one, every `EVALSHA` goes straight to the client.
+ * refusal or a connection error is surfaced as is, never retried here.
+ *
+ * Given a {@link RedisCommandBatcher}, every run goes through it, in the order of the storage's calls (ADR 0103): a
+ * script not yet run here goes out as `EVAL` of its text (which also loads it), one known to be loaded as `EVALSHA`,
+ * and neither waits for the shebang question: until its answer is in, the variant without the shebang runs, which
+ * every version takes. Without a batcher, every `EVALSHA` goes straight to the client.
  */
 export class RedisScriptRunner {
-  /** The answer of {@link shebangSupport} once known; from then on a write goes out in the same tick it was asked for. */
+  /** The answer of {@link shebangSupport} once known. */
   #shebang: boolean | undefined;
-  /** Scripts that ran here since the last `NOSCRIPT`: only these join a pipeline, so a `NOSCRIPT` is rare there. */
+  /** Scripts that ran here since the last `NOSCRIPT`: only these are sent as `EVALSHA` through a batcher. */
   readonly #loaded = new Set<string>();
 
   constructor(
@@ -37,19 +42,21 @@ export class RedisScriptRunner {
     private readonly commands?: RedisCommandBatcher,
   ) {}
 
-  /** `EVALSHA` of an unwaited run, through the batcher when there is one; made once, not per write. */
-  readonly #send: ScriptSender<unknown> = (source, numkeys, keysAndArgs, loaded) =>
-    this.commands === undefined
-      ? this.client.evalsha(source.sha1, numkeys, ...keysAndArgs)
-      : this.commands.evalsha(source.sha1, numkeys, keysAndArgs, loaded);
+  /** `EVALSHA` of an unbatched run, straight to the client. */
+  readonly #send: ScriptSender<unknown> = (source, numkeys, keysAndArgs) =>
+    this.client.evalsha(source.sha1, numkeys, ...keysAndArgs);
 
-  /** `EVAL` of an unwaited run after `NOSCRIPT`. */
+  /** `EVAL` of an unbatched run after `NOSCRIPT`. */
   readonly #eval: ScriptSender<unknown> = (source, numkeys, keysAndArgs) =>
     this.client.eval(source.text, numkeys, ...keysAndArgs);
 
-  /** Runs `script` with `KEYS` = `keys` and `ARGV` = `args`. */
-  run(script: RedisLuaScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
-    return this.#run(script, keys, args, this.#send, this.#eval);
+  /** Runs `script` with `KEYS` = `keys` and `ARGV` = `args`, through the batcher in `slot` when given. */
+  run(script: RedisLuaScript, keys: readonly string[], args: readonly string[], slot?: CommandSlot): Promise<unknown> {
+    const commands = this.commands;
+    if (commands === undefined) {
+      return this.#run(script, keys, args, this.#send, this.#eval);
+    }
+    return this.#runBatched(commands, script, keys, args, undefined, slot);
   }
 
   /**
@@ -61,6 +68,7 @@ export class RedisScriptRunner {
     keys: readonly string[],
     args: readonly string[],
     wait: ReplicaWait,
+    slot?: CommandSlot,
   ): Promise<WaitedReply> {
     const commands = this.commands;
     if (commands === undefined) {
@@ -68,16 +76,37 @@ export class RedisScriptRunner {
         new Error('RedisScriptRunner.runWaited needs the RedisCommandBatcher the writes go through.'),
       );
     }
-    return this.#run(
-      script,
+    return this.#runBatched(commands, script, keys, args, wait, slot) as Promise<WaitedReply>;
+  }
+
+  /** One run through the batcher, sent in the same tick it was asked for; `EVAL` again at once after `NOSCRIPT`. */
+  #runBatched(
+    commands: RedisCommandBatcher,
+    script: RedisLuaScript,
+    keys: readonly string[],
+    args: readonly string[],
+    wait: ReplicaWait | undefined,
+    slot: CommandSlot | undefined,
+  ): Promise<unknown> {
+    this.#shebang ??= shebangAnswers.get(this.client);
+    if (this.#shebang === undefined) {
+      // Asked for the next runs; this one goes out now, in its place, in the variant every version takes.
+      this.#supportsShebang().then(
+        (supported) => {
+          this.#shebang = supported;
+        },
+        () => undefined,
+      );
+    }
+    return this.#sendSource(
+      this.#shebang === true ? script.withShebang : script.withoutShebang,
       keys,
       args,
-      // A script not known to be loaded goes out as EVAL: a NOSCRIPT would cost a second WAIT, for up to its timeout.
       (source, numkeys, keysAndArgs, loaded) =>
         loaded
-          ? commands.evalshaWaited(source.sha1, numkeys, keysAndArgs, wait)
-          : commands.evalWaited(source.text, numkeys, keysAndArgs, wait),
-      (source, numkeys, keysAndArgs) => commands.evalWaited(source.text, numkeys, keysAndArgs, wait),
+          ? commands.evalsha(source.sha1, numkeys, keysAndArgs, wait, slot)
+          : commands.eval(source.text, numkeys, keysAndArgs, wait, slot),
+      (source, numkeys, keysAndArgs) => commands.evalNow(source.text, numkeys, keysAndArgs, wait),
     );
   }
 
@@ -95,7 +124,17 @@ export class RedisScriptRunner {
         return this.#run(script, keys, args, send, fallback);
       });
     }
-    const source = this.#shebang ? script.withShebang : script.withoutShebang;
+    return this.#sendSource(this.#shebang ? script.withShebang : script.withoutShebang, keys, args, send, fallback);
+  }
+
+  /** Sends `source` through `send`, and through `fallback` after `NOSCRIPT`, keeping track of what is loaded here. */
+  #sendSource<T>(
+    source: LuaScriptSource,
+    keys: readonly string[],
+    args: readonly string[],
+    send: ScriptSender<T>,
+    fallback: ScriptSender<T>,
+  ): Promise<T> {
     const keysAndArgs = [...keys, ...args];
     return send(source, keys.length, keysAndArgs, this.#loaded.has(source.sha1)).then(
       (reply) => {
@@ -115,7 +154,11 @@ export class RedisScriptRunner {
   #supportsShebang(): Promise<boolean> {
     let known = shebangSupport.get(this.client);
     if (known === undefined) {
-      known = this.client.info('server').then((info) => Number(/^redis_version:(\d+)\./m.exec(info)?.[1] ?? 0) >= 7);
+      known = this.client.info('server').then((info) => {
+        const supported = Number(/^redis_version:(\d+)\./m.exec(info)?.[1] ?? 0) >= 7;
+        shebangAnswers.set(this.client, supported);
+        return supported;
+      });
       shebangSupport.set(this.client, known);
       // A failed INFO (say, the server is down) is asked again by the next write instead of deciding for good.
       known.catch(() => shebangSupport.delete(this.client));

@@ -1,4 +1,5 @@
 import { describeValue } from '../describe-value.js';
+import { longestTimerMs } from './subscription-timing.js';
 
 /**
  * When `DurableSubscription` writes the position of the events it handled: once `events` handled positions are
@@ -23,9 +24,6 @@ export interface ResolvedCheckpointPolicy {
 
 /** Every handled event written before the next one is handled: what a subscription does without a policy. */
 export const checkpointEveryEvent: ResolvedCheckpointPolicy = Object.freeze({ events: 1, ms: undefined });
-
-/** The longest delay Node's timers take; a longer one fires at once, with a warning. */
-const longestTimerMs = 2_147_483_647;
 
 /**
  * Checks a `checkpointEvery` option and reads each field once, so a getter cannot answer one value to the check and

@@ -33,6 +33,7 @@ import {
   type SubscriptionRules,
   type SubscriptionState,
 } from './subscription-state.js';
+import { resolveWaitMs } from './subscription-timing.js';
 import { UnknownSubscriptionError } from './unknown-subscription-error.js';
 import { Wakeup } from './wakeup.js';
 
@@ -80,7 +81,10 @@ export interface DurableSubscriptionOptions {
   readonly takeoverGraceMs?: number;
   /** How often held-back events look at `hasLock` again between lease events; 50 ms by default. */
   readonly holdBackPollMs?: number;
-  /** Wait after a failed run (handler, source or storage error) or an ended source; 1 000 ms by default. */
+  /**
+   * Wait after a failed run (handler, source or storage error) or an ended source; 1 000 ms by default. With 0 a run is
+   * retried on the next turn of the event loop, never sooner, so timers and I/O still run.
+   */
   readonly retryDelayMs?: number;
   /**
    * When handled positions are written: after `events` of them or `ms` after the oldest one not yet written, whichever
@@ -105,6 +109,10 @@ interface Subscription {
   state: SubscriptionState;
   /** The delivering effect in flight, if any. */
   run: DeliveryRun | undefined;
+  /** Whether a `strategy.register` is in flight: once it lands, the strategy has this subscription as a candidate. */
+  registering: boolean;
+  /** The unregister of a stopped subscription, once started: by shutdown, or by the supervisor for a late registration. */
+  unregisteringStopped: Promise<void> | undefined;
   /** Callers of `pause` waiting until the strategy no longer has this subscription as a candidate. */
   pausers: (() => void)[];
   /** Whether the "lock but no token" misconfiguration was reported already; it is reported once. */
@@ -137,27 +145,39 @@ export class DurableSubscription {
   readonly #subscriptions = new Map<string, Subscription>();
   readonly #stopListening: (() => void)[] = [];
   #stopped = false;
+  /**
+   * Set once shutdown has chosen the leases it gives up: a registration that lands later, or a run that ends later,
+   * is unregistered by its own supervisor, so the strategy does not keep a lease that nobody delivers.
+   */
+  #leavingGivenUp = false;
 
   /**
    * @throws StorageCannotBeFencedError when a strategy is given and the storage cannot evaluate write conditions.
-   * @throws TypeError for a `subscriberId` that is not a non-empty, well-formed string, or a `checkpointEvery` that is
-   *   not an object with `events`, `ms` or both.
-   * @throws RangeError for a `checkpointEvery` whose `events` or `ms` is out of range.
+   * @throws TypeError for a `subscriberId` that is not a non-empty, well-formed string or that the strategy's
+   *   `assertSubscriberId` refuses (NUL for PostgreSQL), or a `checkpointEvery` that is not an object with `events`,
+   *   `ms` or both.
+   * @throws RangeError for a `checkpointEvery` whose `events` or `ms` is out of range, or a `retryDelayMs`,
+   *   `holdBackPollMs` or `takeoverGraceMs` that is not a number of milliseconds from 0 to 2 147 483 647.
    */
   constructor(options: DurableSubscriptionOptions) {
     if (options.subscriberId !== undefined) {
       assertSubscriberId(options.subscriberId);
     }
     this.subscriberId = options.subscriberId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    options.strategy?.assertSubscriberId?.(this.subscriberId);
     this.#storage = options.storage;
     this.#strategy = options.strategy;
     this.#rules = {
       leased: options.strategy !== undefined,
-      takeoverGraceMs: options.takeoverGraceMs ?? Math.floor(((options.strategy?.leaseTimeMs ?? 0) * 2) / 3),
+      takeoverGraceMs: resolveWaitMs(
+        options.takeoverGraceMs,
+        Math.floor(((options.strategy?.leaseTimeMs ?? 0) * 2) / 3),
+        'takeoverGraceMs',
+      ),
     };
     this.#fenceOnAcquire = options.fenceOnAcquire ?? true;
-    this.#holdBackPollMs = options.holdBackPollMs ?? 50;
-    this.#retryDelayMs = options.retryDelayMs ?? 1_000;
+    this.#holdBackPollMs = resolveWaitMs(options.holdBackPollMs, 50, 'holdBackPollMs');
+    this.#retryDelayMs = resolveWaitMs(options.retryDelayMs, 1_000, 'retryDelayMs');
     this.#policy =
       options.checkpointEvery === undefined
         ? checkpointEveryEvent
@@ -192,7 +212,8 @@ export class DurableSubscription {
    * Starts delivering `subscriptionId`'s events from `source` to `handler` on this node (once it holds the lease,
    * when a strategy is given). Everything that could never work is refused here, at once; registration and delivery
    * then run in the background, and their failures go to `onError`.
-   * @throws TypeError for an empty or malformed id (the ids a lease strategy refuses), a malformed `startPosition`,
+   * @throws TypeError for an empty or malformed id (the ids a lease strategy refuses), an id the storage's or the
+   *   strategy's `assertSubscriptionId` refuses (NUL for PostgreSQL), a malformed `startPosition`,
    *   a source or handler that is not a function, or a `checkpointEvery` without `events` or `ms`.
    * @throws RangeError for a `checkpointEvery` whose `events` or `ms` is out of range.
    * @throws StorageCannotBeFencedError when a strategy is given and the storage cannot fence this id.
@@ -206,6 +227,8 @@ export class DurableSubscription {
     options: SubscribeOptions = {},
   ): void {
     assertLeasedSubscriptionId(subscriptionId);
+    this.#storage.assertSubscriptionId?.(subscriptionId);
+    this.#strategy?.assertSubscriptionId?.(subscriptionId);
     if (typeof source !== 'function' || typeof handler !== 'function') {
       throw new TypeError(
         `subscribe(${quoteText(subscriptionId)}, source, handler) needs a source and a handler function, got ` +
@@ -242,6 +265,8 @@ export class DurableSubscription {
       wakeup: new Wakeup(),
       state: initialSubscriptionState(this.#rules),
       run: undefined,
+      registering: false,
+      unregisteringStopped: undefined,
       pausers: [],
       reportedMissingToken: false,
       releaseClaim,
@@ -323,21 +348,34 @@ export class DurableSubscription {
     const mayGiveUp = subscriptions.filter(
       (subscription) => settled.has(subscription) || this.#abandonRun(subscription),
     );
-    const strategy = this.#strategy;
-    if (strategy !== undefined) {
-      await deadline.settle(
-        mayGiveUp
-          .filter((subscription) => subscription.state.name === 'stopped' && subscription.state.registered)
-          .map(async (subscription) => {
-            await strategy.unregister(subscription.id, this.subscriberId);
-            this.#apply(subscription, { type: 'unregistered' });
-          }),
-      );
-    }
+    // From here on a supervisor still running gives its own registration up when it ends (see #supervise).
+    this.#leavingGivenUp = true;
+    await deadline.settle(
+      mayGiveUp.filter(isStillRegistered).map((subscription) => this.#unregisterStopped(subscription)),
+    );
     for (const subscription of subscriptions) {
-      subscription.releaseClaim();
+      if (!isStillRegistered(subscription) && !subscription.registering) {
+        subscription.releaseClaim();
+      }
       this.#settlePausers(subscription);
     }
+  }
+
+  /**
+   * Unregisters a stopped subscription from the strategy, once, whoever asks first: shutdown, or the subscription's own
+   * supervisor when its registration landed, or its run ended, after shutdown had given the leases up. Then gives its
+   * claim on the strategy back, so that another `DurableSubscription` may subscribe the id.
+   */
+  #unregisterStopped(subscription: Subscription): Promise<void> {
+    subscription.unregisteringStopped ??= (async () => {
+      try {
+        await this.#strategy?.unregister(subscription.id, this.subscriberId);
+        this.#apply(subscription, { type: 'unregistered' });
+      } finally {
+        subscription.releaseClaim();
+      }
+    })();
+    return subscription.unregisteringStopped;
   }
 
   /**
@@ -351,8 +389,9 @@ export class DurableSubscription {
       this.#report(
         new Error(
           `Subscription ${quoteText(subscription.id)}: a checkpoint write was still unanswered when shutdown's 5 s ran out, ` +
-            'so this node did not give up the lease (a pending write must never land after the lease is given up); the ' +
-            "lease expires after the strategy's lease time. Events after the stored checkpoint will be delivered again.",
+            'so this node did not give up the lease yet (a pending write must never land after the lease is given up); it ' +
+            'gives it up once the write is answered, or the lease goes when the strategy is shut down. Events after the ' +
+            'stored checkpoint will be delivered again.',
         ),
         subscription.id,
       );
@@ -387,6 +426,7 @@ export class DurableSubscription {
     for (;;) {
       const state = subscription.state;
       if (state.name === 'stopped') {
+        await this.#leaveLate(subscription, state.registered);
         return;
       }
       try {
@@ -409,7 +449,12 @@ export class DurableSubscription {
     const strategy = this.#strategy;
     switch (state.name) {
       case 'registering':
-        await strategy?.register(subscription.id, this.subscriberId);
+        subscription.registering = true;
+        try {
+          await strategy?.register(subscription.id, this.subscriberId);
+        } finally {
+          subscription.registering = false;
+        }
         return { type: 'registered' };
       case 'waiting':
         return this.#awaitGrant(subscription, state.notBefore);
@@ -429,12 +474,36 @@ export class DurableSubscription {
     }
   }
 
+  /**
+   * For a supervisor that ends after shutdown chose the leases it gives up: a registration that landed since (a
+   * register slower than shutdown's 5 s), or a run that kept its lease because its last write was unanswered then, is
+   * unregistered now; otherwise the strategy would keep refreshing a lease that nobody delivers under.
+   */
+  async #leaveLate(subscription: Subscription, registered: boolean): Promise<void> {
+    if (!this.#leavingGivenUp) {
+      return;
+    }
+    if (!registered) {
+      subscription.releaseClaim();
+      return;
+    }
+    try {
+      await this.#unregisterStopped(subscription);
+    } catch (error) {
+      this.#report(error, subscription.id);
+    }
+  }
+
   async #awaitGrant(subscription: Subscription, notBefore: number): Promise<SubscriptionEvent | undefined> {
-    const now = performance.now();
-    if (now < notBefore) {
-      await subscription.wakeup.wait(notBefore - now);
+    if (performance.now() < notBefore) {
+      await subscription.wakeup.wait(notBefore - performance.now());
       return undefined;
     }
+    // A run that ends at once (a source that ends, a handler that throws, with retryDelayMs 0) comes straight back
+    // here; without a timer in between, it would be retried on microtasks alone and starve timers, I/O and signal
+    // handlers. A timer rather than setImmediate: tests on fake timers drive it like every other wait.
+    await nextTimerTurn();
+    const now = performance.now();
     if (this.#strategy === undefined) {
       return { type: 'granted', token: undefined, now };
     }
@@ -658,6 +727,18 @@ export class DurableSubscription {
       return false;
     }
   }
+}
+
+/** Resolves from a timer of its own, after timers and I/O that are due have had their turn. */
+function nextTimerTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, 0);
+  });
+}
+
+/** Whether the strategy may still have a stopped subscription as a candidate. */
+function isStillRegistered(subscription: Subscription): boolean {
+  return subscription.state.name === 'stopped' && subscription.state.registered;
 }
 
 function isRefusal(error: unknown): error is CheckpointWriteConditionNotFulfilledError {

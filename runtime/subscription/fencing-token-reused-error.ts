@@ -16,6 +16,7 @@ export class FencingTokenReusedError extends CheckpointWriteConditionNotFulfille
     this.message =
       `Subscription ${quoteText(subscriptionId)} was granted token ${token}, but version ${token} is already stored by another ` +
       'holder: the token counter was lost and minted it twice, and the fence cannot tell two holders of one token apart. ' +
-      'Nothing was written; this node raises the token floor above it and gives the lease up. Never delete the token key.';
+      'Nothing was written; this node raises the token floor above it and gives the lease up. Never delete where the ' +
+      'strategy keeps its token counter (the token key in Redis, the lease row in PostgreSQL).';
   }
 }

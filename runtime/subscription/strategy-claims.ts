@@ -7,7 +7,7 @@ const claims = new WeakMap<CompetingConsumerStrategy, Map<string, string>>();
 /**
  * Claims `subscriptionId` on `strategy` for one `DurableSubscription` and returns the function that gives the claim
  * back. Across `DurableSubscription` instances in this process, so that two of them on one strategy instance never
- * both register one id.
+ * both register one id. Giving it back twice is harmless: it never gives back a later claim of the same id.
  * @throws DuplicateSubscriberError when the id is claimed already.
  */
 export function claimSubscription(
@@ -26,7 +26,11 @@ export function claimSubscription(
   }
   claimed.set(subscriptionId, subscriberId);
   const ofStrategy = claimed;
+  let released = false;
   return () => {
-    ofStrategy.delete(subscriptionId);
+    if (!released) {
+      released = true;
+      ofStrategy.delete(subscriptionId);
+    }
   };
 }

@@ -24,14 +24,22 @@ export type SubscriptionState =
    * the token floor above `storedVersion`, so this node does not sit on a lease it cannot write under.
    */
   | { readonly name: 'refused'; readonly token: bigint; readonly storedVersion: bigint | undefined }
-  /** Paused by the user: kept out of the lease; `registered` while the strategy still has it as a candidate. */
-  | { readonly name: 'paused'; readonly registered: boolean }
+  /**
+   * Paused by the user: kept out of the lease; `registered` while the strategy still has it as a candidate. `lastToken`
+   * is the token of this node's grant before the pause: a resume before the unregister keeps the lease, and the
+   * grant that follows hands this node its own token back.
+   */
+  | { readonly name: 'paused'; readonly registered: boolean; readonly lastToken: bigint | undefined }
   /** Shut down; `registered` while the strategy still has it as a candidate (shutdown unregisters it). */
   | { readonly name: 'stopped'; readonly registered: boolean };
 
 /** What can happen to a subscription: the outcome of an effect, or a call of the public API. */
 export type SubscriptionEvent =
   | { readonly type: 'registered' }
+  /**
+   * An unregister landed. Started in `paused` or `stopped`, it may land after a `resume`: the strategy no longer has
+   * the subscription as a candidate, so an active subscription registers again.
+   */
   | { readonly type: 'unregistered' }
   /** This node holds the lease with `token` (`undefined` without a strategy), read at `now`. */
   | { readonly type: 'granted'; readonly token: bigint | undefined; readonly now: number }
@@ -78,7 +86,8 @@ export function nextSubscriptionState(
     return state;
   }
   if (state.name === 'stopped') {
-    // A registration still in flight when shutdown began lands here; shutdown then unregisters it.
+    // A registration still in flight when shutdown began lands here; shutdown unregisters it, or, once shutdown has
+    // given the leases up, the subscription's own supervisor does.
     switch (event.type) {
       case 'registered':
         return { name: 'stopped', registered: true };
@@ -91,11 +100,11 @@ export function nextSubscriptionState(
   if (state.name === 'paused') {
     switch (event.type) {
       case 'registered':
-        return { name: 'paused', registered: true };
+        return { ...state, registered: true };
       case 'unregistered':
-        return { name: 'paused', registered: false };
+        return { ...state, registered: false };
       case 'resume':
-        return !rules.leased || state.registered ? waiting(0, undefined) : { name: 'registering' };
+        return !rules.leased || state.registered ? waiting(0, state.lastToken) : { name: 'registering' };
       case 'stop':
         return { name: 'stopped', registered: state.registered };
       default:
@@ -106,11 +115,28 @@ export function nextSubscriptionState(
   const registered = rules.leased && state.name !== 'registering';
   switch (event.type) {
     case 'pause':
-      return { name: 'paused', registered };
+      return { name: 'paused', registered, lastToken: lastTokenOf(state) };
     case 'stop':
       return { name: 'stopped', registered };
+    case 'unregistered':
+      // The unregister of a pause that a resume overtook: the strategy dropped this candidate, so register again.
+      return state.name === 'registering' ? state : { name: 'registering' };
     default:
       return activeTransition(state, event, rules);
+  }
+}
+
+/** The token of this node's latest grant, as an active state knows it. */
+function lastTokenOf(state: Exclude<SubscriptionState, { readonly name: 'paused' | 'stopped' }>): bigint | undefined {
+  switch (state.name) {
+    case 'registering':
+      return undefined;
+    case 'waiting':
+      return state.lastToken;
+    case 'grace':
+    case 'delivering':
+    case 'refused':
+      return state.token;
   }
 }
 

@@ -4,6 +4,7 @@ import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
   PostgresCheckpointStorage,
+  PostgresLeaseStrategy,
 } from '../../../runtime/index.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
 import { freshTableName, insideTransactions, testPool, useSharedPostgres } from '../../support/postgres/index.js';
@@ -115,6 +116,33 @@ describe('PostgresCheckpointStorage schema', () => {
     expect(rows).toEqual([{ found: null }]);
   });
 
+  it('a missing schema: the first write and createTable() both say CREATE SCHEMA, and after it createTable() works', async () => {
+    const schema = freshTableName('no_schema');
+    const storage = new PostgresCheckpointStorage(database(), { schema, table: 'checkpoints' });
+    const createTable =
+      'run `await storage.createTable()` or apply `createTableSql()` ' +
+      '(PostgresCheckpointStorage.createTableSql({ table, schema })) in your migrations';
+    await expect(storage.save('orders', 'cp', notOlderThan(1))).rejects.toThrow(
+      new Error(
+        `Table ${schema}.checkpoints does not exist (PostgreSQL 42P01: relation "${schema}.checkpoints" does not exist). ` +
+          `Create it: ${createTable}. If schema "${schema}" does not exist either, run \`CREATE SCHEMA "${schema}"\` ` +
+          'first: createTable() creates the table, not its schema. Nothing is created behind your back on a first write.',
+      ),
+    );
+    const onCreate = await storage.createTable().catch((error: unknown) => error);
+    expect(onCreate).toEqual(
+      new Error(
+        `Schema "${schema}" of table ${schema}.checkpoints does not exist (PostgreSQL 3F000: schema "${schema}" does not ` +
+          `exist). createTable() creates the table, not its schema: run \`CREATE SCHEMA "${schema}"\` (or name an ` +
+          `existing schema in the options), then ${createTable}.`,
+      ),
+    );
+    expect((onCreate as Error).cause).toMatchObject({ code: '3F000' });
+    await database().query(`CREATE SCHEMA "${schema}"`);
+    await storage.createTable();
+    await expect(storage.save('orders', 'cp', notOlderThan(1))).resolves.toBe('cp');
+  });
+
   it('says so when the table lacks a column, as a hand-written one does', async () => {
     const table = freshTableName('legacy');
     await database().query(`CREATE TABLE "${table}" (subscription_id text PRIMARY KEY, checkpoint text NOT NULL)`);
@@ -181,6 +209,39 @@ describe('PostgresCheckpointStorage clients', () => {
       checkedOut.release();
       await client.end();
     }
+  });
+
+  it('sends overlapping calls on one pg.Client, shared with a PostgresLeaseStrategy, one after another', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(`${warning.name}: ${warning.message}`);
+    };
+    process.on('warning', onWarning);
+    const client = new pg.Client({ connectionString: postgres.connectionString });
+    await client.connect();
+    const strategy = new PostgresLeaseStrategy(client, { table: freshTableName('one_client_leases') });
+    try {
+      const storage = new PostgresCheckpointStorage(client, { table: freshTableName('one_client') });
+      await Promise.all([storage.createTable(), strategy.createTable()]);
+      // What a DurableSubscription and its PostgresLeaseStrategy on the same client do all the time.
+      const results = await Promise.all([
+        storage.save('a', 'cp-a', notOlderThan(1)),
+        strategy.register('a', 'node-a'),
+        storage.save('b', 'cp-b', notOlderThan(1)),
+        storage.read('a'),
+        storage.save('a', 'late', notOlderThan(0)).catch((error: unknown) => error),
+        storage.writeVersion('a'),
+      ]);
+      expect(results.slice(0, 4)).toEqual(['cp-a', true, 'cp-b', 'cp-a']);
+      expect(results[4]).toBeInstanceOf(CheckpointWriteConditionNotFulfilledError);
+      expect(results[5]).toBe(1n);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+      await strategy.shutdown();
+      await client.end();
+    }
+    expect(warnings).toEqual([]);
   });
 
   it('refuses a pool for withinTransaction, and bad names or clients at construction', () => {

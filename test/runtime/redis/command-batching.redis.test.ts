@@ -10,9 +10,10 @@ import { startRedisServer, type RedisServerProcess } from '../../support/redis/i
 // The storage's commands of one tick share one pipeline on a standalone server (ADR 0103). What must hold: each call
 // gets its own outcome, the storage's calls keep their order, and a NOSCRIPT inside a pipeline still falls back to EVAL.
 
-const { any, notOlderThan } = CheckpointWriteCondition;
+const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
 let server: RedisServerProcess | undefined;
 let client: Redis | undefined;
+const freshClients: Redis[] = [];
 
 beforeAll(async () => {
   server = await startRedisServer();
@@ -21,6 +22,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   client?.disconnect();
+  for (const fresh of freshClients) {
+    fresh.disconnect();
+  }
   await server?.stop();
 });
 
@@ -129,5 +133,80 @@ describe('RedisCheckpointStorage on a real redis-server: the commands of one tic
     } finally {
       pipelines.mockRestore();
     }
+  });
+});
+
+describe('RedisCheckpointStorage keeps the order of its own calls in every path a script takes', () => {
+  /** A client of its own: nothing asked of this server yet (the shebang question, the replica count). */
+  function freshClient(): Redis {
+    if (server === undefined) {
+      throw new Error('The redis-server of this suite did not start; see the beforeAll error.');
+    }
+    const fresh = new Redis({ host: server.host, port: server.port });
+    freshClients.push(fresh);
+    return fresh;
+  }
+
+  it('on a new client and storage, notOlderThan then any() in one tick: the any() is the last write', async () => {
+    await emptied();
+    const storage = new RedisCheckpointStorage(freshClient());
+    await Promise.all([storage.save('orders', 'first', notOlderThan(2)), storage.save('orders', 'second', any())]);
+    expect(await storage.read('orders')).toBe('second');
+    expect(await storage.writeVersion('orders')).toBe(2n);
+  });
+
+  it('with a script not yet run on this storage, any() then notOlderThan in one tick: notOlderThan is the last write', async () => {
+    const storage = new RedisCheckpointStorage(await emptied());
+    await storage.save('warm-up', 'cp', ifAbsent());
+    await Promise.all([storage.save('orders', 'first', any()), storage.save('orders', 'second', notOlderThan(2))]);
+    expect(await storage.read('orders')).toBe('second');
+  });
+
+  it('delete() then save(notOlderThan) in one tick, the script known to the server but not to this storage: the accepted write stays', async () => {
+    const redis = await emptied();
+    await new RedisCheckpointStorage(redis).save('elsewhere', 'cp', notOlderThan(1));
+    const storage = new RedisCheckpointStorage(redis);
+    await storage.save('orders', 'old', ifAbsent());
+    const [, saved] = await Promise.all([storage.delete('orders'), storage.save('orders', 'new', notOlderThan(2))]);
+    expect(saved).toBe('new');
+    expect(await storage.read('orders')).toBe('new');
+    expect(await storage.writeVersion('orders')).toBe(2n);
+  });
+
+  it('delete() then save(ifAbsent()) in one tick: the start position is accepted after the delete', async () => {
+    const redis = await emptied();
+    await new RedisCheckpointStorage(redis).save('elsewhere', 'cp', ifAbsent());
+    const storage = new RedisCheckpointStorage(redis);
+    await storage.save('orders', 'old', notOlderThan(1));
+    const outcomes = await Promise.allSettled([storage.delete('orders'), storage.save('orders', 'start', ifAbsent())]);
+    expect(outcomes).toEqual([
+      { status: 'fulfilled', value: undefined },
+      { status: 'fulfilled', value: 'start' },
+    ]);
+    expect(await storage.read('orders')).toBe('start');
+  });
+
+  it('after SCRIPT FLUSH, a NOSCRIPT overtaken by a later write on its keys is not run again: it fails, nothing written, and the later write stays', async () => {
+    const redis = await emptied();
+    const storage = new RedisCheckpointStorage(redis);
+    await storage.save('orders', 'warm-up', notOlderThan(1));
+    await redis.script('FLUSH');
+    const outcomes = await Promise.allSettled([
+      storage.save('orders', 'first', notOlderThan(2)),
+      storage.save('orders', 'second', any()),
+    ]);
+    expect(outcomes[1]).toEqual({ status: 'fulfilled', value: 'second' });
+    expect(outcomes[0]).toMatchObject({
+      status: 'rejected',
+      reason: new Error(
+        'The server no longer had the script (NOSCRIPT: restarted, SCRIPT FLUSH or a failover), and a command this ' +
+          'storage was asked for later on the same keys ran meanwhile, so running the script again now would put this ' +
+          'write after it. Nothing was written; write again.',
+      ),
+    });
+    expect(await storage.read('orders')).toBe('second');
+    expect(await storage.writeVersion('orders')).toBe(1n);
+    // The next write finds the script gone and loads it again.
+    await expect(storage.save('orders', 'third', notOlderThan(2))).resolves.toBe('third');
   });
 });

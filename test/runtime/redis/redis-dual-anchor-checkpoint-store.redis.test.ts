@@ -109,6 +109,32 @@ describe('RedisDualAnchorCheckpointStore on a real redis-server', () => {
     expect(await store.findByStreamName('orders')).toMatchObject({ lastProcessedToken: 'newer' });
   });
 
+  for (const [conditionName, condition] of [
+    ['any()', undefined],
+    ['notOlderThan(5)', notOlderThan(5)],
+  ] as const) {
+    it(`resetAfterHistoryLost under ${conditionName} over a lastProcessed that is no pair names key, field and value as a read does, and writes nothing`, async () => {
+      const redis = await emptied();
+      const store = new RedisDualAnchorCheckpointStore(redis);
+      await store.saveSeen('orders', 'seen', at, undefined, notOlderThan(1));
+      const key = store.recordKey('orders');
+      await redis.hset(key, 'lastProcessed', 'garbage');
+      const before = await redis.hgetall(key);
+      const message =
+        'Dual-anchor record "checkpoint-fencing:anchors:orders" holds "garbage" in field "lastProcessed", not an anchor ' +
+        'pair [<epoch ms or null>,<JSON token or null>]. Something other than RedisDualAnchorCheckpointStore wrote it; ' +
+        'fix the field with HSET or delete the record (the stream then resumes from its start policy).';
+      await expect(store.findByStreamName('orders')).rejects.toThrow(new Error(message));
+      await expect(store.resetAfterHistoryLost('orders', 'fresh', 'dead', at, condition)).rejects.toThrow(
+        new Error(message),
+      );
+      await expect(store.resetAfterHistoryLost('orders', 'fresh', null, at, condition)).rejects.toThrow(
+        new Error(message),
+      );
+      expect(await redis.hgetall(key)).toEqual(before);
+    });
+  }
+
   it('two processes writing one anchor each, over their own connections, never undo each other', async () => {
     await emptied();
     const seenWriter = new RedisDualAnchorCheckpointStore(client());

@@ -5,10 +5,13 @@ import {
   InMemoryCheckpointStorage,
   InMemoryLeaseStrategy,
   InMemoryLeaseTable,
+  PostgresCheckpointStorage,
+  PostgresLeaseStrategy,
   RedisCheckpointStorage,
   StorageCannotBeFencedError,
   type CheckpointStorage,
   type EventSource,
+  type PostgresClient,
 } from '../../../runtime/index.js';
 import { eventually, EventLog } from '../../support/leases/event-log.js';
 import { recordingRedisMock } from '../redis/recording-redis-mock.js';
@@ -106,6 +109,90 @@ describe('subscribe() refuses at once what could never work', () => {
       expect(errors).toEqual([]);
     } finally {
       await Promise.all([leased.shutdown(), alone.shutdown()]);
+      await strategy.shutdown();
+    }
+  });
+});
+
+describe('subscribe() and the constructor refuse at once what the PostgreSQL layer refuses (NUL)', () => {
+  /** A client that records every statement; nothing here may reach it. */
+  function recordingClient(): { readonly client: PostgresClient; readonly sent: string[] } {
+    const sent: string[] = [];
+    const client: PostgresClient = {
+      query: (text) => {
+        sent.push(text);
+        return Promise.resolve({ rows: [], rowCount: 0 });
+      },
+    };
+    return { client, sent };
+  }
+
+  const nulIn = (what: string, value: string): TypeError =>
+    new TypeError(
+      `${what} ${JSON.stringify(value)} contains a NUL character (\\u0000), which PostgreSQL text cannot store. Nothing ` +
+        'was sent; encode the value (e.g. base64) or drop the character.',
+    );
+
+  it.each([
+    {
+      layer: 'PostgresLeaseStrategy over an in-memory storage',
+      build: (client: PostgresClient) => ({
+        storage: new InMemoryCheckpointStorage(),
+        strategy: new PostgresLeaseStrategy(client, { leaseTimeMs: 300 }),
+      }),
+    },
+    {
+      layer: 'PostgresCheckpointStorage under an in-memory strategy',
+      build: (client: PostgresClient) => ({
+        storage: new PostgresCheckpointStorage(client),
+        strategy: new InMemoryLeaseStrategy({ leaseTimeMs: 300 }),
+      }),
+    },
+  ])(
+    'an id holding NUL with $layer: a TypeError at subscribe(), nothing sent or reported, no lease taken',
+    async ({ build }) => {
+      const { client, sent } = recordingClient();
+      const errors: unknown[] = [];
+      const { storage, strategy } = build(client);
+      const subscription = new DurableSubscription({
+        storage,
+        strategy,
+        subscriberId: 'node-a',
+        ...quick,
+        onError: (error) => errors.push(error),
+      });
+      try {
+        expect(() => {
+          subscription.subscribe('orders\u0000v2', neverCalled, () => undefined);
+        }).toThrow(nulIn('subscriptionId', 'orders\u0000v2'));
+        // The id was not taken: a second attempt is refused the same way, not as a duplicate.
+        expect(() => {
+          subscription.subscribe('orders\u0000v2', neverCalled, () => undefined);
+        }).toThrow(TypeError);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect({ errors, sent, token: strategy.fencingToken('orders\u0000v2') }).toEqual({
+          errors: [],
+          sent: [],
+          token: undefined,
+        });
+        expect(strategy.hasLock('orders\u0000v2', 'node-a')).toBe(false);
+      } finally {
+        await subscription.shutdown();
+        await strategy.shutdown();
+      }
+    },
+  );
+
+  it('a subscriberId holding NUL under PostgresLeaseStrategy: a TypeError at construction', async () => {
+    const { client, sent } = recordingClient();
+    const strategy = new PostgresLeaseStrategy(client, { leaseTimeMs: 300 });
+    try {
+      expect(
+        () =>
+          new DurableSubscription({ storage: new InMemoryCheckpointStorage(), strategy, subscriberId: 'node\u0000a' }),
+      ).toThrow(nulIn('subscriberId', 'node\u0000a'));
+      expect(sent).toEqual([]);
+    } finally {
       await strategy.shutdown();
     }
   });

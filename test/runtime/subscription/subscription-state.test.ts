@@ -121,6 +121,50 @@ describe('the subscription state machine, step by step', () => {
     ]);
   });
 
+  it('a resume before the pause was acted on keeps the token of the grant before it, so its own lease is no token minted twice', () => {
+    const states = walk(leased, [
+      { type: 'registered' },
+      { type: 'granted', token: 0n, now: 0 },
+      { type: 'pause' },
+      { type: 'resume' },
+      { type: 'granted', token: 0n, now: 5 },
+    ]);
+    expect(states.slice(-3)).toEqual([
+      { name: 'paused', registered: true, lastToken: 0n },
+      { name: 'waiting', notBefore: 0, lastToken: 0n },
+      { name: 'delivering', token: 0n, lastToken: 0n },
+    ]);
+    expect(
+      walk(leased, [
+        { type: 'registered' },
+        { type: 'granted', token: 4n, now: 0 },
+        { type: 'pause' },
+        { type: 'resume' },
+        { type: 'granted', token: 4n, now: 5 },
+      ]).at(-1),
+    ).toEqual({ name: 'grace', token: 4n, endsAt: 205, lastToken: 4n });
+  });
+
+  it('an unregister that lands after the resume that overtook it registers again: the strategy dropped the candidate', () => {
+    const states = walk(leased, [
+      { type: 'registered' },
+      { type: 'granted', token: 0n, now: 0 },
+      { type: 'pause' },
+      { type: 'resume' },
+      { type: 'unregistered' },
+      { type: 'registered' },
+      { type: 'granted', token: 1n, now: 10 },
+    ]);
+    expect(states.slice(-4)).toEqual([
+      { name: 'waiting', notBefore: 0, lastToken: 0n },
+      { name: 'registering' },
+      { name: 'waiting', notBefore: 0 },
+      { name: 'grace', token: 1n, endsAt: 210 },
+    ]);
+    const registering: SubscriptionState = { name: 'registering' };
+    expect(nextSubscriptionState(registering, { type: 'unregistered' }, leased)).toBe(registering);
+  });
+
   it('stop is final; a registration still in flight is remembered so that shutdown unregisters it', () => {
     expect(
       walk(leased, [
@@ -219,13 +263,18 @@ describe('the subscription state machine, over any sequence of events', () => {
     fc.assert(
       fc.property(fc.array(anyEvent, { maxLength: 60 }), (events) => {
         // What the strategy knows, changed only by effects that really ran: a register started in `registering`
-        // (it may land after a pause or a stop), an unregister started in a registered `paused` or `stopped` state.
+        // (it may land after a pause or a stop), an unregister started in a registered `paused` or `stopped` state
+        // (it may land after a resume).
         let registered = false;
         let registerInFlight = false;
+        let unregisterInFlight = false;
         let state = initialSubscriptionState(leased);
         for (const event of events) {
           if (state.name === 'registering') {
             registerInFlight = true;
+          }
+          if ((state.name === 'paused' || state.name === 'stopped') && state.registered) {
+            unregisterInFlight = true;
           }
           if (event.type === 'registered') {
             if (!registerInFlight) {
@@ -235,9 +284,10 @@ describe('the subscription state machine, over any sequence of events', () => {
             registered = true;
           }
           if (event.type === 'unregistered') {
-            if (!((state.name === 'paused' || state.name === 'stopped') && state.registered)) {
+            if (!unregisterInFlight) {
               continue;
             }
+            unregisterInFlight = false;
             registered = false;
           }
           state = nextSubscriptionState(state, event, leased);
