@@ -16,8 +16,8 @@ export interface CheckpointStatements {
   /** any(): $1 id, $2 checkpoint. An upsert that leaves `version` exactly as it is. */
   readonly saveAny: string;
   /**
-   * notOlderThan(v): $1 id, $2 checkpoint, $3 v. Always returns the row's `version` after the statement: equal to v
-   * when accepted; when refused, the stored version that refused it (greater than v), read from the locked row itself.
+   * notOlderThan(v): $1 id, $2 checkpoint, $3 v. Its row count says which: 1 when it inserted or updated the row
+   * (accepted), 0 when the locked row's version was greater (refused). Returns no row: see ADR 0804.
    */
   readonly saveNotOlderThan: string;
   /**
@@ -34,7 +34,8 @@ export interface CheckpointStatements {
 /** The statements for `table`, whose name is already validated and quoted. */
 export function checkpointStatements(table: QualifiedTableName, tableName: string): CheckpointStatements {
   const t = table.sql;
-  // Taking the greater version on a conflict is the whole fence; CASE keeps the row as it is when it refuses.
+  // The whole fence: a conflicting row is updated only when its version is not newer. advanceWriteVersion keeps it
+  // with CASE, so it can return the version that refused it (ADR 0802).
   const newerOrEqual = 'stored.version IS NULL OR stored.version <= EXCLUDED.version';
   return {
     createTable: [
@@ -57,10 +58,8 @@ export function checkpointStatements(table: QualifiedTableName, tableName: strin
       'ON CONFLICT (subscription_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint',
     saveNotOlderThan:
       `INSERT INTO ${t} AS stored (subscription_id, checkpoint, version) VALUES ($1, $2, $3::numeric) ` +
-      'ON CONFLICT (subscription_id) DO UPDATE SET ' +
-      `checkpoint = CASE WHEN ${newerOrEqual} THEN EXCLUDED.checkpoint ELSE stored.checkpoint END, ` +
-      `version = CASE WHEN ${newerOrEqual} THEN EXCLUDED.version ELSE stored.version END ` +
-      'RETURNING version::text AS version',
+      'ON CONFLICT (subscription_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, version = EXCLUDED.version ' +
+      `WHERE ${newerOrEqual}`,
     saveIfAbsent:
       `WITH attempt AS (INSERT INTO ${t} AS stored (subscription_id, checkpoint) VALUES ($1, $2) ` +
       'ON CONFLICT (subscription_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint WHERE stored.checkpoint IS NULL ' +

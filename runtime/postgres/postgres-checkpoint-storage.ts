@@ -97,12 +97,21 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
         await this.#runner.query(this.#statements.saveAny, [subscriptionId, checkpoint]);
         return checkpoint;
       case 'notOlderThan': {
-        const version = String(judged.version);
-        const stored = this.#runner.returnedVersion(
-          await this.#runner.query(this.#statements.saveNotOlderThan, [subscriptionId, checkpoint, version]),
-        );
-        if (stored !== version) {
-          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, judged, this.#runner.version(stored));
+        const written = await this.#runner.query(this.#statements.saveNotOlderThan, [
+          subscriptionId,
+          checkpoint,
+          String(judged.version),
+        ]);
+        if (!this.#runner.wroteOneRow(written)) {
+          throw new CheckpointWriteConditionNotFulfilledError(
+            subscriptionId,
+            judged,
+            await this.#runner.versionThatRefused(
+              this.#statements.writeVersion,
+              { what: 'subscription', id: subscriptionId },
+              judged.version,
+            ),
+          );
         }
         return checkpoint;
       }

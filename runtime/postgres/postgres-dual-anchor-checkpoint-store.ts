@@ -147,9 +147,16 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
       case 'any':
         return;
       case 'notOlderThan': {
-        const stored = this.#runner.returnedVersion(result);
-        if (stored !== String(condition.version)) {
-          throw new CheckpointWriteConditionNotFulfilledError(streamName, condition, this.#runner.version(stored));
+        if (!this.#runner.wroteOneRow(result)) {
+          throw new CheckpointWriteConditionNotFulfilledError(
+            streamName,
+            condition,
+            await this.#runner.versionThatRefused(
+              this.#statements.writeVersion,
+              { what: 'stream', id: streamName },
+              condition.version,
+            ),
+          );
         }
         return;
       }

@@ -17,14 +17,14 @@ export interface DualAnchorStatements {
   readonly find: string;
   /** $1 stream. */
   readonly delete: string;
+  /** $1 stream → `version` as text, or no row: the version behind a refusal. */
+  readonly writeVersion: string;
   /**
    * The upsert of the columns whose bits are set in `columns` (bit i for `dualAnchorColumns[i]`), values $2… in column
    * order after $1, the stream:
    * - `any`: sets exactly those columns; `version` is not in the statement, so it stays as it was;
-   * - `notOlderThan`: v follows the values; every column keeps the locked row's value when the stored version is
-   *   greater than v (refused) and takes the new one otherwise, `version` becomes the greater of the two, and
-   *   `RETURNING version::text` is v exactly when it was accepted, else the stored version that refused it, read from
-   *   the locked row (ADR 0802);
+   * - `notOlderThan`: v follows the values; the columns and `version` are set only when the locked row's version is
+   *   not greater than v, so the row count is 1 when accepted and 0 when refused (ADR 0804);
    * - `ifAbsent`: inserts or does nothing; answers `accepted`, and the `stored_version` the statement's snapshot shows.
    */
   write(columns: number, kind: ConditionKind): string;
@@ -33,20 +33,17 @@ export interface DualAnchorStatements {
    * timestamp, $4 heartbeat, then v for `notOlderThan`, then the expected dead processed token (canonical JSON or NULL).
    * Sets the seen pair and the heartbeat, and clears the processed pair only while the locked row's
    * `last_processed_token IS NOT DISTINCT FROM` the expected one (and, fenced, only when not refused; a refused reset
-   * keeps every column). Under `ifAbsent` a reset is the plain insert of {@link write}: a new row has no processed
-   * pair to guard.
+   * keeps every column, and its row count is 0). Under `ifAbsent` a reset is the plain insert of {@link write}: a new
+   * row has no processed pair to guard.
    */
   reset(kind: 'any' | 'notOlderThan'): string;
 }
 
 /**
- * The whole fence: the locked row (`stored`) holds a newer version than the write's. NULL, so not refused, when no
- * version is stored; one comparison a column is the cheapest form PostgreSQL parses on every write.
+ * The whole fence, as the `WHERE` of the `DO UPDATE`: the locked row (`stored`) holds no newer version than the
+ * write's. A refused write updates nothing and reports a row count of 0 (ADR 0804).
  */
-const refused = 'stored.version > EXCLUDED.version';
-
-/** The version after a `notOlderThan(v)` write: v, or the newer stored one that refused it (GREATEST skips NULL). */
-const newerVersion = 'version = GREATEST(stored.version, EXCLUDED.version)';
+const notRefused = ' WHERE stored.version IS NULL OR stored.version <= EXCLUDED.version';
 
 /** The statements for `table`, whose name is already validated and quoted. */
 export function dualAnchorStatements(table: QualifiedTableName, tableName: string): DualAnchorStatements {
@@ -90,6 +87,7 @@ export function dualAnchorStatements(table: QualifiedTableName, tableName: strin
         .join(', ') +
       ` FROM ${t} WHERE stream_name = $1`,
     delete: `DELETE FROM ${t} WHERE stream_name = $1`,
+    writeVersion: `SELECT version::text AS version FROM ${t} WHERE stream_name = $1`,
     write: (columns, kind) =>
       cached(`${kind} ${columns}`, () =>
         writeStatement(
@@ -109,14 +107,13 @@ function writeStatement(t: string, columns: readonly DualAnchorColumn[], kind: C
     case 'any':
       return (
         `INSERT INTO ${t} AS stored (stream_name, ${names.join(', ')}) VALUES ($1, ${values.join(', ')}) ` +
-        `ON CONFLICT (stream_name) DO UPDATE SET ${names.map((name) => `${name} = EXCLUDED.${name}`).join(', ')}`
+        `ON CONFLICT (stream_name) DO UPDATE SET ${names.map(takeNew).join(', ')}`
       );
     case 'notOlderThan':
       return (
         `INSERT INTO ${t} AS stored (stream_name, ${names.join(', ')}, version) ` +
         `VALUES ($1, ${values.join(', ')}, $${columns.length + 2}::numeric) ` +
-        `ON CONFLICT (stream_name) DO UPDATE SET ${[...names.map(fenced), newerVersion].join(', ')} ` +
-        'RETURNING version::text AS version'
+        `ON CONFLICT (stream_name) DO UPDATE SET ${[...names, 'version'].map(takeNew).join(', ')}${notRefused}`
       );
     case 'ifAbsent':
       return (
@@ -131,25 +128,23 @@ function resetStatement(t: string, withVersion: boolean): string {
   const installed = ['last_seen_token', 'last_seen_timestamp', 'last_heartbeat_timestamp'];
   const expected = `$${withVersion ? 6 : 5}::text`;
   const dead = `WHEN stored.last_processed_token IS NOT DISTINCT FROM ${expected} THEN NULL`;
-  const keepWhenRefused = (name: string): string => (withVersion ? `WHEN ${refused} THEN stored.${name} ` : '');
-  const guarded = (name: string): string => `${name} = CASE ${keepWhenRefused(name)}${dead} ELSE stored.${name} END`;
+  const guarded = (name: string): string => `${name} = CASE ${dead} ELSE stored.${name} END`;
   const assignments = [
-    ...installed.map((name) => (withVersion ? fenced(name) : `${name} = EXCLUDED.${name}`)),
+    ...installed.map(takeNew),
     guarded('last_processed_token'),
     guarded('last_processed_timestamp'),
-    ...(withVersion ? [newerVersion] : []),
+    ...(withVersion ? [takeNew('version')] : []),
   ];
   return (
     `INSERT INTO ${t} AS stored (stream_name, ${installed.join(', ')}${withVersion ? ', version' : ''}) ` +
     `VALUES ($1, $2, $3::timestamptz, $4::timestamptz${withVersion ? ', $5::numeric' : ''}) ` +
     `ON CONFLICT (stream_name) DO UPDATE SET ${assignments.join(', ')}` +
-    (withVersion ? ' RETURNING version::text AS version' : '')
+    (withVersion ? notRefused : '')
   );
 }
 
-/** `name` keeps the locked row's value when the write is refused, else takes the new one. */
-function fenced(name: string): string {
-  return `${name} = CASE WHEN ${refused} THEN stored.${name} ELSE EXCLUDED.${name} END`;
+function takeNew(name: string): string {
+  return `${name} = EXCLUDED.${name}`;
 }
 
 function parameter({ timestamp }: DualAnchorColumn, index: number): string {

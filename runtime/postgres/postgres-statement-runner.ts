@@ -1,3 +1,4 @@
+import { quoteText } from '../describe-value.js';
 import type { PostgresClient, PostgresQueryResult } from './postgres-client.js';
 import { explainPostgresError, type MissingTableHint } from './postgres-errors.js';
 import { parseStoredInteger } from './postgres-stored-integer.js';
@@ -71,6 +72,48 @@ export class PostgresStatementRunner {
    * The `version` a fenced write returned (`RETURNING version::text`); an `INSERT … ON CONFLICT DO UPDATE` always
    * returns its row, so anything but one row means a rule or trigger rewrote the statement.
    */
+  /**
+   * Whether a conditional upsert wrote its row (row count 1) or its condition refused it (0).
+   * @throws Error for any other count, or none: a rule or trigger rewrote the statement, or the client reports no
+   * row counts, so the outcome is unknown.
+   */
+  wroteOneRow({ rowCount }: PostgresQueryResult): boolean {
+    if (rowCount === 1 || rowCount === 0) {
+      return rowCount === 1;
+    }
+    throw new Error(
+      `A conditional write to ${this.#hint.tableDisplay} reported ${String(rowCount)} rows written instead of 0 or 1: ` +
+        'a rule or trigger on the table is rewriting the statement, or the client does not report row counts (pass a ' +
+        'node-postgres Pool, Client or PoolClient). The write may or may not have happened.',
+    );
+  }
+
+  /**
+   * The stored version behind a `notOlderThan(refused)` write that wrote no row, read by `versionStatement` ($1 the
+   * key, answering `version`) sent after it. It is the version that refused the write or a newer one, never an older
+   * one: under READ COMMITTED the read's snapshot is taken after the refusal, which judged the newest committed row;
+   * under REPEATABLE READ or SERIALIZABLE, `ON CONFLICT DO UPDATE` fails with a serialization error instead of judging
+   * a row its snapshot cannot see. Only refused writes (a zombie's) pay this second round trip (ADR 0804).
+   * @throws Error when no version above `refused` is stored: a trigger suppressed the write, or the row was deleted
+   * since, so the write's outcome cannot be told.
+   */
+  async versionThatRefused(
+    versionStatement: string,
+    key: { readonly what: string; readonly id: string },
+    refused: bigint,
+  ): Promise<bigint> {
+    const { rows } = await this.query(versionStatement, [key.id]);
+    const stored = this.version(rows[0]?.['version']);
+    if (stored === undefined || stored <= refused) {
+      throw new Error(
+        `A notOlderThan(${refused}) write to table ${this.#hint.tableDisplay} for ${key.what} ${quoteText(key.id)} ` +
+          `wrote no row, yet the stored version is ${stored ?? 'gone'}, which would not refuse it: a trigger on the ` +
+          'table suppressed the write, or the row was deleted meanwhile. The write may or may not have happened.',
+      );
+    }
+    return stored;
+  }
+
   returnedVersion({ rows }: PostgresQueryResult): unknown {
     if (rows.length !== 1) {
       throw new Error(

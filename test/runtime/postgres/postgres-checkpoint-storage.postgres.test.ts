@@ -185,6 +185,50 @@ describe('PostgresCheckpointStorage versions', () => {
     }
   });
 
+  it('a refusal under REPEATABLE READ is judged on a row the transaction can see, or fails to serialize', async () => {
+    const table = freshTableName('repeatable_read');
+    const storage = new PostgresCheckpointStorage(database(), { table });
+    await storage.createTable();
+    await storage.save('orders', 'a', notOlderThan(1n));
+    const client = await database().connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await client.query('SELECT 1');
+      // Committed after this transaction's snapshot: the transaction cannot see version 9.
+      await storage.save('orders', 'b', notOlderThan(9n));
+      const error: unknown = await storage
+        .withinTransaction(client)
+        .save('orders', 'zombie', notOlderThan(5n))
+        .catch((caught: unknown) => caught);
+      // Never a refusal that names a version the transaction cannot see: PostgreSQL refuses to serialize instead.
+      expect(error).toMatchObject({ code: '40001' });
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
+    expect(await storage.read('orders')).toBe('b');
+  });
+
+  it('a write a trigger suppressed is no refusal: its outcome is reported as unknown', async () => {
+    const table = freshTableName('suppressed');
+    const storage = new PostgresCheckpointStorage(database(), { table });
+    await storage.createTable();
+    await storage.save('orders', 'a', notOlderThan(1n));
+    await database().query(
+      `CREATE FUNCTION ${table}_skip() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NULL; END'`,
+    );
+    await database().query(
+      `CREATE TRIGGER ${table}_skip BEFORE UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_skip()`,
+    );
+    const error: unknown = await storage.save('orders', 'b', notOlderThan(2n)).catch((caught: unknown) => caught);
+    expect(error).not.toBeInstanceOf(CheckpointWriteConditionNotFulfilledError);
+    expect(String(error)).toBe(
+      `Error: A notOlderThan(2) write to table ${table} for subscription "orders" wrote no row, yet the stored ` +
+        'version is 1, which would not refuse it: a trigger on the table suppressed the write, or the row was deleted ' +
+        'meanwhile. The write may or may not have happened.',
+    );
+  });
+
   it('keeps a fence recorded before any checkpoint as a row without one, which read does not show', async () => {
     const storage = await freshStorage('fence_only');
     await storage.advanceWriteVersion('orders', 4n);

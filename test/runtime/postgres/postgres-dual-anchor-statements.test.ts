@@ -34,15 +34,13 @@ describe('PostgresDualAnchorCheckpointStore statements', () => {
     });
   });
 
-  it('saveSeen under notOlderThan(v): each column kept when a newer version is stored, the row returned', () => {
+  it('saveSeen under notOlderThan(v): the row updated only when no newer version is stored, no row returned', () => {
     expect(statementOf(DualAnchorWritePlan.saveSeen('orders', 'p', at, undefined, notOlderThan(2n ** 64n)))).toEqual({
       text:
         'INSERT INTO "anchors" AS stored (stream_name, last_seen_token, last_seen_timestamp, version) ' +
         'VALUES ($1, $2, $3::timestamptz, $4::numeric) ON CONFLICT (stream_name) DO UPDATE SET ' +
-        'last_seen_token = CASE WHEN stored.version > EXCLUDED.version THEN stored.last_seen_token ELSE EXCLUDED.last_seen_token END, ' +
-        'last_seen_timestamp = CASE WHEN stored.version > EXCLUDED.version THEN stored.last_seen_timestamp ELSE EXCLUDED.last_seen_timestamp END, ' +
-        'version = GREATEST(stored.version, EXCLUDED.version) ' +
-        'RETURNING version::text AS version',
+        'last_seen_token = EXCLUDED.last_seen_token, last_seen_timestamp = EXCLUDED.last_seen_timestamp, ' +
+        'version = EXCLUDED.version WHERE stored.version IS NULL OR stored.version <= EXCLUDED.version',
       values: ['orders', '"p"', '2024-05-01T10:00:00.123Z', '18446744073709551616'],
     });
   });
@@ -91,15 +89,11 @@ describe('PostgresDualAnchorCheckpointStore statements', () => {
     expect(statements.reset('notOlderThan')).toBe(
       'INSERT INTO "anchors" AS stored (stream_name, last_seen_token, last_seen_timestamp, last_heartbeat_timestamp, version) ' +
         'VALUES ($1, $2, $3::timestamptz, $4::timestamptz, $5::numeric) ON CONFLICT (stream_name) DO UPDATE SET ' +
-        'last_seen_token = CASE WHEN stored.version > EXCLUDED.version THEN stored.last_seen_token ELSE EXCLUDED.last_seen_token END, ' +
-        'last_seen_timestamp = CASE WHEN stored.version > EXCLUDED.version THEN stored.last_seen_timestamp ELSE EXCLUDED.last_seen_timestamp END, ' +
-        'last_heartbeat_timestamp = CASE WHEN stored.version > EXCLUDED.version THEN stored.last_heartbeat_timestamp ELSE EXCLUDED.last_heartbeat_timestamp END, ' +
-        'last_processed_token = CASE WHEN stored.version > EXCLUDED.version THEN stored.last_processed_token ' +
-        'WHEN stored.last_processed_token IS NOT DISTINCT FROM $6::text THEN NULL ELSE stored.last_processed_token END, ' +
-        'last_processed_timestamp = CASE WHEN stored.version > EXCLUDED.version THEN stored.last_processed_timestamp ' +
-        'WHEN stored.last_processed_token IS NOT DISTINCT FROM $6::text THEN NULL ELSE stored.last_processed_timestamp END, ' +
-        'version = GREATEST(stored.version, EXCLUDED.version) ' +
-        'RETURNING version::text AS version',
+        'last_seen_token = EXCLUDED.last_seen_token, last_seen_timestamp = EXCLUDED.last_seen_timestamp, ' +
+        'last_heartbeat_timestamp = EXCLUDED.last_heartbeat_timestamp, ' +
+        'last_processed_token = CASE WHEN stored.last_processed_token IS NOT DISTINCT FROM $6::text THEN NULL ELSE stored.last_processed_token END, ' +
+        'last_processed_timestamp = CASE WHEN stored.last_processed_token IS NOT DISTINCT FROM $6::text THEN NULL ELSE stored.last_processed_timestamp END, ' +
+        'version = EXCLUDED.version WHERE stored.version IS NULL OR stored.version <= EXCLUDED.version',
     );
   });
 
