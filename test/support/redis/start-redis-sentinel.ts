@@ -240,12 +240,6 @@ class SentinelTopology implements RedisSentinelTopology {
     await waitUntilReplicating(this.#master, this.#replica);
     const deadline = Date.now() + stableTimeoutMs;
     for (;;) {
-      if (await this.#sentinelsPromotedTheReplica()) {
-        // With a 500 ms down-after, a loaded machine can stall the master long enough for the Sentinels to fail over
-        // on their own. The topology is as good with the roles swapped: adopt the Sentinels' view, then settle again.
-        [this.#master, this.#replica] = [this.#replica, this.#master];
-        await waitUntilReplicating(this.#master, this.#replica);
-      }
       const reasons = (await Promise.all(this.sentinels.map((sentinel) => this.#unstableBecause(sentinel)))).filter(
         (reason) => reason !== undefined,
       );
@@ -267,13 +261,6 @@ class SentinelTopology implements RedisSentinelTopology {
     // Sentinels first, so none of them reacts to the servers going away.
     await Promise.all(this.sentinelProcesses.map((sentinel) => sentinel.stop()));
     await Promise.all(this.dataServers.map((server) => server.stop()));
-  }
-
-  /** Whether every Sentinel names the replica as the master, and the replica agrees. */
-  async #sentinelsPromotedTheReplica(): Promise<boolean> {
-    const replicaPort = String(this.#replica.port);
-    const views = await Promise.all(this.sentinels.map((sentinel) => masterAddressSeenBy(sentinel)));
-    return views.every((view) => view === replicaPort) && (await roleOf(this.#replica)) === 'master';
   }
 
   /** Why `sentinel` would not start a clean failover now; `undefined` when it would. */
