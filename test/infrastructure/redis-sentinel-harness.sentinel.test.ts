@@ -75,4 +75,18 @@ describe('startRedisSentinel', () => {
     expect(await client.get('harness:after-failover')).toBe('on the new master');
     await started().recover();
   });
+
+  it('with followSpontaneousFailover, recover() adopts a failover the Sentinels made on their own', async () => {
+    const { master, replica } = { master: started().master(), replica: started().replica() };
+    const [sentinel] = started().sentinels;
+    if (sentinel === undefined) {
+      throw new Error('The topology has no Sentinel.');
+    }
+    // A failover nobody drove through the harness, as a Sentinel starts one when a loaded machine stalls the master.
+    await withAdminConnection(sentinel, (client) => client.call('SENTINEL', 'FAILOVER', started().masterName));
+    await started().recover({ followSpontaneousFailover: true });
+    expect(started().master()).toBe(replica);
+    expect(started().replica()).toBe(master);
+    expect(await replicationInfo(master)).toMatch(/role:slave[\s\S]*master_link_status:up/u);
+  }, 60_000);
 });

@@ -2,7 +2,7 @@ import { loopbackHost } from '../free-loopback-port.js';
 import { withAdminConnection, type RedisAddress } from './admin-connection.js';
 import { RedisFrontDoor } from './redis-front-door.js';
 import { startRedisServer, type RedisServerProcess } from './start-redis-server.js';
-import { replicationTestArgs, waitUntilReplicating } from './start-replicated-redis.js';
+import { replicationInfo, replicationTestArgs, waitUntilReplicating } from './start-replicated-redis.js';
 
 /** One of the two data servers of a {@link RedisSentinelTopology}. */
 export interface SentinelDataServer {
@@ -56,8 +56,13 @@ export interface RedisSentinelTopology {
    * until {@link recover}. A replica paused with SIGSTOP must be resumed inside `onKilled`.
    */
   killMaster(onKilled?: (replica: SentinelDataServer) => Promise<void>): Promise<FailoverOutcome>;
-  /** Restarts the killed server as a replica of the master and waits until {@link waitUntilStable} holds. */
-  recover(): Promise<void>;
+  /**
+   * Restarts the killed server as a replica of the master and waits until {@link waitUntilStable} holds. With
+   * `followSpontaneousFailover`, a failover the Sentinels made on their own meanwhile (a loaded machine can stall the
+   * master past the 500 ms down-after) is adopted once it has settled, instead of timing out: for suites that only
+   * need a stable topology again, never for the soak, whose faults are aimed by role.
+   */
+  recover(options?: { readonly followSpontaneousFailover?: boolean }): Promise<void>;
   /**
    * Resolves once the replica is online on the master and every Sentinel names the master, sees it up, knows the two
    * other Sentinels and the replica, and reads the replica's link as up: a failover can start from here.
@@ -227,23 +232,36 @@ class SentinelTopology implements RedisSentinelTopology {
     return { killed, promoted, elapsedMs: performance.now() - killedAt };
   }
 
-  async recover(): Promise<void> {
+  async recover(options?: { readonly followSpontaneousFailover?: boolean }): Promise<void> {
     const killed = this.#killed;
     if (killed !== undefined) {
       await killed.process.restart(['--replicaof', loopbackHost, String(this.#master.port)]);
       this.#killed = undefined;
     }
-    await this.waitUntilStable();
+    await this.#settle(options?.followSpontaneousFailover === true);
   }
 
-  async waitUntilStable(): Promise<void> {
-    await waitUntilReplicating(this.#master, this.#replica);
+  waitUntilStable(): Promise<void> {
+    return this.#settle(false);
+  }
+
+  async #settle(followSpontaneousFailover: boolean): Promise<void> {
+    // Waiting on one direction first would wait out a failover that turned it round.
+    if (!followSpontaneousFailover) {
+      await waitUntilReplicating(this.#master, this.#replica);
+    }
     const deadline = Date.now() + stableTimeoutMs;
     for (;;) {
+      if (followSpontaneousFailover && (await this.#settledTheOtherWayRound())) {
+        [this.#master, this.#replica] = [this.#replica, this.#master];
+      }
       const reasons = (await Promise.all(this.sentinels.map((sentinel) => this.#unstableBecause(sentinel)))).filter(
         (reason) => reason !== undefined,
       );
       if (reasons.length === 0) {
+        if (followSpontaneousFailover) {
+          await waitUntilReplicating(this.#master, this.#replica);
+        }
         return;
       }
       if (Date.now() > deadline) {
@@ -261,6 +279,22 @@ class SentinelTopology implements RedisSentinelTopology {
     // Sentinels first, so none of them reacts to the servers going away.
     await Promise.all(this.sentinelProcesses.map((sentinel) => sentinel.stop()));
     await Promise.all(this.dataServers.map((server) => server.stop()));
+  }
+
+  /**
+   * Whether the Sentinels failed over on their own and it has settled: every Sentinel names the replica as master,
+   * the replica answers as one, and the former master is a replica with its link up. A failover still under way, which
+   * may yet go either way, fails the last two.
+   */
+  async #settledTheOtherWayRound(): Promise<boolean> {
+    const replicaPort = String(this.#replica.port);
+    const views = await Promise.all(this.sentinels.map((sentinel) => masterAddressSeenBy(sentinel)));
+    if (!views.every((view) => view === replicaPort) || (await roleOf(this.#replica)) !== 'master') {
+      return false;
+    }
+    const formerMaster = await replicationInfo(this.#master).catch((error: unknown) => String(error));
+    // Of two data servers, a replica with its link up replicates from the other (directly or through its door).
+    return formerMaster.includes('role:slave') && formerMaster.includes('master_link_status:up');
   }
 
   /** Why `sentinel` would not start a clean failover now; `undefined` when it would. */
