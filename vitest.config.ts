@@ -16,6 +16,8 @@ export default defineConfig({
       extends: true,
       test: {
         name: project.name,
+        // vitest runs project groups one after another, lowest first (doc/testing.md).
+        sequence: { groupOrder: project.runsAfterTheOthers === true ? 1 : 0 },
         include: project.suffix === undefined ? ['test/**/*.test.ts'] : [`test/**/*.${project.suffix}.test.ts`],
         exclude: project.suffix === undefined ? [`test/**/*.{${suffixed.join(',')}}.test.ts`] : [],
         setupFiles: project.suffix === undefined ? ['test/support/projects/unit-isolation.ts'] : [],

@@ -24,6 +24,12 @@ export interface TestProjectDefinition {
   readonly suffix: string | undefined;
   readonly binaries: readonly RequiredBinary[];
   readonly sharedServers: readonly SharedServerKind[];
+  /**
+   * Runs once every other project has finished, with nothing else running: for suites that time replication and
+   * failovers, which the load of the other projects' files delays past their bounds (a 500 ms `WAIT`, a 500 ms
+   * down-after).
+   */
+  readonly runsAfterTheOthers?: boolean;
 }
 
 const redisServer: RequiredBinary = { name: 'redis-server', debianPackage: 'redis-server' };
@@ -60,6 +66,7 @@ export const testProjects: readonly TestProjectDefinition[] = [
     // A Sentinel is `redis-server --sentinel`; no package beyond the server's.
     binaries: [redisServer, redisCli],
     sharedServers: [],
+    runsAfterTheOthers: true,
   },
   {
     name: 'postgres',
