@@ -26,7 +26,7 @@ import {
   STORE_READ_METHODS,
   STORE_WRITE_METHODS,
 } from './store-calls.js';
-import type { TypeInformation } from './type-information.js';
+import { typeInformationFor, type TypeInformation } from './type-information.js';
 
 // What the four dual-anchor rules share: which classes and literals are dual-anchor stores, which of their methods
 // are the partial operations, and what each call in those methods does to the backend.
@@ -104,9 +104,10 @@ const storesByNode = new WeakMap<
  */
 export function dualAnchorStoreListeners(
   context: RuleContext,
-  types: TypeInformation | undefined,
+  options: DualAnchorRuleOptions,
   check: (store: DualAnchorStore) => void,
 ): TSESLint.RuleListener {
+  const types = typeInformationFor(context, options.useTypeInformation ?? DUAL_ANCHOR_RULE_DEFAULTS.useTypeInformation);
   const visit = (node: ClassNode | TSESTree.ObjectExpression): void => {
     // Every rule looks only at these members, so a class or literal without one needs no recognising (nor types).
     if (!declaresExaminedMember(node)) {

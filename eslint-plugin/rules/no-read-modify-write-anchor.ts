@@ -17,7 +17,6 @@ import { namesExpectedVersion, namesVersion } from '../analysis/anchor-field-nam
 import { parentOf } from '../analysis/descendant-nodes.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
 import { calleeName, hasSqlVersionGuard, sqlStatementOf } from '../analysis/store-calls.js';
-import { typeInformationFor } from '../analysis/type-information.js';
 import { carriersOf, variablesAssigned } from '../analysis/value-flow.js';
 import { DUAL_ANCHOR_PARTIAL_OPERATIONS } from '../../vocabulary/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
@@ -71,12 +70,8 @@ export const noReadModifyWriteAnchor: CheckpointFencingRule<NoReadModifyWriteAnc
       defaultOptions: [DUAL_ANCHOR_RULE_DEFAULTS],
     },
     create(context, [options]) {
-      const types = typeInformationFor(
-        context,
-        options.useTypeInformation ?? DUAL_ANCHOR_RULE_DEFAULTS.useTypeInformation,
-      );
       const { sourceCode } = context;
-      return dualAnchorStoreListeners(context, types, (store) => {
+      return dualAnchorStoreListeners(context, options, (store) => {
         const reported = new Set<TSESTree.Node>();
         for (const operation of operationsOf(store, DUAL_ANCHOR_PARTIAL_OPERATIONS, PARTIAL_WRITE_STEPS)) {
           for (const method of methodWithHelpers(store, operation.method, sourceCode.visitorKeys)) {

@@ -17,7 +17,6 @@ import {
 import { parameterVariables } from '../analysis/parameter-variables.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
 import { isSqlRead, sqlStatementOf } from '../analysis/store-calls.js';
-import { typeInformationFor } from '../analysis/type-information.js';
 import { referencedVariable } from '../analysis/value-flow.js';
 import type { DualAnchorPartialOperation } from '../../vocabulary/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
@@ -63,12 +62,8 @@ export const noSplitAnchorHeartbeat: CheckpointFencingRule<NoSplitAnchorHeartbea
       defaultOptions: [DUAL_ANCHOR_RULE_DEFAULTS],
     },
     create(context, [options]) {
-      const types = typeInformationFor(
-        context,
-        options.useTypeInformation ?? DUAL_ANCHOR_RULE_DEFAULTS.useTypeInformation,
-      );
       const { sourceCode } = context;
-      return dualAnchorStoreListeners(context, types, (store) => {
+      return dualAnchorStoreListeners(context, options, (store) => {
         for (const operation of operationsOf(store, ANCHOR_OPERATIONS, [FIELDS_STEP])) {
           const step = operation.name === FIELDS_STEP;
           if ((!step && !takesHeartbeat(operation.method)) || usesAtomicStep(operation.method, sourceCode)) {

@@ -18,7 +18,6 @@ import {
 } from '../analysis/dual-anchor-stores.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
 import { sqlStatementOf } from '../analysis/store-calls.js';
-import { typeInformationFor } from '../analysis/type-information.js';
 import { referencedVariable } from '../analysis/value-flow.js';
 import type { DualAnchorPartialOperation, RuntimeExportName } from '../../vocabulary/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
@@ -61,12 +60,8 @@ export const noUnguardedHistoryReset: CheckpointFencingRule<NoUnguardedHistoryRe
       defaultOptions: [DUAL_ANCHOR_RULE_DEFAULTS],
     },
     create(context, [options]) {
-      const types = typeInformationFor(
-        context,
-        options.useTypeInformation ?? DUAL_ANCHOR_RULE_DEFAULTS.useTypeInformation,
-      );
       const { sourceCode } = context;
-      return dualAnchorStoreListeners(context, types, (store) => {
+      return dualAnchorStoreListeners(context, options, (store) => {
         const reported = new Set<TSESTree.Node>();
         for (const operation of operationsOf(store, [RESET], [RESET_STEP])) {
           for (const method of methodWithHelpers(store, operation.method, sourceCode.visitorKeys)) {

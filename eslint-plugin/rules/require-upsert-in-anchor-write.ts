@@ -16,7 +16,6 @@ import {
 import { findVariable } from '../analysis/find-variable.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
 import { calleeName, sqlStatementOf, type SqlStatement } from '../analysis/store-calls.js';
-import { typeInformationFor } from '../analysis/type-information.js';
 import { DUAL_ANCHOR_PARTIAL_OPERATIONS } from '../../vocabulary/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
@@ -96,12 +95,8 @@ export const requireUpsertInAnchorWrite: CheckpointFencingRule<
     defaultOptions: [DUAL_ANCHOR_RULE_DEFAULTS],
   },
   create(context, [options]) {
-    const types = typeInformationFor(
-      context,
-      options.useTypeInformation ?? DUAL_ANCHOR_RULE_DEFAULTS.useTypeInformation,
-    );
     const { sourceCode } = context;
-    return dualAnchorStoreListeners(context, types, (store) => {
+    return dualAnchorStoreListeners(context, options, (store) => {
       const reported = new Set<TSESTree.Node>();
       const report: Report = (descriptor) => {
         if (!reported.has(descriptor.node)) {
