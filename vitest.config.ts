@@ -16,8 +16,10 @@ export default defineConfig({
       extends: true,
       test: {
         name: project.name,
-        // vitest runs project groups one after another, lowest first (doc/testing.md).
+        // vitest runs project groups one after another, lowest first; the last group's files one at a time, so that
+        // their replicas and Sentinels do not compete with each other for the two cores either (doc/testing.md).
         sequence: { groupOrder: project.runsAfterTheOthers === true ? 1 : 0 },
+        ...(project.runsAfterTheOthers === true ? { maxWorkers: 1 } : {}),
         include: project.suffix === undefined ? ['test/**/*.test.ts'] : [`test/**/*.${project.suffix}.test.ts`],
         exclude: project.suffix === undefined ? [`test/**/*.{${suffixed.join(',')}}.test.ts`] : [],
         setupFiles: project.suffix === undefined ? ['test/support/projects/unit-isolation.ts'] : [],

@@ -25,7 +25,7 @@ export interface TestProjectDefinition {
   readonly binaries: readonly RequiredBinary[];
   readonly sharedServers: readonly SharedServerKind[];
   /**
-   * Runs once every other project has finished, with nothing else running: for suites that time replication and
+   * Runs once every other project has finished, its files one at a time: for suites that time replication and
    * failovers, which the load of the other projects' files delays past their bounds (a 500 ms `WAIT`, a 500 ms
    * down-after).
    */
