@@ -344,5 +344,6 @@ try {
   console.error(
     `soak: could not finish, no verdict: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
   );
-  process.exitCode = 3;
+  // Exit now: the servers and workers the failed run left behind would keep the process alive.
+  process.exit(3);
 }
