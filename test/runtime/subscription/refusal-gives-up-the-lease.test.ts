@@ -30,6 +30,19 @@ interface Node {
   readonly grants: bigint[];
 }
 
+/** Node `a` alone on a fresh lease table over `storage`, with `events` events to deliver. */
+function loneNode(
+  storage: InMemoryCheckpointStorage,
+  events: number,
+): { only: Node; handled: { readonly node: string; readonly event: number }[]; otherErrors: unknown[] } {
+  const log = new EventLog();
+  log.append(events);
+  const handled: { readonly node: string; readonly event: number }[] = [];
+  const otherErrors: unknown[] = [];
+  const strategy = new InMemoryLeaseStrategy({ table: new InMemoryLeaseTable(), leaseTimeMs: loneNodeLeaseTimeMs });
+  return { only: node('a', storage, strategy, handled, log, otherErrors), handled, otherErrors };
+}
+
 function node(
   name: string,
   storage: InMemoryCheckpointStorage,
@@ -137,19 +150,7 @@ describe('DurableSubscription after a refusal under a lease it still holds (a lo
   it('a lone node gives the lease up too, takes it back above the stored version, and resumes', async () => {
     const storage = new InMemoryCheckpointStorage();
     await storage.save('orders', '2', CheckpointWriteCondition.notOlderThan(7));
-    const table = new InMemoryLeaseTable();
-    const log = new EventLog();
-    log.append(5);
-    const handled: { readonly node: string; readonly event: number }[] = [];
-    const otherErrors: unknown[] = [];
-    const only = node(
-      'a',
-      storage,
-      new InMemoryLeaseStrategy({ table, leaseTimeMs: loneNodeLeaseTimeMs }),
-      handled,
-      log,
-      otherErrors,
-    );
+    const { only, handled } = loneNode(storage, 5);
     try {
       await eventually('delivery resumes', async () => (await storage.read('orders')) === '4', 10_000);
       expect(only.grants).toEqual([0n, 8n]);
@@ -211,19 +212,7 @@ describe('DurableSubscription after a refusal under a lease it still holds (a lo
     const storage = new InMemoryCheckpointStorage();
     // Another holder wrote with token 0 and may still be running; the fresh counter below mints 0 again.
     await storage.save('orders', '4', CheckpointWriteCondition.notOlderThan(0));
-    const table = new InMemoryLeaseTable();
-    const log = new EventLog();
-    log.append(7);
-    const handled: { readonly node: string; readonly event: number }[] = [];
-    const otherErrors: unknown[] = [];
-    const only = node(
-      'a',
-      storage,
-      new InMemoryLeaseStrategy({ table, leaseTimeMs: loneNodeLeaseTimeMs }),
-      handled,
-      log,
-      otherErrors,
-    );
+    const { only, otherErrors } = loneNode(storage, 7);
     try {
       await eventually('delivery resumes', async () => (await storage.read('orders')) === '6', 10_000);
       expect(only.grants).toEqual([0n, 1n]);
