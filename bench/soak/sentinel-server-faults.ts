@@ -31,9 +31,10 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /**
  * The Sentinel faults: the replica stopped (SIGSTOP) for two lease times, so every wait for it times out; the master
  * killed (SIGKILL) and failed over; and a partition: the replication link cut, the lease holder stopped for one and a
- * half lease times so the lease changes hands while the replica hears nothing, then the master killed; and the master
- * stopped (SIGSTOP) until the Sentinels promote its replica, then continued, so it serves its clients as a master with
- * no replica until the Sentinels make it a replica (a master too slow for its Sentinels). Each failover reads what the
+ * half lease times so the lease changes hands while the replica hears nothing, then the master killed; with
+ * `deposedMaster`, also the master stopped (SIGSTOP) until the Sentinels promote its replica, then continued, so it
+ * serves the clients still connected to it as a master with no replica until the Sentinels make it a replica, 10–20 s
+ * later (a master too slow for its Sentinels). Each failover reads what the
  * replica holds before the Sentinels promote it, records it in `failovers`, and makes the old master the new replica
  * (restarted when killed) before the next fault.
  */
@@ -41,10 +42,12 @@ export function sentinelServerFaults(options: {
   readonly topology: RedisSentinelTopology;
   readonly subscriptionIds: readonly string[];
   readonly leaseMs: number;
+  /** Whether the master-pause fault is among them (`--deposed-master`). */
+  readonly deposedMaster: boolean;
   readonly leaseHolder: () => ChildProcess | undefined;
   readonly failovers: FailoverRecord[];
 }): ReadonlyMap<ServerFaultKind, ServerFault> {
-  const { topology, subscriptionIds, leaseMs, leaseHolder, failovers } = options;
+  const { topology, subscriptionIds, leaseMs, deposedMaster, leaseHolder, failovers } = options;
   const failover = async (
     how: 'kill' | 'pause',
     partitioned: boolean,
@@ -82,12 +85,15 @@ export function sentinelServerFaults(options: {
       stopped?.kill('SIGCONT');
     });
   };
-  return new Map([
+  const faults = new Map<ServerFaultKind, ServerFault>([
     ['replica-pause', replicaPause],
     ['master-kill', masterKill],
     ['partition-kill', partitionKill],
-    ['master-pause', masterPause],
   ]);
+  if (deposedMaster) {
+    faults.set('master-pause', masterPause);
+  }
+  return faults;
 }
 
 /**
