@@ -211,58 +211,56 @@ class SentinelTopology implements RedisSentinelTopology {
     await waitUntilReplicating({ host: loopbackHost, port }, replica);
   }
 
-  async killMaster(onKilled?: (replica: SentinelDataServer) => Promise<void>): Promise<FailoverOutcome> {
-    if (this.#killed !== undefined) {
-      throw new Error('killMaster(): the last killed master was not recovered yet; call recover() first.');
-    }
-    const killed = this.#master;
-    const promoted = this.#replica;
-    const killedAt = performance.now();
-    killed.process.kill();
-    killed.door.healReplication();
-    await onKilled?.(promoted);
-    await this.#promotionOf(promoted, `killing master ${killed.port}`);
-    this.#master = promoted;
-    this.#replica = killed;
-    this.#killed = killed;
-    return { killed, promoted, elapsedMs: performance.now() - killedAt };
+  killMaster(onKilled?: (replica: SentinelDataServer) => Promise<void>): Promise<FailoverOutcome> {
+    return this.#failOver('kill', onKilled);
   }
 
-  async pauseMaster(onStopped?: (replica: SentinelDataServer) => Promise<void>): Promise<FailoverOutcome> {
+  pauseMaster(onStopped?: (replica: SentinelDataServer) => Promise<void>): Promise<FailoverOutcome> {
+    return this.#failOver('pause', onStopped);
+  }
+
+  /** Kills or stops the master, runs `onDown`, and resolves once the replica is promoted (continuing a stopped master). */
+  async #failOver(
+    how: 'kill' | 'pause',
+    onDown: ((replica: SentinelDataServer) => Promise<void>) | undefined,
+  ): Promise<FailoverOutcome> {
     if (this.#killed !== undefined) {
-      throw new Error('pauseMaster(): the last killed master was not recovered yet; call recover() first.');
+      throw new Error(`${how}Master(): the last killed master was not recovered yet; call recover() first.`);
     }
-    const deposed = this.#master;
+    const old = this.#master;
     const promoted = this.#replica;
-    const stoppedAt = performance.now();
-    deposed.process.pause();
+    const startedAt = performance.now();
+    if (how === 'kill') {
+      old.process.kill();
+      old.door.healReplication();
+    } else {
+      old.process.pause();
+    }
     try {
-      await onStopped?.(promoted);
-      await this.#promotionOf(promoted, `stopping master ${deposed.port}`);
+      await onDown?.(promoted);
+      const deadline = Date.now() + failoverDeadlineMs;
+      for (;;) {
+        const views = await Promise.all(this.sentinels.map((sentinel) => masterAddressSeenBy(sentinel)));
+        if (views.every((view) => view === String(promoted.port)) && (await roleOf(promoted)) === 'master') {
+          break;
+        }
+        if (Date.now() > deadline) {
+          throw new Error(
+            `The Sentinels did not promote ${promoted.port} within ${failoverDeadlineMs} ms of the ${how} of master ` +
+              `${old.port}; they name ${views.join(', ')}.`,
+          );
+        }
+        await sleep(20);
+      }
     } finally {
-      deposed.process.resume();
+      if (how === 'pause') {
+        old.process.resume();
+      }
     }
     this.#master = promoted;
-    this.#replica = deposed;
-    return { killed: deposed, promoted, elapsedMs: performance.now() - stoppedAt };
-  }
-
-  /** Resolves once every Sentinel names `promoted` as master and it answers as one; `cause` names what started it. */
-  async #promotionOf(promoted: SentinelDataServer, cause: string): Promise<void> {
-    const deadline = Date.now() + failoverDeadlineMs;
-    for (;;) {
-      const views = await Promise.all(this.sentinels.map((sentinel) => masterAddressSeenBy(sentinel)));
-      if (views.every((view) => view === String(promoted.port)) && (await roleOf(promoted)) === 'master') {
-        return;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(
-          `The Sentinels did not promote ${promoted.port} within ${failoverDeadlineMs} ms of ${cause}; ` +
-            `they name ${views.join(', ')}.`,
-        );
-      }
-      await sleep(20);
-    }
+    this.#replica = old;
+    this.#killed = how === 'kill' ? old : undefined;
+    return { killed: old, promoted, elapsedMs: performance.now() - startedAt };
   }
 
   async recover(options?: { readonly followSpontaneousFailover?: boolean }): Promise<void> {
