@@ -24,6 +24,9 @@ export function createSoakClient(target: SoakRedisTarget): Redis | Cluster {
       ...connectionOptions,
       sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
       name: target.name,
+      // Moves to the promoted master at the Sentinels' +switch-master, as doc/redis.md advises, instead of staying on
+      // a deposed master that still answers (the Sentinels convert it up to 20 s later).
+      failoverDetector: true,
       sentinelRetryStrategy: (attempt: number) => Math.min(attempt * 25, 250),
     });
   }

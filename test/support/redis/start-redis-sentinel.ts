@@ -14,11 +14,12 @@ export interface SentinelDataServer {
   readonly door: RedisFrontDoor;
 }
 
-/** What a failover driven by {@link RedisSentinelTopology.killMaster} did. */
+/** What a failover driven by {@link RedisSentinelTopology.killMaster} or {@link RedisSentinelTopology.pauseMaster} did. */
 export interface FailoverOutcome {
+  /** The master the failover replaced: killed, or stopped and continued. */
   readonly killed: SentinelDataServer;
   readonly promoted: SentinelDataServer;
-  /** From the SIGKILL until every Sentinel named the promoted server as master. */
+  /** From the SIGKILL (or SIGSTOP) until every Sentinel named the promoted server as master. */
   readonly elapsedMs: number;
 }
 
@@ -56,6 +57,14 @@ export interface RedisSentinelTopology {
    * until {@link recover}. A replica paused with SIGSTOP must be resumed inside `onKilled`.
    */
   killMaster(onKilled?: (replica: SentinelDataServer) => Promise<void>): Promise<FailoverOutcome>;
+  /**
+   * SIGSTOPs the master, runs `onStopped` (the replica's data is frozen as with {@link killMaster}), waits until every
+   * Sentinel names the replica as master and it answers as one, then continues the old master (SIGCONT): a master too
+   * slow for its Sentinels, deposed while it lives. It answers its clients as a master, with no replica, until the
+   * Sentinels reach it and make it a replica of the new one, which discards whatever it acknowledged meanwhile.
+   * {@link recover} then waits until it replicates from the new master.
+   */
+  pauseMaster(onStopped?: (replica: SentinelDataServer) => Promise<void>): Promise<FailoverOutcome>;
   /**
    * Restarts the killed server as a replica of the master and waits until {@link waitUntilStable} holds. With
    * `followSpontaneousFailover`, a failover the Sentinels made on their own meanwhile (a loaded machine can stall the
@@ -212,24 +221,48 @@ class SentinelTopology implements RedisSentinelTopology {
     killed.process.kill();
     killed.door.healReplication();
     await onKilled?.(promoted);
+    await this.#promotionOf(promoted, `killing master ${killed.port}`);
+    this.#master = promoted;
+    this.#replica = killed;
+    this.#killed = killed;
+    return { killed, promoted, elapsedMs: performance.now() - killedAt };
+  }
+
+  async pauseMaster(onStopped?: (replica: SentinelDataServer) => Promise<void>): Promise<FailoverOutcome> {
+    if (this.#killed !== undefined) {
+      throw new Error('pauseMaster(): the last killed master was not recovered yet; call recover() first.');
+    }
+    const deposed = this.#master;
+    const promoted = this.#replica;
+    const stoppedAt = performance.now();
+    deposed.process.pause();
+    try {
+      await onStopped?.(promoted);
+      await this.#promotionOf(promoted, `stopping master ${deposed.port}`);
+    } finally {
+      deposed.process.resume();
+    }
+    this.#master = promoted;
+    this.#replica = deposed;
+    return { killed: deposed, promoted, elapsedMs: performance.now() - stoppedAt };
+  }
+
+  /** Resolves once every Sentinel names `promoted` as master and it answers as one; `cause` names what started it. */
+  async #promotionOf(promoted: SentinelDataServer, cause: string): Promise<void> {
     const deadline = Date.now() + failoverDeadlineMs;
     for (;;) {
       const views = await Promise.all(this.sentinels.map((sentinel) => masterAddressSeenBy(sentinel)));
       if (views.every((view) => view === String(promoted.port)) && (await roleOf(promoted)) === 'master') {
-        break;
+        return;
       }
       if (Date.now() > deadline) {
         throw new Error(
-          `The Sentinels did not promote ${promoted.port} within ${failoverDeadlineMs} ms of killing master ${killed.port}; ` +
+          `The Sentinels did not promote ${promoted.port} within ${failoverDeadlineMs} ms of ${cause}; ` +
             `they name ${views.join(', ')}.`,
         );
       }
       await sleep(20);
     }
-    this.#master = promoted;
-    this.#replica = killed;
-    this.#killed = killed;
-    return { killed, promoted, elapsedMs: performance.now() - killedAt };
   }
 
   async recover(options?: { readonly followSpontaneousFailover?: boolean }): Promise<void> {
