@@ -266,10 +266,41 @@ class SentinelTopology implements RedisSentinelTopology {
   async recover(options?: { readonly followSpontaneousFailover?: boolean }): Promise<void> {
     const killed = this.#killed;
     if (killed !== undefined) {
+      await this.#sentinelsReachTheNewMaster();
       await killed.process.restart(['--replicaof', loopbackHost, String(this.#master.port)]);
       this.#killed = undefined;
     }
     await this.#settle(options?.followSpontaneousFailover === true);
+  }
+
+  /**
+   * Resolves once every Sentinel has had the promoted master answer its pings for longer than the down-after, twice in
+   * a row: a Sentinel that adopts a new master opens new links to it and counts it down if they take 500 ms to answer,
+   * which a loaded machine can take. Restarting the killed server only then means such a Sentinel has no replica to
+   * fail over to, so the failover it starts comes to nothing instead of turning the topology round (seen in about one
+   * Sentinel soak in two on a loaded 2-core VM, which then had no verdict). Gives up quietly after 5 s: `#settle`
+   * judges the topology afterwards either way.
+   */
+  async #sentinelsReachTheNewMaster(): Promise<void> {
+    const deadline = Date.now() + 5_000;
+    let healthyChecks = 0;
+    while (healthyChecks < 2 && Date.now() < deadline) {
+      const healthy = await Promise.all(this.sentinels.map((sentinel) => this.#reachesMaster(sentinel)));
+      healthyChecks = healthy.every(Boolean) ? healthyChecks + 1 : 0;
+      await sleep(downAfterMs + 100);
+    }
+  }
+
+  /** Whether `sentinel` names the current master, flags it up, and had a ping answered within the down-after. */
+  async #reachesMaster(sentinel: RedisAddress): Promise<boolean> {
+    return withAdminConnection(sentinel, async (client) => {
+      const master = fields((await client.call('SENTINEL', 'MASTER', masterName)) as unknown[]);
+      return (
+        master.get('port') === String(this.#master.port) &&
+        master.get('flags') === 'master' &&
+        Number(master.get('last-ok-ping-reply')) < downAfterMs
+      );
+    }).catch(() => false);
   }
 
   waitUntilStable(): Promise<void> {
