@@ -32,8 +32,8 @@ const replicatedHistoriesKept = 1_000;
 const replicatedHistories = new Set<string>();
 
 /**
- * The replicas connected to each server a client writes to, as `INFO replication` reports them (`connected_slaves`),
- * with a replica the server lost still counted ({@link replicasToCountIn}). A count is read when first needed, then used for {@link replicaCountRefreshMs} and read again in the background
+ * The replicas of each server a client writes to, as `INFO replication` reports them, with a replica the server lost
+ * still counted ({@link replicasToCountIn}). A count is read when first needed, then used for {@link replicaCountRefreshMs} and read again in the background
  * while the old one still answers, so a write waits for `INFO` only the first time and after {@link forget}. One
  * instance per client, shared by every storage and strategy over it: a server is asked about once a second at most.
  */
@@ -122,25 +122,40 @@ export function connectedReplicasIn(info: string): number {
 }
 
 /**
- * The replicas a master's `INFO replication` reply says to count: its connected ones, and 1 when it has none left of
- * the ones this process saw it with under the same replication ID (ADR 1102). Waiting for that lost replica fails, so
- * a master a failover replaced behind its back acknowledges nothing, instead of acknowledging writes it will lose.
+ * The replicas a master's `INFO replication` reply says to count ({@link replicasOnlineIn}), and 1 when it has none
+ * left of the ones this process saw it with under the same replication ID (ADR 1102). Waiting for that lost replica
+ * fails, so a master a failover replaced behind its back acknowledges nothing, instead of acknowledging writes it will
+ * lose. Redis starts a new ID when it restarts and after `repl-backlog-ttl` (an hour by default) without replicas.
  */
 export function replicasToCountIn(info: string): number {
-  const connected = connectedReplicasIn(info);
-  const history = /^master_replid:([0-9a-f]+)\r?$/mu.exec(info)?.[1];
+  const online = replicasOnlineIn(info);
+  const history = /^master_replid:([0-9a-fA-F]+)\r?$/mu.exec(info)?.[1];
   if (history === undefined) {
-    return connected;
+    return online;
   }
-  if (connected > 0) {
+  if (online > 0) {
     replicatedHistories.delete(history);
     replicatedHistories.add(history);
     if (replicatedHistories.size > replicatedHistoriesKept) {
       replicatedHistories.delete(replicatedHistories.values().next().value as string);
     }
-    return connected;
+    return online;
   }
   return replicatedHistories.has(history) ? 1 : 0;
+}
+
+/**
+ * The replicas of an `INFO replication` reply that can acknowledge a `WAIT`: its `slaveN:` lines in state `online`
+ * with a listening port. A backup taken with `redis-cli --rdb` shows up in `connected_slaves` too, as port 0 in
+ * `wait_bgsave`; counting it would make writes wait for a tool that never acknowledges. A reply without `slaveN:`
+ * lines (a mock) counts `connected_slaves`.
+ */
+export function replicasOnlineIn(info: string): number {
+  const lines = [...info.matchAll(/^slave\d+:.*$/gmu)];
+  if (lines.length === 0) {
+    return connectedReplicasIn(info);
+  }
+  return lines.filter(([line]) => /,state=online(,|\r?$)/u.test(line) && !/(^|[:,])port=0,/u.test(line)).length;
 }
 
 /**
@@ -152,8 +167,8 @@ export function replicaServerOf(key: string, isCluster: boolean): string {
 }
 
 /**
- * How many replicas a write must reach under `wait`: its number, or for `'auto'` one while `server` reports a
- * connected replica and none while it reports none. A number at once whenever the count is cached.
+ * How many replicas a write must reach under `wait`: its number, or for `'auto'` one while `server` has a replica to
+ * count ({@link replicasToCountIn}) and none otherwise. A number at once whenever the count is cached.
  */
 export function replicasToWaitFor(
   wait: WaitForReplicas,

@@ -104,8 +104,8 @@ export class RedisLeaseStore implements LeaseStore {
   /**
    * WAIT on the node that minted the token: a pipeline whose only keyed command names the lease key is routed to
    * that key's master on a Cluster too. A token not yet on enough replicas is handed back unused, because a
-   * failover to a replica without it would mint the same token again. With `'auto'` and no replica connected there
-   * is nothing to wait for.
+   * failover to a replica without it would mint the same token again. With `'auto'` on a server that has had no
+   * replica there is nothing to wait for.
    */
   async #confirmOnReplicas(
     subscriptionId: string,
@@ -132,8 +132,9 @@ export class RedisLeaseStore implements LeaseStore {
         `Lease ${quoteText(keys.lease)} was not taken: token ${token} reached ${typeof acknowledged === 'number' ? acknowledged : 'no'} ` +
           `of the ${replicas} replicas waitForReplicas asks for within ${wait.timeoutMs} ms` +
           `${error === null ? '' : ` (${String(error)})`}, so a failover could mint it again. ` +
-          'The strategy tries again; check replication (a master that lost its replica waits for it to return, since a failover ' +
-          'may have replaced it), or set waitForReplicas to false to take leases without waiting (unsafe on failover).',
+          'The strategy tries again; check replication. A master that reports no replica but had one under its replication ID is ' +
+          'still waited for, since a failover may have replaced it (ADR 1102): attach a replica; if it was removed for good, restart ' +
+          'this process or set waitForReplicas to false to take leases without waiting (unsafe on failover).',
       );
     }
   }

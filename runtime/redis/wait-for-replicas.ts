@@ -6,8 +6,9 @@ import { describeValue } from '../describe-value.js';
  */
 export interface WaitForReplicas {
   /**
-   * A whole number of replicas (at least 1), or `'auto'`: one replica while the server's `INFO replication` reports a
-   * connected replica, none while it reports none.
+   * A whole number of replicas (at least 1), or `'auto'`: one replica while the server's `INFO replication` reports an
+   * online replica, or reports none but had one under its current replication ID (a master a failover may have
+   * replaced, ADR 1102); none on a server that has had no replica.
    */
   readonly replicas: number | 'auto';
   /** How long `WAIT` may block, in milliseconds; at least 1 (`WAIT` with 0 blocks for ever). */

@@ -76,6 +76,18 @@ describe('startRedisSentinel', () => {
     await started().recover();
   });
 
+  it('fails over a stopped master, continues it as a master with no replica, and recover() waits until it is a replica', async () => {
+    const { master, replica } = { master: started().master(), replica: started().replica() };
+    const { killed, promoted } = await started().pauseMaster();
+    expect([killed, promoted]).toEqual([master, replica]);
+    expect(started().master()).toBe(replica);
+    // Deposed while it lives: it answers again, still as a master, and counts no replica.
+    expect(await replicationInfo(master)).toMatch(/role:master[\s\S]*connected_slaves:0/u);
+    await started().recover();
+    expect(started().replica()).toBe(master);
+    expect(await replicationInfo(master)).toMatch(/role:slave[\s\S]*master_link_status:up/u);
+  }, 90_000);
+
   it('with followSpontaneousFailover, recover() adopts a failover the Sentinels made on their own', async () => {
     const { master, replica } = { master: started().master(), replica: started().replica() };
     const [sentinel] = started().sentinels;

@@ -51,8 +51,9 @@ describe('errors', () => {
       'Checkpoint write notOlderThan(7) for subscription "orders" was applied on the master, but 0 of the 1 replica it waits for ' +
         'acknowledged it within 500 ms: it may or may not survive a failover. This is not a refusal and the lease has not moved on, ' +
         'so do not treat it as one: read the checkpoint back, or write again with the same token once replication has caught up ' +
-        '(a later write the replicas acknowledge carries this one with it). A master that lost its replica waits for it to ' +
-        'return, since a failover may have replaced that master.',
+        '(a later write the replicas acknowledge carries this one with it). A master that reports no replica but had one under ' +
+        'its replication ID is still waited for, since a failover may have replaced it (ADR 1102): attach a replica; if it was ' +
+        'removed for good, restart this process or set waitForReplicas to false (unsafe on failover).',
     );
   });
 

@@ -86,8 +86,9 @@ describe("'auto' on a master whose replica was promoted while it lived", () => {
     await storage.save('orders', 'position-1', notOlderThan(0n));
 
     await promoteReplicaBehindTheMastersBack();
-    // Twice each, across a refresh of the count: the first attempt finds the replica count of before the promotion
-    // still cached, waits and falls short; the second reads the count again and finds no replica.
+    // Twice each, across a refresh of the count: the first grant finds the replica count of before the promotion still
+    // cached, waits and falls short, which makes the save after it read the count again and find no replica (without
+    // ADR 1102 that save was accepted); the second attempt reads it again too.
     for (let attempt = 0; attempt < 2; attempt += 1) {
       await afterTheCountIsStale();
       expect(await strategy.register(`payments-${attempt}`, 'node-a')).toBe(false);
@@ -97,7 +98,7 @@ describe("'auto' on a master whose replica was promoted while it lived", () => {
     }
 
     // The promoted replica has a replication history of its own and no replica yet: it grants without waiting, and
-    // its token follows the one the old master had acknowledged, never repeats it.
+    // has what the old master acknowledged before the promotion (the checkpoint) and nothing it refused after.
     const onNewMaster = connect('replica');
     const successor = new RedisLeaseStrategy(onNewMaster, { keyPrefix: 'deposed:', leaseTimeMs: 5_000 });
     expect(await successor.register('payments-0', 'node-b')).toBe(true);

@@ -90,6 +90,24 @@ describe('replicasToCountIn', () => {
     expect(replicasToCountIn(replicationInfo(0))).toBe(0);
   });
 
+  it('counts only online replicas with a listening port: a backup with redis-cli --rdb is neither waited for nor remembered', () => {
+    const history = newHistory();
+    const withLines = (...lines: string[]): string =>
+      masterInfo(lines.length, history).replace('\r\nmaster_replid', `\r\n${lines.join('\r\n')}\r\nmaster_replid`);
+    expect(replicasToCountIn(withLines('slave0:ip=127.0.0.1,port=0,state=wait_bgsave,offset=0,lag=0'))).toBe(0);
+    expect(replicasToCountIn(masterInfo(0, history))).toBe(0);
+    expect(
+      replicasToCountIn(
+        withLines(
+          'slave0:ip=10.0.0.2,port=6379,state=online,offset=920,lag=0',
+          'slave1:ip=10.0.0.3,port=6379,state=send_bulk,offset=0,lag=0',
+          'slave2:ip=127.0.0.1,port=0,state=online,offset=920,lag=0',
+        ),
+      ),
+    ).toBe(1);
+    expect(replicasToCountIn(masterInfo(0, history))).toBe(1);
+  });
+
   it('forgets the oldest histories past a thousand, and keeps one seen again', () => {
     const [first, second] = [newHistory(), newHistory()];
     replicasToCountIn(masterInfo(1, first));

@@ -92,6 +92,7 @@ const downAfterMs = 500;
 const failoverTimeoutMs = 2_000;
 const stableTimeoutMs = 30_000;
 const failoverDeadlineMs = 30_000;
+const conversionDeadlineMs = 60_000;
 
 /**
  * Starts a Sentinel topology: two redis-servers, one a replica of the other (with {@link replicationTestArgs}), each
@@ -171,6 +172,8 @@ class SentinelTopology implements RedisSentinelTopology {
   #master: SentinelDataServer;
   #replica: SentinelDataServer;
   #killed: SentinelDataServer | undefined;
+  /** A master stopped and continued by {@link pauseMaster}, until the Sentinels have made it a replica. */
+  #deposed: SentinelDataServer | undefined;
   #stopped = false;
 
   constructor(
@@ -260,6 +263,7 @@ class SentinelTopology implements RedisSentinelTopology {
     this.#master = promoted;
     this.#replica = old;
     this.#killed = how === 'kill' ? old : undefined;
+    this.#deposed = how === 'pause' ? old : undefined;
     return { killed: old, promoted, elapsedMs: performance.now() - startedAt };
   }
 
@@ -270,7 +274,30 @@ class SentinelTopology implements RedisSentinelTopology {
       await killed.process.restart(['--replicaof', loopbackHost, String(this.#master.port)]);
       this.#killed = undefined;
     }
+    const deposed = this.#deposed;
+    if (deposed !== undefined) {
+      await this.#convertedByTheSentinels(deposed);
+      this.#deposed = undefined;
+    }
     await this.#settle(options?.followSpontaneousFailover === true);
+  }
+
+  /**
+   * Resolves once `deposed` answers as a replica. The Sentinels convert a master they replaced only at their next
+   * `INFO` of it, sent every 10 s to an instance they list as a replica, and it then syncs: 10–20 s measured, longer
+   * than `#settle` waits, so this has a deadline of its own.
+   */
+  async #convertedByTheSentinels(deposed: SentinelDataServer): Promise<void> {
+    const deadline = Date.now() + conversionDeadlineMs;
+    for (let role = await roleOf(deposed); role !== 'slave'; role = await roleOf(deposed)) {
+      if (Date.now() > deadline) {
+        throw new Error(
+          `The Sentinels did not make the deposed master ${deposed.port} a replica within ${conversionDeadlineMs} ms; ` +
+            `it answers ROLE with ${role}.`,
+        );
+      }
+      await sleep(100);
+    }
   }
 
   /**
@@ -283,10 +310,12 @@ class SentinelTopology implements RedisSentinelTopology {
    */
   async #sentinelsReachTheNewMaster(): Promise<void> {
     const deadline = Date.now() + 5_000;
-    let healthyChecks = 0;
-    while (healthyChecks < 2 && Date.now() < deadline) {
+    for (let healthyChecks = 0; Date.now() < deadline;) {
       const healthy = await Promise.all(this.sentinels.map((sentinel) => this.#reachesMaster(sentinel)));
       healthyChecks = healthy.every(Boolean) ? healthyChecks + 1 : 0;
+      if (healthyChecks === 2) {
+        return;
+      }
       await sleep(downAfterMs + 100);
     }
   }
