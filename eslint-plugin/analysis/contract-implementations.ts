@@ -49,6 +49,46 @@ export function classImplementing(
   scope: Scope,
   types: TypeInformation | undefined,
 ): ContractImplementation | undefined {
+  return remembered(classNode, `${contract} ${modeOf(types)}`, () =>
+    implementationOfClass(contract, classNode, scope, types),
+  );
+}
+
+/**
+ * What the rules found each class or literal to implement, by contract and mode: several rules ask about the same
+ * node (the two storage rules, in the syntactic config the same question), and each question is answered once.
+ */
+const implementationsByNode = new WeakMap<TSESTree.Node, Map<string, ContractImplementation | null>>();
+
+function remembered(
+  node: TSESTree.Node,
+  question: string,
+  answer: () => ContractImplementation | undefined,
+): ContractImplementation | undefined {
+  let answers = implementationsByNode.get(node);
+  if (answers === undefined) {
+    answers = new Map();
+    implementationsByNode.set(node, answers);
+  }
+  const known = answers.get(question);
+  if (known !== undefined) {
+    return known ?? undefined;
+  }
+  const found = answer();
+  answers.set(question, found ?? null);
+  return found;
+}
+
+function modeOf(types: TypeInformation | undefined): string {
+  return types === undefined ? 'syntactic' : 'typed';
+}
+
+function implementationOfClass(
+  contract: ContractName,
+  classNode: ClassNode,
+  scope: Scope,
+  types: TypeInformation | undefined,
+): ContractImplementation | undefined {
   const clauses = implementsClauses(classNode);
   const clause = clauses.find((candidate) => namesContractInterface(candidate.expression, contract, scope));
   // Only a class with a heritage clause (or a JSDoc @implements) can be an implementation by type; asking no other
@@ -158,6 +198,18 @@ function extendsDirectly(classNode: ClassNode, className: RuntimeExportName, sco
  * `memberHint`, a member every implementation of the contract has.
  */
 export function objectImplementing(
+  contract: ContractName,
+  memberHint: string,
+  object: TSESTree.ObjectExpression,
+  scope: Scope,
+  types: TypeInformation | undefined,
+): ContractImplementation | undefined {
+  return remembered(object, `${contract} ${memberHint} ${modeOf(types)}`, () =>
+    implementationOfObject(contract, memberHint, object, scope, types),
+  );
+}
+
+function implementationOfObject(
   contract: ContractName,
   memberHint: string,
   object: TSESTree.ObjectExpression,
