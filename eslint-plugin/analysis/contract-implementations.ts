@@ -49,38 +49,47 @@ export function classImplementing(
   scope: Scope,
   types: TypeInformation | undefined,
 ): ContractImplementation | undefined {
-  return remembered(classNode, `${contract} ${modeOf(types)}`, () =>
+  // A class has no member hint: its question is keyed 'class', which no member of a contract is called.
+  return remembered(answersFor(contract, 'class', types), classNode, () =>
     implementationOfClass(contract, classNode, scope, types),
   );
 }
 
+type Answers = WeakMap<TSESTree.Node, ContractImplementation | null>;
+
 /**
- * What the rules found each class or literal to implement, by contract and mode: several rules ask about the same
- * node (the two storage rules, in the syntactic config the same question), and each question is answered once.
+ * What the rules found each class or literal to implement, by contract, member hint and mode: several rules ask about
+ * the same node (the two storage rules, in the syntactic config the same question), and each question is answered
+ * once. One map a question, looked up without building a key, so a question asked only once costs next to nothing.
  */
-const implementationsByNode = new WeakMap<TSESTree.Node, Map<string, ContractImplementation | null>>();
+const answersByQuestion = new Map<ContractName, Map<string, { syntactic: Answers; typed: Answers }>>();
+
+function answersFor(contract: ContractName, hint: string, types: TypeInformation | undefined): Answers {
+  let byHint = answersByQuestion.get(contract);
+  if (byHint === undefined) {
+    byHint = new Map();
+    answersByQuestion.set(contract, byHint);
+  }
+  let byMode = byHint.get(hint);
+  if (byMode === undefined) {
+    byMode = { syntactic: new WeakMap(), typed: new WeakMap() };
+    byHint.set(hint, byMode);
+  }
+  return types === undefined ? byMode.syntactic : byMode.typed;
+}
 
 function remembered(
+  answers: Answers,
   node: TSESTree.Node,
-  question: string,
   answer: () => ContractImplementation | undefined,
 ): ContractImplementation | undefined {
-  let answers = implementationsByNode.get(node);
-  if (answers === undefined) {
-    answers = new Map();
-    implementationsByNode.set(node, answers);
-  }
-  const known = answers.get(question);
+  const known = answers.get(node);
   if (known !== undefined) {
     return known ?? undefined;
   }
   const found = answer();
-  answers.set(question, found ?? null);
+  answers.set(node, found ?? null);
   return found;
-}
-
-function modeOf(types: TypeInformation | undefined): string {
-  return types === undefined ? 'syntactic' : 'typed';
 }
 
 function implementationOfClass(
@@ -204,7 +213,7 @@ export function objectImplementing(
   scope: Scope,
   types: TypeInformation | undefined,
 ): ContractImplementation | undefined {
-  return remembered(object, `${contract} ${memberHint} ${modeOf(types)}`, () =>
+  return remembered(answersFor(contract, memberHint, types), object, () =>
     implementationOfObject(contract, memberHint, object, scope, types),
   );
 }
