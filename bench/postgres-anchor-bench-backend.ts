@@ -9,7 +9,9 @@ const poolSize = 16;
 /**
  * A PostgreSQL server of its own (as the tests start one: fsync on, default settings) and one `pg.Pool` of 16
  * connections, shared by the store and the plain write. The plain write is a single-column upsert into the store's
- * own table (rows of their own), so both sides write the same row shape and keep their updates HOT alike.
+ * own table (rows of their own), so both sides write the same row shape and keep their updates HOT alike. Both send
+ * unnamed statements, `pool.query(text, values)`, as the store does (ADR 0805): the server parses and plans every
+ * write of either side, so neither is flattered by a plan the other lacks.
  */
 export async function postgresAnchorBenchBackend(): Promise<AnchorBenchBackend> {
   const server = await startPostgresServer();

@@ -31,26 +31,36 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /**
  * The Sentinel faults: the replica stopped (SIGSTOP) for two lease times, so every wait for it times out; the master
  * killed (SIGKILL) and failed over; and a partition: the replication link cut, the lease holder stopped for one and a
- * half lease times so the lease changes hands while the replica hears nothing, then the master killed. Each failover
- * reads what the replica holds before the Sentinels promote it, records it in `failovers`, and restarts the killed
- * server as the new replica before the next fault.
+ * half lease times so the lease changes hands while the replica hears nothing, then the master killed; with
+ * `deposedMaster`, also the master stopped (SIGSTOP) until the Sentinels promote its replica, then continued, so it
+ * serves the clients still connected to it as a master with no replica until the Sentinels make it a replica, 10–20 s
+ * later (a master too slow for its Sentinels). Each failover reads what the
+ * replica holds before the Sentinels promote it, records it in `failovers`, and makes the old master the new replica
+ * (restarted when killed) before the next fault.
  */
 export function sentinelServerFaults(options: {
   readonly topology: RedisSentinelTopology;
   readonly subscriptionIds: readonly string[];
   readonly leaseMs: number;
+  /** Whether the master-pause fault is among them (`--deposed-master`). */
+  readonly deposedMaster: boolean;
   readonly leaseHolder: () => ChildProcess | undefined;
   readonly failovers: FailoverRecord[];
 }): ReadonlyMap<ServerFaultKind, ServerFault> {
-  const { topology, subscriptionIds, leaseMs, leaseHolder, failovers } = options;
-  const failover = async (partitioned: boolean, afterKill: () => void): Promise<boolean> => {
+  const { topology, subscriptionIds, leaseMs, deposedMaster, leaseHolder, failovers } = options;
+  const failover = async (
+    how: 'kill' | 'pause',
+    partitioned: boolean,
+    afterKill: () => void = () => undefined,
+  ): Promise<boolean> => {
     let snapshot = new Map<string, CheckpointState>();
     let snapshotBeforePromotion = false;
     const killedAt = process.hrtime.bigint();
-    const outcome = await topology.killMaster(async (replica) => {
+    const onDown = async (replica: SentinelDataServer): Promise<void> => {
       afterKill();
-      [snapshot, snapshotBeforePromotion] = await readSnapshot(replica, subscriptionIds);
-    });
+      [snapshot, snapshotBeforePromotion] = await readSnapshot(replica, subscriptionIds, how);
+    };
+    const outcome = await (how === 'kill' ? topology.killMaster(onDown) : topology.pauseMaster(onDown));
     failovers.push({ killedAt, snapshot, snapshotBeforePromotion, partitioned, failoverMs: outcome.elapsedMs });
     await topology.recover();
     return true;
@@ -63,22 +73,27 @@ export function sentinelServerFaults(options: {
     replica.resume();
     return true;
   };
-  const masterKill: ServerFault = () => failover(false, () => undefined);
+  const masterKill: ServerFault = () => failover('kill', false);
+  const masterPause: ServerFault = () => failover('pause', false);
   const partitionKill: ServerFault = async () => {
     await topology.cutReplicationLink();
     // Stopped past its lease: another worker is granted the lease (or, waiting for the replica, refused) during the cut.
     const holder = leaseHolder();
     const stopped = holder?.kill('SIGSTOP') === true ? holder : undefined;
     await sleep(1.5 * leaseMs);
-    return failover(true, () => {
+    return failover('kill', true, () => {
       stopped?.kill('SIGCONT');
     });
   };
-  return new Map([
+  const faults = new Map<ServerFaultKind, ServerFault>([
     ['replica-pause', replicaPause],
     ['master-kill', masterKill],
     ['partition-kill', partitionKill],
   ]);
+  if (deposedMaster) {
+    faults.set('master-pause', masterPause);
+  }
+  return faults;
 }
 
 /**
@@ -89,11 +104,9 @@ export function sentinelServerFaults(options: {
 async function readSnapshot(
   replica: SentinelDataServer,
   subscriptionIds: readonly string[],
+  masterWas: 'kill' | 'pause',
 ): Promise<[Map<string, CheckpointState>, boolean]> {
-  const deadline = Date.now() + 5_000;
-  while (!/master_link_status:down/u.test(await replicationInfo(replica)) && Date.now() < deadline) {
-    await sleep(5);
-  }
+  await (masterWas === 'kill' ? linkDown(replica) : streamDrained(replica));
   return withAdminConnection(replica, async (admin) => {
     const storage = new RedisCheckpointStorage(admin, { waitForReplicas: false });
     const snapshot = new Map<string, CheckpointState>();
@@ -104,4 +117,32 @@ async function readSnapshot(
     const stillReplica = /^role:slave\r?$/mu.test(await admin.info('replication'));
     return [snapshot, stillReplica];
   });
+}
+
+/** Resolves once `replica` reads its link down (it has applied all its killed master sent), or after 5 s. */
+async function linkDown(replica: SentinelDataServer): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!/master_link_status:down/u.test(await replicationInfo(replica)) && Date.now() < deadline) {
+    await sleep(5);
+  }
+}
+
+/**
+ * Resolves once `replica` has applied every byte it read from its stopped master, the same in two reads 20 ms apart,
+ * or after 5 s. A stopped master keeps the link open, so it never reads down; whatever the replica acknowledged it had
+ * applied before, and nothing more comes.
+ */
+async function streamDrained(replica: SentinelDataServer): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  let previous = '';
+  for (;;) {
+    const info = await replicationInfo(replica);
+    const read = /^slave_read_repl_offset:(\d+)\r?$/mu.exec(info)?.[1];
+    const applied = /^slave_repl_offset:(\d+)\r?$/mu.exec(info)?.[1];
+    if ((read === applied && `${read}` === previous) || Date.now() > deadline) {
+      return;
+    }
+    previous = read === applied ? `${read}` : '';
+    await sleep(20);
+  }
 }

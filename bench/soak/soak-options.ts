@@ -14,6 +14,11 @@ export interface SoakOptions {
    * Sentinel only) is the failover soak's negative control: it must report duplicated tokens or anomalies.
    */
   readonly waitForReplicas: boolean;
+  /**
+   * Sentinel only (`--deposed-master`): adds the master-pause fault, the master stopped until its replica is promoted
+   * and then continued, so clients still connected to it use a deposed master until the Sentinels convert it.
+   */
+  readonly deposedMaster: boolean;
   readonly workers: number;
   readonly subscriptions: number;
   readonly leaseMs: number;
@@ -27,7 +32,7 @@ export interface SoakOptions {
 }
 
 const usage =
-  'Usage: npm run soak -- --seconds N [--cluster | --postgres | --sentinel [--no-wait-for-replicas]] [--workers 4] [--subscriptions 2] ' +
+  'Usage: npm run soak -- --seconds N [--cluster | --postgres | --sentinel [--no-wait-for-replicas] [--deposed-master]] [--workers 4] [--subscriptions 2] ' +
   '[--lease-ms 600] [--max-operations 200000] [--lose-writes-on-restart]';
 
 /** Parses the soak's command line. @throws Error naming the bad flag, its bounds and the usage line. */
@@ -40,6 +45,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       postgres: { type: 'boolean', default: false },
       sentinel: { type: 'boolean', default: false },
       'no-wait-for-replicas': { type: 'boolean', default: false },
+      'deposed-master': { type: 'boolean', default: false },
       workers: { type: 'string', default: '4' },
       subscriptions: { type: 'string', default: '2' },
       'lease-ms': { type: 'string', default: '600' },
@@ -66,12 +72,18 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
   if (values['no-wait-for-replicas'] && !values.sentinel) {
     throw new Error(`--no-wait-for-replicas is the Sentinel soak's negative control; add --sentinel.\n${usage}`);
   }
+  if (values['deposed-master'] && !values.sentinel) {
+    throw new Error(
+      `--deposed-master stops a Sentinel-managed master until it is failed over; add --sentinel.\n${usage}`,
+    );
+  }
   return {
     seconds: bounded('--seconds', values.seconds, 1, 3_600),
     cluster: values.cluster,
     postgres: values.postgres,
     sentinel: values.sentinel,
     waitForReplicas: !values['no-wait-for-replicas'],
+    deposedMaster: values['deposed-master'],
     workers: bounded('--workers', values.workers, 2, 16),
     subscriptions: bounded('--subscriptions', values.subscriptions, 1, 16),
     leaseMs: bounded('--lease-ms', values['lease-ms'], 90, 10_000),

@@ -40,6 +40,7 @@ const faultNames: Record<FaultKind, string> = {
   'replica-pause': 'replica SIGSTOP/SIGCONT',
   'master-kill': 'master SIGKILL + failover',
   'partition-kill': 'replication link cut + lease holder SIGSTOP + master SIGKILL + failover',
+  'master-pause': 'master SIGSTOP + failover + SIGCONT (deposed while alive)',
   'pg-restart': 'pg_ctl restart -m immediate',
   'pg-terminate': 'pg_terminate_backend',
   'pg-row-lock': 'rows locked past the statement timeout',

@@ -180,7 +180,12 @@ async function startBackend(
         name: topology.sentinelOptions.name,
         waitForReplicas: options.waitForReplicas,
       },
-      serverFaults: sentinelServerFaults({ topology, leaseMs: options.leaseMs, ...context }),
+      serverFaults: sentinelServerFaults({
+        topology,
+        leaseMs: options.leaseMs,
+        deposedMaster: options.deposedMaster,
+        ...context,
+      }),
       sentinel: topology,
     };
   }

@@ -41,7 +41,8 @@ function write(value: unknown, ancestors: object[]): string {
       if (!Number.isFinite(value)) {
         throw new NotJson(`got ${value}, and JSON has no NaN or infinities`);
       }
-      return JSON.stringify(value);
+      // What JSON.stringify writes for a finite number (the spec's ToString, -0 as 0), without its generic entry.
+      return String(value);
     case 'object':
       if (value === null) {
         return 'null';

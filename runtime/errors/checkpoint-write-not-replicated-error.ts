@@ -48,6 +48,7 @@ function notReplicatedMessage(details: CheckpointWriteNotReplicatedDetails): str
     `Checkpoint write ${operation} for subscription ${quoteText(subscriptionId)} was applied on the master, but ${shortfall}: ` +
     'it may or may not survive a failover. This is not a refusal and the lease has not moved on, so do not treat it as one: ' +
     'read the checkpoint back, or write again with the same token once replication has caught up ' +
-    '(a later write the replicas acknowledge carries this one with it).'
+    '(a later write the replicas acknowledge carries this one with it). A master that lost its replica waits for it to ' +
+    'return, since a failover may have replaced that master.'
   );
 }

@@ -9,7 +9,7 @@ import {
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import { assertPostgresClient, type PostgresClient, type PostgresTableOptions } from './postgres-client.js';
 import { createTableIdempotently } from './postgres-create-table.js';
-import { columnValues, storedFieldsOfRow } from './postgres-dual-anchor-row.js';
+import { columnValues, nullableTimestampText, storedFieldsOfRow } from './postgres-dual-anchor-row.js';
 import { dualAnchorStatements, type DualAnchorStatements } from './postgres-dual-anchor-statements.js';
 import type { MissingTableHint } from './postgres-errors.js';
 import { qualifiedTableName } from './postgres-identifiers.js';
@@ -89,29 +89,40 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
    * One statement that upserts exactly the plan's columns. A lost connection or a timeout is passed through as the
    * driver reported it: the statement may or may not have committed, so never read it as a refusal. Not `async`
    * itself, so a write adds no promise of its own; the public method that calls it turns a throw into a rejection.
+   * Under `any()` there is no answer to judge, so the driver's own promise is returned as it is.
    */
-  protected writeFields(write: DualAnchorFieldWrite): Promise<void> {
+  protected writeFields(write: DualAnchorFieldWrite): Promise<unknown> {
     assertPostgresText('streamName', write.streamName);
     if (typeof write.fields.instanceId === 'string') {
       assertPostgresText('checkpoint.instanceId', write.fields.instanceId);
     }
     const { condition } = write;
     const { columns, values } = columnValues(write.streamName, write.fields);
+    const text = this.#statements.write(columns, condition.kind);
+    if (condition.kind === 'any') {
+      return this.#runner.query(text, values);
+    }
     if (condition.kind === 'notOlderThan') {
       values.push(String(condition.version));
     }
-    return this.#send(write.streamName, condition, this.#statements.write(columns, condition.kind), values);
+    return this.#send(write.streamName, condition, text, values);
   }
 
   /** One statement with the guard inside under every condition; under `ifAbsent()` the insert of a new row. */
   protected async writeReset(reset: DualAnchorResetWrite): Promise<void> {
     assertPostgresText('streamName', reset.streamName);
-    const { condition } = reset;
-    const { columns, values } = columnValues(reset.streamName, reset.fields);
+    const { condition, fields } = reset;
     if (condition.kind === 'ifAbsent') {
+      const { columns, values } = columnValues(reset.streamName, fields);
       await this.#send(reset.streamName, condition, this.#statements.write(columns, 'ifAbsent'), values);
       return;
     }
+    const values: unknown[] = [
+      reset.streamName,
+      fields.lastSeenToken,
+      nullableTimestampText(fields.lastSeenTimestamp),
+      nullableTimestampText(fields.lastHeartbeatTimestamp),
+    ];
     if (condition.kind === 'notOlderThan') {
       values.push(String(condition.version));
     }

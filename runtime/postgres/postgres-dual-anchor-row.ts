@@ -20,10 +20,15 @@ export const dualAnchorColumns: readonly DualAnchorColumn[] = [
   { field: 'metadata', column: 'metadata', timestamp: false },
 ];
 
+/** Each field's index in {@link dualAnchorColumns}. */
+const columnIndexOf: ReadonlyMap<string, number> = new Map(dualAnchorColumns.map(({ field }, index) => [field, index]));
+
 /**
- * The statement values of a write: `streamName`, then the value of each column `fields` sets, in column order;
- * `columns` has bit i set for `dualAnchorColumns[i]`, which picks the statement. Tokens and metadata are canonical
- * JSON, which escapes every control character, so no value holds a NUL that PostgreSQL text would refuse.
+ * The statement values of a write: `streamName`, then the value of each field `fields` sets, in the order `fields`
+ * lists them. `columns` names those columns in the same order, one octal digit each (the column's index in
+ * {@link dualAnchorColumns} plus one, the first column in the lowest digit), which picks the statement. Tokens and
+ * metadata are canonical JSON, which escapes every control character, so no value holds a NUL that PostgreSQL text
+ * would refuse.
  */
 export function columnValues(
   streamName: string,
@@ -31,16 +36,37 @@ export function columnValues(
 ): { readonly columns: number; readonly values: unknown[] } {
   const values: unknown[] = [streamName];
   let columns = 0;
-  // An indexed loop: this runs on every write, and a destructuring iterator costs more than the rest of it.
-  for (let index = 0; index < dualAnchorColumns.length; index += 1) {
-    const { field, timestamp } = dualAnchorColumns[index] as DualAnchorColumn;
-    const value = fields[field];
-    if (value !== undefined) {
-      columns |= 1 << index;
-      values.push(timestamp && typeof value === 'number' ? timestampText(value) : value);
+  let digit = 1;
+  // for…in over the plan's own few fields, not a lookup of all seven: this runs on every write, and a lookup by a
+  // varying key into plans of several shapes cost more than the rest of the function.
+  for (const field in fields) {
+    const index = columnIndexOf.get(field);
+    const value = fields[field as keyof StoredDualAnchorFields];
+    if (index !== undefined && value !== undefined) {
+      columns += (index + 1) * digit;
+      digit *= 8;
+      values.push(
+        (dualAnchorColumns[index] as DualAnchorColumn).timestamp && typeof value === 'number'
+          ? timestampText(value)
+          : value,
+      );
     }
   }
   return { columns, values };
+}
+
+/** A timestamp field's statement value: its ISO 8601 UTC text, or `null`. */
+export function nullableTimestampText(millis: number | null): string | null {
+  return millis === null ? null : timestampText(millis);
+}
+
+/** The columns a `columns` code of {@link columnValues} names, in its order. */
+export function columnsOf(columns: number): DualAnchorColumn[] {
+  const named: DualAnchorColumn[] = [];
+  for (let rest = columns; rest > 0; rest = Math.floor(rest / 8)) {
+    named.push(dualAnchorColumns[(rest % 8) - 1] as DualAnchorColumn);
+  }
+  return named;
 }
 
 /**

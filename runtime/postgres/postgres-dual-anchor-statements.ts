@@ -1,5 +1,5 @@
 import type { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
-import { dualAnchorColumns, type DualAnchorColumn } from './postgres-dual-anchor-row.js';
+import { columnsOf, dualAnchorColumns, type DualAnchorColumn } from './postgres-dual-anchor-row.js';
 import { derivedIdentifier, type QualifiedTableName } from './postgres-identifiers.js';
 
 type ConditionKind = CheckpointWriteCondition['kind'];
@@ -20,8 +20,8 @@ export interface DualAnchorStatements {
   /** $1 stream → `version` as text, or no row: the version behind a refusal. */
   readonly writeVersion: string;
   /**
-   * The upsert of the columns whose bits are set in `columns` (bit i for `dualAnchorColumns[i]`), values $2… in column
-   * order after $1, the stream:
+   * The upsert of the columns `columns` names (the code of `columnValues`), values $2… in that order after $1, the
+   * stream:
    * - `any`: sets exactly those columns; `version` is not in the statement, so it stays as it was;
    * - `notOlderThan`: v follows the values; the columns and `version` are set only when the locked row's version is
    *   not greater than v, so the row count is 1 when accepted and 0 when refused (ADR 0804);
@@ -45,16 +45,17 @@ export interface DualAnchorStatements {
  */
 const notRefused = ' WHERE stored.version IS NULL OR stored.version <= EXCLUDED.version';
 
+/** A number per condition kind, for the statement cache's keys. */
+const kindCode: Readonly<Record<ConditionKind, number>> = { any: 0, notOlderThan: 1, ifAbsent: 2 };
+const kindCount = 3;
+
 /** The statements for `table`, whose name is already validated and quoted. */
 export function dualAnchorStatements(table: QualifiedTableName, tableName: string): DualAnchorStatements {
   const t = table.sql;
-  const cache = new Map<string, string>();
-  const cached = (key: string, build: () => string): string => {
-    let text = cache.get(key);
-    if (text === undefined) {
-      text = build();
-      cache.set(key, text);
-    }
+  // Built once per shape and condition, then looked up by a number, with nothing made on a hit: every write asks.
+  const cache = new Map<number, string>();
+  const remembered = (key: number, text: string): string => {
+    cache.set(key, text);
     return text;
   };
   return {
@@ -88,15 +89,14 @@ export function dualAnchorStatements(table: QualifiedTableName, tableName: strin
       ` FROM ${t} WHERE stream_name = $1`,
     delete: `DELETE FROM ${t} WHERE stream_name = $1`,
     writeVersion: `SELECT version::text AS version FROM ${t} WHERE stream_name = $1`,
-    write: (columns, kind) =>
-      cached(`${kind} ${columns}`, () =>
-        writeStatement(
-          t,
-          dualAnchorColumns.filter((_, index) => (columns & (1 << index)) !== 0),
-          kind,
-        ),
-      ),
-    reset: (kind) => cached(`reset ${kind}`, () => resetStatement(t, kind === 'notOlderThan')),
+    write: (columns, kind) => {
+      const key = columns * kindCount + kindCode[kind];
+      return cache.get(key) ?? remembered(key, writeStatement(t, columnsOf(columns), kind));
+    },
+    reset: (kind) => {
+      const key = -1 - kindCode[kind];
+      return cache.get(key) ?? remembered(key, resetStatement(t, kind === 'notOlderThan'));
+    },
   };
 }
 

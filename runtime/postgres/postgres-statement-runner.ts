@@ -21,6 +21,8 @@ export class PostgresStatementRunner {
   readonly #hint: MissingTableHint;
   /** Whether `#client` is one connection, whose statements must not overlap. */
   readonly #oneConnection: boolean;
+  /** The driver's error, explained (a missing table says what to run); made once, as every statement passes it on. */
+  readonly #explain = (error: unknown): never => explainPostgresError(error, this.#hint);
 
   constructor(client: PostgresClient, hint: MissingTableHint) {
     this.#client = client;
@@ -50,17 +52,10 @@ export class PostgresStatementRunner {
 
   /** Sends one statement; a lost connection or a timeout is rethrown exactly as the driver reported it. */
   query(text: string, values: readonly unknown[]): Promise<PostgresQueryResult> {
-    const send = async (): Promise<PostgresQueryResult> => {
-      try {
-        return await this.#client.query(text, values);
-      } catch (error) {
-        return explainPostgresError(error, this.#hint);
-      }
-    };
     if (!this.#oneConnection) {
-      return send();
+      return this.#send(text, values);
     }
-    const result = (lastOnConnection.get(this.#client) ?? Promise.resolve()).then(send);
+    const result = (lastOnConnection.get(this.#client) ?? Promise.resolve()).then(() => this.#send(text, values));
     lastOnConnection.set(
       this.#client,
       result.catch(() => undefined),
@@ -69,9 +64,23 @@ export class PostgresStatementRunner {
   }
 
   /**
-   * The `version` a fenced write returned (`RETURNING version::text`); an `INSERT … ON CONFLICT DO UPDATE` always
-   * returns its row, so anything but one row means a rule or trigger rewrote the statement.
+   * Sends one statement now. Every write of a pool comes here, so it adds one `then` to the driver's promise rather
+   * than an async function and a closure per call; a driver that throws instead of rejecting is explained alike.
    */
+  #send(text: string, values: readonly unknown[]): Promise<PostgresQueryResult> {
+    try {
+      // Promise.resolve returns a driver's own promise as it is, and takes any thenable as await did.
+      return Promise.resolve(this.#client.query(text, values)).then(undefined, this.#explain);
+    } catch (error) {
+      return this.#explainLater(error);
+    }
+  }
+
+  /** A driver's synchronous throw, explained as a rejection, as the awaited promise of an async method would be. */
+  async #explainLater(error: unknown): Promise<never> {
+    return explainPostgresError(error, this.#hint);
+  }
+
   /**
    * Whether a conditional upsert wrote its row (row count 1) or its condition refused it (0).
    * @throws Error for any other count, or none: a rule or trigger rewrote the statement, or the client reports no
@@ -114,6 +123,10 @@ export class PostgresStatementRunner {
     return stored;
   }
 
+  /**
+   * The `version` a fenced write returned (`RETURNING version::text`); an `INSERT … ON CONFLICT DO UPDATE` always
+   * returns its row, so anything but one row means a rule or trigger rewrote the statement.
+   */
   returnedVersion({ rows }: PostgresQueryResult): unknown {
     if (rows.length !== 1) {
       throw new Error(

@@ -17,8 +17,23 @@ interface CachedCount {
 const countsByClient = new WeakMap<object, ConnectedReplicaCounts>();
 
 /**
- * The replicas connected to each server a client writes to, as `INFO replication` reports them (`connected_slaves`).
- * A count is read when first needed, then used for {@link replicaCountRefreshMs} and read again in the background
+ * How many replication IDs {@link replicatedHistories} keeps: each failover starts one, so a process that lived through
+ * a thousand failovers forgets the oldest, long replaced, first.
+ */
+const replicatedHistoriesKept = 1_000;
+
+/**
+ * The replication IDs (`master_replid`) under which some server was seen with a connected replica, oldest first. A
+ * master keeps its ID while it stays a master, and a promoted replica takes a new one, so a server reporting no
+ * replica under an ID in here is a master that lost its replica: the one a failover may have just replaced (its
+ * replica promoted while it lives, cut off from the Sentinels or too slow to answer them), whose writes are thrown
+ * away when it is made a replica of the new master. Process-wide: IDs are random and name one history everywhere.
+ */
+const replicatedHistories = new Set<string>();
+
+/**
+ * The replicas connected to each server a client writes to, as `INFO replication` reports them (`connected_slaves`),
+ * with a replica the server lost still counted ({@link replicasToCountIn}). A count is read when first needed, then used for {@link replicaCountRefreshMs} and read again in the background
  * while the old one still answers, so a write waits for `INFO` only the first time and after {@link forget}. One
  * instance per client, shared by every storage and strategy over it: a server is asked about once a second at most.
  */
@@ -69,7 +84,7 @@ export class ConnectedReplicaCounts {
   #read(entry: CachedCount, read: ReplicationInfoReader): Promise<number> {
     const reading = read().then(
       (info) => {
-        entry.count = connectedReplicasIn(info);
+        entry.count = replicasToCountIn(info);
         entry.readAt = this.now();
         entry.reading = undefined;
         return entry.count;
@@ -104,6 +119,28 @@ export function replicationInfoAt(results: [Error | null, unknown][] | null, ind
 /** `connected_slaves` of an `INFO replication` reply; 0 when it has none (a server or mock that does not replicate). */
 export function connectedReplicasIn(info: string): number {
   return Number(/^connected_slaves:(\d+)\r?$/mu.exec(info)?.[1] ?? 0);
+}
+
+/**
+ * The replicas a master's `INFO replication` reply says to count: its connected ones, and 1 when it has none left of
+ * the ones this process saw it with under the same replication ID (ADR 1102). Waiting for that lost replica fails, so
+ * a master a failover replaced behind its back acknowledges nothing, instead of acknowledging writes it will lose.
+ */
+export function replicasToCountIn(info: string): number {
+  const connected = connectedReplicasIn(info);
+  const history = /^master_replid:([0-9a-f]+)\r?$/mu.exec(info)?.[1];
+  if (history === undefined) {
+    return connected;
+  }
+  if (connected > 0) {
+    replicatedHistories.delete(history);
+    replicatedHistories.add(history);
+    if (replicatedHistories.size > replicatedHistoriesKept) {
+      replicatedHistories.delete(replicatedHistories.values().next().value as string);
+    }
+    return connected;
+  }
+  return replicatedHistories.has(history) ? 1 : 0;
 }
 
 /**

@@ -56,6 +56,7 @@ export class RedisLeaseStore implements LeaseStore {
     const reply = await this.#client.eval(acquireLeaseScript, 2, keys.lease, keys.token, owner, String(leaseTimeMs));
     const [outcome, token] = parseAcquireReply(reply, keys);
     if (outcome === 'taken') {
+      this.#keepReplicaCountRead(keys.lease);
       return undefined;
     }
     if (this.#waitForReplicas !== undefined) {
@@ -131,8 +132,27 @@ export class RedisLeaseStore implements LeaseStore {
         `Lease ${quoteText(keys.lease)} was not taken: token ${token} reached ${typeof acknowledged === 'number' ? acknowledged : 'no'} ` +
           `of the ${replicas} replicas waitForReplicas asks for within ${wait.timeoutMs} ms` +
           `${error === null ? '' : ` (${String(error)})`}, so a failover could mint it again. ` +
-          'The strategy tries again; check replication, or set waitForReplicas to false to take leases without waiting (unsafe on failover).',
+          'The strategy tries again; check replication (a master that lost its replica waits for it to return, since a failover ' +
+          'may have replaced it), or set waitForReplicas to false to take leases without waiting (unsafe on failover).',
       );
+    }
+  }
+
+  /**
+   * Keeps reading the replica count (at most once a second, in the background) while this node only waits for a lease
+   * held elsewhere. Under `'auto'` the count remembers the replication IDs it saw replicas under (ADR 1102); a node
+   * that never read it before a failover would not know that the master it then mints on lost its replica.
+   */
+  #keepReplicaCountRead(key: string): void {
+    if (this.#waitForReplicas?.replicas !== 'auto') {
+      return;
+    }
+    const count = this.#replicaCounts.count(replicaServerOf(key, this.#client.isCluster === true), () =>
+      this.#readReplicationInfo(key),
+    );
+    if (typeof count !== 'number') {
+      // A failed read is not cached; the next grant reads again and reports the error there.
+      count.catch(() => undefined);
     }
   }
 

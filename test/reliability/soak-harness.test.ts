@@ -143,6 +143,7 @@ describe('soak options', () => {
       postgres: false,
       sentinel: false,
       waitForReplicas: true,
+      deposedMaster: false,
       workers: 4,
       subscriptions: 2,
       leaseMs: 600,
@@ -172,6 +173,8 @@ describe('soak options', () => {
     });
     expect(() => parseSoakOptions(['--sentinel', '--cluster'])).toThrow(/--sentinel runs on a master, a replica/);
     expect(() => parseSoakOptions(['--no-wait-for-replicas'])).toThrow(/negative control; add --sentinel/);
+    expect(parseSoakOptions(['--sentinel', '--deposed-master'])).toMatchObject({ deposedMaster: true });
+    expect(() => parseSoakOptions(['--deposed-master'])).toThrow(/--deposed-master stops a Sentinel-managed master/);
     expect(() => parseSoakOptions(['--unknown'])).toThrow();
   });
 });

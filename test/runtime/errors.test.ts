@@ -51,7 +51,8 @@ describe('errors', () => {
       'Checkpoint write notOlderThan(7) for subscription "orders" was applied on the master, but 0 of the 1 replica it waits for ' +
         'acknowledged it within 500 ms: it may or may not survive a failover. This is not a refusal and the lease has not moved on, ' +
         'so do not treat it as one: read the checkpoint back, or write again with the same token once replication has caught up ' +
-        '(a later write the replicas acknowledge carries this one with it).',
+        '(a later write the replicas acknowledge carries this one with it). A master that lost its replica waits for it to ' +
+        'return, since a failover may have replaced that master.',
     );
   });
 

@@ -16,6 +16,27 @@ describe('canonicalJson', () => {
     expect(canonicalJson(1.0, 'x')).toBe(canonicalJson(1, 'x'));
   });
 
+  it('writes every finite number exactly as JSON.stringify does, -0 as 0', () => {
+    const numbers = [
+      0,
+      -0,
+      1,
+      -1,
+      0.1,
+      1 / 3,
+      1e21,
+      1e-7,
+      123_456_789_012_345_680_000,
+      5e-324,
+      Number.MAX_VALUE,
+      -1.5e300,
+    ];
+    expect(numbers.map((value) => canonicalJson([value, { value }], 'token'))).toEqual(
+      numbers.map((value) => JSON.stringify([value, { value }])),
+    );
+    expect(canonicalJson(-0, 'token')).toBe('0');
+  });
+
   it('escapes a lone surrogate, so the text is well-formed and reads back as the same string', () => {
     const text = canonicalJson({ key: 'a\uD800b' }, 'token');
     expect(text).toBe('{"key":"a\\ud800b"}');

@@ -4,6 +4,8 @@ import {
   DualAnchorWritePlan,
   PostgresDualAnchorCheckpointStore,
   type DualAnchorFieldWrite,
+  type PostgresClient,
+  type PostgresQueryResult,
 } from '../../../runtime/index.js';
 import { columnValues, storedFieldsOfRow } from '../../../runtime/postgres/postgres-dual-anchor-row.js';
 import { dualAnchorStatements } from '../../../runtime/postgres/postgres-dual-anchor-statements.js';
@@ -106,6 +108,21 @@ describe('PostgresDualAnchorCheckpointStore statements', () => {
     );
   });
 
+  it('names the columns in the order the plan lists its fields, so each value meets its own column', () => {
+    const { columns, values } = columnValues('orders', {
+      lastHeartbeatTimestamp: -1,
+      lastProcessedToken: '"p"',
+      lastProcessedTimestamp: 1,
+    });
+    expect(statements.write(columns, 'any')).toBe(
+      'INSERT INTO "anchors" AS stored (stream_name, last_heartbeat_timestamp, last_processed_token, last_processed_timestamp) ' +
+        'VALUES ($1, $2::timestamptz, $3, $4::timestamptz) ON CONFLICT (stream_name) DO UPDATE SET ' +
+        'last_heartbeat_timestamp = EXCLUDED.last_heartbeat_timestamp, last_processed_token = EXCLUDED.last_processed_token, ' +
+        'last_processed_timestamp = EXCLUDED.last_processed_timestamp',
+    );
+    expect(values).toEqual(['orders', '1969-12-31T23:59:59.999Z', '"p"', '1970-01-01T00:00:00.001Z']);
+  });
+
   it('builds each statement once per table and column set', () => {
     const { columns } = columnValues('orders', DualAnchorWritePlan.saveHeartbeat('orders', at, any()).fields);
     expect(statements.write(columns, 'any')).toBe(statements.write(columns, 'any'));
@@ -134,6 +151,91 @@ describe('PostgresDualAnchorCheckpointStore statements', () => {
     expect(() => new PostgresDualAnchorCheckpointStore({} as never)).toThrow(
       /PostgresDualAnchorCheckpointStore needs a node-postgres client with query\(text, values\)/u,
     );
+  });
+});
+
+/** A client that answers every statement with `answer` and keeps what it was sent. */
+function sentBy(answer: () => Promise<PostgresQueryResult>): {
+  client: PostgresClient;
+  sent: { text: string; values: readonly unknown[] }[];
+} {
+  const sent: { text: string; values: readonly unknown[] }[] = [];
+  return {
+    sent,
+    client: {
+      query: (text, values) => {
+        sent.push({ text, values });
+        return answer();
+      },
+    },
+  };
+}
+
+describe('PostgresDualAnchorCheckpointStore values sent', () => {
+  const written = (): Promise<PostgresQueryResult> => Promise.resolve({ rows: [], rowCount: 1 });
+
+  it('saveProcessed and saveSeen send the canonical token and each timestamp as ISO 8601 UTC text, to the millisecond', async () => {
+    const { client, sent } = sentBy(written);
+    const store = new PostgresDualAnchorCheckpointStore(client, { table: 'anchors' });
+    await store.saveProcessed('orders', { b: 1, a: [2] }, new Date(-1), new Date('0001-01-01T00:00:00.000Z'));
+    await store.saveSeen('orders', 's', new Date('9999-12-31T23:59:59.999Z'), undefined, notOlderThan(7));
+    expect(sent.map(({ values }) => values)).toEqual([
+      ['orders', '{"a":[2],"b":1}', '1969-12-31T23:59:59.999Z', '0001-01-01T00:00:00.000Z'],
+      ['orders', '"s"', '9999-12-31T23:59:59.999Z', '7'],
+    ]);
+  });
+
+  it('resetAfterHistoryLost sends the seen pair and the heartbeat, then the version, then the guard, as its statement numbers them', async () => {
+    const { client, sent } = sentBy(written);
+    const store = new PostgresDualAnchorCheckpointStore(client, { table: 'anchors' });
+    await store.resetAfterHistoryLost('orders', { fresh: 1 }, 'dead', at);
+    await store.resetAfterHistoryLost('orders', null, null, at, notOlderThan(3));
+    expect(sent).toEqual([
+      {
+        text: statements.reset('any'),
+        values: ['orders', '{"fresh":1}', '2024-05-01T10:00:00.123Z', '2024-05-01T10:00:00.123Z', '"dead"'],
+      },
+      { text: statements.reset('notOlderThan'), values: ['orders', null, null, null, '3', null] },
+    ]);
+  });
+
+  it('a driver that throws instead of rejecting: the write rejects, and a missing table is still explained', async () => {
+    const missing = Object.assign(new Error('relation "anchors" does not exist'), { code: '42P01' });
+    const store = new PostgresDualAnchorCheckpointStore(
+      {
+        query: () => {
+          throw missing;
+        },
+      },
+      { table: 'anchors' },
+    );
+    for (const write of [
+      () => store.saveProcessed('orders', 'p', at, heartbeat),
+      () => store.saveSeen('orders', 's', at, undefined, notOlderThan(1)),
+      () => store.saveHeartbeat('orders', at),
+    ]) {
+      const pending = write();
+      await expect(pending).rejects.toThrow(
+        /^Table anchors does not exist \(PostgreSQL 42P01: .*run `await store\.createTable\(\)`/u,
+      );
+      await expect(pending).rejects.toMatchObject({ cause: missing });
+    }
+  });
+
+  it('bad input to an anchor write is a rejection, never a throw from the call itself', async () => {
+    const { client, sent } = sentBy(written);
+    const store = new PostgresDualAnchorCheckpointStore(client, { table: 'anchors' });
+    const calls = [
+      () => store.saveProcessed('orders', 'p', 'now' as unknown as Date),
+      () => store.saveSeen('orders', null as unknown as string, at),
+      () => store.saveProcessed('a\u0000b', 'p', at),
+    ];
+    for (const call of calls) {
+      let pending: Promise<void> | undefined;
+      expect(() => (pending = call())).not.toThrow();
+      await expect(pending).rejects.toThrow(TypeError);
+    }
+    expect(sent).toEqual([]);
   });
 });
 

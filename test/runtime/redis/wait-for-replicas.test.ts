@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   ConnectedReplicaCounts,
@@ -5,6 +6,7 @@ import {
   replicaServerOf,
   replicasToWaitFor,
   replicaCountRefreshMs,
+  replicasToCountIn,
 } from '../../../runtime/redis/connected-replicas.js';
 import { clusterHashSlot } from '../../../runtime/redis/cluster-hash-slot.js';
 import { resolveWaitForReplicas } from '../../../runtime/redis/wait-for-replicas.js';
@@ -67,6 +69,39 @@ describe('resolveWaitForReplicas', () => {
     expect(() => new RedisLeaseStrategy(client, { waitForReplicas: { replicas: 0, timeoutMs: 10 } })).toThrow(
       /RedisLeaseStrategy: waitForReplicas/u,
     );
+  });
+});
+
+/** An `INFO replication` reply of a master with `connected` replicas under the replication ID `history`. */
+const masterInfo = (connected: number, history: string): string =>
+  `# Replication\r\nrole:master\r\nconnected_slaves:${connected}\r\nmaster_replid:${history}\r\n` +
+  'master_replid2:0000000000000000000000000000000000000000\r\nmaster_repl_offset:920\r\n';
+
+/** A replication ID no other case uses (the IDs seen with a replica are remembered process-wide). */
+const newHistory = (): string => randomBytes(20).toString('hex');
+
+describe('replicasToCountIn', () => {
+  it('counts a replica a master lost under the replication ID it had it under, and none under a new ID', () => {
+    const deposed = newHistory();
+    expect(replicasToCountIn(masterInfo(0, deposed))).toBe(0);
+    expect(replicasToCountIn(masterInfo(2, deposed))).toBe(2);
+    expect(replicasToCountIn(masterInfo(0, deposed))).toBe(1);
+    expect(replicasToCountIn(masterInfo(0, newHistory()))).toBe(0);
+    expect(replicasToCountIn(replicationInfo(0))).toBe(0);
+  });
+
+  it('forgets the oldest histories past a thousand, and keeps one seen again', () => {
+    const [first, second] = [newHistory(), newHistory()];
+    replicasToCountIn(masterInfo(1, first));
+    replicasToCountIn(masterInfo(1, second));
+    for (let failover = 0; failover < 999; failover += 1) {
+      replicasToCountIn(masterInfo(1, newHistory()));
+      if (failover === 500) {
+        replicasToCountIn(masterInfo(1, first));
+      }
+    }
+    expect(replicasToCountIn(masterInfo(0, first))).toBe(1);
+    expect(replicasToCountIn(masterInfo(0, second))).toBe(0);
   });
 });
 
