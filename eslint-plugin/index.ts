@@ -2,6 +2,7 @@ import { PACKAGE_NAME, PACKAGE_VERSION } from '../vocabulary/index.js';
 import type {
   CheckpointFencingPlugin,
   ConfigName,
+  DisableTypeCheckedConfig,
   PluginConfig,
   PluginRule,
   PluginRuleEntry,
@@ -17,15 +18,23 @@ const PLUGIN_NAMESPACE = PACKAGE_NAME;
 // to the other, though both describe the same functions. ESLint's is the one users' configs check against.
 export const rules = ruleModules as Readonly<Record<RuleName, unknown>> as Readonly<Record<RuleName, PluginRule>>;
 
-const configs: Record<ConfigName, PluginConfig> = {
+const disableTypeChecked: DisableTypeCheckedConfig = {
+  name: 'checkpoint-fencing/disable-type-checked',
+  // What typescript-eslint's disableTypeChecked sets: a user who applies both to JavaScript files gets one answer.
+  languageOptions: { parserOptions: { program: null, project: false, projectService: false } },
+};
+
+const configs: Record<ConfigName, PluginConfig> & { 'disable-type-checked': DisableTypeCheckedConfig } = {
   recommended: { name: '', plugins: {}, rules: {} },
   'recommended-type-checked': { name: '', plugins: {}, rules: {} },
+  'disable-type-checked': disableTypeChecked,
 };
 
 /**
  * The checkpoint-fencing ESLint plugin. `configs.recommended` works with any parser, syntactically;
  * `configs['recommended-type-checked']` turns on `useTypeInformation` for every rule that has it and needs
- * `languageOptions.parserOptions.projectService`.
+ * `languageOptions.parserOptions.projectService`; `configs['disable-type-checked']`, for files no tsconfig covers
+ * (JavaScript config files), turns type information off there, so those rules run syntactically on them.
  */
 const plugin: CheckpointFencingPlugin = {
   meta: { name: `${PACKAGE_NAME}/eslint-plugin`, version: PACKAGE_VERSION },
@@ -62,6 +71,7 @@ export type {
   CheckpointFencingPlugin,
   CheckpointFencingRuleDocs,
   ConfigName,
+  DisableTypeCheckedConfig,
   PluginConfig,
   PluginRule,
   PluginRuleDocs,

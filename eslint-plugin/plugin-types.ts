@@ -16,7 +16,7 @@ export type RuleName =
   | 'no-unguarded-history-reset'
   | 'no-split-anchor-heartbeat';
 
-/** The names of the plugin's flat configs. */
+/** The names of the plugin's flat configs that turn its rules on. */
 export type ConfigName = 'recommended' | 'recommended-type-checked';
 
 /** What a rule's `meta.docs` says beyond ESLint's own fields; the meta-tests keep it in sync with doc/rules/. */
@@ -77,7 +77,24 @@ export interface PluginConfig {
   readonly rules: { readonly [rule: string]: PluginRuleEntry };
 }
 
-/** The flat-config plugin: `{ meta, rules, configs }`; each config registers this same object as its plugin. */
+/**
+ * `configs['disable-type-checked']`: the parser options of typescript-eslint's `disableTypeChecked`, which turn type
+ * information off for the files it applies to; there the rules asked for `useTypeInformation` run syntactically,
+ * keeping the severity and options given to them (doc/adr/0306).
+ */
+export interface DisableTypeCheckedConfig {
+  readonly name: string;
+  readonly languageOptions: {
+    readonly parserOptions: { readonly program: null; readonly project: false; readonly projectService: false };
+  };
+}
+
+/**
+ * The flat-config plugin: `{ meta, rules, configs }`; each config that turns rules on registers this same object as
+ * its plugin.
+ */
 export interface CheckpointFencingPlugin extends PluginRules {
-  readonly configs: Readonly<Record<ConfigName, PluginConfig>>;
+  readonly configs: Readonly<Record<ConfigName, PluginConfig>> & {
+    readonly 'disable-type-checked': DisableTypeCheckedConfig;
+  };
 }

@@ -13,6 +13,9 @@ type Scope = TSESLint.Scope.Scope;
  * `ns.exportName` in a type position, where `ns` is bound by `import * as ns from 'checkpoint-fencing'`.
  */
 export function refersToRuntimeExport(node: TSESTree.Node, exportName: RuntimeExportName, scope: Scope): boolean {
+  if (!fileImportsPackage(scope)) {
+    return false;
+  }
   const target = skipTransparentWrappers(node);
   if (target.type === AST_NODE_TYPES.Identifier) {
     return importedNameOf(target, scope) === exportName;
@@ -74,6 +77,36 @@ export function localSpellingOfRuntimeExport(
     }
   }
   return undefined;
+}
+
+const importsByProgram = new WeakMap<TSESTree.Node, boolean>();
+
+/**
+ * Whether the file `scope` belongs to has an import declaration of checkpoint-fencing, at top level or in a
+ * `declare module` block: without one no name in it refers to a runtime export, which most files of a project show
+ * at the cost of one look at their statements.
+ */
+export function fileImportsPackage(scope: Scope): boolean {
+  let outermost = scope;
+  while (outermost.upper !== null) {
+    outermost = outermost.upper;
+  }
+  const program = outermost.block;
+  let imports = importsByProgram.get(program);
+  if (imports === undefined) {
+    imports = containsRuntimeImport(program.body);
+    importsByProgram.set(program, imports);
+  }
+  return imports;
+}
+
+function containsRuntimeImport(statements: readonly TSESTree.Node[]): boolean {
+  return statements.some((statement) => {
+    const declaration = statement.type === AST_NODE_TYPES.ExportNamedDeclaration ? statement.declaration : statement;
+    return declaration?.type === AST_NODE_TYPES.TSModuleDeclaration
+      ? declaration.body?.type === AST_NODE_TYPES.TSModuleBlock && containsRuntimeImport(declaration.body.body)
+      : isRuntimeImportDeclaration(statement);
+  });
 }
 
 /** The value import declarations of checkpoint-fencing (`import type` ones cannot provide a value). */

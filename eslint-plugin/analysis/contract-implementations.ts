@@ -49,6 +49,55 @@ export function classImplementing(
   scope: Scope,
   types: TypeInformation | undefined,
 ): ContractImplementation | undefined {
+  // A class has no member hint: its question is keyed 'class', which no member of a contract is called.
+  return remembered(answersFor(contract, 'class', types), classNode, () =>
+    implementationOfClass(contract, classNode, scope, types),
+  );
+}
+
+type Answers = WeakMap<TSESTree.Node, ContractImplementation | null>;
+
+/**
+ * What the rules found each class or literal to implement, by contract, member hint and mode: several rules ask about
+ * the same node (the two storage rules, in the syntactic config the same question), and each question is answered
+ * once. One map a question, looked up without building a key, so a question asked only once costs next to nothing.
+ */
+const answersByQuestion = new Map<ContractName, Map<string, { syntactic: Answers; typed: Answers }>>();
+
+function answersFor(contract: ContractName, hint: string, types: TypeInformation | undefined): Answers {
+  let byHint = answersByQuestion.get(contract);
+  if (byHint === undefined) {
+    byHint = new Map();
+    answersByQuestion.set(contract, byHint);
+  }
+  let byMode = byHint.get(hint);
+  if (byMode === undefined) {
+    byMode = { syntactic: new WeakMap(), typed: new WeakMap() };
+    byHint.set(hint, byMode);
+  }
+  return types === undefined ? byMode.syntactic : byMode.typed;
+}
+
+function remembered(
+  answers: Answers,
+  node: TSESTree.Node,
+  answer: () => ContractImplementation | undefined,
+): ContractImplementation | undefined {
+  const known = answers.get(node);
+  if (known !== undefined) {
+    return known ?? undefined;
+  }
+  const found = answer();
+  answers.set(node, found ?? null);
+  return found;
+}
+
+function implementationOfClass(
+  contract: ContractName,
+  classNode: ClassNode,
+  scope: Scope,
+  types: TypeInformation | undefined,
+): ContractImplementation | undefined {
   const clauses = implementsClauses(classNode);
   const clause = clauses.find((candidate) => namesContractInterface(candidate.expression, contract, scope));
   // Only a class with a heritage clause (or a JSDoc @implements) can be an implementation by type; asking no other
@@ -158,6 +207,18 @@ function extendsDirectly(classNode: ClassNode, className: RuntimeExportName, sco
  * `memberHint`, a member every implementation of the contract has.
  */
 export function objectImplementing(
+  contract: ContractName,
+  memberHint: string,
+  object: TSESTree.ObjectExpression,
+  scope: Scope,
+  types: TypeInformation | undefined,
+): ContractImplementation | undefined {
+  return remembered(answersFor(contract, memberHint, types), object, () =>
+    implementationOfObject(contract, memberHint, object, scope, types),
+  );
+}
+
+function implementationOfObject(
   contract: ContractName,
   memberHint: string,
   object: TSESTree.ObjectExpression,

@@ -14,7 +14,7 @@ import {
   objectImplementing,
   type ContractImplementation,
 } from './contract-implementations.js';
-import { descendantNodes, type VisitorKeys } from './descendant-nodes.js';
+import { descendantNodeList, type VisitorKeys } from './descendant-nodes.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
 import {
   ATOMIC_STEP_METHODS,
@@ -210,9 +210,19 @@ export const RESET_STEP: DualAnchorBaseStepName = WRITE_RESET;
 /** The base class's step that carries every partial write but the reset. */
 export const FIELDS_STEP: DualAnchorBaseStepName = WRITE_FIELDS;
 
-/** The nodes of `method`'s body that run as part of it: the body itself and everything in it but nested functions. */
-export function bodyNodes(method: TSESTree.FunctionLike, visitorKeys: VisitorKeys): TSESTree.Node[] {
-  return method.body == null ? [] : [method.body, ...descendantNodes(method.body, visitorKeys, true)];
+const bodyNodesByMethod = new WeakMap<TSESTree.FunctionLike, readonly TSESTree.Node[]>();
+
+/**
+ * The nodes of `method`'s body that run as part of it: the body itself and everything in it but nested functions.
+ * Four rules walk the same operations and helpers, so each body is walked once.
+ */
+export function bodyNodes(method: TSESTree.FunctionLike, visitorKeys: VisitorKeys): readonly TSESTree.Node[] {
+  let nodes = bodyNodesByMethod.get(method);
+  if (nodes === undefined) {
+    nodes = method.body == null ? [] : descendantNodeList(method.body, visitorKeys, true, [method.body]);
+    bodyNodesByMethod.set(method, nodes);
+  }
+  return nodes;
 }
 
 /**
@@ -224,7 +234,11 @@ export function methodWithHelpers(
   store: DualAnchorStore,
   method: TSESTree.FunctionLike,
   visitorKeys: VisitorKeys,
-): TSESTree.FunctionLike[] {
+): readonly TSESTree.FunctionLike[] {
+  const known = storeMemo(store).helpers.get(method);
+  if (known !== undefined) {
+    return known;
+  }
   const found = [method];
   for (let index = 0; index < found.length; index += 1) {
     const current = found[index];
@@ -235,7 +249,25 @@ export function methodWithHelpers(
       }
     }
   }
+  storeMemo(store).helpers.set(method, found);
   return found;
+}
+
+/** What the rules have worked out about one store, for the next rule that asks the same. */
+interface StoreMemo {
+  readonly helpers: Map<TSESTree.FunctionLike, readonly TSESTree.FunctionLike[]>;
+  readonly callKinds: Map<TSESTree.CallExpression, StoreCallKind | undefined>;
+}
+
+const memoByStore = new WeakMap<DualAnchorStore, StoreMemo>();
+
+function storeMemo(store: DualAnchorStore): StoreMemo {
+  let memo = memoByStore.get(store);
+  if (memo === undefined) {
+    memo = { helpers: new Map(), callKinds: new Map() };
+    memoByStore.set(store, memo);
+  }
+  return memo;
 }
 
 /** The helper method `call` calls on the store itself, if it is one. */
@@ -254,6 +286,20 @@ function helperOf(call: TSESTree.CallExpression, store: DualAnchorStore): TSESTr
  * statement whose text the rule cannot read, or nothing it can tell. A helper of the store counts as what it does.
  */
 export function storeCallKind(
+  call: TSESTree.CallExpression,
+  store: DualAnchorStore,
+  sourceCode: Readonly<TSESLint.SourceCode>,
+): StoreCallKind | undefined {
+  const { callKinds } = storeMemo(store);
+  if (callKinds.has(call)) {
+    return callKinds.get(call);
+  }
+  const kind = judgeStoreCall(call, store, sourceCode);
+  callKinds.set(call, kind);
+  return kind;
+}
+
+function judgeStoreCall(
   call: TSESTree.CallExpression,
   store: DualAnchorStore,
   sourceCode: Readonly<TSESLint.SourceCode>,
@@ -308,6 +354,17 @@ function helperKind(
  * locks the rows it reads (`BEGIN`, `SELECT … FOR UPDATE`).
  */
 export function usesAtomicStep(method: TSESTree.FunctionLike, sourceCode: Readonly<TSESLint.SourceCode>): boolean {
+  let atomic = atomicByMethod.get(method);
+  if (atomic === undefined) {
+    atomic = makesAtomicStep(method, sourceCode);
+    atomicByMethod.set(method, atomic);
+  }
+  return atomic;
+}
+
+const atomicByMethod = new WeakMap<TSESTree.FunctionLike, boolean>();
+
+function makesAtomicStep(method: TSESTree.FunctionLike, sourceCode: Readonly<TSESLint.SourceCode>): boolean {
   for (const node of bodyNodes(method, sourceCode.visitorKeys)) {
     if (node.type === AST_NODE_TYPES.CallExpression && ATOMIC_STEP_METHODS.has(calleeName(node) ?? '')) {
       return true;

@@ -138,13 +138,13 @@ export function fencingTokenInScope(
   sourceCode: SourceCode,
   recognition: TokenRecognition,
 ): TokenInScope | undefined {
-  const shadowed = new Set<string>();
+  const inner: Scope[] = [];
   let carried: TokenInScope | undefined;
   for (let scope: Scope | null = sourceCode.getScope(node); scope !== null; scope = scope.upper) {
-    const candidates = scope.variables
-      .filter((variable) => !shadowed.has(variable.name) && isDeclaredBefore(variable, node))
-      .sort((a, b) => (b.defs[0]?.name.range[0] ?? 0) - (a.defs[0]?.name.range[0] ?? 0));
-    for (const variable of candidates) {
+    for (const variable of declaredNewestFirst(scope)) {
+      if (!isDeclaredBefore(variable, node) || inner.some((shadowing) => shadowing.set.has(variable.name))) {
+        continue;
+      }
       if (isFencingTokenVariable(variable, scope, recognition)) {
         if (!isKnownAbsentAt(node, variable, sourceCode)) {
           return { variable, expression: variable.name };
@@ -156,11 +156,27 @@ export function fencingTokenInScope(
         carried = { variable, expression: sourceCode.getText(member) };
       }
     }
-    for (const variable of scope.variables) {
-      shadowed.add(variable.name);
-    }
+    inner.push(scope);
   }
   return carried;
+}
+
+const declaredByScope = new WeakMap<Scope, readonly Variable[]>();
+
+/**
+ * The variables of `scope` that the file declares, the last declared first. Every save asks about the scopes around
+ * it, and the global scope alone holds every library global (hundreds with DOM or @types/node), none declared in the
+ * file: the list is made once per scope.
+ */
+function declaredNewestFirst(scope: Scope): readonly Variable[] {
+  let declared = declaredByScope.get(scope);
+  if (declared === undefined) {
+    declared = scope.variables
+      .filter((variable) => variable.defs[0] !== undefined)
+      .sort((a, b) => (b.defs[0]?.name.range[0] ?? 0) - (a.defs[0]?.name.range[0] ?? 0));
+    declaredByScope.set(scope, declared);
+  }
+  return declared;
 }
 
 /**

@@ -21,7 +21,11 @@ const INLINE_IMPORT = /^import\(\s*(['"])([^'"]+)\1\s*\)\.([\w$]+)$/u;
  * then `cf.CheckpointStorage`, `@typedef {import('checkpoint-fencing').CheckpointStorage} Store`).
  */
 export function jsDocImplementsContract(classNode: ClassNode, contract: ContractName): boolean {
-  const comments = programOf(classNode).comments ?? [];
+  const program = programOf(classNode);
+  if (!hasImplementsTag(program)) {
+    return false;
+  }
+  const comments = program.comments ?? [];
   const implemented = attachedJsDoc(classNode, comments).flatMap((comment) =>
     [...comment.value.matchAll(IMPLEMENTS_TAG)].map((match) => match[1] ?? ''),
   );
@@ -33,6 +37,18 @@ export function jsDocImplementsContract(classNode: ClassNode, contract: Contract
     const inline = INLINE_IMPORT.exec(name);
     return inline === null ? names.has(name) : inline[2] === PACKAGE_NAME && inline[3] === contract;
   });
+}
+
+const implementsTagByProgram = new WeakMap<TSESTree.Program, boolean>();
+
+/** Whether any comment of the file has an `@implements` tag: most files have none, and then no class needs looking at. */
+function hasImplementsTag(program: TSESTree.Program): boolean {
+  let found = implementsTagByProgram.get(program);
+  if (found === undefined) {
+    found = (program.comments ?? []).some((comment) => comment.value.includes('@implements'));
+    implementsTagByProgram.set(program, found);
+  }
+  return found;
 }
 
 function programOf(node: TSESTree.Node): TSESTree.Program {

@@ -32,8 +32,9 @@ export function refusalPolarity(
     return 'unknown';
   }
   if (node.operator === 'instanceof') {
-    return isCaught(node.left, caught, sourceCode) &&
-      refersToRuntimeExport(node.right, REFUSAL_ERROR, sourceCode.getScope(node))
+    // Most files do not import checkpoint-fencing at all, which the export check sees at once.
+    return refersToRuntimeExport(node.right, REFUSAL_ERROR, sourceCode.getScope(node)) &&
+      isCaught(node.left, caught, sourceCode)
       ? 'refusal'
       : 'unknown';
   }
@@ -42,6 +43,9 @@ export function refusalPolarity(
   }
   const sides = [node.left, node.right];
   const namesRefusal = sides.some((side) => side.type === AST_NODE_TYPES.Literal && side.value === REFUSAL_ERROR);
+  if (!namesRefusal) {
+    return 'unknown';
+  }
   const readsCaughtName = sides.some((side) => {
     const member = skipTransparentWrappers(side);
     return (
@@ -50,7 +54,7 @@ export function refusalPolarity(
       isCaught(member.object, caught, sourceCode)
     );
   });
-  if (!namesRefusal || !readsCaughtName) {
+  if (!readsCaughtName) {
     return 'unknown';
   }
   return node.operator.startsWith('!') ? 'notRefusal' : 'refusal';

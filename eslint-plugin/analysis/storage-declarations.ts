@@ -2,7 +2,7 @@ import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import type { RuntimeExportName } from '../../vocabulary/index.js';
 import { findVariable } from './find-variable.js';
-import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
+import { fileImportsPackage, refersToRuntimeExport } from './checkpoint-fencing-imports.js';
 
 type Scope = TSESLint.Scope.Scope;
 type ClassNode = TSESTree.ClassDeclaration | TSESTree.ClassExpression;
@@ -21,6 +21,10 @@ export function namesContractInterface(
   scope: Scope,
   seen = new Set<TSESTree.Node>(),
 ): boolean {
+  // Every chain of interfaces and aliases that names the contract ends at an import of checkpoint-fencing.
+  if (!fileImportsPackage(scope)) {
+    return false;
+  }
   if (refersToRuntimeExport(node, contract, scope)) {
     return true;
   }

@@ -22,7 +22,27 @@ const OBJECT_LITERAL_SYMBOL = '__object';
 export function isContractType(type: ts.Type, checker: ts.TypeChecker, contract: ContractName): boolean {
   const present = checker.getNonNullableType(type);
   const parts = present.isUnion() ? present.types : [present];
-  return parts.length > 0 && parts.every((part) => namesOrInheritsContract(part, contract, checker, new Set()));
+  return parts.length > 0 && parts.every((part) => isOrInheritsContract(part, contract, checker));
+}
+
+const answersByType = new WeakMap<ts.Type, Map<ContractName, boolean>>();
+
+/**
+ * {@link namesOrInheritsContract} from a fresh start, answered once per type: the same receiver's type is asked
+ * about at each of its saves, a storage class's at each rule that looks at it.
+ */
+function isOrInheritsContract(type: ts.Type, contract: ContractName, checker: ts.TypeChecker): boolean {
+  let answers = answersByType.get(type);
+  if (answers === undefined) {
+    answers = new Map();
+    answersByType.set(type, answers);
+  }
+  let answer = answers.get(contract);
+  if (answer === undefined) {
+    answer = namesOrInheritsContract(type, contract, checker, new Set());
+    answers.set(contract, answer);
+  }
+  return answer;
 }
 
 /** {@link isContractType} for `CheckpointStorage`. */

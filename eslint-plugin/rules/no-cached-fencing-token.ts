@@ -1,6 +1,7 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { findVariable } from '../analysis/find-variable.js';
+import { optionPattern } from '../analysis/option-patterns.js';
 import { refersToRuntimeExport } from '../analysis/checkpoint-fencing-imports.js';
 import { enclosingClass } from '../analysis/checkpoint-storage-receivers.js';
 import { enclosingFunction } from '../analysis/descendant-nodes.js';
@@ -72,7 +73,7 @@ export const noCachedFencingToken: CheckpointFencingRule<NoCachedFencingTokenMes
     },
     create(context, [options]) {
       const recognition: TokenRecognition = {
-        tokenPattern: new RegExp(options.tokenPattern ?? defaults.tokenPattern, 'iu'),
+        tokenPattern: optionPattern(options.tokenPattern ?? defaults.tokenPattern),
         types: undefined,
       };
       const { sourceCode } = context;
@@ -141,8 +142,8 @@ export const noCachedFencingToken: CheckpointFencingRule<NoCachedFencingTokenMes
         VariableDeclarator(declarator) {
           if (
             declarator.init !== null &&
-            enclosingFunction(declarator) === undefined &&
-            isFencingTokenSourceCall(declarator.init, recognition)
+            isFencingTokenSourceCall(declarator.init, recognition) &&
+            enclosingFunction(declarator) === undefined
           ) {
             for (const variable of sourceCode.getDeclaredVariables(declarator)) {
               remember(variable, declarator);

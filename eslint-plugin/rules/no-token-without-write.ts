@@ -5,6 +5,7 @@ import { isFencingTokenVariable, tokenPropertyReads } from '../analysis/fencing-
 import { skipTransparentWrappers } from '../analysis/static-member-name.js';
 import { classifyTokenUse } from '../analysis/token-uses.js';
 import { typeInformationFor } from '../analysis/type-information.js';
+import { optionPattern } from '../analysis/option-patterns.js';
 import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
@@ -61,7 +62,7 @@ export const noTokenWithoutWrite: CheckpointFencingRule<NoTokenWithoutWriteMessa
     },
     create(context, [options]) {
       const types = typeInformationFor(context, options.useTypeInformation ?? defaults.useTypeInformation);
-      const recognition = { tokenPattern: new RegExp(options.tokenPattern ?? defaults.tokenPattern, 'iu'), types };
+      const recognition = { tokenPattern: optionPattern(options.tokenPattern ?? defaults.tokenPattern), types };
       const { sourceCode } = context;
       return {
         VariableDeclarator(declarator) {

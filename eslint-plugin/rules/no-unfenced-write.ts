@@ -7,6 +7,7 @@ import { isCheckpointStorageReceiver } from '../analysis/checkpoint-storage-rece
 import { fencingTokenInScope } from '../analysis/fencing-token-bindings.js';
 import { addRuntimeImport } from '../analysis/runtime-import-fix.js';
 import { typeInformationFor } from '../analysis/type-information.js';
+import { optionPattern } from '../analysis/option-patterns.js';
 import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
@@ -68,8 +69,8 @@ export const noUnfencedWrite: CheckpointFencingRule<NoUnfencedWriteMessageId, [N
   },
   create(context, [options]) {
     const types = typeInformationFor(context, options.useTypeInformation ?? defaults.useTypeInformation);
-    const tokens = { tokenPattern: new RegExp(options.tokenPattern ?? defaults.tokenPattern, 'iu'), types };
-    const storages = { storagePattern: new RegExp(options.storagePattern ?? defaults.storagePattern, 'iu'), types };
+    const tokens = { tokenPattern: optionPattern(options.tokenPattern ?? defaults.tokenPattern), types };
+    const storages = { storagePattern: optionPattern(options.storagePattern ?? defaults.storagePattern), types };
     const { sourceCode } = context;
     return {
       CallExpression(call) {

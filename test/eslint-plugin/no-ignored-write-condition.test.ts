@@ -159,6 +159,25 @@ class C { save(id, cp) {} }
   ],
   invalid: [
     {
+      // The import sits in the module block, not at the top of the file: a file is known to import the package
+      // from its top-level statements and every declare module block.
+      name: 'a storage declared in a declare module block that imports the interface itself',
+      code: `
+declare module 'legacy-storages' {
+  import type { CheckpointStorage } from 'checkpoint-fencing';
+  export class MapStorage implements CheckpointStorage {
+    read(id: string): Promise<string | undefined>;
+    save(id: string, checkpoint: string): Promise<string>;
+    delete(id: string): Promise<void>;
+  }
+}
+      `,
+      errors: [
+        { messageId: 'missingWriteVersion', line: 4, column: 16, endLine: 4, endColumn: 26 },
+        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 6, column: 5, endLine: 6, endColumn: 9 },
+      ],
+    },
+    {
       name: 'an object literal returned from a factory declared to return a storage (the upgrade changes it too)',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';

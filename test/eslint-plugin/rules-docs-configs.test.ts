@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import tsParser from '@typescript-eslint/parser';
+import { Linter, type ESLint } from 'eslint';
+import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 import { ruleDocUrl } from '../../eslint-plugin/create-rule.js';
 import plugin, { rules, type RuleName } from '../../eslint-plugin/index.js';
-import { docSections, documentedRuleNames, ruleDoc } from './rule-docs.js';
+import { codeBlocks, docSections, documentedRuleNames, ruleDoc } from './rule-docs.js';
 
 const ruleNames = Object.keys(rules).sort() as RuleName[];
 const requiredSections = ['What it catches', 'Why', 'Wrong', 'Right', 'Options', 'Syntactic and type-aware modes'];
@@ -11,6 +14,23 @@ const packageJson = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '.
   name: string;
   version: string;
 };
+
+/** The rules `useTypeInformation` makes more precise: the ones a file without type information concerns. */
+const typeAwareRuleNames = ruleNames.filter((name) => rules[name].meta.docs?.usesTypeInformationWhenAsked === true);
+
+/**
+ * The messages of the plugin's configs (applied in order) on `code`, parsed by typescript-eslint's parser without a
+ * program, as a JavaScript file no tsconfig covers is.
+ */
+function lintWithoutProgram(code: string, configs: readonly object[]): string[] {
+  const messages = new Linter().verify(
+    code,
+    [{ files: ['**/*.ts'], languageOptions: { parser: tsParser } }, ...(configs as Linter.Config[])],
+    'example.ts',
+  );
+  expect(messages.filter((message) => message.fatal === true)).toEqual([]);
+  return messages.map((message) => `${String(message.ruleId)} ${message.line}:${message.column}`);
+}
 
 /** The option names a rule's schema declares. */
 function optionNames(name: RuleName): string[] {
@@ -64,6 +84,7 @@ describe('rules, docs and configs stay in sync', () => {
       expect(docs?.requiresTypeChecking).toBe(false);
       const modes = docSections(ruleDoc(name)).get('Syntactic and type-aware modes') ?? '';
       expect(modes.includes('useTypeInformation: true')).toBe(docs?.usesTypeInformationWhenAsked);
+      expect(modes.includes("configs['disable-type-checked']")).toBe(docs?.usesTypeInformationWhenAsked);
     },
   );
 
@@ -106,4 +127,66 @@ describe('rules, docs and configs stay in sync', () => {
     expect(plugin.configs.recommended.plugins['checkpoint-fencing']).toBe(plugin);
     expect(plugin.configs['recommended-type-checked'].plugins['checkpoint-fencing']).toBe(plugin);
   });
+
+  it("configs['disable-type-checked'] turns type information off exactly as typescript-eslint's disableTypeChecked does, and touches no rule", () => {
+    expect(Object.keys(plugin.configs).sort()).toEqual([
+      'disable-type-checked',
+      'recommended',
+      'recommended-type-checked',
+    ]);
+    expect(plugin.configs['disable-type-checked']).toEqual({
+      name: 'checkpoint-fencing/disable-type-checked',
+      languageOptions: {
+        parserOptions: (tseslint.configs.disableTypeChecked as Linter.Config).languageOptions?.parserOptions,
+      },
+    });
+  });
+
+  const eslintPlugin = plugin as unknown as ESLint.Plugin;
+  const wrongExamples = typeAwareRuleNames.flatMap((name) =>
+    codeBlocks(docSections(ruleDoc(name)).get('Wrong') ?? '').map((code, index) => ({ name, index, code })),
+  );
+
+  it.each(wrongExamples)(
+    "$name: after configs['disable-type-checked'], the type-checked config reports wrong example $index syntactically",
+    ({ code }) => {
+      const syntactic = lintWithoutProgram(code, [plugin.configs.recommended]);
+      expect(syntactic.length).toBeGreaterThan(0);
+      expect(
+        lintWithoutProgram(code, [plugin.configs['recommended-type-checked'], plugin.configs['disable-type-checked']]),
+      ).toEqual(syntactic);
+      // typescript-eslint's own disableTypeChecked sets the same parser options, so it serves as well.
+      expect(
+        lintWithoutProgram(code, [
+          plugin.configs['recommended-type-checked'],
+          tseslint.configs.disableTypeChecked as Linter.Config,
+        ]),
+      ).toEqual(syntactic);
+    },
+  );
+
+  it.each(typeAwareRuleNames)(
+    '%s: asked for types where nothing turned them off and there are none, throws the error that names the fix',
+    (name) => {
+      expect(() =>
+        new Linter().verify(
+          'const answer = 42;\n',
+          [
+            {
+              files: ['**/*.ts'],
+              languageOptions: { parser: tsParser },
+              plugins: { 'checkpoint-fencing': eslintPlugin },
+              rules: { [`checkpoint-fencing/${name}`]: ['error', { useTypeInformation: true }] },
+            },
+          ],
+          'example.ts',
+        ),
+      ).toThrow(
+        `checkpoint-fencing/${name}: useTypeInformation is true but example.ts was parsed without type information. ` +
+          'Set languageOptions.parserOptions.projectService: true (typescript-eslint parser); for files no tsconfig ' +
+          "covers (JavaScript config files), add checkpointFencing.configs['disable-type-checked'] or typescript-eslint's " +
+          'disableTypeChecked for them; or use configs.recommended, whose rules work syntactically.',
+      );
+    },
+  );
 });

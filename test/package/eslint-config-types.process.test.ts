@@ -29,6 +29,16 @@ export const onEslint9 = defineConfig9([checkpointFencing.configs['recommended-t
 });
 export const recommendedOnEslint9: Linter9.Config[] = [checkpointFencing.configs.recommended];
 export const throughTypescriptEslint = tseslint.config(checkpointFencing.configs.recommended);
+export const javascriptFilesUntyped = defineConfig(checkpointFencing.configs['recommended-type-checked'], {
+  files: ['**/*.js'],
+  extends: [tseslint.configs.disableTypeChecked, checkpointFencing.configs['disable-type-checked']],
+});
+export const untypedOnEslint9: Linter9.Config[] = [checkpointFencing.configs['disable-type-checked']];
+export const untypedThroughTypescriptEslint = tseslint.config({
+  files: ['**/*.js'],
+  extends: [checkpointFencing.configs['disable-type-checked']],
+});
+export const untyped: Linter.Config = checkpointFencing.configs['disable-type-checked'];
 
 export default defineConfig(
   {

@@ -1,0 +1,168 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { builtPackage } from '../support/built-package.js';
+import { temporaryDirectory } from '../support/temporary-directory.js';
+
+const REPO = join(import.meta.dirname, '../..');
+const ESLINT = join(REPO, 'node_modules/eslint/bin/eslint.js');
+
+/**
+ * A consumer whose first write is unfenced (reported in both modes); the second receiver only has a storage's name,
+ * which the syntactic mode takes for a storage and the type-aware mode, seeing its type, does not.
+ */
+const consumer = `import { type CheckpointStorage } from 'checkpoint-fencing';
+
+export async function handle(storage: CheckpointStorage, subscriptionId: string, fencingToken: bigint): Promise<void> {
+  await storage.save(subscriptionId, 'position-7');
+  console.log(fencingToken);
+}
+
+type Cache = { save(key: string, value: string): Promise<void> };
+
+export async function remember(storage: Cache, fencingToken: bigint): Promise<void> {
+  await storage.save('last-token', String(fencingToken));
+}
+`;
+
+/** A JavaScript script no tsconfig covers, with the same mistake: the syntactic rules still catch it. */
+const script = `export async function replay(storage, subscriptionId, fencingToken) {
+  await storage.save(subscriptionId, 'position-7');
+  console.log(fencingToken);
+}
+`;
+
+const configs = {
+  // https://typescript-eslint.io/getting-started/typed-linting: disableTypeChecked for JavaScript files.
+  documented: `import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+import checkpointFencing from 'checkpoint-fencing/eslint-plugin';
+
+export default defineConfig(
+  tseslint.configs.recommendedTypeChecked,
+  { languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } } },
+  checkpointFencing.configs['recommended-type-checked'],
+  { files: ['**/*.js'], extends: [tseslint.configs.disableTypeChecked] },
+);
+`,
+  ours: `import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+import checkpointFencing from 'checkpoint-fencing/eslint-plugin';
+
+export default defineConfig(
+  {
+    files: ['**/*.{js,ts}'],
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  checkpointFencing.configs['recommended-type-checked'],
+  { files: ['**/*.js'], extends: [checkpointFencing.configs['disable-type-checked']] },
+);
+`,
+  forgotProjectService: `import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+import checkpointFencing from 'checkpoint-fencing/eslint-plugin';
+
+export default defineConfig(
+  { languageOptions: { parser: tseslint.parser } },
+  checkpointFencing.configs['recommended-type-checked'],
+);
+`,
+};
+
+interface Lint {
+  readonly status: number | null;
+  readonly stderr: string;
+  readonly messages: readonly { file: string; rule: string | null; line: number; fatal: boolean }[];
+}
+
+/**
+ * A project with TypeScript sources under a tsconfig and JavaScript files beside them (a Babel config, a script), as
+ * in a monorepo such as NiGhTTraX/ts-monorepo, with the package installed and the user's packages linked in.
+ */
+function mixedProject(): string {
+  const root = temporaryDirectory('mixed-js-ts');
+  mkdirSync(join(root, 'src'));
+  mkdirSync(join(root, 'scripts'));
+  mkdirSync(join(root, 'node_modules'));
+  symlinkSync(builtPackage(), join(root, 'node_modules/checkpoint-fencing'), 'dir');
+  for (const name of ['eslint', 'typescript-eslint']) {
+    symlinkSync(join(REPO, 'node_modules', name), join(root, 'node_modules', name), 'dir');
+  }
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'mixed', private: true, type: 'module' }));
+  writeFileSync(
+    join(root, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: [] },
+      include: ['src'],
+    }),
+  );
+  writeFileSync(join(root, 'src/consumer.ts'), consumer);
+  writeFileSync(join(root, 'scripts/replay.js'), script);
+  writeFileSync(join(root, 'babel.config.js'), "export default { presets: ['@babel/preset-env'] };\n");
+  return root;
+}
+
+function lint(root: string, config: string): Lint {
+  writeFileSync(join(root, 'eslint.config.js'), config);
+  const result = spawnSync(process.execPath, [ESLINT, '--format', 'json', '.'], { cwd: root, encoding: 'utf8' });
+  const results =
+    result.status === 2
+      ? []
+      : (JSON.parse(result.stdout) as {
+          filePath: string;
+          messages: { ruleId: string | null; line: number; fatal?: boolean }[];
+        }[]);
+  return {
+    status: result.status,
+    stderr: result.stderr,
+    messages: results.flatMap((file) =>
+      file.messages
+        .filter((message) => message.ruleId === null || message.ruleId.startsWith('checkpoint-fencing/'))
+        .map((message) => ({
+          file: relative(root, file.filePath),
+          rule: message.ruleId,
+          line: message.line,
+          fatal: message.fatal === true,
+        })),
+    ),
+  };
+}
+
+const bothUnfencedWrites = [
+  { file: 'scripts/replay.js', rule: 'checkpoint-fencing/no-unfenced-write', line: 2, fatal: false },
+  { file: 'src/consumer.ts', rule: 'checkpoint-fencing/no-unfenced-write', line: 4, fatal: false },
+];
+
+describe('a project of TypeScript and JavaScript files under the type-checked config', { timeout: 180_000 }, () => {
+  let root: string;
+
+  beforeAll(() => {
+    root = mixedProject();
+  }, 180_000);
+
+  it("with typescript-eslint's documented disableTypeChecked for *.js: lints both, the JavaScript syntactically", () => {
+    const result = lint(root, configs.documented);
+    expect(result.stderr).toBe('');
+    expect(result.messages).toEqual(bothUnfencedWrites);
+    expect(result.status).toBe(1);
+  });
+
+  it("with checkpointFencing.configs['disable-type-checked'] for *.js: the same", () => {
+    const result = lint(root, configs.ours);
+    expect(result.stderr).toBe('');
+    expect(result.messages).toEqual(bothUnfencedWrites);
+    expect(result.status).toBe(1);
+  });
+
+  it('without projectService and without either config: stops with the error that names the fix', () => {
+    const result = lint(root, configs.forgotProjectService);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('useTypeInformation is true but');
+    expect(result.stderr).toContain('was parsed without type information');
+    expect(result.stderr).toContain("checkpointFencing.configs['disable-type-checked']");
+  });
+});
