@@ -23,7 +23,12 @@ export function declaredExports(file: string): DeclaredExports {
     if ((target.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.Class)) !== 0) {
       members.set(
         symbol.getName(),
-        checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(target)).map((member) => member.getName()),
+        checker
+          .getPropertiesOfType(checker.getDeclaredTypeOfSymbol(target))
+          .map((member) => member.getName())
+          // A class with ES private members declares one `#private;` so that structural checks tell it apart; no one
+          // outside the class can name or call it.
+          .filter((name) => !name.startsWith('#')),
       );
     }
   }
