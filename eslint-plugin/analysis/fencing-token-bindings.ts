@@ -6,6 +6,7 @@ import { typeAnnotationNamesRuntimeExport } from './checkpoint-fencing-imports.j
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
 import { isNumericTokenType, type TypeInformation } from './type-information.js';
 import { parentOf } from './descendant-nodes.js';
+import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
 
 /** How a rule decides that a binding holds a fencing token. */
 export interface TokenRecognition {
@@ -18,6 +19,18 @@ export interface TokenRecognition {
 type Scope = TSESLint.Scope.Scope;
 type Variable = TSESLint.Scope.Variable;
 type SourceCode = Readonly<TSESLint.SourceCode>;
+
+/**
+ * Whether a file can name a fencing token under the default `tokenPattern`: every way the default recognises one
+ * (a binding or a token-source callee named like `fencingToken`, an annotation `FencingToken` or `FencingTokenSource`)
+ * spells "fencing" in the file, so a file without it cannot report, and the token rules register no listener there.
+ * Most files of a project are such files, and ESLint's listener calls cost on each of them. The one recognition it
+ * gives up: with types, a callee typed `FencingTokenSource` by inference alone, in a file that never spells "fencing"
+ * (ADR 0308). A custom `tokenPattern` says nothing about the text, so such files are always analysed.
+ */
+export function mayNameFencingTokens(sourceCode: SourceCode, tokenPatternSource: string): boolean {
+  return tokenPatternSource !== DEFAULT_TOKEN_PATTERN || /fencing/iu.test(sourceCode.text);
+}
 
 /**
  * Whether `expression` (possibly awaited) calls a fencing-token source: `fencingToken(id)`,

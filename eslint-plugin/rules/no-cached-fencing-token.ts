@@ -9,6 +9,7 @@ import {
   isFencingTokenSourceCall,
   isFencingTokenVariable,
   type TokenRecognition,
+  mayNameFencingTokens,
 } from '../analysis/fencing-token-bindings.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
 import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
@@ -72,8 +73,12 @@ export const noCachedFencingToken: CheckpointFencingRule<NoCachedFencingTokenMes
       defaultOptions: [defaults],
     },
     create(context, [options]) {
+      const tokenPatternSource = options.tokenPattern ?? defaults.tokenPattern;
+      if (!mayNameFencingTokens(context.sourceCode, tokenPatternSource)) {
+        return {};
+      }
       const recognition: TokenRecognition = {
-        tokenPattern: optionPattern(options.tokenPattern ?? defaults.tokenPattern),
+        tokenPattern: optionPattern(tokenPatternSource),
         types: undefined,
       };
       const { sourceCode } = context;

@@ -1,7 +1,11 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESTree } from '@typescript-eslint/utils';
 import { enclosingFunction } from '../analysis/descendant-nodes.js';
-import { isFencingTokenVariable, tokenPropertyReads } from '../analysis/fencing-token-bindings.js';
+import {
+  isFencingTokenVariable,
+  tokenPropertyReads,
+  mayNameFencingTokens,
+} from '../analysis/fencing-token-bindings.js';
 import { skipTransparentWrappers } from '../analysis/static-member-name.js';
 import { classifyTokenUse } from '../analysis/token-uses.js';
 import { typeInformationFor } from '../analysis/type-information.js';
@@ -62,7 +66,11 @@ export const noTokenWithoutWrite: CheckpointFencingRule<NoTokenWithoutWriteMessa
     },
     create(context, [options]) {
       const types = typeInformationFor(context, options.useTypeInformation ?? defaults.useTypeInformation);
-      const recognition = { tokenPattern: optionPattern(options.tokenPattern ?? defaults.tokenPattern), types };
+      const tokenPatternSource = options.tokenPattern ?? defaults.tokenPattern;
+      if (!mayNameFencingTokens(context.sourceCode, tokenPatternSource)) {
+        return {};
+      }
+      const recognition = { tokenPattern: optionPattern(tokenPatternSource), types };
       const { sourceCode } = context;
       return {
         VariableDeclarator(declarator) {

@@ -4,7 +4,7 @@ import { findVariable } from '../analysis/find-variable.js';
 import { localSpellingOfRuntimeExport } from '../analysis/checkpoint-fencing-imports.js';
 import { asSaveCall, isAnyCondition } from '../analysis/checkpoint-save-calls.js';
 import { isCheckpointStorageReceiver } from '../analysis/checkpoint-storage-receivers.js';
-import { fencingTokenInScope } from '../analysis/fencing-token-bindings.js';
+import { fencingTokenInScope, mayNameFencingTokens } from '../analysis/fencing-token-bindings.js';
 import { addRuntimeImport } from '../analysis/runtime-import-fix.js';
 import { typeInformationFor } from '../analysis/type-information.js';
 import { optionPattern } from '../analysis/option-patterns.js';
@@ -69,7 +69,11 @@ export const noUnfencedWrite: CheckpointFencingRule<NoUnfencedWriteMessageId, [N
   },
   create(context, [options]) {
     const types = typeInformationFor(context, options.useTypeInformation ?? defaults.useTypeInformation);
-    const tokens = { tokenPattern: optionPattern(options.tokenPattern ?? defaults.tokenPattern), types };
+    const tokenPatternSource = options.tokenPattern ?? defaults.tokenPattern;
+    if (!mayNameFencingTokens(context.sourceCode, tokenPatternSource)) {
+      return {};
+    }
+    const tokens = { tokenPattern: optionPattern(tokenPatternSource), types };
     const storages = { storagePattern: optionPattern(options.storagePattern ?? defaults.storagePattern), types };
     const { sourceCode } = context;
     return {
