@@ -102,17 +102,12 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
           checkpoint,
           String(judged.version),
         ]);
-        if (!this.#runner.wroteOneRow(written)) {
-          throw new CheckpointWriteConditionNotFulfilledError(
-            subscriptionId,
-            judged,
-            await this.#runner.versionThatRefused(
-              this.#statements.writeVersion,
-              { what: 'subscription', id: subscriptionId },
-              judged.version,
-            ),
-          );
-        }
+        await this.#runner.refusedUnlessWritten(
+          written,
+          this.#statements.writeVersion,
+          { what: 'subscription', id: subscriptionId },
+          judged,
+        );
         return checkpoint;
       }
       case 'ifAbsent': {

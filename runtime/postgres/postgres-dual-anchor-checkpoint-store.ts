@@ -157,20 +157,13 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
     switch (condition.kind) {
       case 'any':
         return;
-      case 'notOlderThan': {
-        if (!this.#runner.wroteOneRow(result)) {
-          throw new CheckpointWriteConditionNotFulfilledError(
-            streamName,
-            condition,
-            await this.#runner.versionThatRefused(
-              this.#statements.writeVersion,
-              { what: 'stream', id: streamName },
-              condition.version,
-            ),
-          );
-        }
-        return;
-      }
+      case 'notOlderThan':
+        return this.#runner.refusedUnlessWritten(
+          result,
+          this.#statements.writeVersion,
+          { what: 'stream', id: streamName },
+          condition,
+        );
       case 'ifAbsent': {
         const row = result.rows[0];
         if (row?.['accepted'] !== true) {

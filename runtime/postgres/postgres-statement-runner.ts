@@ -1,4 +1,6 @@
+import type { NotOlderThanWriteCondition } from '../checkpoint-write-condition.js';
 import { quoteText } from '../describe-value.js';
+import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import type { PostgresClient, PostgresQueryResult } from './postgres-client.js';
 import { explainPostgresError, type MissingTableHint } from './postgres-errors.js';
 import { parseStoredInteger } from './postgres-stored-integer.js';
@@ -94,6 +96,27 @@ export class PostgresStatementRunner {
       `A conditional write to ${this.#hint.tableDisplay} reported ${String(rowCount)} rows written instead of 0 or 1: ` +
         'a rule or trigger on the table is rewriting the statement, or the client does not report row counts (pass a ' +
         'node-postgres Pool, Client or PoolClient). The write may or may not have happened.',
+    );
+  }
+
+  /**
+   * Resolves when a `notOlderThan` upsert wrote its row; when its condition refused it, rejects with the refusal,
+   * carrying the stored version {@link versionThatRefused} reads (ADR 0804). Both PostgreSQL stores judge their fenced
+   * writes here.
+   */
+  async refusedUnlessWritten(
+    written: PostgresQueryResult,
+    versionStatement: string,
+    key: { readonly what: string; readonly id: string },
+    condition: NotOlderThanWriteCondition,
+  ): Promise<void> {
+    if (this.wroteOneRow(written)) {
+      return;
+    }
+    throw new CheckpointWriteConditionNotFulfilledError(
+      key.id,
+      condition,
+      await this.versionThatRefused(versionStatement, key, condition.version),
     );
   }
 
