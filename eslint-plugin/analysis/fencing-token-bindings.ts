@@ -29,8 +29,19 @@ type SourceCode = Readonly<TSESLint.SourceCode>;
  * (ADR 0308). A custom `tokenPattern` says nothing about the text, so such files are always analysed.
  */
 export function mayNameFencingTokens(sourceCode: SourceCode, tokenPatternSource: string): boolean {
-  return tokenPatternSource !== DEFAULT_TOKEN_PATTERN || /fencing/iu.test(sourceCode.text);
+  if (tokenPatternSource !== DEFAULT_TOKEN_PATTERN) {
+    return true;
+  }
+  let spells = spellsFencing.get(sourceCode);
+  if (spells === undefined) {
+    spells = /fencing/iu.test(sourceCode.text);
+    spellsFencing.set(sourceCode, spells);
+  }
+  return spells;
 }
+
+/** Whether a file's text spells "fencing", searched once for the three token rules (ADR 0307's per-file caches). */
+const spellsFencing = new WeakMap<SourceCode, boolean>();
 
 /**
  * Whether `expression` (possibly awaited) calls a fencing-token source: `fencingToken(id)`,
