@@ -23,7 +23,7 @@ const countsByClient = new WeakMap<object, ConnectedReplicaCounts>();
 const replicatedHistoriesKept = 1_000;
 
 /**
- * The replication IDs (`master_replid`) under which some server was seen with a connected replica, oldest first. A
+ * The replication IDs (`master_replid`) under which some server was seen with an online replica, oldest first. A
  * master keeps its ID while it stays a master, and a promoted replica takes a new one, so a server reporting no
  * replica under an ID in here is a master that lost its replica: the one a failover may have just replaced (its
  * replica promoted while it lives, cut off from the Sentinels or too slow to answer them), whose writes are thrown
@@ -33,9 +33,10 @@ const replicatedHistories = new Set<string>();
 
 /**
  * The replicas of each server a client writes to, as `INFO replication` reports them, with a replica the server lost
- * still counted ({@link replicasToCountIn}). A count is read when first needed, then used for {@link replicaCountRefreshMs} and read again in the background
- * while the old one still answers, so a write waits for `INFO` only the first time and after {@link forget}. One
- * instance per client, shared by every storage and strategy over it: a server is asked about once a second at most.
+ * still counted ({@link replicasToCountIn}). A count is read when first needed, then used for
+ * {@link replicaCountRefreshMs} and read again in the background while the old one still answers, so a write waits
+ * for `INFO` only the first time and after {@link forget}. One instance per client, shared by every storage and
+ * strategy over it: a server is asked about once a second at most.
  */
 export class ConnectedReplicaCounts {
   readonly #cached = new Map<string, CachedCount>();
