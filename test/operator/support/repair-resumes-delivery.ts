@@ -100,6 +100,10 @@ export async function runRepairOnStuckNodes(world: StuckNodesWorld): Promise<Rep
     await world.loseLeaseAndCounter(subscriptionId);
     const refusalsBefore = refusals.length;
     await eventually('a grant from the lost counter is refused', () => refusals.length > refusalsBefore);
+    // The node that held the lease when its key was deleted keeps its token until its next refresh finds the key gone;
+    // that token is the stored version, so an event appended before then is delivered and checkpointed (once in a
+    // fresh-clone run). A lease time later no node holds a token the store accepts.
+    await new Promise((resolve) => setTimeout(resolve, world.leaseTimeMs));
     log.append(5);
     const handledWhileStuck = handled.length;
     await new Promise((resolve) => setTimeout(resolve, 2 * world.leaseTimeMs));
