@@ -7,8 +7,9 @@ export type TypeInformation = ParserServicesWithTypeInformation;
 /**
  * The type information a rule asked for with `useTypeInformation: true`, or `undefined` when it did not ask, or when
  * the file's parser options turn type information off on purpose (`project: false`, `projectService: false`, as
- * typescript-eslint's `disableTypeChecked` and our `disable-type-checked` do for JavaScript files): the rule then runs
- * syntactically there (doc/adr/0306). A rule never switches mode because types merely happen to be missing.
+ * typescript-eslint's `disableTypeChecked` and our `disable-type-checked` do for JavaScript files), or when the parser
+ * gave typescript-eslint's isolated stand-in program: the rule then runs syntactically there (doc/adr/0306). A rule
+ * never switches mode because types merely happen to be missing.
  * @throws Error naming the rule and the fix when types were asked for, the parser has none, and nothing turned them
  * off: a configuration that forgot `projectService`.
  */
@@ -19,14 +20,16 @@ export function typeInformationFor(
   if (!useTypeInformation) {
     return undefined;
   }
-  const services = context.sourceCode.parserServices;
-  if (services?.program != null) {
-    return services as TypeInformation;
-  }
   // ESLint 8.57's flat mode already has languageOptions; a context without it would be a legacy .eslintrc run.
   const { languageOptions } = context as { readonly languageOptions?: typeof context.languageOptions };
+  // Checked before the program: in a single run (CI=true, or the eslint binary without --fix) typescript-eslint hands
+  // a file parsed a second time an isolated program even where the options turned types off.
   if (typeInformationTurnedOff(languageOptions?.parserOptions)) {
     return undefined;
+  }
+  const services = context.sourceCode.parserServices;
+  if (services?.program != null) {
+    return isIsolatedProgram(services.program) ? undefined : (services as TypeInformation);
   }
   throw new Error(
     `${context.id}: useTypeInformation is true but ${context.filename} was parsed without type information. ` +
@@ -48,6 +51,17 @@ function typeInformationTurnedOff(parserOptions: Readonly<Record<string, unknown
   const asksForTypes = Boolean(project) || Boolean(projectService) || Boolean(programs);
   const turnsOff = project === false || projectService === false;
   return turnsOff && !asksForTypes;
+}
+
+/**
+ * Whether `program` is the stand-in typescript-eslint builds, in a single run, for a file parsed again (each pass of
+ * `--fix-dry-run`, or of the Node API's `fix: true`): one file, no working directory, and every import resolved to the
+ * linted file itself. Its types are not the project's, and the checker throws TypeErrors on ordinary code there (an
+ * `implements` of an imported interface), so a rule reads no types from it. A program built from a tsconfig or by the
+ * project service always has the directory it was built in.
+ */
+function isIsolatedProgram(program: ts.Program): boolean {
+  return program.getCurrentDirectory() === '';
 }
 
 /** Whether every non-nullish part of `type` is a bigint or a number: the only shapes a fencing token has. */

@@ -24,6 +24,8 @@ type Cache = { save(key: string, value: string): Promise<void> };
 export async function remember(storage: Cache, fencingToken: bigint): Promise<void> {
   await storage.save('last-token', String(fencingToken));
 }
+
+export let attempts = 0;
 `;
 
 /** A JavaScript script no tsconfig covers, with the same mistake: the syntactic rules still catch it. */
@@ -31,6 +33,8 @@ const script = `export async function replay(storage, subscriptionId, fencingTok
   await storage.save(subscriptionId, 'position-7');
   console.log(fencingToken);
 }
+
+export let replays = 0;
 `;
 
 const configs = {
@@ -60,6 +64,22 @@ export default defineConfig(
   },
   checkpointFencing.configs['recommended-type-checked'],
   { files: ['**/*.js'], extends: [checkpointFencing.configs['disable-type-checked']] },
+);
+`,
+  // typescript-eslint's older way: a program per tsconfig, which a single run builds once, ahead of time.
+  legacyProject: `import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+import checkpointFencing from 'checkpoint-fencing/eslint-plugin';
+
+export default defineConfig(
+  {
+    files: ['src/**/*.ts'],
+    extends: [checkpointFencing.configs['recommended-type-checked']],
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
 );
 `,
   forgotProjectService: `import { defineConfig } from 'eslint/config';
@@ -106,9 +126,17 @@ function mixedProject(): string {
   return root;
 }
 
-function lint(root: string, config: string): Lint {
+/**
+ * ESLint's JSON report on the project under `config`. A single run (CI=true) is what CI and the eslint binary get from
+ * typescript-eslint: a program built once, ahead of time, and an isolated program for a file parsed again.
+ */
+function lint(root: string, config: string, extraArguments: readonly string[] = []): Lint {
   writeFileSync(join(root, 'eslint.config.js'), config);
-  const result = spawnSync(process.execPath, [ESLINT, '--format', 'json', '.'], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [ESLINT, '--format', 'json', ...extraArguments, '.'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, CI: 'true', TSESTREE_SINGLE_RUN: undefined },
+  });
   const results =
     result.status === 2
       ? []
@@ -156,6 +184,30 @@ describe('a project of TypeScript and JavaScript files under the type-checked co
     expect(result.stderr).toBe('');
     expect(result.messages).toEqual(bothUnfencedWrites);
     expect(result.status).toBe(1);
+  });
+
+  describe('under --fix-dry-run, where a file with a fix is parsed again and given an isolated program', () => {
+    /** The config with a fixable core rule, so that files with a `let` never reassigned get a second pass. */
+    const withFixes = (config: string): string =>
+      config.replace(/\);\n$/u, "  { rules: { 'prefer-const': 'error' } },\n);\n");
+
+    it('with the documented config: lints both as without fixes', () => {
+      const result = lint(root, withFixes(configs.documented), ['--fix-dry-run']);
+      expect(result.stderr).toBe('');
+      expect(result.messages).toEqual(bothUnfencedWrites);
+      expect(result.status).toBe(1);
+    });
+
+    it('with the project option: the pass after the fix runs syntactically, so the Cache write is reported too', () => {
+      expect(lint(root, configs.legacyProject).messages).toEqual([bothUnfencedWrites[1]]);
+      const result = lint(root, withFixes(configs.legacyProject), ['--fix-dry-run']);
+      expect(result.stderr).toBe('');
+      expect(result.messages).toEqual([
+        bothUnfencedWrites[1],
+        { file: 'src/consumer.ts', rule: 'checkpoint-fencing/no-unfenced-write', line: 11, fatal: false },
+      ]);
+      expect(result.status).toBe(1);
+    });
   });
 
   it('without projectService and without either config: stops with the error that names the fix', () => {

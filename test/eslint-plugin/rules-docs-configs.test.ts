@@ -3,7 +3,7 @@ import path from 'node:path';
 import tsParser from '@typescript-eslint/parser';
 import { Linter, type ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ruleDocUrl } from '../../eslint-plugin/create-rule.js';
 import plugin, { rules, type RuleName } from '../../eslint-plugin/index.js';
 import { codeBlocks, docSections, documentedRuleNames, ruleDoc } from './rule-docs.js';
@@ -39,6 +39,10 @@ function optionNames(name: RuleName): string[] {
 }
 
 describe('rules, docs and configs stay in sync', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
   it('every rule has a doc and every doc a rule', () => {
     expect(documentedRuleNames()).toEqual(ruleNames);
   });
@@ -147,9 +151,12 @@ describe('rules, docs and configs stay in sync', () => {
     codeBlocks(docSections(ruleDoc(name)).get('Wrong') ?? '').map((code, index) => ({ name, index, code })),
   );
 
-  it.each(wrongExamples)(
-    "$name: after configs['disable-type-checked'], the type-checked config reports wrong example $index syntactically",
-    ({ code }) => {
+  // In a single run (CI=true, or the eslint binary) typescript-eslint hands a file it parses again an isolated program,
+  // even where the options turn types off; each example is linted several times, so both ways are exercised.
+  it.for(wrongExamples.flatMap((example) => ['false', 'true'].map((singleRun) => ({ ...example, singleRun }))))(
+    "$name: after configs['disable-type-checked'], the type-checked config reports wrong example $index syntactically (TSESTREE_SINGLE_RUN=$singleRun)",
+    ({ code, singleRun }) => {
+      vi.stubEnv('TSESTREE_SINGLE_RUN', singleRun);
       const syntactic = lintWithoutProgram(code, [plugin.configs.recommended]);
       expect(syntactic.length).toBeGreaterThan(0);
       expect(
