@@ -1,4 +1,5 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import { remember } from './remembered-answer.js';
 import { isImportBinding } from './scope-definitions.js';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { findVariable } from './find-variable.js';
@@ -92,12 +93,7 @@ export function fileImportsPackage(scope: Scope): boolean {
     outermost = outermost.upper;
   }
   const program = outermost.block;
-  let imports = importsByProgram.get(program);
-  if (imports === undefined) {
-    imports = containsRuntimeImport(program.body);
-    importsByProgram.set(program, imports);
-  }
-  return imports;
+  return importsByProgram.get(program) ?? remember(importsByProgram, program, containsRuntimeImport(program.body));
 }
 
 function containsRuntimeImport(statements: readonly TSESTree.Node[]): boolean {

@@ -1,4 +1,5 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import { remember } from './remembered-answer.js';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import type { RuntimeExportName } from '../../vocabulary/index.js';
 import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
@@ -57,25 +58,26 @@ export function classImplementing(
 
 type Answers = WeakMap<TSESTree.Node, ContractImplementation | null>;
 
+interface AnswersByMode {
+  readonly syntactic: Answers;
+  readonly typed: Answers;
+}
+
 /**
  * What the rules found each class or literal to implement, by contract, member hint and mode: several rules ask about
  * the same node (the two storage rules, in the syntactic config the same question), and each question is answered
  * once. One map a question, looked up without building a key, so a question asked only once costs next to nothing.
  */
-const answersByQuestion = new Map<ContractName, Map<string, { syntactic: Answers; typed: Answers }>>();
+const answersByQuestion = new Map<ContractName, Map<string, AnswersByMode>>();
 
 function answersFor(contract: ContractName, hint: string, types: TypeInformation | undefined): Answers {
-  let byHint = answersByQuestion.get(contract);
-  if (byHint === undefined) {
-    byHint = new Map();
-    answersByQuestion.set(contract, byHint);
-  }
-  let byMode = byHint.get(hint);
-  if (byMode === undefined) {
-    byMode = { syntactic: new WeakMap(), typed: new WeakMap() };
-    byHint.set(hint, byMode);
-  }
+  const byHint = answersByQuestion.get(contract) ?? remember(answersByQuestion, contract, new Map());
+  const byMode = byHint.get(hint) ?? remember(byHint, hint, noAnswersYet());
   return types === undefined ? byMode.syntactic : byMode.typed;
+}
+
+function noAnswersYet(): AnswersByMode {
+  return { syntactic: new WeakMap(), typed: new WeakMap() };
 }
 
 function remembered(

@@ -1,4 +1,5 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import { remember } from './remembered-answer.js';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import {
   DUAL_ANCHOR_BASE_STEP_NAMES,
@@ -217,12 +218,14 @@ const bodyNodesByMethod = new WeakMap<TSESTree.FunctionLike, readonly TSESTree.N
  * Four rules walk the same operations and helpers, so each body is walked once.
  */
 export function bodyNodes(method: TSESTree.FunctionLike, visitorKeys: VisitorKeys): readonly TSESTree.Node[] {
-  let nodes = bodyNodesByMethod.get(method);
-  if (nodes === undefined) {
-    nodes = method.body == null ? [] : descendantNodeList(method.body, visitorKeys, true, [method.body]);
-    bodyNodesByMethod.set(method, nodes);
-  }
-  return nodes;
+  return (
+    bodyNodesByMethod.get(method) ??
+    remember(
+      bodyNodesByMethod,
+      method,
+      method.body == null ? [] : descendantNodeList(method.body, visitorKeys, true, [method.body]),
+    )
+  );
 }
 
 /**
@@ -262,12 +265,7 @@ interface StoreMemo {
 const memoByStore = new WeakMap<DualAnchorStore, StoreMemo>();
 
 function storeMemo(store: DualAnchorStore): StoreMemo {
-  let memo = memoByStore.get(store);
-  if (memo === undefined) {
-    memo = { helpers: new Map(), callKinds: new Map() };
-    memoByStore.set(store, memo);
-  }
-  return memo;
+  return memoByStore.get(store) ?? remember(memoByStore, store, { helpers: new Map(), callKinds: new Map() });
 }
 
 /** The helper method `call` calls on the store itself, if it is one. */
@@ -354,12 +352,7 @@ function helperKind(
  * locks the rows it reads (`BEGIN`, `SELECT … FOR UPDATE`).
  */
 export function usesAtomicStep(method: TSESTree.FunctionLike, sourceCode: Readonly<TSESLint.SourceCode>): boolean {
-  let atomic = atomicByMethod.get(method);
-  if (atomic === undefined) {
-    atomic = makesAtomicStep(method, sourceCode);
-    atomicByMethod.set(method, atomic);
-  }
-  return atomic;
+  return atomicByMethod.get(method) ?? remember(atomicByMethod, method, makesAtomicStep(method, sourceCode));
 }
 
 const atomicByMethod = new WeakMap<TSESTree.FunctionLike, boolean>();

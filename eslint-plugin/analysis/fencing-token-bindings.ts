@@ -1,4 +1,5 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import { remember } from './remembered-answer.js';
 import { isParameter, isVariable } from './scope-definitions.js';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { findVariable } from './find-variable.js';
@@ -32,12 +33,7 @@ export function mayNameFencingTokens(sourceCode: SourceCode, tokenPatternSource:
   if (tokenPatternSource !== DEFAULT_TOKEN_PATTERN) {
     return true;
   }
-  let spells = spellsFencing.get(sourceCode);
-  if (spells === undefined) {
-    spells = /fencing/iu.test(sourceCode.text);
-    spellsFencing.set(sourceCode, spells);
-  }
-  return spells;
+  return spellsFencing.get(sourceCode) ?? remember(spellsFencing, sourceCode, /fencing/iu.test(sourceCode.text));
 }
 
 /** Whether a file's text spells "fencing", searched once for the three token rules (ADR 0307's per-file caches). */
@@ -193,14 +189,16 @@ const declaredByScope = new WeakMap<Scope, readonly Variable[]>();
  * file: the list is made once per scope.
  */
 function declaredNewestFirst(scope: Scope): readonly Variable[] {
-  let declared = declaredByScope.get(scope);
-  if (declared === undefined) {
-    declared = scope.variables
-      .filter((variable) => variable.defs[0] !== undefined)
-      .sort((a, b) => (b.defs[0]?.name.range[0] ?? 0) - (a.defs[0]?.name.range[0] ?? 0));
-    declaredByScope.set(scope, declared);
-  }
-  return declared;
+  return (
+    declaredByScope.get(scope) ??
+    remember(
+      declaredByScope,
+      scope,
+      scope.variables
+        .filter((variable) => variable.defs[0] !== undefined)
+        .sort((a, b) => (b.defs[0]?.name.range[0] ?? 0) - (a.defs[0]?.name.range[0] ?? 0)),
+    )
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { AST_NODE_TYPES, AST_TOKEN_TYPES } from '@typescript-eslint/types';
+import { remember } from './remembered-answer.js';
 import type { TSESTree } from '@typescript-eslint/utils';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import { parentOf } from './descendant-nodes.js';
@@ -43,12 +44,14 @@ const implementsTagByProgram = new WeakMap<TSESTree.Program, boolean>();
 
 /** Whether any comment of the file has an `@implements` tag: most files have none, and then no class needs looking at. */
 function hasImplementsTag(program: TSESTree.Program): boolean {
-  let found = implementsTagByProgram.get(program);
-  if (found === undefined) {
-    found = (program.comments ?? []).some((comment) => comment.value.includes('@implements'));
-    implementsTagByProgram.set(program, found);
-  }
-  return found;
+  return (
+    implementsTagByProgram.get(program) ??
+    remember(
+      implementsTagByProgram,
+      program,
+      (program.comments ?? []).some((comment) => comment.value.includes('@implements')),
+    )
+  );
 }
 
 function programOf(node: TSESTree.Node): TSESTree.Program {

@@ -1,3 +1,5 @@
+import { remember } from './remembered-answer.js';
+
 const compiled = new Map<string, RegExp>();
 
 /**
@@ -6,10 +8,5 @@ const compiled = new Map<string, RegExp>();
  * regular expression keeps no state between tests.
  */
 export function optionPattern(source: string): RegExp {
-  let pattern = compiled.get(source);
-  if (pattern === undefined) {
-    pattern = new RegExp(source, 'iu');
-    compiled.set(source, pattern);
-  }
-  return pattern;
+  return compiled.get(source) ?? remember(compiled, source, new RegExp(source, 'iu'));
 }

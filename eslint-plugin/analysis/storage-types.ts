@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { remember } from './remembered-answer.js';
 import { dirname, join } from 'node:path';
 import type * as ts from 'typescript';
 import { PACKAGE_NAME, type StorageMemberName } from '../../vocabulary/index.js';
@@ -32,17 +33,10 @@ const answersByType = new WeakMap<ts.Type, Map<ContractName, boolean>>();
  * about at each of its saves, a storage class's at each rule that looks at it.
  */
 function isOrInheritsContract(type: ts.Type, contract: ContractName, checker: ts.TypeChecker): boolean {
-  let answers = answersByType.get(type);
-  if (answers === undefined) {
-    answers = new Map();
-    answersByType.set(type, answers);
-  }
-  let answer = answers.get(contract);
-  if (answer === undefined) {
-    answer = namesOrInheritsContract(type, contract, checker, new Set());
-    answers.set(contract, answer);
-  }
-  return answer;
+  const answers = answersByType.get(type) ?? remember(answersByType, type, new Map());
+  return (
+    answers.get(contract) ?? remember(answers, contract, namesOrInheritsContract(type, contract, checker, new Set()))
+  );
 }
 
 /** {@link isContractType} for `CheckpointStorage`. */
