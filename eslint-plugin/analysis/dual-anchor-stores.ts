@@ -109,6 +109,9 @@ export function dualAnchorStoreListeners(
   check: (store: DualAnchorStore) => void,
 ): TSESLint.RuleListener {
   const types = typeInformationFor(context, options.useTypeInformation ?? DUAL_ANCHOR_RULE_DEFAULTS.useTypeInformation);
+  if (!mayDeclareExaminedMembers(context.sourceCode)) {
+    return {};
+  }
   const visit = (node: ClassNode | TSESTree.ObjectExpression): void => {
     // Every rule looks only at these members, so a class or literal without one needs no recognising (nor types).
     if (!declaresExaminedMember(node)) {
@@ -128,6 +131,23 @@ const EXAMINED_MEMBERS: ReadonlySet<string> = new Set<string>([
   WRITE_FIELDS,
   WRITE_RESET,
 ]);
+
+/**
+ * Whether a file's text can declare one of {@link EXAMINED_MEMBERS}: every key the rules read (`saveSeen() {}`,
+ * `'saveSeen': …`, ``[`saveSeen`]: …``) spells the name, save for escapes (`\u0073aveSeen`), which keep the file in.
+ * A file without one cannot report, so the four rules register no listener there (ADR 0309): most files of a project
+ * are such files, and ESLint's listener calls on each of their classes and literals cost. Searched once a file for
+ * the four rules.
+ */
+export function mayDeclareExaminedMembers(sourceCode: Readonly<TSESLint.SourceCode>): boolean {
+  return (
+    examinedMemberSpelled.get(sourceCode) ??
+    remember(examinedMemberSpelled, sourceCode, EXAMINED_MEMBER_TEXT.test(sourceCode.text))
+  );
+}
+
+const EXAMINED_MEMBER_TEXT = new RegExp(`${[...EXAMINED_MEMBERS].join('|')}|\\\\[ux]`, 'u');
+const examinedMemberSpelled = new WeakMap<Readonly<TSESLint.SourceCode>, boolean>();
 
 function declaresExaminedMember(node: ClassNode | TSESTree.ObjectExpression): boolean {
   const members: readonly TSESTree.Node[] =

@@ -3,7 +3,7 @@ import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { findVariable } from '../analysis/find-variable.js';
 import { asSaveCall, type SaveCall } from '../analysis/checkpoint-save-calls.js';
 import { descendantNodes, isFunctionNode, parentOf, type VisitorKeys } from '../analysis/descendant-nodes.js';
-import { refusalPolarity } from '../analysis/refusal-checks.js';
+import { mayTestForRefusal, refusalPolarity } from '../analysis/refusal-checks.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Message ids of `no-retry-after-refusal`. */
@@ -39,6 +39,9 @@ export const noRetryAfterRefusal: CheckpointFencingRule<NoRetryAfterRefusalMessa
   },
   create(context) {
     const { sourceCode } = context;
+    if (!mayTestForRefusal(sourceCode)) {
+      return {};
+    }
     const keys = sourceCode.visitorKeys;
     return {
       CatchClause(handler) {

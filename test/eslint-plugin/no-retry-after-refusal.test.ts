@@ -138,6 +138,20 @@ async function f() {
       errors: [{ messageId: 'retryInCatch', line: 8, column: 12, endLine: 8, endColumn: 34 }],
     },
     {
+      name: 'matched by a name written with an escape, which the text search keeps in (ADR 0309)',
+      code: `
+async function f() {
+  try {
+    await storage.save(id, cp);
+  } catch (e) {
+    if (e.name === 'CheckpointWriteCondition\\u004EotFulfilledError') await storage.save(id, cp);
+    else throw e;
+  }
+}
+      `,
+      errors: [{ messageId: 'retryInCatch', line: 6, column: 76, endLine: 6, endColumn: 96 }],
+    },
+    {
       name: 'a retry scheduled in a nested callback',
       code: `
 import { CheckpointWriteConditionNotFulfilledError } from 'checkpoint-fencing';

@@ -128,6 +128,21 @@ export class Anchors implements DualAnchorCheckpointStore {
       ],
     },
     {
+      name: 'the operation keyed by a string with an escape, which the text search keeps in (ADR 0309)',
+      code: `
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+export class Anchors implements DualAnchorCheckpointStore {
+  async 'save\\u0053een'(streamName, token, timestamp, heartbeatTimestamp) {
+    await this.redis.hset(key(streamName), { lastSeenToken: token, lastSeenTimestamp: timestamp });
+    await this.redis.hset(key(streamName), 'lastHeartbeatTimestamp', heartbeatTimestamp);
+  }
+}
+      `,
+      errors: [
+        { messageId: 'splitAnchorHeartbeat', data: { line: 5 }, line: 6, column: 11, endLine: 6, endColumn: 89 },
+      ],
+    },
+    {
       name: "the kit's TwoStepHeartbeatStore: the base class's writeFields split in two",
       code: `
 import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing';

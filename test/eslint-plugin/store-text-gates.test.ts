@@ -1,0 +1,86 @@
+import type { TSESLint } from '@typescript-eslint/utils';
+import { describe, expect, it } from 'vitest';
+import { mayDeclareExaminedMembers } from '../../eslint-plugin/analysis/dual-anchor-stores.js';
+import { mayTestForRefusal } from '../../eslint-plugin/analysis/refusal-checks.js';
+import { rules, type RuleName } from '../../eslint-plugin/index.js';
+
+// The dual-anchor rules and no-retry-after-refusal skip a file whose text cannot hold what they examine (ADR 0309);
+// these cases pin what "cannot" means, and that a skipped file gets no listener at all.
+
+const sourceCode = (text: string): Readonly<TSESLint.SourceCode> => ({ text }) as Readonly<TSESLint.SourceCode>;
+
+const SERVICE = `
+export class Orders {
+  async save(order: Order, store: { save(key: string, value: string): Promise<void> }): Promise<void> {
+    try {
+      await store.save(order.id, JSON.stringify({ ...order, source: 'upstream' }));
+    } catch (error) {
+      if (error instanceof TypeError) await store.save(order.id, '{}');
+      throw error;
+    }
+  }
+}
+`;
+
+const DUAL_ANCHOR_RULES: readonly RuleName[] = [
+  'no-read-modify-write-anchor',
+  'require-upsert-in-anchor-write',
+  'no-unguarded-history-reset',
+  'no-split-anchor-heartbeat',
+];
+
+/** The selectors a rule listens to on a file with `text`, syntactically. */
+function listenedSelectors(rule: RuleName, text: string): string[] {
+  // The rules read only `options` and `sourceCode.text` before deciding to listen.
+  return Object.keys(rules[rule].create({ id: rule, options: [], sourceCode: sourceCode(text) }));
+}
+
+describe('mayDeclareExaminedMembers', () => {
+  it('looks for the partial operations and the base class steps by name, and keeps any escape in', () => {
+    expect(mayDeclareExaminedMembers(sourceCode(SERVICE))).toBe(false);
+    for (const text of [
+      'async saveSeen() {}',
+      "'saveProcessed': async () => {}",
+      'saveHeartbeat',
+      '[`resetAfterHistoryLost`]() {}',
+      'protected async writeFields(write) {}',
+      'protected async writeReset(reset) {}',
+      "async 'save\\u0053een'() {}",
+      "const key = 'save\\x53een';",
+    ]) {
+      expect(mayDeclareExaminedMembers(sourceCode(text)), text).toBe(true);
+    }
+  });
+
+  it('gives the four dual-anchor rules no listener in a file without those names, and the three store nodes in one with them', () => {
+    for (const rule of DUAL_ANCHOR_RULES) {
+      expect(listenedSelectors(rule, SERVICE), rule).toEqual([]);
+      expect(listenedSelectors(rule, `${SERVICE}\nconst hint = 'saveSeen';`), rule).toEqual([
+        'ClassDeclaration',
+        'ClassExpression',
+        'ObjectExpression',
+      ]);
+    }
+  });
+});
+
+describe('mayTestForRefusal', () => {
+  it("looks for the refusal's class name, which every test it recognises spells, and keeps any escape in", () => {
+    expect(mayTestForRefusal(sourceCode(SERVICE))).toBe(false);
+    for (const text of [
+      "import { CheckpointWriteConditionNotFulfilledError as Refused } from 'checkpoint-fencing';",
+      'if (e instanceof cf.CheckpointWriteConditionNotFulfilledError) {}',
+      "if (e.name === 'CheckpointWriteConditionNotFulfilledError') {}",
+      "if (e.name === 'CheckpointWriteCondition\\u004EotFulfilledError') {}",
+    ]) {
+      expect(mayTestForRefusal(sourceCode(text)), text).toBe(true);
+    }
+  });
+
+  it('gives no-retry-after-refusal no listener in a file without it, and CatchClause in one with it', () => {
+    expect(listenedSelectors('no-retry-after-refusal', SERVICE)).toEqual([]);
+    expect(
+      listenedSelectors('no-retry-after-refusal', `${SERVICE}\n// CheckpointWriteConditionNotFulfilledError`),
+    ).toEqual(['CatchClause']);
+  });
+});
