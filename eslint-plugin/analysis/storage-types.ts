@@ -21,7 +21,10 @@ const OBJECT_LITERAL_SYMBOL = '__object';
  * one member suffices, and `Readonly<>` of one is one.
  */
 export function isContractType(type: ts.Type, checker: ts.TypeChecker, contract: ContractName): boolean {
-  const present = checker.getNonNullableType(type);
+  // Only a union has nullish parts to drop. For a class's own type, getNonNullableType resolves every member, base
+  // classes' included, to learn that it is not nullish: in a profile of the lint bench, 14.5 of the 16 ms the rules
+  // spent in the checker, work no other rule needed.
+  const present = type.isUnion() ? checker.getNonNullableType(type) : type;
   const parts = present.isUnion() ? present.types : [present];
   return parts.length > 0 && parts.every((part) => isOrInheritsContract(part, contract, checker));
 }

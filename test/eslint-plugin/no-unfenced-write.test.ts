@@ -295,6 +295,42 @@ export async function f(storage: CheckpointStorage, fencingToken: string) { awai
   ],
   invalid: [
     {
+      name: 'a receiver typed as a storage or undefined, written through optional chaining',
+      code: `
+import { CheckpointWriteCondition, type CheckpointStorage } from 'checkpoint-fencing';
+declare const found: CheckpointStorage | undefined;
+const s = found;
+export async function f(fencingToken: bigint) {
+  await s?.save('s', 'cp');
+}
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'fencingToken' },
+          line: 6,
+          column: 9,
+          endLine: 6,
+          endColumn: 27,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'fencingToken' },
+              output: `
+import { CheckpointWriteCondition, type CheckpointStorage } from 'checkpoint-fencing';
+declare const found: CheckpointStorage | undefined;
+const s = found;
+export async function f(fencingToken: bigint) {
+  await s?.save('s', 'cp', CheckpointWriteCondition.notOlderThan(fencingToken));
+}
+      `,
+            },
+          ],
+        },
+      ],
+    },
+    {
       name: 'a storage known by its type only, a token from a FencingTokenSource',
       code: `
 import { InMemoryCheckpointStorage, CheckpointWriteCondition, type FencingTokenSource } from 'checkpoint-fencing';
