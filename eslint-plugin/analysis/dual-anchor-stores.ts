@@ -16,6 +16,7 @@ import {
   type ContractImplementation,
 } from './contract-implementations.js';
 import { descendantNodeList, type VisitorKeys } from './descendant-nodes.js';
+import { spelledNamesPattern } from './spelled-names.js';
 import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
 import {
   ATOMIC_STEP_METHODS,
@@ -134,7 +135,8 @@ const EXAMINED_MEMBERS: ReadonlySet<string> = new Set<string>([
 
 /**
  * Whether a file's text can declare one of {@link EXAMINED_MEMBERS}: every key the rules read (`saveSeen() {}`,
- * `'saveSeen': …`, ``[`saveSeen`]: …``) spells the name, save for escapes (`\u0073aveSeen`), which keep the file in.
+ * `'saveSeen': …`, ``[`saveSeen`]: …``) spells the name, unless an escape spells it (`'save\u0053een'`,
+ * `'save\Seen'`), and any such escape keeps the file in.
  * A file without one cannot report, so the four rules register no listener there (ADR 0309): most files of a project
  * are such files, and ESLint's listener calls on each of their classes and literals cost. Searched once a file for
  * the four rules.
@@ -146,7 +148,7 @@ export function mayDeclareExaminedMembers(sourceCode: Readonly<TSESLint.SourceCo
   );
 }
 
-const EXAMINED_MEMBER_TEXT = new RegExp(`${[...EXAMINED_MEMBERS].join('|')}|\\\\[ux]`, 'u');
+const EXAMINED_MEMBER_TEXT = spelledNamesPattern(EXAMINED_MEMBERS);
 const examinedMemberSpelled = new WeakMap<Readonly<TSESLint.SourceCode>, boolean>();
 
 function declaresExaminedMember(node: ClassNode | TSESTree.ObjectExpression): boolean {

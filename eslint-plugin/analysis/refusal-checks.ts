@@ -2,21 +2,22 @@ import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { findVariable } from './find-variable.js';
 import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
+import { spelledNamesPattern } from './spelled-names.js';
 import { skipTransparentWrappers, staticMemberName } from './static-member-name.js';
 
 const REFUSAL_ERROR = 'CheckpointWriteConditionNotFulfilledError';
 
 /**
  * Whether a file's text can hold a test {@link refusalPolarity} recognises: each names the error class, through the
- * checkpoint-fencing import (aliased or not, or a namespace's member) or in a string compared with `error.name`, save
- * for escapes in that string, which keep the file in. A file without one cannot report a retry after a refusal, so
- * the rule registers no listener there (ADR 0309).
+ * checkpoint-fencing import (aliased or not, or a namespace's member) or in a string compared with `error.name`,
+ * unless an escape spells it, and any such escape keeps the file in. A file without one cannot report a retry after a
+ * refusal, so the rule registers no listener there (ADR 0309).
  */
 export function mayTestForRefusal(sourceCode: Readonly<TSESLint.SourceCode>): boolean {
   return REFUSAL_TEXT.test(sourceCode.text);
 }
 
-const REFUSAL_TEXT = new RegExp(`${REFUSAL_ERROR}|\\\\[ux]`, 'u');
+const REFUSAL_TEXT = spelledNamesPattern([REFUSAL_ERROR]);
 
 /** What a test being true says about the caught error. */
 export type RefusalPolarity = 'refusal' | 'notRefusal' | 'unknown';

@@ -36,8 +36,10 @@ function listenedSelectors(rule: RuleName, text: string): string[] {
 }
 
 describe('mayDeclareExaminedMembers', () => {
-  it('looks for the partial operations and the base class steps by name, and keeps any escape in', () => {
+  it('looks for the partial operations and the base class steps by name, and keeps in any escape that may spell one', () => {
     expect(mayDeclareExaminedMembers(sourceCode(SERVICE))).toBe(false);
+    // Escapes of control characters and punctuation cannot spell a letter.
+    expect(mayDeclareExaminedMembers(sourceCode(`${SERVICE}\nlog('it\\'s\\n\\t\\\\', \`\\\${done}\`);`))).toBe(false);
     for (const text of [
       'async saveSeen() {}',
       "'saveProcessed': async () => {}",
@@ -47,6 +49,9 @@ describe('mayDeclareExaminedMembers', () => {
       'protected async writeReset(reset) {}',
       "async 'save\\u0053een'() {}",
       "const key = 'save\\x53een';",
+      "async 'save\\Seen'() {}",
+      "async 'save\\\nSeen'() {}",
+      "var key = 'save\\123een';",
     ]) {
       expect(mayDeclareExaminedMembers(sourceCode(text)), text).toBe(true);
     }
@@ -72,6 +77,8 @@ describe('mayTestForRefusal', () => {
       'if (e instanceof cf.CheckpointWriteConditionNotFulfilledError) {}',
       "if (e.name === 'CheckpointWriteConditionNotFulfilledError') {}",
       "if (e.name === 'CheckpointWriteCondition\\u004EotFulfilledError') {}",
+      "if (e.name === 'CheckpointWriteCondition\\\nNotFulfilledError') {}",
+      "if (e.name === 'Checkpoint\\WriteConditionNotFulfilledError') {}",
     ]) {
       expect(mayTestForRefusal(sourceCode(text)), text).toBe(true);
     }
