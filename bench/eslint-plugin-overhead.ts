@@ -18,9 +18,9 @@ import { parseTimingTable, type RuleTiming } from './eslint-timing-table.js';
 //   different load (paired CPU ratios from -8 % to +9 % in one run); run at once, they see the same. A median is not
 //   pulled by the one round another process disturbed. The means are printed too.
 // - Even so, one round's ratio has a standard deviation of about 2 % (wall) and 3 % (CPU) on the 2-core VM, as large as
-//   the target: 5 rounds gave verdicts from 0.6 to 5.5 % on the same code. 20 rounds (about 8 minutes) narrow the
-//   medians to about ±0.6 and ±0.9 %, and each figure is printed with the 95 % confidence interval of its mean, so
-//   a reader sees how far one run can be trusted.
+//   the target: 5 rounds gave verdicts from 0.6 to 5.5 % on the same code. With 20 rounds (about 8 minutes) the
+//   medians' standard errors are about 0.6 and 0.9 %, and each figure is printed with the 95 % confidence interval of
+//   its mean, so a reader sees how far one run can be trusted.
 // - The verdict takes the larger of the wall and CPU figures, so neither can hide the other.
 // - The A/B runs do not set TIMING, as users do not: ESLint's TIMING wraps every listener call in a clock read, which
 //   costs the side with more listeners more. The per-rule table comes from extra with-plugin runs with TIMING=all
@@ -129,9 +129,12 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
+/** Student's t quantiles for 95 % two-sided intervals with 1 to 9 degrees of freedom, from the table. */
+const SMALL_SAMPLE_T = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262];
+
 /**
- * Half the width of the 95 % confidence interval of the mean of `values`, by Student's t; its quantile from the
- * normal one by the first two terms of its expansion in 1/degrees of freedom, within 0.2 % of the table from 10 values up.
+ * Half the width of the 95 % confidence interval of the mean of `values`, by Student's t: from the table up to 9
+ * degrees of freedom, beyond by the first two terms of its expansion in 1/degrees, within 0.2 % of the table there.
  */
 function confidenceHalfWidth(values: readonly number[]): number {
   const degrees = values.length - 1;
@@ -141,7 +144,9 @@ function confidenceHalfWidth(values: readonly number[]): number {
   const average = mean(values);
   const variance = values.reduce((sum, value) => sum + (value - average) ** 2, 0) / degrees;
   const z = 1.959964;
-  const t = z + (z ** 3 + z) / (4 * degrees) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * degrees ** 2);
+  const t =
+    SMALL_SAMPLE_T[degrees - 1] ??
+    z + (z ** 3 + z) / (4 * degrees) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * degrees ** 2);
   return (t * Math.sqrt(variance)) / Math.sqrt(values.length);
 }
 
