@@ -19,6 +19,13 @@ export interface OperatorBackend {
   inspect(ids: readonly string[] | undefined, progress: ScanProgress): Promise<Inspection>;
   /** The lease strategy's own `raiseFencingTokenAbove(id, version)`. */
   raiseFencingTokenAbove(id: string, version: bigint): Promise<void>;
+  /**
+   * The checkpoint storage's own `advanceWriteVersion(id, version)`. A refusal (a newer version is stored) rejects
+   * with the storage's `CheckpointWriteConditionNotFulfilledError` as it is: it says something about the store, not the connection.
+   */
+  advanceWriteVersion(id: string, version: bigint): Promise<void>;
+  /** The checkpoint storage's own `deleteCheckpointKeepingVersion(id)`: the checkpoint goes, the version stays as the fence. */
+  deleteCheckpointKeepingVersion(id: string): Promise<void>;
   /** The checkpoint storage's own `delete(id)`: checkpoint and version together. */
   deleteCheckpoint(id: string): Promise<void>;
   /** What the store names this subscription's records, for the dry runs: keys on Redis, a table row on PostgreSQL. */

@@ -40,9 +40,10 @@ ${store}
 Exit codes: 0 done (or, without --yes, what would be done printed), 2 error.`,
   reset: `Usage: ${PACKAGE_NAME} reset <id…> --yes (--redis <url> | --postgres <url>) [options]
 
-Deletes each subscription's checkpoint and version together with the storage's own delete. Delivery then restarts
-from the subscription's start position: every event since is delivered again. Stop its consumers first.
-  --yes                         delete; without --yes, print what would be deleted and change nothing
+Deletes each subscription's checkpoint and keeps its version as the fence, raised (with the token counter) above every
+token minted for it: no earlier holder writes again, and delivery restarts from the subscription's start position, so
+every event since is delivered again. Refuses a subscription with a live lease: stop its consumers first.
+  --yes                         reset; without --yes, print what would be done and change nothing
 ${store}
 Exit codes: 0 done (or, without --yes, what would be done printed), 2 error.`,
 };

@@ -46,8 +46,9 @@ export interface JudgedSubscription extends SubscriptionState {
  * - `stuck`: a stored version at or above the next token: that token's writes are refused (`notOlderThan` below the
  *   stored version), or, equal to it, refused at acquire as a token minted twice.
  * - `unfenceable`: on a Cluster, the id's two keys cannot share a slot, so Cluster-safe mode refuses to fence it.
- * - `stray-version`: a version with no checkpoint while no lease is live (a live holder's fence before its first
- *   checkpoint is not stray), or a version of an id Cluster cannot align (left by `forStandalone`, never consulted).
+ * - `stray-version`: a version of an id Cluster cannot align (left by `forStandalone`, never consulted). A version
+ *   with no checkpoint on an id the storage fences is a fence, not stray: what a fence on acquire leaves before the
+ *   first checkpoint, and what `reset` leaves (ADR 1004).
  * - `no-version`: a checkpoint with no version for an id the lease strategy has minted tokens for: written by `any()`
  *   or a pre-fencing release, so a stale writer is not refused until the next fenced write.
  * - `expired-lease`: the strategy minted tokens for the id, but no lease is live: it expired (or was released) and no
@@ -63,16 +64,20 @@ export function judgeSubscription(state: SubscriptionState): JudgedSubscription 
     // A value no storage or strategy writes was read as missing: flags judged from it would mislead. Fix it first.
     return { ...state, nextToken, flags: [] };
   }
-  const liveLease = state.lease !== undefined && (state.lease.expiresInMs === undefined || state.lease.expiresInMs > 0);
   const hasVersion = state.storedVersion !== undefined;
   const raised: Record<HealthFlag, boolean> = {
     stuck: state.storedVersion !== undefined && state.storedVersion >= nextToken,
     unfenceable: state.clusterUnaligned,
-    'stray-version': hasVersion && ((state.checkpoint === undefined && !liveLease) || state.clusterUnaligned),
+    'stray-version': hasVersion && state.clusterUnaligned,
     'no-version': state.checkpoint !== undefined && !hasVersion && state.tokenCounter !== undefined,
-    'expired-lease': state.tokenCounter !== undefined && !liveLease,
+    'expired-lease': state.tokenCounter !== undefined && !hasLiveLease(state),
   };
   return { ...state, nextToken, flags: healthFlags.filter((flag) => raised[flag]) };
+}
+
+/** Whether a lease is live: recorded and not expired by the store's clock (a lease with no expiry is live). */
+export function hasLiveLease(state: SubscriptionState): boolean {
+  return state.lease !== undefined && (state.lease.expiresInMs === undefined || state.lease.expiresInMs > 0);
 }
 
 /** True when `inspect` should exit 1 for this subscription: a flag raised, or a value no storage writes. */

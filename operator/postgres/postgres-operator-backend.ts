@@ -1,3 +1,4 @@
+import { CheckpointWriteConditionNotFulfilledError } from '../../runtime/errors/index.js';
 import {
   parseStoredInteger,
   PostgresCheckpointStorage,
@@ -39,7 +40,7 @@ interface LeaseRow {
 /**
  * The operator commands over a PostgreSQL database. An inspection reads both tables in one read-only transaction
  * (one snapshot for both), with the storage's and the strategy's table names and rules; `repair` and `reset` call the
- * strategy's `raiseFencingTokenAbove` and the storage's `delete`.
+ * strategy's `raiseFencingTokenAbove` and the storage's `advanceWriteVersion`, `deleteCheckpointKeepingVersion` and `delete`.
  */
 export class PostgresOperatorBackend implements OperatorBackend {
   readonly #connection: PostgresConnection;
@@ -122,13 +123,25 @@ export class PostgresOperatorBackend implements OperatorBackend {
     }
   }
 
-  async deleteCheckpoint(id: string): Promise<void> {
-    const storage = new PostgresCheckpointStorage(
-      this.#connection.client,
-      tableOptions(this.#options.table, this.#options.schema),
-    );
+  async advanceWriteVersion(id: string, version: bigint): Promise<void> {
     try {
-      await storage.delete(id);
+      await this.#storage().advanceWriteVersion(id, version);
+    } catch (error) {
+      throw error instanceof CheckpointWriteConditionNotFulfilledError ? error : this.#failure(error);
+    }
+  }
+
+  async deleteCheckpointKeepingVersion(id: string): Promise<void> {
+    try {
+      await this.#storage().deleteCheckpointKeepingVersion(id);
+    } catch (error) {
+      throw this.#failure(error);
+    }
+  }
+
+  async deleteCheckpoint(id: string): Promise<void> {
+    try {
+      await this.#storage().delete(id);
     } catch (error) {
       throw this.#failure(error);
     }
@@ -199,6 +212,14 @@ export class PostgresOperatorBackend implements OperatorBackend {
       records: { checkpoints: this.#statements.checkpointTable, leases: this.#statements.leaseTable },
       problems,
     };
+  }
+
+  /** The application's checkpoint storage, over the command's one connection. */
+  #storage(): PostgresCheckpointStorage {
+    return new PostgresCheckpointStorage(
+      this.#connection.client,
+      tableOptions(this.#options.table, this.#options.schema),
+    );
   }
 
   #failure(error: unknown): OperatorError {

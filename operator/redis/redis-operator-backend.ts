@@ -1,3 +1,4 @@
+import { CheckpointWriteConditionNotFulfilledError } from '../../runtime/errors/index.js';
 import {
   CheckpointKeyLayout,
   defaultRedisLeaseKeyPrefix,
@@ -97,6 +98,22 @@ export class RedisOperatorBackend implements OperatorBackend {
       throw this.#connection.failure(error);
     } finally {
       await strategy.shutdown();
+    }
+  }
+
+  async advanceWriteVersion(id: string, version: bigint): Promise<void> {
+    try {
+      await this.#storage.advanceWriteVersion(id, version);
+    } catch (error) {
+      throw error instanceof CheckpointWriteConditionNotFulfilledError ? error : this.#connection.failure(error);
+    }
+  }
+
+  async deleteCheckpointKeepingVersion(id: string): Promise<void> {
+    try {
+      await this.#storage.deleteCheckpointKeepingVersion(id);
+    } catch (error) {
+      throw this.#connection.failure(error);
     }
   }
 

@@ -29,6 +29,8 @@ export interface CheckpointStatements {
   readonly advanceWriteVersion: string;
   /** $1 id. */
   readonly delete: string;
+  /** $1 id. NULLs the checkpoint of a row with a version; deletes a row without one (the check forbids a row of neither). */
+  readonly deleteCheckpointKeepingVersion: string;
 }
 
 /** The statements for `table`, whose name is already validated and quoted. */
@@ -70,5 +72,8 @@ export function checkpointStatements(table: QualifiedTableName, tableName: strin
       `ON CONFLICT (subscription_id) DO UPDATE SET version = CASE WHEN ${newerOrEqual} THEN EXCLUDED.version ELSE stored.version END ` +
       'RETURNING version::text AS version',
     delete: `DELETE FROM ${t} WHERE subscription_id = $1`,
+    deleteCheckpointKeepingVersion:
+      `WITH unfenced AS (DELETE FROM ${t} WHERE subscription_id = $1 AND version IS NULL) ` +
+      `UPDATE ${t} SET checkpoint = NULL WHERE subscription_id = $1 AND version IS NOT NULL`,
   };
 }

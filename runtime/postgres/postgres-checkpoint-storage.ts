@@ -152,6 +152,16 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
     await this.#runner.query(this.#statements.delete, [subscriptionId]);
   }
 
+  /**
+   * Deletes the checkpoint and keeps the version as the fence, in one statement: a row with a version keeps it with a
+   * NULL checkpoint (ADR 0801), so `read` answers `undefined`, `ifAbsent()` is accepted and `notOlderThan` is still
+   * judged against it; a row with no version fences nothing and is deleted. What the operator's `reset` leaves (ADR 1004).
+   */
+  async deleteCheckpointKeepingVersion(subscriptionId: string): Promise<void> {
+    this.assertSubscriptionId(subscriptionId);
+    await this.#runner.query(this.#statements.deleteCheckpointKeepingVersion, [subscriptionId]);
+  }
+
   /** True: every condition is evaluated inside the statement that writes. */
   evaluatesWriteConditions(): boolean {
     return true;

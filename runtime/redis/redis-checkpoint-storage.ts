@@ -156,6 +156,16 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     await this.#commands.del(versionKey);
   }
 
+  /**
+   * Deletes the checkpoint key and keeps the version key as the fence: `read` then answers `undefined`, `ifAbsent()`
+   * is accepted (it tests the checkpoint key only) and keeps the version, and `notOlderThan` is still judged against
+   * it. One `DEL` of one key, so no slot check. What the operator's `reset` leaves (ADR 1004).
+   */
+  async deleteCheckpointKeepingVersion(subscriptionId: string): Promise<void> {
+    assertSubscriptionId(subscriptionId);
+    await this.#commands.del(this.#layout.keysFor(subscriptionId).checkpointKey);
+  }
+
   /** True: conditions are evaluated in one Lua script. In Cluster-safe mode a few id shapes are the exception; see {@link evaluatesWriteConditionsFor}. */
   evaluatesWriteConditions(): boolean {
     return true;

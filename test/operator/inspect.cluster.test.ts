@@ -123,13 +123,19 @@ describe('inspect --cluster on a real three-master Redis Cluster', { timeout: 60
     );
   });
 
-  it('repairs a stuck subscription and resets one whose keys sit in two slots, through the Cluster', async () => {
+  it('repairs a stuck subscription and resets one whose keys sit in two slots once its lease is gone, through the Cluster', async () => {
     const repaired = await runCli(['repair', 'stuck', '--raise-token', '--yes', ...store]);
     expect(repaired).toMatchObject({ status: 0, stderr: '' });
     expect(await admin.get(redisLeaseKeys(leaseKeyPrefix, 'stuck').token)).toBe('5');
 
     const { checkpointKey, versionKey } = layout.keysFor('moved}v2');
     expect(await admin.cluster('KEYSLOT', checkpointKey)).not.toBe(await admin.cluster('KEYSLOT', versionKey));
+    const refused = await runCli(['reset', 'moved}v2', '--yes', ...store]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/^checkpoint-fencing reset: "moved\}v2" has a live lease /u);
+    expect(await admin.exists(checkpointKey)).toBe(1);
+    // Its consumers moved to a tagged id and stopped.
+    await strategies[0]?.unregister('moved}v2', 'node-a');
     const reset = await runCli(['reset', 'moved}v2', '--yes', ...store]);
     expect(reset.status).toBe(0);
     expect(reset.stdout).toBe(
@@ -141,7 +147,7 @@ describe('inspect --cluster on a real three-master Redis Cluster', { timeout: 60
     const after = await runCli(['inspect', ...store, '--json', 'stuck', 'moved}v2']);
     expect(jsonRows(after).map((row) => [row.id, row.flags, row.checkpoint])).toEqual([
       ['stuck', [], 'cp-stuck'],
-      ['moved}v2', ['unfenceable'], null],
+      ['moved}v2', ['unfenceable', 'expired-lease'], null],
     ]);
   });
 });

@@ -17,7 +17,7 @@ const expectedFlags: Record<string, readonly string[]> = {
   healthy: [],
   stuck: ['stuck'],
   'no-version': ['no-version'],
-  stray: ['stray-version', 'expired-lease'],
+  stray: ['expired-lease'],
   expired: ['expired-lease'],
 };
 
@@ -48,7 +48,8 @@ beforeAll(async () => {
   await node.register('no-version', 'node-a');
   await storage.save('no-version', 'cp-any', any());
 
-  // stray: a fence recorded before any checkpoint (a row with a NULL checkpoint), its consumers gone.
+  // stray: a fence recorded before any checkpoint (a row with a NULL checkpoint), its consumers gone: a fence, as
+  // reset leaves it, not flagged stray (ADR 1004).
   await storage.advanceWriteVersion('stray', 3n);
   await node.raiseFencingTokenAbove('stray', 3n);
 
@@ -92,7 +93,7 @@ describe('inspect --postgres on a real PostgreSQL server', { timeout: 60_000 }, 
     }
     expect(table.get('expired')?.[5]).toMatch(/^expired \d+\.\d s ago$/u);
     expect(text.stdout).toMatch(
-      /^5 subscriptions, 4 flagged \(stuck 1, stray-version 1, no-version 1, expired-lease 2\); 9 rows read from checkpoint_fencing_checkpoints and checkpoint_fencing_leases \(postgresql:\/\/postgres@127\.0\.0\.1:\d+\/suite_\w+, \d+\.\d s\)$/mu,
+      /^5 subscriptions, 4 flagged \(stuck 1, no-version 1, expired-lease 2\); 9 rows read from checkpoint_fencing_checkpoints and checkpoint_fencing_leases \(postgresql:\/\/postgres@127\.0\.0\.1:\d+\/suite_\w+, \d+\.\d s\)$/mu,
     );
   });
 
@@ -117,7 +118,7 @@ describe('inspect --postgres on a real PostgreSQL server', { timeout: 60_000 }, 
     );
   });
 
-  it('repairs the stuck subscription through the strategy, and resets one through the storage', async () => {
+  it('repairs the stuck subscription through the strategy, and resets one through the storage and the strategy', async () => {
     const dryRun = await runCli(['repair', 'stuck', '--raise-token', ...store]);
     expect(dryRun).toMatchObject({ status: 0, stderr: '' });
     expect(dryRun.stdout).toMatch(
@@ -136,16 +137,16 @@ describe('inspect --postgres on a real PostgreSQL server', { timeout: 60_000 }, 
     expect(rows).toEqual([{ token: '5' }]);
 
     const reset = await runCli(['reset', 'stray', '--yes', ...store]);
-    expect(reset.status).toBe(0);
-    expect(reset.stderr).toMatch(
-      /^warning: resetting "stray" deletes its version 3: delivery restarts from the subscription's start position/u,
-    );
+    expect(reset).toMatchObject({ status: 0, stderr: '' });
     expect(reset.stdout).toBe(
-      'deleted the row of "stray" in checkpoint_fencing_checkpoints: the checkpoint and version of "stray" are gone.\n',
+      'reset "stray": fenced it at version 4, above every token minted for it: every earlier holder\'s write is refused, ' +
+        'and the next grant mints 5 and delivers from the start position.\n',
     );
-    expect(
-      (await admin.query('SELECT 1 FROM checkpoint_fencing_checkpoints WHERE subscription_id = $1', ['stray']))
-        .rowCount,
-    ).toBe(0);
+    const fenced = await admin.query(
+      'SELECT c.checkpoint, c.version::text AS version, l.token::text AS token FROM checkpoint_fencing_checkpoints c ' +
+        'JOIN checkpoint_fencing_leases l USING (subscription_id) WHERE subscription_id = $1',
+      ['stray'],
+    );
+    expect(fenced.rows).toEqual([{ checkpoint: null, version: '4', token: '4' }]);
   });
 });

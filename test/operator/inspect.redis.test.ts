@@ -39,7 +39,7 @@ const expectedFlags: Record<string, readonly string[]> = {
   healthy: [],
   stuck: ['stuck'],
   'no-version': ['no-version'],
-  stray: ['stray-version', 'expired-lease'],
+  stray: ['expired-lease'],
   expired: ['expired-lease'],
   '{tenant}-quiet': ['stuck'],
   'orders}v2': [],
@@ -68,7 +68,8 @@ beforeAll(async () => {
   await node.register('no-version', 'node-a');
   await storage.save('no-version', 'cp-any', any());
 
-  // stray: a version whose checkpoint key was deleted by hand, after the consumers stopped.
+  // stray: a version whose checkpoint key was deleted by hand, after the consumers stopped: a fence, as reset leaves
+  // it, not flagged stray (ADR 1004).
   await storage.save('stray', 'cp-stray', notOlderThan(3n));
   await node.raiseFencingTokenAbove('stray', 3n);
   expect(await admin.del(layout.keysFor('stray').checkpointKey)).toBe(1);
@@ -165,7 +166,7 @@ describe('inspect --redis on a real redis-server', { timeout: 60_000 }, () => {
     expect(rows.get('?')?.at(-1)).toBe('stray-version');
     expect(run.stdout).toMatch(/^! subscription "bad-version": Version key .* holds "007"/mu);
     expect(run.stdout).toMatch(
-      /^9 subscriptions, 7 flagged \(stuck 2, stray-version 2, no-version 1, expired-lease 2, problems 1\); \d+ keys scanned \(redis:\/\/127\.0\.0\.1:\d+\/\d+, \d+\.\d s\)$/mu,
+      /^9 subscriptions, 7 flagged \(stuck 2, stray-version 1, no-version 1, expired-lease 2, problems 1\); \d+ keys scanned \(redis:\/\/127\.0\.0\.1:\d+\/\d+, \d+\.\d s\)$/mu,
     );
   });
 
@@ -226,32 +227,42 @@ describe('repair --raise-token and reset on a real redis-server', { timeout: 60_
     expect(jsonRows(after)[0]).toMatchObject({ flags: [], nextToken: '6', storedVersion: '5' });
   });
 
-  it('reset without --yes warns and changes nothing; with --yes both keys are gone', async () => {
+  it('reset without --yes warns and changes nothing; with --yes the checkpoint is gone and the version fences above every token', async () => {
     const { checkpointKey, versionKey } = layout.keysFor('expired');
+    const tokenKey = redisLeaseKeys(defaultRedisLeaseKeyPrefix, 'expired').token;
+    const warning =
+      'warning: resetting "expired" deletes its checkpoint "cp-expired": delivery restarts from the ' +
+      "subscription's start position (the startPosition given to subscribe, or the beginning of its source), and every event since is delivered again.\n";
     const dryRun = await runCli(['reset', 'expired', '--redis', url]);
     expect(dryRun.status).toBe(0);
-    expect(dryRun.stderr).toBe(
-      'warning: resetting "expired" deletes its checkpoint "cp-expired" and version 0: delivery restarts from the ' +
-        "subscription's start position (the startPosition given to subscribe, or the beginning of its source), and every event since is delivered again.\n",
-    );
+    expect(dryRun.stderr).toBe(warning);
     expect(dryRun.stdout).toBe(
-      `would delete keys "${checkpointKey}" and "${versionKey}". Nothing was changed; run again with --yes to do it.\n`,
+      'would raise the token counter and the stored version of "expired" to 1, above every token minted for it, and delete its ' +
+        `checkpoint (keys "${checkpointKey}" and "${versionKey}"): every earlier holder's write would be refused, and the next grant ` +
+        'would mint 2 and deliver from the start position. Nothing was changed; run again with --yes to do it.\n',
     );
-    expect(await admin.exists(checkpointKey, versionKey)).toBe(2);
+    expect(await admin.mget(checkpointKey, versionKey, tokenKey)).toEqual(['cp-expired', '0', '0']);
 
     const reset = await runCli(['reset', 'expired', '--yes', '--redis', url]);
     expect(reset.status).toBe(0);
-    expect(reset.stderr).toMatch(/^warning: resetting "expired" deletes/u);
-    expect(reset.stdout).toMatch(/^deleted keys .*: the checkpoint and version of "expired" are gone\.\n$/u);
-    expect(await admin.exists(checkpointKey, versionKey)).toBe(0);
+    expect(reset.stderr).toBe(warning);
+    expect(reset.stdout).toBe(
+      'reset "expired": deleted its checkpoint and fenced it at version 1, above every token minted for it: every earlier ' +
+        "holder's write is refused, and the next grant mints 2 and delivers from the start position.\n",
+    );
+    expect(await admin.mget(checkpointKey, versionKey, tokenKey)).toEqual([null, '1', '1']);
+    const after = await runCli(['inspect', '--redis', url, '--json', 'expired']);
+    expect(jsonRows(after)[0]).toMatchObject({ checkpoint: null, storedVersion: '1', flags: ['expired-lease'] });
   });
 
-  it('reset warns that a live lease holder would write over the reset', async () => {
-    const run = await runCli(['reset', 'no-version', '--redis', url]);
-    expect(run.status).toBe(0);
+  it('reset refuses a subscription with a live lease, whose holder would write over the reset, and changes nothing', async () => {
+    const run = await runCli(['reset', 'no-version', '--yes', '--redis', url]);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(
-      /^warning: "no-version" has a live lease \(holder "node-a [^"]+", token 0\): its holder keeps delivering/mu,
+      /^checkpoint-fencing reset: "no-version" has a live lease \(holder "node-a [^"]+", token 0, expires in \d+\.\d s\): its holder keeps delivering .* nothing was changed; stop every consumer of it, wait until inspect shows no holder, and run reset again\.\n$/u,
     );
+    expect(await admin.get(layout.keysFor('no-version').checkpointKey)).toBe('cp-any');
   });
 
   it('refuses an id with nothing stored, and changes none of the others', async () => {

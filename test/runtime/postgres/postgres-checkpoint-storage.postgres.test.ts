@@ -236,6 +236,23 @@ describe('PostgresCheckpointStorage versions', () => {
     await expect(storage.save('orders', 'zombie', ifAbsent())).resolves.toBe('zombie');
     await expect(storage.save('orders', 'late', ifAbsent())).rejects.toMatchObject({ storedVersion: 4n });
   });
+
+  it('deleteCheckpointKeepingVersion leaves a fenced row as a fence, and deletes a row no version fences', async () => {
+    const storage = await freshStorage('keep_version');
+    await storage.save('orders', '9', notOlderThan(7n));
+    await storage.save('unfenced', '3', any());
+    await storage.deleteCheckpointKeepingVersion('orders');
+    await storage.deleteCheckpointKeepingVersion('unfenced');
+    await storage.deleteCheckpointKeepingVersion('never-written');
+    expect(await storage.read('orders')).toBeUndefined();
+    expect(await storage.writeVersion('orders')).toBe(7n);
+    await expect(storage.save('orders', 'zombie', notOlderThan(6n))).rejects.toThrow(
+      CheckpointWriteConditionNotFulfilledError,
+    );
+    await expect(storage.save('orders', 'start', ifAbsent())).resolves.toBe('start');
+    expect(await storage.writeVersion('orders')).toBe(7n);
+    expect([await storage.read('unfenced'), await storage.writeVersion('unfenced')]).toEqual([undefined, undefined]);
+  });
 });
 
 describe('PostgresCheckpointStorage clients', () => {

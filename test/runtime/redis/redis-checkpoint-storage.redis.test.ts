@@ -91,6 +91,21 @@ describe('RedisCheckpointStorage on a real redis-server', () => {
     expect(await redis.get('{tenant}-orders')).toBe('start');
   });
 
+  it('deleteCheckpointKeepingVersion deletes the checkpoint key only: the version goes on fencing, ifAbsent() is accepted', async () => {
+    const redis = await emptied();
+    const storage = new RedisCheckpointStorage(redis);
+    await storage.save('{tenant}-orders', '9', notOlderThan(7n));
+    await storage.deleteCheckpointKeepingVersion('{tenant}-orders');
+    expect(await redis.dbsize()).toBe(1);
+    expect(await storage.read('{tenant}-orders')).toBeUndefined();
+    expect(await storage.writeVersion('{tenant}-orders')).toBe(7n);
+    await expect(storage.save('{tenant}-orders', 'zombie', notOlderThan(6n))).rejects.toThrow(
+      CheckpointWriteConditionNotFulfilledError,
+    );
+    await expect(storage.save('{tenant}-orders', 'start', ifAbsent())).resolves.toBe('start');
+    expect(await storage.writeVersion('{tenant}-orders')).toBe(7n);
+  });
+
   it('Cluster-safe mode refuses the unalignable id shapes before sending a command; forStandalone fences and deletes them', async () => {
     const redis = await emptied();
     const clusterSafe = new RedisCheckpointStorage(redis);
