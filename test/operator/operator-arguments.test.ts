@@ -43,7 +43,18 @@ const cases: readonly (readonly [OperatorCommandName, readonly string[], RegExp]
     ['--redis', 'redis://:hunter2@h?sentinel=1'],
     /unsupported parameter "sentinel" would be ignored or could send the connection elsewhere/u,
   ],
-  ['inspect', ['--redis', 'redis:///0'], /--redis redis:\/\/\/0: name the host/u],
+  ['inspect', ['--redis', 'redis:///0'], /--redis: the URL names no host; use redis:\/\//u],
+  ['inspect', ['--postgres', 'postgres:/:hunter2@h/db'], /--postgres: the URL names no host; use postgres:\/\//u],
+  [
+    'inspect',
+    ['--postgres', 'postgres://app@h/db?sslmode=require&password=hunter2'],
+    /--postgres postgres:\/\/app@h\/db\?sslmode=require&password=\*\*\*: the commands read no password from the parameter "password"; give it in the user info instead: postgres:\/\//u,
+  ],
+  [
+    'inspect',
+    ['--redis', 'redis://h/0?apikey=hunter2#hunter2'],
+    /--redis redis:\/\/h\/0\?apikey=\*\*\*#\*\*\*: unsupported parameter "apikey"/u,
+  ],
   ['inspect', ['--redis', 'redis://:%zz@h'], /the password in the URL is not valid percent-encoding/u],
   [
     'inspect',
