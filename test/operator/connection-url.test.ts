@@ -43,9 +43,7 @@ describe('connection URLs', () => {
     expect(() => parsePostgresUrl(given, redactor)).toThrow(
       'postgres://u@h/db?sslmode=disable&PassWord=***&password=***&sslpassword=***&apikey=***#***: ',
     );
-    expect(redactor.redact('one two/x two%2Fx th+ree th ree four five')).toBe(
-      '*** *** *** *** *** four five',
-    );
+    expect(redactor.redact('one two/x two%2Fx th+ree th ree four five')).toBe('*** *** *** *** *** four five');
   });
 
   it('redacts the longest secret first, so no part of one is left', () => {
