@@ -96,14 +96,60 @@ function parseUrl(
   redactor.add(url.password);
   const password = decodedComponent(url.password, flag, 'password', form);
   redactor.add(password);
-  const unknown = [...url.searchParams.keys()].filter((name) => !parameters.includes(name));
-  if (unknown.length > 0 || url.hash !== '') {
+  const query = queryParameters(url);
+  for (const { name, value, written } of query) {
+    if (isCredentialParameter(name)) {
+      redactor.add(value);
+      redactor.add(written);
+    }
+  }
+  if (url.hostname === '') {
+    // Without a host the text is no user info, host and path (`redis:/:secret@host` keeps its password in the path),
+    // so no part of it is shown.
+    throw new OperatorUsageError(`${flag}: the URL names no host; use ${form}`);
+  }
+  const unknown = query.map(({ name }) => name).find((name) => !parameters.includes(name));
+  if (unknown !== undefined && isCredentialParameter(unknown)) {
     throw new OperatorUsageError(
-      `${flag} ${displayUrl(url)}: ${unknown.length > 0 ? `unsupported parameter ${JSON.stringify(unknown[0])}` : 'a fragment'} ` +
+      `${flag} ${displayUrl(url)}: the commands read no password from the parameter ${JSON.stringify(unknown)}; ` +
+        `give it in the user info instead: ${form}`,
+    );
+  }
+  if (unknown !== undefined || url.hash !== '') {
+    throw new OperatorUsageError(
+      `${flag} ${displayUrl(url)}: ${unknown !== undefined ? `unsupported parameter ${JSON.stringify(unknown)}` : 'a fragment'} ` +
         `would be ignored or could send the connection elsewhere; use ${form}`,
     );
   }
   return url;
+}
+
+/** A query parameter: its name and value as a client reads them, and its value as written in the URL. */
+interface QueryParameter {
+  readonly name: string;
+  readonly value: string;
+  readonly written: string;
+}
+
+function queryParameters(url: URL): QueryParameter[] {
+  return url.search
+    .slice(1)
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => {
+      const [name = '', value = ''] = [...new URLSearchParams(pair)][0] ?? [];
+      return { name, value, written: pair.includes('=') ? pair.slice(pair.indexOf('=') + 1) : '' };
+    });
+}
+
+/**
+ * Whether a client may read the query parameter `name` as a credential, whatever its case: pg copies every parameter
+ * into its config and reads `password`; ioredis copies every one into its options and reads `password` and
+ * `sentinelPassword`; libpq reads `password` and `sslpassword` (the client key's passphrase); `pass`, `passwd` and
+ * `pwd` are spellings of the same. `sslkey`, `sslcert` and `sslrootcert` name files, which are no secrets.
+ */
+function isCredentialParameter(name: string): boolean {
+  return /pass|pwd|secret/u.test(name.toLowerCase());
 }
 
 function decodedComponent(text: string, flag: string, what: string, form: string): string {
@@ -120,12 +166,8 @@ function commonParts(
   form: string,
   defaultPort: number,
 ): { host: string; port: number; user: string | undefined; password: string | undefined; display: string } {
-  const host = url.hostname.replace(/^\[(.*)\]$/u, '$1');
-  if (host === '') {
-    throw new OperatorUsageError(`${flag} ${displayUrl(url)}: name the host; use ${form}`);
-  }
   return {
-    host,
+    host: url.hostname.replace(/^\[(.*)\]$/u, '$1'),
     port: url.port === '' ? defaultPort : Number(url.port),
     user: url.username === '' ? undefined : decodedComponent(url.username, flag, 'user name', form),
     password: url.password === '' ? undefined : decodedComponent(url.password, flag, 'password', form),
@@ -133,14 +175,30 @@ function commonParts(
   };
 }
 
-/** `url` as text with the password, if any, replaced by `***`. */
+/**
+ * `url` as text with its password, its fragment and the value of every query parameter but `sslmode` replaced by
+ * `***`: the clients read parameters they do not document (pg and ioredis copy every one into their options), so any
+ * of them may hold a credential.
+ */
 function displayUrl(url: URL): string {
   const shown = new URL(url.href);
   if (shown.password !== '') {
     shown.password = '***';
   }
+  shown.search = new URLSearchParams(
+    [...url.searchParams].map(([name, value]): [string, string] => [
+      name,
+      shownParameters.includes(name) ? value : '***',
+    ]),
+  ).toString();
+  if (shown.hash !== '') {
+    shown.hash = '***';
+  }
   return shown.href;
 }
+
+/** The query parameters whose values a message may show: settings, never a credential. */
+const shownParameters: readonly string[] = ['sslmode'];
 
 function isSslMode(mode: string): mode is PostgresAddress['sslmode'] {
   return (sslModes as readonly string[]).includes(mode);

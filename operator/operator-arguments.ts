@@ -50,6 +50,7 @@ export function parseOperatorArguments(
       args: [...argv],
       allowPositionals: true,
       strict: true,
+      tokens: true,
       options: {
         redis: { type: 'string' },
         cluster: { type: 'boolean' },
@@ -71,10 +72,11 @@ export function parseOperatorArguments(
     // parseArgs names the option, never its value: no password can be in its message.
     throw new OperatorUsageError((error as Error).message.replace(/\.$/u, ''));
   }
-  const { values, positionals: ids } = parsed;
+  const { values, positionals: ids, tokens } = parsed;
   if (values.help === true) {
     return { command, help: true, store: undefined, ids, json: false, yes: false };
   }
+  refuseRepeatedValues(tokens);
   // The URL first: its password must reach the redactor before any other message could quote it.
   if (values.redis !== undefined && values.postgres !== undefined) {
     throw new OperatorUsageError('give either --redis or --postgres, not both');
@@ -119,6 +121,24 @@ const allowedFlags: Record<OperatorCommandName, readonly string[]> = {
   repair: ['raise-token', 'yes'],
   reset: ['yes'],
 };
+
+/**
+ * parseArgs keeps the last value of an option given twice: `--postgres A --postgres B` would connect to B alone. A
+ * flag without a value given twice means what it means once, so only options that take a value are refused.
+ */
+function refuseRepeatedValues(tokens: readonly { kind: string; name?: string; value?: string | undefined }[]): void {
+  const seen = new Set<string>();
+  for (const { kind, name, value } of tokens) {
+    if (kind !== 'option' || name === undefined || value === undefined) {
+      continue;
+    }
+    if (seen.has(name)) {
+      // The values are not repeated: either may hold a password the redactor has not seen yet.
+      throw new OperatorUsageError(`--${name} is given more than once, and only one can be used; give it once`);
+    }
+    seen.add(name);
+  }
+}
 
 function refuseFlags(flags: readonly string[], message: (flag: string) => string): void {
   const [flag] = flags;

@@ -68,10 +68,12 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
    * The same storage bound to `client`, the connection your transaction runs on (the `PoolClient` you ran `BEGIN` on):
    * a checkpoint written through it commits or rolls back with everything else in that transaction. On a refusal it
    * throws `CheckpointWriteConditionNotFulfilledError`; roll the transaction back, so a zombie's other writes vanish with
-   * its checkpoint. @throws TypeError for a `pg.Pool`, whose statements would each run on any connection, outside your transaction.
+   * its checkpoint. Once `client` is released to the pool this storage was built over, every statement of the bound
+   * storage is refused with an `Error`: its transaction is over, and the statement would otherwise commit on its own.
+   * @throws TypeError for a `pg.Pool`, whose statements would each run on any connection, outside your transaction.
    */
   withinTransaction(client: PostgresClient): PostgresCheckpointStorage {
-    const runner = PostgresStatementRunner.forTransaction(client, this.#hint);
+    const runner = this.#runner.forTransaction(client);
     const bound = new PostgresCheckpointStorage(client, this.#options);
     bound.#runner = runner;
     return bound;

@@ -70,11 +70,12 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
    * The same store bound to `client`, the connection your transaction runs on (the `PoolClient` you ran `BEGIN` on):
    * an anchor written through it commits or rolls back with everything else in that transaction. On a refusal it
    * throws `CheckpointWriteConditionNotFulfilledError`; roll the transaction back, so a zombie's other writes vanish
-   * with its anchor. @throws TypeError for a `pg.Pool`, whose statements would each run on any connection, outside
-   * your transaction.
+   * with its anchor. Once `client` is released to the pool this store was built over, every statement of the bound
+   * store is refused with an `Error`: its transaction is over, and the statement would otherwise commit on its own.
+   * @throws TypeError for a `pg.Pool`, whose statements would each run on any connection, outside your transaction.
    */
   withinTransaction(client: PostgresClient): PostgresDualAnchorCheckpointStore {
-    const runner = PostgresStatementRunner.forTransaction(client, this.#hint);
+    const runner = this.#runner.forTransaction(client);
     const bound = new PostgresDualAnchorCheckpointStore(client, this.#options);
     bound.#runner = runner;
     return bound;

@@ -3,6 +3,7 @@ import { quoteText } from '../describe-value.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import type { PostgresClient, PostgresQueryResult } from './postgres-client.js';
 import { explainPostgresError, type MissingTableHint } from './postgres-errors.js';
+import { watchRelease } from './postgres-pool-releases.js';
 import { parseStoredInteger } from './postgres-stored-integer.js';
 
 /**
@@ -26,17 +27,22 @@ export class PostgresStatementRunner {
   /** The driver's error, explained (a missing table says what to run); made once, as every statement passes it on. */
   readonly #explain = (error: unknown): never => explainPostgresError(error, this.#hint);
 
-  constructor(client: PostgresClient, hint: MissingTableHint) {
+  /** For a runner bound by `withinTransaction`: whether its client went back to the pool since. */
+  readonly #released: (() => boolean) | undefined;
+
+  constructor(client: PostgresClient, hint: MissingTableHint, released?: () => boolean) {
     this.#client = client;
     this.#hint = hint;
     this.#oneConnection = !isPool(client);
+    this.#released = released;
   }
 
   /**
    * A runner for `client`, the connection the caller's transaction runs on, for a store's `withinTransaction(client)`.
+   * When this runner's client is the pool `client` came from, every statement is refused once `client` is released.
    * @throws TypeError for a `pg.Pool`, whose statements would each run on any connection, outside the transaction.
    */
-  static forTransaction(client: PostgresClient, hint: MissingTableHint): PostgresStatementRunner {
+  forTransaction(client: PostgresClient): PostgresStatementRunner {
     if (isPool(client)) {
       throw new TypeError(
         'withinTransaction(client) needs the client your transaction runs on (const client = await pool.connect(); ' +
@@ -44,7 +50,11 @@ export class PostgresStatementRunner {
           'outside your transaction.',
       );
     }
-    return new PostgresStatementRunner(client, hint);
+    return new PostgresStatementRunner(
+      client,
+      this.#hint,
+      isPool(this.#client) ? watchRelease(this.#client, client) : undefined,
+    );
   }
 
   /** The table's name for messages: `schema.table` or `table`. */
@@ -57,12 +67,33 @@ export class PostgresStatementRunner {
     if (!this.#oneConnection) {
       return this.#send(text, values);
     }
-    const result = (lastOnConnection.get(this.#client) ?? Promise.resolve()).then(() => this.#send(text, values));
+    // Judged when the statement goes out, after those queued before it: a release in between refuses it too.
+    const result = (lastOnConnection.get(this.#client) ?? Promise.resolve()).then(() => {
+      this.#refuseWhenReleased();
+      return this.#send(text, values);
+    });
     lastOnConnection.set(
       this.#client,
       result.catch(() => undefined),
     );
     return result;
+  }
+
+  /**
+   * @throws Error once the client of a `withinTransaction` binding went back to the pool: its transaction is over, and
+   * the statement would run on its own, committed at once, maybe on a connection the pool lent to someone else.
+   */
+  #refuseWhenReleased(): void {
+    if (this.#released?.() === true) {
+      const { className, instanceName } = this.#hint;
+      throw new Error(
+        `${className}.withinTransaction(client) (table ${this.#hint.tableDisplay}) refuses to run a statement: its client ` +
+          'was released to the pool (client.release()), so the transaction it was bound to is over, and the statement ' +
+          'would run on its own, committed at once, on a connection the pool may have lent to someone else. Bind the ' +
+          `${instanceName} to a client inside an open transaction (withinTransaction(client) after BEGIN, before ` +
+          `client.release()), or write outside a transaction through the ${instanceName} built over the pool.`,
+      );
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresCheckpointStorage, PostgresLeaseStrategy } from '../../runtime/index.js';
 import { startPostgresServer, type PostgresServerProcess } from '../support/postgres/index.js';
 import { builtBin, runCli } from './support/operator-cli.js';
+import { itPrintsNoSecret } from './support/secret-urls.js';
 
 // A server of its own: the suite gives the postgres role a password and makes loopback connections ask for it
 // (pg_hba.conf, pg_reload_conf()), which no suite sharing a server may do. Trust stays on the Unix socket for the
@@ -68,4 +69,12 @@ describe('credentials on a real PostgreSQL server', { timeout: 60_000 }, () => {
     );
     expect(run.stdout).not.toContain(password);
   });
+});
+
+describe('no secret is printed, whatever the command, the failure and where the URL holds it', () => {
+  itPrintsNoSecret('--postgres', '/', () => ({
+    scheme: 'postgres',
+    host: `127.0.0.1:${server.port}`,
+    path: '/postgres',
+  }));
 });

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServerProcess } from '../support/redis/index.js';
 import { builtBin, runCli } from './support/operator-cli.js';
+import { itPrintsNoSecret } from './support/secret-urls.js';
 
 // A server of its own, since it gets a password (CONFIG SET requirepass): every command refuses bad credentials in one
 // line, exit 2, and prints no password, neither the wrong one nor the right one.
@@ -61,4 +62,8 @@ describe('credentials on a real redis-server', { timeout: 60_000 }, () => {
       `checkpoint-fencing inspect: ${at(':***@')} is not a Redis Cluster node (cluster_enabled:0); drop --cluster.\n`,
     );
   });
+});
+
+describe('no secret is printed, whatever the command, the failure and where the URL holds it', () => {
+  itPrintsNoSecret('--redis', '/x', () => ({ scheme: 'redis', host: `127.0.0.1:${server.port}`, path: '/0' }));
 });

@@ -36,6 +36,16 @@ describe('connection URLs', () => {
     );
   });
 
+  it('shows no query value but sslmode, and keeps every credential parameter out of messages, however spelled', () => {
+    const redactor = new SecretRedactor();
+    const given =
+      'postgres://u@h/db?sslmode=disable&PassWord=one&pass%77ord=two%2Fx&sslpassword=th+ree&apikey=four#five';
+    expect(() => parsePostgresUrl(given, redactor)).toThrow(
+      'postgres://u@h/db?sslmode=disable&PassWord=***&password=***&sslpassword=***&apikey=***#***: ',
+    );
+    expect(redactor.redact('one two/x two%2Fx th+ree th ree four five')).toBe('*** *** *** *** *** four five');
+  });
+
   it('redacts the longest secret first, so no part of one is left', () => {
     const redactor = new SecretRedactor();
     redactor.add('abc');

@@ -28,6 +28,10 @@ async function run(
 const redis = ['--redis', 'redis://:hunter2@127.0.0.1:6379'];
 const postgres = ['--postgres', 'postgres://app:hunter2@127.0.0.1:5432/app'];
 
+/** The refusal of an option that takes a value, given more than once: parseArgs would keep the last one. */
+const giveOnce = (flag: string): RegExp =>
+  new RegExp(`${flag} is given more than once, and only one can be used; give it once`, 'u');
+
 const cases: readonly (readonly [OperatorCommandName, readonly string[], RegExp])[] = [
   ['inspect', [], /say where the checkpoints are: --redis <url> or --postgres <url>/u],
   ['inspect', [...redis, ...postgres], /give either --redis or --postgres, not both/u],
@@ -43,7 +47,18 @@ const cases: readonly (readonly [OperatorCommandName, readonly string[], RegExp]
     ['--redis', 'redis://:hunter2@h?sentinel=1'],
     /unsupported parameter "sentinel" would be ignored or could send the connection elsewhere/u,
   ],
-  ['inspect', ['--redis', 'redis:///0'], /--redis redis:\/\/\/0: name the host/u],
+  ['inspect', ['--redis', 'redis:///0'], /--redis: the URL names no host; use redis:\/\//u],
+  ['inspect', ['--postgres', 'postgres:/:hunter2@h/db'], /--postgres: the URL names no host; use postgres:\/\//u],
+  [
+    'inspect',
+    ['--postgres', 'postgres://app@h/db?sslmode=require&password=hunter2'],
+    /--postgres postgres:\/\/app@h\/db\?sslmode=require&password=\*\*\*: the commands read no password from the parameter "password"; give it in the user info instead: postgres:\/\//u,
+  ],
+  [
+    'inspect',
+    ['--redis', 'redis://h/0?apikey=hunter2#hunter2'],
+    /--redis redis:\/\/h\/0\?apikey=\*\*\*#\*\*\*: unsupported parameter "apikey"/u,
+  ],
   ['inspect', ['--redis', 'redis://:%zz@h'], /the password in the URL is not valid percent-encoding/u],
   [
     'inspect',
@@ -80,6 +95,11 @@ const cases: readonly (readonly [OperatorCommandName, readonly string[], RegExp]
   ['inspect', [...redis, '--frobnicate'], /Unknown option '--frobnicate'/u],
   ['inspect', [...redis, ''], /subscriptionId must not be empty/u],
   ['inspect', [...redis, 'a\uD800'], /well-formed/u],
+  ...(['--redis', '--postgres'] as const).map((flag) => ['inspect', [flag, 'a', flag, 'b'], giveOnce(flag)] as const),
+  ['inspect', [...postgres, '--postgres=postgres://u:hunter2@h/other'], giveOnce('--postgres')],
+  ['inspect', [...redis, ...redis], giveOnce('--redis')],
+  ['inspect', [...postgres, '--table', 't', '--table', 'u'], giveOnce('--table')],
+  ['inspect', [...redis, '--timeout-ms', '5', '--timeout-ms', '6'], giveOnce('--timeout-ms')],
   ['repair', [...redis, 'orders'], /say which repair to make: --raise-token \(the only one there is\)/u],
   ['repair', [...redis, '--raise-token'], /name the subscriptions to repair: repair <id…>/u],
   ['repair', [...redis, '--raise-token', '--json', 'orders'], /--json is not an option of repair; drop it/u],
@@ -105,5 +125,10 @@ describe('operator command lines', () => {
     expect(err).toBe('');
     expect(out).toMatch(new RegExp(`^Usage: checkpoint-fencing ${command} `, 'u'));
     expect(out).toContain('--timeout-ms <n>');
+  });
+
+  it('takes a flag without a value given twice as given once', async () => {
+    const { err } = await run('reset', [...postgres, '--yes', '--yes', 'orders', '--table', 'bad name']);
+    expect(err).toMatch(/--table must be a plain PostgreSQL identifier/u);
   });
 });

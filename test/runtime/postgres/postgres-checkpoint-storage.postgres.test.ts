@@ -7,7 +7,13 @@ import {
   PostgresLeaseStrategy,
 } from '../../../runtime/index.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
-import { freshTableName, insideTransactions, testPool, useSharedPostgres } from '../../support/postgres/index.js';
+import {
+  freshTableName,
+  insideTransactions,
+  rowCount,
+  testPool,
+  useSharedPostgres,
+} from '../../support/postgres/index.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
 
@@ -401,5 +407,42 @@ describe('PostgresCheckpointStorage inside the caller’s transaction', () => {
       older.release();
     }
     expect(await storage.read('orders')).toBe('offset-5');
+  });
+
+  it('refuses every statement once its client is released to the pool, and writes nothing in autocommit', async () => {
+    // One connection, so the pool lends the released client again, here to a transaction of someone else.
+    const pool = testPool(postgres, { max: 1 });
+    const table = freshTableName('released');
+    const storage = new PostgresCheckpointStorage(pool, { table });
+    try {
+      await storage.createTable();
+      const client = await pool.connect();
+      await client.query('BEGIN');
+      const bound = storage.withinTransaction(client);
+      await bound.save('orders', 'offset-1', notOlderThan(1));
+      await client.query('COMMIT');
+      client.release();
+      const refusal =
+        /^PostgresCheckpointStorage\.withinTransaction\(client\) \(table released_\d+_\d+\) refuses to run a statement: its client was released to the pool \(client\.release\(\)\), so the transaction it was bound to is over.* Bind the storage to a client inside an open transaction .*, or write outside a transaction through the storage built over the pool\.$/u;
+      await expect(bound.save('orders', 'offset-2', notOlderThan(2))).rejects.toThrow(refusal);
+      await expect(bound.save('orders', 'offset-3', any())).rejects.toThrow(refusal);
+      await expect(bound.delete('orders')).rejects.toThrow(refusal);
+      const again = await pool.connect();
+      try {
+        expect(again).toBe(client);
+        await again.query('BEGIN');
+        await expect(bound.save('orders', 'offset-4', notOlderThan(4))).rejects.toThrow(refusal);
+        // A binding made in the new transaction writes in it.
+        await storage.withinTransaction(again).save('orders', 'offset-5', notOlderThan(5));
+        await again.query('ROLLBACK');
+      } finally {
+        again.release();
+      }
+      expect(await storage.read('orders')).toBe('offset-1');
+      expect(await storage.writeVersion('orders')).toBe(1n);
+      expect(await rowCount(pool, table)).toBe(1);
+    } finally {
+      await pool.end();
+    }
   });
 });

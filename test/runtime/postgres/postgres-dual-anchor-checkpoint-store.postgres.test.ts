@@ -384,6 +384,19 @@ describe('PostgresDualAnchorCheckpointStore clients and transactions', () => {
     );
   });
 
+  it('refuses a write once the client of withinTransaction is released to the pool, and writes nothing', async () => {
+    const { store, table } = await freshTable('anchors_released');
+    const client = await database().connect();
+    await client.query('BEGIN');
+    const bound = store.withinTransaction(client);
+    await client.query('COMMIT');
+    client.release();
+    await expect(bound.saveProcessed('orders', { position: 1 }, at, at, notOlderThan(1))).rejects.toThrow(
+      /^PostgresDualAnchorCheckpointStore\.withinTransaction\(client\) .* its client was released to the pool .* Bind the store to a client inside an open transaction/u,
+    );
+    expect(await rowCount(database(), table)).toBe(0);
+  });
+
   it('a zombie with an older token loses its projection rows with its refused anchor; the new holder keeps both', async () => {
     const store = await freshStore('anchors_zombie');
     const projection = freshTableName('anchor_projection');
