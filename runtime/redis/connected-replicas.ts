@@ -8,10 +8,26 @@ export const replicaCountRefreshMs = 1_000;
 /** Reads `INFO replication` from the server that holds a given key. */
 export type ReplicationInfoReader = () => Promise<string>;
 
-interface CachedCount {
-  count: number | undefined;
-  readAt: number;
-  reading: Promise<number> | undefined;
+/**
+ * The events of an ioredis `Redis` or `Cluster` after which a count may describe a server that no longer takes the
+ * writes: `close` (a standalone or Sentinel client reconnects, maybe to a promoted replica), and on a Cluster
+ * `refresh` (a new slot map: a failover moved a slot to another master), `+node`, `-node`, and each node's `close`.
+ * Typed structurally, so the package needs no ioredis types; a client without `on` (a stub) has no such events.
+ */
+export interface ReconnectingClient {
+  on?(event: string, listener: (node: ReconnectingClient) => void): unknown;
+  /** ioredis's connection status: `'ready'` once it answers commands. */
+  readonly status?: string;
+  /** An ioredis `Cluster`'s node connections. */
+  nodes?(role: 'all'): readonly ReconnectingClient[];
+}
+
+/** One read of a server's count: the connection epoch and time it was asked in, its answer once there. */
+interface CountRead {
+  readonly epoch: number;
+  readonly askedAt: number;
+  readonly count: number | undefined;
+  readonly reading: Promise<number> | undefined;
 }
 
 const countsByClient = new WeakMap<object, ConnectedReplicaCounts>();
@@ -33,45 +49,54 @@ const replicatedHistories = new Set<string>();
 
 /**
  * The replicas of each server a client writes to, as `INFO replication` reports them, with a replica the server lost
- * still counted ({@link replicasToCountIn}). A count is read when first needed, then used for
- * {@link replicaCountRefreshMs} and read again in the background while the old one still answers, so a write waits
- * for `INFO` only the first time and after {@link forget}. One instance per client, shared by every storage and
- * strategy over it: a server is asked about once a second at most.
+ * still counted ({@link replicasToCountIn}). One instance per client, shared by every storage and strategy over it.
+ *
+ * A count decides a grant or a write only while it can still be true of the server that takes it (ADR 1103):
+ * - it was read over the client's current connections: a reconnection or a new Cluster slot map starts a new epoch,
+ *   and a count from an earlier one is read again before it is used;
+ * - a count of 0 (send no `WAIT`) is younger than {@link replicaCountRefreshMs}: an older 0 is read again before it
+ *   is used, since a replica may have attached since and a write it misses is lost in the next failover;
+ * - a count above 0 may be older: it is used while a background read replaces it, because it only errs towards
+ *   waiting, and a `WAIT` that falls short {@link forget}s it.
  */
 export class ConnectedReplicaCounts {
-  readonly #cached = new Map<string, CachedCount>();
+  readonly #reads = new Map<string, CountRead>();
+  #epoch = 0;
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
-  /** The counts of `client`'s servers, made on first use. */
-  static of(client: object): ConnectedReplicaCounts {
+  /** The counts of `client`'s servers, made on first use, with a new epoch at each of its reconnections. */
+  static of(client: ReconnectingClient): ConnectedReplicaCounts {
     let counts = countsByClient.get(client);
     if (counts === undefined) {
       counts = new ConnectedReplicaCounts();
       countsByClient.set(client, counts);
+      counts.#watch(client);
     }
     return counts;
   }
 
-  /** The count for `server` (a name from {@link replicaServerOf}); a number at once whenever one is cached. */
+  /** The count for `server` (a name from {@link replicaServerOf}); a number at once while the cached one may decide. */
   count(server: string, read: ReplicationInfoReader): number | Promise<number> {
-    const cached = this.#cached.get(server);
-    if (cached?.count !== undefined) {
-      if (this.now() - cached.readAt >= replicaCountRefreshMs && cached.reading === undefined) {
-        // A failed refresh keeps the old count; the next call tries again.
-        this.#read(cached, read).catch(() => undefined);
+    const last = this.#reads.get(server);
+    if (last?.epoch === this.#epoch) {
+      if (last.count !== undefined) {
+        const fresh = this.now() - last.askedAt < replicaCountRefreshMs;
+        if (fresh || last.count > 0) {
+          if (!fresh && last.reading === undefined) {
+            // A failed refresh keeps the old count; the next call tries again.
+            this.#read(server, read, last).catch(() => undefined);
+          }
+          return last.count;
+        }
+      } else if (last.reading !== undefined) {
+        return last.reading;
       }
-      return cached.count;
     }
-    if (cached?.reading !== undefined) {
-      return cached.reading;
-    }
-    const entry: CachedCount = { count: undefined, readAt: 0, reading: undefined };
-    this.#cached.set(server, entry);
-    return this.#read(entry, read).catch((error: unknown) => {
+    return this.#read(server, read, undefined).catch((error: unknown) => {
       // Not cached: the next write asks again instead of deciding without a count.
-      if (this.#cached.get(server) === entry) {
-        this.#cached.delete(server);
+      if (this.#reads.get(server)?.count === undefined) {
+        this.#reads.delete(server);
       }
       throw error;
     });
@@ -79,24 +104,62 @@ export class ConnectedReplicaCounts {
 
   /** Drops the count for `server`: the next call reads it again before answering (after a `WAIT` fell short, say). */
   forget(server: string): void {
-    this.#cached.delete(server);
+    this.#reads.delete(server);
   }
 
-  #read(entry: CachedCount, read: ReplicationInfoReader): Promise<number> {
+  /**
+   * Reads `server`'s count in the epoch and at the time of asking, and keeps it under them: a reconnection while
+   * the reply is on its way leaves it in the old epoch. `answering` is a count that goes on answering meanwhile.
+   */
+  #read(server: string, read: ReplicationInfoReader, answering: CountRead | undefined): Promise<number> {
+    const epoch = this.#epoch;
+    const askedAt = this.now();
     const reading = read().then(
       (info) => {
-        entry.count = replicasToCountIn(info);
-        entry.readAt = this.now();
-        entry.reading = undefined;
-        return entry.count;
+        const count = replicasToCountIn(info);
+        if ((this.#reads.get(server)?.epoch ?? epoch) <= epoch) {
+          this.#reads.set(server, { epoch, askedAt, count, reading: undefined });
+        }
+        return count;
       },
       (error: unknown) => {
-        entry.reading = undefined;
+        const current = this.#reads.get(server);
+        if (current?.reading === reading) {
+          this.#reads.set(server, { ...current, reading: undefined });
+        }
         throw error;
       },
     );
-    entry.reading = reading;
+    this.#reads.set(
+      server,
+      answering === undefined ? { epoch, askedAt, count: undefined, reading } : { ...answering, reading },
+    );
     return reading;
+  }
+
+  #watch(client: ReconnectingClient): void {
+    // Before its first `ready` a client answers nothing, so its connect-time events (a Cluster's `+node` and
+    // `refresh`) change nothing a count was read over; reads sent meanwhile wait in its offline queue.
+    let answered = client.status === 'ready';
+    client.on?.('ready', () => {
+      answered = true;
+    });
+    const newEpoch = (): void => {
+      if (answered) {
+        this.#epoch += 1;
+      }
+    };
+    const watchNode = (node: ReconnectingClient): void => {
+      node.on?.('close', newEpoch);
+    };
+    client.on?.('close', newEpoch);
+    client.on?.('refresh', newEpoch);
+    client.on?.('-node', newEpoch);
+    client.on?.('+node', (node) => {
+      newEpoch();
+      watchNode(node);
+    });
+    client.nodes?.('all').forEach(watchNode);
   }
 }
 

@@ -1,6 +1,12 @@
 import { describeValue, quoteText } from '../describe-value.js';
 import type { LeaseStore } from '../leases/lease-store.js';
-import { ConnectedReplicaCounts, replicaServerOf, replicasToWaitFor, replicationInfoAt } from './connected-replicas.js';
+import {
+  ConnectedReplicaCounts,
+  replicaServerOf,
+  replicasToWaitFor,
+  replicationInfoAt,
+  type ReconnectingClient,
+} from './connected-replicas.js';
 import { redisLeaseKeys, type RedisLeaseKeys } from './redis-lease-keys.js';
 import {
   acquireLeaseScript,
@@ -14,7 +20,7 @@ import type { WaitForReplicas } from './wait-for-replicas.js';
  * The client a `RedisLeaseStrategy` works over: an ioredis `Redis` or `Cluster` (a standalone or replicated server, or
  * a Cluster), which the caller owns. Typed by the few commands the strategy sends, so the package needs no ioredis types.
  */
-export interface RedisLeaseClient {
+export interface RedisLeaseClient extends ReconnectingClient {
   eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
   pipeline(): RedisLeasePipeline;
   /** `true` on an ioredis `Cluster`: replica counts are then kept per hash slot. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import {
   ConnectedReplicaCounts,
@@ -184,6 +185,89 @@ describe('ConnectedReplicaCounts', () => {
     expect(await counts.count('server', reader.read)).toBe(1);
     counts.forget('server');
     expect(await counts.count('server', reader.read)).toBe(0);
+  });
+
+  it('reads a count of 0 again before it decides once it is a refresh interval old: a replica may have attached since', async () => {
+    let now = 0;
+    const counts = new ConnectedReplicaCounts(() => now);
+    const reader = scriptedReader(0, 1);
+    expect(await counts.count('server', reader.read)).toBe(0);
+    now = replicaCountRefreshMs - 1;
+    expect(counts.count('server', reader.read)).toBe(0);
+    now = 60_000;
+    const stale = counts.count('server', reader.read);
+    expect(stale).toBeInstanceOf(Promise);
+    expect(await stale).toBe(1);
+    expect(reader.calls).toBe(2);
+  });
+
+  it("measures a count's age from when it was asked for, not from when the answer came", async () => {
+    let now = 0;
+    const counts = new ConnectedReplicaCounts(() => now);
+    let answer: (info: string) => void = () => undefined;
+    const first = counts.count('server', () => new Promise((resolve) => (answer = resolve)));
+    now = replicaCountRefreshMs;
+    answer(replicationInfo(0));
+    expect(await first).toBe(0);
+    expect(counts.count('server', scriptedReader(0).read)).toBeInstanceOf(Promise);
+  });
+
+  it('reads every count again before it decides after the client reconnects, and after a Cluster changes its slot map or nodes', async () => {
+    for (const reconnect of [
+      (client: EventEmitter) => client.emit('close'),
+      (client: EventEmitter) => client.emit('refresh'),
+      (client: EventEmitter) => client.emit('-node', new EventEmitter()),
+      (client: EventEmitter) => client.emit('+node', new EventEmitter()),
+    ]) {
+      const client = Object.assign(new EventEmitter(), { status: 'ready' });
+      const counts = ConnectedReplicaCounts.of(client);
+      const reader = scriptedReader(0, 1, 0);
+      expect(await counts.count('slot 1', reader.read)).toBe(0);
+      expect(await counts.count('slot 2', reader.read)).toBe(1);
+      reconnect(client);
+      const [first, second] = [counts.count('slot 1', reader.read), counts.count('slot 2', reader.read)];
+      expect([first, second].every((count) => count instanceof Promise)).toBe(true);
+      expect(reader.calls).toBe(4);
+    }
+  });
+
+  it("starts a new epoch when one of a Cluster's nodes closes, those it had before the counts were made included", async () => {
+    const [before, added] = [new EventEmitter(), new EventEmitter()];
+    const cluster = Object.assign(new EventEmitter(), { status: 'ready', nodes: () => [before] });
+    const counts = ConnectedReplicaCounts.of(cluster);
+    cluster.emit('+node', added);
+    for (const node of [before, added]) {
+      expect(await counts.count('slot 1', scriptedReader(1).read)).toBe(1);
+      node.emit('close');
+      expect(counts.count('slot 1', scriptedReader(1).read)).toBeInstanceOf(Promise);
+    }
+  });
+
+  it('counts no connect-time event as a reconnection before the client first answers', async () => {
+    const cluster = Object.assign(new EventEmitter(), { status: 'connecting' });
+    const counts = ConnectedReplicaCounts.of(cluster);
+    const reader = scriptedReader(0);
+    const first = counts.count('slot 1', reader.read);
+    cluster.emit('+node', new EventEmitter());
+    cluster.emit('refresh');
+    cluster.emit('ready');
+    expect(await first).toBe(0);
+    expect(counts.count('slot 1', reader.read)).toBe(0);
+    cluster.emit('refresh');
+    expect(counts.count('slot 1', reader.read)).toBeInstanceOf(Promise);
+  });
+
+  it('does not trust a count whose reply was on its way when the client reconnected', async () => {
+    const client = Object.assign(new EventEmitter(), { status: 'ready' });
+    const counts = ConnectedReplicaCounts.of(client);
+    let answer: (info: string) => void = () => undefined;
+    const inFlight = counts.count('server', () => new Promise((resolve) => (answer = resolve)));
+    client.emit('close');
+    answer(replicationInfo(0));
+    expect(await inFlight).toBe(0);
+    const reader = scriptedReader(1);
+    expect(await counts.count('server', reader.read)).toBe(1);
+    expect(reader.calls).toBe(1);
   });
 
   it('is one instance per client, shared by everything over it', () => {
