@@ -19,6 +19,11 @@ export interface SoakOptions {
    * and then continued, so clients still connected to it use a deposed master until the Sentinels convert it.
    */
   readonly deposedMaster: boolean;
+  /**
+   * Sentinel only (`--min-failovers N`): the fewest failovers the run must drive; fewer end it with exit code 4, since
+   * a run that failed over too rarely says little about failovers. 0 (the default) asks for none.
+   */
+  readonly minFailovers: number;
   readonly workers: number;
   readonly subscriptions: number;
   readonly leaseMs: number;
@@ -32,7 +37,8 @@ export interface SoakOptions {
 }
 
 const usage =
-  'Usage: npm run soak -- --seconds N [--cluster | --postgres | --sentinel [--no-wait-for-replicas] [--deposed-master]] [--workers 4] [--subscriptions 2] ' +
+  'Usage: npm run soak -- --seconds N [--cluster | --postgres | --sentinel [--no-wait-for-replicas] [--deposed-master] [--min-failovers N]] ' +
+  '[--workers 4] [--subscriptions 2] ' +
   '[--lease-ms 600] [--max-operations 200000] [--lose-writes-on-restart]';
 
 /** Parses the soak's command line. @throws Error naming the bad flag, its bounds and the usage line. */
@@ -46,6 +52,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       sentinel: { type: 'boolean', default: false },
       'no-wait-for-replicas': { type: 'boolean', default: false },
       'deposed-master': { type: 'boolean', default: false },
+      'min-failovers': { type: 'string', default: '0' },
       workers: { type: 'string', default: '4' },
       subscriptions: { type: 'string', default: '2' },
       'lease-ms': { type: 'string', default: '600' },
@@ -77,6 +84,10 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       `--deposed-master stops a Sentinel-managed master until it is failed over; add --sentinel.\n${usage}`,
     );
   }
+  const minFailovers = bounded('--min-failovers', values['min-failovers'], 0, 1_000);
+  if (minFailovers > 0 && !values.sentinel) {
+    throw new Error(`--min-failovers counts the failovers of a Sentinel soak; add --sentinel.\n${usage}`);
+  }
   return {
     seconds: bounded('--seconds', values.seconds, 1, 3_600),
     cluster: values.cluster,
@@ -84,6 +95,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     sentinel: values.sentinel,
     waitForReplicas: !values['no-wait-for-replicas'],
     deposedMaster: values['deposed-master'],
+    minFailovers,
     workers: bounded('--workers', values.workers, 2, 16),
     subscriptions: bounded('--subscriptions', values.subscriptions, 1, 16),
     leaseMs: bounded('--lease-ms', values['lease-ms'], 90, 10_000),

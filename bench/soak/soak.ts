@@ -31,7 +31,8 @@ import { createSoakPool } from './soak-postgres-pool.js';
 
 // The fencing soak (issue 7): worker processes hold short leases and checkpoint with their tokens while the harness
 // stalls and SIGSTOPs them and pauses, crashes and restarts Redis or PostgreSQL; every storage call is recorded and the merged
-// history is checked for linearizability. The last line is the summary; the exit code is 1 when anomalies > 0.
+// history is checked for linearizability. The last line is the summary; the exit code is 1 when anomalies > 0, 3 when
+// the run could not finish (no verdict), and 4 when a Sentinel run drove fewer failovers than --min-failovers.
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -141,7 +142,18 @@ async function soak(options: SoakOptions): Promise<number> {
     for (const line of lines) {
       console.log(line);
     }
-    return analysis.anomalies > 0 || (failover?.duplicatedTokens.length ?? 0) > 0 ? 1 : 0;
+    if (analysis.anomalies > 0 || (failover?.duplicatedTokens.length ?? 0) > 0) {
+      return 1;
+    }
+    if (failovers.length < options.minFailovers) {
+      console.error(
+        `soak: ${failovers.length} failovers driven in ${elapsedSeconds.toFixed(1)} s, fewer than the ${options.minFailovers} ` +
+          '--min-failovers asks for, so the run says too little about failovers to pass. Give it more --seconds ' +
+          '(a failover fault comes about every 9 s), or ask for fewer.',
+      );
+      return 4;
+    }
+    return 0;
   } finally {
     for (const cleanup of cleanups.reverse()) {
       await cleanup();

@@ -144,6 +144,7 @@ describe('soak options', () => {
       sentinel: false,
       waitForReplicas: true,
       deposedMaster: false,
+      minFailovers: 0,
       workers: 4,
       subscriptions: 2,
       leaseMs: 600,
@@ -175,6 +176,9 @@ describe('soak options', () => {
     expect(() => parseSoakOptions(['--no-wait-for-replicas'])).toThrow(/negative control; add --sentinel/);
     expect(parseSoakOptions(['--sentinel', '--deposed-master'])).toMatchObject({ deposedMaster: true });
     expect(() => parseSoakOptions(['--deposed-master'])).toThrow(/--deposed-master stops a Sentinel-managed master/);
+    expect(parseSoakOptions(['--sentinel', '--min-failovers', '4'])).toMatchObject({ minFailovers: 4 });
+    expect(() => parseSoakOptions(['--min-failovers', '4'])).toThrow(/--min-failovers counts the failovers/);
+    expect(() => parseSoakOptions(['--sentinel', '--min-failovers', '2.5'])).toThrow(/--min-failovers "2.5"/);
     expect(() => parseSoakOptions(['--unknown'])).toThrow();
   });
 });

@@ -1,5 +1,12 @@
 export { startRedisServer, type RedisServerProcess, type StartRedisServerOptions } from './start-redis-server.js';
 export { startRedisCluster, type RedisClusterProcess } from './start-redis-cluster.js';
+export {
+  startReplicatedRedisCluster,
+  type ClusterDataServer,
+  type ClusterFailoverOutcome,
+  type ClusterShard,
+  type ReplicatedRedisCluster,
+} from './start-replicated-redis-cluster.js';
 export { withAdminConnection, type RedisAddress } from './admin-connection.js';
 export { RedisFrontDoor } from './redis-front-door.js';
 export {

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import type { RedisAddress } from './admin-connection.js';
 import { startRedisServer, type RedisServerProcess } from './start-redis-server.js';
 
 const run = promisify(execFile);
@@ -46,7 +47,8 @@ export async function startRedisCluster(): Promise<RedisClusterProcess> {
   return { nodes: servers.map(({ host, port }) => ({ host, port })), servers, stop };
 }
 
-async function waitForClusterStateOk(server: RedisServerProcess): Promise<void> {
+/** Resolves once `server` answers `CLUSTER INFO` with `cluster_state:ok`; rejects after 20 s with its last answer. */
+export async function waitForClusterStateOk(server: RedisAddress): Promise<void> {
   const deadline = Date.now() + stateOkTimeoutMs;
   let info = '';
   while (Date.now() < deadline) {
@@ -61,7 +63,8 @@ async function waitForClusterStateOk(server: RedisServerProcess): Promise<void> 
   );
 }
 
-async function redisCli(args: readonly string[]): Promise<string> {
+/** Runs redis-cli with `args` and resolves to its output; rejects saying how to install it when it is missing. */
+export async function redisCli(args: readonly string[]): Promise<string> {
   try {
     const { stdout } = await run('redis-cli', args, { timeout: 30_000 });
     return stdout;
