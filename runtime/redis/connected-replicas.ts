@@ -1,5 +1,6 @@
 import { describeValue } from '../describe-value.js';
 import { clusterHashSlot } from './cluster-hash-slot.js';
+import { assertRouted, type SlotMapClient } from './cluster-redirection.js';
 import type { WaitForReplicas } from './wait-for-replicas.js';
 
 /** How long a replica count read from `INFO replication` is used before it is read again. */
@@ -164,10 +165,15 @@ export class ConnectedReplicaCounts {
 }
 
 /**
- * The text of the `INFO replication` reply at `index` of a pipeline's results (routed there behind a keyed command);
- * throws its error, or an error for a reply that is not text.
+ * The text of the `INFO replication` reply at `index` of a pipeline's results, routed there behind a keyed command
+ * (first); throws that command's error ({@link assertRouted}), the reply's error, or an error for a reply that is not text.
  */
-export function replicationInfoAt(results: [Error | null, unknown][] | null, index: number): string {
+export function replicationInfoAt(
+  client: SlotMapClient,
+  results: [Error | null, unknown][] | null,
+  index: number,
+): string {
+  assertRouted(client, results);
   const [error, info] = results?.[index] ?? [new Error('The pipeline gave no reply to INFO replication.'), undefined];
   if (error !== null) {
     throw error;

@@ -1,3 +1,4 @@
+import type { SlotMapClient } from './cluster-redirection.js';
 import type { ReconnectingClient } from './connected-replicas.js';
 import type { RedisScriptClient } from './redis-script-runner.js';
 
@@ -5,7 +6,7 @@ import type { RedisScriptClient } from './redis-script-runner.js';
  * The client a `RedisCheckpointStorage` works over: an ioredis `Redis` or `Cluster`, version 5 or 6, which the caller
  * owns, connects and closes. Typed by the few commands the storage sends, so the package needs no ioredis types.
  */
-export interface RedisCheckpointClient extends RedisScriptClient, ReconnectingClient {
+export interface RedisCheckpointClient extends RedisScriptClient, ReconnectingClient, SlotMapClient {
   get(key: string): Promise<string | null>;
   set(key: string, value: string): Promise<unknown>;
   del(...keys: string[]): Promise<number>;

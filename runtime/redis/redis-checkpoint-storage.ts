@@ -258,7 +258,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     }
     pipeline.get(key);
     pipeline.info('replication');
-    return replicationInfoAt(await pipeline.exec(), 1);
+    return replicationInfoAt(this.#client, await pipeline.exec(), 1);
   }
 
   #assertClusterAligned(subscriptionId: string, keys: CheckpointKeys, operation: string): void {

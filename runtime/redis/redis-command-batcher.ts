@@ -1,3 +1,4 @@
+import { assertRouted } from './cluster-redirection.js';
 import type { RedisCheckpointClient, RedisCheckpointPipeline } from './redis-checkpoint-client.js';
 
 /** One command the storage sends, by the client method that sends it. */
@@ -281,11 +282,8 @@ export class RedisCommandBatcher {
     queueOn(pipeline, command);
     pipeline.wait(wait.replicas, wait.timeoutMs);
     const results = await execute(pipeline);
-    const [error, reply] = results[0] ?? [new Error('The pipeline gave no reply for this command.'), null];
-    if (error !== null) {
-      throw error;
-    }
-    return { reply, ...waitOutcomeOf(results[1]) };
+    assertRouted(this.#client, results);
+    return { reply: results[0]?.[1], ...waitOutcomeOf(results[1]) };
   }
 }
 

@@ -1,5 +1,6 @@
 import { describeValue, quoteText } from '../describe-value.js';
 import type { LeaseStore } from '../leases/lease-store.js';
+import { assertRouted, type SlotMapClient } from './cluster-redirection.js';
 import {
   ConnectedReplicaCounts,
   replicaServerOf,
@@ -20,7 +21,7 @@ import type { WaitForReplicas } from './wait-for-replicas.js';
  * The client a `RedisLeaseStrategy` works over: an ioredis `Redis` or `Cluster` (a standalone or replicated server, or
  * a Cluster), which the caller owns. Typed by the few commands the strategy sends, so the package needs no ioredis types.
  */
-export interface RedisLeaseClient extends ReconnectingClient {
+export interface RedisLeaseClient extends ReconnectingClient, SlotMapClient {
   eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
   pipeline(): RedisLeasePipeline;
   /** `true` on an ioredis `Cluster`: replica counts are then kept per hash slot. */
@@ -128,8 +129,7 @@ export class RedisLeaseStore implements LeaseStore {
       return;
     }
     const replies = await this.#client.pipeline().pttl(keys.lease).wait(replicas, wait.timeoutMs).exec();
-    const [, waitReply] = replies ?? [];
-    const [error, acknowledged] = waitReply ?? [new Error('no reply to WAIT'), undefined];
+    const [error, acknowledged] = waitReplyOf(this.#client, replies);
     if (error !== null || typeof acknowledged !== 'number' || acknowledged < replicas) {
       // Replicas may have gone (a failover, say): count them again before the next grant.
       this.#replicaCounts.forget(server);
@@ -165,12 +165,22 @@ export class RedisLeaseStore implements LeaseStore {
 
   /** `INFO replication` of the master that holds `key`, routed like the `WAIT` after it. */
   async #readReplicationInfo(key: string): Promise<string> {
-    return replicationInfoAt(await this.#client.pipeline().pttl(key).info('replication').exec(), 1);
+    return replicationInfoAt(this.#client, await this.#client.pipeline().pttl(key).info('replication').exec(), 1);
   }
 }
 
 /** The largest value Redis's `INCR` can produce: 2**63 - 1. */
 const largestMintableToken = 2n ** 63n - 1n;
+
+/** The `WAIT` reply of a `[PTTL, WAIT]` pipeline; the routing error instead when `PTTL` was redirected ({@link assertRouted}). */
+function waitReplyOf(client: RedisLeaseClient, replies: [Error | null, unknown][] | null): [Error | null, unknown] {
+  try {
+    assertRouted(client, replies);
+  } catch (error) {
+    return [error instanceof Error ? error : new Error(String(error)), undefined];
+  }
+  return replies?.[1] ?? [new Error('no reply to WAIT'), undefined];
+}
 
 function parseAcquireReply(reply: unknown, keys: RedisLeaseKeys): ['granted' | 'held' | 'taken', bigint] {
   if (Array.isArray(reply) && reply.length === 2) {
