@@ -23,6 +23,7 @@ export async function inspectCommand(
   const tally = new InspectionTally();
   const judgeAndPrint = (states: readonly SubscriptionState[]): void => {
     const subscriptions = states.map(judgeSubscription);
+    progress.interrupt();
     report.write(subscriptions);
     tally.add(subscriptions);
   };
