@@ -1,11 +1,15 @@
-import { inspectionJsonRows, inspectionSummary, inspectionText } from './inspection-report.js';
-import type { OperatorBackend } from './operator-backend.js';
+import { InspectionTally } from './inspection-tally.js';
+import { JsonInspectionReport, TextInspectionReport, type InspectionReport } from './inspection-report.js';
+import type { InspectionCoverage, OperatorBackend } from './operator-backend.js';
 import type { OperatorInvocation } from './operator-arguments.js';
 import type { OperatorIo } from './operator-io.js';
 import { ScanProgress } from './scan-progress.js';
-import { judgeSubscription, needsAttention } from './subscription-health.js';
+import { judgeSubscription, type SubscriptionState } from './subscription-health.js';
 
-/** `inspect`: reads, judges and reports; exit code 0 when every subscription is healthy, 1 otherwise. */
+/**
+ * `inspect`: reads, judges and reports; exit code 0 when every subscription is healthy, 1 otherwise. Each batch is
+ * judged and printed as the store hands it over, and only counted after, so a scan of any size holds one batch.
+ */
 export async function inspectCommand(
   invocation: OperatorInvocation,
   backend: OperatorBackend,
@@ -13,15 +17,25 @@ export async function inspectCommand(
 ): Promise<number> {
   const startedAt = performance.now();
   const progress = new ScanProgress({ write: io.err, isTTY: io.errIsTTY }, 'inspect');
-  const inspection = await backend.inspect(invocation.ids.length > 0 ? invocation.ids : undefined, progress);
-  const subscriptions = inspection.subscriptions.map(judgeSubscription);
-  if (invocation.json) {
-    io.out(`${JSON.stringify(inspectionJsonRows(subscriptions), null, 2)}\n`);
+  const report: InspectionReport = invocation.json
+    ? new JsonInspectionReport(io.out)
+    : new TextInspectionReport(io.out);
+  const tally = new InspectionTally();
+  const judgeAndPrint = (states: readonly SubscriptionState[]): void => {
+    const subscriptions = states.map(judgeSubscription);
+    progress.interrupt();
+    report.write(subscriptions);
+    tally.add(subscriptions);
+  };
+  let read: InspectionCoverage;
+  if (invocation.ids.length > 0) {
+    const inspection = await backend.inspect(invocation.ids, progress);
+    judgeAndPrint(inspection.subscriptions);
+    read = inspection;
   } else {
-    const seconds = (performance.now() - startedAt) / 1_000;
-    io.out(
-      inspectionText(subscriptions, inspectionSummary(subscriptions, inspection.coverage, backend.target, seconds)),
-    );
+    read = await backend.inspectEverySubscription(progress, judgeAndPrint);
   }
-  return subscriptions.some(needsAttention) ? 1 : 0;
+  const seconds = (performance.now() - startedAt) / 1_000;
+  report.end(tally.summary(read.coverage, backend.target, seconds));
+  return tally.needsAttention ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-import { healthFlags, type JudgedSubscription } from './subscription-health.js';
+import type { JudgedSubscription } from './subscription-health.js';
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what must not reach a terminal raw.
 const needsQuotes = /[\s\u0000-\u001f\u007f-\u009f]/u;
@@ -30,9 +30,9 @@ export interface InspectionJsonRow {
   readonly records: Readonly<Record<string, string>>;
 }
 
-/** The rows of `inspect --json`. */
-export function inspectionJsonRows(subscriptions: readonly JudgedSubscription[]): InspectionJsonRow[] {
-  return subscriptions.map((subscription) => ({
+/** One row of `inspect --json`. */
+export function inspectionJsonRow(subscription: JudgedSubscription): InspectionJsonRow {
+  return {
     id: subscription.id ?? null,
     checkpoint: subscription.checkpoint ?? null,
     storedVersion: subscription.storedVersion?.toString() ?? null,
@@ -43,60 +43,119 @@ export function inspectionJsonRows(subscriptions: readonly JudgedSubscription[])
     flags: subscription.flags,
     problems: subscription.problems,
     records: subscription.records,
-  }));
+  };
 }
 
-/** The text report: a table of every subscription, then each problem on a line of its own, then `summary`. */
-export function inspectionText(subscriptions: readonly JudgedSubscription[], summary: string): string {
-  const lines: string[] = [];
-  if (subscriptions.length > 0) {
-    const rows = [[...columns], ...subscriptions.map(tableRow)];
-    const widths = columns.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
-    for (const row of rows) {
-      lines.push(
-        row
-          .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-          .join('  ')
-          .trimEnd(),
-      );
-    }
-  }
-  for (const subscription of subscriptions) {
-    const who = subscription.id === undefined ? 'version key' : `subscription ${JSON.stringify(subscription.id)}`;
-    if (subscription.id === undefined) {
-      lines.push(
-        `? ${JSON.stringify(subscription.records['version'] ?? '')}: a version key whose subscription no checkpoint or lease key names (only a hash of the id is in the key)`,
-      );
-    }
-    for (const problem of subscription.problems) {
-      lines.push(`! ${who}: ${problem}`);
-    }
-  }
-  lines.push(summary);
-  return `${lines.join('\n')}\n`;
+/** The report `inspect` prints as it reads: each batch as it comes, then the end. */
+export interface InspectionReport {
+  write(subscriptions: readonly JudgedSubscription[]): void;
+  /** Ends the report; `summary` is the line the text report ends with. */
+  end(summary: string): void;
 }
 
-/** The summary line: how many subscriptions, how many need attention and for what, and what was read. */
-export function inspectionSummary(
-  subscriptions: readonly JudgedSubscription[],
-  coverage: string,
-  target: string,
-  seconds: number,
-): string {
-  const counts = healthFlags
-    .map((flag) => [flag, subscriptions.filter((subscription) => subscription.flags.includes(flag)).length] as const)
-    .filter(([, count]) => count > 0)
-    .map(([flag, count]) => `${flag} ${count}`);
-  const withProblems = subscriptions.filter((subscription) => subscription.problems.length > 0).length;
-  if (withProblems > 0) {
-    counts.push(`problems ${withProblems}`);
+/**
+ * `inspect --json`: one JSON array, each row printed as it comes, byte for byte what `JSON.stringify(rows, null, 2)`
+ * prints for the whole array; nothing else on stdout.
+ */
+export class JsonInspectionReport implements InspectionReport {
+  readonly #out: (text: string) => void;
+  #rows = 0;
+
+  constructor(out: (text: string) => void) {
+    this.#out = out;
   }
-  const flagged = subscriptions.filter(
-    (subscription) => subscription.flags.length > 0 || subscription.problems.length > 0,
-  ).length;
-  const found = `${subscriptions.length} ${subscriptions.length === 1 ? 'subscription' : 'subscriptions'}`;
-  const health = flagged === 0 ? 'all healthy' : `${flagged} flagged (${counts.join(', ')})`;
-  return `${found}, ${health}; ${coverage} (${target}, ${seconds.toFixed(1)} s)`;
+
+  write(subscriptions: readonly JudgedSubscription[]): void {
+    if (subscriptions.length === 0) {
+      return;
+    }
+    const rows = subscriptions.map((subscription) =>
+      JSON.stringify(inspectionJsonRow(subscription), null, 2).replace(/^/gmu, '  '),
+    );
+    this.#out(`${this.#rows === 0 ? '[\n' : ',\n'}${rows.join(',\n')}`);
+    this.#rows += subscriptions.length;
+  }
+
+  end(): void {
+    this.#out(this.#rows === 0 ? '[]\n' : '\n]\n');
+  }
+}
+
+/**
+ * The text report: a table of the subscriptions, each batch's problems on lines of their own under its rows, then the
+ * summary line. Columns are as wide as the widest cell among the header and the first `widthSampleRows` rows, which
+ * are held until then; later rows are printed at once, and a wider cell among them pushes the rest of its row right,
+ * always two spaces from the next cell. A report of up to `widthSampleRows` rows is one table aligned on all of them.
+ */
+export class TextInspectionReport implements InspectionReport {
+  readonly #out: (text: string) => void;
+  readonly #widthSampleRows: number;
+  #held: JudgedSubscription[] = [];
+  #widths: number[] | undefined;
+
+  constructor(out: (text: string) => void, widthSampleRows = 1_000) {
+    this.#out = out;
+    this.#widthSampleRows = widthSampleRows;
+  }
+
+  write(subscriptions: readonly JudgedSubscription[]): void {
+    if (this.#widths !== undefined) {
+      this.#print(subscriptions, this.#widths);
+      return;
+    }
+    this.#held.push(...subscriptions);
+    if (this.#held.length >= this.#widthSampleRows) {
+      this.#printHeld();
+    }
+  }
+
+  end(summary: string): void {
+    if (this.#widths === undefined && this.#held.length > 0) {
+      this.#printHeld();
+    }
+    this.#out(`${summary}\n`);
+  }
+
+  #printHeld(): void {
+    const rows = this.#held.map(tableRow);
+    const widths = columns.map((_, column) =>
+      Math.max(...[[...columns], ...rows].map((row) => row[column]?.length ?? 0)),
+    );
+    this.#widths = widths;
+    this.#out(`${tableLine([...columns], widths)}\n`);
+    this.#print(this.#held, widths, rows);
+    this.#held = [];
+  }
+
+  #print(
+    subscriptions: readonly JudgedSubscription[],
+    widths: readonly number[],
+    rows: readonly string[][] = subscriptions.map(tableRow),
+  ): void {
+    const lines = [...rows.map((row) => tableLine(row, widths)), ...subscriptions.flatMap(noteLines)];
+    if (lines.length > 0) {
+      this.#out(`${lines.join('\n')}\n`);
+    }
+  }
+}
+
+function tableLine(row: readonly string[], widths: readonly number[]): string {
+  return row
+    .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+    .join('  ')
+    .trimEnd();
+}
+
+/** The `?` line of a version key whose subscription is unknown, and a `!` line for each problem. */
+function noteLines(subscription: JudgedSubscription): string[] {
+  const who = subscription.id === undefined ? 'version key' : `subscription ${JSON.stringify(subscription.id)}`;
+  const lines =
+    subscription.id === undefined
+      ? [
+          `? ${JSON.stringify(subscription.records['version'] ?? '')}: a version key whose subscription no checkpoint or lease key names (only a hash of the id is in the key)`,
+        ]
+      : [];
+  return [...lines, ...subscription.problems.map((problem) => `! ${who}: ${problem}`)];
 }
 
 function tableRow(subscription: JudgedSubscription): string[] {

@@ -1,12 +1,19 @@
 import type { ScanProgress } from './scan-progress.js';
 import type { SubscriptionState } from './subscription-health.js';
 
-/** What one inspection read, besides the subscriptions. */
-export interface Inspection {
-  readonly subscriptions: readonly SubscriptionState[];
-  /** How much was read, for the summary line: e.g. `200,004 keys scanned on 3 masters`, `9 rows read from …`. */
+/** How much an inspection read, for the summary line. */
+export interface InspectionCoverage {
+  /** E.g. `200,004 keys scanned on 3 masters`, `9 rows read from …`, `2 ids read`. */
   readonly coverage: string;
 }
+
+/** What reading a command line's ids read: every subscription, and how much was read. */
+export interface Inspection extends InspectionCoverage {
+  readonly subscriptions: readonly SubscriptionState[];
+}
+
+/** Takes the subscriptions a scan reads, a batch at a time, as soon as they are read. */
+export type InspectedBatch = (subscriptions: readonly SubscriptionState[]) => void;
 
 /**
  * A store the operator commands work on: a Redis server or Cluster, or a PostgreSQL database. Every change goes
@@ -15,8 +22,13 @@ export interface Inspection {
 export interface OperatorBackend {
   /** The URL connected to, its password replaced by `***`. */
   readonly target: string;
-  /** Reads `ids`, or every subscription the store holds when `ids` is undefined. Changes nothing. */
-  inspect(ids: readonly string[] | undefined, progress: ScanProgress): Promise<Inspection>;
+  /** Reads the subscriptions `ids`, in that order, one each, also those with nothing stored. Changes nothing. */
+  inspect(ids: readonly string[], progress: ScanProgress): Promise<Inspection>;
+  /**
+   * Reads every subscription the store holds and hands them to `report` a bounded batch at a time, as it reads them:
+   * what it holds at once does not grow with the store. Changes nothing.
+   */
+  inspectEverySubscription(progress: ScanProgress, report: InspectedBatch): Promise<InspectionCoverage>;
   /** The lease strategy's own `raiseFencingTokenAbove(id, version)`. */
   raiseFencingTokenAbove(id: string, version: bigint): Promise<void>;
   /**

@@ -20,6 +20,8 @@ export class ScanProgress {
   readonly #startedAt: number;
   #count = 0;
   #lastShownAt: number | undefined;
+  /** A terminal's line was cleared for the report, so the next advance draws it again at once. */
+  #interrupted = false;
 
   constructor(output: ProgressOutput, command: string, now: () => number = () => performance.now()) {
     this.#output = output;
@@ -37,11 +39,24 @@ export class ScanProgress {
   advance(items: number, where: string): void {
     this.#count += items;
     const now = this.#now();
-    if (this.#count <= progressThreshold || (this.#lastShownAt !== undefined && now - this.#lastShownAt < intervalMs)) {
+    const shownLately = this.#lastShownAt !== undefined && now - this.#lastShownAt < intervalMs;
+    if (this.#count <= progressThreshold || (shownLately && !this.#interrupted)) {
       return;
     }
+    this.#interrupted = false;
     this.#lastShownAt = now;
     this.#show(`${this.#command}: ${this.#count.toLocaleString('en-US')} ${where}…`);
+  }
+
+  /**
+   * Clears a terminal's line before the report prints lines of its own while the read goes on, so that a row never
+   * starts after the progress text; the next advance draws the line again below them.
+   */
+  interrupt(): void {
+    if (this.#output.isTTY && this.#lastShownAt !== undefined && !this.#interrupted) {
+      this.#output.write('\r\x1b[K');
+      this.#interrupted = true;
+    }
   }
 
   /** Ends the progress: a terminal's line is cleared, a log gets the final count when it showed anything. */
@@ -50,7 +65,9 @@ export class ScanProgress {
       return;
     }
     if (this.#output.isTTY) {
-      this.#output.write('\r\x1b[K');
+      if (!this.#interrupted) {
+        this.#output.write('\r\x1b[K');
+      }
       return;
     }
     const seconds = ((this.#now() - this.#startedAt) / 1_000).toFixed(1);

@@ -10,7 +10,7 @@ Commands:
   upgrade   move pre-fencing CheckpointStorage implementers to the current interface (a codemod)
   inspect   show every subscription's checkpoint, version, lease and token, and flag the unhealthy ones
   repair    raise a stuck subscription's token counter past its stored version, with nothing replayed
-  reset     delete a subscription's checkpoint and version; delivery restarts from its start position
+  reset     delete a subscription's checkpoint and keep its fence; delivery restarts from its start position
 Run ${PACKAGE_NAME} <command> --help for a command's options, ${PACKAGE_NAME} --version for the version.`;
 
 const commands = '"upgrade", "inspect", "repair" and "reset"';

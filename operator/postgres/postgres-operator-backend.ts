@@ -8,7 +8,7 @@ import {
   type PostgresInspectionTables,
 } from '../../runtime/postgres/index.js';
 import type { PostgresAddress } from '../connection-url.js';
-import type { Inspection, OperatorBackend } from '../operator-backend.js';
+import type { InspectedBatch, Inspection, InspectionCoverage, OperatorBackend } from '../operator-backend.js';
 import { OperatorError } from '../operator-error.js';
 import type { ScanProgress } from '../scan-progress.js';
 import type { RecordedLease, SubscriptionState } from '../subscription-health.js';
@@ -20,7 +20,7 @@ export interface PostgresOperatorOptions extends PostgresInspectionTables {
   readonly timeoutMs: number;
 }
 
-/** Rows read a statement. */
+/** Subscriptions read a statement: a page is judged and printed before the next is read. */
 const pageSize = 1_000;
 
 /** How the command line names each table setting in a message. */
@@ -74,28 +74,61 @@ export class PostgresOperatorBackend implements OperatorBackend {
     return new PostgresOperatorBackend(connection, options, statements, address.display);
   }
 
-  async inspect(ids: readonly string[] | undefined, progress: ScanProgress): Promise<Inspection> {
+  async inspect(ids: readonly string[], progress: ScanProgress): Promise<Inspection> {
+    const found = new Map<string, SubscriptionState>();
+    const { coverage } = await this.#readPages(ids, progress, (states) => {
+      for (const state of states) {
+        found.set(state.id ?? '', state);
+      }
+    });
+    return { subscriptions: ids.map((id) => found.get(id) ?? this.#state(id, undefined, undefined)), coverage };
+  }
+
+  async inspectEverySubscription(progress: ScanProgress, report: InspectedBatch): Promise<InspectionCoverage> {
+    return this.#readPages(null, progress, report);
+  }
+
+  /** Reads the ids `ids` (null: every id) a page at a time, in one read-only snapshot, handing each page to `report`. */
+  async #readPages(
+    ids: readonly string[] | null,
+    progress: ScanProgress,
+    report: InspectedBatch,
+  ): Promise<InspectionCoverage> {
     const { client } = this.#connection;
-    let checkpoints: Map<string, CheckpointRow>;
-    let leases: Map<string, LeaseRow>;
+    const { checkpointTable, leaseTable } = this.#statements;
+    let rowsRead = 0;
     try {
+      // Both tables, page after page, from one snapshot.
       await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
       try {
-        checkpoints = await this.#readAll(
-          this.#statements.checkpoints,
-          this.#statements.checkpointTable,
-          ids,
-          progress,
-          (row) => ({
-            checkpoint: optionalText(row['checkpoint']),
-            version: optionalText(row['version']),
-          }),
-        );
-        leases = await this.#readAll(this.#statements.leases, this.#statements.leaseTable, ids, progress, (row) => ({
-          token: optionalText(row['token']) ?? '',
-          owner: optionalText(row['owner']),
-          expiresInMs: optionalText(row['expires_in_ms']),
-        }));
+        let after: string | null = null;
+        for (;;) {
+          const page = await this.#page(ids, after);
+          const rowsBefore = rowsRead;
+          const states = page.map((row) => {
+            const id = optionalText(row['subscription_id']) ?? '';
+            const checkpointRow: CheckpointRow | undefined =
+              row['in_checkpoints'] === true
+                ? { checkpoint: optionalText(row['checkpoint']), version: optionalText(row['version']) }
+                : undefined;
+            const leaseRow: LeaseRow | undefined =
+              row['in_leases'] === true
+                ? {
+                    token: optionalText(row['token']) ?? '',
+                    owner: optionalText(row['owner']),
+                    expiresInMs: optionalText(row['expires_in_ms']),
+                  }
+                : undefined;
+            rowsRead += (checkpointRow === undefined ? 0 : 1) + (leaseRow === undefined ? 0 : 1);
+            after = id;
+            return this.#state(id, checkpointRow, leaseRow);
+          });
+          progress.advance(rowsRead - rowsBefore, 'rows read');
+          report(states);
+          if (page.length < pageSize) {
+            break;
+          }
+        }
       } finally {
         await client.query('COMMIT');
       }
@@ -103,11 +136,21 @@ export class PostgresOperatorBackend implements OperatorBackend {
     } catch (error) {
       throw this.#failure(error);
     }
-    const everyId = ids ?? [...new Set([...checkpoints.keys(), ...leases.keys()])].sort();
-    return {
-      subscriptions: everyId.map((id) => this.#state(id, checkpoints.get(id), leases.get(id))),
-      coverage: `${(checkpoints.size + leases.size).toLocaleString('en-US')} rows read from ${this.#statements.checkpointTable} and ${this.#statements.leaseTable}`,
-    };
+    return { coverage: `${rowsRead.toLocaleString('en-US')} rows read from ${checkpointTable} and ${leaseTable}` };
+  }
+
+  async #page(ids: readonly string[] | null, after: string | null): Promise<readonly Record<string, unknown>[]> {
+    try {
+      return (
+        await this.#connection.client.query<Record<string, unknown>>(this.#statements.subscriptions, [
+          ids,
+          after,
+          pageSize,
+        ])
+      ).rows;
+    } catch (error) {
+      throw missingTable(error, this.#statements) ?? error;
+    }
   }
 
   async raiseFencingTokenAbove(id: string, version: bigint): Promise<void> {
@@ -153,33 +196,6 @@ export class PostgresOperatorBackend implements OperatorBackend {
 
   async close(): Promise<void> {
     await this.#connection.close();
-  }
-
-  async #readAll<Row>(
-    statement: string,
-    table: string,
-    ids: readonly string[] | undefined,
-    progress: ScanProgress,
-    read: (row: Record<string, unknown>) => Row,
-  ): Promise<Map<string, Row>> {
-    const rows = new Map<string, Row>();
-    let after: string | null = null;
-    for (;;) {
-      let page: readonly Record<string, unknown>[];
-      try {
-        page = (await this.#connection.client.query(statement, [ids ?? null, after, pageSize])).rows;
-      } catch (error) {
-        throw missingTable(error, table) ?? error;
-      }
-      for (const row of page) {
-        after = optionalText(row['subscription_id']) ?? '';
-        rows.set(after, read(row));
-      }
-      progress.advance(page.length, `rows read (${table})`);
-      if (page.length < pageSize) {
-        return rows;
-      }
-    }
   }
 
   #state(id: string, checkpointRow: CheckpointRow | undefined, leaseRow: LeaseRow | undefined): SubscriptionState {
@@ -247,11 +263,15 @@ function decimal(text: string | undefined, where: string, problems: string[]): b
 }
 
 /** The message for a missing table or schema, naming the flags that name them. */
-function missingTable(error: unknown, table: string): OperatorError | undefined {
+function missingTable(error: unknown, statements: PostgresInspectionStatements): OperatorError | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
   if (code !== '42P01' && code !== '3F000') {
     return undefined;
   }
+  // One statement reads both tables; the server's message names the relation it missed (or only the schema).
+  const table = (error as Error).message.includes(`"${statements.leaseTable}"`)
+    ? statements.leaseTable
+    : statements.checkpointTable;
   return new OperatorError(
     `table ${table} does not exist (${(error as Error).message}); name the tables your application uses with --schema, --table and --lease-table`,
   );

@@ -74,6 +74,9 @@ function clientOptions(address: RedisAddress, timeoutMs: number): IORedis.RedisO
     ...(address.tls ? { tls: { servername: address.host } } : {}),
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
+    // inspect sends several commands for every subscription at once: one socket write a tick instead of one a command
+    // (one a command took a third of the time of an inspect over 100,000 subscriptions).
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     connectionName,
@@ -151,6 +154,7 @@ async function clusterConnection(
   const cluster = new ioredis.Cluster([{ host: address.host, port: address.port }], {
     redisOptions: clientOptions(address, timeoutMs),
     clusterRetryStrategy: () => null,
+    enableAutoPipelining: true,
     slotsRefreshTimeout: timeoutMs,
     enableOfflineQueue: true,
     lazyConnect: true,

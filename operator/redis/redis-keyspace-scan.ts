@@ -1,5 +1,10 @@
 import type * as IORedis from 'ioredis';
-import { clusterHashedPart, parseRedisLeaseKey, type CheckpointKeyLayout } from '../../runtime/redis/index.js';
+import {
+  clusterHashedPart,
+  parseRedisLeaseKey,
+  redisLeaseKeys,
+  type CheckpointKeyLayout,
+} from '../../runtime/redis/index.js';
 import type { ScanProgress } from '../scan-progress.js';
 
 /** The key layouts a scan recognises: the storage's checkpoint and version keys, the strategy's lease keys. */
@@ -8,101 +13,188 @@ export interface RedisKeyspaceLayout {
   readonly leaseKeyPrefix: string;
 }
 
-/** The subscriptions a scan found. */
-export interface RedisKeyspaceFindings {
-  /** Every id with a lease or token key, a version key that names it, or (under a non-empty keyPrefix) a checkpoint. */
-  readonly ids: ReadonlySet<string>;
-  /** Version keys whose id no checkpoint or lease key tells: only a hash of the id is in the key. */
-  readonly orphanVersionKeys: readonly string[];
-  readonly keysScanned: number;
-  readonly masters: number;
+/**
+ * A subscription's keys that can name it, in the order that decides which one lists it: the first of them the
+ * subscription has. The token counter comes first because it is never deleted, the lease last because it comes and
+ * goes with every hand-over.
+ */
+const keyRanks = ['token', 'version', 'checkpoint', 'lease'] as const;
+
+/** Which of its subscription's keys a key is. */
+export type SubscriptionKeyKind = (typeof keyRanks)[number];
+
+/** A scanned key that names its subscription. */
+export interface NamingKey {
+  readonly id: string;
+  readonly kind: SubscriptionKeyKind;
+}
+
+/** What one `SCAN` reply held that the layouts recognise. */
+export interface RecognisedKeys {
+  /** The keys that name their subscription, one an id: the first by rank. */
+  readonly naming: readonly NamingKey[];
+  /**
+   * Version keys that hold only a hash of their id (and its tag): a tagged id's, or, under a `keyPrefix`, possibly
+   * another prefix's.
+   */
+  readonly unnamedVersionKeys: readonly string[];
 }
 
 /** Keys a `SCAN` call asks for: large enough for few round trips, small enough to keep each reply short. */
 const scanCount = 1_000;
 
 /**
- * Finds every subscription in the keyspace with `SCAN … COUNT` on every master, never `KEYS`, keeping only what it
- * recognises, so memory grows with the subscriptions, not with the keys around them. Keys are recognised by the
- * storage's and the strategy's own layout code. With no `keyPrefix`, any key may be a checkpoint, so subscriptions
- * are found by their version and lease keys; a tagged id's version key holds only the tag and a hash of the id, and a
- * second scan looks for the checkpoint keys carrying that tag.
+ * Recognises `keys` by the storage's and the strategy's own layout code. With no `keyPrefix`, any key may be a
+ * checkpoint, so a checkpoint key names nothing here; subscriptions are found by their version and lease keys.
  */
-export async function scanRedisKeyspace(
-  masters: readonly IORedis.Redis[],
-  layout: RedisKeyspaceLayout,
-  progress: ScanProgress,
-): Promise<RedisKeyspaceFindings> {
-  const ids = new Set<string>();
-  /** Version keys no id was found for yet, by the hashed part of their checkpoint key. */
-  const unresolved = new Map<string, Set<string>>();
+export function recogniseKeys(keys: readonly string[], layout: RedisKeyspaceLayout): RecognisedKeys {
   const { checkpoints, leaseKeyPrefix } = layout;
-  const keysScanned = await scanEveryMaster(masters, progress, (key) => {
+  const naming = new Map<string, SubscriptionKeyKind>();
+  const unnamedVersionKeys: string[] = [];
+  const add = (id: string, kind: SubscriptionKeyKind): void => {
+    const seen = naming.get(id);
+    if (seen === undefined || keyRanks.indexOf(kind) < keyRanks.indexOf(seen)) {
+      naming.set(id, kind);
+    }
+  };
+  for (const key of keys) {
     const lease = parseRedisLeaseKey(leaseKeyPrefix, key);
     if (lease !== undefined) {
-      ids.add(lease.subscriptionId);
-      return;
+      add(lease.subscriptionId, lease.kind);
+      continue;
     }
-    const hashedPart = checkpoints.versionKeyHashedPart(key);
-    if (hashedPart !== undefined) {
+    if (checkpoints.versionKeyHashedPart(key) !== undefined) {
       const id = checkpoints.subscriptionIdOfVersionKey(key);
       if (id === undefined) {
-        unresolved.set(hashedPart, (unresolved.get(hashedPart) ?? new Set()).add(key));
+        unnamedVersionKeys.push(key);
       } else {
-        ids.add(id);
+        add(id, 'version');
       }
-      return;
+      continue;
     }
     const id = checkpoints.keyPrefix === '' ? undefined : checkpoints.subscriptionIdOf(key);
     if (id !== undefined) {
-      ids.add(id);
+      add(id, 'checkpoint');
     }
-  });
-  for (const id of ids) {
-    resolve(unresolved, checkpoints, id);
   }
-  let secondScan = 0;
-  // Under a non-empty keyPrefix every checkpoint key is an id already; without one, look for the tagged ones.
-  if (unresolved.size > 0 && checkpoints.keyPrefix === '') {
-    secondScan = await scanEveryMaster(masters, progress, (key) => {
-      const id = unresolved.has(clusterHashedPart(key)) ? checkpoints.subscriptionIdOf(key) : undefined;
-      if (id !== undefined && resolve(unresolved, checkpoints, id)) {
-        ids.add(id);
-      }
-    });
-  }
-  return {
-    ids,
-    orphanVersionKeys: [...unresolved.values()].flatMap((keys) => [...keys]),
-    keysScanned: keysScanned + secondScan,
-    masters: masters.length,
-  };
+  return { naming: [...naming].map(([id, kind]) => ({ id, kind })), unnamedVersionKeys };
 }
 
-/** Removes `id`'s version key from `unresolved`; true when it was there. */
-function resolve(unresolved: Map<string, Set<string>>, layout: CheckpointKeyLayout, id: string): boolean {
+/**
+ * The keys of `key.id` that rank above `key` and name the id when scanned: `key` lists the subscription only when
+ * none of them exists, so that a scan lists each subscription once without remembering the ids it listed.
+ */
+export function keysRankedAbove(key: NamingKey, layout: RedisKeyspaceLayout): string[] {
+  const { checkpoints, leaseKeyPrefix } = layout;
+  const above = keyRanks.slice(0, keyRanks.indexOf(key.kind));
+  const keys: string[] = [];
+  for (const kind of above) {
+    if (kind === 'token') {
+      keys.push(redisLeaseKeys(leaseKeyPrefix, key.id).token);
+    } else if (kind === 'version') {
+      const { versionKey } = checkpoints.keysFor(key.id);
+      if (checkpoints.subscriptionIdOfVersionKey(versionKey) === key.id) {
+        keys.push(versionKey);
+      }
+    } else if (kind === 'checkpoint' && checkpoints.keyPrefix !== '') {
+      keys.push(checkpoints.keysFor(key.id).checkpointKey);
+    }
+  }
+  return keys;
+}
+
+/**
+ * Version keys that hold only a hash of their id, until a subscription found by another key claims them: what is
+ * left at the end belongs to no subscription the scan found. Holds only such keys (and claims that came before their
+ * key was scanned), never the subscriptions.
+ */
+export class UnclaimedVersionKeys {
+  /** By what Cluster hashes of the checkpoint key behind them: its tag, which a second scan looks for. */
+  readonly #byHashedPart = new Map<string, Set<string>>();
+  readonly #claimedBeforeScanned = new Set<string>();
+  readonly #layout: CheckpointKeyLayout;
+
+  constructor(layout: CheckpointKeyLayout) {
+    this.#layout = layout;
+  }
+
+  /** Whether every version key scanned so far was claimed. */
+  get isEmpty(): boolean {
+    return this.#byHashedPart.size === 0;
+  }
+
+  /** Notes scanned version keys; one claimed before it was scanned is done with. */
+  scanned(versionKeys: readonly string[]): void {
+    for (const versionKey of versionKeys) {
+      if (this.#claimedBeforeScanned.delete(versionKey)) {
+        continue;
+      }
+      const hashedPart = this.#layout.versionKeyHashedPart(versionKey) ?? '';
+      this.#byHashedPart.set(hashedPart, (this.#byHashedPart.get(hashedPart) ?? new Set()).add(versionKey));
+    }
+  }
+
+  /** A subscription found by another key holds `versionKey`: it is not unclaimed, whether scanned yet or not. */
+  claim(versionKey: string): void {
+    if (!this.resolve(versionKey)) {
+      this.#claimedBeforeScanned.add(versionKey);
+    }
+  }
+
+  /** Removes `versionKey` from the unclaimed ones; true when it was there. */
+  resolve(versionKey: string): boolean {
+    const hashedPart = this.#layout.versionKeyHashedPart(versionKey) ?? '';
+    const keys = this.#byHashedPart.get(hashedPart);
+    if (keys?.delete(versionKey) !== true) {
+      return false;
+    }
+    if (keys.size === 0) {
+      this.#byHashedPart.delete(hashedPart);
+    }
+    return true;
+  }
+
+  /** Whether an unclaimed version key carries the tag (or whole key) `hashedPart`. */
+  hasHashedPart(hashedPart: string): boolean {
+    return this.#byHashedPart.has(hashedPart);
+  }
+
+  /** The unclaimed version keys, sorted. */
+  remaining(): string[] {
+    return [...this.#byHashedPart.values()].flatMap((keys) => [...keys]).sort();
+  }
+}
+
+/**
+ * The checkpoint key `key` of a subscription whose version key is unclaimed, as its id; `undefined` for any other
+ * key. With no `keyPrefix` a second scan looks for them: a tagged id's version key holds only the tag.
+ */
+export function idOfUnclaimedCheckpointKey(
+  key: string,
+  layout: CheckpointKeyLayout,
+  unclaimed: UnclaimedVersionKeys,
+): string | undefined {
+  if (!unclaimed.hasHashedPart(clusterHashedPart(key))) {
+    return undefined;
+  }
+  const id = layout.subscriptionIdOf(key);
   let versionKey: string;
   try {
-    versionKey = layout.keysFor(id).versionKey;
+    versionKey = id === undefined ? '' : layout.keysFor(id).versionKey;
   } catch {
-    return false;
+    return undefined;
   }
-  const hashedPart = layout.versionKeyHashedPart(versionKey) ?? '';
-  const keys = unresolved.get(hashedPart);
-  if (keys?.delete(versionKey) !== true) {
-    return false;
-  }
-  if (keys.size === 0) {
-    unresolved.delete(hashedPart);
-  }
-  return true;
+  return id !== undefined && unclaimed.resolve(versionKey) ? id : undefined;
 }
 
-/** Runs `SCAN` to the end on each master in turn, handing every key to `visit`; resolves to how many keys it saw. */
-async function scanEveryMaster(
+/**
+ * Runs `SCAN <cursor> COUNT 1000` to the end on each master in turn, never `KEYS`, handing each reply's keys to
+ * `visit` before asking for the next, so that nothing but one reply is held; resolves to how many keys it saw.
+ */
+export async function scanEveryMaster(
   masters: readonly IORedis.Redis[],
   progress: ScanProgress,
-  visit: (key: string) => void,
+  visit: (keys: readonly string[]) => Promise<void>,
 ): Promise<number> {
   let scanned = 0;
   for (const [index, master] of masters.entries()) {
@@ -110,11 +202,9 @@ async function scanEveryMaster(
     let cursor = '0';
     do {
       const [next, keys] = await master.scan(cursor, 'COUNT', scanCount);
-      for (const key of keys) {
-        visit(key);
-      }
       scanned += keys.length;
       progress.advance(keys.length, masters.length === 1 ? 'keys scanned' : where);
+      await visit(keys);
       cursor = next;
     } while (cursor !== '0');
   }

@@ -11,11 +11,19 @@ import {
   storedVersion,
 } from '../../runtime/redis/index.js';
 import type { RedisAddress } from '../connection-url.js';
-import type { Inspection, OperatorBackend } from '../operator-backend.js';
+import type { InspectedBatch, Inspection, InspectionCoverage, OperatorBackend } from '../operator-backend.js';
 import type { ScanProgress } from '../scan-progress.js';
 import type { RecordedLease, SubscriptionState } from '../subscription-health.js';
 import { connectRedis, type IORedisModule, type RedisConnection } from './redis-connection.js';
-import { scanRedisKeyspace } from './redis-keyspace-scan.js';
+import {
+  idOfUnclaimedCheckpointKey,
+  keysRankedAbove,
+  recogniseKeys,
+  scanEveryMaster,
+  UnclaimedVersionKeys,
+  type NamingKey,
+  type RedisKeyspaceLayout,
+} from './redis-keyspace-scan.js';
 
 /** The `--redis` settings: the layout of the storage and the strategy the application runs with. */
 export interface RedisOperatorOptions {
@@ -28,6 +36,12 @@ export interface RedisOperatorOptions {
 
 /** Subscriptions read at once: each is five commands, sent together. */
 const readBatch = 100;
+
+/** One subscription as read, and whether its version key exists (holding a version or not). */
+interface ReadSubscription {
+  readonly state: SubscriptionState;
+  readonly versionKeyStored: boolean;
+}
 
 /**
  * The operator commands over a Redis server or Cluster. Reads go through the storage's own `read` and `writeVersion`
@@ -67,24 +81,72 @@ export class RedisOperatorBackend implements OperatorBackend {
     return new RedisOperatorBackend(connection, options, address.display);
   }
 
-  async inspect(ids: readonly string[] | undefined, progress: ScanProgress): Promise<Inspection> {
+  async inspect(ids: readonly string[]): Promise<Inspection> {
     try {
-      if (ids !== undefined) {
-        return { subscriptions: await this.#read(ids), coverage: `${ids.length} ids read` };
+      const subscriptions: SubscriptionState[] = [];
+      for (let start = 0; start < ids.length; start += readBatch) {
+        const read = await Promise.all(ids.slice(start, start + readBatch).map((id) => this.#readOne(id)));
+        subscriptions.push(...read.map(({ state }) => state));
       }
+      return { subscriptions, coverage: `${ids.length} ids read` };
+    } catch (error) {
+      throw this.#connection.failure(error);
+    }
+  }
+
+  /**
+   * Scans every master and, for each `SCAN` reply, reads and reports the subscriptions its keys list before asking for
+   * the next. A subscription is listed by the first of its keys by rank that it has (`keysRankedAbove`), so it is
+   * listed once without the scan remembering it. Version keys that hold only a hash of their id are kept until a
+   * subscription claims them; under a `keyPrefix` they are only counted (another prefix's version keys share the
+   * version-key prefix, and no key of ours names them).
+   */
+  async inspectEverySubscription(progress: ScanProgress, report: InspectedBatch): Promise<InspectionCoverage> {
+    const layout = { checkpoints: this.#layout, leaseKeyPrefix: this.#leaseKeyPrefix };
+    const prefixed = this.#layout.keyPrefix !== '';
+    const unclaimed = new UnclaimedVersionKeys(this.#layout);
+    /** Under a keyPrefix: unnamed version keys scanned, less those a subscription of the prefix holds. */
+    let outsidePrefix = 0;
+    try {
       const masters = this.#connection.masters();
-      const found = await scanRedisKeyspace(
-        masters,
-        { checkpoints: this.#layout, leaseKeyPrefix: this.#leaseKeyPrefix },
-        progress,
-      );
+      let keysScanned = await scanEveryMaster(masters, progress, async (keys) => {
+        const recognised = recogniseKeys(keys, layout);
+        const read = await this.#readListed(recognised.naming, layout);
+        report(read.map(({ state }) => state));
+        for (const { state, versionKeyStored } of read) {
+          const versionKey = state.records['version'] ?? '';
+          if (versionKeyStored && this.#layout.subscriptionIdOfVersionKey(versionKey) !== state.id) {
+            if (prefixed) {
+              outsidePrefix -= 1;
+            } else {
+              unclaimed.claim(versionKey);
+            }
+          }
+        }
+        if (prefixed) {
+          outsidePrefix += recognised.unnamedVersionKeys.length;
+        } else {
+          unclaimed.scanned(recognised.unnamedVersionKeys);
+        }
+      });
+      // Under a keyPrefix every checkpoint key named its id already; without one, look for the tagged ones.
+      if (!prefixed && !unclaimed.isEmpty) {
+        keysScanned += await scanEveryMaster(masters, progress, async (keys) => {
+          const ids = keys.flatMap((key) => idOfUnclaimedCheckpointKey(key, this.#layout, unclaimed) ?? []);
+          report((await Promise.all(ids.map((id) => this.#readOne(id)))).map(({ state }) => state));
+        });
+      }
       progress.finish('keys scanned');
-      const known = await this.#read([...found.ids].sort());
-      const orphans = await Promise.all([...found.orphanVersionKeys].sort().map((key) => this.#orphan(key)));
-      return {
-        subscriptions: [...known, ...orphans],
-        coverage: `${found.keysScanned.toLocaleString('en-US')} keys scanned${this.#connection.isCluster ? ` on ${found.masters} masters` : ''}`,
-      };
+      const orphans = prefixed ? [] : unclaimed.remaining();
+      for (let start = 0; start < orphans.length; start += readBatch) {
+        report(await Promise.all(orphans.slice(start, start + readBatch).map((key) => this.#orphan(key))));
+      }
+      const scanned = `${keysScanned.toLocaleString('en-US')} keys scanned${this.#connection.isCluster ? ` on ${masters.length} masters` : ''}`;
+      const leftOut =
+        prefixed && outsidePrefix > 0
+          ? `, ${outsidePrefix.toLocaleString('en-US')} ${outsidePrefix === 1 ? 'version key' : 'version keys'} outside --key-prefix left out`
+          : '';
+      return { coverage: scanned + leftOut };
     } catch (error) {
       throw this.#connection.failure(error);
     }
@@ -134,16 +196,29 @@ export class RedisOperatorBackend implements OperatorBackend {
     this.#connection.close();
   }
 
-  /** Reads the subscriptions `ids`, a batch at a time. */
-  async #read(ids: readonly string[]): Promise<SubscriptionState[]> {
-    const states: SubscriptionState[] = [];
-    for (let start = 0; start < ids.length; start += readBatch) {
-      states.push(...(await Promise.all(ids.slice(start, start + readBatch).map((id) => this.#readOne(id)))));
-    }
-    return states;
+  /** Reads the subscriptions that `naming` lists: those with none of their keys ranked above the one scanned. */
+  async #readListed(naming: readonly NamingKey[], layout: RedisKeyspaceLayout): Promise<ReadSubscription[]> {
+    const client = this.#connection.client;
+    const listed = await Promise.all(
+      naming.map(async (key) => {
+        const above = await Promise.all(
+          keysRankedAbove(key, layout).map((rankedAbove) =>
+            client.get(rankedAbove).catch((error: unknown) => {
+              // A key of another type exists all the same: the subscription is listed by that key, with the problem.
+              if (error instanceof Error && error.message.startsWith('WRONGTYPE')) {
+                return 'exists';
+              }
+              throw error;
+            }),
+          ),
+        );
+        return above.every((value) => value === null) ? [key.id] : [];
+      }),
+    );
+    return Promise.all(listed.flat().map((id) => this.#readOne(id)));
   }
 
-  async #readOne(id: string): Promise<SubscriptionState> {
+  async #readOne(id: string): Promise<ReadSubscription> {
     const client = this.#connection.client;
     const { checkpointKey, versionKey, clusterAligned } = this.#layout.keysFor(id);
     const leaseKeys = redisLeaseKeys(this.#leaseKeyPrefix, id);
@@ -158,14 +233,26 @@ export class RedisOperatorBackend implements OperatorBackend {
       );
       return undefined;
     };
+    let versionKeyStored = false;
     const [checkpoint, storedVersion, leaseValue, leaseTtl, counter] = await Promise.all([
       this.#storage.read(id).catch(noted),
-      this.#storage.writeVersion(id).catch(noted),
+      this.#storage.writeVersion(id).then(
+        (version) => {
+          versionKeyStored = version !== undefined;
+          return version;
+        },
+        (error: unknown) => {
+          // Read, but not as a version: the key exists all the same.
+          versionKeyStored = true;
+          noted(error);
+          return undefined;
+        },
+      ),
       client.get(leaseKeys.lease).catch(noted),
       client.pttl(leaseKeys.lease),
       client.get(leaseKeys.token).catch(noted),
     ]);
-    return {
+    const state = {
       id,
       checkpoint,
       storedVersion,
@@ -175,6 +262,7 @@ export class RedisOperatorBackend implements OperatorBackend {
       records: { checkpoint: checkpointKey, version: versionKey, lease: leaseKeys.lease, token: leaseKeys.token },
       problems,
     };
+    return { state, versionKeyStored };
   }
 
   /** A version key whose id nothing in the keyspace tells. */

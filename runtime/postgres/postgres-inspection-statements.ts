@@ -20,25 +20,28 @@ export interface PostgresInspectionSettingNames {
 }
 
 /**
- * The read-only statements that list the rows of a checkpoint table and a lease table, with the same table names,
- * defaults and identifier rules as the storage and the strategy. Each takes $1 the ids to read (`text[]`, or NULL
- * for every row), $2 the last id of the previous page (NULL for the first), $3 the page size; rows come ordered by id.
+ * The read-only statement that lists the subscriptions of a checkpoint table and a lease table, a page at a time, with
+ * the same table names, defaults and identifier rules as the storage and the strategy.
  */
 export interface PostgresInspectionStatements {
   /** For messages: `schema.table` or `table`. */
   readonly checkpointTable: string;
   readonly leaseTable: string;
-  /** → `subscription_id`, `checkpoint` (NULL for a version recorded alone), `version` as text (or NULL). */
-  readonly checkpoints: string;
   /**
-   * → `subscription_id`, `token` (the last token minted, as text), `owner` (NULL while free) and `expires_in_ms`, the
-   * milliseconds left on the lease by the database clock as text, negative once it expired (NULL while free).
+   * One page of the ids either table holds, in the order of the tables' primary keys, each with both its rows. Takes
+   * $1 the ids to read (`text[]`, or NULL for every id), $2 the last id of the previous page (NULL for the first), $3
+   * the page size: keyset pagination, so each page is two index range scans however far the inspection got, and no
+   * cursor or session state is needed (an unnamed statement, ADR 0805, fine behind pgbouncer).
+   * → `subscription_id`; `in_checkpoints` (a boolean), `checkpoint` (NULL for a version recorded alone), `version` as
+   * text (or NULL); `in_leases`, `token` (the last token minted, as text), `owner` (NULL while free) and
+   * `expires_in_ms`, the milliseconds left on the lease by the database clock as text, negative once it expired (NULL
+   * while free).
    */
-  readonly leases: string;
+  readonly subscriptions: string;
 }
 
 /**
- * The inspection statements for `tables`.
+ * The inspection statement for `tables`.
  * @throws TypeError for a table or schema that is not a plain identifier, naming the setting as `names` says.
  */
 export function postgresInspectionStatements(
@@ -49,16 +52,23 @@ export function postgresInspectionStatements(
   const leaseNames: TableSettingNames = { table: names.leaseTable, schema: names.schema };
   const checkpoints = qualifiedTableName(checkpointNames, tables.table ?? defaultCheckpointTable, tables.schema);
   const leases = qualifiedTableName(leaseNames, tables.leaseTable ?? defaultLeaseTable, tables.schema);
-  const page =
+  const pageOf = (table: string): string =>
+    `(SELECT subscription_id FROM ${table} ` +
     'WHERE ($1::text[] IS NULL OR subscription_id = ANY($1::text[])) AND ($2::text IS NULL OR subscription_id > $2::text) ' +
-    'ORDER BY subscription_id LIMIT $3::integer';
+    'ORDER BY subscription_id LIMIT $3::integer)';
   return {
     checkpointTable: checkpoints.display,
     leaseTable: leases.display,
-    checkpoints: `SELECT subscription_id, checkpoint, version::text AS version FROM ${checkpoints.sql} ${page}`,
-    leases:
-      'SELECT subscription_id, token::text AS token, owner, ' +
-      'round(extract(epoch FROM expires_at - clock_timestamp()) * 1000)::text AS expires_in_ms ' +
-      `FROM ${leases.sql} ${page}`,
+    subscriptions:
+      'SELECT page.subscription_id, ' +
+      'cp.subscription_id IS NOT NULL AS in_checkpoints, cp.checkpoint, cp.version::text AS version, ' +
+      'lease.subscription_id IS NOT NULL AS in_leases, lease.token::text AS token, lease.owner, ' +
+      'round(extract(epoch FROM lease.expires_at - clock_timestamp()) * 1000)::text AS expires_in_ms ' +
+      // The first $3 ids of the two tables together: each table's first $3 after $2, merged.
+      `FROM (SELECT subscription_id FROM (${pageOf(checkpoints.sql)} UNION ${pageOf(leases.sql)}) AS both_tables ` +
+      'ORDER BY subscription_id LIMIT $3::integer) AS page ' +
+      `LEFT JOIN ${checkpoints.sql} AS cp ON cp.subscription_id = page.subscription_id ` +
+      `LEFT JOIN ${leases.sql} AS lease ON lease.subscription_id = page.subscription_id ` +
+      'ORDER BY page.subscription_id',
   };
 }

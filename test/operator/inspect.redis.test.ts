@@ -276,3 +276,59 @@ describe('repair --raise-token and reset on a real redis-server', { timeout: 60_
     expect(await admin.exists(layout.keysFor('healthy').checkpointKey)).toBe(1);
   });
 });
+
+describe('inspect --key-prefix on a redis-server two services share', { timeout: 60_000 }, () => {
+  // Two services, each with its storage's keyPrefix and its strategy's lease key prefix, and the default version-key
+  // prefix: each service's version keys carry its checkpoint key (or tag) in their hash tag, under one shared prefix.
+  const twoServices = useSharedRedis();
+  const services: RedisLeaseStrategy[] = [];
+
+  afterAll(async () => {
+    await Promise.all(services.map((strategy) => strategy.shutdown()));
+  });
+
+  it('lists only the subscriptions under the prefix, flags nothing, and counts the version keys it left out', async () => {
+    for (const service of ['svc-a', 'svc-b']) {
+      const storage = RedisCheckpointStorage.forStandalone(twoServices.connect(), { keyPrefix: `${service}:` });
+      const strategy = new RedisLeaseStrategy(twoServices.connect(), {
+        keyPrefix: `${service}:lease:`,
+        leaseTimeMs: longLeaseMs,
+        onError: () => undefined,
+      });
+      services.push(strategy);
+      // The tagged ids differ: the same tagged id under both prefixes would share one version key (its tag and the
+      // hash of the id are all the version key holds).
+      for (const id of ['payments', service === 'svc-a' ? '{tenant}-orders' : '{tenant}-refunds']) {
+        await strategy.register(id, 'node-a');
+        await storage.save(id, `cp-${service}-${id}`, notOlderThan(strategy.fencingToken(id) ?? -1n));
+      }
+    }
+    const scoped = [
+      '--redis',
+      `redis://${twoServices.host}:${twoServices.port}/${twoServices.database}`,
+      '--key-prefix',
+      'svc-a:',
+      '--lease-key-prefix',
+      'svc-a:lease:',
+    ];
+
+    const json = await runCli(['inspect', ...scoped, '--json']);
+    expect(json.stderr).toBe('');
+    expect(json.status).toBe(0);
+    expect(
+      jsonRows(json)
+        .map((row) => [row.id, row.checkpoint, row.flags])
+        .sort(),
+    ).toEqual([
+      ['payments', 'cp-svc-a-payments', []],
+      ['{tenant}-orders', 'cp-svc-a-{tenant}-orders', []],
+    ]);
+
+    const text = await runCli(['inspect', ...scoped]);
+    expect(text.status).toBe(0);
+    expect(text.stdout).not.toMatch(/^\?/mu);
+    expect(text.stdout).toMatch(
+      /^2 subscriptions, all healthy; 16 keys scanned, 2 version keys outside --key-prefix left out \(redis:\/\/[^)]*\)$/mu,
+    );
+  });
+});

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { inspectionJsonRows, inspectionSummary, inspectionText } from '../../operator/inspection-report.js';
-import { judgeSubscription, type SubscriptionState } from '../../operator/subscription-health.js';
+import {
+  inspectionJsonRow,
+  JsonInspectionReport,
+  TextInspectionReport,
+  type InspectionReport,
+} from '../../operator/inspection-report.js';
+import { InspectionTally } from '../../operator/inspection-tally.js';
+import {
+  judgeSubscription,
+  type JudgedSubscription,
+  type SubscriptionState,
+} from '../../operator/subscription-health.js';
 
 const owner = 'node-a 6f1c2d3e-9b8a-4c7d-8e6f-5a4b3c2d1e0f/3';
 const states: SubscriptionState[] = [
@@ -36,10 +46,26 @@ const states: SubscriptionState[] = [
   },
 ];
 const judged = states.map(judgeSubscription);
+const [orders, spaced, orphan] = judged as [JudgedSubscription, JudgedSubscription, JudgedSubscription];
+
+/** What `report` prints for `batches`, one string a call of its output. */
+function printed(
+  create: (out: (text: string) => void) => InspectionReport,
+  batches: readonly (typeof judged)[],
+  summary = 'summary',
+): string[] {
+  const writes: string[] = [];
+  const report = create((text) => writes.push(text));
+  for (const batch of batches) {
+    report.write(batch);
+  }
+  report.end(summary);
+  return writes;
+}
 
 describe('the inspect report', () => {
   it('is a table with one row a subscription, values quoted and cut where they would not read as one word', () => {
-    expect(inspectionText(judged, 'summary')).toBe(
+    expect(printed((out) => new TextInspectionReport(out), [judged]).join('')).toBe(
       [
         'SUBSCRIPTION        CHECKPOINT                                VERSION               HOLDER             TOKEN  EXPIRES IN         NEXT TOKEN  FLAGS',
         'orders              1042                                      7                     node-a 6f1c2d3e/3  7      13.2 s             8           -',
@@ -53,7 +79,7 @@ describe('the inspect report', () => {
   });
 
   it('in JSON, keeps every value whole and every version exact', () => {
-    expect(inspectionJsonRows(judged)[1]).toEqual({
+    expect(inspectionJsonRow(spaced)).toEqual({
       id: 'id with spaces\n',
       checkpoint: 'x'.repeat(60),
       storedVersion: '18446744073709551617',
@@ -67,12 +93,40 @@ describe('the inspect report', () => {
     });
   });
 
-  it('sums up how many need attention and for what', () => {
-    expect(inspectionSummary(judged, '12 keys scanned', 'redis://h:6379/0', 0.42)).toBe(
+  it('sums up how many need attention and for what, from counts kept as the rows go by', () => {
+    const tally = new InspectionTally();
+    tally.add(judged.slice(0, 1));
+    tally.add(judged.slice(1));
+    expect(tally.summary('12 keys scanned', 'redis://h:6379/0', 0.42)).toBe(
       '3 subscriptions, 2 flagged (stuck 1, stray-version 1, expired-lease 1); 12 keys scanned (redis://h:6379/0, 0.4 s)',
     );
-    expect(inspectionSummary(judged.slice(0, 1), '1 ids read', 'redis://h:6379/0', 1)).toBe(
+    expect(tally.needsAttention).toBe(true);
+    const healthy = new InspectionTally();
+    healthy.add(judged.slice(0, 1));
+    expect(healthy.summary('1 ids read', 'redis://h:6379/0', 1)).toBe(
       '1 subscription, all healthy; 1 ids read (redis://h:6379/0, 1.0 s)',
     );
+    expect(healthy.needsAttention).toBe(false);
+  });
+
+  it('prints each batch as it comes once the first rows fixed the column widths; a wider cell later pushes its row right', () => {
+    const writes = printed((out) => new TextInspectionReport(out, 1), [[orders], [spaced], [orphan]]);
+    expect(writes).toEqual([
+      'SUBSCRIPTION  CHECKPOINT  VERSION  HOLDER             TOKEN  EXPIRES IN  NEXT TOKEN  FLAGS\n',
+      'orders        1042        7        node-a 6f1c2d3e/3  7      13.2 s      8           -\n',
+      '"id with spaces\\n"  xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…  18446744073709551617  hand-written       1      expired 2.5 s ago  2           stuck,expired-lease\n',
+      '?             -           2        -                  -      -           -           stray-version\n' +
+        '? "checkpoint-fencing:version:{tenant}00": a version key whose subscription no checkpoint or lease key names (only a hash of the id is in the key)\n',
+      'summary\n',
+    ]);
+    expect(printed((out) => new TextInspectionReport(out), [[]])).toEqual(['summary\n']);
+  });
+
+  it('in JSON, prints one array a batch at a time, the same text as the whole array at once', () => {
+    const whole = `${JSON.stringify(judged.map(inspectionJsonRow), null, 2)}\n`;
+    const writes = printed((out) => new JsonInspectionReport(out), [judged.slice(0, 2), [], judged.slice(2)]);
+    expect(writes).toHaveLength(3);
+    expect(writes.join('')).toBe(whole);
+    expect(printed((out) => new JsonInspectionReport(out), [])).toEqual(['[]\n']);
   });
 });

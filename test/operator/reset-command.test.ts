@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { Inspection, OperatorBackend } from '../../operator/operator-backend.js';
+import type {
+  InspectedBatch,
+  Inspection,
+  InspectionCoverage,
+  OperatorBackend,
+} from '../../operator/operator-backend.js';
 import type { OperatorInvocation } from '../../operator/operator-arguments.js';
 import { resetCommand } from '../../operator/reset-command.js';
+import type { ScanProgress } from '../../operator/scan-progress.js';
 import type { SubscriptionState } from '../../operator/subscription-health.js';
 import { CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError } from '../../runtime/index.js';
 
@@ -32,11 +38,16 @@ class RecordingBackend implements OperatorBackend {
     this.states = new Map(states.map((state) => [state.id ?? '', state]));
   }
 
-  async inspect(ids: readonly string[] | undefined): Promise<Inspection> {
-    const subscriptions = (ids ?? [...this.states.keys()]).map(
+  async inspect(ids: readonly string[]): Promise<Inspection> {
+    const subscriptions = ids.map(
       (id) => this.states.get(id) ?? { ...stopped, id, checkpoint: undefined, storedVersion: undefined },
     );
     return { subscriptions, coverage: `${subscriptions.length} ids read` };
+  }
+
+  async inspectEverySubscription(_progress: ScanProgress, report: InspectedBatch): Promise<InspectionCoverage> {
+    report([...this.states.values()]);
+    return { coverage: `${this.states.size} ids read` };
   }
 
   async raiseFencingTokenAbove(id: string, version: bigint): Promise<void> {

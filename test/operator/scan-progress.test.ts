@@ -54,4 +54,25 @@ describe('ScanProgress', () => {
       '\r\x1b[K',
     ]);
   });
+
+  it('on a terminal, clears its line for the report printed meanwhile and draws it again at the next advance', () => {
+    const { progress, written } = progressOn(true);
+    progress.interrupt();
+    progress.advance(20_000, 'keys scanned');
+    progress.interrupt();
+    progress.interrupt();
+    progress.advance(1_000, 'keys scanned');
+    progress.interrupt();
+    progress.finish('keys scanned');
+    expect(written).toEqual([
+      '\r\x1b[Kinspect: 20,000 keys scanned…',
+      '\r\x1b[K',
+      '\r\x1b[Kinspect: 21,000 keys scanned…',
+      '\r\x1b[K',
+    ]);
+    const { progress: toLog, written: logged } = progressOn(false);
+    toLog.advance(20_000, 'keys scanned');
+    toLog.interrupt();
+    expect(logged).toEqual(['inspect: 20,000 keys scanned…\n']);
+  });
 });

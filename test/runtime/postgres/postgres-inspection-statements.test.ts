@@ -9,15 +9,15 @@ describe('postgresInspectionStatements', () => {
     const defaults = postgresInspectionStatements({}, flags);
     expect(PostgresCheckpointStorage.createTableSql()).toContain(`"${defaults.checkpointTable}"`);
     expect(PostgresLeaseStrategy.createTableSql()).toContain(`"${defaults.leaseTable}"`);
-    expect(defaults.checkpoints).toContain('FROM "checkpoint_fencing_checkpoints" WHERE');
-    expect(defaults.leases).toContain('FROM "checkpoint_fencing_leases" WHERE');
+    expect(defaults.subscriptions).toContain('FROM "checkpoint_fencing_checkpoints" WHERE');
+    expect(defaults.subscriptions).toContain('FROM "checkpoint_fencing_leases" WHERE');
 
     const named = postgresInspectionStatements({ schema: 'ops', table: 'cp', leaseTable: 'lt' }, flags);
     expect(named).toMatchObject({ checkpointTable: 'ops.cp', leaseTable: 'ops.lt' });
     expect(PostgresCheckpointStorage.createTableSql({ schema: 'ops', table: 'cp' })).toContain(
-      named.checkpoints.slice(named.checkpoints.indexOf('"ops"'), named.checkpoints.indexOf(' WHERE')),
+      named.subscriptions.slice(named.subscriptions.indexOf('"ops"'), named.subscriptions.indexOf(' WHERE')),
     );
-    expect(named.leases).toContain('FROM "ops"."lt" WHERE');
+    expect(named.subscriptions).toContain('FROM "ops"."lt" WHERE');
   });
 
   it.each([
