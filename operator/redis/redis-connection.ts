@@ -154,7 +154,8 @@ async function clusterConnection(
   const cluster = new ioredis.Cluster([{ host: address.host, port: address.port }], {
     redisOptions: clientOptions(address, timeoutMs),
     clusterRetryStrategy: () => null,
-    enableAutoPipelining: true,
+    // No enableAutoPipelining here: a Cluster's auto-pipeline hands a MOVED to an unannounced node back as a bare
+    // error, where the natMap guard below explains the refusal (operator-cli.process.test.ts).
     slotsRefreshTimeout: timeoutMs,
     enableOfflineQueue: true,
     lazyConnect: true,
