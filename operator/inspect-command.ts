@@ -21,16 +21,17 @@ export async function inspectCommand(
     ? new JsonInspectionReport(io.out)
     : new TextInspectionReport(io.out);
   const tally = new InspectionTally();
-  const judgeAndPrint = (states: readonly SubscriptionState[]): void => {
+  const judgeAndPrint = async (states: readonly SubscriptionState[]): Promise<void> => {
     const subscriptions = states.map(judgeSubscription);
     progress.interrupt();
     report.write(subscriptions);
     tally.add(subscriptions);
+    await io.outDrained();
   };
   let read: InspectionCoverage;
   if (invocation.ids.length > 0) {
     const inspection = await backend.inspect(invocation.ids, progress);
-    judgeAndPrint(inspection.subscriptions);
+    await judgeAndPrint(inspection.subscriptions);
     read = inspection;
   } else {
     read = await backend.inspectEverySubscription(progress, judgeAndPrint);

@@ -12,8 +12,11 @@ export interface Inspection extends InspectionCoverage {
   readonly subscriptions: readonly SubscriptionState[];
 }
 
-/** Takes the subscriptions a scan reads, a batch at a time, as soon as they are read. */
-export type InspectedBatch = (subscriptions: readonly SubscriptionState[]) => void;
+/**
+ * Takes the subscriptions a scan reads, a batch at a time, as soon as they are read; resolves once the report can take
+ * the next batch, so that a reader slower than the store holds the scan back instead of piling output up in memory.
+ */
+export type InspectedBatch = (subscriptions: readonly SubscriptionState[]) => Promise<void>;
 
 /**
  * A store the operator commands work on: a Redis server or Cluster, or a PostgreSQL database. Every change goes

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_NAME } from '../vocabulary/index.js';
@@ -32,6 +33,11 @@ function processEnvironment(): OperatorEnvironment {
     io: {
       out: (text) => process.stdout.write(text),
       err: (text) => process.stderr.write(text),
+      outDrained: async () => {
+        if (process.stdout.writableNeedDrain) {
+          await once(process.stdout, 'drain');
+        }
+      },
       errIsTTY: process.stderr.isTTY,
     },
     cwd: process.cwd(),
@@ -55,6 +61,7 @@ export async function runOperatorCommand(
     err: (text) => {
       environment.io.err(redactor.redact(text));
     },
+    outDrained: environment.io.outDrained,
     errIsTTY: environment.io.errIsTTY,
   };
   try {

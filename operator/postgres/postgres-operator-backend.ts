@@ -76,7 +76,7 @@ export class PostgresOperatorBackend implements OperatorBackend {
 
   async inspect(ids: readonly string[], progress: ScanProgress): Promise<Inspection> {
     const found = new Map<string, SubscriptionState>();
-    const { coverage } = await this.#readPages(ids, progress, (states) => {
+    const { coverage } = await this.#readPages(ids, progress, async (states) => {
       for (const state of states) {
         found.set(state.id ?? '', state);
       }
@@ -124,7 +124,7 @@ export class PostgresOperatorBackend implements OperatorBackend {
             return this.#state(id, checkpointRow, leaseRow);
           });
           progress.advance(rowsRead - rowsBefore, 'rows read');
-          report(states);
+          await report(states);
           if (page.length < pageSize) {
             break;
           }

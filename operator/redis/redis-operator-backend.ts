@@ -24,6 +24,7 @@ import {
   type NamingKey,
   type RedisKeyspaceLayout,
 } from './redis-keyspace-scan.js';
+import { getEach, type StringRead } from './redis-string-reads.js';
 
 /** The `--redis` settings: the layout of the storage and the strategy the application runs with. */
 export interface RedisOperatorOptions {
@@ -34,8 +35,11 @@ export interface RedisOperatorOptions {
   readonly timeoutMs: number;
 }
 
-/** Subscriptions read at once: each is five commands, sent together. */
-const readBatch = 100;
+/** Ids read at once: one `MGET` of their keys and a `PTTL` each, sent together. */
+const readBatch = 1_000;
+
+/** Keys `#read` reads of each subscription: checkpoint, version, lease, token. */
+const keysRead = 4;
 
 /** One subscription as read, and whether its version key exists (holding a version or not). */
 interface ReadSubscription {
@@ -85,7 +89,7 @@ export class RedisOperatorBackend implements OperatorBackend {
     try {
       const subscriptions: SubscriptionState[] = [];
       for (let start = 0; start < ids.length; start += readBatch) {
-        const read = await Promise.all(ids.slice(start, start + readBatch).map((id) => this.#readOne(id)));
+        const read = await this.#read(ids.slice(start, start + readBatch));
         subscriptions.push(...read.map(({ state }) => state));
       }
       return { subscriptions, coverage: `${ids.length} ids read` };
@@ -111,8 +115,8 @@ export class RedisOperatorBackend implements OperatorBackend {
       const masters = this.#connection.masters();
       let keysScanned = await scanEveryMaster(masters, progress, async (keys) => {
         const recognised = recogniseKeys(keys, layout);
-        const read = await this.#readListed(recognised.naming, layout);
-        report(read.map(({ state }) => state));
+        const read = await this.#read(await this.#listed(recognised.naming, layout));
+        await report(read.map(({ state }) => state));
         for (const { state, versionKeyStored } of read) {
           const versionKey = state.records['version'] ?? '';
           if (versionKeyStored && this.#layout.subscriptionIdOfVersionKey(versionKey) !== state.id) {
@@ -133,13 +137,13 @@ export class RedisOperatorBackend implements OperatorBackend {
       if (!prefixed && !unclaimed.isEmpty) {
         keysScanned += await scanEveryMaster(masters, progress, async (keys) => {
           const ids = keys.flatMap((key) => idOfUnclaimedCheckpointKey(key, this.#layout, unclaimed) ?? []);
-          report((await Promise.all(ids.map((id) => this.#readOne(id)))).map(({ state }) => state));
+          await report((await this.#read(ids)).map(({ state }) => state));
         });
       }
       progress.finish('keys scanned');
       const orphans = prefixed ? [] : unclaimed.remaining();
       for (let start = 0; start < orphans.length; start += readBatch) {
-        report(await Promise.all(orphans.slice(start, start + readBatch).map((key) => this.#orphan(key))));
+        await report(await this.#orphans(orphans.slice(start, start + readBatch)));
       }
       const scanned = `${keysScanned.toLocaleString('en-US')} keys scanned${this.#connection.isCluster ? ` on ${masters.length} masters` : ''}`;
       const leftOut =
@@ -196,95 +200,125 @@ export class RedisOperatorBackend implements OperatorBackend {
     this.#connection.close();
   }
 
-  /** Reads the subscriptions that `naming` lists: those with none of their keys ranked above the one scanned. */
-  async #readListed(naming: readonly NamingKey[], layout: RedisKeyspaceLayout): Promise<ReadSubscription[]> {
-    const client = this.#connection.client;
-    const listed = await Promise.all(
-      naming.map(async (key) => {
-        const above = await Promise.all(
-          keysRankedAbove(key, layout).map((rankedAbove) =>
-            client.get(rankedAbove).catch((error: unknown) => {
-              // A key of another type exists all the same: the subscription is listed by that key, with the problem.
-              if (error instanceof Error && error.message.startsWith('WRONGTYPE')) {
-                return 'exists';
-              }
-              throw error;
-            }),
-          ),
-        );
-        return above.every((value) => value === null) ? [key.id] : [];
-      }),
-    );
-    return Promise.all(listed.flat().map((id) => this.#readOne(id)));
+  /**
+   * The ids that `naming` lists: those with none of their keys ranked above the one scanned. A key of another type
+   * ranked above exists all the same: the subscription is listed by that key, with the problem.
+   */
+  async #listed(naming: readonly NamingKey[], layout: RedisKeyspaceLayout): Promise<string[]> {
+    const above: string[] = [];
+    const ends: number[] = [];
+    for (const key of naming) {
+      above.push(...keysRankedAbove(key, layout));
+      ends.push(above.length);
+    }
+    const values = await getEach(this.#connection.client, this.#connection.isCluster, above);
+    const ids: string[] = [];
+    let start = 0;
+    for (const [index, key] of naming.entries()) {
+      const end = ends[index] ?? start;
+      let exists = false;
+      for (let position = start; position < end && !exists; position += 1) {
+        exists = values[position] !== null;
+      }
+      if (!exists) {
+        ids.push(key.id);
+      }
+      start = end;
+    }
+    return ids;
   }
 
-  async #readOne(id: string): Promise<ReadSubscription> {
+  /**
+   * Reads `ids`: the checkpoint, version, lease and token keys of all of them in one go (`getEach`), and the `PTTL` of
+   * each lease key, sent with it. The version is read as the storage's `writeVersion` reads it.
+   */
+  async #read(ids: readonly string[]): Promise<ReadSubscription[]> {
     const client = this.#connection.client;
-    const { checkpointKey, versionKey, clusterAligned } = this.#layout.keysFor(id);
-    const leaseKeys = redisLeaseKeys(this.#leaseKeyPrefix, id);
+    const keys: string[] = [];
+    const leaseTtls: Promise<number>[] = [];
+    for (const id of ids) {
+      const { checkpointKey, versionKey } = this.#layout.keysFor(id);
+      const leaseKeys = redisLeaseKeys(this.#leaseKeyPrefix, id);
+      keys.push(checkpointKey, versionKey, leaseKeys.lease, leaseKeys.token);
+      leaseTtls.push(client.pttl(leaseKeys.lease));
+    }
+    const [values, ttls] = await Promise.all([
+      getEach(client, this.#connection.isCluster, keys),
+      Promise.all(leaseTtls),
+    ]);
+    return ids.map((id, index) => {
+      const at = index * keysRead;
+      return this.#subscription(id, keys.slice(at, at + keysRead), values.slice(at, at + keysRead), ttls[index] ?? -2);
+    });
+  }
+
+  /** One subscription from its keys, in the order of `#read`, what they hold and its lease's time to live. */
+  #subscription(
+    id: string,
+    [checkpointKey = '', versionKey = '', leaseKey = '', tokenKey = '']: readonly string[],
+    [checkpointRead, versionRead, leaseRead, counterRead]: readonly StringRead[],
+    leaseTtl: number,
+  ): ReadSubscription {
     const problems: string[] = [];
     // A value no storage or strategy writes is reported on its row, not as a failure of the whole inspection.
-    const noted = (error: unknown): undefined => {
-      if (!(error instanceof Error) || !/^WRONGTYPE|not a canonical non-negative decimal/u.test(error.message)) {
-        throw error;
+    const text = (read: StringRead | undefined): string | undefined => {
+      if (read instanceof Error) {
+        problems.push(`a key of ${id} is not a string: ${read.message}`);
+        return undefined;
       }
-      problems.push(
-        error.message.startsWith('WRONGTYPE') ? `a key of ${id} is not a string: ${error.message}` : error.message,
-      );
-      return undefined;
+      return read ?? undefined;
     };
-    let versionKeyStored = false;
-    const [checkpoint, storedVersion, leaseValue, leaseTtl, counter] = await Promise.all([
-      this.#storage.read(id).catch(noted),
-      this.#storage.writeVersion(id).then(
-        (version) => {
-          versionKeyStored = version !== undefined;
-          return version;
-        },
-        (error: unknown) => {
-          // Read, but not as a version: the key exists all the same.
-          versionKeyStored = true;
-          noted(error);
-          return undefined;
-        },
-      ),
-      client.get(leaseKeys.lease).catch(noted),
-      client.pttl(leaseKeys.lease),
-      client.get(leaseKeys.token).catch(noted),
-    ]);
-    const state = {
-      id,
-      checkpoint,
-      storedVersion,
-      lease: recordedLease(leaseValue ?? undefined, leaseTtl, leaseKeys.lease, problems),
-      tokenCounter: tokenCounter(counter ?? undefined, leaseKeys.token, problems),
-      clusterUnaligned: this.#connection.isCluster && !clusterAligned,
-      records: { checkpoint: checkpointKey, version: versionKey, lease: leaseKeys.lease, token: leaseKeys.token },
-      problems,
-    };
-    return { state, versionKeyStored };
-  }
-
-  /** A version key whose id nothing in the keyspace tells. */
-  async #orphan(versionKey: string): Promise<SubscriptionState> {
-    const problems: string[] = [];
-    const stored = await this.#connection.client.get(versionKey);
+    const checkpoint = text(checkpointRead);
+    const versionText = text(versionRead);
     let version: bigint | undefined;
     try {
-      version = stored === null ? undefined : storedVersion(stored, versionKey);
+      version = versionText === undefined ? undefined : storedVersion(versionText, versionKey);
     } catch (error) {
       problems.push((error as Error).message);
     }
-    return {
-      id: undefined,
-      checkpoint: undefined,
+    const leaseText = text(leaseRead);
+    const counterText = text(counterRead);
+    const state = {
+      id,
+      checkpoint,
       storedVersion: version,
-      lease: undefined,
-      tokenCounter: undefined,
-      clusterUnaligned: false,
-      records: { version: versionKey },
+      lease: recordedLease(leaseText, leaseTtl, leaseKey, problems),
+      tokenCounter: tokenCounter(counterText, tokenKey, problems),
+      clusterUnaligned: this.#connection.isCluster && !CheckpointKeyLayout.clusterAligned(checkpointKey),
+      records: { checkpoint: checkpointKey, version: versionKey, lease: leaseKey, token: tokenKey },
       problems,
     };
+    // A version key read as anything, a version or not, exists.
+    return { state, versionKeyStored: versionRead !== null && versionRead !== undefined };
+  }
+
+  /** Version keys whose id nothing in the keyspace tells, as rows of their own. */
+  async #orphans(versionKeys: readonly string[]): Promise<SubscriptionState[]> {
+    const values = await getEach(this.#connection.client, this.#connection.isCluster, versionKeys);
+    return versionKeys.map((versionKey, index) => {
+      const problems: string[] = [];
+      const stored = values[index] ?? null;
+      let version: bigint | undefined;
+      try {
+        if (stored instanceof Error) {
+          problems.push(`version key ${JSON.stringify(versionKey)} is not a string: ${stored.message}`);
+        } else {
+          version = stored === null ? undefined : storedVersion(stored, versionKey);
+        }
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+      return {
+        id: undefined,
+        checkpoint: undefined,
+        storedVersion: version,
+        lease: undefined,
+        tokenCounter: undefined,
+        clusterUnaligned: false,
+        records: { version: versionKey },
+        problems,
+      };
+    });
   }
 }
 

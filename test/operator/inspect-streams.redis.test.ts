@@ -7,7 +7,7 @@ import {
 } from '../../runtime/index.js';
 import type { InspectionJsonRow } from '../../operator/inspection-report.js';
 import { useSharedRedis } from '../support/redis/index.js';
-import { inspectInProcess, reportTiming } from './support/in-process-inspect.js';
+import { drainWaits, inspectInProcess, reportTiming } from './support/in-process-inspect.js';
 
 // inspect prints as it scans: 3,000 healthy subscriptions (12,000 keys, so that progress shows) read in-process, where
 // the order of stdout and stderr writes is one sequence. The report must start before the scan ends, and no write may
@@ -56,5 +56,14 @@ describe('inspect --redis streams', { timeout: 60_000 }, () => {
     const stdout = run.writes.flatMap((write) => (write.stream === 'out' ? [write.text] : [])).join('');
     expect(stdout.match(/^sub-\d{4} /gmu)).toHaveLength(subscriptions);
     expect(stdout).toMatch(/\n3000 subscriptions, all healthy; 12,000 keys scanned \(redis:[^)]*\)\n$/u);
+  });
+
+  it('reads no further while stdout is full: each write of rows waits for the drain of the one before', async () => {
+    // stdout drains 20 ms after each write, as under a reader slower than the store.
+    const run = await inspectInProcess(['--redis', url, '--json'], 20);
+    expect(run.code).toBe(0);
+    const waits = drainWaits(run, (text) => text.match(/^ {4}"id": /gmu)?.length ?? 0);
+    expect(waits.rowWrites).toBeGreaterThan(2);
+    expect(waits.unwaited).toBe(0);
   });
 });

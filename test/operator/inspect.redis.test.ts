@@ -332,3 +332,20 @@ describe('inspect --key-prefix on a redis-server two services share', { timeout:
     );
   });
 });
+
+describe('inspect over a key of another type', { timeout: 60_000 }, () => {
+  const typed = useSharedRedis();
+
+  it('lists the subscription once, by that key, with the problem on its row', async () => {
+    const client = typed.connect();
+    const { checkpointKey, versionKey } = layout.keysFor('typed');
+    await client.mset(checkpointKey, 'cp-typed', versionKey, '3');
+    // The token counter, ranked above the version key, is a hash: it exists, so the version key does not list it again.
+    await client.hset(redisLeaseKeys(defaultRedisLeaseKeyPrefix, 'typed').token, 'token', '3');
+    const run = await runCli(['inspect', '--redis', `redis://${typed.host}:${typed.port}/${typed.database}`, '--json']);
+    expect(run.status).toBe(1);
+    const rows = jsonRows(run);
+    expect(rows.map((row) => [row.id, row.checkpoint, row.storedVersion])).toEqual([['typed', 'cp-typed', '3']]);
+    expect(rows[0]?.problems).toEqual([expect.stringMatching(/^a key of typed is not a string: WRONGTYPE /u)]);
+  });
+});

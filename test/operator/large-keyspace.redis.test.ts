@@ -82,7 +82,7 @@ describe('inspect over a large keyspace', { timeout: 120_000 }, () => {
     expect(progress.at(-1)).toMatch(/^inspect: 200,006 keys scanned in \d+\.\d s$/u);
 
     const names = new Set(commands.map(([name]) => name?.toLowerCase()));
-    expect([...names].sort()).toEqual(['client', 'get', 'info', 'pttl', 'scan']);
+    expect([...names].sort()).toEqual(['client', 'get', 'info', 'mget', 'pttl', 'scan']);
     const scans = commands.filter(([name]) => name?.toLowerCase() === 'scan');
     expect(scans.length).toBeGreaterThanOrEqual(unrelatedKeys / 1_000);
     expect(scans.every((args) => args.length === 4 && args[2]?.toUpperCase() === 'COUNT' && args[3] === '1000')).toBe(

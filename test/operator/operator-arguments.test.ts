@@ -18,6 +18,7 @@ async function run(
       err: (text) => {
         err += text;
       },
+      outDrained: async () => undefined,
       errIsTTY: false,
     },
     cwd: '/nonexistent',

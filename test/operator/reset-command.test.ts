@@ -46,7 +46,7 @@ class RecordingBackend implements OperatorBackend {
   }
 
   async inspectEverySubscription(_progress: ScanProgress, report: InspectedBatch): Promise<InspectionCoverage> {
-    report([...this.states.values()]);
+    await report([...this.states.values()]);
     return { coverage: `${this.states.size} ids read` };
   }
 
@@ -99,7 +99,12 @@ class RecordingBackend implements OperatorBackend {
 async function reset(backend: RecordingBackend, ids: readonly string[], yes = true): Promise<string> {
   const invocation: OperatorInvocation = { command: 'reset', help: false, store: undefined, ids, json: false, yes };
   let out = '';
-  await resetCommand(invocation, backend, { out: (text) => (out += text), err: () => undefined, errIsTTY: false }, '');
+  await resetCommand(
+    invocation,
+    backend,
+    { out: (text) => (out += text), err: () => undefined, outDrained: async () => undefined, errIsTTY: false },
+    '',
+  );
   return out;
 }
 

@@ -88,6 +88,7 @@ export async function runInProcess(command: OperatorCommandName, args: readonly 
       err: (text) => {
         err += text;
       },
+      outDrained: async () => undefined,
       errIsTTY: false,
     },
     cwd: resolve(import.meta.dirname, '../../..'),
