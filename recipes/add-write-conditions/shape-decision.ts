@@ -377,3 +377,47 @@ function freshName(wanted: string, taken: readonly string[]): string {
   }
   return candidate;
 }
+
+/**
+ * For a run over some paths of a project: the implementers in those paths that must be left alone because their
+ * class hierarchy reaches outside them, into a class whose `save` would have to change too (renamed along with a
+ * base, or its `super.save` calls renamed). Upgrading one side alone would leave the other overriding, or calling,
+ * a member that no longer does what it did. `all` are the implementers of the whole project, decided as a whole-project
+ * run would; writeVersion added on one side alone changes nothing the other relies on.
+ */
+export function refusalsForPartialRun(
+  all: readonly ImplementerFacts[],
+  selected: (implementer: ImplementerFacts) => boolean,
+): Map<string, string> {
+  const whole = new Map(decideUpgrades(all).map((decision) => [decision.implementer.id, decision]));
+  const byId = new Map(all.map((implementer) => [implementer.id, implementer]));
+  // A hierarchy is a tree (one base a class): its members share the id of their topmost ancestor.
+  const rootOf = (implementer: ImplementerFacts): string => {
+    let id = implementer.id;
+    for (let base = byId.get(id)?.base; base?.kind === 'implementer'; base = byId.get(id)?.base) {
+      id = base.id;
+    }
+    return id;
+  };
+  const outside = new Map<string, ImplementerFacts>();
+  for (const member of all) {
+    const decision = whole.get(member.id);
+    if (
+      !selected(member) &&
+      decision !== undefined &&
+      decision.skipReason === undefined &&
+      (decision.saveShape !== 'unchanged' ||
+        (decision.superSaveRename !== undefined && member.superSaveNames.length > 0))
+    ) {
+      outside.set(rootOf(member), outside.get(rootOf(member)) ?? member);
+    }
+  }
+  const refusals = new Map<string, string>();
+  for (const member of all.filter(selected)) {
+    const other = outside.get(rootOf(member));
+    if (other !== undefined) {
+      refusals.set(member.id, upgradeMessages.outsideSelection(other.name, other.file));
+    }
+  }
+  return refusals;
+}
