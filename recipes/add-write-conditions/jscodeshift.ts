@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { ts } from 'ts-morph';
-import { membersAdded } from './member-text.js';
-import { projectPrintWidth } from './project-print-width.js';
+import { membersAdded } from './member-edits.js';
 import { readImplementerFacts, syntaxError } from './read-implementer-facts.js';
 import { StorageResolverByName } from './resolve-storage-by-name.js';
 import { decideUpgrades, type UpgradeDecision } from './shape-decision.js';
@@ -57,7 +56,7 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
       api.stats?.(`${decision.saveShape} shape`);
     }
   }
-  const upgraded = upgradeFileText(text, decisions, facts.imports, projectPrintWidth(resolve(file.path)));
+  const upgraded = upgradeFileText(resolve(file.path), text, decisions, facts.imports);
   return upgraded === text ? undefined : bom + upgraded;
 }
 

@@ -11,7 +11,7 @@ import type {
   Range,
   SaveFacts,
 } from './implementer-facts.js';
-import { lineIndent } from './line-layout.js';
+import { lineIndent } from './source-style.js';
 import { readImportFacts } from './read-import-facts.js';
 import { isJavaScriptFile, jsDocComments, type StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
