@@ -338,7 +338,7 @@ function conditionInPlace(
   const nl = style.newline;
   const typed = typedParameters(save);
   const padding = [unused(naming.id), unused(naming.checkpoint)]
-    .slice(save.parameterCount)
+    .slice(save.parameters.length)
     .map((name) => (typed ? parameter(name, 'string', context) : name));
   const added = [...padding, conditionParameter(naming.condition, true, typed, context)];
   const edits: TextEdit[] = [];

@@ -271,17 +271,7 @@ function classFacts(declaration: ts.ClassLikeDeclaration, context: ReadContext):
       )
       .flatMap((member) => superSaveNames(member)),
     explicitlyPublic: storageMembers.some((member) => hasModifier(member, ts.SyntaxKind.PublicKeyword)),
-    body: bodyFacts(
-      {
-        containerStart: declaration.getStart(),
-        openBrace: declaration.members.pos - 1,
-        closeBrace: declaration.end - 1,
-        firstMemberStart: declaration.members[0]?.getStart(),
-        lastMemberEnd: declaration.members.at(-1)?.end,
-      },
-      text,
-      false,
-    ),
+    body: bodyFacts(declaration, declaration.members, text, false),
   };
 }
 
@@ -391,7 +381,6 @@ function saveFacts(
   const lastDecorator = decorators.at(-1);
   const thisParameter = fn?.parameters.find((parameter) => isThisParameter(parameter));
   return {
-    parameterCount: parameters.length,
     acceptsCondition: parameters.length >= 3 || parameters.some((parameter) => parameter.dotDotDotToken !== undefined),
     form: isMethod
       ? abstract
@@ -564,17 +553,7 @@ function literalFacts(literal: ts.ObjectLiteralExpression, name: string, context
     idParameterName: idParameterName(ID_TAKING_MEMBERS.map(byName)),
     superSaveNames: [],
     explicitlyPublic: false,
-    body: bodyFacts(
-      {
-        containerStart: literal.getStart(),
-        openBrace: properties.pos - 1,
-        closeBrace: literal.end - 1,
-        firstMemberStart: properties[0]?.getStart(),
-        lastMemberEnd: properties.at(-1)?.end,
-      },
-      text,
-      true,
-    ),
+    body: bodyFacts(literal, properties, text, true),
   };
 }
 
@@ -582,34 +561,19 @@ function lineOf(sourceFile: ts.SourceFile, offset: number): number {
   return sourceFile.getLineAndCharacterOfPosition(offset).line + 1;
 }
 
-/** Offsets into a file's text of a class body or object literal, as the fact reader finds them. */
-interface BodyOffsets {
-  readonly containerStart: number;
-  readonly openBrace: number;
-  readonly closeBrace: number;
-  readonly firstMemberStart: number | undefined;
-  readonly lastMemberEnd: number | undefined;
-}
-
-/** Where new members go and how they are indented, worked out from the original text alone. */
-function bodyFacts(offsets: BodyOffsets, text: string, literal: boolean): BodyFacts {
-  const { openBrace, closeBrace, firstMemberStart } = offsets;
-  let { lastMemberEnd } = offsets;
-  let lastMemberHasComma = false;
-  if (literal && lastMemberEnd !== undefined) {
-    const comma = /^\s*,/.exec(text.slice(lastMemberEnd, closeBrace));
-    if (comma !== null) {
-      lastMemberHasComma = true;
-      lastMemberEnd += comma[0].length;
-    }
-  }
+/** Where new members go in a class body or object literal, and how they are indented, from the original text. */
+function bodyFacts(container: ts.Node, members: ts.NodeArray<ts.Node>, text: string, literal: boolean): BodyFacts {
+  const closeBrace = container.end - 1;
+  const last = members.at(-1)?.end;
+  const comma = literal && last !== undefined ? /^\s*,/.exec(text.slice(last, closeBrace)) : null;
+  const first = members[0];
   return {
-    openBrace,
+    openBrace: members.pos - 1,
     closeBrace,
-    lastMemberEnd,
-    lastMemberHasComma,
-    memberIndent: firstMemberStart === undefined ? '' : lineIndent(text, firstMemberStart),
-    outerIndent: lineIndent(text, offsets.containerStart),
+    lastMemberEnd: last === undefined ? undefined : last + (comma?.[0].length ?? 0),
+    lastMemberHasComma: comma !== null,
+    memberIndent: first === undefined ? '' : lineIndent(text, first.getStart()),
+    outerIndent: lineIndent(text, container.getStart()),
   };
 }
 

@@ -221,38 +221,34 @@ function summaryEffective(summary: ChainSummary): Effective {
   };
 }
 
-function skip(implementer: ImplementerFacts, reason: string): UpgradeDecision {
+/** Nothing to write: the decision every other one starts from. */
+function unchanged(implementer: ImplementerFacts): UpgradeDecision {
   return {
     implementer,
     saveShape: 'unchanged',
     unconditionalSaveName: undefined,
     saveOverrides: false,
-    saveIsAsync: false,
+    saveIsAsync: implementer.ownSave?.isAsync ?? true,
     addWriteVersion: false,
     saveMember: 'method',
     superSaveRename: undefined,
-    skipReason: reason,
+    skipReason: undefined,
   };
+}
+
+function skip(implementer: ImplementerFacts, reason: string): UpgradeDecision {
+  return { ...unchanged(implementer), saveIsAsync: false, skipReason: reason };
 }
 
 function decideOne(
   implementer: ImplementerFacts,
   parent: Effective | undefined | null,
   hierarchy: Hierarchy,
-): Omit<UpgradeDecision, 'superSaveRename'> {
+): UpgradeDecision {
   const ownSave = implementer.ownSave;
-  const unchanged = {
-    implementer,
-    saveShape: 'unchanged',
-    unconditionalSaveName: undefined,
-    saveOverrides: false,
-    saveIsAsync: ownSave?.isAsync ?? true,
-    addWriteVersion: false,
-    saveMember: 'method',
-    skipReason: undefined,
-  } as const;
+  const none = unchanged(implementer);
   if (ownSave?.acceptsCondition === true && implementer.ownWriteVersion) {
-    return unchanged;
+    return none;
   }
   if (parent === null) {
     const base = implementer.base?.kind === 'unknown' ? implementer.base : undefined;
@@ -271,7 +267,7 @@ function decideOne(
 
   if (ownSave !== undefined) {
     if (ownSave.acceptsCondition) {
-      return { ...unchanged, addWriteVersion };
+      return { ...none, addWriteVersion };
     }
     const unsupported = unsupportedSave(ownSave);
     if (unsupported !== undefined) {
@@ -282,22 +278,22 @@ function decideOne(
         return skip(implementer, upgradeMessages.decoratedFollower(implementer.base?.name ?? 'its base class'));
       }
       return {
-        ...unchanged,
+        ...none,
         saveShape: 'follows-base',
         unconditionalSaveName: parent.unconditionalSaveName,
         addWriteVersion,
       };
     }
     if (implementer.kind === 'object-literal') {
-      // An object literal takes the condition in place (see member-text.ts), so nothing is renamed.
-      return { ...unchanged, saveShape: 'delegating', addWriteVersion };
+      // An object literal takes the condition in place (see member-edits.ts), so nothing is renamed.
+      return { ...none, saveShape: 'delegating', addWriteVersion };
     }
     const saveMember = generatedSaveMember(implementer, ownSave, hierarchy.descendants(implementer.id));
     if (typeof saveMember !== 'string') {
       return skip(implementer, upgradeMessages.bindingsDiffer(saveMember.bound, saveMember.unbound));
     }
     return {
-      ...unchanged,
+      ...none,
       saveShape: 'delegating',
       unconditionalSaveName: freshName(UNCONDITIONAL_SAVE_NAME, implementer.memberNames),
       saveOverrides: parent?.saveAcceptsCondition !== undefined || ownSave.overrideKeyword !== undefined,
@@ -313,9 +309,9 @@ function decideOne(
       );
     }
     return parent.saveAcceptsCondition
-      ? { ...unchanged, addWriteVersion }
+      ? { ...none, addWriteVersion }
       : {
-          ...unchanged,
+          ...none,
           saveShape: 'inherited',
           saveOverrides: true,
           saveIsAsync: parent.saveIsAsync,
@@ -323,9 +319,9 @@ function decideOne(
         };
   }
   if (implementer.isAbstract && hierarchy.descendants(implementer.id).some((other) => other.ownSave !== undefined)) {
-    return { ...unchanged, addWriteVersion };
+    return { ...none, addWriteVersion };
   }
-  return { ...unchanged, saveShape: 'refusing', saveIsAsync: false, addWriteVersion };
+  return { ...none, saveShape: 'refusing', saveIsAsync: false, addWriteVersion };
 }
 
 /** Why a `save` the recipe would rename or extend cannot be: overloads, a getter, a value from elsewhere. */

@@ -346,20 +346,8 @@ function moduleResolution(
 }
 
 function extensionOf(file: string): ts.Extension {
-  const extensions: readonly ts.Extension[] = [
-    ts.Extension.Dts,
-    ts.Extension.Dmts,
-    ts.Extension.Dcts,
-    ts.Extension.Tsx,
-    ts.Extension.Mts,
-    ts.Extension.Cts,
-    ts.Extension.Ts,
-    ts.Extension.Jsx,
-    ts.Extension.Mjs,
-    ts.Extension.Cjs,
-    ts.Extension.Js,
-  ];
-  return extensions.find((extension) => file.endsWith(extension)) ?? ts.Extension.Ts;
+  const { Dts, Dmts, Dcts, Tsx, Mts, Cts, Ts, Jsx, Mjs, Cjs, Js } = ts.Extension;
+  return [Dts, Dmts, Dcts, Tsx, Mts, Cts, Ts, Jsx, Mjs, Cjs, Js].find((extension) => file.endsWith(extension)) ?? Ts;
 }
 
 function matchesPathPattern(name: string, pattern: string): boolean {
