@@ -68,7 +68,6 @@ export interface ChainSummary {
 
 /** An existing `save` member. */
 export interface SaveFacts {
-  readonly parameterCount: number;
   /** Three or more parameters, or a rest parameter: the member already receives the condition. */
   readonly acceptsCondition: boolean;
   /**

@@ -1,11 +1,9 @@
-import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
+import type { RuntimeExportName } from '../../vocabulary/index.js';
 import type { ImportDeclarationFacts, ImportFacts } from './implementer-facts.js';
-import { lineIndent, listLines } from './line-layout.js';
-import { columns, type SourceStyle } from './source-style.js';
-import type { TextEdit } from './text-edit.js';
+import { CONDITION_TYPE, fillTemplate, TEMPLATES } from './member-templates.js';
+import { columns, lineIndent, type SourceStyle } from './source-style.js';
+import type { TextEdit } from './upgrade-file-text.js';
 
-/** The type of a write condition, named in generated parameter lists. */
-export const CONDITION_TYPE: RuntimeExportName = 'CheckpointWriteCondition';
 const UNSUPPORTED_ERROR: RuntimeExportName = 'UnsupportedWriteConditionError';
 
 /** How generated code refers to the two names it needs, e.g. `CheckpointWriteCondition` or `cf.CheckpointWriteCondition`. */
@@ -53,13 +51,10 @@ export function importEdits(source: string, facts: ImportFacts, style: SourceSty
   }
   const missingType = needs.conditionType && facts.typescript && existingType(facts) === undefined;
   const missingError = needs.unsupportedError && existingError(facts) === undefined;
-  const quoted = `${style.quote}${PACKAGE_NAME}${style.quote}`;
-  const semicolon = style.semicolons ? ';' : '';
   const namespace = plannedNamespace(facts);
   if (namespace !== undefined) {
-    return missingType || missingError
-      ? [newImport(source, facts, style, `import ${namespace} = require(${quoted})${semicolon}`)]
-      : [];
+    const statement = fillTemplate(TEMPLATES.namespaceImport, { namespace }, '', style).join(style.newline);
+    return missingType || missingError ? [newImport(source, facts, style, statement)] : [];
   }
   const syntax = facts.newImportSyntax === 'require' ? 'require' : 'import';
   const valueImport = facts.declarations.find(
@@ -85,11 +80,8 @@ export function importEdits(source: string, facts: ImportFacts, style: SourceSty
     }
   }
   if (added.length > 0) {
-    const [head, tail] =
-      syntax === 'require'
-        ? ['const ', ` = require(${quoted})${semicolon}`]
-        : ['import ', ` from ${quoted}${semicolon}`];
-    const statement = listLines({ indent: '', head, items: added, tail, brackets: '{}' }, style).join(style.newline);
+    const template = syntax === 'require' ? TEMPLATES.requireImport : TEMPLATES.valueImport;
+    const statement = fillTemplate(template, { names: added }, '', style).join(style.newline);
     edits.push(newImport(source, facts, style, statement, typeImport?.end));
   }
   return edits;
@@ -178,16 +170,8 @@ function mergeInto(
   if (Math.max(...merged.split('\n').map(columns)) <= style.width) {
     return [{ start: at, end: at, text: inPlace }];
   }
-  const broken = listLines(
-    {
-      indent: lineIndent(source, declaration.start),
-      head: '',
-      items: [...declaration.named.map((specifier) => specifier.text), ...added],
-      tail: '',
-      brackets: '{}',
-    },
-    { ...style, width: 0 },
-  );
+  const names = [...declaration.named.map((specifier) => specifier.text), ...added];
+  const broken = fillTemplate(TEMPLATES.importedNames, { names }, lineIndent(source, declaration.start), style, 0);
   return [{ start: braces.open, end: braces.close + 1, text: broken.join(style.newline).trimStart() }];
 }
 

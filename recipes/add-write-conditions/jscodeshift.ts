@@ -1,13 +1,10 @@
 import { resolve } from 'node:path';
-import type { ts as Typescript } from 'ts-morph';
-import { membersAdded } from './member-text.js';
-import { projectPrintWidth } from './project-print-width.js';
-import { readImplementerFacts } from './read-implementer-facts.js';
+import { ts } from 'ts-morph';
+import { membersAdded } from './member-edits.js';
+import { readImplementerFacts, syntaxError } from './read-implementer-facts.js';
 import { StorageResolverByName } from './resolve-storage-by-name.js';
 import { decideUpgrades, type UpgradeDecision } from './shape-decision.js';
 import { subclassesDeclaringSave } from './subclasses-in-other-files.js';
-import { syntaxError } from './syntax-error.js';
-import { ts } from './typescript.js';
 import { upgradeFileText } from './upgrade-file-text.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
@@ -43,8 +40,7 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   const bom = file.source.startsWith(BOM) ? BOM : '';
   const text = file.source.slice(bom.length);
   const sourceFile = ts.createSourceFile(file.path, text, ts.ScriptTarget.Latest, true, scriptKind(file.path));
-  const [problem] =
-    (sourceFile as { readonly parseDiagnostics?: readonly Typescript.Diagnostic[] }).parseDiagnostics ?? [];
+  const [problem] = (sourceFile as { readonly parseDiagnostics?: readonly ts.Diagnostic[] }).parseDiagnostics ?? [];
   if (problem !== undefined) {
     throw syntaxError(sourceFile, problem);
   }
@@ -60,7 +56,7 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
       api.stats?.(`${decision.saveShape} shape`);
     }
   }
-  const upgraded = upgradeFileText(text, decisions, facts.imports, projectPrintWidth(resolve(file.path)));
+  const upgraded = upgradeFileText(resolve(file.path), text, decisions, facts.imports);
   return upgraded === text ? undefined : bom + upgraded;
 }
 
@@ -81,7 +77,7 @@ function refusalsForSubclassesElsewhere(path: string, decisions: readonly Upgrad
   return refusals;
 }
 
-function scriptKind(path: string): Typescript.ScriptKind {
+function scriptKind(path: string): ts.ScriptKind {
   if (/\.[mc]?tsx$/.test(path)) {
     return ts.ScriptKind.TSX;
   }

@@ -1,8 +1,8 @@
-import type { ts as Typescript } from 'ts-morph';
+import { ts } from 'ts-morph';
 import type { StorageMemberName } from '../../vocabulary/index.js';
-import { bodyFacts } from './body-facts.js';
 import type {
   BaseFacts,
+  BodyFacts,
   ChainSummary,
   ImplementerFacts,
   ImportFacts,
@@ -11,10 +11,10 @@ import type {
   Range,
   SaveFacts,
 } from './implementer-facts.js';
-import { isJavaScriptFile, jsDocComments } from './jsdoc-nodes.js';
+import { lineIndent } from './source-style.js';
 import { readImportFacts } from './read-import-facts.js';
-import type { StorageResolver } from './storage-resolver.js';
-import { ts } from './typescript.js';
+import { isJavaScriptFile, jsDocComments, type StorageResolver } from './storage-resolver.js';
+import { upgradeMessages } from './upgrade-messages.js';
 
 const SAVE: StorageMemberName = 'save';
 const WRITE_VERSION: StorageMemberName = 'writeVersion';
@@ -40,12 +40,12 @@ export interface FileFacts {
  * `import x = require(…)`.
  */
 export function readImplementerFacts(
-  sourceFile: Typescript.SourceFile,
+  sourceFile: ts.SourceFile,
   resolver: StorageResolver,
   commonJsOnly = false,
 ): FileFacts {
-  const implementerClasses = new Map<Typescript.ClassLikeDeclaration, boolean>();
-  const isImplementer = (declaration: Typescript.ClassLikeDeclaration): boolean => {
+  const implementerClasses = new Map<ts.ClassLikeDeclaration, boolean>();
+  const isImplementer = (declaration: ts.ClassLikeDeclaration): boolean => {
     const known = implementerClasses.get(declaration);
     if (known !== undefined) {
       return known;
@@ -59,9 +59,9 @@ export function readImplementerFacts(
     return result;
   };
 
-  const classes: Typescript.ClassLikeDeclaration[] = [];
-  const literals: { literal: Typescript.ObjectLiteralExpression; name: string }[] = [];
-  const visit = (node: Typescript.Node): void => {
+  const classes: ts.ClassLikeDeclaration[] = [];
+  const literals: { literal: ts.ObjectLiteralExpression; name: string }[] = [];
+  const visit = (node: ts.Node): void => {
     if ((ts.isClassDeclaration(node) || ts.isClassExpression(node)) && isImplementer(node)) {
       classes.push(node);
     } else if (ts.isObjectLiteralExpression(node)) {
@@ -88,19 +88,19 @@ export function readImplementerFacts(
 }
 
 interface ReadContext {
-  readonly sourceFile: Typescript.SourceFile;
+  readonly sourceFile: ts.SourceFile;
   readonly text: string;
   readonly resolver: StorageResolver;
-  readonly isImplementer: (declaration: Typescript.ClassLikeDeclaration) => boolean;
+  readonly isImplementer: (declaration: ts.ClassLikeDeclaration) => boolean;
 }
 
 /** The id facts refer to a class or literal by, unique within one run. */
-function implementerId(node: Typescript.Node): string {
+function implementerId(node: ts.Node): string {
   return `${node.getSourceFile().fileName}#${node.getStart()}`;
 }
 
 /** `implements` clauses, and in JavaScript the JSDoc `@implements` tags. */
-function implementedTypes(declaration: Typescript.ClassLikeDeclaration): Typescript.ExpressionWithTypeArguments[] {
+function implementedTypes(declaration: ts.ClassLikeDeclaration): ts.ExpressionWithTypeArguments[] {
   const clauses = (declaration.heritageClauses ?? [])
     .filter((clause) => clause.token === ts.SyntaxKind.ImplementsKeyword)
     .flatMap((clause) => [...clause.types]);
@@ -121,13 +121,10 @@ function implementedTypes(declaration: Typescript.ClassLikeDeclaration): Typescr
  * when it has a `save`, anywhere its context types it as one. In JavaScript the JSDoc spellings count too: `@type`
  * or `@satisfies` on the variable, and a `/** @type {…} *\/ ({…})` cast.
  */
-function storageLiteralName(
-  literal: Typescript.ObjectLiteralExpression,
-  resolver: StorageResolver,
-): string | undefined {
+function storageLiteralName(literal: ts.ObjectLiteralExpression, resolver: StorageResolver): string | undefined {
   const javascript = isJavaScriptFile(literal.getSourceFile());
-  let position: Typescript.Node = literal;
-  let cast: Typescript.TypeNode | undefined;
+  let position: ts.Node = literal;
+  let cast: ts.TypeNode | undefined;
   while (ts.isParenthesizedExpression(position.parent)) {
     position = position.parent;
     cast ??= javascript ? ts.getJSDocType(position) : undefined;
@@ -141,7 +138,7 @@ function storageLiteralName(
 }
 
 /** The type the position of an expression declares for it: a variable's, an assertion's, a factory's return type. */
-function declaredType(position: Typescript.Node, javascript: boolean): Typescript.TypeNode | undefined {
+function declaredType(position: ts.Node, javascript: boolean): ts.TypeNode | undefined {
   const parent = position.parent;
   if (ts.isVariableDeclaration(parent) && parent.initializer === position) {
     return (
@@ -162,7 +159,7 @@ function declaredType(position: Typescript.Node, javascript: boolean): Typescrip
 }
 
 /** `Promise<T>` unwrapped to `T`, for async factories. */
-function awaitedTypeNode(node: Typescript.TypeNode | undefined): Typescript.TypeNode | undefined {
+function awaitedTypeNode(node: ts.TypeNode | undefined): ts.TypeNode | undefined {
   if (
     node !== undefined &&
     ts.isTypeReferenceNode(node) &&
@@ -174,7 +171,7 @@ function awaitedTypeNode(node: Typescript.TypeNode | undefined): Typescript.Type
   return node;
 }
 
-function enclosingFunction(node: Typescript.Node): Typescript.SignatureDeclaration | undefined {
+function enclosingFunction(node: ts.Node): ts.SignatureDeclaration | undefined {
   for (let current = node.parent; !ts.isSourceFile(current); current = current.parent) {
     if (ts.isFunctionLike(current)) {
       return current;
@@ -184,7 +181,7 @@ function enclosingFunction(node: Typescript.Node): Typescript.SignatureDeclarati
 }
 
 /** The variable, function or method a literal is written in, for reports. */
-function enclosingName(node: Typescript.Node): string | undefined {
+function enclosingName(node: ts.Node): string | undefined {
   for (let current = node.parent; !ts.isSourceFile(current); current = current.parent) {
     if (
       (ts.isVariableDeclaration(current) ||
@@ -201,7 +198,7 @@ function enclosingName(node: Typescript.Node): string | undefined {
 }
 
 /** A member's static name: an identifier or a string literal, plain or in brackets; `undefined` when computed. */
-function memberName(member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike): string | undefined {
+function memberName(member: ts.ClassElement | ts.ObjectLiteralElementLike): string | undefined {
   const name = member.name;
   if (name === undefined) {
     return undefined;
@@ -215,7 +212,7 @@ function memberName(member: Typescript.ClassElement | Typescript.ObjectLiteralEl
   return undefined;
 }
 
-function isInstanceMember(member: Typescript.ClassElement): boolean {
+function isInstanceMember(member: ts.ClassElement): boolean {
   return (
     (ts.isMethodDeclaration(member) ||
       ts.isPropertyDeclaration(member) ||
@@ -225,30 +222,24 @@ function isInstanceMember(member: Typescript.ClassElement): boolean {
   );
 }
 
-function hasModifier(node: Typescript.Node, kind: Typescript.SyntaxKind): boolean {
+function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
   return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === kind);
 }
 
 /** The instance members named `name`: one, or a method's overload signatures and implementation. */
-function instanceMembers(declaration: Typescript.ClassLikeDeclaration, name: string): Typescript.ClassElement[] {
+function instanceMembers(declaration: ts.ClassLikeDeclaration, name: string): ts.ClassElement[] {
   return declaration.members.filter((member) => isInstanceMember(member) && memberName(member) === name);
 }
 
 /** The instance member named `name`; among overloads, the one with a body. */
-function instanceMember(
-  declaration: Typescript.ClassLikeDeclaration,
-  name: string,
-): Typescript.ClassElement | undefined {
+function instanceMember(declaration: ts.ClassLikeDeclaration, name: string): ts.ClassElement | undefined {
   const members = instanceMembers(declaration, name);
   return members.find((member) => !ts.isMethodDeclaration(member) || member.body !== undefined) ?? members[0];
 }
 
 /** The class chain above `declaration`, as far as the resolver sees it, nearest first. */
-function ancestors(
-  declaration: Typescript.ClassLikeDeclaration,
-  resolver: StorageResolver,
-): Typescript.ClassLikeDeclaration[] {
-  const chain: Typescript.ClassLikeDeclaration[] = [];
+function ancestors(declaration: ts.ClassLikeDeclaration, resolver: StorageResolver): ts.ClassLikeDeclaration[] {
+  const chain: ts.ClassLikeDeclaration[] = [];
   for (let base = resolver.baseClassOf(declaration); base.kind === 'visible' && !chain.includes(base.declaration);) {
     chain.push(base.declaration);
     base = resolver.baseClassOf(base.declaration);
@@ -256,7 +247,7 @@ function ancestors(
   return chain;
 }
 
-function classFacts(declaration: Typescript.ClassLikeDeclaration, context: ReadContext): ImplementerFacts {
+function classFacts(declaration: ts.ClassLikeDeclaration, context: ReadContext): ImplementerFacts {
   const { sourceFile, text, resolver } = context;
   const save = instanceMember(declaration, SAVE);
   const chain = ancestors(declaration, resolver);
@@ -280,21 +271,11 @@ function classFacts(declaration: Typescript.ClassLikeDeclaration, context: ReadC
       )
       .flatMap((member) => superSaveNames(member)),
     explicitlyPublic: storageMembers.some((member) => hasModifier(member, ts.SyntaxKind.PublicKeyword)),
-    body: bodyFacts(
-      {
-        containerStart: declaration.getStart(),
-        openBrace: declaration.members.pos - 1,
-        closeBrace: declaration.end - 1,
-        firstMemberStart: declaration.members[0]?.getStart(),
-        lastMemberEnd: declaration.members.at(-1)?.end,
-      },
-      text,
-      false,
-    ),
+    body: bodyFacts(declaration, declaration.members, text, false),
   };
 }
 
-function baseFacts(declaration: Typescript.ClassLikeDeclaration, context: ReadContext): BaseFacts | undefined {
+function baseFacts(declaration: ts.ClassLikeDeclaration, context: ReadContext): BaseFacts | undefined {
   const base = context.resolver.baseClassOf(declaration);
   switch (base.kind) {
     case 'none':
@@ -318,7 +299,7 @@ function baseFacts(declaration: Typescript.ClassLikeDeclaration, context: ReadCo
 }
 
 /** `save` and `writeVersion` over a base class and its ancestors; `undefined` when the chain leaves what can be seen. */
-function chainSummary(base: Typescript.ClassLikeDeclaration, resolver: StorageResolver): ChainSummary | undefined {
+function chainSummary(base: ts.ClassLikeDeclaration, resolver: StorageResolver): ChainSummary | undefined {
   const chain = [base, ...ancestors(base, resolver)];
   if (resolver.baseClassOf(chain.at(-1) ?? base).kind === 'unknown') {
     return undefined;
@@ -334,9 +315,7 @@ function chainSummary(base: Typescript.ClassLikeDeclaration, resolver: StorageRe
 }
 
 /** The function a member is, or holds: a method, or an arrow or function expression in a field or property. */
-function functionOf(
-  member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike,
-): Typescript.SignatureDeclaration | undefined {
+function functionOf(member: ts.ClassElement | ts.ObjectLiteralElementLike): ts.SignatureDeclaration | undefined {
   if (ts.isMethodDeclaration(member)) {
     return member;
   }
@@ -349,23 +328,21 @@ function functionOf(
   return undefined;
 }
 
-function skipParentheses(expression: Typescript.Expression): Typescript.Expression {
+function skipParentheses(expression: ts.Expression): ts.Expression {
   return ts.isParenthesizedExpression(expression) ? skipParentheses(expression.expression) : expression;
 }
 
-function parametersOf(
-  member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike,
-): readonly Typescript.ParameterDeclaration[] {
+function parametersOf(member: ts.ClassElement | ts.ObjectLiteralElementLike): readonly ts.ParameterDeclaration[] {
   return (functionOf(member)?.parameters ?? []).filter((parameter) => !isThisParameter(parameter));
 }
 
-function isAsyncMember(member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike): boolean {
+function isAsyncMember(member: ts.ClassElement | ts.ObjectLiteralElementLike): boolean {
   const fn = functionOf(member);
   return fn !== undefined && hasModifier(fn, ts.SyntaxKind.AsyncKeyword);
 }
 
 function idParameterName(
-  members: readonly (Typescript.ClassElement | Typescript.ObjectLiteralElementLike | undefined)[],
+  members: readonly (ts.ClassElement | ts.ObjectLiteralElementLike | undefined)[],
 ): string | undefined {
   for (const member of members) {
     const first = member === undefined ? undefined : parametersOf(member)[0];
@@ -377,7 +354,7 @@ function idParameterName(
 }
 
 function saveFacts(
-  member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike,
+  member: ts.ClassElement | ts.ObjectLiteralElementLike,
   text: string,
   hasOverloads: boolean,
 ): SaveFacts {
@@ -404,7 +381,6 @@ function saveFacts(
   const lastDecorator = decorators.at(-1);
   const thisParameter = fn?.parameters.find((parameter) => isThisParameter(parameter));
   return {
-    parameterCount: parameters.length,
     acceptsCondition: parameters.length >= 3 || parameters.some((parameter) => parameter.dotDotDotToken !== undefined),
     form: isMethod
       ? abstract
@@ -450,7 +426,7 @@ function saveFacts(
   };
 }
 
-function isThisParameter(parameter: Typescript.ParameterDeclaration): boolean {
+function isThisParameter(parameter: ts.ParameterDeclaration): boolean {
   return ts.isIdentifier(parameter.name) && parameter.name.text === 'this';
 }
 
@@ -462,7 +438,7 @@ function skipWhitespace(text: string, offset: number): number {
   return at;
 }
 
-function parameterFacts(parameter: Typescript.ParameterDeclaration): ParameterFacts {
+function parameterFacts(parameter: ts.ParameterDeclaration): ParameterFacts {
   return {
     name: ts.isIdentifier(parameter.name) ? parameter.name.text : undefined,
     type: parameter.type?.getText(),
@@ -472,7 +448,7 @@ function parameterFacts(parameter: Typescript.ParameterDeclaration): ParameterFa
   };
 }
 
-function parameterListFacts(fn: Typescript.SignatureDeclaration, text: string): ParameterListFacts {
+function parameterListFacts(fn: ts.SignatureDeclaration, text: string): ParameterListFacts {
   const parameters = fn.parameters;
   const last = parameters.at(-1);
   const parenthesised = text[parameters.pos - 1] === '(';
@@ -497,8 +473,8 @@ function parameterListFacts(fn: Typescript.SignatureDeclaration, text: string): 
   return { open: parameters.pos - 1, close, firstParameterStart, lastParameterEnd, trailingComma };
 }
 
-function bodyOf(fn: Typescript.SignatureDeclaration): SaveFacts['body'] {
-  const body = (fn as { readonly body?: Typescript.Node }).body;
+function bodyOf(fn: ts.SignatureDeclaration): SaveFacts['body'] {
+  const body = (fn as { readonly body?: ts.Node }).body;
   if (body === undefined) {
     return undefined;
   }
@@ -511,9 +487,9 @@ function bodyOf(fn: Typescript.SignatureDeclaration): SaveFacts['body'] {
  * Every `super.save` (and `super['save']`) in a class member. Not inside a nested class or an object literal's method
  * or accessor, where `super` means another prototype.
  */
-function superSaveNames(member: Typescript.ClassElement): Range[] {
+function superSaveNames(member: ts.ClassElement): Range[] {
   const found: Range[] = [];
-  const visit = (current: Typescript.Node): void => {
+  const visit = (current: ts.Node): void => {
     if (
       ts.isClassLike(current) ||
       ((ts.isMethodDeclaration(current) || ts.isAccessor(current)) && ts.isObjectLiteralExpression(current.parent))
@@ -542,7 +518,7 @@ function superSaveNames(member: Typescript.ClassElement): Range[] {
  * Where the comments directly above `member` begin (its JSDoc, line comments), so a marker goes above them rather
  * than between a member and its documentation. A blank line ends the run: a section comment above it stays apart.
  */
-function attachedCommentsStart(text: string, member: Typescript.Node): number {
+function attachedCommentsStart(text: string, member: ts.Node): number {
   const start = member.getStart();
   const ranges = ts.getLeadingCommentRanges(text, member.pos) ?? [];
   let at = start;
@@ -555,11 +531,7 @@ function attachedCommentsStart(text: string, member: Typescript.Node): number {
   return at;
 }
 
-function literalFacts(
-  literal: Typescript.ObjectLiteralExpression,
-  name: string,
-  context: ReadContext,
-): ImplementerFacts {
+function literalFacts(literal: ts.ObjectLiteralExpression, name: string, context: ReadContext): ImplementerFacts {
   const { sourceFile, text } = context;
   const properties = literal.properties;
   const save = properties.find((property) => memberName(property) === SAVE);
@@ -581,20 +553,39 @@ function literalFacts(
     idParameterName: idParameterName(ID_TAKING_MEMBERS.map(byName)),
     superSaveNames: [],
     explicitlyPublic: false,
-    body: bodyFacts(
-      {
-        containerStart: literal.getStart(),
-        openBrace: properties.pos - 1,
-        closeBrace: literal.end - 1,
-        firstMemberStart: properties[0]?.getStart(),
-        lastMemberEnd: properties.at(-1)?.end,
-      },
-      text,
-      true,
-    ),
+    body: bodyFacts(literal, properties, text, true),
   };
 }
 
-function lineOf(sourceFile: Typescript.SourceFile, offset: number): number {
+function lineOf(sourceFile: ts.SourceFile, offset: number): number {
   return sourceFile.getLineAndCharacterOfPosition(offset).line + 1;
+}
+
+/** Where new members go in a class body or object literal, and how they are indented, from the original text. */
+function bodyFacts(container: ts.Node, members: ts.NodeArray<ts.Node>, text: string, literal: boolean): BodyFacts {
+  const closeBrace = container.end - 1;
+  const last = members.at(-1)?.end;
+  const comma = literal && last !== undefined ? /^\s*,/.exec(text.slice(last, closeBrace)) : null;
+  const first = members[0];
+  return {
+    openBrace: members.pos - 1,
+    closeBrace,
+    lastMemberEnd: last === undefined ? undefined : last + (comma?.[0].length ?? 0),
+    lastMemberHasComma: comma !== null,
+    memberIndent: first === undefined ? '' : lineIndent(text, first.getStart()),
+    outerIndent: lineIndent(text, container.getStart()),
+  };
+}
+
+/** The error for a file that does not parse: where (1-based line and column) and the parser's reason. */
+export function syntaxError(sourceFile: ts.SourceFile, problem: ts.Diagnostic): Error {
+  const { line, character } = sourceFile.getLineAndCharacterOfPosition(problem.start ?? 0);
+  return new Error(
+    upgradeMessages.doesNotParse(
+      sourceFile.fileName,
+      line + 1,
+      character + 1,
+      ts.flattenDiagnosticMessageText(problem.messageText, ' '),
+    ),
+  );
 }

@@ -1,9 +1,8 @@
-import type { ts as Typescript } from 'ts-morph';
+import { ts } from 'ts-morph';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import type { ImportDeclarationFacts, ImportFacts } from './implementer-facts.js';
-import { isJavaScriptFile } from './jsdoc-nodes.js';
-import { packageType } from './package-type.js';
-import { ts } from './typescript.js';
+import { packageType } from './package-manifest.js';
+import { isJavaScriptFile } from './storage-resolver.js';
 
 /** The local name an `import x = require('checkpoint-fencing')` gets, unless the file already uses it. */
 const NAMESPACE_NAME = 'checkpointFencing';
@@ -13,7 +12,7 @@ const NAMESPACE_NAME = 'checkpointFencing';
  * type-aware front end knows beyond the file: that it compiles to CommonJS under `verbatimModuleSyntax`, where only
  * `import x = require(…)` can bring in a value.
  */
-export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly = false): ImportFacts {
+export function readImportFacts(sourceFile: ts.SourceFile, commonJsOnly = false): ImportFacts {
   const text = sourceFile.text;
   const declarations: ImportDeclarationFacts[] = [];
   const imports = sourceFile.statements.filter(
@@ -51,7 +50,7 @@ export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly 
 }
 
 /** One import of checkpoint-fencing: `import … from`, `import x = require(…)`, or `const … = require(…)`. */
-function packageImport(statement: Typescript.Statement, text: string): ImportDeclarationFacts | undefined {
+function packageImport(statement: ts.Statement, text: string): ImportDeclarationFacts | undefined {
   if (ts.isImportDeclaration(statement)) {
     const specifier = statement.moduleSpecifier;
     if (!ts.isStringLiteral(specifier) || specifier.text !== PACKAGE_NAME) {
@@ -121,7 +120,7 @@ function packageImport(statement: Typescript.Statement, text: string): ImportDec
 
 /** Where a name can be added after the last named import, and whether that one has a trailing comma. */
 function lastSpecifier(
-  last: Typescript.Node | undefined,
+  last: ts.Node | undefined,
   text: string,
 ): { lastSpecifierEnd: number | undefined; trailingComma: boolean } {
   if (last === undefined) {
@@ -134,7 +133,7 @@ function lastSpecifier(
 }
 
 /** `const x = require('…')` (or `const { … } =`): a CommonJS import, after which a new one goes. */
-function isRequire(statement: Typescript.Statement): boolean {
+function isRequire(statement: ts.Statement): boolean {
   return (
     ts.isVariableStatement(statement) &&
     statement.declarationList.declarations.length === 1 &&
@@ -142,7 +141,7 @@ function isRequire(statement: Typescript.Statement): boolean {
   );
 }
 
-function requiredModule(expression: Typescript.Expression | undefined): string | undefined {
+function requiredModule(expression: ts.Expression | undefined): string | undefined {
   if (
     expression !== undefined &&
     ts.isCallExpression(expression) &&
@@ -157,8 +156,8 @@ function requiredModule(expression: Typescript.Expression | undefined): string |
 }
 
 /** The directive prologue (`'use strict';`), which must stay first: a new import goes after it. */
-function prologue(sourceFile: Typescript.SourceFile): Typescript.Statement[] {
-  const directives: Typescript.Statement[] = [];
+function prologue(sourceFile: ts.SourceFile): ts.Statement[] {
+  const directives: ts.Statement[] = [];
   for (const statement of sourceFile.statements) {
     if (!ts.isExpressionStatement(statement) || !ts.isStringLiteral(statement.expression)) {
       break;
@@ -173,7 +172,7 @@ function prologue(sourceFile: Typescript.SourceFile): Typescript.Statement[] {
  * one that uses no `import`/`export` and either uses `require`/`module.exports` or sits in a package that is not
  * `"type": "module"`.
  */
-function isCommonJsScript(sourceFile: Typescript.SourceFile): boolean {
+function isCommonJsScript(sourceFile: ts.SourceFile): boolean {
   const path = sourceFile.fileName;
   if (/\.cjs$/.test(path)) {
     return true;
@@ -196,7 +195,7 @@ function isCommonJsScript(sourceFile: Typescript.SourceFile): boolean {
 }
 
 /** A TypeScript file written in CommonJS syntax (`export =`, `import x = require(…)`), which a new import follows. */
-function writesCommonJsSyntax(sourceFile: Typescript.SourceFile): boolean {
+function writesCommonJsSyntax(sourceFile: ts.SourceFile): boolean {
   return sourceFile.statements.some(
     (statement) =>
       (ts.isExportAssignment(statement) && statement.isExportEquals === true) ||

@@ -1,8 +1,14 @@
-import type { ts as Typescript } from 'ts-morph';
+import { ts } from 'ts-morph';
 import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
-import { isJavaScriptFile, jsDocComments } from './jsdoc-nodes.js';
-import type { BaseClass, StorageResolver } from './storage-resolver.js';
-import { ts } from './typescript.js';
+import {
+  extendsExpression,
+  isJavaScriptFile,
+  isNullishTypeNode,
+  jsDocComments,
+  membersKeepingWrapper,
+  type BaseClass,
+  type StorageResolver,
+} from './storage-resolver.js';
 
 const STORAGE: RuntimeExportName = 'CheckpointStorage';
 
@@ -16,12 +22,12 @@ const STORAGE: RuntimeExportName = 'CheckpointStorage';
 export class StorageResolverByName implements StorageResolver {
   readonly #names = new Set<string>();
   readonly #namespaces = new Set<string>();
-  readonly #classes = new Map<string, Typescript.ClassLikeDeclaration>();
+  readonly #classes = new Map<string, ts.ClassLikeDeclaration>();
 
-  constructor(sourceFile: Typescript.SourceFile) {
-    const derived: (Typescript.InterfaceDeclaration | Typescript.TypeAliasDeclaration)[] = [];
+  constructor(sourceFile: ts.SourceFile) {
+    const derived: (ts.InterfaceDeclaration | ts.TypeAliasDeclaration)[] = [];
     const javascript = isJavaScriptFile(sourceFile);
-    const visit = (node: Typescript.Node): void => {
+    const visit = (node: ts.Node): void => {
       if (ts.isImportDeclaration(node) || ts.isJSDocImportTag(node)) {
         this.#addImport(node.moduleSpecifier, node.importClause);
       } else if (ts.isImportEqualsDeclaration(node)) {
@@ -66,7 +72,7 @@ export class StorageResolverByName implements StorageResolver {
     }
   }
 
-  isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean {
+  isStorageType(node: ts.TypeNode | ts.ExpressionWithTypeArguments): boolean {
     if (ts.isExpressionWithTypeArguments(node)) {
       return this.#refersToStorage(node.expression);
     }
@@ -91,7 +97,7 @@ export class StorageResolverByName implements StorageResolver {
     return false;
   }
 
-  baseClassOf(declaration: Typescript.ClassLikeDeclaration): BaseClass {
+  baseClassOf(declaration: ts.ClassLikeDeclaration): BaseClass {
     const expression = extendsExpression(declaration);
     if (expression === undefined) {
       return { kind: 'none' };
@@ -102,7 +108,7 @@ export class StorageResolverByName implements StorageResolver {
       : { kind: 'visible', declaration: visible };
   }
 
-  #addImport(specifier: Typescript.Expression, clause: Typescript.ImportClause | undefined): void {
+  #addImport(specifier: ts.Expression, clause: ts.ImportClause | undefined): void {
     if (!isPackageSpecifier(specifier) || clause?.namedBindings === undefined) {
       return;
     }
@@ -119,7 +125,7 @@ export class StorageResolverByName implements StorageResolver {
   }
 
   /** `CheckpointStorage` under a local name, or `ns.CheckpointStorage` as a property access or qualified name. */
-  #refersToStorage(name: Typescript.Expression | Typescript.EntityName): boolean {
+  #refersToStorage(name: ts.Expression | ts.EntityName): boolean {
     if (ts.isIdentifier(name)) {
       return this.#names.has(name.text);
     }
@@ -135,37 +141,12 @@ export class StorageResolverByName implements StorageResolver {
   }
 }
 
-/**
- * The type inside a wrapper that keeps its members callable as they are: parentheses, JSDoc's `?T` and `!T`, and
- * `Readonly<T>` / `Required<T>`, so `Readonly<CheckpointStorage>` is a storage as much as the interface is.
- */
-export function membersKeepingWrapper(node: Typescript.TypeNode): Typescript.TypeNode | undefined {
-  if (ts.isParenthesizedTypeNode(node) || ts.isJSDocNullableType(node) || ts.isJSDocNonNullableType(node)) {
-    return node.type;
-  }
-  if (
-    ts.isTypeReferenceNode(node) &&
-    ts.isIdentifier(node.typeName) &&
-    (node.typeName.text === 'Readonly' || node.typeName.text === 'Required') &&
-    node.typeArguments?.length === 1
-  ) {
-    return node.typeArguments[0];
-  }
-  return undefined;
-}
-
-/** The expression after `extends` in a class's heritage clauses. */
-export function extendsExpression(declaration: Typescript.ClassLikeDeclaration): Typescript.Expression | undefined {
-  const clause = declaration.heritageClauses?.find((candidate) => candidate.token === ts.SyntaxKind.ExtendsKeyword);
-  return clause?.types[0]?.expression;
-}
-
-function isPackageSpecifier(specifier: Typescript.Expression): boolean {
+function isPackageSpecifier(specifier: ts.Expression): boolean {
   return ts.isStringLiteralLike(specifier) && specifier.text === PACKAGE_NAME;
 }
 
 /** `import('checkpoint-fencing').CheckpointStorage` as a type. */
-function isPackageImportType(node: Typescript.TypeNode): boolean {
+function isPackageImportType(node: ts.TypeNode): boolean {
   return (
     ts.isImportTypeNode(node) &&
     ts.isLiteralTypeNode(node.argument) &&
@@ -174,13 +155,5 @@ function isPackageImportType(node: Typescript.TypeNode): boolean {
     node.qualifier !== undefined &&
     ts.isIdentifier(node.qualifier) &&
     node.qualifier.text === STORAGE
-  );
-}
-
-/** `undefined` or `null` as a type, which a union with a storage may add. */
-export function isNullishTypeNode(node: Typescript.TypeNode): boolean {
-  return (
-    node.kind === ts.SyntaxKind.UndefinedKeyword ||
-    (ts.isLiteralTypeNode(node) && node.literal.kind === ts.SyntaxKind.NullKeyword)
   );
 }

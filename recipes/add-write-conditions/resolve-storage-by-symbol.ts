@@ -1,8 +1,12 @@
-import type { ts as Typescript } from 'ts-morph';
+import { ts } from 'ts-morph';
 import type { RuntimeExportName } from '../../vocabulary/index.js';
-import { extendsExpression, isNullishTypeNode, membersKeepingWrapper } from './resolve-storage-by-name.js';
-import type { BaseClass, StorageResolver } from './storage-resolver.js';
-import { ts } from './typescript.js';
+import {
+  extendsExpression,
+  isNullishTypeNode,
+  membersKeepingWrapper,
+  type BaseClass,
+  type StorageResolver,
+} from './storage-resolver.js';
 
 const STORAGE: RuntimeExportName = 'CheckpointStorage';
 
@@ -14,16 +18,16 @@ const STORAGE: RuntimeExportName = 'CheckpointStorage';
  * of that name is never taken for it.
  */
 export class StorageResolverBySymbol implements StorageResolver {
-  readonly #checker: Typescript.TypeChecker;
-  readonly #storageDeclarations: ReadonlySet<Typescript.Declaration>;
-  readonly #known = new Map<Typescript.Type, boolean>();
+  readonly #checker: ts.TypeChecker;
+  readonly #storageDeclarations: ReadonlySet<ts.Declaration>;
+  readonly #known = new Map<ts.Type, boolean>();
 
-  constructor(checker: Typescript.TypeChecker, entries: readonly Typescript.SourceFile[]) {
+  constructor(checker: ts.TypeChecker, entries: readonly ts.SourceFile[]) {
     this.#checker = checker;
     this.#storageDeclarations = storageDeclarations(checker, entries);
   }
 
-  isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean {
+  isStorageType(node: ts.TypeNode | ts.ExpressionWithTypeArguments): boolean {
     // Read syntactically: the analysis program has no lib, so `Readonly` itself does not resolve.
     const wrapped = ts.isExpressionWithTypeArguments(node) ? undefined : membersKeepingWrapper(node);
     if (wrapped !== undefined) {
@@ -38,12 +42,12 @@ export class StorageResolverBySymbol implements StorageResolver {
     return this.#isStorage(this.#checker.getTypeAtLocation(node));
   }
 
-  isContextuallyStorage(literal: Typescript.ObjectLiteralExpression): boolean {
+  isContextuallyStorage(literal: ts.ObjectLiteralExpression): boolean {
     const contextual = this.#checker.getContextualType(literal);
     return contextual !== undefined && this.#isStorage(contextual);
   }
 
-  baseClassOf(declaration: Typescript.ClassLikeDeclaration): BaseClass {
+  baseClassOf(declaration: ts.ClassLikeDeclaration): BaseClass {
     const expression = extendsExpression(declaration);
     if (expression === undefined) {
       return { kind: 'none' };
@@ -65,7 +69,7 @@ export class StorageResolverBySymbol implements StorageResolver {
   }
 
   /** For a union, every member but `null` and `undefined` must be a storage; for an intersection, one member. */
-  #isStorage(type: Typescript.Type): boolean {
+  #isStorage(type: ts.Type): boolean {
     const present = this.#checker.getNonNullableType(type);
     if (present.isIntersection()) {
       return present.types.some((part) => this.#isStorage(part));
@@ -74,8 +78,8 @@ export class StorageResolverBySymbol implements StorageResolver {
     return parts.length > 0 && parts.every((part) => this.#namesOrDerives(part));
   }
 
-  #namesOrDerives(type: Typescript.Type): boolean {
-    const target = (type as Partial<Typescript.TypeReference>).target ?? type;
+  #namesOrDerives(type: ts.Type): boolean {
+    const target = (type as Partial<ts.TypeReference>).target ?? type;
     const known = this.#known.get(target);
     if (known !== undefined) {
       return known;
@@ -90,7 +94,7 @@ export class StorageResolverBySymbol implements StorageResolver {
   }
 
   /** Extended interfaces and base classes, and the interfaces a class implements. */
-  #inherited(type: Typescript.Type, symbol: Typescript.Symbol | undefined): Typescript.Type[] {
+  #inherited(type: ts.Type, symbol: ts.Symbol | undefined): ts.Type[] {
     const bases = type.isClassOrInterface() ? [...this.#checker.getBaseTypes(type)] : [];
     for (const declaration of symbol?.getDeclarations() ?? []) {
       if (ts.isClassLike(declaration)) {
@@ -106,11 +110,8 @@ export class StorageResolverBySymbol implements StorageResolver {
 }
 
 /** The declarations of `CheckpointStorage` exported by the files `checkpoint-fencing` resolved to. */
-function storageDeclarations(
-  checker: Typescript.TypeChecker,
-  entries: readonly Typescript.SourceFile[],
-): Set<Typescript.Declaration> {
-  const found = new Set<Typescript.Declaration>();
+function storageDeclarations(checker: ts.TypeChecker, entries: readonly ts.SourceFile[]): Set<ts.Declaration> {
+  const found = new Set<ts.Declaration>();
   for (const entry of entries) {
     const module = checker.getSymbolAtLocation(entry);
     let exported =

@@ -221,38 +221,34 @@ function summaryEffective(summary: ChainSummary): Effective {
   };
 }
 
-function skip(implementer: ImplementerFacts, reason: string): UpgradeDecision {
+/** Nothing to write: the decision every other one starts from. */
+function unchanged(implementer: ImplementerFacts): UpgradeDecision {
   return {
     implementer,
     saveShape: 'unchanged',
     unconditionalSaveName: undefined,
     saveOverrides: false,
-    saveIsAsync: false,
+    saveIsAsync: implementer.ownSave?.isAsync ?? true,
     addWriteVersion: false,
     saveMember: 'method',
     superSaveRename: undefined,
-    skipReason: reason,
+    skipReason: undefined,
   };
+}
+
+function skip(implementer: ImplementerFacts, reason: string): UpgradeDecision {
+  return { ...unchanged(implementer), saveIsAsync: false, skipReason: reason };
 }
 
 function decideOne(
   implementer: ImplementerFacts,
   parent: Effective | undefined | null,
   hierarchy: Hierarchy,
-): Omit<UpgradeDecision, 'superSaveRename'> {
+): UpgradeDecision {
   const ownSave = implementer.ownSave;
-  const unchanged = {
-    implementer,
-    saveShape: 'unchanged',
-    unconditionalSaveName: undefined,
-    saveOverrides: false,
-    saveIsAsync: ownSave?.isAsync ?? true,
-    addWriteVersion: false,
-    saveMember: 'method',
-    skipReason: undefined,
-  } as const;
+  const none = unchanged(implementer);
   if (ownSave?.acceptsCondition === true && implementer.ownWriteVersion) {
-    return unchanged;
+    return none;
   }
   if (parent === null) {
     const base = implementer.base?.kind === 'unknown' ? implementer.base : undefined;
@@ -271,7 +267,7 @@ function decideOne(
 
   if (ownSave !== undefined) {
     if (ownSave.acceptsCondition) {
-      return { ...unchanged, addWriteVersion };
+      return { ...none, addWriteVersion };
     }
     const unsupported = unsupportedSave(ownSave);
     if (unsupported !== undefined) {
@@ -282,22 +278,22 @@ function decideOne(
         return skip(implementer, upgradeMessages.decoratedFollower(implementer.base?.name ?? 'its base class'));
       }
       return {
-        ...unchanged,
+        ...none,
         saveShape: 'follows-base',
         unconditionalSaveName: parent.unconditionalSaveName,
         addWriteVersion,
       };
     }
     if (implementer.kind === 'object-literal') {
-      // An object literal takes the condition in place (see member-text.ts), so nothing is renamed.
-      return { ...unchanged, saveShape: 'delegating', addWriteVersion };
+      // An object literal takes the condition in place (see member-edits.ts), so nothing is renamed.
+      return { ...none, saveShape: 'delegating', addWriteVersion };
     }
     const saveMember = generatedSaveMember(implementer, ownSave, hierarchy.descendants(implementer.id));
     if (typeof saveMember !== 'string') {
       return skip(implementer, upgradeMessages.bindingsDiffer(saveMember.bound, saveMember.unbound));
     }
     return {
-      ...unchanged,
+      ...none,
       saveShape: 'delegating',
       unconditionalSaveName: freshName(UNCONDITIONAL_SAVE_NAME, implementer.memberNames),
       saveOverrides: parent?.saveAcceptsCondition !== undefined || ownSave.overrideKeyword !== undefined,
@@ -313,9 +309,9 @@ function decideOne(
       );
     }
     return parent.saveAcceptsCondition
-      ? { ...unchanged, addWriteVersion }
+      ? { ...none, addWriteVersion }
       : {
-          ...unchanged,
+          ...none,
           saveShape: 'inherited',
           saveOverrides: true,
           saveIsAsync: parent.saveIsAsync,
@@ -323,9 +319,9 @@ function decideOne(
         };
   }
   if (implementer.isAbstract && hierarchy.descendants(implementer.id).some((other) => other.ownSave !== undefined)) {
-    return { ...unchanged, addWriteVersion };
+    return { ...none, addWriteVersion };
   }
-  return { ...unchanged, saveShape: 'refusing', saveIsAsync: false, addWriteVersion };
+  return { ...none, saveShape: 'refusing', saveIsAsync: false, addWriteVersion };
 }
 
 /** Why a `save` the recipe would rename or extend cannot be: overloads, a getter, a value from elsewhere. */
@@ -376,4 +372,48 @@ function freshName(wanted: string, taken: readonly string[]): string {
     candidate = `${wanted}${suffix}`;
   }
   return candidate;
+}
+
+/**
+ * For a run over some paths of a project: the implementers in those paths that must be left alone because their
+ * class hierarchy reaches outside them, into a class whose `save` would have to change too (renamed along with a
+ * base, or its `super.save` calls renamed). Upgrading one side alone would leave the other overriding, or calling,
+ * a member that no longer does what it did. `all` are the implementers of the whole project, decided as a whole-project
+ * run would; writeVersion added on one side alone changes nothing the other relies on.
+ */
+export function refusalsForPartialRun(
+  all: readonly ImplementerFacts[],
+  selected: (implementer: ImplementerFacts) => boolean,
+): Map<string, string> {
+  const whole = new Map(decideUpgrades(all).map((decision) => [decision.implementer.id, decision]));
+  const byId = new Map(all.map((implementer) => [implementer.id, implementer]));
+  // A hierarchy is a tree (one base a class): its members share the id of their topmost ancestor.
+  const rootOf = (implementer: ImplementerFacts): string => {
+    let id = implementer.id;
+    for (let base = byId.get(id)?.base; base?.kind === 'implementer'; base = byId.get(id)?.base) {
+      id = base.id;
+    }
+    return id;
+  };
+  const outside = new Map<string, ImplementerFacts>();
+  for (const member of all) {
+    const decision = whole.get(member.id);
+    if (
+      !selected(member) &&
+      decision !== undefined &&
+      decision.skipReason === undefined &&
+      (decision.saveShape !== 'unchanged' ||
+        (decision.superSaveRename !== undefined && member.superSaveNames.length > 0))
+    ) {
+      outside.set(rootOf(member), outside.get(rootOf(member)) ?? member);
+    }
+  }
+  const refusals = new Map<string, string>();
+  for (const member of all.filter(selected)) {
+    const other = outside.get(rootOf(member));
+    if (other !== undefined) {
+      refusals.set(member.id, upgradeMessages.outsideSelection(other.name, other.file));
+    }
+  }
+  return refusals;
 }

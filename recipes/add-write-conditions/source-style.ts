@@ -1,3 +1,6 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+
 /** How a file is written, so that generated code reads like the code around it. */
 export interface SourceStyle {
   /** `\r\n` when the file uses CRLF line endings, `\n` otherwise. */
@@ -6,9 +9,8 @@ export interface SourceStyle {
   readonly indentUnit: string;
   /** The quote character of the file's import specifiers. */
   readonly quote: '"' | "'";
-  /** Whether statements end with a semicolon. */
   readonly semicolons: boolean;
-  /** The column generated lines wrap at (a tab counts as {@link TAB_COLUMNS}). */
+  /** The column generated lines wrap at (a tab counts as four). */
   readonly width: number;
   /** Whether an import or object broken over several lines ends with a comma, as Prettier writes them by default. */
   readonly trailingCommas: boolean;
@@ -21,40 +23,44 @@ export interface SourceStyle {
   readonly bracketSpacing: boolean;
 }
 
-/** The narrowest width a file is assumed to use, Prettier's default. */
-const MINIMUM_WIDTH = 80;
-/** How many columns a tab takes when a line's width is measured. */
-export const TAB_COLUMNS = 4;
-
 /**
- * Reads newline, indentation, quotes, semicolons, trailing commas, bracket spacing and width off `source`; falls
- * back to `\n`, two spaces, `'`, `;`, trailing commas and spaced braces. The width is `printWidth` when the project
- * states one (a Prettier config, an `.editorconfig`), otherwise the longest line the file already has, and never
- * less than 80.
+ * Reads newline, indentation, quotes, semicolons, trailing commas, bracket spacing and width off `source` (the text of
+ * `file`); falls back to `\n`, two spaces, `'`, `;`, trailing commas and spaced braces. The width is the one the
+ * project states for the file (see {@link projectPrintWidth}), otherwise the longest line the file already has, and
+ * never less than Prettier's default of 80.
  */
-export function detectSourceStyle(source: string, printWidth?: number): SourceStyle {
-  const crlf = (source.match(/\r\n/g) ?? []).length;
-  const lf = (source.match(/\n/g) ?? []).length - crlf;
-  const trailingCommas = detectTrailingCommas(source);
+export function detectSourceStyle(source: string, file: string): SourceStyle {
+  const crlf = count(source, /\r\n/g);
+  const trailingCommas = count(source, /,[ \t]*\r?\n[ \t]*[\]}]/g) >= count(source, /[\w'"`)\]][ \t]*\r?\n[ \t]*\]/g);
+  const parameterCommas = count(source, /,[ \t]*\r?\n[ \t]*\)/g);
+  const parameterNoCommas = count(source, /[\w'"`)\]][ \t]*\r?\n[ \t]*\)/g);
+  // Statements that end a line: imports, returns and throws are the most reliable witnesses.
+  const complete = [...source.matchAll(/^[ \t]*(?:import|export|return|throw|const|let)\b[^\r\n]*$/gm)]
+    .map((match) => match[0].trimEnd())
+    .filter((line) => !/[{,([]$/.test(line));
   return {
-    newline: crlf > lf ? '\r\n' : '\n',
-    indentUnit: detectIndentUnit(source),
-    quote: detectQuote(source),
-    semicolons: detectSemicolons(source),
-    width: printWidth ?? Math.max(MINIMUM_WIDTH, ...source.split(/\r?\n/).map(columns)),
+    newline: crlf > count(source, /\n/g) - crlf ? '\r\n' : '\n',
+    indentUnit: indentUnit(source),
+    quote:
+      count(source, /\b(?:from|import|require\()\s*"/g) > count(source, /\b(?:from|import|require\()\s*'/g) ? '"' : "'",
+    semicolons: complete.length === 0 || complete.filter((line) => line.endsWith(';')).length * 2 >= complete.length,
+    width: projectPrintWidth(file) ?? Math.max(80, ...source.split(/\r?\n/).map(columns)),
     trailingCommas,
     // Without a broken parameter list to go by, follow the other lists: Prettier's default puts commas in both.
-    parameterTrailingCommas: detectParameterTrailingCommas(source) ?? trailingCommas,
-    bracketSpacing: detectBracketSpacing(source),
+    parameterTrailingCommas:
+      parameterCommas === 0 && parameterNoCommas === 0 ? trailingCommas : parameterCommas >= parameterNoCommas,
+    // `import { a }` or `import {a}`: the file's own braces decide; spaced when it has none.
+    bracketSpacing:
+      count(source, /\b(?:import|export)(?:\s+type)?\s*\{[ \t]+\S|\bconst\s*\{[ \t]+\S/g) >=
+      count(source, /\b(?:import|export)(?:\s+type)?\s*\{[^\s}]|\bconst\s*\{[^\s}]/g),
   };
 }
 
-/** The columns `line` takes, tabs expanded. */
-export function columns(line: string): number {
-  return line.length + (TAB_COLUMNS - 1) * (line.match(/\t/g) ?? []).length;
+function count(source: string, pattern: RegExp): number {
+  return (source.match(pattern) ?? []).length;
 }
 
-function detectIndentUnit(source: string): string {
+function indentUnit(source: string): string {
   let smallest: number | undefined;
   for (const match of source.matchAll(/^([ \t]+)\S/gm)) {
     const indent = match[1] ?? '';
@@ -62,50 +68,101 @@ function detectIndentUnit(source: string): string {
       return '\t';
     }
     // A JSDoc continuation line (` * text`) is indented by one space past its opener, not by a level.
-    if (source.startsWith('*', match.index + indent.length)) {
-      continue;
+    if (!source.startsWith('*', match.index + indent.length)) {
+      smallest = Math.min(smallest ?? indent.length, indent.length);
     }
-    smallest = Math.min(smallest ?? indent.length, indent.length);
   }
   return ' '.repeat(smallest ?? 2);
 }
 
-function detectQuote(source: string): '"' | "'" {
-  const single = (source.match(/\b(?:from|import|require\()\s*'/g) ?? []).length;
-  const double = (source.match(/\b(?:from|import|require\()\s*"/g) ?? []).length;
-  return double > single ? '"' : "'";
+/** The columns `line` takes, a tab counting as four. */
+export function columns(line: string): number {
+  return line.length + 3 * count(line, /\t/g);
 }
 
-function detectSemicolons(source: string): boolean {
-  // Statements that end a line: imports, returns and throws are the most reliable witnesses.
-  const witnesses = [...source.matchAll(/^[ \t]*(?:import|export|return|throw|const|let)\b[^\r\n]*$/gm)].map((match) =>
-    match[0].trimEnd(),
-  );
-  const complete = witnesses.filter((line) => !/[{,([]$/.test(line));
-  if (complete.length === 0) {
-    return true;
+/** Leading whitespace of the line `offset` is on. */
+export function lineIndent(text: string, offset: number): string {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart))?.[0] ?? '';
+}
+
+/** The whole line `offset` is on, without its newline. */
+export function lineAt(text: string, offset: number): string {
+  const start = text.lastIndexOf('\n', offset - 1) + 1;
+  const end = text.indexOf('\n', offset);
+  return text.slice(start, end === -1 ? text.length : end).replace(/\r$/, '');
+}
+
+/** Prettier's configuration files: `package.json` and `package.yaml` count only with a `prettier` key. */
+const PRETTIER_CONFIG = /^(?:package\.json|package\.yaml|\.prettierrc(?:\.\w+)?|prettier\.config\.[mc]?[jt]s)$/;
+
+const widthByFolder = new Map<string, number | undefined>();
+
+/**
+ * The line width the project states for `file`, read without running anything, so both front ends wrap generated
+ * lines alike: `printWidth` of the nearest Prettier configuration (80 when it sets none; one written in JavaScript is
+ * read for a literal `printWidth: N`), else `max_line_length` from `.editorconfig`; `undefined` when it states none.
+ */
+export function projectPrintWidth(file: string): number | undefined {
+  const folder = dirname(file);
+  if (!widthByFolder.has(folder)) {
+    widthByFolder.set(folder, prettierWidth(folder) ?? editorconfigWidth(folder, file));
   }
-  return complete.filter((line) => line.endsWith(';')).length * 2 >= complete.length;
+  return widthByFolder.get(folder);
 }
 
-/** Imports, objects and arrays broken over lines: does the last item carry a comma? */
-function detectTrailingCommas(source: string): boolean {
-  // A block never ends in a comma, so `,` before `}` is evidence; a bare item before `}` could end a statement.
-  const withComma = (source.match(/,[ \t]*\r?\n[ \t]*[\]}]/g) ?? []).length;
-  const without = (source.match(/[\w'"`)\]][ \t]*\r?\n[ \t]*\]/g) ?? []).length;
-  return withComma >= without;
+function prettierWidth(start: string): number | undefined {
+  for (let folder = start; ; folder = dirname(folder)) {
+    // A folder missing on disk is one a jscodeshift caller only named; package.json is read first, as Prettier does.
+    const names = existsSync(folder) ? readdirSync(folder).filter((entry) => PRETTIER_CONFIG.test(entry)) : [];
+    for (const name of names.sort((a, b) => Number(b === 'package.json') - Number(a === 'package.json'))) {
+      const text = readFileSync(join(folder, name), 'utf8');
+      if (name === 'package.json') {
+        const prettier = (JSON.parse(text) as { prettier?: unknown }).prettier;
+        if (prettier !== undefined) {
+          return typeof prettier === 'object' && prettier !== null && 'printWidth' in prettier
+            ? Number(prettier.printWidth)
+            : 80;
+        }
+      } else if (name !== 'package.yaml' || /^prettier:/m.test(text)) {
+        return Number(/["']?printWidth["']?\s*[:=]\s*(\d+)/.exec(text)?.[1] ?? 80);
+      }
+    }
+    if (dirname(folder) === folder) {
+      return undefined;
+    }
+  }
 }
 
-/** Parameter and argument lists broken over lines: does the last one carry a comma? `undefined` without any. */
-function detectParameterTrailingCommas(source: string): boolean | undefined {
-  const withComma = (source.match(/,[ \t]*\r?\n[ \t]*\)/g) ?? []).length;
-  const without = (source.match(/[\w'"`)\]][ \t]*\r?\n[ \t]*\)/g) ?? []).length;
-  return withComma === 0 && without === 0 ? undefined : withComma >= without;
+/** `max_line_length` of the `.editorconfig` sections that match `file`, the nearest file winning, up to `root = true`. */
+function editorconfigWidth(start: string, file: string): number | undefined {
+  for (let folder = start; ; folder = dirname(folder)) {
+    const path = join(folder, '.editorconfig');
+    const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+    let applies = false;
+    let width: number | undefined;
+    for (const line of text.split(/\r?\n/)) {
+      const section = /^\s*\[(.*)\]\s*$/.exec(line)?.[1];
+      applies = section === undefined ? applies : sectionMatches(section, file);
+      const value = /^\s*max_line_length\s*=\s*(\d+)\s*$/i.exec(line)?.[1];
+      width = applies && value !== undefined ? Number(value) : width;
+    }
+    if (width !== undefined) {
+      return width;
+    }
+    if (/^\s*root\s*=\s*true\s*$/im.test(text) || dirname(folder) === folder) {
+      return undefined;
+    }
+  }
 }
 
-/** `import { a }` or `import {a}`: the file's own braces decide; spaced when it has none. */
-function detectBracketSpacing(source: string): boolean {
-  const spaced = (source.match(/\b(?:import|export)(?:\s+type)?\s*\{[ \t]+\S|\bconst\s*\{[ \t]+\S/g) ?? []).length;
-  const tight = (source.match(/\b(?:import|export)(?:\s+type)?\s*\{[^\s}]|\bconst\s*\{[^\s}]/g) ?? []).length;
-  return spaced >= tight;
+/** The section globs a TypeScript or JavaScript file meets in practice: `*`, `*.ts`, `*.{ts,tsx}`, `**.ts`. */
+function sectionMatches(section: string, file: string): boolean {
+  const pattern = section.replace(/^\*\*?\/?/, '').replace(/^\*?/, '');
+  const alternatives = /^\.\{(.*)\}$/.exec(pattern)?.[1]?.split(',') ?? [pattern.replace(/^\./, '')];
+  return (
+    pattern === '' ||
+    section === '*' ||
+    alternatives.some((alternative) => alternative === extname(file).slice(1) || alternative === basename(file))
+  );
 }

@@ -1,9 +1,9 @@
-import type { ts as Typescript } from 'ts-morph';
+import { ts } from 'ts-morph';
 
 /** The class a class extends, as far as a resolver can see. */
 export type BaseClass =
   | { readonly kind: 'none' }
-  | { readonly kind: 'visible'; readonly declaration: Typescript.ClassLikeDeclaration }
+  | { readonly kind: 'visible'; readonly declaration: ts.ClassLikeDeclaration }
   /** Declared where this resolver cannot look: another file (the by-name resolver), or an unresolved package. */
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
@@ -17,8 +17,55 @@ export interface StorageResolver {
    * Whether a type annotation or heritage-clause type is `CheckpointStorage` from checkpoint-fencing, an interface or
    * alias derived from it, or a union of those with `null`/`undefined`.
    */
-  isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean;
+  isStorageType(node: ts.TypeNode | ts.ExpressionWithTypeArguments): boolean;
   /** Whether an object literal with no declared type is a storage by where it stands (an argument, a property). */
-  isContextuallyStorage(literal: Typescript.ObjectLiteralExpression): boolean;
-  baseClassOf(declaration: Typescript.ClassLikeDeclaration): BaseClass;
+  isContextuallyStorage(literal: ts.ObjectLiteralExpression): boolean;
+  baseClassOf(declaration: ts.ClassLikeDeclaration): BaseClass;
+}
+
+/**
+ * Every JSDoc comment attached to `node`. TypeScript's public `getJSDocCommentsAndTags` returns only the last one,
+ * but a `@typedef` usually sits in a comment of its own above the class comment; the parser keeps them all in the
+ * node's `jsDoc` array (internal, and what ts-morph reads too).
+ */
+export function jsDocComments(node: ts.Node): readonly ts.JSDoc[] {
+  return (node as { readonly jsDoc?: readonly ts.JSDoc[] }).jsDoc ?? [];
+}
+
+/** Whether `sourceFile` is JavaScript, where JSDoc tags carry what TypeScript writes as syntax. */
+export function isJavaScriptFile(sourceFile: ts.SourceFile): boolean {
+  return /\.[mc]?jsx?$/.test(sourceFile.fileName);
+}
+
+/**
+ * The type inside a wrapper that keeps its members callable as they are: parentheses, JSDoc's `?T` and `!T`, and
+ * `Readonly<T>` / `Required<T>`, so `Readonly<CheckpointStorage>` is a storage as much as the interface is.
+ */
+export function membersKeepingWrapper(node: ts.TypeNode): ts.TypeNode | undefined {
+  if (ts.isParenthesizedTypeNode(node) || ts.isJSDocNullableType(node) || ts.isJSDocNonNullableType(node)) {
+    return node.type;
+  }
+  if (
+    ts.isTypeReferenceNode(node) &&
+    ts.isIdentifier(node.typeName) &&
+    (node.typeName.text === 'Readonly' || node.typeName.text === 'Required') &&
+    node.typeArguments?.length === 1
+  ) {
+    return node.typeArguments[0];
+  }
+  return undefined;
+}
+
+/** The expression after `extends` in a class's heritage clauses. */
+export function extendsExpression(declaration: ts.ClassLikeDeclaration): ts.Expression | undefined {
+  const clause = declaration.heritageClauses?.find((candidate) => candidate.token === ts.SyntaxKind.ExtendsKeyword);
+  return clause?.types[0]?.expression;
+}
+
+/** `undefined` or `null` as a type, which a union with a storage may add. */
+export function isNullishTypeNode(node: ts.TypeNode): boolean {
+  return (
+    node.kind === ts.SyntaxKind.UndefinedKeyword ||
+    (ts.isLiteralTypeNode(node) && node.literal.kind === ts.SyntaxKind.NullKeyword)
+  );
 }

@@ -1,8 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import type { ts as Typescript } from 'ts-morph';
+import { ts } from 'ts-morph';
 import type { StorageMemberName } from '../../vocabulary/index.js';
-import { ts } from './typescript.js';
 
 const SAVE: StorageMemberName = 'save';
 const SOURCE = /\.(?:[mc]?[jt]sx?)$/;
@@ -140,7 +139,7 @@ function subclassesIn(
       }
     }
   }
-  const extendsBase = (expression: Typescript.Expression): boolean =>
+  const extendsBase = (expression: ts.Expression): boolean =>
     ts.isIdentifier(expression)
       ? locals.has(expression.text)
       : ts.isPropertyAccessExpression(expression) &&
@@ -148,7 +147,7 @@ function subclassesIn(
         namespaces.has(expression.expression.text) &&
         expression.name.text === base.name;
   const found: { name: string; declaresSave: boolean }[] = [];
-  const visit = (node: Typescript.Node): void => {
+  const visit = (node: ts.Node): void => {
     if (ts.isClassDeclaration(node) && node.name !== undefined) {
       const extended = node.heritageClauses?.find((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]
         ?.expression;

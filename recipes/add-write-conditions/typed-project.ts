@@ -1,12 +1,10 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ts as Typescript } from 'ts-morph';
+import { ts } from 'ts-morph';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
-import { readImplementerFacts, type FileFacts } from './read-implementer-facts.js';
+import { readImplementerFacts, syntaxError, type FileFacts } from './read-implementer-facts.js';
 import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
-import { syntaxError } from './syntax-error.js';
-import { ts } from './typescript.js';
 import { upgradeMessages } from './upgrade-messages.js';
 import { WorkspacePackages } from './workspace-packages.js';
 
@@ -46,10 +44,10 @@ export interface TypedProject {
 /** One tsconfig that lists source files. */
 interface LeafProject {
   readonly tsconfig: string;
-  readonly parsed: Typescript.ParsedCommandLine;
-  readonly options: Typescript.CompilerOptions;
+  readonly parsed: ts.ParsedCommandLine;
+  readonly options: ts.CompilerOptions;
   readonly fileNames: readonly string[];
-  readonly cache: Typescript.ModuleResolutionCache;
+  readonly cache: ts.ModuleResolutionCache;
 }
 
 /**
@@ -133,11 +131,11 @@ function leafProjects(tsconfig: string, seen: Set<string>): LeafProject[] {
   ];
 }
 
-function parseTsconfig(tsconfig: string): Typescript.ParsedCommandLine {
+function parseTsconfig(tsconfig: string): ts.ParsedCommandLine {
   if (!existsSync(tsconfig)) {
     throw new Error(upgradeMessages.noTsconfig(tsconfig));
   }
-  const diagnostics: Typescript.Diagnostic[] = [];
+  const diagnostics: ts.Diagnostic[] = [];
   const parsed = ts.getParsedCommandLineOfConfigFile(
     tsconfig,
     {},
@@ -211,7 +209,7 @@ function analyseWith(
 ): { facts: FileFacts[]; fallback: boolean } {
   const resolution: ResolutionRecord = { fallback: false, entries: new Set(), unresolvedIn: undefined };
   // Finding implementers needs declarations, not lib or @types globals; leaving them out keeps the program small.
-  const options: Typescript.CompilerOptions = {
+  const options: ts.CompilerOptions = {
     ...project.options,
     noLib: true,
     noEmit: true,
@@ -237,7 +235,7 @@ function analyseWith(
   const entries = [...resolution.entries].flatMap((entry) => program.getSourceFile(entry) ?? []);
   const resolver = new StorageResolverBySymbol(program.getTypeChecker(), entries);
   // Under verbatimModuleSyntax a file emitted as CommonJS can bring in a value only with `import x = require(…)`.
-  const commonJsOnly = (sourceFile: Typescript.SourceFile): boolean =>
+  const commonJsOnly = (sourceFile: ts.SourceFile): boolean =>
     options.verbatimModuleSyntax === true && emitsCommonJs(sourceFile, options);
   return {
     facts: analysed.map((sourceFile) => readImplementerFacts(sourceFile, resolver, commonJsOnly(sourceFile))),
@@ -256,7 +254,7 @@ interface ResolutionRecord {
 }
 
 /** Whether a file compiles to a CommonJS module: under `module: commonjs`, or as a CommonJS file under `node16`+. */
-function emitsCommonJs(sourceFile: Typescript.SourceFile, options: Typescript.CompilerOptions): boolean {
+function emitsCommonJs(sourceFile: ts.SourceFile, options: ts.CompilerOptions): boolean {
   const kind = options.module;
   if (kind !== undefined && kind >= ts.ModuleKind.Node16 && kind <= ts.ModuleKind.NodeNext) {
     return sourceFile.impliedNodeFormat === ts.ModuleKind.CommonJS;
@@ -265,7 +263,7 @@ function emitsCommonJs(sourceFile: Typescript.SourceFile, options: Typescript.Co
 }
 
 /** How the tsconfig resolves modules, as its author wrote it. */
-function resolutionSetting(options: Typescript.CompilerOptions): string {
+function resolutionSetting(options: ts.CompilerOptions): string {
   if (options.moduleResolution !== undefined) {
     return `"moduleResolution": "${ts.ModuleResolutionKind[options.moduleResolution].toLowerCase()}"`;
   }
@@ -295,13 +293,13 @@ function isInstalledNear(tsconfig: string): boolean {
  * resolves to is recorded: its `CheckpointStorage` is "the" storage interface.
  */
 function moduleResolution(
-  options: Typescript.CompilerOptions,
-  host: Typescript.ModuleResolutionHost,
-  cache: Typescript.ModuleResolutionCache,
+  options: ts.CompilerOptions,
+  host: ts.ModuleResolutionHost,
+  cache: ts.ModuleResolutionCache,
   workspace: WorkspacePackages,
   follow: 'project-and-package' | 'all',
   record: ResolutionRecord,
-): NonNullable<Typescript.CompilerHost['resolveModuleNameLiterals']> {
+): NonNullable<ts.CompilerHost['resolveModuleNameLiterals']> {
   return (literals, containingFile, _redirect, _options, containingSourceFile) =>
     literals.map((literal) => {
       const name = literal.text;
@@ -347,21 +345,9 @@ function moduleResolution(
     });
 }
 
-function extensionOf(file: string): Typescript.Extension {
-  const extensions: readonly Typescript.Extension[] = [
-    ts.Extension.Dts,
-    ts.Extension.Dmts,
-    ts.Extension.Dcts,
-    ts.Extension.Tsx,
-    ts.Extension.Mts,
-    ts.Extension.Cts,
-    ts.Extension.Ts,
-    ts.Extension.Jsx,
-    ts.Extension.Mjs,
-    ts.Extension.Cjs,
-    ts.Extension.Js,
-  ];
-  return extensions.find((extension) => file.endsWith(extension)) ?? ts.Extension.Ts;
+function extensionOf(file: string): ts.Extension {
+  const { Dts, Dmts, Dcts, Tsx, Mts, Cts, Ts, Jsx, Mjs, Cjs, Js } = ts.Extension;
+  return [Dts, Dmts, Dcts, Tsx, Mts, Cts, Ts, Jsx, Mjs, Cjs, Js].find((extension) => file.endsWith(extension)) ?? Ts;
 }
 
 function matchesPathPattern(name: string, pattern: string): boolean {

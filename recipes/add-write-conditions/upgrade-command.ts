@@ -1,9 +1,9 @@
 import { realpathSync } from 'node:fs';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createTwoFilesPatch } from 'diff';
 import { gitWorkTreeRoot } from './git-worktree.js';
-import { unifiedDiff } from './unified-diff.js';
-import { summaryLine, type UpgradeReport } from './upgrade-report.js';
+import { summaryLine, type FileChange, type UpgradeReport } from './upgrade-report.js';
 import { upgradeMessages } from './upgrade-messages.js';
 import type { UpgradeOptions } from './upgrade.js';
 
@@ -164,4 +164,21 @@ function createProgress(): { update: NonNullable<UpgradeOptions['onProgress']>; 
       }
     },
   };
+}
+
+/**
+ * A unified diff of `changes` that `git apply` accepts when run from `root`: `a/` and `b/` prefixes, paths relative
+ * to `root` with forward slashes, CRLF and a missing final newline carried through.
+ */
+function unifiedDiff(changes: readonly FileChange[], relativePath: (file: string) => string): string {
+  return changes
+    .map((change) => {
+      const path = relativePath(change.file).split('\\').join('/');
+      const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, change.before, change.after, undefined, undefined, {
+        context: 3,
+      });
+      // The leading "Index"/"====" banner is not part of a git patch; start at the file headers.
+      return `diff --git a/${path} b/${path}\n${patch.slice(patch.indexOf('--- '))}`;
+    })
+    .join('');
 }

@@ -1,30 +1,62 @@
 import { generatedNames, importEdits } from './import-plan.js';
 import type { ImportFacts } from './implementer-facts.js';
-import { memberEdits, writesConditionType, writesRefusal } from './member-text.js';
+import { memberEdits } from './member-edits.js';
 import type { UpgradeDecision } from './shape-decision.js';
 import { detectSourceStyle } from './source-style.js';
-import { applyTextEdits } from './text-edit.js';
+
+/** One replacement in a file's text: `[start, end)` becomes `text`; an insertion has `start === end`. */
+export interface TextEdit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
 
 /**
- * Rewrites one file's text for the decisions that concern it: generated members plus the imports they need. Both
- * front ends end here, so the text they write is the same for the same decisions. `printWidth` is the width the
- * project states (Prettier, `.editorconfig`); without it, lines wrap at the width the file already uses.
+ * Rewrites the text of `file` for the decisions that concern it: generated members plus the imports they need. Both
+ * front ends end here, so the text they write is the same for the same decisions. The whole file is analysed (its
+ * style, its imports) before any text is made, and every change is an edit of the original text.
  */
 export function upgradeFileText(
+  file: string,
   source: string,
   decisions: readonly UpgradeDecision[],
   imports: ImportFacts,
-  printWidth?: number,
 ): string {
-  const style = detectSourceStyle(source, printWidth);
-  const context = { source, style, names: generatedNames(imports), typescript: imports.typescript };
-  const members = decisions.flatMap((decision) => memberEdits(decision, context));
+  const style = detectSourceStyle(source, file);
+  const names = generatedNames(imports);
+  const members = decisions.flatMap((decision) =>
+    memberEdits(decision, { source, style, names, typescript: imports.typescript }),
+  );
   if (members.length === 0) {
     return source;
   }
+  const written = members.map((edit) => edit.text).join('\n');
   const needs = {
-    conditionType: decisions.some((decision) => writesConditionType(decision, imports.typescript)),
-    unsupportedError: decisions.some((decision) => writesRefusal(decision)),
+    conditionType: names.conditionType !== undefined && written.includes(`: ${names.conditionType}`),
+    unsupportedError: written.includes(`new ${names.unsupportedError}(`),
   };
   return applyTextEdits(source, [...importEdits(source, imports, style, needs), ...members]);
+}
+
+/**
+ * Applies non-overlapping edits to `source`. Insertions at the same offset keep the order they were given in, so
+ * several members added after one anchor come out in the order they were planned.
+ * @throws Error when two edits overlap, which would mean two plans touched the same code.
+ */
+function applyTextEdits(source: string, edits: readonly TextEdit[]): string {
+  const ordered = edits
+    .map((edit, index) => ({ edit, index }))
+    .sort((a, b) => a.edit.start - b.edit.start || a.edit.end - b.edit.end || a.index - b.index);
+  let result = '';
+  let cursor = 0;
+  for (const { edit } of ordered) {
+    if (edit.start < cursor) {
+      throw new Error(
+        `add-write-conditions: two edits overlap at offset ${edit.start}; this is a bug in the recipe, please report it with the file.`,
+      );
+    }
+    result += source.slice(cursor, edit.start) + edit.text;
+    cursor = edit.end;
+  }
+  return result + source.slice(cursor);
 }

@@ -2,12 +2,10 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { filesReachingPackage } from './files-reaching-package.js';
 import { uncommittedFiles } from './git-worktree.js';
-import { membersAdded } from './member-text.js';
-import { refusalsForPartialRun } from './partial-run.js';
-import { decideUpgrades } from './shape-decision.js';
+import { membersAdded } from './member-edits.js';
+import { decideUpgrades, refusalsForPartialRun } from './shape-decision.js';
 import { openTypedProject } from './typed-project.js';
 import { formatWithProjectPrettier } from './project-prettier.js';
-import { projectPrintWidth } from './project-print-width.js';
 import { upgradeFileText } from './upgrade-file-text.js';
 import { upgradeMessages } from './upgrade-messages.js';
 import type { FileChange, ImplementerReport, SkippedImplementer, UpgradeReport } from './upgrade-report.js';
@@ -116,7 +114,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
         });
       }
     }
-    const after = upgradeFileText(file.text, own, file.imports, projectPrintWidth(file.path));
+    const after = upgradeFileText(file.path, file.text, own, file.imports);
     if (after !== file.text) {
       const raw = texts.get(file.path) ?? readFileSync(file.path, 'utf8');
       const bom = raw.startsWith(BOM) && !file.text.startsWith(BOM) ? BOM : '';

@@ -1,12 +1,11 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { nearestManifestField } from './nearest-manifest.js';
-import type { ts as Typescript } from 'ts-morph';
-import { ts } from './typescript.js';
+import { nearestManifestField } from './package-manifest.js';
+import { ts } from 'ts-morph';
 
 /** One project of a tsconfig (or of a solution's references): its parsed settings. */
 export interface WorkspaceProject {
-  readonly parsed: Typescript.ParsedCommandLine;
+  readonly parsed: ts.ParsedCommandLine;
 }
 
 /**
@@ -49,11 +48,11 @@ export class WorkspacePackages {
   resolve(
     specifier: string,
     containingFile: string,
-    options: Typescript.CompilerOptions,
-    cache?: Typescript.ModuleResolutionCache,
+    options: ts.CompilerOptions,
+    cache?: ts.ModuleResolutionCache,
   ): string | undefined {
     const sources = this.#outputs();
-    const host: Typescript.ModuleResolutionHost = {
+    const host: ts.ModuleResolutionHost = {
       ...ts.sys,
       // An output that is not built yet exists for resolution's sake when its source does.
       fileExists: (path) => ts.sys.fileExists(path) || sources.has(realPath(path)),

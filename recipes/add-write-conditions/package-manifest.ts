@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /**
  * A top-level field of the nearest package.json at or above `folder` (the package a file in `folder` belongs to):
@@ -20,4 +20,18 @@ export function nearestManifestField(folder: string, field: 'name' | 'type'): st
       return undefined;
     }
   }
+}
+
+const byFolder = new Map<string, string | undefined>();
+
+/**
+ * The `"type"` of the package a file belongs to (the nearest package.json above it): `module`, `commonjs`, or
+ * `undefined` when it says nothing (which Node reads as CommonJS). Read once per folder.
+ */
+export function packageType(file: string): string | undefined {
+  const folder = dirname(resolve(file));
+  if (!byFolder.has(folder)) {
+    byFolder.set(folder, nearestManifestField(folder, 'type'));
+  }
+  return byFolder.get(folder);
 }

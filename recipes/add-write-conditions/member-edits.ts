@@ -1,0 +1,420 @@
+import type { GeneratedNames } from './import-plan.js';
+import type { ImplementerFacts, SaveFacts } from './implementer-facts.js';
+import { commentLines, fillTemplate, TEMPLATES } from './member-templates.js';
+import type { UpgradeDecision } from './shape-decision.js';
+import { columns, lineAt, lineIndent, type SourceStyle } from './source-style.js';
+import type { TextEdit } from './upgrade-file-text.js';
+import { markerText } from './upgrade-messages.js';
+
+/** Everything the text of a member depends on besides the decision. */
+export interface MemberTextContext {
+  readonly source: string;
+  readonly style: SourceStyle;
+  readonly names: GeneratedNames;
+  /** Whether to write type annotations (TypeScript) or leave them out (JavaScript). */
+  readonly typescript: boolean;
+}
+
+/** The parameter names generated members use: those the implementer already uses, or the interface's. */
+interface Naming {
+  readonly id: string;
+  readonly checkpoint: string;
+  readonly condition: string;
+  readonly idType: string;
+  readonly checkpointType: string;
+}
+
+/** The members a decision adds, by name, for reports. */
+export function membersAdded(decision: UpgradeDecision): string[] {
+  return [
+    ...(['delegating', 'inherited', 'refusing'].includes(decision.saveShape) ? ['save'] : []),
+    ...(decision.addWriteVersion ? ['writeVersion'] : []),
+  ];
+}
+
+/**
+ * The text edits that carry out one decision: the marker, renames of the existing unconditional write, the new or
+ * extended `save`, the new `writeVersion`. Everything else in the file stays byte for byte. A generated member keeps
+ * the kind of the member it stands beside: an arrow-function field stays an arrow-function field, an async `save`
+ * stays async, and parameters keep the names the implementer already uses.
+ */
+export function memberEdits(decision: UpgradeDecision, context: MemberTextContext): TextEdit[] {
+  const { implementer, unconditionalSaveName: renamed, superSaveRename } = decision;
+  if (decision.skipReason !== undefined) {
+    return [];
+  }
+  // A `super.save` that meant the base's unconditional write keeps reaching it under its new name.
+  const edits: TextEdit[] = implementer.superSaveNames.flatMap((range) =>
+    superSaveRename === undefined ? [] : [{ ...range, text: superSaveRename }],
+  );
+  if (decision.saveShape === 'unchanged' && !decision.addWriteVersion) {
+    return edits;
+  }
+  const { style } = context;
+  const body = implementer.body;
+  const indent = body.memberIndent !== '' ? body.memberIndent : body.outerIndent + style.indentUnit;
+  const naming = namingOf(implementer);
+  const appended: string[][] = [];
+  const save = implementer.ownSave;
+  const marker = commentLines(indent, markerText(decision), style);
+  const markerAbove = (offset: number): TextEdit => {
+    const text = [...marker, indent].join(style.newline).slice(indent.length);
+    return { start: offset, end: offset, text };
+  };
+  const keepsOwnSave = decision.saveShape === 'delegating' || decision.saveShape === 'follows-base';
+  if (keepsOwnSave) {
+    if (save === undefined || (decision.saveShape === 'follows-base' && renamed === undefined)) {
+      throw new Error(
+        `add-write-conditions: ${implementer.name} has the ${decision.saveShape} shape without a save to keep; this is a bug.`,
+      );
+    }
+    edits.push(markerAbove(save.commentsStart));
+    if (renamed === undefined || implementer.kind === 'object-literal') {
+      edits.push(...conditionInPlace(save, decision, naming, context));
+    } else {
+      edits.push(...renameEdits(save, renamed, context));
+    }
+    if (decision.saveShape === 'delegating' && renamed !== undefined && implementer.kind === 'class') {
+      // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
+      // overrides nothing, while the generated save overrides what the old one did.
+      for (const range of [save.decorators, save.overrideKeyword]) {
+        edits.push(...(range === undefined ? [] : [{ ...range, text: '' }]));
+      }
+      const text = delegatingSave(indent, decision, save, naming, context, `this.${renamed}`).join(style.newline);
+      edits.push({ start: save.end, end: save.end, text: separator(implementer, context) + text });
+    }
+  } else if (decision.saveShape === 'inherited') {
+    appended.push(delegatingSave(indent, decision, undefined, naming, context, 'super.save'));
+  } else if (decision.saveShape === 'refusing') {
+    appended.push(refusingSave(indent, implementer, naming, context));
+  }
+  if (decision.addWriteVersion) {
+    appended.push(writeVersion(indent, implementer, context));
+  }
+  if (appended.length > 0) {
+    const [first = [], ...rest] = appended;
+    edits.push(appendMembers(implementer, keepsOwnSave ? appended : [[...marker, ...first], ...rest], context));
+  }
+  return edits;
+}
+
+function namingOf(implementer: ImplementerFacts): Naming {
+  const [first, second] = implementer.ownSave?.parameters ?? [];
+  const id = first?.name ?? implementer.idParameterName ?? 'subscriptionId';
+  const checkpoint = second?.name ?? 'checkpoint';
+  return {
+    id,
+    checkpoint,
+    condition: id === 'condition' || checkpoint === 'condition' ? 'writeCondition' : 'condition',
+    idType: first?.type ?? 'string',
+    checkpointType: second?.type ?? 'string',
+  };
+}
+
+/** `_name` for a parameter the generated body never reads. */
+function unused(name: string): string {
+  return `_${name.replace(/^_+/, '')}`;
+}
+
+function typedParameters(save: SaveFacts | undefined): boolean {
+  return (
+    save === undefined ||
+    save.parameters.length === 0 ||
+    save.parameters.some((parameter) => parameter.type !== undefined)
+  );
+}
+
+/** A blank line between members when the body already separates its members that way. */
+function separator(implementer: ImplementerFacts, context: MemberTextContext): string {
+  const body = context.source.slice(implementer.body.openBrace, implementer.body.closeBrace);
+  const blank = /\n[ \t]*\r?\n/.test(body) || implementer.body.lastMemberEnd === undefined;
+  return blank ? context.style.newline + context.style.newline : context.style.newline;
+}
+
+/** A parameter list broken one a line at `indent`, as Prettier breaks one that does not fit. */
+function brokenParameters(parameters: readonly string[], indent: string, style: SourceStyle): string {
+  return fillTemplate('({{parameters}})', { parameters }, indent, style, 0).join(style.newline).slice(indent.length);
+}
+
+/** Renames the member; a signature the longer name pushes past the width has its parameters broken one a line. */
+function renameEdits(save: SaveFacts, name: string, context: MemberTextContext): TextEdit[] {
+  const { source, style } = context;
+  const edits: TextEdit[] = [{ start: save.nameStart, end: save.nameEnd, text: name }];
+  const list = save.parameterList;
+  const renamedWidth = columns(lineAt(source, save.nameStart)) + name.length - (save.nameEnd - save.nameStart);
+  const written = writtenParameters(save);
+  if (
+    list?.open !== undefined &&
+    written.length > 0 &&
+    renamedWidth > style.width &&
+    !source.slice(save.nameStart, list.close).includes('\n')
+  ) {
+    const text = brokenParameters(written, lineIndent(source, save.nameStart), style);
+    edits.push({ start: list.open, end: list.close + 1, text });
+  }
+  return edits;
+}
+
+/** The parameters as written, a `this` parameter first when there is one. */
+function writtenParameters(save: SaveFacts): string[] {
+  return [...(save.thisParameter === undefined ? [] : [save.thisParameter]), ...save.parameters.map((p) => p.text)];
+}
+
+/** The refusal statement: thrown in an async function, returned as a rejection otherwise. */
+function refusal(condition: string, isAsync: boolean, context: MemberTextContext): string {
+  const error = `new ${context.names.unsupportedError}(${condition})`;
+  return isAsync ? `throw ${error}` : `return Promise.reject(${error})`;
+}
+
+function parameter(name: string, type: string, context: MemberTextContext): string {
+  return context.typescript ? `${name}: ${type}` : name;
+}
+
+function conditionParameter(name: string, optional: boolean, typed: boolean, context: MemberTextContext): string {
+  const mark = optional ? '?' : '';
+  return !context.typescript
+    ? name
+    : typed
+      ? `${name}${mark}: ${context.names.conditionType ?? 'unknown'}`
+      : `${name}${mark}`;
+}
+
+/**
+ * A `save(id, checkpoint, condition?)` that refuses every condition but `any()` and sends the rest (the two-argument
+ * call included) to `target`, written as the member the decision asks for (a method, or an arrow or function field),
+ * with the type parameters, `this` parameter, modifiers and decorators of `like`, the member it stands beside.
+ */
+function delegatingSave(
+  indent: string,
+  decision: UpgradeDecision,
+  like: SaveFacts | undefined,
+  naming: Naming,
+  context: MemberTextContext,
+  target: string,
+): string[] {
+  const { style, typescript, source } = context;
+  const kind = decision.saveMember;
+  const returnType = typescript ? `: ${like?.returnType ?? 'Promise<string>'}` : '';
+  const accessibility = like === undefined && decision.implementer.explicitlyPublic ? 'public ' : '';
+  const override = decision.saveOverrides && typescript ? 'override ' : '';
+  const typeParameters = like?.typeParameters ?? '';
+  // An arrow function has no `this` of its own to declare.
+  const thisParameter = kind === 'arrow-field' ? undefined : like?.thisParameter;
+  const async = decision.saveIsAsync ? 'async ' : '';
+  const fieldEnd = like?.form === 'property' ? (source[like.end - 1] === ';' ? ';' : '') : style.semicolons ? ';' : '';
+  const { lines: decoratorLines, inline } = movedDecorators(indent, like, context);
+  const prefix = `${inline}${accessibility}${like?.modifiers ?? ''}${override}`;
+  const [head, tail, end] =
+    kind === 'arrow-field'
+      ? [`${prefix}save = ${async}${typeParameters}`, `${returnType} => {`, fieldEnd]
+      : kind === 'function-field'
+        ? [`${prefix}save = ${async}function ${typeParameters}`, `${returnType} {`, fieldEnd]
+        : [`${prefix}${async}save${typeParameters}`, `${returnType} {`, ''];
+  const values = {
+    head,
+    tail,
+    end,
+    target,
+    id: naming.id,
+    checkpoint: naming.checkpoint,
+    condition: naming.condition,
+    refusal: refusal(naming.condition, decision.saveIsAsync, context),
+    parameters: [
+      ...(thisParameter === undefined ? [] : [thisParameter]),
+      parameter(naming.id, naming.idType, context),
+      parameter(naming.checkpoint, naming.checkpointType, context),
+      conditionParameter(naming.condition, true, true, context),
+    ],
+  };
+  return [
+    ...saveJsDoc(indent, like, [naming.id, naming.checkpoint], `[${naming.condition}]`, context),
+    ...decoratorLines,
+    ...fillTemplate(TEMPLATES.delegatingSave, values, indent, style),
+  ];
+}
+
+/**
+ * The decorators of `like`, as written, for the generated `save` that takes over its name: lines of their own, or,
+ * when they stood on the member's line, a prefix of the generated head.
+ */
+function movedDecorators(
+  indent: string,
+  like: SaveFacts | undefined,
+  context: MemberTextContext,
+): { lines: string[]; inline: string } {
+  const moved = like?.decorators === undefined ? '' : context.source.slice(like.decorators.start, like.decorators.end);
+  const lastBreak = moved.lastIndexOf('\n');
+  if (lastBreak === -1) {
+    return { lines: [], inline: moved };
+  }
+  const lines = moved.slice(0, lastBreak).replace(/\r$/, '').split(/\r?\n/);
+  return { lines: lines.map((line, index) => (index === 0 ? `${indent}${line}` : line)), inline: '' };
+}
+
+/** In JavaScript, the JSDoc of a generated `save`: the parameter types of `like` where its JSDoc gives them. */
+function saveJsDoc(
+  indent: string,
+  like: SaveFacts | undefined,
+  [id, checkpoint]: readonly [string, string],
+  condition: string,
+  context: MemberTextContext,
+): string[] {
+  if (context.typescript) {
+    return [];
+  }
+  const values = {
+    id,
+    checkpoint,
+    condition,
+    idType: like?.parameters[0]?.jsDocType ?? 'string',
+    checkpointType: like?.parameters[1]?.jsDocType ?? 'string',
+    returnType: like?.jsDocReturnType ?? 'Promise<string>',
+  };
+  return fillTemplate(TEMPLATES.saveJsDoc, values, indent, context.style);
+}
+
+function refusingSave(
+  indent: string,
+  implementer: ImplementerFacts,
+  naming: Naming,
+  context: MemberTextContext,
+): string[] {
+  const names = [unused(naming.id), unused(naming.checkpoint)] as const;
+  const values = {
+    head: `${implementer.explicitlyPublic ? 'public ' : ''}save`,
+    tail: `${context.typescript ? ': Promise<string>' : ''} {`,
+    error: context.names.unsupportedError,
+    condition: naming.condition,
+    parameters: [
+      parameter(names[0], naming.idType, context),
+      parameter(names[1], naming.checkpointType, context),
+      conditionParameter(naming.condition, false, true, context),
+    ],
+  };
+  return [
+    ...saveJsDoc(indent, undefined, names, naming.condition, context),
+    ...fillTemplate(TEMPLATES.refusingSave, values, indent, context.style),
+  ];
+}
+
+/** `writeVersion`, as an arrow-function field or property when the implementer writes its `save` that way. */
+function writeVersion(indent: string, implementer: ImplementerFacts, context: MemberTextContext): string[] {
+  const { style, typescript, source } = context;
+  const save = implementer.ownSave;
+  const literal = implementer.kind === 'object-literal';
+  const returnType = typescript && (!literal || typedParameters(save)) ? ': Promise<bigint | undefined>' : '';
+  const accessibility = implementer.explicitlyPublic ? 'public ' : '';
+  if (save?.functionKind !== 'arrow' || save.form !== 'property') {
+    return fillTemplate(TEMPLATES.writeVersion, { head: `${accessibility}writeVersion`, returnType }, indent, style);
+  }
+  const values = {
+    head: `${accessibility}writeVersion${literal ? ':' : ' ='}`,
+    returnType,
+    end: !literal && source[save.end - 1] === ';' ? ';' : '',
+  };
+  const [single, broken] = TEMPLATES.arrowWriteVersion.map((template) => fillTemplate(template, values, indent, style));
+  return single !== undefined && single.every((line) => columns(line) <= style.width) ? single : (broken ?? []);
+}
+
+/**
+ * An object literal cannot gain a renamed member (a typed literal rejects unknown properties), so its `save` takes
+ * the condition in place: a third parameter and the refusal as its first statement, the rest of it untouched. Its
+ * kind (method, arrow, function), `async`, `this` and parameter names stay as they were.
+ */
+function conditionInPlace(
+  save: SaveFacts,
+  decision: UpgradeDecision,
+  naming: Naming,
+  context: MemberTextContext,
+): TextEdit[] {
+  const { source, style } = context;
+  const list = save.parameterList;
+  const body = save.body;
+  if (list === undefined || body === undefined) {
+    throw new Error(
+      `add-write-conditions: ${decision.implementer.name} has a save without parameters or body to extend; this is a bug.`,
+    );
+  }
+  const nl = style.newline;
+  const typed = typedParameters(save);
+  const padding = [unused(naming.id), unused(naming.checkpoint)]
+    .slice(save.parameters.length)
+    .map((name) => (typed ? parameter(name, 'string', context) : name));
+  const added = [...padding, conditionParameter(naming.condition, true, typed, context)];
+  const edits: TextEdit[] = [];
+  const headIndent = lineIndent(source, save.start);
+
+  if (list.open === undefined) {
+    const single = source.slice(list.firstParameterStart ?? list.close, list.close);
+    edits.push({
+      start: list.firstParameterStart ?? list.close,
+      end: list.close,
+      text: `(${[single, ...added].join(', ')})`,
+    });
+  } else if (source.slice(list.open, list.close).includes('\n') && list.lastParameterEnd !== undefined) {
+    const parameterIndent = lineIndent(source, list.lastParameterEnd - 1);
+    const lines = added.map((name) => `${nl}${parameterIndent}${name}`).join(',');
+    const text = `${list.trailingComma ? '' : ','}${lines}${list.trailingComma ? ',' : ''}`;
+    edits.push({ start: list.lastParameterEnd, end: list.lastParameterEnd, text });
+  } else {
+    const existing = writtenParameters(save);
+    const at = list.lastParameterEnd ?? list.open + 1;
+    const inserted = `${list.trailingComma ? ' ' : existing.length > 0 ? ', ' : ''}${added.join(', ')}`;
+    const lineStart = source.lastIndexOf('\n', at - 1) + 1;
+    const fullLine = lineAt(source, at);
+    // A body on the same line as the head moves below the refusal (see below), so only the head has to fit.
+    const line =
+      body.kind === 'block' && !source.slice(body.open + 1, body.close).includes('\n')
+        ? fullLine.slice(0, Math.max(0, body.open + 1 - lineStart))
+        : fullLine;
+    if (columns(line.slice(0, at - lineStart) + inserted + line.slice(at - lineStart)) <= style.width) {
+      edits.push({ start: at, end: at, text: inserted });
+    } else {
+      edits.push({
+        start: list.open,
+        end: list.close + 1,
+        text: brokenParameters([...existing, ...added], headIndent, style),
+      });
+    }
+  }
+
+  const values = { condition: naming.condition, refusal: refusal(naming.condition, save.isAsync, context) };
+  if (body.kind === 'expression') {
+    const expression = source.slice(body.start, body.end);
+    const text = fillTemplate(TEMPLATES.expressionBody, { ...values, expression }, headIndent, style).join(nl);
+    return [...edits, { start: body.start, end: body.end, text: text.slice(headIndent.length) }];
+  }
+  const inside = source.slice(body.open + 1, body.close);
+  const bodyIndent = /\r?\n([ \t]*)\S/.exec(inside)?.[1] ?? headIndent + style.indentUnit;
+  const guard = fillTemplate(TEMPLATES.guard, values, bodyIndent, style).join(nl);
+  if (inside.trim() === '') {
+    edits.push({ start: body.open + 1, end: body.open + 1, text: `${nl}${guard}${nl}${headIndent}` });
+  } else if (!inside.includes('\n')) {
+    // A body on one line (`{ rows.set(id, cp); return cp; }`) gets its statements on a line of their own below the
+    // refusal, and its brace on the next, rather than statements trailing the refusal's closing brace.
+    const text = `${nl}${guard}${nl}${bodyIndent}${inside.trim()}${nl}${headIndent}`;
+    edits.push({ start: body.open + 1, end: body.close, text });
+  } else {
+    edits.push({ start: body.open + 1, end: body.open + 1, text: `${nl}${guard}` });
+  }
+  return edits;
+}
+
+function appendMembers(
+  implementer: ImplementerFacts,
+  members: readonly (readonly string[])[],
+  context: MemberTextContext,
+): TextEdit {
+  const { body } = implementer;
+  const newline = context.style.newline;
+  const gap = separator(implementer, context);
+  const texts = members.map((lines) => lines.join(newline));
+  const literal = implementer.kind === 'object-literal';
+  const joined = texts.join(literal ? `,${gap}` : gap);
+  if (body.lastMemberEnd === undefined) {
+    const text = `${newline}${joined}${literal ? ',' : ''}${newline}${body.outerIndent}`;
+    return { start: body.openBrace + 1, end: body.openBrace + 1, text };
+  }
+  const text = !literal ? gap + joined : body.lastMemberHasComma ? `${gap}${joined},` : `,${gap}${joined}`;
+  return { start: body.lastMemberEnd, end: body.lastMemberEnd, text };
+}

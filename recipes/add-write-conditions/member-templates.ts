@@ -1,0 +1,129 @@
+import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
+import { columns, type SourceStyle } from './source-style.js';
+
+/** The type of a write condition, named in generated parameter lists. */
+export const CONDITION_TYPE: RuntimeExportName = 'CheckpointWriteCondition';
+
+// The text the recipe writes, in one canonical layout: two spaces a level, single quotes, semicolons, `{{name}}`
+// holes. {@link fillTemplate} turns it into the file's own layout. A hole filled with a list (parameters, imported
+// names) stays on its line when that fits the width, and is broken one item a line otherwise, as Prettier does.
+
+const GUARD = `if ({{condition}} !== undefined && {{condition}}.kind !== 'any') {
+  {{refusal}};
+}`;
+
+/** Templates of the members and imports the recipe adds. */
+export const TEMPLATES = {
+  /** The refusal of every condition but `any()`, first in a `save` that takes the condition in place. */
+  guard: GUARD,
+  /** An expression body (`=> rows.get(id)`) made a block, so the refusal can go first. */
+  expressionBody: `{
+${indented(GUARD)}
+  return {{expression}};
+}`,
+  /** A `save` that refuses every condition but `any()` and sends the rest to the unconditional write `target`. */
+  delegatingSave: `{{head}}({{parameters}}){{tail}}
+${indented(GUARD)}
+  return {{target}}({{id}}, {{checkpoint}});
+}{{end}}`,
+  /** A `save` that refuses every write: there is no unconditional write to send it to. */
+  refusingSave: `{{head}}({{parameters}}){{tail}}
+  return Promise.reject(new {{error}}({{condition}}));
+}`,
+  /** In JavaScript, the JSDoc that types a generated `save` as TypeScript would, so `checkJs` accepts it. */
+  saveJsDoc: `/**
+ * @param {{{idType}}} {{id}}
+ * @param {{{checkpointType}}} {{checkpoint}}
+ * @param {import('${PACKAGE_NAME}').${CONDITION_TYPE}} {{condition}}
+ * @returns {{{returnType}}}
+ */`,
+  /**
+   * `writeVersion` answering that no version is stored: not `async`, so it passes `require-await`, and without the id
+   * parameter it would not read, so it passes `no-unused-vars` (an implementation may leave it out).
+   */
+  writeVersion: `{{head}}(){{returnType}} {
+  return Promise.resolve(undefined);
+}`,
+  /** The same as an arrow-function field or property; the second form when the first is too wide. */
+  arrowWriteVersion: [
+    '{{head}} (){{returnType}} => Promise.resolve(undefined){{end}}',
+    '{{head}} (){{returnType}} =>\n  Promise.resolve(undefined){{end}}',
+  ],
+  valueImport: `import {{{names}}} from '${PACKAGE_NAME}';`,
+  requireImport: `const {{{names}}} = require('${PACKAGE_NAME}');`,
+  /** For a TypeScript file in CommonJS syntax, where `import { … }` is not allowed under `verbatimModuleSyntax`. */
+  namespaceImport: `import {{namespace}} = require('${PACKAGE_NAME}');`,
+  /** The names of an import, broken one a line. */
+  importedNames: '{{{names}}}',
+} as const;
+
+function indented(template: string): string {
+  return template.replace(/^/gm, '  ');
+}
+
+/**
+ * The lines of `template` in `style`, each indented by `indent` plus its own levels, its holes filled from `values`
+ * (a value is used as written, never re-indented). `width` overrides the style's, e.g. 0 to break every list.
+ */
+export function fillTemplate(
+  template: string,
+  values: Readonly<Record<string, string | readonly string[]>>,
+  indent: string,
+  style: SourceStyle,
+  width = style.width,
+): string[] {
+  return template.split('\n').flatMap((line) => {
+    const levels = (/^(?: {2})*/.exec(line)?.[0].length ?? 0) / 2;
+    const lead = indent + style.indentUnit.repeat(levels);
+    let list: readonly string[] | undefined;
+    const text = (style.semicolons ? line : line.replace(/;$/, ''))
+      .slice(levels * 2)
+      .replaceAll("'", style.quote)
+      .replace(/\{\{(\w+)\}\}/g, (_hole, name: string) => {
+        const value = values[name] ?? '';
+        if (typeof value === 'string') {
+          return value;
+        }
+        list = value;
+        return '\0';
+      });
+    return list === undefined ? [lead + text] : listLines(lead, text, list, style, width);
+  });
+}
+
+/** A line holding a bracketed list (at `\0`): on one line when it fits `width`, else one item a line. */
+function listLines(lead: string, line: string, items: readonly string[], style: SourceStyle, width: number): string[] {
+  const at = line.indexOf('\0');
+  const [before, after] = [line.slice(0, at), line.slice(at + 1)];
+  const braces = before.endsWith('{');
+  const space = braces && style.bracketSpacing ? ' ' : '';
+  const single = `${lead}${before}${space}${items.join(', ')}${space}${after}`;
+  if (items.length === 0 || columns(single) <= width) {
+    return [single];
+  }
+  const trailingComma = braces ? style.trailingCommas : style.parameterTrailingCommas;
+  return [
+    lead + before,
+    ...items.map(
+      (item, index) => `${lead}${style.indentUnit}${item}${index < items.length - 1 || trailingComma ? ',' : ''}`,
+    ),
+    lead + after,
+  ];
+}
+
+/** `text` as `//` comment lines that fit the file's width; a word longer than a line (a path) gets a line of its own. */
+export function commentLines(indent: string, text: string, style: SourceStyle): string[] {
+  const lines: string[] = [];
+  let current = `${indent}//`;
+  for (const word of text.split(' ')) {
+    const candidate = `${current} ${word}`;
+    if (columns(candidate) > style.width && current !== `${indent}//`) {
+      lines.push(current);
+      current = `${indent}// ${word}`;
+    } else {
+      current = candidate;
+    }
+  }
+  lines.push(current);
+  return lines;
+}
