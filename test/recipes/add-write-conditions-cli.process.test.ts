@@ -11,7 +11,7 @@ import { temporaryDirectory } from '../support/temporary-directory.js';
 let build: string;
 
 beforeAll(() => {
-  build = join(builtPackage(), 'dist');
+  build = join(builtPackage('recipes'), 'dist');
 }, 120_000);
 
 interface Run {
@@ -386,7 +386,7 @@ describe('the jscodeshift transform through the jscodeshift CLI', { timeout: 90_
       const args = command
         .split(/\s+/)
         .slice(2)
-        .map((arg) => arg.replace(/^node_modules\/checkpoint-fencing\/dist\//, `${build}/`));
+        .map((arg) => arg.replace(/^node_modules\/checkpoint-fencing(?:-codemod)?\/dist\//, `${build}/`));
       const result = spawnSync(process.execPath, [join(REPO, 'node_modules/jscodeshift/bin/jscodeshift.js'), ...args], {
         cwd: root,
         encoding: 'utf8',

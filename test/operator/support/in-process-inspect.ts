@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { runOperatorCommand } from '../../../operator/index.js';
+import { runOperatorCommand } from '../../../runtime/operator/index.js';
 
 /** One write of a command, to stdout or stderr, in the order the command made them. */
 export interface OperatorWrite {
