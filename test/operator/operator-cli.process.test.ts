@@ -16,9 +16,10 @@ import { startScriptedRedisNode, type RespReply, type ScriptedRedisNode } from '
 const run = promisify(execFile);
 const nodes: ScriptedRedisNode[] = [];
 
+// The first test file to need this build makes it (two tsc passes): minutes on a loaded two-core machine.
 beforeAll(() => {
   builtBin();
-}, 180_000);
+}, 600_000);
 
 afterAll(async () => {
   await Promise.all(nodes.map((node) => node.close()));

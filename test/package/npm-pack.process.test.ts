@@ -192,7 +192,8 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
       await writeMisuseProject(consumers),
     ];
     typeChecks = typeCheckProjects(projects, consumers);
-  }, 300_000);
+    // The first test file to need the tarballs packs all three (three builds): minutes on a loaded two-core machine.
+  }, 900_000);
 
   it('ships built JavaScript and typings for every export, and no TypeScript sources or tests', () => {
     for (const [subpath, target] of Object.entries(manifest.exports)) {

@@ -7,12 +7,13 @@ import { commitAll, git } from './support/git-repo.js';
 import { builtPackage } from '../support/built-package.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
 
-/** The package's dist/, built from the current sources: the CLI is `<build>/recipes/cli.js`, as users run it. */
+/** The codemod's dist/, built from the current sources: the CLI is `<build>/recipes/cli.js`, as users run it. */
 let build: string;
 
+// The first test file to need this build makes it (two tsc passes): minutes on a loaded two-core machine.
 beforeAll(() => {
   build = join(builtPackage('recipes'), 'dist');
-}, 120_000);
+}, 600_000);
 
 interface Run {
   readonly status: number | null;

@@ -20,44 +20,40 @@ const INPUTS = [
 /** A workspace package folder: `runtime` (checkpoint-fencing), `eslint-plugin` or `recipes` (the codemod). */
 export type PackageFolder = 'runtime' | 'eslint-plugin' | 'recipes';
 
-const PACKAGE_FOLDERS: readonly PackageFolder[] = ['runtime', 'eslint-plugin', 'recipes'];
-
 /**
  * One workspace package as it installs from npm: its package.json and a dist/ built from the current sources by
- * `build/build-package.mjs`, in `.tmp/packages-<hash of the sources>/<folder>/`. Built once (all three together)
- * and reused by every test file that links one; their own dependencies resolve from this checkout's node_modules.
- * Building here, instead of relying on dist/, means the tests always see the code under test.
+ * `build/build-package.mjs`, in `.tmp/package-<folder>-<hash of the sources>/`. Built once and reused by every test
+ * file that links it; its own dependencies resolve from this checkout's node_modules. Building here, instead of
+ * relying on dist/, means the tests always see the code under test.
  */
 export function builtPackage(folder: PackageFolder = 'runtime'): string {
-  const target = join(REPO, '.tmp', `packages-${hashOfSources(REPO, INPUTS)}`);
-  if (!existsSync(join(target, 'runtime/package.json'))) {
+  const target = join(REPO, '.tmp', `package-${folder}-${hashOfSources(REPO, INPUTS)}`);
+  if (!existsSync(join(target, 'package.json'))) {
     mkdirSync(join(REPO, '.tmp'), { recursive: true });
     // Test files that start at once would each build the same sources: one builds, the others wait for its build.
     withFileLock(`${target}.lock`, () => {
-      if (!existsSync(join(target, 'runtime/package.json'))) {
-        build(target);
+      if (!existsSync(join(target, 'package.json'))) {
+        build(folder, target);
       }
     });
   }
-  return join(target, folder);
+  return target;
 }
 
-/** Builds the packages into a staging folder and moves it to `target`. */
-function build(target: string): void {
-  const staging = mkdtempSync(join(REPO, '.tmp', 'packages-build-'));
-  for (const folder of PACKAGE_FOLDERS) {
-    execFileSync(process.execPath, [join(REPO, 'build/build-package.mjs'), folder, '--into', join(staging, folder)], {
-      stdio: 'pipe',
-    });
-    cpSync(join(REPO, folder, 'package.json'), join(staging, folder, 'package.json'));
-  }
+/** Builds the package in `folder` into a staging folder and moves it to `target`. */
+function build(folder: PackageFolder, target: string): void {
+  const staging = mkdtempSync(join(REPO, '.tmp', 'package-build-'));
+  execFileSync(process.execPath, [join(REPO, 'build/build-package.mjs'), folder, '--into', staging], {
+    stdio: 'pipe',
+  });
+  cpSync(join(REPO, folder, 'package.json'), join(staging, 'package.json'));
   removeStaleBuilds(target);
   try {
     renameSync(staging, target);
   } catch (error) {
     // Another test file built the same sources at the same time; its copy is as good as this one.
     rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(join(target, 'runtime/package.json'))) {
+    if (!existsSync(join(target, 'package.json'))) {
       throw error;
     }
   }
@@ -69,7 +65,7 @@ function removeStaleBuilds(keep: string): void {
   for (const entry of readdirSync(folder)) {
     const path = join(folder, entry);
     if (
-      /^packages-[0-9a-f]{16}$/.test(entry) &&
+      /^package-(?:runtime|eslint-plugin|recipes)-[0-9a-f]{16}$/.test(entry) &&
       path !== keep &&
       Date.now() - statSync(path).mtimeMs > 60 * 60 * 1000
     ) {
