@@ -9,7 +9,7 @@ import { runnerImport } from 'vite';
 const checkpointFencing = await loadEslintPluginSources();
 
 export default defineConfig(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'fixtures/', '.tmp/'] },
+  { ignores: ['**/dist/', 'node_modules/', 'coverage/', 'fixtures/', '.tmp/'] },
   eslint.configs.recommended,
   tseslint.configs.strictTypeChecked,
   checkpointFencing.configs.recommended,
