@@ -2,12 +2,14 @@
 import eslint from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+import { runnerImport } from 'vite';
 
-// The repository lints itself with its own plugin as users get it: built into dist/ (`npm run lint` builds first).
-const checkpointFencing = await loadBuiltEslintPlugin();
+// The repository lints itself with its own plugin, loaded from its TypeScript sources through Vite's module runner
+// (the one vitest uses), so that a fresh clone lints, and tests its lint config, with nothing built first.
+const checkpointFencing = await loadEslintPluginSources();
 
 export default defineConfig(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'fixtures/', '.tmp/'] },
+  { ignores: ['**/dist/', 'node_modules/', 'coverage/', 'fixtures/', '.tmp/'] },
   eslint.configs.recommended,
   tseslint.configs.strictTypeChecked,
   checkpointFencing.configs.recommended,
@@ -21,7 +23,7 @@ export default defineConfig(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', '*.mjs'] },
+        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'build/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -39,14 +41,13 @@ export default defineConfig(
   },
 );
 
-async function loadBuiltEslintPlugin() {
-  try {
-    return (await import('./dist/eslint-plugin/index.js')).default;
-  } catch (error) {
-    throw new Error(
-      `eslint.config.js: the checkpoint-fencing plugin at dist/eslint-plugin/index.js could not be loaded (${String(error)}). ` +
-        'Run `npm run build` first; `npm run lint` does that for you.',
-      { cause: error },
-    );
-  }
+/** @returns {Promise<import('./eslint-plugin/plugin-types.js').CheckpointFencingPlugin>} */
+async function loadEslintPluginSources() {
+  /** @type {{ module: { default: import('./eslint-plugin/plugin-types.js').CheckpointFencingPlugin } }} */
+  const loaded = await runnerImport('./eslint-plugin/index.ts', {
+    root: import.meta.dirname,
+    configFile: false,
+    logLevel: 'silent',
+  });
+  return loaded.module.default;
 }

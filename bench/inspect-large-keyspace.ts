@@ -25,7 +25,7 @@ import { startRedisServer } from '../test/support/redis/index.js';
 
 const sizes = (process.env['BENCH_SIZES'] ?? '10000,100000').split(',').map(Number);
 const targets = { rssMiB: 100, seconds: { redis: 10, postgres: 5 } } as const;
-const cli = fileURLToPath(new URL('../recipes/cli.js', import.meta.url));
+const cli = fileURLToPath(new URL('../runtime/operator/cli.js', import.meta.url));
 const reportMaxRss =
   'data:text/javascript,import{writeSync}from"node:fs";' +
   'process.on("exit",()=>{writeSync(3,String(process.resourceUsage().maxRSS))})';

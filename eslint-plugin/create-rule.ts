@@ -1,9 +1,9 @@
 import type { ESLintUtils, TSESLint } from '@typescript-eslint/utils';
-import { packageDocUrl } from '../vocabulary/index.js';
+import { ESLINT_PLUGIN_PACKAGE_NAME, packageDocUrl } from '../vocabulary/index.js';
 import type { CheckpointFencingRuleDocs } from './plugin-types.js';
 
 // Types only from typescript-eslint: at run time the plugin depends on @typescript-eslint/types alone, which has no
-// peer dependencies, so installing checkpoint-fencing never conflicts with a project's ESLint or typescript-eslint.
+// peer dependencies, so installing the plugin never conflicts with a project's typescript-eslint.
 
 /**
  * A rule of the plugin as its code sees it, in typescript-eslint's types; the published declarations show each rule
@@ -16,11 +16,11 @@ export type CheckpointFencingRule<MessageIds extends string, Options extends rea
 > & { readonly name: string };
 
 /**
- * The URL of a rule's doc: doc/rules/ ships in the npm package, so the versioned file on unpkg is the doc for exactly
+ * The URL of a rule's doc: doc/rules/ ships in the plugin's npm package, so the versioned file on unpkg is the doc for exactly
  * the installed version (see doc/adr/0303-rule-doc-urls-point-at-the-published-package.md).
  */
 export function ruleDocUrl(ruleName: string): string {
-  return packageDocUrl(`doc/rules/${ruleName}.md`);
+  return packageDocUrl(ESLINT_PLUGIN_PACKAGE_NAME, `doc/rules/${ruleName}.md`);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { PACKAGE_NAME, PACKAGE_VERSION } from '../vocabulary/index.js';
+import { ESLINT_PLUGIN_PACKAGE_NAME, PACKAGE_NAME, packageVersion } from '../vocabulary/index.js';
 import type {
   CheckpointFencingPlugin,
   ConfigName,
@@ -37,7 +37,7 @@ const configs: Record<ConfigName, PluginConfig> & { 'disable-type-checked': Disa
  * (JavaScript config files), turns type information off there, so those rules run syntactically on them.
  */
 const plugin: CheckpointFencingPlugin = {
-  meta: { name: `${PACKAGE_NAME}/eslint-plugin`, version: PACKAGE_VERSION },
+  meta: { name: ESLINT_PLUGIN_PACKAGE_NAME, version: packageVersion(ESLINT_PLUGIN_PACKAGE_NAME) },
   rules,
   configs,
 };

@@ -1,40 +1,31 @@
 #!/usr/bin/env node
-import { PACKAGE_NAME, PACKAGE_VERSION } from '../vocabulary/index.js';
+import { CODEMOD_PACKAGE_NAME, packageVersion } from '../vocabulary/index.js';
 
-// The package's one bin. It only dispatches: each command's code is loaded when that command runs, so the upgrade
-// never loads a Redis or PostgreSQL client and the operator commands never load ts-morph.
+// The codemod package's bin, run once with `npx checkpoint-fencing-codemod upgrade`. It only dispatches: the recipe
+// (and ts-morph with it) loads when `upgrade` runs, so `--help` and `--version` answer at once.
 
-const USAGE = `Usage: ${PACKAGE_NAME} <command> [options]
+const USAGE = `Usage: ${CODEMOD_PACKAGE_NAME} upgrade [options]
 
 Commands:
-  upgrade   move pre-fencing CheckpointStorage implementers to the current interface (a codemod)
-  inspect   show every subscription's checkpoint, version, lease and token, and flag the unhealthy ones
-  repair    raise a stuck subscription's token counter past its stored version, with nothing replayed
-  reset     delete a subscription's checkpoint and keep its fence; delivery restarts from its start position
-Run ${PACKAGE_NAME} <command> --help for a command's options, ${PACKAGE_NAME} --version for the version.`;
-
-const commands = '"upgrade", "inspect", "repair" and "reset"';
+  upgrade   move pre-fencing CheckpointStorage implementers to the current interface
+Run ${CODEMOD_PACKAGE_NAME} upgrade --help for its options, ${CODEMOD_PACKAGE_NAME} --version for the version.`;
 
 async function dispatch([command, ...args]: readonly string[]): Promise<number> {
   switch (command) {
     case 'upgrade':
       return (await import('./add-write-conditions/upgrade-command.js')).runUpgradeCommand(args);
-    case 'inspect':
-    case 'repair':
-    case 'reset':
-      return (await import('../operator/index.js')).runOperatorCommand(command, args);
     case '--help':
     case '-h':
       process.stdout.write(`${USAGE}\n`);
       return 0;
     case '--version':
     case '-v':
-      process.stdout.write(`${PACKAGE_VERSION}\n`);
+      process.stdout.write(`${packageVersion(CODEMOD_PACKAGE_NAME)}\n`);
       return 0;
     default:
       process.stderr.write(
-        `${PACKAGE_NAME}: ${command === undefined ? 'missing command' : `unknown command ${JSON.stringify(command)}`}; ` +
-          `the commands are ${commands}; run ${PACKAGE_NAME} --help.\n`,
+        `${CODEMOD_PACKAGE_NAME}: ${command === undefined ? 'missing command' : `unknown command ${JSON.stringify(command)}`}; ` +
+          `the command is "upgrade"; run ${CODEMOD_PACKAGE_NAME} --help.\n`,
       );
       return 2;
   }

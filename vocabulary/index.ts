@@ -4,11 +4,12 @@ export {
   DUAL_ANCHOR_PARTIAL_OPERATIONS,
   DUAL_ANCHOR_RECORD_FIELD_NAMES,
   DUAL_ANCHOR_STORE_MEMBER_NAMES,
+  CODEMOD_PACKAGE_NAME,
+  ESLINT_PLUGIN_PACKAGE_NAME,
   PACKAGE_NAME,
   RUNTIME_TYPE_EXPORTS,
   RUNTIME_VALUE_EXPORTS,
   STORAGE_MEMBER_NAMES,
-  type DualAnchorBaseStep,
   type DualAnchorBaseStepName,
   type DualAnchorPartialOperation,
   type DualAnchorRecordFieldName,
@@ -16,4 +17,4 @@ export {
   type RuntimeExportName,
   type StorageMemberName,
 } from './names.js';
-export { PACKAGE_VERSION, packageDocUrl } from './package-docs.js';
+export { packageDocUrl, packageVersion } from './package-docs.js';

@@ -1,16 +1,15 @@
-import type * as Runtime from '../runtime/index.js';
-import type {
-  CheckpointStorage,
-  DualAnchorCheckpoint,
-  DualAnchorCheckpointStore,
-  DualAnchorCheckpointStoreBase,
-} from '../runtime/index.js';
-
-// The names the recipes and the lint rules read in users' code and write into it, in one place. Type-only imports tie
-// them to the runtime without loading it: the lint plugin must stay cheap to load.
+// The names the recipes and the lint rules read in users' code and write into it, in one place. Each package compiles
+// this folder into its own build, so nothing here imports the runtime; test/vocabulary/names-match-runtime.test.ts
+// ties every name to the runtime's declarations instead (a renamed export or member fails `npm run typecheck`).
 
 /** The npm package name: the module specifier users import the runtime from. */
 export const PACKAGE_NAME = 'checkpoint-fencing';
+
+/** The lint plugin's npm package name, which ESLint derives from `--plugin checkpoint-fencing`. */
+export const ESLINT_PLUGIN_PACKAGE_NAME = 'eslint-plugin-checkpoint-fencing';
+
+/** The codemod's npm package name, also its bin: `npx checkpoint-fencing-codemod upgrade`. */
+export const CODEMOD_PACKAGE_NAME = 'checkpoint-fencing-codemod';
 
 /** Runtime value exports the recipes and rules recognise or write. */
 export const RUNTIME_VALUE_EXPORTS = [
@@ -20,7 +19,7 @@ export const RUNTIME_VALUE_EXPORTS = [
   'FencedCheckpointWriter',
   'storedFieldsAfterReset',
   'UnsupportedWriteConditionError',
-] as const satisfies readonly (keyof typeof Runtime)[];
+] as const;
 
 /** Runtime type-only exports the recipes and rules recognise or write; a test checks the built index.d.ts has them. */
 export const RUNTIME_TYPE_EXPORTS = [
@@ -44,7 +43,7 @@ export const STORAGE_MEMBER_NAMES = [
   'assertSubscriptionId',
   'resolveFirstCheckpointRace',
   'advanceWriteVersion',
-] as const satisfies readonly (keyof CheckpointStorage)[];
+] as const;
 
 /** A member of `CheckpointStorage`. */
 export type StorageMemberName = (typeof STORAGE_MEMBER_NAMES)[number];
@@ -59,7 +58,7 @@ export const DUAL_ANCHOR_STORE_MEMBER_NAMES = [
   'saveHeartbeat',
   'resetAfterHistoryLost',
   'evaluatesWriteConditions',
-] as const satisfies readonly (keyof DualAnchorCheckpointStore)[];
+] as const;
 
 /** A member of `DualAnchorCheckpointStore`. */
 export type DualAnchorStoreMemberName = (typeof DUAL_ANCHOR_STORE_MEMBER_NAMES)[number];
@@ -85,7 +84,7 @@ export const DUAL_ANCHOR_RECORD_FIELD_NAMES = [
   'lastProcessedTimestamp',
   'lastHeartbeatTimestamp',
   'metadata',
-] as const satisfies readonly (keyof DualAnchorCheckpoint)[];
+] as const;
 
 /** A field of `DualAnchorCheckpoint`. */
 export type DualAnchorRecordFieldName = (typeof DUAL_ANCHOR_RECORD_FIELD_NAMES)[number];
@@ -98,12 +97,6 @@ export const DUAL_ANCHOR_BASE_STEP_NAMES = ['writeFields', 'writeReset', 'readRe
 
 /** A protected step of `DualAnchorCheckpointStoreBase`. */
 export type DualAnchorBaseStepName = (typeof DUAL_ANCHOR_BASE_STEP_NAMES)[number];
-
-/**
- * The steps' signatures. Protected members are not in `keyof`, so `satisfies` cannot check these names; indexing the
- * runtime's class by each one can, and makes a renamed step a compile error here.
- */
-export type DualAnchorBaseStep = DualAnchorCheckpointStoreBase[DualAnchorBaseStepName];
 
 /**
  * The default `tokenPattern` of the lint rules (case-insensitive): names that hold a fencing token or call a token

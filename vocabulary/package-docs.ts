@@ -1,22 +1,13 @@
 import { createRequire } from 'node:module';
-import { PACKAGE_NAME } from './names.js';
 
-// A self-reference through the package's own `exports` ("./package.json") resolves the same from the TypeScript
-// sources under test and from dist/ once installed, so the version is never copied by hand.
-const packageJson: unknown = createRequire(import.meta.url)(`${PACKAGE_NAME}/package.json`);
+// Each package compiles this folder into its build and names itself here. Resolving `<name>/package.json` finds the
+// package's own manifest: by self-reference through its `exports` ("./package.json") once installed, and through the
+// workspace's link in node_modules from the TypeScript sources under test, so no version is ever copied by hand.
+const require = createRequire(import.meta.url);
 
-/** The installed checkpoint-fencing version. */
-export const PACKAGE_VERSION: string = readVersion(packageJson);
-
-/**
- * The URL of a document shipped in the package (`doc/` is in `files`), for exactly the installed version
- * (doc/adr/0303-rule-doc-urls-point-at-the-published-package.md), e.g. `packageDocUrl('doc/rules/no-unfenced-write.md')`.
- */
-export function packageDocUrl(path: string): string {
-  return `https://unpkg.com/${PACKAGE_NAME}@${PACKAGE_VERSION}/${path}`;
-}
-
-function readVersion(manifest: unknown): string {
+/** The installed version of `packageName`, one of this workspace's packages. */
+export function packageVersion(packageName: string): string {
+  const manifest: unknown = require(`${packageName}/package.json`);
   if (
     typeof manifest === 'object' &&
     manifest !== null &&
@@ -26,6 +17,15 @@ function readVersion(manifest: unknown): string {
     return manifest.version;
   }
   throw new Error(
-    `${PACKAGE_NAME}/package.json has no string "version", so the lint rules and the upgrade cannot link their docs; reinstall the package.`,
+    `${packageName}/package.json has no string "version", so its docs and --version cannot be given; reinstall ${packageName}.`,
   );
+}
+
+/**
+ * The URL of a document shipped in `packageName`, for exactly the installed version
+ * (doc/adr/0303-rule-doc-urls-point-at-the-published-package.md), e.g.
+ * `packageDocUrl(ESLINT_PLUGIN_PACKAGE_NAME, 'doc/rules/no-unfenced-write.md')`.
+ */
+export function packageDocUrl(packageName: string, path: string): string {
+  return `https://unpkg.com/${packageName}@${packageVersion(packageName)}/${path}`;
 }

@@ -124,6 +124,10 @@ function isPackageFile(file: string): boolean {
   return nearestPackageName(dirname(file)) === PACKAGE_NAME;
 }
 
+/**
+ * The name in the nearest package.json at or above `folder` that has one. A package.json without a name only marks a
+ * module format, as the runtime's dist/cjs/package.json does, and does not end the search.
+ */
 function nearestPackageName(folder: string): string | undefined {
   if (packageNameByFolder.has(folder)) {
     return packageNameByFolder.get(folder);
@@ -133,7 +137,8 @@ function nearestPackageName(folder: string): string | undefined {
   if (existsSync(manifest)) {
     const parsed = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown };
     name = typeof parsed.name === 'string' ? parsed.name : undefined;
-  } else if (dirname(folder) !== folder) {
+  }
+  if (name === undefined && dirname(folder) !== folder) {
     name = nearestPackageName(dirname(folder));
   }
   packageNameByFolder.set(folder, name);

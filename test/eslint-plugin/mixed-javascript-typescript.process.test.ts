@@ -41,7 +41,7 @@ const configs = {
   // https://typescript-eslint.io/getting-started/typed-linting: disableTypeChecked for JavaScript files.
   documented: `import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
-import checkpointFencing from 'checkpoint-fencing/eslint-plugin';
+import checkpointFencing from 'eslint-plugin-checkpoint-fencing';
 
 export default defineConfig(
   tseslint.configs.recommendedTypeChecked,
@@ -52,7 +52,7 @@ export default defineConfig(
 `,
   ours: `import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
-import checkpointFencing from 'checkpoint-fencing/eslint-plugin';
+import checkpointFencing from 'eslint-plugin-checkpoint-fencing';
 
 export default defineConfig(
   {
@@ -69,7 +69,7 @@ export default defineConfig(
   // typescript-eslint's older way: a program per tsconfig, which a single run builds once, ahead of time.
   legacyProject: `import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
-import checkpointFencing from 'checkpoint-fencing/eslint-plugin';
+import checkpointFencing from 'eslint-plugin-checkpoint-fencing';
 
 export default defineConfig(
   {
@@ -84,7 +84,7 @@ export default defineConfig(
 `,
   forgotProjectService: `import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
-import checkpointFencing from 'checkpoint-fencing/eslint-plugin';
+import checkpointFencing from 'eslint-plugin-checkpoint-fencing';
 
 export default defineConfig(
   { languageOptions: { parser: tseslint.parser } },
@@ -108,7 +108,8 @@ function mixedProject(): string {
   mkdirSync(join(root, 'src'));
   mkdirSync(join(root, 'scripts'));
   mkdirSync(join(root, 'node_modules'));
-  symlinkSync(builtPackage(), join(root, 'node_modules/checkpoint-fencing'), 'dir');
+  symlinkSync(builtPackage('runtime'), join(root, 'node_modules/checkpoint-fencing'), 'dir');
+  symlinkSync(builtPackage('eslint-plugin'), join(root, 'node_modules/eslint-plugin-checkpoint-fencing'), 'dir');
   for (const name of ['eslint', 'typescript-eslint']) {
     symlinkSync(join(REPO, 'node_modules', name), join(root, 'node_modules', name), 'dir');
   }

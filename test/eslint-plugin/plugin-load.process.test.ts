@@ -11,7 +11,7 @@ describe('loading the plugin for syntactic lint', () => {
     const loaded = measurePluginImport(
       {
         eslint: join(REPO, 'node_modules/eslint/lib/api.js'),
-        plugin: join(builtPackage(), 'dist/eslint-plugin/index.js'),
+        plugin: join(builtPackage('eslint-plugin'), 'dist/eslint-plugin/index.js'),
       },
       temporaryDirectory('plugin-load'),
       1,

@@ -10,7 +10,9 @@ import { codeBlocks, docSections, documentedRuleNames, ruleDoc } from './rule-do
 
 const ruleNames = Object.keys(rules).sort() as RuleName[];
 const requiredSections = ['What it catches', 'Why', 'Wrong', 'Right', 'Options', 'Syntactic and type-aware modes'];
-const packageJson = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8')) as {
+const packageJson = JSON.parse(
+  readFileSync(path.resolve(import.meta.dirname, '../../eslint-plugin/package.json'), 'utf8'),
+) as {
   name: string;
   version: string;
 };
@@ -50,7 +52,7 @@ describe('rules, docs and configs stay in sync', () => {
   it.each(ruleNames)('%s: docs.url points at doc/rules/<rule>.md of this version', (name) => {
     expect(rules[name].meta.docs?.url).toBe(ruleDocUrl(name));
     expect(rules[name].meta.docs?.url).toBe(
-      `https://unpkg.com/checkpoint-fencing@${packageJson.version}/doc/rules/${name}.md`,
+      `https://unpkg.com/eslint-plugin-checkpoint-fencing@${packageJson.version}/doc/rules/${name}.md`,
     );
   });
 
@@ -126,8 +128,8 @@ describe('rules, docs and configs stay in sync', () => {
     );
   });
 
-  it('the plugin object carries its name and the package version, and both configs register that same object', () => {
-    expect(plugin.meta).toEqual({ name: 'checkpoint-fencing/eslint-plugin', version: packageJson.version });
+  it('the plugin object carries its package name and version, and both configs register that same object', () => {
+    expect(plugin.meta).toEqual({ name: 'eslint-plugin-checkpoint-fencing', version: packageJson.version });
     expect(plugin.configs.recommended.plugins['checkpoint-fencing']).toBe(plugin);
     expect(plugin.configs['recommended-type-checked'].plugins['checkpoint-fencing']).toBe(plugin);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parsePostgresUrl, parseRedisUrl } from '../../operator/connection-url.js';
-import { SecretRedactor } from '../../operator/secret-redactor.js';
+import { parsePostgresUrl, parseRedisUrl } from '../../runtime/operator/connection-url.js';
+import { SecretRedactor } from '../../runtime/operator/secret-redactor.js';
 
 describe('connection URLs', () => {
   it('take everything from the URL and show it without the password', () => {

@@ -13,7 +13,7 @@ import {
 } from '../../runtime/index.js';
 import { useSharedRedis } from '../support/redis/index.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
-import type { InspectionJsonRow } from '../../operator/inspection-report.js';
+import type { InspectionJsonRow } from '../../runtime/operator/inspection-report.js';
 import { builtBin, jsonRows, runCli, textRows } from './support/operator-cli.js';
 
 // Each state of issue 15 built on purpose on a real redis-server, with the storage's and the strategy's default

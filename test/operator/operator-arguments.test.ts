@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runOperatorCommand, type OperatorCommandName } from '../../operator/index.js';
+import { runOperatorCommand, type OperatorCommandName } from '../../runtime/operator/index.js';
 
 // Every bad command line is refused before anything connects or loads a client: these run the same function the bin
 // runs, with its output captured, and need no child process (the spawned bin is tested in *.process.test.ts).

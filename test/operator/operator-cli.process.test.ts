@@ -16,9 +16,10 @@ import { startScriptedRedisNode, type RespReply, type ScriptedRedisNode } from '
 const run = promisify(execFile);
 const nodes: ScriptedRedisNode[] = [];
 
+// The first test file to need this build makes it (two tsc passes): minutes on a loaded two-core machine.
 beforeAll(() => {
   builtBin();
-}, 180_000);
+}, 600_000);
 
 afterAll(async () => {
   await Promise.all(nodes.map((node) => node.close()));
@@ -40,10 +41,11 @@ function expectOneLineFailure(result: Awaited<ReturnType<typeof runCli>>, comman
 }
 
 describe('the checkpoint-fencing bin', { timeout: 60_000 }, () => {
-  it('names its four commands on --help, and when the command is missing or unknown', async () => {
+  it('names its three commands on --help, and when the command is missing or unknown', async () => {
     const help = await runCli(['--help']);
     expect(help.status).toBe(0);
-    expect(help.stdout).toMatch(/^ {2}upgrade .*\n {2}inspect .*\n {2}repair .*\n {2}reset /mu);
+    expect(help.stdout).toMatch(/^ {2}inspect .*\n {2}repair .*\n {2}reset /mu);
+    expect(help.stdout).toContain('npx checkpoint-fencing-codemod upgrade');
     for (const [args, problem] of [
       [[], 'missing command'],
       [['downgrade'], 'unknown command "downgrade"'],
@@ -51,9 +53,14 @@ describe('the checkpoint-fencing bin', { timeout: 60_000 }, () => {
       const result = await runCli(args);
       expect(result.status).toBe(2);
       expect(result.stderr).toBe(
-        `checkpoint-fencing: ${problem}; the commands are "upgrade", "inspect", "repair" and "reset"; run checkpoint-fencing --help.\n`,
+        `checkpoint-fencing: ${problem}; the commands are "inspect", "repair" and "reset"; run checkpoint-fencing --help.\n`,
       );
     }
+    const upgrade = await runCli(['upgrade', '--dry-run']);
+    expect({ status: upgrade.status, stdout: upgrade.stdout }).toEqual({
+      status: 2,
+      stdout: 'npx checkpoint-fencing-codemod upgrade\n',
+    });
     const inspectHelp = await runCli(['inspect', '--help']);
     expect(inspectHelp.status).toBe(0);
     expect(inspectHelp.stdout).toMatch(/^Usage: checkpoint-fencing inspect \(--redis <url> \| --postgres <url>\)/u);
@@ -198,7 +205,7 @@ describe('the checkpoint-fencing bin', { timeout: 60_000 }, () => {
         mkdirSync(dirname(join(installed, path)), { recursive: true });
         cpSync(join(built, path), join(installed, path));
       }
-      bin = join(installed, 'dist/recipes/cli.js');
+      bin = join(installed, 'dist/esm/runtime/operator/cli.js');
     }, 120_000);
 
     it('names the package to install, in one line', async () => {

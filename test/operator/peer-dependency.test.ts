@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPeerDependency } from '../../operator/peer-dependency.js';
+import { loadPeerDependency } from '../../runtime/operator/peer-dependency.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
 
 const ioredis = { name: 'ioredis', majors: [5, 6], neededBy: '--redis' } as const;

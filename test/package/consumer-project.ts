@@ -19,16 +19,17 @@ export interface ConsumerSetup {
   readonly type?: 'module' | 'commonjs';
   /** Packages installed from the registry with the tarball, at exact versions, as `devDependencies`. */
   readonly devDependencies?: Readonly<Record<string, string>>;
+  /** The workspace packages installed from their tarballs, by name; the runtime, `checkpoint-fencing`, by default. */
+  readonly packages?: readonly string[];
 }
 
 /**
- * Creates a user's npm project declaring `setup` and this run's packed tarball, in a temporary directory named after
+ * Creates a user's npm project declaring `setup` and this run's packed tarballs, in a temporary directory named after
  * `name` and removed after the test file, and runs one plain `npm install` there (no `--legacy-peer-deps`, no
  * `--force`): what a user gets, peer-range conflicts included, which reject.
  */
 export async function installConsumer(name: string, setup: ConsumerSetup = {}): Promise<ConsumerProject> {
   const directory = temporaryDirectory(`consumer-${name}`);
-  const tarball = packedTarball().file;
   await writeFile(
     join(directory, 'package.json'),
     JSON.stringify(
@@ -36,7 +37,9 @@ export async function installConsumer(name: string, setup: ConsumerSetup = {}): 
         name: 'consumer',
         private: true,
         ...(setup.type === undefined ? {} : { type: setup.type }),
-        dependencies: { 'checkpoint-fencing': `file:${tarball}` },
+        dependencies: Object.fromEntries(
+          (setup.packages ?? ['checkpoint-fencing']).map((name) => [name, `file:${packedTarball(name).file}`]),
+        ),
         devDependencies: setup.devDependencies ?? {},
       },
       null,

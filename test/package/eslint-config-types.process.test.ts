@@ -17,7 +17,7 @@ import type { Linter } from 'eslint';
 import { defineConfig as defineConfig9 } from 'eslint9/config';
 import type { Linter as Linter9 } from 'eslint9';
 import tseslint from 'typescript-eslint';
-import checkpointFencing from 'checkpoint-fencing/eslint-plugin';
+import checkpointFencing from 'eslint-plugin-checkpoint-fencing';
 
 export const registered = defineConfig({
   plugins: { 'checkpoint-fencing': checkpointFencing },
@@ -78,6 +78,7 @@ describe('the lint plugin in a TypeScript ESLint config', { timeout: 600_000 }, 
   beforeAll(async () => {
     project = await installConsumer('eslint-config', {
       type: 'module',
+      packages: ['checkpoint-fencing', 'eslint-plugin-checkpoint-fencing'],
       devDependencies: {
         eslint: '10.15.0',
         eslint9: 'npm:eslint@9.39.5',

@@ -1,77 +1,52 @@
 import { execFileSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { withFileLock } from './file-lock.js';
 import { hashOfSources } from './source-hash.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
-/** What the published package is built from; a change to any of it means a new build. */
+/** What the published packages are built from; a change to any of it means a new build. */
 const INPUTS = [
   'package.json',
   'tsconfig.base.json',
   'runtime',
   'vocabulary',
   'recipes',
-  'operator',
   'eslint-plugin',
   'build',
+  'doc/rules',
 ];
 
+/** A workspace package folder: `runtime` (checkpoint-fencing), `eslint-plugin` or `recipes` (the codemod). */
+export type PackageFolder = 'runtime' | 'eslint-plugin' | 'recipes';
+
 /**
- * This checkout as it installs from npm: package.json, README, doc/ and a dist/ built from the current sources (tsc
- * and the `.d.cts` twins), in `.tmp/package-<hash of the sources>/`. Built once and reused by every test file that
- * links it as `node_modules/checkpoint-fencing`; its own dependencies resolve from this checkout's node_modules.
- * Building here, instead of relying on dist/, means the tests always see the code under test.
+ * One workspace package as it installs from npm: its package.json and a dist/ built from the current sources by
+ * `build/build-package.mjs`, in `.tmp/package-<folder>-<hash of the sources>/`. Built once and reused by every test
+ * file that links it; its own dependencies resolve from this checkout's node_modules. Building here, instead of
+ * relying on dist/, means the tests always see the code under test.
  */
-export function builtPackage(): string {
-  const target = join(REPO, '.tmp', `package-${hashOfSources(REPO, INPUTS)}`);
-  if (existsSync(join(target, 'package.json'))) {
-    return target;
+export function builtPackage(folder: PackageFolder = 'runtime'): string {
+  const target = join(REPO, '.tmp', `package-${folder}-${hashOfSources(REPO, INPUTS)}`);
+  if (!existsSync(join(target, 'package.json'))) {
+    mkdirSync(join(REPO, '.tmp'), { recursive: true });
+    // Test files that start at once would each build the same sources: one builds, the others wait for its build.
+    withFileLock(`${target}.lock`, () => {
+      if (!existsSync(join(target, 'package.json'))) {
+        build(folder, target);
+      }
+    });
   }
-  mkdirSync(join(REPO, '.tmp'), { recursive: true });
-  // Test files that start at once would each build the same sources: one builds, the others wait for its build.
-  withFileLock(`${target}.lock`, () => {
-    if (!existsSync(join(target, 'package.json'))) {
-      build(target);
-    }
-  });
   return target;
 }
 
-/** Builds the package into a staging folder and moves it to `target`. */
-function build(target: string): void {
+/** Builds the package in `folder` into a staging folder and moves it to `target`. */
+function build(folder: PackageFolder, target: string): void {
   const staging = mkdtempSync(join(REPO, '.tmp', 'package-build-'));
-  writeFileSync(
-    join(staging, 'tsconfig.json'),
-    JSON.stringify({
-      extends: '../../tsconfig.base.json',
-      compilerOptions: { rootDir: '../..', outDir: 'dist', declaration: true, sourceMap: false },
-      include: [
-        '../../runtime',
-        '../../vocabulary',
-        '../../recipes',
-        '../../operator',
-        '../../eslint-plugin',
-        '../../build',
-      ],
-    }),
-  );
-  execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', staging], { stdio: 'pipe' });
-  execFileSync(process.execPath, [join(staging, 'dist/build/emit-commonjs-declarations.js')], { stdio: 'pipe' });
-  rmSync(join(staging, 'tsconfig.json'));
-  for (const file of ['package.json', 'README.md', 'doc']) {
-    cpSync(join(REPO, file), join(staging, file), { recursive: true });
-  }
+  execFileSync(process.execPath, [join(REPO, 'build/build-package.mjs'), folder, '--into', staging], {
+    stdio: 'pipe',
+  });
+  cpSync(join(REPO, folder, 'package.json'), join(staging, 'package.json'));
   removeStaleBuilds(target);
   try {
     renameSync(staging, target);
@@ -89,7 +64,11 @@ function removeStaleBuilds(keep: string): void {
   const folder = join(REPO, '.tmp');
   for (const entry of readdirSync(folder)) {
     const path = join(folder, entry);
-    if (/^package-[0-9a-f]{16}$/.test(entry) && path !== keep && Date.now() - statSync(path).mtimeMs > 60 * 60 * 1000) {
+    if (
+      /^package-(?:runtime|eslint-plugin|recipes)-[0-9a-f]{16}$/.test(entry) &&
+      path !== keep &&
+      Date.now() - statSync(path).mtimeMs > 60 * 60 * 1000
+    ) {
       rmSync(path, { recursive: true, force: true });
     }
   }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { InspectionJsonRow } from '../../../operator/inspection-report.js';
+import type { InspectionJsonRow } from '../../../runtime/operator/inspection-report.js';
 import { builtPackage } from '../../support/built-package.js';
 
 const repository = resolve(import.meta.dirname, '../../..');
@@ -31,7 +31,7 @@ export interface RunCliOptions {
  * (`builtPackage()`, keyed by a hash of the sources): the CLI tests spawn it and never build per test.
  */
 export function builtBin(): string {
-  return join(builtPackage(), 'dist/recipes/cli.js');
+  return join(builtPackage('runtime'), 'dist/esm/runtime/operator/cli.js');
 }
 
 /**

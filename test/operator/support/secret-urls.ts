@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runOperatorCommand, type OperatorCommandName } from '../../../operator/index.js';
+import { runOperatorCommand, type OperatorCommandName } from '../../../runtime/operator/index.js';
 import { freeLoopbackPort } from '../../support/free-loopback-port.js';
 import { runCli } from './operator-cli.js';
 

@@ -50,7 +50,7 @@ export function copyProjectCase(projectCase: ProjectCase, options: { link?: bool
   const root = temporaryDirectory(projectCase.name);
   cpSync(join(RECIPE_FIXTURES, projectCase.name, 'input'), root, { recursive: true });
   mkdirSync(join(root, 'node_modules'), { recursive: true });
-  symlinkSync(builtPackage(), join(root, 'node_modules/checkpoint-fencing'), 'dir');
+  symlinkSync(builtPackage('runtime'), join(root, 'node_modules/checkpoint-fencing'), 'dir');
   for (const name of options.link === false ? [] : (projectCase.link ?? [])) {
     symlinkSync(join(REPO, 'node_modules', name), join(root, 'node_modules', name), 'dir');
   }

@@ -17,7 +17,7 @@ export interface BuiltRuntime {
  * file that needs it), so a spawned process runs the code under test, never a stale dist/.
  */
 export function buildRuntime(): BuiltRuntime {
-  const compiled = join(builtPackage(), 'dist/runtime');
+  const compiled = join(builtPackage('runtime'), 'dist/esm/runtime');
   mkdirSync(join(repository, '.tmp'), { recursive: true });
   const directory = mkdtempSync(join(repository, '.tmp', 'runtime-build-'));
   symlinkSync(compiled, join(directory, 'runtime'), 'dir');

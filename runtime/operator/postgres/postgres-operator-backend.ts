@@ -1,4 +1,4 @@
-import { CheckpointWriteConditionNotFulfilledError } from '../../runtime/errors/index.js';
+import { CheckpointWriteConditionNotFulfilledError } from '../../errors/index.js';
 import {
   parseStoredInteger,
   PostgresCheckpointStorage,
@@ -6,7 +6,7 @@ import {
   PostgresLeaseStrategy,
   type PostgresInspectionStatements,
   type PostgresInspectionTables,
-} from '../../runtime/postgres/index.js';
+} from '../../postgres/index.js';
 import type { PostgresAddress } from '../connection-url.js';
 import type { InspectedBatch, Inspection, InspectionCoverage, OperatorBackend } from '../operator-backend.js';
 import { OperatorError } from '../operator-error.js';

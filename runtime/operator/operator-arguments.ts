@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
-import { assertSubscriptionId } from '../runtime/index.js';
+import { assertSubscriptionId } from '../index.js';
 import {
   assertRedisLeaseKeyPrefix,
   CheckpointKeyLayout,
   defaultRedisLeaseKeyPrefix,
   defaultRedisVersionKeyPrefix,
   redisLeaseKeys,
-} from '../runtime/redis/index.js';
+} from '../redis/index.js';
 import { parsePostgresUrl, parseRedisUrl, type PostgresAddress, type RedisAddress } from './connection-url.js';
 import { OperatorUsageError } from './operator-error.js';
 import type { OperatorCommandName } from './operator-usage.js';

@@ -1,4 +1,4 @@
-import { CheckpointWriteConditionNotFulfilledError } from '../../runtime/errors/index.js';
+import { CheckpointWriteConditionNotFulfilledError } from '../../errors/index.js';
 import {
   CheckpointKeyLayout,
   defaultRedisLeaseKeyPrefix,
@@ -9,7 +9,7 @@ import {
   redisLeaseKeys,
   RedisLeaseStrategy,
   storedVersion,
-} from '../../runtime/redis/index.js';
+} from '../../redis/index.js';
 import type { RedisAddress } from '../connection-url.js';
 import type { InspectedBatch, Inspection, InspectionCoverage, OperatorBackend } from '../operator-backend.js';
 import type { ScanProgress } from '../scan-progress.js';

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PACKAGE_NAME } from '../vocabulary/index.js';
+import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import { inspectCommand } from './inspect-command.js';
 import type { OperatorBackend } from './operator-backend.js';
 import { parseOperatorArguments, type OperatorStore } from './operator-arguments.js';

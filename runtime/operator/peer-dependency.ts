@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { PACKAGE_NAME } from '../vocabulary/index.js';
+import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import { OperatorError } from './operator-error.js';
 
 /** A client library the operator commands need but the package does not depend on: ioredis or pg. */
