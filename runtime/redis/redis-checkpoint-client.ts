@@ -1,6 +1,12 @@
 import type { SlotMapClient } from './cluster-redirection.js';
 import type { ReconnectingClient } from './connected-replicas.js';
-import type { RedisScriptClient } from './redis-script-runner.js';
+
+/** The commands a `RedisScriptRunner` sends: an ioredis `Redis` or `Cluster`, version 5 or 6. */
+export interface RedisScriptClient {
+  evalsha(sha1: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  info(section: string): Promise<string>;
+}
 
 /**
  * The client a `RedisCheckpointStorage` works over: an ioredis `Redis` or `Cluster`, version 5 or 6, which the caller
