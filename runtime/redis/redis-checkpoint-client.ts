@@ -20,6 +20,8 @@ export interface RedisCheckpointClient extends RedisScriptClient, ReconnectingCl
   pipeline?(): RedisCheckpointPipeline;
   /** `true` on an ioredis `Cluster`. */
   readonly isCluster?: boolean;
+  /** ioredis's options: with `enableAutoPipelining` every command the storage sends goes out in a pipeline. */
+  readonly options?: { readonly enableAutoPipelining?: boolean | undefined };
 }
 
 /**
