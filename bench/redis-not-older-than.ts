@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { Redis } from 'ioredis';
-import { CheckpointWriteCondition, RedisCheckpointStorage } from '../runtime/index.js';
+import { CheckpointWriteCondition, RedisCheckpointStorage, type RedisCheckpointClient } from '../runtime/index.js';
 import { startRedisServer } from '../test/support/redis/index.js';
-import { comparePaired, formatComparison, loadAverage, type SideFigures } from './paired-throughput.js';
+import { comparePaired, formatComparison, loadAverage, type BenchSide, type SideFigures } from './paired-throughput.js';
 import { benchReplicaWait } from './redis-replica-wait.js';
 
 // notOlderThan saves against plain SET through the same ioredis client, on one real redis-server, with 64 writes in
@@ -10,6 +10,9 @@ import { benchReplicaWait } from './redis-replica-wait.js';
 // hits both sides of a pair alike; the ratio is the median of the pairs' ratios, throughput the median slice, latency
 // percentiles are over every timed write. Where the cost goes: the client's CPU time per call (process.cpuUsage over
 // each slice) and the server's time per command (INFO commandstats usec_per_call). Target (issue 11): ratio >= 0.95.
+// Then the storage's one-tick pipeline (ADR 0103) against ioredis's enableAutoPipelining: the same saves through the
+// storage over a plain client, and through the storage over an auto-pipelining client with its own batching off (the
+// client is handed over without pipeline(), so each command goes to the client on its own, in order, as on a Cluster).
 // With --replica: what waiting for a replica costs, on a master with one (bench/redis-replica-wait.ts).
 
 const run = {
@@ -83,9 +86,61 @@ async function benchAgainstSet(): Promise<void> {
     for (const line of formatComparison(comparison, 'notOlderThan / SET', target, serverCost)) {
       console.log(line);
     }
+    await benchAgainstAutoPipelining(server);
     process.exitCode = comparison.ratio >= target ? 0 : 1;
   } finally {
     client.disconnect();
     await server.stop();
+  }
+}
+
+/** Saves through the storage's own batching over a plain client, against its batching off over an auto-pipelining one. */
+async function benchAgainstAutoPipelining(server: { readonly host: string; readonly port: number }): Promise<void> {
+  const plain = new Redis({ host: server.host, port: server.port });
+  const autoPipelined = new Redis({ host: server.host, port: server.port, enableAutoPipelining: true });
+  // No pipeline(): the storage sends each command to the client on its own, which batches them itself.
+  const withoutPipeline: RedisCheckpointClient = {
+    get: (key) => autoPipelined.get(key),
+    set: (key, value) => autoPipelined.set(key, value),
+    del: (...keys) => autoPipelined.del(...keys),
+    evalsha: (sha1, numkeys, ...keysAndArgs) => autoPipelined.evalsha(sha1, numkeys, ...keysAndArgs),
+    eval: (script, numkeys, ...keysAndArgs) => autoPipelined.eval(script, numkeys, ...keysAndArgs),
+    info: (section) => autoPipelined.info(section),
+  };
+  const fenced = (name: string, storage: RedisCheckpointStorage, keys: string): BenchSide => {
+    const tokens = Array.from({ length: run.inFlight }, () => 0n);
+    return {
+      name,
+      write: (slot, sequence) => {
+        tokens[slot] = (tokens[slot] ?? 0n) + 1n;
+        return storage.save(
+          `${keys}-${slot}`,
+          `position-${sequence}`,
+          CheckpointWriteCondition.notOlderThan(tokens[slot]),
+        );
+      },
+    };
+  };
+  try {
+    const loadBefore = loadAverage();
+    const comparison = await comparePaired(
+      fenced('save, storage batching, plain client', new RedisCheckpointStorage(plain), 'bench-batched'),
+      fenced(
+        'save, enableAutoPipelining, no storage batching',
+        new RedisCheckpointStorage(withoutPipeline),
+        'bench-auto',
+      ),
+      run,
+    );
+    console.log(
+      `redis notOlderThan, the storage's one-tick pipeline against enableAutoPipelining: ${run.rounds} pairs of ${run.operations} ` +
+        `writes each, ${run.inFlight} in flight, load average ${loadBefore} before and ${loadAverage()} after`,
+    );
+    for (const line of formatComparison(comparison, 'enableAutoPipelining / storage batching')) {
+      console.log(line);
+    }
+  } finally {
+    plain.disconnect();
+    autoPipelined.disconnect();
   }
 }

@@ -1,6 +1,12 @@
 import type { SlotMapClient } from './cluster-redirection.js';
 import type { ReconnectingClient } from './connected-replicas.js';
-import type { RedisScriptClient } from './redis-script-runner.js';
+
+/** The commands a `RedisScriptRunner` sends: an ioredis `Redis` or `Cluster`, version 5 or 6. */
+export interface RedisScriptClient {
+  evalsha(sha1: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  info(section: string): Promise<string>;
+}
 
 /**
  * The client a `RedisCheckpointStorage` works over: an ioredis `Redis` or `Cluster`, version 5 or 6, which the caller
@@ -14,6 +20,8 @@ export interface RedisCheckpointClient extends RedisScriptClient, ReconnectingCl
   pipeline?(): RedisCheckpointPipeline;
   /** `true` on an ioredis `Cluster`. */
   readonly isCluster?: boolean;
+  /** ioredis's options: with `enableAutoPipelining` every command the storage sends goes out in a pipeline. */
+  readonly options?: { readonly enableAutoPipelining?: boolean | undefined };
 }
 
 /**

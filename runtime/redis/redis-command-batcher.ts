@@ -72,6 +72,11 @@ export class RedisCommandBatcher {
   readonly #client: RedisCheckpointClient;
   /** Whether commands of one tick may share a pipeline: the client has one and is not a Cluster. */
   readonly #batching: boolean;
+  /**
+   * Whether a batching client auto-pipelines: ioredis then queues a lone command behind the auto-pipeline in flight
+   * but sends a pipeline at once, so a lone command too goes out in a pipeline, or a later tick's would overtake it.
+   */
+  readonly #autoPipelined: boolean;
   #queue: CommandSlot[] = [];
   #flushScheduled = false;
   /** How many commands were sent; each command sent is numbered by it. */
@@ -82,6 +87,7 @@ export class RedisCommandBatcher {
   constructor(client: RedisCheckpointClient) {
     this.#client = client;
     this.#batching = client.isCluster !== true && typeof client.pipeline === 'function';
+    this.#autoPipelined = this.#batching && client.options?.enableAutoPipelining === true;
   }
 
   get(key: string): Promise<string | null> {
@@ -257,6 +263,11 @@ export class RedisCommandBatcher {
     if (wait !== undefined) {
       return this.#directWaited(command, wait);
     }
+    const pipeline = this.#autoPipelined ? this.#client.pipeline?.() : undefined;
+    if (pipeline !== undefined) {
+      queueOn(pipeline, command);
+      return execute(pipeline).then(([result]) => replyOf(result));
+    }
     switch (command.method) {
       case 'get':
         return this.#client.get(command.key);
@@ -357,6 +368,15 @@ function execute(pipeline: RedisCheckpointPipeline): Promise<[Error | null, unkn
   } catch (error) {
     return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
+}
+
+/** The reply of a pipeline's command, or its error thrown. */
+function replyOf(result: [Error | null, unknown] | undefined): unknown {
+  const [error, reply] = result ?? [new Error('The pipeline gave no reply for this command.'), null];
+  if (error !== null) {
+    throw error;
+  }
+  return reply;
 }
 
 function waitOutcomeOf(result: [Error | null, unknown] | undefined): Omit<WaitedReply, 'reply'> {

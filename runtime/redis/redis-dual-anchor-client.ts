@@ -1,4 +1,4 @@
-import type { RedisScriptClient } from './redis-script-runner.js';
+import type { RedisScriptClient } from './redis-checkpoint-client.js';
 
 /**
  * The client a `RedisDualAnchorCheckpointStore` works over: an ioredis `Redis` or `Cluster`, version 5 or 6, which the

@@ -1,12 +1,6 @@
+import type { RedisScriptClient } from './redis-checkpoint-client.js';
 import type { CommandSlot, RedisCommandBatcher, ReplicaWait, WaitedReply } from './redis-command-batcher.js';
 import type { LuaScriptSource, RedisLuaScript } from './redis-lua-script.js';
-
-/** The commands a {@link RedisScriptRunner} sends: an ioredis `Redis` or `Cluster`, version 5 or 6. */
-export interface RedisScriptClient {
-  evalsha(sha1: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
-  eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
-  info(section: string): Promise<string>;
-}
 
 /** Sends one run of a script: its source, `KEYS` count, keys and args, and whether it is known to be loaded. */
 type ScriptSender<T> = (

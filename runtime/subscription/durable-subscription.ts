@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { errorReporter, ShutdownDeadline, type ErrorHandler } from '../background/index.js';
+import { errorReporter, raceWithTimeout, ShutdownDeadline, type ErrorHandler } from '../background/index.js';
 import type { Checkpoint } from '../checkpoint.js';
 import {
   evaluatesWriteConditions,
@@ -22,10 +22,10 @@ import {
   type ResolvedCheckpointPolicy,
 } from './checkpoint-policy.js';
 import { DeliveryRun } from './delivery-run.js';
+import { DuplicateSubscriberError } from './duplicate-subscriber-error.js';
 import { DuplicateSubscriptionIdError } from './duplicate-subscription-id-error.js';
 import { fenceOnAcquire } from './fence-on-acquire.js';
 import type { HandlerContext } from './handler-context.js';
-import { claimSubscription } from './strategy-claims.js';
 import {
   initialSubscriptionState,
   nextSubscriptionState,
@@ -35,7 +35,6 @@ import {
 } from './subscription-state.js';
 import { resolveWaitMs } from './subscription-timing.js';
 import { UnknownSubscriptionError } from './unknown-subscription-error.js';
-import { Wakeup } from './wakeup.js';
 
 /** One event of a subscription and the position to checkpoint once it is handled. */
 export interface PositionedEvent<E> {
@@ -764,5 +763,61 @@ async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promis
       signal.removeEventListener('abort', onAbort);
     }
     promise.catch(() => undefined);
+  }
+}
+
+/** Per strategy instance: which subscriber id each subscription id is subscribed under, by any `DurableSubscription`. */
+const claims = new WeakMap<CompetingConsumerStrategy, Map<string, string>>();
+
+/**
+ * Claims `subscriptionId` on `strategy` for one `DurableSubscription` and returns the function that gives the claim
+ * back. Across `DurableSubscription` instances in this process, so that two of them on one strategy instance never
+ * both register one id. Giving it back twice is harmless: it never gives back a later claim of the same id.
+ * @throws DuplicateSubscriberError when the id is claimed already.
+ */
+function claimSubscription(
+  strategy: CompetingConsumerStrategy,
+  subscriptionId: string,
+  subscriberId: string,
+): () => void {
+  let claimed = claims.get(strategy);
+  if (claimed === undefined) {
+    claimed = new Map();
+    claims.set(strategy, claimed);
+  }
+  const registered = claimed.get(subscriptionId);
+  if (registered !== undefined) {
+    throw new DuplicateSubscriberError(subscriptionId, subscriberId, registered);
+  }
+  claimed.set(subscriptionId, subscriberId);
+  const ofStrategy = claimed;
+  let released = false;
+  return () => {
+    if (!released) {
+      released = true;
+      ofStrategy.delete(subscriptionId);
+    }
+  };
+}
+
+/** Lets a waiting loop sleep until it is woken or a timeout passes, whichever comes first. */
+class Wakeup {
+  #wake: (() => void) | undefined;
+  #woken: Promise<void> | undefined;
+
+  /** Resolves when {@link Wakeup.wake} is called or after `timeoutMs`. */
+  async wait(timeoutMs: number): Promise<void> {
+    this.#woken ??= new Promise<void>((resolve) => {
+      this.#wake = resolve;
+    });
+    await raceWithTimeout(this.#woken, timeoutMs);
+  }
+
+  /** Wakes every current waiter. */
+  wake(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    this.#woken = undefined;
+    wake?.();
   }
 }

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   CheckpointWriteCondition,
@@ -138,14 +138,36 @@ describe('RedisCheckpointStorage on a real redis-server: the commands of one tic
 
 describe('RedisCheckpointStorage keeps the order of its own calls in every path a script takes', () => {
   /** A client of its own: nothing asked of this server yet (the shebang question, the replica count). */
-  function freshClient(): Redis {
+  function freshClient(options: RedisOptions = {}): Redis {
     if (server === undefined) {
       throw new Error('The redis-server of this suite did not start; see the beforeAll error.');
     }
-    const fresh = new Redis({ host: server.host, port: server.port });
+    const fresh = new Redis({ ...options, host: server.host, port: server.port });
     freshClients.push(fresh);
     return fresh;
   }
+
+  it('over a client with enableAutoPipelining, a call made in a later tick never lands before an earlier one', async () => {
+    await emptied();
+    const autoPipelined = freshClient({ enableAutoPipelining: true });
+    const storage = new RedisCheckpointStorage(autoPipelined);
+    for (let round = 0; round < 20; round += 1) {
+      // Other commands keep an auto-pipeline in flight; ioredis queues the client's next commands behind it.
+      const others = Array.from({ length: 50 }, (_, index) => autoPipelined.set(`other-${index}`, 'x'));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const first = storage.save('orders', `first-${round}`, any());
+      // The storage has sent its tick of one command; the next tick has two, which share a pipeline.
+      await new Promise<void>((resolve) => {
+        process.nextTick(resolve);
+      });
+      await new Promise<void>((resolve) => {
+        process.nextTick(resolve);
+      });
+      const later = Promise.all([storage.save('orders', `second-${round}`, any()), storage.read('elsewhere')]);
+      await Promise.all([...others, first, later]);
+      expect(await storage.read('orders'), `round ${round}`).toBe(`second-${round}`);
+    }
+  });
 
   it('on a new client and storage, notOlderThan then any() in one tick: the any() is the last write', async () => {
     await emptied();

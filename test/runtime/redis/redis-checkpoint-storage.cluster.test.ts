@@ -3,10 +3,10 @@ import { Cluster } from 'ioredis';
 import { CheckpointWriteCondition, RedisCheckpointStorage } from '../../../runtime/index.js';
 import { CheckpointKeyLayout } from '../../../runtime/redis/checkpoint-key-layout.js';
 import { clusterHashSlot } from '../../../runtime/redis/cluster-hash-slot.js';
-import { notOlderThanScript } from '../../../runtime/redis/not-older-than-script.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
 import { startRedisCluster, type RedisClusterProcess } from '../../support/redis/index.js';
 import { clusterAlignableIds, clusterUnalignableIds, slotEdgeIds } from './id-shapes.js';
+import { notOlderThanScript } from '../../../runtime/redis/checkpoint-scripts.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
 const layout = new CheckpointKeyLayout('', 'checkpoint-fencing:version:');

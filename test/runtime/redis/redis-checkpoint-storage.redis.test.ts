@@ -5,11 +5,10 @@ import {
   CheckpointWriteConditionNotFulfilledError,
   RedisCheckpointStorage,
 } from '../../../runtime/index.js';
-import { ifAbsentScript } from '../../../runtime/redis/if-absent-script.js';
-import { notOlderThanScript } from '../../../runtime/redis/not-older-than-script.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
 import { startRedisServer, type RedisServerProcess } from '../../support/redis/index.js';
 import { clusterAlignableIds, clusterUnalignableIds } from './id-shapes.js';
+import { ifAbsentScript, notOlderThanScript } from '../../../runtime/redis/checkpoint-scripts.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
 let server: RedisServerProcess | undefined;

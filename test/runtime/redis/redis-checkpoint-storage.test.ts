@@ -7,11 +7,10 @@ import {
   RedisCheckpointStorage,
   StorageCannotBeFencedError,
 } from '../../../runtime/index.js';
-import { advanceWriteVersionScript } from '../../../runtime/redis/advance-write-version-script.js';
-import { notOlderThanScript } from '../../../runtime/redis/not-older-than-script.js';
 import { describeCheckpointStorageConformance } from '../../../runtime/testing/index.js';
 import { clusterAlignableIds, clusterUnalignableIds } from './id-shapes.js';
 import { recordingRedisMock } from './recording-redis-mock.js';
+import { advanceWriteVersionScript, notOlderThanScript } from '../../../runtime/redis/checkpoint-scripts.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
