@@ -7,12 +7,12 @@ import { installConsumer, type ConsumerProject } from './consumer-project.js';
 
 const run = promisify(execFile);
 
-/** The Jest config the README gives for CommonJS projects, as a user copies it. */
+/** The Jest config doc/compatibility.md gives for CommonJS projects, as a user copies it. */
 async function documentedJestConfig(): Promise<string> {
-  const readme = await readFile(resolve(import.meta.dirname, '../../README.md'), 'utf8');
-  const config = /```js\n(\/\/ jest\.config\.js\n[\s\S]*?)```/.exec(readme)?.[1];
+  const doc = await readFile(resolve(import.meta.dirname, '../../doc/compatibility.md'), 'utf8');
+  const config = /```js\n(\/\/ jest\.config\.js\n[\s\S]*?)```/.exec(doc)?.[1];
   if (config === undefined) {
-    throw new Error('README.md has no ```js block starting with // jest.config.js');
+    throw new Error('doc/compatibility.md has no ```js block starting with // jest.config.js');
   }
   return config;
 }
@@ -45,8 +45,8 @@ interface JestJsonReport {
 
 /**
  * Jest in CommonJS mode with ts-jest, the NestJS default, cannot load an ES module from node_modules on its own; the
- * README's config makes it compile this package. A project on `"moduleResolution": "node"`, installed with a plain
- * `npm install`.
+ * config doc/compatibility.md gives makes it compile this package. A project on `"moduleResolution": "node"`,
+ * installed with a plain `npm install`.
  */
 describe('the package under Jest with ts-jest, CommonJS', { timeout: 600_000 }, () => {
   let project: ConsumerProject;
@@ -73,7 +73,7 @@ describe('the package under Jest with ts-jest, CommonJS', { timeout: 600_000 }, 
     await writeFile(join(project.directory, 'storage.spec.ts'), spec);
   }, 600_000);
 
-  it("runs a spec importing the runtime with the README's jest.config.js", async () => {
+  it('runs a spec importing the runtime with the jest.config.js of doc/compatibility.md', async () => {
     const report = join(project.directory, 'report.json');
     await run(
       process.execPath,
