@@ -6,7 +6,7 @@ const suffixed = testProjects.flatMap((project) => (project.suffix === undefined
 
 export default defineConfig({
   test: {
-    // Servers and child processes mostly wait; more files than cores keeps both cores busy (doc/adr/0603).
+    // Servers and child processes mostly wait; more files than cores keeps both cores busy (doc/testing.md#speed).
     maxWorkers: 3,
     testTimeout: 20_000,
     hookTimeout: 120_000,

@@ -28,7 +28,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * Holds the lease of `subscriptionId` when it can and checkpoints one position after another as `"<offset>@<token>"`.
  * On each new token, and after any failed call, it first reads the stored position and fences it with the token; every
  * later write carries the token the node held when it began handling the event, the stalest token a real worker could
- * still send after a pause (ADR 0502).
+ * still send after a pause (doc/testing.md#the-soak-and-the-linearizability-checker).
  */
 export async function runCheckpointLoop(context: CheckpointLoopContext, subscriptionId: string): Promise<void> {
   const { subscriberId, strategy, storage, clock } = context;

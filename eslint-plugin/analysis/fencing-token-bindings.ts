@@ -36,7 +36,7 @@ export function mayNameFencingTokens(sourceCode: SourceCode, tokenPatternSource:
   return spellsFencing.get(sourceCode) ?? remember(spellsFencing, sourceCode, /fencing/iu.test(sourceCode.text));
 }
 
-/** Whether a file's text spells "fencing", searched once for the three token rules (ADR 0307's per-file caches). */
+/** Whether a file's text spells "fencing", searched once for the three token rules (a shared per-file cache). */
 const spellsFencing = new WeakMap<SourceCode, boolean>();
 
 /**

@@ -372,8 +372,8 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
 });
 
 describe('the jscodeshift transform through the jscodeshift CLI', { timeout: 90_000 }, () => {
-  it('runs every jscodeshift command the README and the recipe doc show, as written (review 8)', () => {
-    const documented = ['README.md', 'doc/recipes/add-write-conditions.md'].flatMap((doc) =>
+  it("runs every jscodeshift command the codemod's README and the recipe doc show, as written (review 8)", () => {
+    const documented = ['recipes/README.md', 'doc/recipes/add-write-conditions.md'].flatMap((doc) =>
       readFileSync(join(REPO, doc), 'utf8')
         .split('\n')
         .filter((line) => line.startsWith('npx jscodeshift ')),
@@ -387,7 +387,7 @@ describe('the jscodeshift transform through the jscodeshift CLI', { timeout: 90_
       const args = command
         .split(/\s+/)
         .slice(2)
-        .map((arg) => arg.replace(/^node_modules\/checkpoint-fencing(?:-codemod)?\/dist\//, `${build}/`));
+        .map((arg) => arg.replace(/^node_modules\/checkpoint-fencing-codemod\/dist\//, `${build}/`));
       const result = spawnSync(process.execPath, [join(REPO, 'node_modules/jscodeshift/bin/jscodeshift.js'), ...args], {
         cwd: root,
         encoding: 'utf8',

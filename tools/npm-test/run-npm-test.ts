@@ -12,7 +12,7 @@ import { runScript, type ScriptOutcome } from './run-script.js';
 // files needs, installed or refused before anything starts; then the test projects and the static checks, all at
 // once: much of the test time is spent waiting on servers and child processes, and the checks fill that time. They
 // run at a lower CPU priority, so they take only what the tests leave idle and never slow a timing-sensitive test
-// (doc/adr/0603).
+// (doc/testing.md#speed).
 const started = performance.now();
 try {
   await provisionBinaries(testProjectsWithFiles(join(process.cwd(), 'test')), systemProvisioningHost());

@@ -226,7 +226,7 @@ describe.each(ioredisVersions)('%s through a proxy that drops the reply to one E
 describe('the client settings the docs recommend', () => {
   // Each paragraph (or code block) that offers autoResendUnfulfilledCommands: false or maxRetriesPerRequest: 0 as a
   // setting must offer commandTimeout with it: the cases above show that neither ends every call on its own.
-  const documents = ['README.md', 'doc/redis.md', 'doc/reliability.md', 'doc/leases.md'];
+  const documents = ['README.md', 'runtime/README.md', 'doc/redis.md', 'doc/reliability.md', 'doc/leases.md'];
   for (const document of documents) {
     it(`${document} offers no setting that leaves a call pending without commandTimeout beside it`, () => {
       const text = readFileSync(join(import.meta.dirname, '../../..', document), 'utf8');
