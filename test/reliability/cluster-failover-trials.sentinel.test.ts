@@ -1,15 +1,17 @@
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CheckpointWriteCondition,
-  RedisCheckpointStorage,
-  RedisLeaseStrategy,
-  redisLeaseKeys,
-  type WaitForReplicasOption,
-} from '../../runtime/index.js';
+import { CheckpointWriteCondition, redisLeaseKeys } from '../../runtime/index.js';
 import { clusterHashSlot } from '../../runtime/redis/cluster-hash-slot.js';
 import { replicaCountRefreshMs } from '../../runtime/redis/connected-replicas.js';
 import { eventually } from '../support/leases/event-log.js';
+import {
+  FailoverTrialClients,
+  prefixOf,
+  variants,
+  type OldHolders,
+  type TrialOutcome,
+  type Variant,
+} from '../support/redis/failover-trial-clients.js';
 import {
   startReplicatedRedisCluster,
   withAdminConnection,
@@ -32,14 +34,6 @@ const trials = 6;
 /** How long the Cluster stays as it is after the old master rejoined: several times a cached count's freshness. */
 const stableBeforeTheTrialMs = 3 * replicaCountRefreshMs + 500;
 const leaseTimeMs = 30_000;
-const variants = ['default', 'opted out'] as const;
-type Variant = (typeof variants)[number];
-const waitOption: Record<Variant, WaitForReplicasOption | undefined> = { default: undefined, 'opted out': false };
-
-interface TrialOutcome {
-  readonly duplicatedToken: boolean;
-  readonly acceptedWriteLost: boolean;
-}
 
 /**
  * One trial's ids, all in one slot: its lease (a lease id is its own hash tag), its checkpoint (`{lease}`, so the
@@ -51,12 +45,6 @@ interface TrialIds {
   readonly checkpoint: string;
   readonly warmUpLease: string;
   readonly warmUpCheckpoint: string;
-}
-
-/** The lease strategies and checkpoint storages kept across every failover, one of each a variant. */
-interface OldHolders {
-  readonly strategies: Record<Variant, RedisLeaseStrategy>;
-  readonly storages: Record<Variant, RedisCheckpointStorage>;
 }
 
 let cluster: ReplicatedRedisCluster | undefined;
@@ -76,46 +64,14 @@ function started(): ReplicatedRedisCluster {
   return cluster;
 }
 
-/** Cluster clients, and the strategies over them, closed together. */
-class ClusterClients {
-  readonly #clients: Cluster[] = [];
-  readonly #strategies: RedisLeaseStrategy[] = [];
-
-  client(): Cluster {
-    const client = new Cluster([...started().nodes], {
+/** Cluster clients kept or made for a trial, with the settings doc/redis.md recommends. */
+function clusterClients(): FailoverTrialClients<Cluster> {
+  const connect = (): Cluster =>
+    new Cluster([...started().nodes], {
       clusterRetryStrategy: () => 50,
       redisOptions: { commandTimeout: 2_000, autoResendUnfulfilledCommands: false },
     });
-    client.on('error', () => undefined);
-    this.#clients.push(client);
-    return client;
-  }
-
-  strategy(variant: Variant): RedisLeaseStrategy {
-    const strategy = new RedisLeaseStrategy(this.client(), {
-      keyPrefix: prefixOf(variant),
-      leaseTimeMs,
-      onError: () => undefined,
-      ...(waitOption[variant] === undefined ? {} : { waitForReplicas: waitOption[variant] }),
-    });
-    this.#strategies.push(strategy);
-    return strategy;
-  }
-
-  storage(variant: Variant, client: Cluster = this.client()): RedisCheckpointStorage {
-    return new RedisCheckpointStorage(client, {
-      keyPrefix: prefixOf(variant),
-      versionKeyPrefix: `${prefixOf(variant)}version:`,
-      ...(waitOption[variant] === undefined ? {} : { waitForReplicas: waitOption[variant] }),
-    });
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.#strategies.map((strategy) => strategy.shutdown()));
-    for (const client of this.#clients) {
-      client.disconnect();
-    }
-  }
+  return new FailoverTrialClients(connect, leaseTimeMs);
 }
 
 /** Ids for trial `trial`, in a slot of the shard serving `slotOfShard`. */
@@ -150,7 +106,7 @@ function idWhoseSlot(base: string, accepts: (slot: number) => boolean): string {
 async function failOverDuringCut(
   ids: TrialIds,
   oldHolders: OldHolders,
-  made: ClusterClients,
+  made: FailoverTrialClients<Cluster>,
 ): Promise<Record<Variant, TrialOutcome>> {
   for (const variant of variants) {
     await writeBeforeTheCut(made, variant, ids.checkpoint);
@@ -212,7 +168,11 @@ async function failOverDuringCut(
  * Writes version 1 of `checkpoint` on a client of the trial's own and waits until the replica has it (`WAIT` on the
  * connection that wrote it: a pipeline routed by the key): only what happens during the cut may be lost.
  */
-async function writeBeforeTheCut(made: ClusterClients, variant: Variant, checkpoint: string): Promise<void> {
+async function writeBeforeTheCut(
+  made: FailoverTrialClients<Cluster>,
+  variant: Variant,
+  checkpoint: string,
+): Promise<void> {
   const client = made.client();
   const storage = made.storage(variant, client);
   await eventually('a conditional write before the cut', () =>
@@ -272,17 +232,10 @@ async function untilMade(what: string, attempt: () => Promise<boolean>): Promise
   });
 }
 
-function prefixOf(variant: Variant): string {
-  return variant === 'default' ? 'waiting:' : 'opted-out:';
-}
-
 describe('a Cluster failover while the replica was cut off during a grant and a fenced write', () => {
   it(`${trials} trials with clients kept across failovers and warmed up on a promoted master without a replica: by default no token goes to two holders and no accepted write is lost; opted out, most trials do both`, async () => {
-    const kept = new ClusterClients();
-    const oldHolders: OldHolders = {
-      strategies: { default: kept.strategy('default'), 'opted out': kept.strategy('opted out') },
-      storages: { default: kept.storage('default'), 'opted out': kept.storage('opted out') },
-    };
+    const kept = clusterClients();
+    const oldHolders = kept.oldHolders();
     // Every trial on the shard of slot 0; a first failover without a cut warms the clients up for the first trial.
     const ids = Array.from({ length: trials }, (_, trial) => trialIds(trial, 0));
     const outcomes: Record<Variant, TrialOutcome>[] = [];
@@ -291,7 +244,7 @@ describe('a Cluster failover while the replica was cut off during a grant and a 
       await warmUpOnThePromotedMaster(oldHolders, ids[0] as TrialIds);
       await started().recover();
       for (const [trial, trialIdsNow] of ids.entries()) {
-        const made = new ClusterClients();
+        const made = clusterClients();
         try {
           // The old master rejoined; the Cluster stays as it is while the warm-up's count gets old.
           await new Promise((resolve) => setTimeout(resolve, stableBeforeTheTrialMs));

@@ -1,15 +1,16 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CheckpointWriteCondition,
-  CheckpointWriteNotReplicatedError,
-  RedisCheckpointStorage,
-  RedisLeaseStrategy,
-  redisLeaseKeys,
-  type WaitForReplicasOption,
-} from '../../runtime/index.js';
+import { CheckpointWriteCondition, CheckpointWriteNotReplicatedError, redisLeaseKeys } from '../../runtime/index.js';
 import { replicaCountRefreshMs } from '../../runtime/redis/connected-replicas.js';
 import { eventually } from '../support/leases/event-log.js';
+import {
+  FailoverTrialClients,
+  prefixOf,
+  variants,
+  type OldHolders,
+  type TrialOutcome,
+  type Variant,
+} from '../support/redis/failover-trial-clients.js';
 import { startRedisSentinel, withAdminConnection, type RedisSentinelTopology } from '../support/redis/index.js';
 
 // Issue 16's measurement as a test. A master, a replica and three Sentinels; the replica's link is cut during a grant
@@ -37,20 +38,6 @@ const stableBeforeTheTrialMs = 3 * replicaCountRefreshMs + 500;
 // Long enough that the old holder still answers hasLock when the new one is granted, and that the default's old holder,
 // refused during the cut, does not try again (a third of the lease later) before the trial has checked the new master.
 const leaseTimeMs = 30_000;
-const variants = ['default', 'opted out'] as const;
-type Variant = (typeof variants)[number];
-const waitOption: Record<Variant, WaitForReplicasOption | undefined> = { default: undefined, 'opted out': false };
-
-interface TrialOutcome {
-  readonly duplicatedToken: boolean;
-  readonly acceptedWriteLost: boolean;
-}
-
-/** The lease strategies and checkpoint storages whose grant and write happen during the cut, one of each a variant. */
-interface OldHolders {
-  readonly strategies: Record<Variant, RedisLeaseStrategy>;
-  readonly storages: Record<Variant, RedisCheckpointStorage>;
-}
 
 const started: RedisSentinelTopology[] = [];
 
@@ -71,19 +58,11 @@ afterAll(async () => {
   await Promise.all(started.map((topology) => topology.stop()));
 });
 
-/**
- * Clients on one topology, each finding the master through the Sentinels with the settings doc/redis.md recommends,
- * and the strategies made over them, all closed together.
- */
-class SentinelClients {
-  readonly #clients: Redis[] = [];
-  readonly #strategies: RedisLeaseStrategy[] = [];
-
-  constructor(private readonly topology: RedisSentinelTopology) {}
-
-  client(): Redis {
-    const { sentinelOptions } = this.topology;
-    const client = new Redis({
+/** Clients on `topology`, each finding the master through the Sentinels with the settings doc/redis.md recommends. */
+function sentinelClients(topology: RedisSentinelTopology): FailoverTrialClients<Redis> {
+  const { sentinelOptions } = topology;
+  const connect = (): Redis =>
+    new Redis({
       sentinels: [...sentinelOptions.sentinels],
       name: sentinelOptions.name,
       commandTimeout: 2_000,
@@ -91,46 +70,7 @@ class SentinelClients {
       retryStrategy: () => 50,
       sentinelRetryStrategy: () => 50,
     });
-    client.on('error', () => undefined);
-    this.#clients.push(client);
-    return client;
-  }
-
-  /** A lease strategy of `variant` on a client of its own. */
-  strategy(variant: Variant): RedisLeaseStrategy {
-    const strategy = new RedisLeaseStrategy(this.client(), {
-      keyPrefix: prefixOf(variant),
-      leaseTimeMs,
-      onError: () => undefined,
-      ...(waitOption[variant] === undefined ? {} : { waitForReplicas: waitOption[variant] }),
-    });
-    this.#strategies.push(strategy);
-    return strategy;
-  }
-
-  /** A checkpoint storage of `variant` on `client`, a client of its own unless given. */
-  storage(variant: Variant, client: Redis = this.client()): RedisCheckpointStorage {
-    return new RedisCheckpointStorage(client, {
-      keyPrefix: prefixOf(variant),
-      versionKeyPrefix: `${prefixOf(variant)}version:`,
-      ...(waitOption[variant] === undefined ? {} : { waitForReplicas: waitOption[variant] }),
-    });
-  }
-
-  /** One strategy and one storage a variant, each on a client of its own. */
-  oldHolders(): OldHolders {
-    return {
-      strategies: { default: this.strategy('default'), 'opted out': this.strategy('opted out') },
-      storages: { default: this.storage('default'), 'opted out': this.storage('opted out') },
-    };
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.#strategies.map((strategy) => strategy.shutdown()));
-    for (const client of this.#clients) {
-      client.disconnect();
-    }
-  }
+  return new FailoverTrialClients(connect, leaseTimeMs);
 }
 
 /**
@@ -142,7 +82,7 @@ async function failOverDuringCut(
   topology: RedisSentinelTopology,
   id: string,
   oldHolders: OldHolders,
-  made: SentinelClients,
+  made: FailoverTrialClients<Redis>,
 ): Promise<Record<Variant, TrialOutcome>> {
   for (const variant of variants) {
     await writeBeforeTheCut(made, variant, id);
@@ -198,7 +138,7 @@ async function failOverDuringCut(
  * happens during the cut may be lost. A fresh storage's first conditional write can outlast the 500 ms WAIT while the
  * client and the replica warm up (seen on the first trial of a fresh clone), so it is tried again until acknowledged.
  */
-async function writeBeforeTheCut(made: SentinelClients, variant: Variant, id: string): Promise<void> {
+async function writeBeforeTheCut(made: FailoverTrialClients<Redis>, variant: Variant, id: string): Promise<void> {
   const client = made.client();
   const storage = made.storage(variant, client);
   await eventually('the replica acknowledges a conditional write before the cut', async () => {
@@ -219,7 +159,7 @@ async function writeBeforeTheCut(made: SentinelClients, variant: Variant, id: st
 async function runTrialsWithFreshClients(topology: RedisSentinelTopology): Promise<Record<Variant, TrialOutcome>[]> {
   const outcomes: Record<Variant, TrialOutcome>[] = [];
   for (let trial = 0; trial < trialsPerTopology; trial += 1) {
-    const made = new SentinelClients(topology);
+    const made = sentinelClients(topology);
     try {
       outcomes.push(await failOverDuringCut(topology, `trial-${trial}`, made.oldHolders(), made));
     } finally {
@@ -239,7 +179,7 @@ async function runTrialsWithFreshClients(topology: RedisSentinelTopology): Promi
 async function runTrialsWithLongLivedClients(
   topology: RedisSentinelTopology,
 ): Promise<Record<Variant, TrialOutcome>[]> {
-  const kept = new SentinelClients(topology);
+  const kept = sentinelClients(topology);
   const oldHolders = kept.oldHolders();
   const outcomes: Record<Variant, TrialOutcome>[] = [];
   try {
@@ -248,7 +188,7 @@ async function runTrialsWithLongLivedClients(
     await topology.recover({ followSpontaneousFailover: true });
     for (let trial = 0; trial < longLivedTrialsPerTopology; trial += 1) {
       const id = `long-lived-trial-${trial}`;
-      const made = new SentinelClients(topology);
+      const made = sentinelClients(topology);
       try {
         // The old master rejoined; the topology stays as it is while the warm-up's count gets old.
         await new Promise((resolve) => setTimeout(resolve, stableBeforeTheTrialMs));
@@ -289,10 +229,6 @@ async function warmUpOnThePromotedMaster(oldHolders: OldHolders, id: string): Pr
       ),
     );
   }
-}
-
-function prefixOf(variant: Variant): string {
-  return variant === 'default' ? 'waiting:' : 'opted-out:';
 }
 
 /** Runs `trialsOn` on every topology side by side and reports and checks the outcomes. */
