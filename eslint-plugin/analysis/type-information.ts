@@ -6,12 +6,12 @@ export type TypeInformation = ParserServicesWithTypeInformation;
 
 /**
  * The type information a rule asked for with `useTypeInformation: true`, or `undefined` when it did not ask, or when
- * the file's parser options turn type information off on purpose (`project: false`, `projectService: false`, as
- * typescript-eslint's `disableTypeChecked` and our `disable-type-checked` do for JavaScript files), or when the parser
- * gave typescript-eslint's isolated stand-in program: the rule then runs syntactically there (doc/adr/0306). A rule
- * never switches mode because types merely happen to be missing.
- * @throws Error naming the rule and the fix when types were asked for, the parser has none, and nothing turned them
- * off: a configuration that forgot `projectService`.
+ * the file has none: its parser options turn type information off on purpose (`project: false`,
+ * `projectService: false`, as typescript-eslint's `disableTypeChecked` and our `disable-type-checked` do for JavaScript
+ * files), the parser gave typescript-eslint's isolated stand-in program, or the config gives types to other files only
+ * (typed `src/**`, untyped scripts). The rule then runs syntactically on that file (doc/adr/0306). A run in which no
+ * file had types warns once, on stderr, when the process exits: a config that forgot `projectService` does not pass
+ * silently as syntactic lint.
  */
 export function typeInformationFor(
   context: Readonly<TSESLint.RuleContext<string, readonly unknown[]>>,
@@ -28,15 +28,38 @@ export function typeInformationFor(
     return undefined;
   }
   const services = context.sourceCode.parserServices;
-  if (services?.program != null) {
-    return isIsolatedProgram(services.program) ? undefined : (services as TypeInformation);
+  if (services?.program == null) {
+    noteFileWithoutTypes(context.id);
+    return undefined;
   }
-  throw new Error(
-    `${context.id}: useTypeInformation is true but ${context.filename} was parsed without type information. ` +
-      'Set languageOptions.parserOptions.projectService: true (typescript-eslint parser); for files no tsconfig ' +
-      "covers (JavaScript config files), add checkpointFencing.configs['disable-type-checked'] or typescript-eslint's " +
-      'disableTypeChecked for them; or use configs.recommended, whose rules work syntactically.',
-  );
+  if (isIsolatedProgram(services.program)) {
+    return undefined;
+  }
+  run.typedFileSeen = true;
+  return services as TypeInformation;
+}
+
+/**
+ * What this process has linted with a type-aware rule: whether any file had types, and the first rule that found a
+ * file without them. ESLint gives rules no end-of-run hook, so the verdict waits for the process's exit; a
+ * long-running editor server never exits, and there a file's reports already show which mode it was linted in.
+ */
+const run: { typedFileSeen: boolean; ruleOnUntypedFile?: string } = { typedFileSeen: false };
+
+function noteFileWithoutTypes(ruleId: string): void {
+  if (run.ruleOnUntypedFile !== undefined) {
+    return;
+  }
+  run.ruleOnUntypedFile = ruleId;
+  process.once('exit', () => {
+    if (!run.typedFileSeen) {
+      process.stderr.write(
+        `eslint-plugin-checkpoint-fencing: no file in this run had type information, so ${ruleId} and the other ` +
+          'rules set to useTypeInformation linted syntactically. Set languageOptions.parserOptions.projectService: ' +
+          'true (typescript-eslint parser) for your TypeScript files, or use configs.recommended for syntactic lint.\n',
+      );
+    }
+  });
 }
 
 /**

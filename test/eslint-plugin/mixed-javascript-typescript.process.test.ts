@@ -82,12 +82,26 @@ export default defineConfig(
   },
 );
 `,
+  // Types for src/** only; scripts and config files are parsed without them, and nothing says so.
+  partiallyTyped: `import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+import checkpointFencing from 'eslint-plugin-checkpoint-fencing';
+
+export default defineConfig(
+  { files: ['**/*.{js,ts}'], languageOptions: { parser: tseslint.parser } },
+  {
+    files: ['src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+  },
+  checkpointFencing.configs['recommended-type-checked'],
+);
+`,
   forgotProjectService: `import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 import checkpointFencing from 'eslint-plugin-checkpoint-fencing';
 
 export default defineConfig(
-  { languageOptions: { parser: tseslint.parser } },
+  { files: ['**/*.{js,ts}'], languageOptions: { parser: tseslint.parser } },
   checkpointFencing.configs['recommended-type-checked'],
 );
 `,
@@ -211,11 +225,23 @@ describe('a project of TypeScript and JavaScript files under the type-checked co
     });
   });
 
-  it('without projectService and without either config: stops with the error that names the fix', () => {
+  it('with types for src/** only: lints src type-aware and the rest syntactically, without a warning', () => {
+    const result = lint(root, configs.partiallyTyped);
+    expect(result.stderr).toBe('');
+    expect(result.messages).toEqual(bothUnfencedWrites);
+    expect(result.status).toBe(1);
+  });
+
+  it('without projectService anywhere: lints every file syntactically and warns once that no file had types', () => {
     const result = lint(root, configs.forgotProjectService);
-    expect(result.status).toBe(2);
-    expect(result.stderr).toContain('useTypeInformation is true but');
-    expect(result.stderr).toContain('was parsed without type information');
-    expect(result.stderr).toContain("checkpointFencing.configs['disable-type-checked']");
+    expect(result.messages).toEqual([
+      bothUnfencedWrites[0],
+      bothUnfencedWrites[1],
+      { file: 'src/consumer.ts', rule: 'checkpoint-fencing/no-unfenced-write', line: 11, fatal: false },
+    ]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(
+      /^eslint-plugin-checkpoint-fencing: no file in this run had type information, so checkpoint-fencing\/[a-z-]+ and the other rules set to useTypeInformation linted syntactically\. Set languageOptions\.parserOptions\.projectService: true .*\n$/u,
+    );
   });
 });
