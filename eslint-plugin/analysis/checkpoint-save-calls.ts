@@ -18,16 +18,36 @@ export function asSaveCall(call: TSESTree.CallExpression): SaveCall | undefined 
   return { call, receiver: callee.object };
 }
 
-/** Whether `condition` is `CheckpointWriteCondition.any()` of checkpoint-fencing (aliased, or through a namespace). */
-export function isAnyCondition(condition: TSESTree.Node, sourceCode: Readonly<TSESLint.SourceCode>): boolean {
+/** The write conditions `CheckpointWriteCondition` makes, by the name of the factory that makes each. */
+export type WriteConditionKind = 'any' | 'notOlderThan' | 'ifAbsent';
+
+/**
+ * Which `CheckpointWriteCondition` factory of checkpoint-fencing (aliased, or through a namespace) made `condition`,
+ * or `undefined` when it is anything else: a variable, a call of another function.
+ */
+export function writeConditionKind(
+  condition: TSESTree.Node,
+  sourceCode: Readonly<TSESLint.SourceCode>,
+): WriteConditionKind | undefined {
   const made = skipTransparentWrappers(condition);
-  if (made.type !== AST_NODE_TYPES.CallExpression || made.arguments.length !== 0) {
-    return false;
+  if (made.type !== AST_NODE_TYPES.CallExpression) {
+    return undefined;
   }
   const factory = skipTransparentWrappers(made.callee);
-  return (
-    factory.type === AST_NODE_TYPES.MemberExpression &&
-    staticMemberName(factory) === 'any' &&
-    refersToRuntimeExport(factory.object, 'CheckpointWriteCondition', sourceCode.getScope(factory))
-  );
+  if (
+    factory.type !== AST_NODE_TYPES.MemberExpression ||
+    !refersToRuntimeExport(factory.object, 'CheckpointWriteCondition', sourceCode.getScope(factory))
+  ) {
+    return undefined;
+  }
+  const name = staticMemberName(factory);
+  const argumentCount = name === 'notOlderThan' ? 1 : 0;
+  return (name === 'any' || name === 'notOlderThan' || name === 'ifAbsent') && made.arguments.length === argumentCount
+    ? name
+    : undefined;
+}
+
+/** Whether `condition` is `CheckpointWriteCondition.any()` of checkpoint-fencing (aliased, or through a namespace). */
+export function isAnyCondition(condition: TSESTree.Node, sourceCode: Readonly<TSESLint.SourceCode>): boolean {
+  return writeConditionKind(condition, sourceCode) === 'any';
 }

@@ -1,7 +1,7 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { findVariable } from '../analysis/find-variable.js';
-import { asSaveCall, type SaveCall } from '../analysis/checkpoint-save-calls.js';
+import { asSaveCall, writeConditionKind, type SaveCall } from '../analysis/checkpoint-save-calls.js';
 import { descendantNodes, isFunctionNode, parentOf, type VisitorKeys } from '../analysis/descendant-nodes.js';
 import { mayTestForRefusal, refusalPolarity } from '../analysis/refusal-checks.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
@@ -29,10 +29,10 @@ export const noRetryAfterRefusal: CheckpointFencingRule<NoRetryAfterRefusalMessa
     messages: {
       retryInCatch:
         'This write repeats the checkpoint write that CheckpointWriteConditionNotFulfilledError just refused: the lease has moved on, ' +
-        'so the retry cannot succeed. Let the refusal propagate and stop processing the subscription on this worker.',
+        'and the retry {{outcome}}. Let the refusal propagate and stop processing the subscription on this worker.',
       retryByLoop:
         'This loop writes the same checkpoint again after CheckpointWriteConditionNotFulfilledError refused it: the lease has moved on, ' +
-        'so the retry cannot succeed. Rethrow or leave the loop when the write is refused.',
+        'and the retry {{outcome}}. Rethrow or leave the loop when the write is refused.',
     },
     schema: [],
     defaultOptions: [],
@@ -65,7 +65,11 @@ export const noRetryAfterRefusal: CheckpointFencingRule<NoRetryAfterRefusalMessa
         for (const region of regions) {
           for (const retry of saveCallsIn(region, keys)) {
             if (writes.some((write) => sameWrite(write, retry, sourceCode))) {
-              context.report({ node: retry.call, messageId: 'retryInCatch' });
+              context.report({
+                node: retry.call,
+                messageId: 'retryInCatch',
+                data: { outcome: retryOutcome(retry, sourceCode) },
+              });
             }
           }
         }
@@ -81,13 +85,35 @@ export const noRetryAfterRefusal: CheckpointFencingRule<NoRetryAfterRefusalMessa
         }
         for (const write of writes) {
           if (writesSameValueEachPass(write, loop, sourceCode)) {
-            context.report({ node: write.call, messageId: 'retryByLoop' });
+            context.report({
+              node: write.call,
+              messageId: 'retryByLoop',
+              data: { outcome: retryOutcome(write, sourceCode) },
+            });
           }
         }
       },
     };
   },
 });
+
+/**
+ * What the repeated write does under its condition: a refused `notOlderThan` or `ifAbsent` is refused again, while
+ * `any()` or no condition succeeds, which is worse, since it moves the new holder's checkpoint backward.
+ */
+function retryOutcome(retry: SaveCall, sourceCode: SourceCode): string {
+  const condition = retry.call.arguments[2];
+  switch (condition === undefined ? 'any' : writeConditionKind(condition, sourceCode)) {
+    case 'any':
+      return "writes unconditionally: it overwrites the new holder's newer checkpoint and moves the subscription backward";
+    case 'notOlderThan':
+      return 'is refused again with the same token, since the stored version is newer than the token';
+    case 'ifAbsent':
+      return 'is refused again, since a checkpoint is stored now';
+    case undefined:
+      return "is refused again under notOlderThan() or ifAbsent(), and under any() overwrites the new holder's newer checkpoint";
+  }
+}
 
 /**
  * The statement lists that run only when the caught error is a refusal: the consequent of `if (refusal)`, the

@@ -107,6 +107,125 @@ async function f(cps) {
   ],
   invalid: [
     {
+      name: 'the message says what a retry with any() does',
+      code: `
+import { CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError } from 'checkpoint-fencing';
+async function f(condition, token) {
+  try { await storage.save(id, cp, CheckpointWriteCondition.any()); } catch (e) {
+    if (e instanceof CheckpointWriteConditionNotFulfilledError) await storage.save(id, cp, CheckpointWriteCondition.any());
+    else throw e;
+  }
+}
+      `,
+      errors: [
+        {
+          messageId: 'retryInCatch',
+          data: {
+            outcome:
+              "writes unconditionally: it overwrites the new holder's newer checkpoint and moves the subscription backward",
+          },
+          line: 5,
+          column: 71,
+          endLine: 5,
+          endColumn: 123,
+        },
+      ],
+    },
+    {
+      name: 'the message says what a retry with no condition does',
+      code: `
+import { CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError } from 'checkpoint-fencing';
+async function f(condition, token) {
+  try { await storage.save(id, cp); } catch (e) {
+    if (e instanceof CheckpointWriteConditionNotFulfilledError) await storage.save(id, cp);
+    else throw e;
+  }
+}
+      `,
+      errors: [
+        {
+          messageId: 'retryInCatch',
+          data: {
+            outcome:
+              "writes unconditionally: it overwrites the new holder's newer checkpoint and moves the subscription backward",
+          },
+          line: 5,
+          column: 71,
+          endLine: 5,
+          endColumn: 91,
+        },
+      ],
+    },
+    {
+      name: 'the message says what a retry with notOlderThan(token) does',
+      code: `
+import { CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError } from 'checkpoint-fencing';
+async function f(condition, token) {
+  try { await storage.save(id, cp, CheckpointWriteCondition.notOlderThan(token)); } catch (e) {
+    if (e instanceof CheckpointWriteConditionNotFulfilledError) await storage.save(id, cp, CheckpointWriteCondition.notOlderThan(token));
+    else throw e;
+  }
+}
+      `,
+      errors: [
+        {
+          messageId: 'retryInCatch',
+          data: { outcome: 'is refused again with the same token, since the stored version is newer than the token' },
+          line: 5,
+          column: 71,
+          endLine: 5,
+          endColumn: 137,
+        },
+      ],
+    },
+    {
+      name: 'the message says what a retry with ifAbsent() does',
+      code: `
+import { CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError } from 'checkpoint-fencing';
+async function f(condition, token) {
+  try { await storage.save(id, cp, CheckpointWriteCondition.ifAbsent()); } catch (e) {
+    if (e instanceof CheckpointWriteConditionNotFulfilledError) await storage.save(id, cp, CheckpointWriteCondition.ifAbsent());
+    else throw e;
+  }
+}
+      `,
+      errors: [
+        {
+          messageId: 'retryInCatch',
+          data: { outcome: 'is refused again, since a checkpoint is stored now' },
+          line: 5,
+          column: 71,
+          endLine: 5,
+          endColumn: 128,
+        },
+      ],
+    },
+    {
+      name: 'the message says what a retry with a condition held in a variable does',
+      code: `
+import { CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError } from 'checkpoint-fencing';
+async function f(condition, token) {
+  try { await storage.save(id, cp, condition); } catch (e) {
+    if (e instanceof CheckpointWriteConditionNotFulfilledError) await storage.save(id, cp, condition);
+    else throw e;
+  }
+}
+      `,
+      errors: [
+        {
+          messageId: 'retryInCatch',
+          data: {
+            outcome:
+              "is refused again under notOlderThan() or ifAbsent(), and under any() overwrites the new holder's newer checkpoint",
+          },
+          line: 5,
+          column: 71,
+          endLine: 5,
+          endColumn: 102,
+        },
+      ],
+    },
+    {
       name: 'the same write again in the refusal branch, aliased import and optional chaining',
       code: `
 import { CheckpointWriteConditionNotFulfilledError as Refused } from 'checkpoint-fencing';

@@ -12,6 +12,7 @@ const sampleData: Readonly<Record<string, string>> = {
   base: 'KeyValueTable',
   method: 'updateOne',
   check: 'this.records.has',
+  outcome: 'is refused again, since a checkpoint is stored now',
 };
 
 describe('every message of every rule', () => {
