@@ -119,11 +119,8 @@ async function f(condition, token) {
       `,
       errors: [
         {
-          messageId: 'retryInCatch',
-          data: {
-            outcome:
-              "writes unconditionally: it overwrites the new holder's newer checkpoint and moves the subscription backward",
-          },
+          message:
+            "This write repeats the checkpoint write that CheckpointWriteConditionNotFulfilledError just refused: the lease has moved on, and the retry writes unconditionally: it overwrites the new holder's newer checkpoint and moves the subscription backward. Let the refusal propagate and stop processing the subscription on this worker.",
           line: 5,
           column: 71,
           endLine: 5,
@@ -169,8 +166,8 @@ async function f(condition, token) {
       `,
       errors: [
         {
-          messageId: 'retryInCatch',
-          data: { outcome: 'is refused again with the same token, since the stored version is newer than the token' },
+          message:
+            'This write repeats the checkpoint write that CheckpointWriteConditionNotFulfilledError just refused: the lease has moved on, and the retry is refused again with the same token, since the stored version is newer than the token. Let the refusal propagate and stop processing the subscription on this worker.',
           line: 5,
           column: 71,
           endLine: 5,
