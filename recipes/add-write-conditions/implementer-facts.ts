@@ -46,7 +46,8 @@ export type BaseFacts =
 /** A base class chain as far as it can be seen. */
 export interface ChainSummary {
   readonly name: string;
-  readonly saveParameterCount: number | undefined;
+  /** Its `save` has three parameters or more; `undefined` without a `save`. */
+  readonly saveAcceptsCondition: boolean | undefined;
   readonly saveIsAsync: boolean;
   /** The `save` is a field: an own property that no method of a subclass can override. */
   readonly saveIsField: boolean;

@@ -6,7 +6,7 @@ import type { TextEdit } from './upgrade-file-text.js';
 
 const UNSUPPORTED_ERROR: RuntimeExportName = 'UnsupportedWriteConditionError';
 
-/** How generated code refers to the two names it needs, e.g. `CheckpointWriteCondition` or `cf.CheckpointWriteCondition`. */
+/** How generated code spells the two names it needs, e.g. `CheckpointWriteCondition` or `cf.CheckpointWriteCondition`. */
 export interface GeneratedNames {
   /** The type of a condition; `undefined` in JavaScript, where no type is written. */
   readonly conditionType: string | undefined;
@@ -20,9 +20,8 @@ export interface ImportNeeds {
 }
 
 /**
- * How generated code spells the names it needs: through a namespace import (an existing one, or the
- * `import x = require(…)` a file in CommonJS syntax gets), an existing (possibly aliased) named import, or the
- * export's own name, which {@link importEdits} then imports.
+ * Through a namespace import (an existing one, or the `import x = require(…)` a file in CommonJS syntax gets), an
+ * existing (possibly aliased) named import, or the export's own name, which {@link importEdits} then imports.
  */
 export function generatedNames(facts: ImportFacts): GeneratedNames {
   const namespace = valueNamespace(facts) ?? plannedNamespace(facts);

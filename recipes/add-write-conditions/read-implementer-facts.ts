@@ -275,7 +275,7 @@ function baseFacts(
   const save = chain.map((cls) => instanceMember(cls, SAVE)).find((member) => member !== undefined);
   const summary: ChainSummary = {
     name: base.declaration.name?.text ?? 'an anonymous class',
-    saveParameterCount: save === undefined ? undefined : parametersOf(save).length,
+    saveAcceptsCondition: save === undefined ? undefined : parametersOf(save).length >= 3,
     saveIsAsync: save === undefined || isAsyncMember(save),
     saveIsField: save !== undefined && ts.isPropertyDeclaration(save),
     hasWriteVersion: chain.some((cls) => instanceMember(cls, WRITE_VERSION) !== undefined),

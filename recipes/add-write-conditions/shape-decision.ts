@@ -18,40 +18,27 @@ export interface UpgradeDecision {
   readonly saveShape: SaveShape;
   /** The new name of the existing two-parameter `save` (`delegating` and `follows-base`). */
   readonly unconditionalSaveName: string | undefined;
-  /** Whether the generated `save` overrides an inherited one and needs the `override` modifier. */
+  /** The generated `save` overrides an inherited one (`override`). */
   readonly saveOverrides: boolean;
-  /** Whether the generated `save` is `async`, as the `save` it wraps is; a refusing one never is. */
+  /** The generated `save` is `async`, as the `save` it wraps is; a refusing one never is. */
   readonly saveIsAsync: boolean;
   readonly addWriteVersion: boolean;
-  /**
-   * How the generated `save` is written. A field stays a field; and when every concrete `save` it will call (its own,
-   * its subclasses') is an arrow-function field, so is the generated one, so a detached call keeps its `this`.
-   */
-  readonly saveMember: SaveMember;
-  /** Set when a base renamed its `save`: every `super.save` in this class is renamed to this, to keep reaching it. */
+  /** A method, or an arrow or function field (see {@link generatedSaveMember}). */
+  readonly saveMember: 'method' | 'arrow-field' | 'function-field';
+  /** Set when a base renamed its `save`: every `super.save` in this class is renamed to this. */
   readonly superSaveRename: string | undefined;
   /** Set when the implementer is left alone because the recipe cannot decide safely. */
   readonly skipReason: string | undefined;
 }
 
-/** A method, or an arrow-function or function-expression field. */
-export type SaveMember = 'method' | 'arrow-field' | 'function-field';
-
 /** The name the existing unconditional write is kept under, unless the class already uses it. */
 const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
 
-/** What a subclass inherits once its base is upgraded. */
-interface Effective {
-  /** Whether the visible `save` receives the condition; undefined when there is no `save`. */
-  readonly saveAcceptsCondition: boolean | undefined;
-  readonly saveIsAsync: boolean;
-  readonly saveIsField: boolean;
-  readonly hasWriteVersion: boolean;
-  /** Set when an implementing ancestor renamed its two-parameter `save` to this name. */
+/** What a subclass inherits once its base is decided: `skipReason` leaves the subclass alone too. */
+type Effective = Omit<ChainSummary, 'name'> & {
   readonly unconditionalSaveName: string | undefined;
-  /** Set when the implementer is left alone; its subclasses are then left alone too. */
   readonly skipReason: string | undefined;
-}
+};
 
 /**
  * Decides, for every implementer, which members to write and in which shape: the one place both front ends ask.
@@ -100,7 +87,7 @@ function decideOnce(
           ? null
           : baseInRun !== undefined
             ? decide(baseInRun, visiting)
-            : summaryEffective(base);
+            : { ...base, unconditionalSaveName: undefined, skipReason: undefined };
     const refusal = refusals.get(implementer.id);
     const decision =
       refusal === undefined
@@ -168,17 +155,6 @@ function strandedBases(
       ? []
       : [[implementer.id, upgradeMessages.subclassCannotFollow(subclass.name, subclass.file, reason)]];
   });
-}
-
-function summaryEffective(summary: ChainSummary): Effective {
-  return {
-    saveAcceptsCondition: summary.saveParameterCount === undefined ? undefined : summary.saveParameterCount >= 3,
-    saveIsAsync: summary.saveIsAsync,
-    saveIsField: summary.saveIsField,
-    hasWriteVersion: summary.hasWriteVersion,
-    unconditionalSaveName: undefined,
-    skipReason: undefined,
-  };
 }
 
 /** Nothing to write: the decision every other one starts from. */
@@ -291,7 +267,7 @@ function generatedSaveMember(
   implementer: ImplementerFacts,
   ownSave: SaveFacts,
   below: readonly ImplementerFacts[],
-): SaveMember | { readonly bound: string; readonly unbound: string } {
+): UpgradeDecision['saveMember'] | { readonly bound: string; readonly unbound: string } {
   const concrete = [implementer, ...below].filter(
     (candidate) => candidate.ownSave !== undefined && candidate.ownSave.form !== 'abstract-method',
   );
