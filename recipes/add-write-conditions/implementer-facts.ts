@@ -3,13 +3,12 @@
 
 /** One implementer of `CheckpointStorage`: a class, or an object literal standing where a storage is expected. */
 export interface ImplementerFacts {
-  /** Unique within one run: `path#offset`. */
+  /** `path#offset`. */
   readonly id: string;
   readonly file: string;
   readonly kind: 'class' | 'object-literal';
   /** The class name, or the variable the object literal is assigned to. */
   readonly name: string;
-  /** 1-based line, for reports. */
   readonly line: number;
   readonly isAbstract: boolean;
   readonly base: BaseFacts | undefined;
@@ -64,7 +63,7 @@ export interface SaveFacts {
    */
   readonly form: 'method' | 'abstract-method' | 'arrow' | 'function' | 'value' | 'accessor';
   readonly hasOverloads: boolean;
-  /** These four, as written, are carried over to a generated sibling (`<T>`, `this: Table`, `public readonly `). */
+  /** These four, as written, carry over to a generated sibling (`<T>`, `this: Table`, `public readonly `). */
   readonly typeParameters: string | undefined;
   readonly thisParameter: string | undefined;
   readonly returnType: string | undefined;
@@ -79,12 +78,10 @@ export interface SaveFacts {
   readonly parameters: readonly ParameterFacts[];
   readonly start: number;
   readonly end: number;
-  /** Where the comments directly above the member begin (`start` without any). */
+  /** Where the comments directly above the member begin. */
   readonly commentsStart: number;
   readonly name: Range;
-  /** Absent for `value` members. */
   readonly parameterList: ParameterListFacts | undefined;
-  /** Absent for `value` and abstract members. */
   readonly body:
     | { readonly kind: 'block'; readonly open: number; readonly close: number }
     | { readonly kind: 'expression'; readonly start: number; readonly end: number }
@@ -93,7 +90,6 @@ export interface SaveFacts {
 
 /** One parameter of an existing member. */
 export interface ParameterFacts {
-  /** `undefined` for a destructuring pattern. */
   readonly name: string | undefined;
   readonly type: string | undefined;
   readonly text: string;
@@ -113,16 +109,15 @@ export interface ParameterListFacts {
   readonly trailingComma: boolean;
 }
 
-/** Where a class body or object literal opens and closes, and where its last member ends. */
+/** A class body or object literal; `lastMemberEnd` is after a literal's trailing comma, indents are leading whitespace. */
 export interface BodyFacts {
   readonly openBrace: number;
   readonly closeBrace: number;
-  /** After an object literal's trailing comma when it has one. */
   readonly lastMemberEnd: number | undefined;
   readonly lastMemberHasComma: boolean;
-  /** Leading whitespace of the members' lines; empty without members. */
+  /** Empty without members. */
   readonly memberIndent: string;
-  /** Leading whitespace of the line the body opens on. */
+  /** Of the line the body opens on. */
   readonly outerIndent: string;
 }
 
@@ -132,7 +127,7 @@ export interface ImportFacts {
   /** After the last import, else after the directive prologue, else before the first statement and its comments. */
   readonly insertNewImportAt: number;
   readonly insertAfter: 'import' | 'directive' | undefined;
-  /** TypeScript (types are written) or JavaScript (JSDoc instead). */
+  /** Types are written (TypeScript), or JSDoc instead (JavaScript). */
   readonly typescript: boolean;
   /**
    * `require` in a CommonJS JavaScript file, where `import` is a syntax error; `import-equals` (`import x =
@@ -151,9 +146,9 @@ export interface ImportDeclarationFacts {
   readonly namespace: string | undefined;
   /** `text` is the specifier as written, e.g. `type CheckpointStorage as Store`. */
   readonly named: readonly { imported: string; local: string; typeOnly: boolean; text: string }[];
-  /** `{` and `}` around the named imports. */
-  readonly braces: Range | undefined;
-  /** After the last named import (and its trailing comma). */
+  /** Offsets of `{` and `}` around the named imports. */
+  readonly braces: { readonly open: number; readonly close: number } | undefined;
+  /** After the last named import and its trailing comma. */
   readonly lastSpecifierEnd: number | undefined;
   readonly trailingComma: boolean;
   readonly start: number;

@@ -126,7 +126,7 @@ function mergeInto(
   if (added.length === 0 || at === undefined || braces === undefined) {
     return [];
   }
-  if (source.slice(braces.start, braces.end).includes('\n')) {
+  if (source.slice(braces.open, braces.close).includes('\n')) {
     return [itemsAfter(source, at, declaration.trailingComma, added, style)];
   }
   const inPlace = declaration.trailingComma ? ` ${added.join(', ')},` : `, ${added.join(', ')}`;
@@ -136,5 +136,5 @@ function mergeInto(
   }
   const names = [...declaration.named.map((specifier) => specifier.text), ...added];
   const broken = fillTemplate(TEMPLATES.importedNames, { names }, lineIndent(source, declaration.start), style, 0);
-  return [{ start: braces.start, end: braces.end + 1, text: broken.join(style.newline).trimStart() }];
+  return [{ start: braces.open, end: braces.close + 1, text: broken.join(style.newline).trimStart() }];
 }

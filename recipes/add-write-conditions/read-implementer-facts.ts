@@ -1,7 +1,15 @@
 import { ts } from 'ts-morph';
 import type { StorageMemberName } from '../../vocabulary/index.js';
-import type { BaseFacts, ChainSummary, ImplementerFacts, ImportFacts, Range, SaveFacts } from './implementer-facts.js';
-import { lineIndent } from './source-style.js';
+import type {
+  BaseFacts,
+  BodyFacts,
+  ChainSummary,
+  ImplementerFacts,
+  ImportFacts,
+  Range,
+  SaveFacts,
+} from './implementer-facts.js';
+import { afterComma, lineIndent } from './source-style.js';
 import { attachedCommentsStart, readImportFacts } from './read-import-facts.js';
 import { isJavaScriptFile, jsDocComments, type StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
@@ -19,6 +27,7 @@ const KEPT_MODIFIERS = [
 ];
 
 type Member = ts.ClassElement | ts.ObjectLiteralElementLike;
+type Container = ts.ClassLikeDeclaration | ts.ObjectLiteralExpression;
 
 /** What one file holds: its implementers of `CheckpointStorage` and its imports from checkpoint-fencing. */
 export interface FileFacts {
@@ -57,11 +66,11 @@ export function readImplementerFacts(
   const literals: ImplementerFacts[] = [];
   const visit = (node: ts.Node): void => {
     if ((ts.isClassDeclaration(node) || ts.isClassExpression(node)) && isImplementer(node)) {
-      classes.push(classFacts(node, resolver, isImplementer));
+      classes.push(implementerFacts(node, node.name?.text ?? 'default export class', resolver, isImplementer));
     } else if (ts.isObjectLiteralExpression(node)) {
       const name = storageLiteralName(node, resolver);
       if (name !== undefined) {
-        literals.push(literalFacts(node, name));
+        literals.push(implementerFacts(node, name, resolver, isImplementer));
       }
     }
     ts.forEachChild(node, visit);
@@ -169,19 +178,21 @@ function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
   return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === kind);
 }
 
-/** The instance members named `name`: one, or a method's overload signatures and implementation. */
-function instanceMembers(declaration: ts.ClassLikeDeclaration, name: string): ts.ClassElement[] {
-  return declaration.members.filter(
-    (member) =>
-      (ts.isMethodDeclaration(member) || ts.isPropertyDeclaration(member) || ts.isAccessor(member)) &&
-      !hasModifier(member, ts.SyntaxKind.StaticKeyword) &&
-      memberName(member) === name,
-  );
+/** The members named `name` of a literal, or the instance members of a class: a method's overloads among them. */
+function membersNamed(container: Container, name: string): Member[] {
+  return ts.isObjectLiteralExpression(container)
+    ? container.properties.filter((property) => memberName(property) === name)
+    : container.members.filter(
+        (member) =>
+          (ts.isMethodDeclaration(member) || ts.isPropertyDeclaration(member) || ts.isAccessor(member)) &&
+          !hasModifier(member, ts.SyntaxKind.StaticKeyword) &&
+          memberName(member) === name,
+      );
 }
 
-/** The instance member named `name`; among overloads, the one with a body. */
-function instanceMember(declaration: ts.ClassLikeDeclaration, name: string): ts.ClassElement | undefined {
-  const members = instanceMembers(declaration, name);
+/** The member named `name`; among overloads, the one with a body. */
+function memberNamed(container: Container, name: string): Member | undefined {
+  const members = membersNamed(container, name);
   return members.find((member) => !ts.isMethodDeclaration(member) || member.body !== undefined) ?? members[0];
 }
 
@@ -199,62 +210,45 @@ function implementerId(node: ts.Node): string {
   return `${node.getSourceFile().fileName}#${node.getStart()}`;
 }
 
-function lineOf(node: ts.Node): number {
-  return node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1;
-}
-
-function classFacts(
-  declaration: ts.ClassLikeDeclaration,
+function implementerFacts(
+  node: Container,
+  name: string,
   resolver: StorageResolver,
   isImplementer: (declaration: ts.ClassLikeDeclaration) => boolean,
 ): ImplementerFacts {
-  const save = instanceMember(declaration, SAVE);
-  const instance = declaration.members.filter(
-    (member) => !hasModifier(member, ts.SyntaxKind.StaticKeyword) && !ts.isClassStaticBlockDeclaration(member),
-  );
+  const literal = ts.isObjectLiteralExpression(node);
+  const members: ts.NodeArray<Member> = literal ? node.properties : node.members;
+  const save = memberNamed(node, SAVE);
+  const sourceFile = node.getSourceFile();
   return {
-    id: implementerId(declaration),
-    file: declaration.getSourceFile().fileName,
-    kind: 'class',
-    name: declaration.name?.text ?? 'default export class',
-    line: lineOf(declaration),
-    isAbstract: hasModifier(declaration, ts.SyntaxKind.AbstractKeyword),
-    base: baseFacts(declaration, resolver, isImplementer),
-    ownSave: save === undefined ? undefined : saveFacts(save, instanceMembers(declaration, SAVE).length > 1),
-    ownWriteVersion: instanceMember(declaration, WRITE_VERSION) !== undefined,
-    memberNames: [declaration, ...ancestors(declaration, resolver)].flatMap((cls) =>
-      cls.members.flatMap((member) => memberName(member) ?? []),
+    id: implementerId(node),
+    file: sourceFile.fileName,
+    kind: literal ? 'object-literal' : 'class',
+    name,
+    line: sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+    isAbstract: hasModifier(node, ts.SyntaxKind.AbstractKeyword),
+    base: literal ? undefined : baseFacts(node, resolver, isImplementer),
+    ownSave: save === undefined ? undefined : saveFacts(save, !literal && membersNamed(node, SAVE).length > 1),
+    ownWriteVersion: memberNamed(node, WRITE_VERSION) !== undefined,
+    memberNames: [node, ...(literal ? [] : ancestors(node, resolver))].flatMap((container) =>
+      (ts.isObjectLiteralExpression(container) ? container.properties : container.members).flatMap(
+        (member: Member) => memberName(member) ?? [],
+      ),
     ),
-    membersMayComeFromElsewhere: false,
-    idParameterName: idParameterName(ID_TAKING_MEMBERS.map((name) => instanceMember(declaration, name))),
-    superSaveNames: instance.flatMap((member) => superSaveNames(member)),
-    explicitlyPublic: STORAGE_MEMBERS.flatMap((name) => instanceMembers(declaration, name)).some((member) =>
+    membersMayComeFromElsewhere:
+      literal && members.some((m) => ts.isSpreadAssignment(m) || memberName(m) === undefined),
+    idParameterName: idParameterName(ID_TAKING_MEMBERS.map((wanted) => memberNamed(node, wanted))),
+    superSaveNames: literal
+      ? []
+      : node.members
+          .filter(
+            (member) => !hasModifier(member, ts.SyntaxKind.StaticKeyword) && !ts.isClassStaticBlockDeclaration(member),
+          )
+          .flatMap((member) => superSaveNames(member)),
+    explicitlyPublic: STORAGE_MEMBERS.flatMap((wanted) => membersNamed(node, wanted)).some((member) =>
       hasModifier(member, ts.SyntaxKind.PublicKeyword),
     ),
-    body: bodyFacts(declaration, declaration.members, false),
-  };
-}
-
-function literalFacts(literal: ts.ObjectLiteralExpression, name: string): ImplementerFacts {
-  const properties = literal.properties;
-  const byName = (wanted: string) => properties.find((property) => memberName(property) === wanted);
-  const save = byName(SAVE);
-  return {
-    id: implementerId(literal),
-    file: literal.getSourceFile().fileName,
-    kind: 'object-literal',
-    name,
-    line: lineOf(literal),
-    isAbstract: false,
-    base: undefined,
-    ownSave: save === undefined ? undefined : saveFacts(save, false),
-    ownWriteVersion: byName(WRITE_VERSION) !== undefined,
-    memberNames: properties.flatMap((property) => memberName(property) ?? []),
-    membersMayComeFromElsewhere: properties.some((p) => ts.isSpreadAssignment(p) || memberName(p) === undefined),
-    idParameterName: idParameterName(ID_TAKING_MEMBERS.map(byName)),
-    superSaveNames: [],
-    explicitlyPublic: false,
-    body: bodyFacts(literal, properties, true),
+    body: bodyFacts(node, members, literal),
   };
 }
 
@@ -272,13 +266,13 @@ function baseFacts(
   if (unseen.kind === 'unknown') {
     return { kind: 'unknown', name: unseen.name, where: unseen.where };
   }
-  const save = chain.map((cls) => instanceMember(cls, SAVE)).find((member) => member !== undefined);
+  const save = chain.map((cls) => memberNamed(cls, SAVE)).find((member) => member !== undefined);
   const summary: ChainSummary = {
     name: base.declaration.name?.text ?? 'an anonymous class',
     saveAcceptsCondition: save === undefined ? undefined : parametersOf(save).length >= 3,
     saveIsAsync: save === undefined || isAsyncMember(save),
     saveIsField: save !== undefined && ts.isPropertyDeclaration(save),
-    hasWriteVersion: chain.some((cls) => instanceMember(cls, WRITE_VERSION) !== undefined),
+    hasWriteVersion: chain.some((cls) => memberNamed(cls, WRITE_VERSION) !== undefined),
   };
   return isImplementer(base.declaration)
     ? { kind: 'implementer', id: implementerId(base.declaration), ...summary }
@@ -318,12 +312,6 @@ function idParameterName(members: readonly (Member | undefined)[]): string | und
     }
   }
   return undefined;
-}
-
-/** `end`, or the end of the comma (and whitespace before it) that follows it in `text`. */
-function afterComma(text: string, end: number): { end: number; comma: boolean } {
-  const comma = /^\s*,/.exec(text.slice(end));
-  return { end: end + (comma?.[0].length ?? 0), comma: comma !== null };
 }
 
 /** A range of tokens, from the first one's start to the next token after the last (so with the whitespace between). */
@@ -434,18 +422,16 @@ function superSaveNames(member: ts.ClassElement): Range[] {
 }
 
 /** Where new members go in a class body or object literal, and how they are indented. */
-function bodyFacts(container: ts.Node, members: ts.NodeArray<ts.Node>, literal: boolean): ImplementerFacts['body'] {
+function bodyFacts(container: Container, members: ts.NodeArray<Member>, literal: boolean): BodyFacts {
   const text = container.getSourceFile().text;
-  const closeBrace = container.end - 1;
   const last = members.at(-1)?.end;
-  const comma = literal && last !== undefined ? /^\s*,/.exec(text.slice(last, closeBrace)) : null;
-  const first = members[0];
+  const { end, comma } = literal && last !== undefined ? afterComma(text, last) : { end: last, comma: false };
   return {
     openBrace: members.pos - 1,
-    closeBrace,
-    lastMemberEnd: last === undefined ? undefined : last + (comma?.[0].length ?? 0),
-    lastMemberHasComma: comma !== null,
-    memberIndent: first === undefined ? '' : lineIndent(text, first.getStart()),
+    closeBrace: container.end - 1,
+    lastMemberEnd: end,
+    lastMemberHasComma: comma,
+    memberIndent: members[0] === undefined ? '' : lineIndent(text, members[0].getStart()),
     outerIndent: lineIndent(text, container.getStart()),
   };
 }

@@ -2,6 +2,7 @@ import { ts } from 'ts-morph';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import type { ImportDeclarationFacts, ImportFacts } from './implementer-facts.js';
 import { packageType } from './package-manifest.js';
+import { afterComma } from './source-style.js';
 import { isJavaScriptFile } from './storage-resolver.js';
 
 /** The local name an `import x = require('checkpoint-fencing')` gets, unless the file already uses it. */
@@ -66,7 +67,7 @@ function packageImport(statement: ts.Statement, text: string): ImportDeclaration
         typeOnly: element.isTypeOnly,
         text: element.getText(),
       })),
-      braces: named === undefined ? undefined : { start: named.pos - 1, end: text.indexOf('}', named.end) },
+      braces: named === undefined ? undefined : { open: named.pos - 1, close: text.indexOf('}', named.end) },
       ...lastSpecifier(named?.at(-1), text),
       ...span,
     };
@@ -105,19 +106,16 @@ function packageImport(statement: ts.Statement, text: string): ImportDeclaration
         ? [{ imported: imported.text, local: element.name.text, typeOnly: false, text: element.getText() }]
         : [];
     }),
-    braces: elements === undefined ? undefined : { start: pattern.getStart(), end: pattern.end - 1 },
+    braces: elements === undefined ? undefined : { open: pattern.getStart(), close: pattern.end - 1 },
     ...lastSpecifier(elements?.at(-1), text),
     ...span,
   };
 }
 
 /** Where a name can be added after the last named import, and whether that one has a trailing comma. */
-function lastSpecifier(
-  last: ts.Node | undefined,
-  text: string,
-): { lastSpecifierEnd: number | undefined; trailingComma: boolean } {
-  const comma = last === undefined ? null : /^\s*,/.exec(text.slice(last.end));
-  return { lastSpecifierEnd: last && last.end + (comma?.[0].length ?? 0), trailingComma: comma !== null };
+function lastSpecifier(last: ts.Node | undefined, text: string) {
+  const { end, comma } = last === undefined ? { end: undefined, comma: false } : afterComma(text, last.end);
+  return { lastSpecifierEnd: end, trailingComma: comma };
 }
 
 /** The module of `const x = require('…')` (or `const { … } =`), a CommonJS import. */
@@ -138,23 +136,14 @@ function requiredModule(statement: ts.Statement): string | undefined {
 
 /**
  * Whether a JavaScript file is a CommonJS module, where `import` is a syntax error: `.cjs`; not `.mjs`; otherwise
- * one that uses no `import`/`export` and either uses `require`/`module.exports` or sits in a package that is not
- * `"type": "module"`.
+ * one without `import`/`export` that uses `require`/`module.exports` or sits in a package not `"type": "module"`.
  */
 function isCommonJsScript(sourceFile: ts.SourceFile): boolean {
   const path = sourceFile.fileName;
-  const esm = sourceFile.statements.some(
-    (statement) =>
-      ts.isImportDeclaration(statement) ||
-      ts.isExportDeclaration(statement) ||
-      ts.isExportAssignment(statement) ||
-      (ts.canHaveModifiers(statement) &&
-        (ts.getModifiers(statement) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)),
-  );
   return (
     /\.cjs$/.test(path) ||
     (!/\.mjs$/.test(path) &&
-      !esm &&
+      !ts.isExternalModule(sourceFile) &&
       (/\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w/.test(sourceFile.text) || packageType(path) !== 'module'))
   );
 }

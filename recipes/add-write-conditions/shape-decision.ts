@@ -41,10 +41,9 @@ type Effective = Omit<ChainSummary, 'name'> & {
 };
 
 /**
- * Decides, for every implementer, which members to write and in which shape: the one place both front ends ask.
- * Ancestors are decided before their subclasses. `refusals` names implementers a front end already knows it must
- * leave alone; a subclass that cannot follow its base's renamed `save` makes the base refused too, and the hierarchy
- * is decided again until that settles.
+ * Decides, for every implementer, which members to write and in which shape, ancestors first: the one place both
+ * front ends ask. `refusals` names implementers a front end knows it must leave alone; a subclass that cannot follow
+ * its base's renamed `save` makes the base refused too, and the hierarchy is decided again until that settles.
  */
 export function decideUpgrades(
   implementers: readonly ImplementerFacts[],
@@ -280,11 +279,9 @@ function generatedSaveMember(
 }
 
 /**
- * For a run over some paths of a project: the implementers in those paths that must be left alone because their
- * class hierarchy reaches outside them, into a class whose `save` would have to change too (renamed along with a
- * base, or its `super.save` calls renamed). Upgrading one side alone would leave the other overriding, or calling,
- * a member that no longer does what it did. `all` are the implementers of the whole project, decided as a whole-project
- * run would; writeVersion added on one side alone changes nothing the other relies on.
+ * For a run over some paths: the implementers there whose class hierarchy reaches a class outside them whose `save`
+ * (or `super.save`) a whole-project run would change. Upgrading one side alone would leave the other overriding, or
+ * calling, a member that no longer does what it did; a `writeVersion` added on one side changes nothing for the other.
  */
 export function refusalsForPartialRun(
   all: readonly ImplementerFacts[],
