@@ -13,12 +13,6 @@ export interface GeneratedNames {
   readonly unsupportedError: string;
 }
 
-/** What the generated members of one file refer to. */
-export interface ImportNeeds {
-  readonly conditionType: boolean;
-  readonly unsupportedError: boolean;
-}
-
 /**
  * Through a namespace import (an existing one, or the `import x = require(…)` a file in CommonJS syntax gets), an
  * existing (possibly aliased) named import, or the export's own name, which {@link importEdits} then imports.
@@ -39,7 +33,12 @@ export function generatedNames(facts: ImportFacts): GeneratedNames {
  * TypeScript file in CommonJS syntax. A merged or new import that no longer fits the file's width is broken one name
  * a line, as Prettier does.
  */
-export function importEdits(source: string, facts: ImportFacts, style: SourceStyle, needs: ImportNeeds): TextEdit[] {
+export function importEdits(
+  source: string,
+  facts: ImportFacts,
+  style: SourceStyle,
+  needs: { conditionType: boolean; unsupportedError: boolean },
+): TextEdit[] {
   if (valueNamespace(facts) !== undefined) {
     return [];
   }

@@ -16,13 +16,7 @@ export interface MemberTextContext {
 }
 
 /** The parameter names generated members use: those the implementer already uses, or the interface's. */
-interface Naming {
-  readonly id: string;
-  readonly checkpoint: string;
-  readonly condition: string;
-  readonly idType: string;
-  readonly checkpointType: string;
-}
+type Naming = ReturnType<typeof namingOf>;
 
 /** The members a decision adds, by name, for reports. */
 export function membersAdded(decision: UpgradeDecision): string[] {
@@ -86,7 +80,7 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
   return appended.length === 0 ? edits : [...edits, appendMembers(implementer, appended, context)];
 }
 
-function namingOf(implementer: ImplementerFacts): Naming {
+function namingOf(implementer: ImplementerFacts) {
   const [first, second] = implementer.ownSave?.parameters ?? [];
   const id = first?.name ?? implementer.idParameterName ?? 'subscriptionId';
   const checkpoint = second?.name ?? 'checkpoint';

@@ -137,13 +137,21 @@ function requiredModule(statement: ts.Statement): string | undefined {
 /**
  * Whether a JavaScript file is a CommonJS module, where `import` is a syntax error: `.cjs`; not `.mjs`; otherwise
  * one without `import`/`export` that uses `require`/`module.exports` or sits in a package not `"type": "module"`.
+ * (Not `ts.isExternalModule`: in a program, `moduleDetection` and the package type can force a script to be one.)
  */
 function isCommonJsScript(sourceFile: ts.SourceFile): boolean {
   const path = sourceFile.fileName;
   return (
     /\.cjs$/.test(path) ||
     (!/\.mjs$/.test(path) &&
-      !ts.isExternalModule(sourceFile) &&
+      !sourceFile.statements.some(
+        (statement) =>
+          ts.isImportDeclaration(statement) ||
+          ts.isExportDeclaration(statement) ||
+          ts.isExportAssignment(statement) ||
+          (ts.canHaveModifiers(statement) &&
+            (ts.getModifiers(statement) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)),
+      ) &&
       (/\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w/.test(sourceFile.text) || packageType(path) !== 'module'))
   );
 }
