@@ -1,36 +1,28 @@
-/**
- * What a front end (type-aware or syntactic) found out about one implementer of `CheckpointStorage`, expressed in
- * offsets into the file's text so that neither the shape decision nor the text generation ever sees a syntax tree.
- */
+// What the fact reader found in a file, as offsets into its text and names, so that neither the shape decision nor
+// the text generation ever sees a syntax tree (doc/adr/0201).
+
+/** One implementer of `CheckpointStorage`: a class, or an object literal standing where a storage is expected. */
 export interface ImplementerFacts {
-  /** Unique within one run, e.g. `path#offset`. */
+  /** `path#offset`. */
   readonly id: string;
   readonly file: string;
   readonly kind: 'class' | 'object-literal';
   /** The class name, or the variable the object literal is assigned to. */
   readonly name: string;
-  /** 1-based line of the class or object literal. */
   readonly line: number;
   readonly isAbstract: boolean;
   readonly base: BaseFacts | undefined;
-  /** The implementer's own `save`, when it declares one. */
   readonly ownSave: SaveFacts | undefined;
   readonly ownWriteVersion: boolean;
-  /** Every member name of the implementer and its known ancestors, so that a new name cannot collide. */
+  /** Member names of the implementer and its known ancestors, so that a new name cannot collide. */
   readonly memberNames: readonly string[];
-  /**
-   * An object literal with a spread or a computed key: members may come from elsewhere, so a missing `writeVersion`
-   * is not added (it could replace one the spread provides).
-   */
+  /** A literal with a spread or computed key: a `writeVersion` may come from there, so none is added. */
   readonly membersMayComeFromElsewhere: boolean;
-  /** The id parameter name its `read`, `writeVersion` or `delete` already uses, for generated members. */
+  /** The id parameter name its `read`, `writeVersion` or `delete` uses, for generated members. */
   readonly idParameterName: string | undefined;
-  /**
-   * Ranges of the `save` name in every `super.save` access of a class body (methods, fields, constructor), renamed
-   * when the base's `save` is: a call that meant the base's unconditional write must keep reaching it.
-   */
+  /** The `save` of every `super.save` in the class: renamed along with the base's, to keep reaching its write. */
   readonly superSaveNames: readonly Range[];
-  /** The class writes `public` on its storage members, so generated ones carry it too (explicit-member-accessibility). */
+  /** The class writes `public` on its storage members, so generated ones carry it too. */
   readonly explicitlyPublic: boolean;
   readonly body: BodyFacts;
 }
@@ -41,73 +33,55 @@ export interface Range {
   readonly end: number;
 }
 
-/** The class an implementer extends. */
+/**
+ * The class an implementer extends: another implementer (its decision says what this one inherits; the summary stands
+ * in when it is outside the run), a plain class, or one the reader cannot see into.
+ */
 export type BaseFacts =
-  /**
-   * Another implementer; its own decision determines what this one inherits. When it is not part of this run (a
-   * path outside the selection), the summary of its chain stands in for that decision.
-   */
   | ({ readonly kind: 'implementer'; readonly id: string } & ChainSummary)
-  /** A class that does not implement `CheckpointStorage` itself, summarised over its whole chain. */
   | ({ readonly kind: 'plain' } & ChainSummary)
-  /**
-   * A class the front end cannot see into: declared in another file (the syntactic front end), or in a package whose
-   * declarations cannot be found (the type-aware one).
-   */
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
-/** A base class chain as far as it can be seen: its `save` and whether it has `writeVersion`. */
+/** A base class chain as far as it can be seen. */
 export interface ChainSummary {
   readonly name: string;
-  readonly saveParameterCount: number | undefined;
+  /** Its `save` has three parameters or more; `undefined` without a `save`. */
+  readonly saveAcceptsCondition: boolean | undefined;
   readonly saveIsAsync: boolean;
-  /** The `save` is a field (an arrow or function in a property): an own property no prototype method can override. */
+  /** The `save` is a field: an own property that no method of a subclass can override. */
   readonly saveIsField: boolean;
   readonly hasWriteVersion: boolean;
 }
 
 /** An existing `save` member. */
 export interface SaveFacts {
-  /** Three or more parameters, or a rest parameter: the member already receives the condition. */
+  /** Three or more parameters, or a rest parameter: it already receives the condition. */
   readonly acceptsCondition: boolean;
   /**
-   * `method` (with a body), `abstract-method`, `property` (an arrow or function expression in a field or property),
-   * `value` (a property whose value is not written here, such as `save: saveRow`), or `accessor` (`get save()`).
+   * `arrow` and `function` are fields or properties holding one (an arrow keeps `this` bound); `value` is a property
+   * whose function is written elsewhere (`save: saveRow`); `accessor` is `get save()`.
    */
-  readonly form: 'method' | 'abstract-method' | 'property' | 'value' | 'accessor';
-  /** The method has overload signatures besides its implementation. */
+  readonly form: 'method' | 'abstract-method' | 'arrow' | 'function' | 'value' | 'accessor';
   readonly hasOverloads: boolean;
-  /** Type parameters as written, `<T extends string>`, carried over to a generated sibling. */
+  /** These four, as written, carry over to a generated sibling (`<T>`, `this: Table`, `public readonly `). */
   readonly typeParameters: string | undefined;
-  /** A `this` parameter as written (`this: Table`): kept when a parameter list is rewritten, and carried over. */
   readonly thisParameter: string | undefined;
-  /** In JavaScript: the `@returns` type of its JSDoc, for the JSDoc of a generated sibling. */
+  readonly returnType: string | undefined;
+  readonly modifiers: string;
+  /** In JavaScript: the `@returns` type of its JSDoc. */
   readonly jsDocReturnType: string | undefined;
-  /**
-   * The member's decorators, from the first `@` to the token after the last one (with the whitespace between):
-   * they move to the generated `save`, which takes over the name they are keyed on.
-   */
+  /** From the first `@` to the token after the last decorator: they move to the generated `save`, keyed on its name. */
   readonly decorators: Range | undefined;
-  /** The `override` keyword and the whitespace after it, dropped when the member is renamed to a name no base has. */
+  /** `override ` with its whitespace, dropped when the member is renamed to a name no base has. */
   readonly overrideKeyword: Range | undefined;
-  /** For `property`: `arrow` keeps `this` bound to the instance, `function` does not. */
-  readonly functionKind: 'method' | 'arrow' | 'function' | undefined;
   readonly isAsync: boolean;
   readonly parameters: readonly ParameterFacts[];
-  /** The return type annotation's text, when there is one. */
-  readonly returnType: string | undefined;
-  /** Accessibility and `readonly` modifiers as written (`public readonly `), repeated on a generated sibling. */
-  readonly modifiers: string;
-  /** Offset of the member's first token (after its leading comments). */
   readonly start: number;
   readonly end: number;
-  /** Offset of the comments directly above the member (JSDoc, line comments), or `start` without any. */
+  /** Where the comments directly above the member begin. */
   readonly commentsStart: number;
-  readonly nameStart: number;
-  readonly nameEnd: number;
-  /** Where the parameters are written; absent for `value` members. */
+  readonly name: Range;
   readonly parameterList: ParameterListFacts | undefined;
-  /** The function body; absent for `value` and abstract members. */
   readonly body:
     | { readonly kind: 'block'; readonly open: number; readonly close: number }
     | { readonly kind: 'expression'; readonly start: number; readonly end: number }
@@ -116,87 +90,67 @@ export interface SaveFacts {
 
 /** One parameter of an existing member. */
 export interface ParameterFacts {
-  /** The binding name, or `undefined` for a destructuring pattern. */
   readonly name: string | undefined;
-  /** The type annotation's text, when there is one. */
   readonly type: string | undefined;
   readonly text: string;
-  readonly isRest: boolean;
   /** In JavaScript: the type its JSDoc `@param` tag gives it. */
   readonly jsDocType: string | undefined;
 }
 
 /** Offsets of a parameter list, for adding a parameter in place. */
 export interface ParameterListFacts {
-  /** Offset of `(`, or `undefined` for an arrow's single unparenthesised parameter. */
+  /** Offset of `(`; `undefined` for an arrow's single unparenthesised parameter. */
   readonly open: number | undefined;
   /** Offset of `)`, or the end of the single unparenthesised parameter. */
   readonly close: number;
-  /** Start of the first parameter, when there is one. */
   readonly firstParameterStart: number | undefined;
-  /** End of the last parameter, after its trailing comma when it has one. */
+  /** After the last parameter's trailing comma when it has one. */
   readonly lastParameterEnd: number | undefined;
   readonly trailingComma: boolean;
 }
 
-/** Where a class body or object literal opens and closes, and where its last member ends. */
+/** A class body or object literal; `lastMemberEnd` is after a literal's trailing comma, indents are leading whitespace. */
 export interface BodyFacts {
   readonly openBrace: number;
   readonly closeBrace: number;
-  /** End offset of the last member, including an object literal's trailing comma when there is one. */
   readonly lastMemberEnd: number | undefined;
-  /** For object literals: whether the last member is followed by a comma. */
   readonly lastMemberHasComma: boolean;
-  /** Leading whitespace of the members' lines; empty when unknown. */
+  /** Empty without members. */
   readonly memberIndent: string;
-  /** Leading whitespace of the line the body opens on. */
+  /** Of the line the body opens on. */
   readonly outerIndent: string;
 }
 
-/** How a file already imports from `checkpoint-fencing`, so that new names are merged rather than duplicated. */
+/** How a file imports from `checkpoint-fencing`, so that new names are merged rather than duplicated. */
 export interface ImportFacts {
   readonly declarations: readonly ImportDeclarationFacts[];
-  /**
-   * Offset just after the last import declaration (or `require`), else after the directive prologue, else the offset
-   * of the first statement.
-   */
+  /** After the last import, else after the directive prologue, else before the first statement and its comments. */
   readonly insertNewImportAt: number;
-  /** Whether `insertNewImportAt` is the end of an import declaration (so a new import goes on the next line). */
-  readonly afterImport: boolean;
-  /** Whether `insertNewImportAt` is the end of the directive prologue (`'use strict';`), which must stay first. */
-  readonly afterDirective: boolean;
-  /** Whether the file is TypeScript (types are written) or JavaScript (JSDoc instead). */
+  readonly insertAfter: 'import' | 'directive' | undefined;
+  /** Types are written (TypeScript), or JSDoc instead (JavaScript). */
   readonly typescript: boolean;
   /**
-   * How a new value import is written: `import` (a module), `require` (`const { X } = require(…)` in a CommonJS
-   * JavaScript file, where `import` is a syntax error), or `import-equals` (`import x = require(…)` in a TypeScript
-   * file written in CommonJS syntax, where `verbatimModuleSyntax` forbids `import { X }`).
+   * `require` in a CommonJS JavaScript file, where `import` is a syntax error; `import-equals` (`import x =
+   * require(…)`) in a TypeScript file in CommonJS syntax, where `verbatimModuleSyntax` forbids `import { X }`.
    */
   readonly newImportSyntax: 'import' | 'require' | 'import-equals';
   /** A name the file does not use, for an `import x = require(…)` it may get. */
   readonly freeNamespaceName: string;
 }
 
-/** One `import … from 'checkpoint-fencing'` declaration, or a `const … = require('checkpoint-fencing')`. */
+/** One `import … from 'checkpoint-fencing'`, `import x = require(…)` or `const … = require(…)`. */
 export interface ImportDeclarationFacts {
   readonly syntax: 'import' | 'require';
   readonly typeOnly: boolean;
   /** The local name of `import * as name`, `import name = require(…)` or `const name = require(…)`. */
   readonly namespace: string | undefined;
-  readonly named: readonly {
-    readonly imported: string;
-    readonly local: string;
-    readonly typeOnly: boolean;
-    /** The specifier as written, e.g. `type CheckpointStorage as Store`. */
-    readonly text: string;
-  }[];
-  /** Offsets of `{` and `}` around the named imports; undefined without braces. */
+  /** `text` is the specifier as written, e.g. `type CheckpointStorage as Store`. */
+  readonly named: readonly { imported: string; local: string; typeOnly: boolean; text: string }[];
+  /** Offsets of `{` and `}` around the named imports. */
   readonly braces: { readonly open: number; readonly close: number } | undefined;
-  /** Offset just after the last named import (after its comma when it has a trailing one); undefined without braces. */
+  /** After the last named import and its trailing comma. */
   readonly lastSpecifierEnd: number | undefined;
-  /** Whether the last named import is followed by a comma. */
   readonly trailingComma: boolean;
   readonly start: number;
-  /** Offset just after the declaration (after its semicolon when it has one). */
   readonly end: number;
 }

@@ -1,40 +1,28 @@
 import type { RuntimeExportName } from '../../vocabulary/index.js';
 import type { ImportDeclarationFacts, ImportFacts } from './implementer-facts.js';
-import { CONDITION_TYPE, fillTemplate, TEMPLATES } from './member-templates.js';
+import { CONDITION_TYPE, fillTemplate, itemsAfter, TEMPLATES } from './member-templates.js';
 import { columns, lineIndent, type SourceStyle } from './source-style.js';
 import type { TextEdit } from './upgrade-file-text.js';
 
 const UNSUPPORTED_ERROR: RuntimeExportName = 'UnsupportedWriteConditionError';
 
-/** How generated code refers to the two names it needs, e.g. `CheckpointWriteCondition` or `cf.CheckpointWriteCondition`. */
+/** How generated code spells the two names it needs, e.g. `CheckpointWriteCondition` or `cf.CheckpointWriteCondition`. */
 export interface GeneratedNames {
   /** The type of a condition; `undefined` in JavaScript, where no type is written. */
   readonly conditionType: string | undefined;
   readonly unsupportedError: string;
 }
 
-/** What the generated members of one file refer to. */
-export interface ImportNeeds {
-  readonly conditionType: boolean;
-  readonly unsupportedError: boolean;
-}
-
 /**
- * How generated code spells the names it needs: through a namespace import (an existing one, or the
- * `import x = require(…)` a file in CommonJS syntax gets), an existing (possibly aliased) named import, or the
- * export's own name, which {@link importEdits} then imports.
+ * Through a namespace import (an existing one, or the `import x = require(…)` a file in CommonJS syntax gets), an
+ * existing (possibly aliased) named import, or the export's own name, which {@link importEdits} then imports.
  */
 export function generatedNames(facts: ImportFacts): GeneratedNames {
   const namespace = valueNamespace(facts) ?? plannedNamespace(facts);
-  if (namespace !== undefined) {
-    return {
-      conditionType: facts.typescript ? (existingType(facts) ?? `${namespace}.${CONDITION_TYPE}`) : undefined,
-      unsupportedError: existingError(facts) ?? `${namespace}.${UNSUPPORTED_ERROR}`,
-    };
-  }
+  const qualified = (name: string): string => (namespace === undefined ? name : `${namespace}.${name}`);
   return {
-    conditionType: facts.typescript ? (existingType(facts) ?? CONDITION_TYPE) : undefined,
-    unsupportedError: existingError(facts) ?? UNSUPPORTED_ERROR,
+    conditionType: facts.typescript ? (existingType(facts) ?? qualified(CONDITION_TYPE)) : undefined,
+    unsupportedError: existingError(facts) ?? qualified(UNSUPPORTED_ERROR),
   };
 }
 
@@ -45,7 +33,12 @@ export function generatedNames(facts: ImportFacts): GeneratedNames {
  * TypeScript file in CommonJS syntax. A merged or new import that no longer fits the file's width is broken one name
  * a line, as Prettier does.
  */
-export function importEdits(source: string, facts: ImportFacts, style: SourceStyle, needs: ImportNeeds): TextEdit[] {
+export function importEdits(
+  source: string,
+  facts: ImportFacts,
+  style: SourceStyle,
+  needs: { conditionType: boolean; unsupportedError: boolean },
+): TextEdit[] {
   if (valueNamespace(facts) !== undefined) {
     return [];
   }
@@ -54,7 +47,7 @@ export function importEdits(source: string, facts: ImportFacts, style: SourceSty
   const namespace = plannedNamespace(facts);
   if (namespace !== undefined) {
     const statement = fillTemplate(TEMPLATES.namespaceImport, { namespace }, '', style).join(style.newline);
-    return missingType || missingError ? [newImport(source, facts, style, statement)] : [];
+    return missingType || missingError ? [newImport(facts, style, statement)] : [];
   }
   const syntax = facts.newImportSyntax === 'require' ? 'require' : 'import';
   const valueImport = facts.declarations.find(
@@ -64,47 +57,32 @@ export function importEdits(source: string, facts: ImportFacts, style: SourceSty
   const typeImport = facts.declarations.find(
     (declaration) => declaration.typeOnly && declaration.lastSpecifierEnd !== undefined,
   );
-  const edits: TextEdit[] = [];
-  const added: string[] = [];
+  const type = missingType ? [`type ${CONDITION_TYPE}`] : [];
+  const error = missingError ? [UNSUPPORTED_ERROR] : [];
   if (valueImport !== undefined) {
-    const names = [...(missingType ? [`type ${CONDITION_TYPE}`] : []), ...(missingError ? [UNSUPPORTED_ERROR] : [])];
-    edits.push(...mergeInto(source, valueImport, names, style));
-  } else {
-    if (missingType && typeImport !== undefined) {
-      edits.push(...mergeInto(source, typeImport, [CONDITION_TYPE], style));
-    } else if (missingType) {
-      added.push(`type ${CONDITION_TYPE}`);
-    }
-    if (missingError) {
-      added.push(UNSUPPORTED_ERROR);
-    }
+    return mergeInto(source, valueImport, [...type, ...error], style);
   }
+  const edits = missingType && typeImport !== undefined ? mergeInto(source, typeImport, [CONDITION_TYPE], style) : [];
+  const added = [...(typeImport === undefined ? type : []), ...error];
   if (added.length > 0) {
     const template = syntax === 'require' ? TEMPLATES.requireImport : TEMPLATES.valueImport;
     const statement = fillTemplate(template, { names: added }, '', style).join(style.newline);
-    edits.push(newImport(source, facts, style, statement, typeImport?.end));
+    edits.push(newImport(facts, style, statement, typeImport?.end));
   }
   return edits;
 }
 
 /** A new import statement: after `anchor` or the file's last import, else after its directives, else first. */
-function newImport(
-  source: string,
-  facts: ImportFacts,
-  style: SourceStyle,
-  statement: string,
-  anchor?: number,
-): TextEdit {
-  if (anchor !== undefined || facts.afterImport) {
-    const at = anchor ?? facts.insertNewImportAt;
-    return { start: at, end: at, text: `${style.newline}${statement}` };
-  }
-  if (facts.afterDirective) {
-    const at = facts.insertNewImportAt;
-    return { start: at, end: at, text: `${style.newline}${style.newline}${statement}` };
-  }
-  const at = attachedCommentsStart(source, facts.insertNewImportAt);
-  return { start: at, end: at, text: `${statement}${style.newline}${style.newline}` };
+function newImport(facts: ImportFacts, style: SourceStyle, statement: string, anchor?: number): TextEdit {
+  const at = anchor ?? facts.insertNewImportAt;
+  const nl = style.newline;
+  const text =
+    anchor !== undefined || facts.insertAfter === 'import'
+      ? `${nl}${statement}`
+      : facts.insertAfter === 'directive'
+        ? `${nl}${nl}${statement}`
+        : `${statement}${nl}${nl}`;
+  return { start: at, end: at, text };
 }
 
 /**
@@ -125,21 +103,15 @@ function valueNamespace(facts: ImportFacts): string | undefined {
     ?.namespace;
 }
 
-function namedImports(facts: ImportFacts) {
-  return facts.declarations.flatMap((declaration) =>
-    declaration.named.map((specifier) => ({ ...specifier, declarationTypeOnly: declaration.typeOnly })),
-  );
+/** The local name of an existing named import of `imported`; a value one when `value` is set. */
+function existingName(facts: ImportFacts, imported: string, value: boolean): string | undefined {
+  return facts.declarations
+    .flatMap((declaration) => declaration.named.filter(() => !value || !declaration.typeOnly))
+    .find((specifier) => specifier.imported === imported && !(value && specifier.typeOnly))?.local;
 }
 
-function existingType(facts: ImportFacts): string | undefined {
-  return namedImports(facts).find((specifier) => specifier.imported === CONDITION_TYPE)?.local;
-}
-
-function existingError(facts: ImportFacts): string | undefined {
-  return namedImports(facts).find(
-    (specifier) => specifier.imported === UNSUPPORTED_ERROR && !specifier.typeOnly && !specifier.declarationTypeOnly,
-  )?.local;
-}
+const existingType = (facts: ImportFacts) => existingName(facts, CONDITION_TYPE, false);
+const existingError = (facts: ImportFacts) => existingName(facts, UNSUPPORTED_ERROR, true);
 
 /** Adds `added` to the braces of `declaration`: in place when the line still fits, else broken one name a line. */
 function mergeInto(
@@ -153,17 +125,8 @@ function mergeInto(
   if (added.length === 0 || at === undefined || braces === undefined) {
     return [];
   }
-  const inside = source.slice(braces.open, braces.close);
-  if (inside.includes('\n')) {
-    const indent = lineIndent(source, at - 1);
-    const lines = added.map((name) => `${style.newline}${indent}${name}`).join(',');
-    return [
-      {
-        start: at,
-        end: at,
-        text: `${declaration.trailingComma ? '' : ','}${lines}${declaration.trailingComma ? ',' : ''}`,
-      },
-    ];
+  if (source.slice(braces.open, braces.close).includes('\n')) {
+    return [itemsAfter(source, at, declaration.trailingComma, added, style)];
   }
   const inPlace = declaration.trailingComma ? ` ${added.join(', ')},` : `, ${added.join(', ')}`;
   const merged = source.slice(declaration.start, at) + inPlace + source.slice(at, declaration.end);
@@ -173,27 +136,4 @@ function mergeInto(
   const names = [...declaration.named.map((specifier) => specifier.text), ...added];
   const broken = fillTemplate(TEMPLATES.importedNames, { names }, lineIndent(source, declaration.start), style, 0);
   return [{ start: braces.open, end: braces.close + 1, text: broken.join(style.newline).trimStart() }];
-}
-
-/**
- * Where the comments directly above the statement at `offset` begin (a JSDoc block, line comments), so that a new
- * import goes above them instead of separating a class from its documentation. A blank line ends the run.
- */
-function attachedCommentsStart(source: string, offset: number): number {
-  let at = offset;
-  for (;;) {
-    const before = source.slice(0, at);
-    const gap = /[ \t]*\r?\n?[ \t]*$/.exec(before)?.[0] ?? '';
-    const end = at - gap.length;
-    const block = before.slice(0, end).endsWith('*/') ? source.lastIndexOf('/*', end - 2) : -1;
-    const lineStart = source.lastIndexOf('\n', end - 1) + 1;
-    const line = /^[ \t]*\/\/.*$/.test(source.slice(lineStart, end))
-      ? lineStart + (/^[ \t]*/.exec(source.slice(lineStart))?.[0].length ?? 0)
-      : -1;
-    const next = block !== -1 ? block : line;
-    if (next === -1 || next >= at) {
-      return at;
-    }
-    at = next;
-  }
 }

@@ -1,6 +1,6 @@
 import type { GeneratedNames } from './import-plan.js';
 import type { ImplementerFacts, SaveFacts } from './implementer-facts.js';
-import { commentLines, fillTemplate, TEMPLATES } from './member-templates.js';
+import { commentLines, fillTemplate, itemsAfter, TEMPLATES } from './member-templates.js';
 import type { UpgradeDecision } from './shape-decision.js';
 import { columns, lineAt, lineIndent, type SourceStyle } from './source-style.js';
 import type { TextEdit } from './upgrade-file-text.js';
@@ -16,13 +16,7 @@ export interface MemberTextContext {
 }
 
 /** The parameter names generated members use: those the implementer already uses, or the interface's. */
-interface Naming {
-  readonly id: string;
-  readonly checkpoint: string;
-  readonly condition: string;
-  readonly idType: string;
-  readonly checkpointType: string;
-}
+type Naming = ReturnType<typeof namingOf>;
 
 /** The members a decision adds, by name, for reports. */
 export function membersAdded(decision: UpgradeDecision): string[] {
@@ -35,46 +29,38 @@ export function membersAdded(decision: UpgradeDecision): string[] {
 /**
  * The text edits that carry out one decision: the marker, renames of the existing unconditional write, the new or
  * extended `save`, the new `writeVersion`. Everything else in the file stays byte for byte. A generated member keeps
- * the kind of the member it stands beside: an arrow-function field stays an arrow-function field, an async `save`
- * stays async, and parameters keep the names the implementer already uses.
+ * the kind of the member it stands beside (an arrow-function field, `async`) and the parameter names it uses.
  */
 export function memberEdits(decision: UpgradeDecision, context: MemberTextContext): TextEdit[] {
-  const { implementer, unconditionalSaveName: renamed, superSaveRename } = decision;
+  const { implementer, saveShape, unconditionalSaveName: renamed, superSaveRename } = decision;
   if (decision.skipReason !== undefined) {
     return [];
   }
   // A `super.save` that meant the base's unconditional write keeps reaching it under its new name.
-  const edits: TextEdit[] = implementer.superSaveNames.flatMap((range) =>
-    superSaveRename === undefined ? [] : [{ ...range, text: superSaveRename }],
-  );
-  if (decision.saveShape === 'unchanged' && !decision.addWriteVersion) {
-    return edits;
-  }
+  const edits: TextEdit[] =
+    superSaveRename === undefined
+      ? []
+      : implementer.superSaveNames.map((range) => ({ ...range, text: superSaveRename }));
   const { style } = context;
-  const body = implementer.body;
+  const { body, ownSave: save } = implementer;
   const indent = body.memberIndent !== '' ? body.memberIndent : body.outerIndent + style.indentUnit;
   const naming = namingOf(implementer);
-  const appended: string[][] = [];
-  const save = implementer.ownSave;
   const marker = commentLines(indent, markerText(decision), style);
-  const markerAbove = (offset: number): TextEdit => {
-    const text = [...marker, indent].join(style.newline).slice(indent.length);
-    return { start: offset, end: offset, text };
-  };
-  const keepsOwnSave = decision.saveShape === 'delegating' || decision.saveShape === 'follows-base';
-  if (keepsOwnSave) {
-    if (save === undefined || (decision.saveShape === 'follows-base' && renamed === undefined)) {
+  const appended: string[][] = [];
+  if (saveShape === 'delegating' || saveShape === 'follows-base') {
+    if (save === undefined) {
       throw new Error(
-        `add-write-conditions: ${implementer.name} has the ${decision.saveShape} shape without a save to keep; this is a bug.`,
+        `add-write-conditions: ${implementer.name} has the ${saveShape} shape without a save; this is a bug.`,
       );
     }
-    edits.push(markerAbove(save.commentsStart));
+    const above = [...marker, indent].join(style.newline).slice(indent.length);
+    edits.push({ start: save.commentsStart, end: save.commentsStart, text: above });
     if (renamed === undefined || implementer.kind === 'object-literal') {
       edits.push(...conditionInPlace(save, decision, naming, context));
     } else {
       edits.push(...renameEdits(save, renamed, context));
     }
-    if (decision.saveShape === 'delegating' && renamed !== undefined && implementer.kind === 'class') {
+    if (saveShape === 'delegating' && renamed !== undefined && implementer.kind === 'class') {
       // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
       // overrides nothing, while the generated save overrides what the old one did.
       for (const range of [save.decorators, save.overrideKeyword]) {
@@ -83,22 +69,18 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
       const text = delegatingSave(indent, decision, save, naming, context, `this.${renamed}`).join(style.newline);
       edits.push({ start: save.end, end: save.end, text: separator(implementer, context) + text });
     }
-  } else if (decision.saveShape === 'inherited') {
-    appended.push(delegatingSave(indent, decision, undefined, naming, context, 'super.save'));
-  } else if (decision.saveShape === 'refusing') {
-    appended.push(refusingSave(indent, implementer, naming, context));
+  } else if (saveShape === 'inherited') {
+    appended.push([...marker, ...delegatingSave(indent, decision, undefined, naming, context, 'super.save')]);
+  } else if (saveShape === 'refusing') {
+    appended.push([...marker, ...refusingSave(indent, implementer, naming, context)]);
   }
   if (decision.addWriteVersion) {
-    appended.push(writeVersion(indent, implementer, context));
+    appended.push([...(saveShape === 'unchanged' ? marker : []), ...writeVersion(indent, implementer, context)]);
   }
-  if (appended.length > 0) {
-    const [first = [], ...rest] = appended;
-    edits.push(appendMembers(implementer, keepsOwnSave ? appended : [[...marker, ...first], ...rest], context));
-  }
-  return edits;
+  return appended.length === 0 ? edits : [...edits, appendMembers(implementer, appended, context)];
 }
 
-function namingOf(implementer: ImplementerFacts): Naming {
+function namingOf(implementer: ImplementerFacts) {
   const [first, second] = implementer.ownSave?.parameters ?? [];
   const id = first?.name ?? implementer.idParameterName ?? 'subscriptionId';
   const checkpoint = second?.name ?? 'checkpoint';
@@ -117,18 +99,14 @@ function unused(name: string): string {
 }
 
 function typedParameters(save: SaveFacts | undefined): boolean {
-  return (
-    save === undefined ||
-    save.parameters.length === 0 ||
-    save.parameters.some((parameter) => parameter.type !== undefined)
-  );
+  return save === undefined || save.parameters.length === 0 || save.parameters.some((p) => p.type !== undefined);
 }
 
 /** A blank line between members when the body already separates its members that way. */
-function separator(implementer: ImplementerFacts, context: MemberTextContext): string {
-  const body = context.source.slice(implementer.body.openBrace, implementer.body.closeBrace);
-  const blank = /\n[ \t]*\r?\n/.test(body) || implementer.body.lastMemberEnd === undefined;
-  return blank ? context.style.newline + context.style.newline : context.style.newline;
+function separator(implementer: ImplementerFacts, { source, style }: MemberTextContext): string {
+  const { openBrace, closeBrace, lastMemberEnd } = implementer.body;
+  const blank = /\n[ \t]*\r?\n/.test(source.slice(openBrace, closeBrace)) || lastMemberEnd === undefined;
+  return blank ? style.newline + style.newline : style.newline;
 }
 
 /** A parameter list broken one a line at `indent`, as Prettier breaks one that does not fit. */
@@ -136,28 +114,27 @@ function brokenParameters(parameters: readonly string[], indent: string, style: 
   return fillTemplate('({{parameters}})', { parameters }, indent, style, 0).join(style.newline).slice(indent.length);
 }
 
+/** The parameters as written, a `this` parameter first when there is one. */
+function writtenParameters(save: SaveFacts): string[] {
+  return [...(save.thisParameter === undefined ? [] : [save.thisParameter]), ...save.parameters.map((p) => p.text)];
+}
+
 /** Renames the member; a signature the longer name pushes past the width has its parameters broken one a line. */
-function renameEdits(save: SaveFacts, name: string, context: MemberTextContext): TextEdit[] {
-  const { source, style } = context;
-  const edits: TextEdit[] = [{ start: save.nameStart, end: save.nameEnd, text: name }];
+function renameEdits(save: SaveFacts, name: string, { source, style }: MemberTextContext): TextEdit[] {
+  const edits: TextEdit[] = [{ ...save.name, text: name }];
   const list = save.parameterList;
-  const renamedWidth = columns(lineAt(source, save.nameStart)) + name.length - (save.nameEnd - save.nameStart);
+  const renamedWidth = columns(lineAt(source, save.name.start)) + name.length - (save.name.end - save.name.start);
   const written = writtenParameters(save);
   if (
     list?.open !== undefined &&
     written.length > 0 &&
     renamedWidth > style.width &&
-    !source.slice(save.nameStart, list.close).includes('\n')
+    !source.slice(save.name.start, list.close).includes('\n')
   ) {
-    const text = brokenParameters(written, lineIndent(source, save.nameStart), style);
+    const text = brokenParameters(written, lineIndent(source, save.name.start), style);
     edits.push({ start: list.open, end: list.close + 1, text });
   }
   return edits;
-}
-
-/** The parameters as written, a `this` parameter first when there is one. */
-function writtenParameters(save: SaveFacts): string[] {
-  return [...(save.thisParameter === undefined ? [] : [save.thisParameter]), ...save.parameters.map((p) => p.text)];
 }
 
 /** The refusal statement: thrown in an async function, returned as a rejection otherwise. */
@@ -171,12 +148,9 @@ function parameter(name: string, type: string, context: MemberTextContext): stri
 }
 
 function conditionParameter(name: string, optional: boolean, typed: boolean, context: MemberTextContext): string {
-  const mark = optional ? '?' : '';
-  return !context.typescript
-    ? name
-    : typed
-      ? `${name}${mark}: ${context.names.conditionType ?? 'unknown'}`
-      : `${name}${mark}`;
+  const mark = optional && context.typescript ? '?' : '';
+  const type = context.typescript && typed ? `: ${context.names.conditionType ?? 'unknown'}` : '';
+  return `${name}${mark}${type}`;
 }
 
 /**
@@ -201,8 +175,15 @@ function delegatingSave(
   // An arrow function has no `this` of its own to declare.
   const thisParameter = kind === 'arrow-field' ? undefined : like?.thisParameter;
   const async = decision.saveIsAsync ? 'async ' : '';
-  const fieldEnd = like?.form === 'property' ? (source[like.end - 1] === ';' ? ';' : '') : style.semicolons ? ';' : '';
-  const { lines: decoratorLines, inline } = movedDecorators(indent, like, context);
+  const fieldEnd =
+    like?.form === 'arrow' || like?.form === 'function'
+      ? source[like.end - 1] === ';'
+        ? ';'
+        : ''
+      : style.semicolons
+        ? ';'
+        : '';
+  const { lines: decoratorLines, inline } = movedDecorators(indent, like, source);
   const prefix = `${inline}${accessibility}${like?.modifiers ?? ''}${override}`;
   const [head, tail, end] =
     kind === 'arrow-field'
@@ -237,12 +218,8 @@ function delegatingSave(
  * The decorators of `like`, as written, for the generated `save` that takes over its name: lines of their own, or,
  * when they stood on the member's line, a prefix of the generated head.
  */
-function movedDecorators(
-  indent: string,
-  like: SaveFacts | undefined,
-  context: MemberTextContext,
-): { lines: string[]; inline: string } {
-  const moved = like?.decorators === undefined ? '' : context.source.slice(like.decorators.start, like.decorators.end);
+function movedDecorators(indent: string, like: SaveFacts | undefined, source: string) {
+  const moved = like?.decorators === undefined ? '' : source.slice(like.decorators.start, like.decorators.end);
   const lastBreak = moved.lastIndexOf('\n');
   if (lastBreak === -1) {
     return { lines: [], inline: moved };
@@ -259,9 +236,6 @@ function saveJsDoc(
   condition: string,
   context: MemberTextContext,
 ): string[] {
-  if (context.typescript) {
-    return [];
-  }
   const values = {
     id,
     checkpoint,
@@ -270,15 +244,10 @@ function saveJsDoc(
     checkpointType: like?.parameters[1]?.jsDocType ?? 'string',
     returnType: like?.jsDocReturnType ?? 'Promise<string>',
   };
-  return fillTemplate(TEMPLATES.saveJsDoc, values, indent, context.style);
+  return context.typescript ? [] : fillTemplate(TEMPLATES.saveJsDoc, values, indent, context.style);
 }
 
-function refusingSave(
-  indent: string,
-  implementer: ImplementerFacts,
-  naming: Naming,
-  context: MemberTextContext,
-): string[] {
+function refusingSave(indent: string, implementer: ImplementerFacts, naming: Naming, context: MemberTextContext) {
   const names = [unused(naming.id), unused(naming.checkpoint)] as const;
   const values = {
     head: `${implementer.explicitlyPublic ? 'public ' : ''}save`,
@@ -303,12 +272,12 @@ function writeVersion(indent: string, implementer: ImplementerFacts, context: Me
   const save = implementer.ownSave;
   const literal = implementer.kind === 'object-literal';
   const returnType = typescript && (!literal || typedParameters(save)) ? ': Promise<bigint | undefined>' : '';
-  const accessibility = implementer.explicitlyPublic ? 'public ' : '';
-  if (save?.functionKind !== 'arrow' || save.form !== 'property') {
-    return fillTemplate(TEMPLATES.writeVersion, { head: `${accessibility}writeVersion`, returnType }, indent, style);
+  const head = `${implementer.explicitlyPublic ? 'public ' : ''}writeVersion`;
+  if (save?.form !== 'arrow') {
+    return fillTemplate(TEMPLATES.writeVersion, { head, returnType }, indent, style);
   }
   const values = {
-    head: `${accessibility}writeVersion${literal ? ':' : ' ='}`,
+    head: `${head}${literal ? ':' : ' ='}`,
     returnType,
     end: !literal && source[save.end - 1] === ';' ? ';' : '',
   };
@@ -318,8 +287,7 @@ function writeVersion(indent: string, implementer: ImplementerFacts, context: Me
 
 /**
  * An object literal cannot gain a renamed member (a typed literal rejects unknown properties), so its `save` takes
- * the condition in place: a third parameter and the refusal as its first statement, the rest of it untouched. Its
- * kind (method, arrow, function), `async`, `this` and parameter names stay as they were.
+ * the condition in place: a third parameter and the refusal as its first statement, the rest of it untouched.
  */
 function conditionInPlace(
   save: SaveFacts,
@@ -328,8 +296,7 @@ function conditionInPlace(
   context: MemberTextContext,
 ): TextEdit[] {
   const { source, style } = context;
-  const list = save.parameterList;
-  const body = save.body;
+  const { parameterList: list, body } = save;
   if (list === undefined || body === undefined) {
     throw new Error(
       `add-write-conditions: ${decision.implementer.name} has a save without parameters or body to extend; this is a bug.`,
@@ -345,17 +312,10 @@ function conditionInPlace(
   const headIndent = lineIndent(source, save.start);
 
   if (list.open === undefined) {
-    const single = source.slice(list.firstParameterStart ?? list.close, list.close);
-    edits.push({
-      start: list.firstParameterStart ?? list.close,
-      end: list.close,
-      text: `(${[single, ...added].join(', ')})`,
-    });
+    const start = list.firstParameterStart ?? list.close;
+    edits.push({ start, end: list.close, text: `(${[source.slice(start, list.close), ...added].join(', ')})` });
   } else if (source.slice(list.open, list.close).includes('\n') && list.lastParameterEnd !== undefined) {
-    const parameterIndent = lineIndent(source, list.lastParameterEnd - 1);
-    const lines = added.map((name) => `${nl}${parameterIndent}${name}`).join(',');
-    const text = `${list.trailingComma ? '' : ','}${lines}${list.trailingComma ? ',' : ''}`;
-    edits.push({ start: list.lastParameterEnd, end: list.lastParameterEnd, text });
+    edits.push(itemsAfter(source, list.lastParameterEnd, list.trailingComma, added, style));
   } else {
     const existing = writtenParameters(save);
     const at = list.lastParameterEnd ?? list.open + 1;
@@ -367,15 +327,11 @@ function conditionInPlace(
       body.kind === 'block' && !source.slice(body.open + 1, body.close).includes('\n')
         ? fullLine.slice(0, Math.max(0, body.open + 1 - lineStart))
         : fullLine;
-    if (columns(line.slice(0, at - lineStart) + inserted + line.slice(at - lineStart)) <= style.width) {
-      edits.push({ start: at, end: at, text: inserted });
-    } else {
-      edits.push({
-        start: list.open,
-        end: list.close + 1,
-        text: brokenParameters([...existing, ...added], headIndent, style),
-      });
-    }
+    edits.push(
+      columns(line.slice(0, at - lineStart) + inserted + line.slice(at - lineStart)) <= style.width
+        ? { start: at, end: at, text: inserted }
+        : { start: list.open, end: list.close + 1, text: brokenParameters([...existing, ...added], headIndent, style) },
+    );
   }
 
   const values = { condition: naming.condition, refusal: refusal(naming.condition, save.isAsync, context) };
@@ -387,17 +343,13 @@ function conditionInPlace(
   const inside = source.slice(body.open + 1, body.close);
   const bodyIndent = /\r?\n([ \t]*)\S/.exec(inside)?.[1] ?? headIndent + style.indentUnit;
   const guard = fillTemplate(TEMPLATES.guard, values, bodyIndent, style).join(nl);
-  if (inside.trim() === '') {
-    edits.push({ start: body.open + 1, end: body.open + 1, text: `${nl}${guard}${nl}${headIndent}` });
-  } else if (!inside.includes('\n')) {
-    // A body on one line (`{ rows.set(id, cp); return cp; }`) gets its statements on a line of their own below the
-    // refusal, and its brace on the next, rather than statements trailing the refusal's closing brace.
-    const text = `${nl}${guard}${nl}${bodyIndent}${inside.trim()}${nl}${headIndent}`;
-    edits.push({ start: body.open + 1, end: body.close, text });
-  } else {
-    edits.push({ start: body.open + 1, end: body.open + 1, text: `${nl}${guard}` });
-  }
-  return edits;
+  const start = body.open + 1;
+  // A body on one line (`{ rows.set(id, cp); return cp; }`) gets its statements on a line of their own below the
+  // refusal, and its brace on the next, rather than statements trailing the refusal's closing brace.
+  const empty = inside.trim() === '';
+  const oneLine = !empty && !inside.includes('\n');
+  const rest = empty ? `${nl}${headIndent}` : oneLine ? `${nl}${bodyIndent}${inside.trim()}${nl}${headIndent}` : '';
+  return [...edits, { start, end: oneLine ? body.close : start, text: `${nl}${guard}${rest}` }];
 }
 
 function appendMembers(
@@ -405,12 +357,11 @@ function appendMembers(
   members: readonly (readonly string[])[],
   context: MemberTextContext,
 ): TextEdit {
-  const { body } = implementer;
+  const { body, kind } = implementer;
   const newline = context.style.newline;
   const gap = separator(implementer, context);
-  const texts = members.map((lines) => lines.join(newline));
-  const literal = implementer.kind === 'object-literal';
-  const joined = texts.join(literal ? `,${gap}` : gap);
+  const literal = kind === 'object-literal';
+  const joined = members.map((lines) => lines.join(newline)).join(literal ? `,${gap}` : gap);
   if (body.lastMemberEnd === undefined) {
     const text = `${newline}${joined}${literal ? ',' : ''}${newline}${body.outerIndent}`;
     return { start: body.openBrace + 1, end: body.openBrace + 1, text };

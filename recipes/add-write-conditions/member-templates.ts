@@ -1,5 +1,6 @@
 import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
-import { columns, type SourceStyle } from './source-style.js';
+import { columns, lineIndent, type SourceStyle } from './source-style.js';
+import type { TextEdit } from './upgrade-file-text.js';
 
 /** The type of a write condition, named in generated parameter lists. */
 export const CONDITION_TYPE: RuntimeExportName = 'CheckpointWriteCondition';
@@ -109,6 +110,18 @@ function listLines(lead: string, line: string, items: readonly string[], style: 
     ),
     lead + after,
   ];
+}
+
+/** `added` after the last item (at `at`) of a list already broken one item a line, each on a line of its own. */
+export function itemsAfter(
+  source: string,
+  at: number,
+  trailingComma: boolean,
+  added: readonly string[],
+  style: SourceStyle,
+): TextEdit {
+  const lines = added.map((item) => `${style.newline}${lineIndent(source, at - 1)}${item}`).join(',');
+  return { start: at, end: at, text: `${trailingComma ? '' : ','}${lines}${trailingComma ? ',' : ''}` };
 }
 
 /** `text` as `//` comment lines that fit the file's width; a word longer than a line (a path) gets a line of its own. */

@@ -6,13 +6,11 @@ import type {
   ChainSummary,
   ImplementerFacts,
   ImportFacts,
-  ParameterFacts,
-  ParameterListFacts,
   Range,
   SaveFacts,
 } from './implementer-facts.js';
-import { lineIndent } from './source-style.js';
-import { readImportFacts } from './read-import-facts.js';
+import { afterComma, lineIndent } from './source-style.js';
+import { attachedCommentsStart, readImportFacts } from './read-import-facts.js';
 import { isJavaScriptFile, jsDocComments, type StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
@@ -21,6 +19,15 @@ const WRITE_VERSION: StorageMemberName = 'writeVersion';
 const STORAGE_MEMBERS: readonly StorageMemberName[] = ['read', 'save', 'delete', 'writeVersion'];
 /** Members whose first parameter names the id, in the order their name is preferred for generated members. */
 const ID_TAKING_MEMBERS: readonly StorageMemberName[] = ['read', 'writeVersion', 'delete'];
+const KEPT_MODIFIERS = [
+  ts.SyntaxKind.PublicKeyword,
+  ts.SyntaxKind.ProtectedKeyword,
+  ts.SyntaxKind.PrivateKeyword,
+  ts.SyntaxKind.ReadonlyKeyword,
+];
+
+type Member = ts.ClassElement | ts.ObjectLiteralElementLike;
+type Container = ts.ClassLikeDeclaration | ts.ObjectLiteralExpression;
 
 /** What one file holds: its implementers of `CheckpointStorage` and its imports from checkpoint-fencing. */
 export interface FileFacts {
@@ -32,86 +39,67 @@ export interface FileFacts {
 }
 
 /**
- * Reads every implementer of `CheckpointStorage` in `sourceFile` into plain facts (offsets into its text, names,
- * parameter lists), asking `resolver` only what the syntax cannot tell: which types are the storage interface and
- * which class a class extends. The one reader both front ends use: the CLI with a type checker behind the resolver,
- * the jscodeshift transform with names in the file. No syntax node escapes it. `commonJsOnly`: the file compiles to
- * CommonJS under `verbatimModuleSyntax` (only a type-aware front end knows), so a value import must be
- * `import x = require(…)`.
+ * Reads every implementer of `CheckpointStorage` in `sourceFile` into plain facts, asking `resolver` only what the
+ * syntax cannot tell: which types are the storage interface, and which class a class extends. Both front ends use it
+ * (doc/adr/0204). `commonJsOnly`: the file compiles to CommonJS under `verbatimModuleSyntax` (only a type-aware front
+ * end knows), so a value import must be `import x = require(…)`.
  */
 export function readImplementerFacts(
   sourceFile: ts.SourceFile,
   resolver: StorageResolver,
   commonJsOnly = false,
 ): FileFacts {
-  const implementerClasses = new Map<ts.ClassLikeDeclaration, boolean>();
+  const known = new Map<ts.ClassLikeDeclaration, boolean>();
   const isImplementer = (declaration: ts.ClassLikeDeclaration): boolean => {
-    const known = implementerClasses.get(declaration);
-    if (known !== undefined) {
-      return known;
+    if (!known.has(declaration)) {
+      known.set(declaration, false);
+      const base = resolver.baseClassOf(declaration);
+      known.set(
+        declaration,
+        implementedTypes(declaration).some((type) => resolver.isStorageType(type)) ||
+          (base.kind === 'visible' && isImplementer(base.declaration)),
+      );
     }
-    implementerClasses.set(declaration, false);
-    const base = resolver.baseClassOf(declaration);
-    const result =
-      implementedTypes(declaration).some((type) => resolver.isStorageType(type)) ||
-      (base.kind === 'visible' && isImplementer(base.declaration));
-    implementerClasses.set(declaration, result);
-    return result;
+    return known.get(declaration) === true;
   };
-
-  const classes: ts.ClassLikeDeclaration[] = [];
-  const literals: { literal: ts.ObjectLiteralExpression; name: string }[] = [];
+  const classes: ImplementerFacts[] = [];
+  const literals: ImplementerFacts[] = [];
   const visit = (node: ts.Node): void => {
     if ((ts.isClassDeclaration(node) || ts.isClassExpression(node)) && isImplementer(node)) {
-      classes.push(node);
+      classes.push(implementerFacts(node, node.name?.text ?? 'default export class', resolver, isImplementer));
     } else if (ts.isObjectLiteralExpression(node)) {
       const name = storageLiteralName(node, resolver);
       if (name !== undefined) {
-        literals.push({ literal: node, name });
+        literals.push(implementerFacts(node, name, resolver, isImplementer));
       }
     }
     ts.forEachChild(node, visit);
   };
   visit(sourceFile);
-
-  const text = sourceFile.text;
-  const context: ReadContext = { sourceFile, text, resolver, isImplementer };
   return {
     path: sourceFile.fileName,
-    text,
-    implementers: [
-      ...classes.map((declaration) => classFacts(declaration, context)),
-      ...literals.map(({ literal, name }) => literalFacts(literal, name, context)),
-    ],
+    text: sourceFile.text,
+    implementers: [...classes, ...literals],
     imports: readImportFacts(sourceFile, commonJsOnly),
   };
 }
 
-interface ReadContext {
-  readonly sourceFile: ts.SourceFile;
-  readonly text: string;
-  readonly resolver: StorageResolver;
-  readonly isImplementer: (declaration: ts.ClassLikeDeclaration) => boolean;
-}
-
-/** The id facts refer to a class or literal by, unique within one run. */
-function implementerId(node: ts.Node): string {
-  return `${node.getSourceFile().fileName}#${node.getStart()}`;
+/** The error for a file that does not parse: where (1-based line and column) and the parser's reason. */
+export function syntaxError(sourceFile: ts.SourceFile, problem: ts.Diagnostic): Error {
+  const { line, character } = sourceFile.getLineAndCharacterOfPosition(problem.start ?? 0);
+  const reason = ts.flattenDiagnosticMessageText(problem.messageText, ' ');
+  return new Error(upgradeMessages.doesNotParse(sourceFile.fileName, line + 1, character + 1, reason));
 }
 
 /** `implements` clauses, and in JavaScript the JSDoc `@implements` tags. */
 function implementedTypes(declaration: ts.ClassLikeDeclaration): ts.ExpressionWithTypeArguments[] {
-  const clauses = (declaration.heritageClauses ?? [])
-    .filter((clause) => clause.token === ts.SyntaxKind.ImplementsKeyword)
-    .flatMap((clause) => [...clause.types]);
-  if (!isJavaScriptFile(declaration.getSourceFile())) {
-    return clauses;
-  }
+  const clauses = (declaration.heritageClauses ?? []).filter((c) => c.token === ts.SyntaxKind.ImplementsKeyword);
+  const tags = isJavaScriptFile(declaration.getSourceFile())
+    ? jsDocComments(declaration).flatMap((comment) => comment.tags ?? [])
+    : [];
   return [
-    ...clauses,
-    ...jsDocComments(declaration).flatMap((comment) =>
-      (comment.tags ?? []).flatMap((tag) => (ts.isJSDocImplementsTag(tag) ? [tag.class] : [])),
-    ),
+    ...clauses.flatMap((clause) => clause.types),
+    ...tags.filter(ts.isJSDocImplementsTag).map((tag) => tag.class),
   ];
 }
 
@@ -134,106 +122,77 @@ function storageLiteralName(literal: ts.ObjectLiteralExpression, resolver: Stora
     declared !== undefined
       ? resolver.isStorageType(declared)
       : literal.properties.some((property) => memberName(property) === SAVE) && resolver.isContextuallyStorage(literal);
-  return isStorage ? (enclosingName(literal) ?? 'object literal') : undefined;
+  if (!isStorage) {
+    return undefined;
+  }
+  const holder = ts.findAncestor(
+    literal.parent,
+    (node): node is ts.NamedDeclaration & { readonly name: ts.Identifier } =>
+      (ts.isVariableDeclaration(node) ||
+        ts.isFunctionDeclaration(node) ||
+        ts.isMethodDeclaration(node) ||
+        ts.isPropertyAssignment(node)) &&
+      node.name !== undefined &&
+      ts.isIdentifier(node.name),
+  );
+  return holder?.name.text ?? 'object literal';
 }
 
 /** The type the position of an expression declares for it: a variable's, an assertion's, a factory's return type. */
 function declaredType(position: ts.Node, javascript: boolean): ts.TypeNode | undefined {
   const parent = position.parent;
   if (ts.isVariableDeclaration(parent) && parent.initializer === position) {
-    return (
-      parent.type ??
-      (javascript ? (ts.getJSDocType(parent) ?? ts.getJSDocSatisfiesTag(parent)?.typeExpression.type) : undefined)
-    );
+    const jsDoc = javascript
+      ? (ts.getJSDocType(parent) ?? ts.getJSDocSatisfiesTag(parent)?.typeExpression.type)
+      : undefined;
+    return parent.type ?? jsDoc;
   }
   if (ts.isSatisfiesExpression(parent) || ts.isAsExpression(parent) || ts.isTypeAssertionExpression(parent)) {
     return parent.type;
   }
-  if (ts.isReturnStatement(parent)) {
-    return awaitedTypeNode(enclosingFunction(parent)?.type);
-  }
-  if (ts.isArrowFunction(parent) && parent.body === position) {
-    return awaitedTypeNode(parent.type);
-  }
-  return undefined;
-}
-
-/** `Promise<T>` unwrapped to `T`, for async factories. */
-function awaitedTypeNode(node: ts.TypeNode | undefined): ts.TypeNode | undefined {
-  if (
-    node !== undefined &&
-    ts.isTypeReferenceNode(node) &&
-    ts.isIdentifier(node.typeName) &&
-    node.typeName.text === 'Promise'
-  ) {
-    return node.typeArguments?.[0];
-  }
-  return node;
-}
-
-function enclosingFunction(node: ts.Node): ts.SignatureDeclaration | undefined {
-  for (let current = node.parent; !ts.isSourceFile(current); current = current.parent) {
-    if (ts.isFunctionLike(current)) {
-      return current;
-    }
-  }
-  return undefined;
-}
-
-/** The variable, function or method a literal is written in, for reports. */
-function enclosingName(node: ts.Node): string | undefined {
-  for (let current = node.parent; !ts.isSourceFile(current); current = current.parent) {
-    if (
-      (ts.isVariableDeclaration(current) ||
-        ts.isFunctionDeclaration(current) ||
-        ts.isMethodDeclaration(current) ||
-        ts.isPropertyAssignment(current)) &&
-      current.name !== undefined &&
-      ts.isIdentifier(current.name)
-    ) {
-      return current.name.text;
-    }
-  }
-  return undefined;
+  const factory = ts.isReturnStatement(parent)
+    ? ts.findAncestor(parent, ts.isFunctionLike)
+    : ts.isArrowFunction(parent) && parent.body === position
+      ? parent
+      : undefined;
+  // `Promise<T>` unwrapped to `T`, for async factories.
+  const type = factory?.type;
+  return type !== undefined &&
+    ts.isTypeReferenceNode(type) &&
+    ts.isIdentifier(type.typeName) &&
+    type.typeName.text === 'Promise'
+    ? type.typeArguments?.[0]
+    : type;
 }
 
 /** A member's static name: an identifier or a string literal, plain or in brackets; `undefined` when computed. */
-function memberName(member: ts.ClassElement | ts.ObjectLiteralElementLike): string | undefined {
-  const name = member.name;
-  if (name === undefined) {
-    return undefined;
-  }
-  if (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) {
-    return name.text;
-  }
-  if (ts.isComputedPropertyName(name) && ts.isStringLiteralLike(name.expression)) {
-    return name.expression.text;
-  }
-  return undefined;
-}
-
-function isInstanceMember(member: ts.ClassElement): boolean {
-  return (
-    (ts.isMethodDeclaration(member) ||
-      ts.isPropertyDeclaration(member) ||
-      ts.isGetAccessorDeclaration(member) ||
-      ts.isSetAccessorDeclaration(member)) &&
-    !hasModifier(member, ts.SyntaxKind.StaticKeyword)
-  );
+function memberName(member: Member): string | undefined {
+  const name =
+    member.name !== undefined && ts.isComputedPropertyName(member.name) ? member.name.expression : member.name;
+  return name !== undefined && (ts.isStringLiteralLike(name) || (ts.isIdentifier(name) && name === member.name))
+    ? name.text
+    : undefined;
 }
 
 function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
   return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === kind);
 }
 
-/** The instance members named `name`: one, or a method's overload signatures and implementation. */
-function instanceMembers(declaration: ts.ClassLikeDeclaration, name: string): ts.ClassElement[] {
-  return declaration.members.filter((member) => isInstanceMember(member) && memberName(member) === name);
+/** The members named `name` of a literal, or the instance members of a class: a method's overloads among them. */
+function membersNamed(container: Container, name: string): Member[] {
+  return ts.isObjectLiteralExpression(container)
+    ? container.properties.filter((property) => memberName(property) === name)
+    : container.members.filter(
+        (member) =>
+          (ts.isMethodDeclaration(member) || ts.isPropertyDeclaration(member) || ts.isAccessor(member)) &&
+          !hasModifier(member, ts.SyntaxKind.StaticKeyword) &&
+          memberName(member) === name,
+      );
 }
 
-/** The instance member named `name`; among overloads, the one with a body. */
-function instanceMember(declaration: ts.ClassLikeDeclaration, name: string): ts.ClassElement | undefined {
-  const members = instanceMembers(declaration, name);
+/** The member named `name`; among overloads, the one with a body. */
+function memberNamed(container: Container, name: string): Member | undefined {
+  const members = membersNamed(container, name);
   return members.find((member) => !ts.isMethodDeclaration(member) || member.body !== undefined) ?? members[0];
 }
 
@@ -247,103 +206,105 @@ function ancestors(declaration: ts.ClassLikeDeclaration, resolver: StorageResolv
   return chain;
 }
 
-function classFacts(declaration: ts.ClassLikeDeclaration, context: ReadContext): ImplementerFacts {
-  const { sourceFile, text, resolver } = context;
-  const save = instanceMember(declaration, SAVE);
-  const chain = ancestors(declaration, resolver);
-  const storageMembers = STORAGE_MEMBERS.flatMap((name) => instanceMembers(declaration, name));
+function implementerId(node: ts.Node): string {
+  return `${node.getSourceFile().fileName}#${node.getStart()}`;
+}
+
+function implementerFacts(
+  node: Container,
+  name: string,
+  resolver: StorageResolver,
+  isImplementer: (declaration: ts.ClassLikeDeclaration) => boolean,
+): ImplementerFacts {
+  const literal = ts.isObjectLiteralExpression(node);
+  const members: ts.NodeArray<Member> = literal ? node.properties : node.members;
+  const save = memberNamed(node, SAVE);
+  const sourceFile = node.getSourceFile();
   return {
-    id: implementerId(declaration),
+    id: implementerId(node),
     file: sourceFile.fileName,
-    kind: 'class',
-    name: declaration.name?.text ?? 'default export class',
-    line: lineOf(sourceFile, declaration.getStart()),
-    isAbstract: hasModifier(declaration, ts.SyntaxKind.AbstractKeyword),
-    base: baseFacts(declaration, context),
-    ownSave: save === undefined ? undefined : saveFacts(save, text, instanceMembers(declaration, SAVE).length > 1),
-    ownWriteVersion: instanceMember(declaration, WRITE_VERSION) !== undefined,
-    memberNames: [declaration, ...chain].flatMap((cls) => cls.members.flatMap((member) => memberName(member) ?? [])),
-    membersMayComeFromElsewhere: false,
-    idParameterName: idParameterName(ID_TAKING_MEMBERS.map((name) => instanceMember(declaration, name))),
-    superSaveNames: declaration.members
-      .filter(
-        (member) => !hasModifier(member, ts.SyntaxKind.StaticKeyword) && !ts.isClassStaticBlockDeclaration(member),
-      )
-      .flatMap((member) => superSaveNames(member)),
-    explicitlyPublic: storageMembers.some((member) => hasModifier(member, ts.SyntaxKind.PublicKeyword)),
-    body: bodyFacts(declaration, declaration.members, text, false),
+    kind: literal ? 'object-literal' : 'class',
+    name,
+    line: sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+    isAbstract: hasModifier(node, ts.SyntaxKind.AbstractKeyword),
+    base: literal ? undefined : baseFacts(node, resolver, isImplementer),
+    ownSave: save === undefined ? undefined : saveFacts(save, !literal && membersNamed(node, SAVE).length > 1),
+    ownWriteVersion: memberNamed(node, WRITE_VERSION) !== undefined,
+    memberNames: [node, ...(literal ? [] : ancestors(node, resolver))].flatMap((container) =>
+      (ts.isObjectLiteralExpression(container) ? container.properties : container.members).flatMap(
+        (member: Member) => memberName(member) ?? [],
+      ),
+    ),
+    membersMayComeFromElsewhere:
+      literal && members.some((m) => ts.isSpreadAssignment(m) || memberName(m) === undefined),
+    idParameterName: idParameterName(ID_TAKING_MEMBERS.map((wanted) => memberNamed(node, wanted))),
+    superSaveNames: literal
+      ? []
+      : node.members
+          .filter(
+            (member) => !hasModifier(member, ts.SyntaxKind.StaticKeyword) && !ts.isClassStaticBlockDeclaration(member),
+          )
+          .flatMap((member) => superSaveNames(member)),
+    explicitlyPublic: STORAGE_MEMBERS.flatMap((wanted) => membersNamed(node, wanted)).some((member) =>
+      hasModifier(member, ts.SyntaxKind.PublicKeyword),
+    ),
+    body: bodyFacts(node, members, literal),
   };
 }
 
-function baseFacts(declaration: ts.ClassLikeDeclaration, context: ReadContext): BaseFacts | undefined {
-  const base = context.resolver.baseClassOf(declaration);
-  switch (base.kind) {
-    case 'none':
-      return undefined;
-    case 'unknown':
-      return { kind: 'unknown', name: base.name, where: base.where };
-    case 'visible': {
-      const summary = chainSummary(base.declaration, context.resolver);
-      if (summary === undefined) {
-        const outermost = ancestors(base.declaration, context.resolver).at(-1) ?? base.declaration;
-        const unseen = context.resolver.baseClassOf(outermost);
-        return unseen.kind === 'unknown'
-          ? { kind: 'unknown', name: unseen.name, where: unseen.where }
-          : { kind: 'unknown', name: base.declaration.name?.text ?? '', where: 'another-file' };
-      }
-      return context.isImplementer(base.declaration)
-        ? { kind: 'implementer', id: implementerId(base.declaration), ...summary }
-        : { kind: 'plain', ...summary };
-    }
+function baseFacts(
+  declaration: ts.ClassLikeDeclaration,
+  resolver: StorageResolver,
+  isImplementer: (declaration: ts.ClassLikeDeclaration) => boolean,
+): BaseFacts | undefined {
+  const base = resolver.baseClassOf(declaration);
+  if (base.kind !== 'visible') {
+    return base.kind === 'none' ? undefined : { kind: 'unknown', name: base.name, where: base.where };
   }
-}
-
-/** `save` and `writeVersion` over a base class and its ancestors; `undefined` when the chain leaves what can be seen. */
-function chainSummary(base: ts.ClassLikeDeclaration, resolver: StorageResolver): ChainSummary | undefined {
-  const chain = [base, ...ancestors(base, resolver)];
-  if (resolver.baseClassOf(chain.at(-1) ?? base).kind === 'unknown') {
-    return undefined;
+  const chain = [base.declaration, ...ancestors(base.declaration, resolver)];
+  const unseen = resolver.baseClassOf(chain.at(-1) ?? base.declaration);
+  if (unseen.kind === 'unknown') {
+    return { kind: 'unknown', name: unseen.name, where: unseen.where };
   }
-  const save = chain.map((cls) => instanceMember(cls, SAVE)).find((member) => member !== undefined);
-  return {
-    name: base.name?.text ?? 'an anonymous class',
-    saveParameterCount: save === undefined ? undefined : parametersOf(save).length,
+  const save = chain.map((cls) => memberNamed(cls, SAVE)).find((member) => member !== undefined);
+  const summary: ChainSummary = {
+    name: base.declaration.name?.text ?? 'an anonymous class',
+    saveAcceptsCondition: save === undefined ? undefined : parametersOf(save).length >= 3,
     saveIsAsync: save === undefined || isAsyncMember(save),
     saveIsField: save !== undefined && ts.isPropertyDeclaration(save),
-    hasWriteVersion: chain.some((cls) => instanceMember(cls, WRITE_VERSION) !== undefined),
+    hasWriteVersion: chain.some((cls) => memberNamed(cls, WRITE_VERSION) !== undefined),
   };
+  return isImplementer(base.declaration)
+    ? { kind: 'implementer', id: implementerId(base.declaration), ...summary }
+    : { kind: 'plain', ...summary };
 }
 
 /** The function a member is, or holds: a method, or an arrow or function expression in a field or property. */
-function functionOf(member: ts.ClassElement | ts.ObjectLiteralElementLike): ts.SignatureDeclaration | undefined {
+function functionOf(member: Member): ts.SignatureDeclaration | undefined {
   if (ts.isMethodDeclaration(member)) {
     return member;
   }
-  if (ts.isPropertyDeclaration(member) || ts.isPropertyAssignment(member)) {
-    const initializer = member.initializer === undefined ? undefined : skipParentheses(member.initializer);
-    return initializer !== undefined && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))
-      ? initializer
-      : undefined;
+  let value = ts.isPropertyDeclaration(member) || ts.isPropertyAssignment(member) ? member.initializer : undefined;
+  while (value !== undefined && ts.isParenthesizedExpression(value)) {
+    value = value.expression;
   }
-  return undefined;
+  return value !== undefined && (ts.isArrowFunction(value) || ts.isFunctionExpression(value)) ? value : undefined;
 }
 
-function skipParentheses(expression: ts.Expression): ts.Expression {
-  return ts.isParenthesizedExpression(expression) ? skipParentheses(expression.expression) : expression;
+function isThisParameter(parameter: ts.ParameterDeclaration): boolean {
+  return ts.isIdentifier(parameter.name) && parameter.name.text === 'this';
 }
 
-function parametersOf(member: ts.ClassElement | ts.ObjectLiteralElementLike): readonly ts.ParameterDeclaration[] {
+function parametersOf(member: Member): readonly ts.ParameterDeclaration[] {
   return (functionOf(member)?.parameters ?? []).filter((parameter) => !isThisParameter(parameter));
 }
 
-function isAsyncMember(member: ts.ClassElement | ts.ObjectLiteralElementLike): boolean {
+function isAsyncMember(member: Member): boolean {
   const fn = functionOf(member);
   return fn !== undefined && hasModifier(fn, ts.SyntaxKind.AsyncKeyword);
 }
 
-function idParameterName(
-  members: readonly (ts.ClassElement | ts.ObjectLiteralElementLike | undefined)[],
-): string | undefined {
+function idParameterName(members: readonly (Member | undefined)[]): string | undefined {
   for (const member of members) {
     const first = member === undefined ? undefined : parametersOf(member)[0];
     if (first !== undefined && ts.isIdentifier(first.name)) {
@@ -353,134 +314,83 @@ function idParameterName(
   return undefined;
 }
 
-function saveFacts(
-  member: ts.ClassElement | ts.ObjectLiteralElementLike,
-  text: string,
-  hasOverloads: boolean,
-): SaveFacts {
+/** A range of tokens, from the first one's start to the next token after the last (so with the whitespace between). */
+function tokens(text: string, nodes: readonly ts.Node[]): Range | undefined {
+  const [first, last] = [nodes[0], nodes.at(-1)];
+  return first === undefined || last === undefined
+    ? undefined
+    : { start: first.getStart(), end: last.end + (/^\s*/.exec(text.slice(last.end))?.[0].length ?? 0) };
+}
+
+function saveFacts(member: Member, hasOverloads: boolean): SaveFacts {
+  const text = member.getSourceFile().text;
   const fn = functionOf(member);
   const parameters = parametersOf(member);
-  const isMethod = ts.isMethodDeclaration(member);
-  const abstract = isMethod && member.body === undefined && hasModifier(member, ts.SyntaxKind.AbstractKeyword);
-  const name = member.name ?? member;
+  const abstract = ts.isMethodDeclaration(member) && hasModifier(member, ts.SyntaxKind.AbstractKeyword) && !member.body;
   const modifiers = ts.canHaveModifiers(member) ? (ts.getModifiers(member) ?? []) : [];
-  const written = modifiers
-    .filter((modifier) =>
-      [
-        ts.SyntaxKind.PublicKeyword,
-        ts.SyntaxKind.ProtectedKeyword,
-        ts.SyntaxKind.PrivateKeyword,
-        ts.SyntaxKind.ReadonlyKeyword,
-      ].includes(modifier.kind),
-    )
-    .map((modifier) => `${modifier.getText()} `)
-    .join('');
-  const override = modifiers.find((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword);
-  const decorators = ts.canHaveDecorators(member) ? (ts.getDecorators(member) ?? []) : [];
-  const [firstDecorator] = decorators;
-  const lastDecorator = decorators.at(-1);
-  const thisParameter = fn?.parameters.find((parameter) => isThisParameter(parameter));
+  const name = member.name ?? member;
+  const body = fn === undefined || abstract ? undefined : (fn as { readonly body?: ts.Node }).body;
+  const list = fn?.parameters;
+  const last = list === undefined ? undefined : afterComma(text, list.at(-1)?.end ?? list.end);
+  const parenthesised = list !== undefined && text[list.pos - 1] === '(';
   return {
     acceptsCondition: parameters.length >= 3 || parameters.some((parameter) => parameter.dotDotDotToken !== undefined),
-    form: isMethod
+    form: ts.isMethodDeclaration(member)
       ? abstract
         ? 'abstract-method'
         : 'method'
-      : ts.isGetAccessorDeclaration(member) || ts.isSetAccessorDeclaration(member)
+      : ts.isAccessor(member)
         ? 'accessor'
         : fn === undefined
           ? 'value'
-          : 'property',
-    functionKind:
-      fn === undefined
-        ? undefined
-        : ts.isArrowFunction(fn)
-          ? 'arrow'
-          : ts.isFunctionExpression(fn)
-            ? 'function'
-            : 'method',
+          : ts.isArrowFunction(fn)
+            ? 'arrow'
+            : 'function',
     isAsync: isAsyncMember(member),
     hasOverloads,
     typeParameters:
       fn?.typeParameters === undefined
         ? undefined
         : text.slice(fn.typeParameters.pos - 1, text.indexOf('>', fn.typeParameters.end) + 1),
-    thisParameter: thisParameter?.getText(),
+    thisParameter: fn?.parameters.find(isThisParameter)?.getText(),
     jsDocReturnType: fn === undefined ? undefined : ts.getJSDocReturnType(fn)?.getText(),
-    decorators:
-      firstDecorator === undefined || lastDecorator === undefined
-        ? undefined
-        : { start: firstDecorator.getStart(), end: skipWhitespace(text, lastDecorator.end) },
-    overrideKeyword:
-      override === undefined ? undefined : { start: override.getStart(), end: skipWhitespace(text, override.end) },
-    parameters: parameters.map((parameter) => parameterFacts(parameter)),
+    decorators: tokens(text, ts.canHaveDecorators(member) ? (ts.getDecorators(member) ?? []) : []),
+    overrideKeyword: tokens(
+      text,
+      modifiers.filter((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword),
+    ),
+    parameters: parameters.map((parameter) => ({
+      name: ts.isIdentifier(parameter.name) ? parameter.name.text : undefined,
+      type: parameter.type?.getText(),
+      text: parameter.getText(),
+      jsDocType: ts.getJSDocParameterTags(parameter)[0]?.typeExpression?.type.getText(),
+    })),
     returnType: fn?.type?.getText(),
-    modifiers: written,
+    modifiers: modifiers
+      .filter((modifier) => KEPT_MODIFIERS.includes(modifier.kind))
+      .map((modifier) => `${modifier.getText()} `)
+      .join(''),
     start: member.getStart(),
     end: member.end,
     commentsStart: attachedCommentsStart(text, member),
-    nameStart: name.getStart(),
-    nameEnd: name.end,
-    parameterList: fn === undefined ? undefined : parameterListFacts(fn, text),
-    body: fn === undefined || abstract ? undefined : bodyOf(fn),
+    name: { start: name.getStart(), end: name.end },
+    parameterList:
+      list === undefined || last === undefined
+        ? undefined
+        : {
+            open: parenthesised ? list.pos - 1 : undefined,
+            close: parenthesised ? text.indexOf(')', list.end) : (list.at(-1)?.end ?? list.end),
+            firstParameterStart: list[0]?.getStart(),
+            lastParameterEnd: list.length === 0 ? undefined : parenthesised ? last.end : list.at(-1)?.end,
+            trailingComma: parenthesised && list.length > 0 && last.comma,
+          },
+    body:
+      body === undefined
+        ? undefined
+        : ts.isBlock(body)
+          ? { kind: 'block', open: body.getStart(), close: body.end - 1 }
+          : { kind: 'expression', start: body.getStart(), end: body.end },
   };
-}
-
-function isThisParameter(parameter: ts.ParameterDeclaration): boolean {
-  return ts.isIdentifier(parameter.name) && parameter.name.text === 'this';
-}
-
-function skipWhitespace(text: string, offset: number): number {
-  let at = offset;
-  while (at < text.length && /\s/.test(text[at] ?? '')) {
-    at += 1;
-  }
-  return at;
-}
-
-function parameterFacts(parameter: ts.ParameterDeclaration): ParameterFacts {
-  return {
-    name: ts.isIdentifier(parameter.name) ? parameter.name.text : undefined,
-    type: parameter.type?.getText(),
-    text: parameter.getText(),
-    isRest: parameter.dotDotDotToken !== undefined,
-    jsDocType: ts.getJSDocParameterTags(parameter)[0]?.typeExpression?.type.getText(),
-  };
-}
-
-function parameterListFacts(fn: ts.SignatureDeclaration, text: string): ParameterListFacts {
-  const parameters = fn.parameters;
-  const last = parameters.at(-1);
-  const parenthesised = text[parameters.pos - 1] === '(';
-  const firstParameterStart = parameters[0]?.getStart();
-  if (!parenthesised) {
-    return {
-      open: undefined,
-      close: last?.end ?? parameters.end,
-      firstParameterStart,
-      lastParameterEnd: last?.end,
-      trailingComma: false,
-    };
-  }
-  const close = text.indexOf(')', parameters.end);
-  let lastParameterEnd = last?.end;
-  let trailingComma = false;
-  const comma = lastParameterEnd === undefined ? null : /^\s*,/.exec(text.slice(lastParameterEnd, close));
-  if (comma !== null && lastParameterEnd !== undefined) {
-    trailingComma = true;
-    lastParameterEnd += comma[0].length;
-  }
-  return { open: parameters.pos - 1, close, firstParameterStart, lastParameterEnd, trailingComma };
-}
-
-function bodyOf(fn: ts.SignatureDeclaration): SaveFacts['body'] {
-  const body = (fn as { readonly body?: ts.Node }).body;
-  if (body === undefined) {
-    return undefined;
-  }
-  return ts.isBlock(body)
-    ? { kind: 'block', open: body.getStart(), close: body.end - 1 }
-    : { kind: 'expression', start: body.getStart(), end: body.end };
 }
 
 /**
@@ -489,103 +399,39 @@ function bodyOf(fn: ts.SignatureDeclaration): SaveFacts['body'] {
  */
 function superSaveNames(member: ts.ClassElement): Range[] {
   const found: Range[] = [];
-  const visit = (current: ts.Node): void => {
+  const visit = (node: ts.Node): void => {
     if (
-      ts.isClassLike(current) ||
-      ((ts.isMethodDeclaration(current) || ts.isAccessor(current)) && ts.isObjectLiteralExpression(current.parent))
+      ts.isClassLike(node) ||
+      ((ts.isMethodDeclaration(node) || ts.isAccessor(node)) && ts.isObjectLiteralExpression(node.parent))
     ) {
       return;
     }
-    if (current.kind === ts.SyntaxKind.SuperKeyword) {
-      const access = current.parent;
-      if (ts.isPropertyAccessExpression(access) && access.name.text === SAVE) {
-        found.push({ start: access.name.getStart(), end: access.name.end });
-      } else if (
-        ts.isElementAccessExpression(access) &&
-        ts.isStringLiteralLike(access.argumentExpression) &&
-        access.argumentExpression.text === SAVE
-      ) {
-        found.push({ start: access.argumentExpression.getStart() + 1, end: access.argumentExpression.end - 1 });
+    const access = node.kind === ts.SyntaxKind.SuperKeyword ? node.parent : undefined;
+    if (access !== undefined && ts.isPropertyAccessExpression(access) && access.name.text === SAVE) {
+      found.push({ start: access.name.getStart(), end: access.name.end });
+    } else if (access !== undefined && ts.isElementAccessExpression(access)) {
+      const key = access.argumentExpression;
+      if (ts.isStringLiteralLike(key) && key.text === SAVE) {
+        found.push({ start: key.getStart() + 1, end: key.end - 1 });
       }
     }
-    ts.forEachChild(current, visit);
+    ts.forEachChild(node, visit);
   };
   ts.forEachChild(member, visit);
   return found;
 }
 
-/**
- * Where the comments directly above `member` begin (its JSDoc, line comments), so a marker goes above them rather
- * than between a member and its documentation. A blank line ends the run: a section comment above it stays apart.
- */
-function attachedCommentsStart(text: string, member: ts.Node): number {
-  const start = member.getStart();
-  const ranges = ts.getLeadingCommentRanges(text, member.pos) ?? [];
-  let at = start;
-  for (const range of [...ranges].reverse()) {
-    if (/\n[ \t]*\r?\n/.test(text.slice(range.end, at))) {
-      break;
-    }
-    at = range.pos;
-  }
-  return at;
-}
-
-function literalFacts(literal: ts.ObjectLiteralExpression, name: string, context: ReadContext): ImplementerFacts {
-  const { sourceFile, text } = context;
-  const properties = literal.properties;
-  const save = properties.find((property) => memberName(property) === SAVE);
-  const byName = (wanted: string) => properties.find((property) => memberName(property) === wanted);
-  return {
-    id: implementerId(literal),
-    file: sourceFile.fileName,
-    kind: 'object-literal',
-    name,
-    line: lineOf(sourceFile, literal.getStart()),
-    isAbstract: false,
-    base: undefined,
-    ownSave: save === undefined ? undefined : saveFacts(save, text, false),
-    ownWriteVersion: byName(WRITE_VERSION) !== undefined,
-    memberNames: properties.flatMap((property) => memberName(property) ?? []),
-    membersMayComeFromElsewhere: properties.some(
-      (property) => ts.isSpreadAssignment(property) || memberName(property) === undefined,
-    ),
-    idParameterName: idParameterName(ID_TAKING_MEMBERS.map(byName)),
-    superSaveNames: [],
-    explicitlyPublic: false,
-    body: bodyFacts(literal, properties, text, true),
-  };
-}
-
-function lineOf(sourceFile: ts.SourceFile, offset: number): number {
-  return sourceFile.getLineAndCharacterOfPosition(offset).line + 1;
-}
-
-/** Where new members go in a class body or object literal, and how they are indented, from the original text. */
-function bodyFacts(container: ts.Node, members: ts.NodeArray<ts.Node>, text: string, literal: boolean): BodyFacts {
-  const closeBrace = container.end - 1;
+/** Where new members go in a class body or object literal, and how they are indented. */
+function bodyFacts(container: Container, members: ts.NodeArray<Member>, literal: boolean): BodyFacts {
+  const text = container.getSourceFile().text;
   const last = members.at(-1)?.end;
-  const comma = literal && last !== undefined ? /^\s*,/.exec(text.slice(last, closeBrace)) : null;
-  const first = members[0];
+  const { end, comma } = literal && last !== undefined ? afterComma(text, last) : { end: last, comma: false };
   return {
     openBrace: members.pos - 1,
-    closeBrace,
-    lastMemberEnd: last === undefined ? undefined : last + (comma?.[0].length ?? 0),
-    lastMemberHasComma: comma !== null,
-    memberIndent: first === undefined ? '' : lineIndent(text, first.getStart()),
+    closeBrace: container.end - 1,
+    lastMemberEnd: end,
+    lastMemberHasComma: comma,
+    memberIndent: members[0] === undefined ? '' : lineIndent(text, members[0].getStart()),
     outerIndent: lineIndent(text, container.getStart()),
   };
-}
-
-/** The error for a file that does not parse: where (1-based line and column) and the parser's reason. */
-export function syntaxError(sourceFile: ts.SourceFile, problem: ts.Diagnostic): Error {
-  const { line, character } = sourceFile.getLineAndCharacterOfPosition(problem.start ?? 0);
-  return new Error(
-    upgradeMessages.doesNotParse(
-      sourceFile.fileName,
-      line + 1,
-      character + 1,
-      ts.flattenDiagnosticMessageText(problem.messageText, ' '),
-    ),
-  );
 }

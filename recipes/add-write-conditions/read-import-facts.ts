@@ -2,6 +2,7 @@ import { ts } from 'ts-morph';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import type { ImportDeclarationFacts, ImportFacts } from './implementer-facts.js';
 import { packageType } from './package-manifest.js';
+import { afterComma } from './source-style.js';
 import { isJavaScriptFile } from './storage-resolver.js';
 
 /** The local name an `import x = require('checkpoint-fencing')` gets, unless the file already uses it. */
@@ -13,30 +14,27 @@ const NAMESPACE_NAME = 'checkpointFencing';
  * `import x = require(…)` can bring in a value.
  */
 export function readImportFacts(sourceFile: ts.SourceFile, commonJsOnly = false): ImportFacts {
-  const text = sourceFile.text;
-  const declarations: ImportDeclarationFacts[] = [];
-  const imports = sourceFile.statements.filter(
-    (statement) => ts.isImportDeclaration(statement) || ts.isImportEqualsDeclaration(statement) || isRequire(statement),
+  const { text, statements } = sourceFile;
+  const imports = statements.filter(
+    (statement) =>
+      ts.isImportDeclaration(statement) ||
+      ts.isImportEqualsDeclaration(statement) ||
+      requiredModule(statement) !== undefined,
   );
-  for (const statement of imports) {
-    const declaration = packageImport(statement, text);
-    if (declaration !== undefined) {
-      declarations.push(declaration);
-    }
-  }
-  const javascript = isJavaScriptFile(sourceFile);
-  const lastImport = imports.at(-1);
-  const directives = prologue(sourceFile);
-  const firstStatement = sourceFile.statements[0];
+  // The directive prologue (`'use strict';`) must stay first.
+  const firstOther = statements.findIndex((s) => !ts.isExpressionStatement(s) || !ts.isStringLiteral(s.expression));
+  const directive = statements[(firstOther === -1 ? statements.length : firstOther) - 1];
+  const first = statements[0];
   let freeNamespaceName = NAMESPACE_NAME;
   for (let suffix = 2; new RegExp(`\\b${freeNamespaceName}\\b`).test(text); suffix += 1) {
     freeNamespaceName = `${NAMESPACE_NAME}${suffix}`;
   }
+  const javascript = isJavaScriptFile(sourceFile);
   return {
-    declarations,
-    insertNewImportAt: lastImport?.end ?? directives.at(-1)?.end ?? firstStatement?.getStart() ?? 0,
-    afterImport: lastImport !== undefined,
-    afterDirective: lastImport === undefined && directives.length > 0,
+    declarations: imports.flatMap((statement) => packageImport(statement, text) ?? []),
+    insertNewImportAt:
+      imports.at(-1)?.end ?? directive?.end ?? (first === undefined ? 0 : attachedCommentsStart(text, first)),
+    insertAfter: imports.length > 0 ? 'import' : directive !== undefined ? 'directive' : undefined,
     typescript: !javascript,
     newImportSyntax: javascript
       ? isCommonJsScript(sourceFile)
@@ -51,6 +49,7 @@ export function readImportFacts(sourceFile: ts.SourceFile, commonJsOnly = false)
 
 /** One import of checkpoint-fencing: `import … from`, `import x = require(…)`, or `const … = require(…)`. */
 function packageImport(statement: ts.Statement, text: string): ImportDeclarationFacts | undefined {
+  const span = { start: statement.getStart(), end: statement.end };
   if (ts.isImportDeclaration(statement)) {
     const specifier = statement.moduleSpecifier;
     if (!ts.isStringLiteral(specifier) || specifier.text !== PACKAGE_NAME) {
@@ -70,33 +69,29 @@ function packageImport(statement: ts.Statement, text: string): ImportDeclaration
       })),
       braces: named === undefined ? undefined : { open: named.pos - 1, close: text.indexOf('}', named.end) },
       ...lastSpecifier(named?.at(-1), text),
-      start: statement.getStart(),
-      end: statement.end,
+      ...span,
     };
   }
   if (ts.isImportEqualsDeclaration(statement)) {
     const reference = statement.moduleReference;
-    if (
-      !ts.isExternalModuleReference(reference) ||
-      !ts.isStringLiteral(reference.expression) ||
-      reference.expression.text !== PACKAGE_NAME
-    ) {
-      return undefined;
-    }
-    return {
-      syntax: 'import',
-      typeOnly: statement.isTypeOnly,
-      namespace: statement.name.text,
-      named: [],
-      braces: undefined,
-      lastSpecifierEnd: undefined,
-      trailingComma: false,
-      start: statement.getStart(),
-      end: statement.end,
-    };
+    const imported =
+      ts.isExternalModuleReference(reference) &&
+      ts.isStringLiteral(reference.expression) &&
+      reference.expression.text === PACKAGE_NAME;
+    return imported
+      ? {
+          syntax: 'import',
+          typeOnly: statement.isTypeOnly,
+          namespace: statement.name.text,
+          named: [],
+          braces: undefined,
+          ...lastSpecifier(undefined, text),
+          ...span,
+        }
+      : undefined;
   }
   const declaration = ts.isVariableStatement(statement) ? statement.declarationList.declarations[0] : undefined;
-  if (declaration === undefined || requiredModule(declaration.initializer) !== PACKAGE_NAME) {
+  if (declaration === undefined || requiredModule(statement) !== PACKAGE_NAME) {
     return undefined;
   }
   const pattern = declaration.name;
@@ -113,85 +108,52 @@ function packageImport(statement: ts.Statement, text: string): ImportDeclaration
     }),
     braces: elements === undefined ? undefined : { open: pattern.getStart(), close: pattern.end - 1 },
     ...lastSpecifier(elements?.at(-1), text),
-    start: statement.getStart(),
-    end: statement.end,
+    ...span,
   };
 }
 
 /** Where a name can be added after the last named import, and whether that one has a trailing comma. */
-function lastSpecifier(
-  last: ts.Node | undefined,
-  text: string,
-): { lastSpecifierEnd: number | undefined; trailingComma: boolean } {
-  if (last === undefined) {
-    return { lastSpecifierEnd: undefined, trailingComma: false };
-  }
-  const comma = /^\s*,/.exec(text.slice(last.end));
-  return comma === null
-    ? { lastSpecifierEnd: last.end, trailingComma: false }
-    : { lastSpecifierEnd: last.end + comma[0].length, trailingComma: true };
+function lastSpecifier(last: ts.Node | undefined, text: string) {
+  const { end, comma } = last === undefined ? { end: undefined, comma: false } : afterComma(text, last.end);
+  return { lastSpecifierEnd: end, trailingComma: comma };
 }
 
-/** `const x = require('…')` (or `const { … } =`): a CommonJS import, after which a new one goes. */
-function isRequire(statement: ts.Statement): boolean {
-  return (
-    ts.isVariableStatement(statement) &&
-    statement.declarationList.declarations.length === 1 &&
-    requiredModule(statement.declarationList.declarations[0]?.initializer) !== undefined
-  );
-}
-
-function requiredModule(expression: ts.Expression | undefined): string | undefined {
-  if (
-    expression !== undefined &&
-    ts.isCallExpression(expression) &&
-    ts.isIdentifier(expression.expression) &&
-    expression.expression.text === 'require' &&
-    expression.arguments.length === 1
-  ) {
-    const [argument] = expression.arguments;
-    return argument !== undefined && ts.isStringLiteralLike(argument) ? argument.text : undefined;
-  }
-  return undefined;
-}
-
-/** The directive prologue (`'use strict';`), which must stay first: a new import goes after it. */
-function prologue(sourceFile: ts.SourceFile): ts.Statement[] {
-  const directives: ts.Statement[] = [];
-  for (const statement of sourceFile.statements) {
-    if (!ts.isExpressionStatement(statement) || !ts.isStringLiteral(statement.expression)) {
-      break;
-    }
-    directives.push(statement);
-  }
-  return directives;
+/** The module of `const x = require('…')` (or `const { … } =`), a CommonJS import. */
+function requiredModule(statement: ts.Statement): string | undefined {
+  const declarations = ts.isVariableStatement(statement) ? statement.declarationList.declarations : [];
+  const call = declarations.length === 1 ? declarations[0]?.initializer : undefined;
+  const [argument] = call !== undefined && ts.isCallExpression(call) ? call.arguments : [];
+  return call !== undefined &&
+    ts.isCallExpression(call) &&
+    ts.isIdentifier(call.expression) &&
+    call.expression.text === 'require' &&
+    call.arguments.length === 1 &&
+    argument !== undefined &&
+    ts.isStringLiteralLike(argument)
+    ? argument.text
+    : undefined;
 }
 
 /**
  * Whether a JavaScript file is a CommonJS module, where `import` is a syntax error: `.cjs`; not `.mjs`; otherwise
- * one that uses no `import`/`export` and either uses `require`/`module.exports` or sits in a package that is not
- * `"type": "module"`.
+ * one without `import`/`export` that uses `require`/`module.exports` or sits in a package not `"type": "module"`.
+ * (Not `ts.isExternalModule`: in a program, `moduleDetection` and the package type can force a script to be one.)
  */
 function isCommonJsScript(sourceFile: ts.SourceFile): boolean {
   const path = sourceFile.fileName;
-  if (/\.cjs$/.test(path)) {
-    return true;
-  }
-  if (/\.mjs$/.test(path)) {
-    return false;
-  }
-  const esm = sourceFile.statements.some(
-    (statement) =>
-      ts.isImportDeclaration(statement) ||
-      ts.isExportDeclaration(statement) ||
-      ts.isExportAssignment(statement) ||
-      (ts.canHaveModifiers(statement) &&
-        (ts.getModifiers(statement) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)),
+  return (
+    /\.cjs$/.test(path) ||
+    (!/\.mjs$/.test(path) &&
+      !sourceFile.statements.some(
+        (statement) =>
+          ts.isImportDeclaration(statement) ||
+          ts.isExportDeclaration(statement) ||
+          ts.isExportAssignment(statement) ||
+          (ts.canHaveModifiers(statement) &&
+            (ts.getModifiers(statement) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)),
+      ) &&
+      (/\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w/.test(sourceFile.text) || packageType(path) !== 'module'))
   );
-  if (esm) {
-    return false;
-  }
-  return /\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w/.test(sourceFile.text) || packageType(path) !== 'module';
 }
 
 /** A TypeScript file written in CommonJS syntax (`export =`, `import x = require(…)`), which a new import follows. */
@@ -201,4 +163,19 @@ function writesCommonJsSyntax(sourceFile: ts.SourceFile): boolean {
       (ts.isExportAssignment(statement) && statement.isExportEquals === true) ||
       (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)),
   );
+}
+
+/**
+ * Where the comments directly above `node` begin (its JSDoc, line comments), so that new text goes above them rather
+ * than between a node and its documentation. A blank line ends the run: a section comment above it stays apart.
+ */
+export function attachedCommentsStart(text: string, node: ts.Node): number {
+  let at = node.getStart();
+  for (const range of (ts.getLeadingCommentRanges(text, node.pos) ?? []).reverse()) {
+    if (/\n[ \t]*\r?\n/.test(text.slice(range.end, at))) {
+      break;
+    }
+    at = range.pos;
+  }
+  return at;
 }

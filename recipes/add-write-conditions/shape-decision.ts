@@ -2,7 +2,7 @@ import type { ChainSummary, ImplementerFacts, SaveFacts } from './implementer-fa
 import { upgradeMessages } from './upgrade-messages.js';
 
 /**
- * The shape of `save` written for an implementer:
+ * The shape of `save` written for an implementer (doc/adr/0202, 0205):
  * - `delegating`: it has its own two-parameter `save`; that write is kept under a new name and `any()` goes to it.
  * - `inherited`: it inherits a two-parameter `save` from a base that is not an implementer; `any()` goes to `super.save`.
  * - `refusing`: no two-parameter `save` anywhere; every write is refused, so generated code cannot call back into itself.
@@ -18,48 +18,32 @@ export interface UpgradeDecision {
   readonly saveShape: SaveShape;
   /** The new name of the existing two-parameter `save` (`delegating` and `follows-base`). */
   readonly unconditionalSaveName: string | undefined;
-  /** Whether the generated `save` overrides an inherited one and needs the `override` modifier. */
+  /** The generated `save` overrides an inherited one (`override`). */
   readonly saveOverrides: boolean;
-  /** Whether the generated `save` is `async`, as the `save` it wraps is; a refusing one never is. */
+  /** The generated `save` is `async`, as the `save` it wraps is; a refusing one never is. */
   readonly saveIsAsync: boolean;
   readonly addWriteVersion: boolean;
-  /**
-   * How the generated `save` is written. A field stays a field; and when every concrete `save` it will call (its own,
-   * its subclasses') is an arrow-function field, so is the generated one, so a detached call keeps its `this`.
-   */
-  readonly saveMember: SaveMember;
-  /** Set when a base renamed its `save`: every `super.save` in this class is renamed to this, to keep reaching it. */
+  /** A method, or an arrow or function field (see {@link generatedSaveMember}). */
+  readonly saveMember: 'method' | 'arrow-field' | 'function-field';
+  /** Set when a base renamed its `save`: every `super.save` in this class is renamed to this. */
   readonly superSaveRename: string | undefined;
   /** Set when the implementer is left alone because the recipe cannot decide safely. */
   readonly skipReason: string | undefined;
 }
 
-/** A method, or an arrow-function or function-expression field. */
-export type SaveMember = 'method' | 'arrow-field' | 'function-field';
-
 /** The name the existing unconditional write is kept under, unless the class already uses it. */
-export const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
+const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
 
-interface Effective {
-  /** Whether the `save` visible after the upgrade receives the condition; undefined when there is no `save`. */
-  readonly saveAcceptsCondition: boolean | undefined;
-  /** Whether that `save` is async, so a generated one that wraps it can be too. */
-  readonly saveIsAsync: boolean;
-  /** Whether that `save` is a field, which a method in a subclass cannot override. */
-  readonly saveIsField: boolean;
-  readonly hasWriteVersion: boolean;
-  /** Set when an implementing ancestor renamed its two-parameter `save` to this name. */
+/** What a subclass inherits once its base is decided: `skipReason` leaves the subclass alone too. */
+type Effective = Omit<ChainSummary, 'name'> & {
   readonly unconditionalSaveName: string | undefined;
-  /** Set when the implementer is left alone; its subclasses are then left alone too. */
   readonly skipReason: string | undefined;
-}
+};
 
 /**
- * Decides, for every implementer, which members to write and in which shape. This is the one place both front ends
- * (ts-morph and jscodeshift) ask; they only differ in how they find the facts. Ancestors are decided before their
- * subclasses, so that members land where they belong, once. `refusals` names implementers a front end already knows
- * it must leave alone (a subclass it cannot change along with them); a subclass that cannot follow its base's
- * renamed `save` makes the base refused too, and the hierarchy is decided again until that settles.
+ * Decides, for every implementer, which members to write and in which shape, ancestors first: the one place both
+ * front ends ask. `refusals` names implementers a front end knows it must leave alone; a subclass that cannot follow
+ * its base's renamed `save` makes the base refused too, and the hierarchy is decided again until that settles.
  */
 export function decideUpgrades(
   implementers: readonly ImplementerFacts[],
@@ -72,9 +56,7 @@ export function decideUpgrades(
     if (stranded.length === 0) {
       return decisions;
     }
-    for (const [id, reason] of stranded) {
-      refused.set(id, reason);
-    }
+    stranded.forEach(([id, reason]) => refused.set(id, reason));
   }
 }
 
@@ -83,10 +65,8 @@ function decideOnce(
   refusals: ReadonlyMap<string, string>,
 ): UpgradeDecision[] {
   const byId = new Map(implementers.map((implementer) => [implementer.id, implementer]));
-  const hierarchy = new Hierarchy(implementers);
   const decisions = new Map<string, UpgradeDecision>();
   const effective = new Map<string, Effective>();
-
   const decide = (implementer: ImplementerFacts, visiting: Set<string>): Effective => {
     const known = effective.get(implementer.id);
     if (known !== undefined) {
@@ -96,24 +76,34 @@ function decideOnce(
       throw new Error(upgradeMessages.extendsItself(implementer.name, implementer.file));
     }
     visiting.add(implementer.id);
-    const parent = parentEffective(implementer, byId, (base) => decide(base, visiting));
+    const base = implementer.base;
+    // A base outside this run (a path that was not selected) is not upgraded: it stands as it is.
+    const baseInRun = base?.kind === 'implementer' ? byId.get(base.id) : undefined;
+    const parent =
+      base === undefined
+        ? undefined
+        : base.kind === 'unknown'
+          ? null
+          : baseInRun !== undefined
+            ? decide(baseInRun, visiting)
+            : { ...base, unconditionalSaveName: undefined, skipReason: undefined };
     const refusal = refusals.get(implementer.id);
     const decision =
       refusal === undefined
-        ? { ...decideOne(implementer, parent, hierarchy), superSaveRename: parent?.unconditionalSaveName }
+        ? { ...decideOne(implementer, parent, implementers), superSaveRename: parent?.unconditionalSaveName }
         : skip(implementer, refusal);
     decisions.set(implementer.id, decision);
+    const { ownSave } = implementer;
     const keepsVisibleSave = decision.skipReason !== undefined || decision.saveShape === 'unchanged';
     const result: Effective = {
       skipReason: decision.skipReason,
-      saveIsAsync: implementer.ownSave?.isAsync ?? parent?.saveIsAsync ?? true,
-      saveIsField:
-        implementer.ownSave === undefined ? parent?.saveIsField === true : implementer.ownSave.form === 'property',
+      saveIsAsync: ownSave?.isAsync ?? parent?.saveIsAsync ?? true,
+      saveIsField: ownSave === undefined ? parent?.saveIsField === true : ['arrow', 'function'].includes(ownSave.form),
       saveAcceptsCondition:
         decision.saveShape === 'follows-base'
           ? parent?.saveAcceptsCondition
           : keepsVisibleSave
-            ? (implementer.ownSave?.acceptsCondition ?? parent?.saveAcceptsCondition)
+            ? (ownSave?.acceptsCondition ?? parent?.saveAcceptsCondition)
             : true,
       hasWriteVersion: implementer.ownWriteVersion || parent?.hasWriteVersion === true || decision.addWriteVersion,
       unconditionalSaveName: decision.unconditionalSaveName ?? parent?.unconditionalSaveName,
@@ -121,104 +111,49 @@ function decideOnce(
     effective.set(implementer.id, result);
     return result;
   };
-
-  for (const implementer of implementers) {
-    decide(implementer, new Set());
-  }
+  implementers.forEach((implementer) => decide(implementer, new Set()));
   return implementers.map((implementer) => decisions.get(implementer.id) as UpgradeDecision);
 }
 
-/** Subclasses by base, within the implementers of one run. */
-class Hierarchy {
-  readonly #children = new Map<string, ImplementerFacts[]>();
-
-  constructor(implementers: readonly ImplementerFacts[]) {
-    for (const implementer of implementers) {
-      if (implementer.base?.kind === 'implementer') {
-        this.#children.set(implementer.base.id, [...(this.#children.get(implementer.base.id) ?? []), implementer]);
+/** Every implementer below `id`, nearest first. */
+function descendants(implementers: readonly ImplementerFacts[], id: string): ImplementerFacts[] {
+  const found: ImplementerFacts[] = [];
+  for (let pending = [id]; pending.length > 0;) {
+    const next = pending.shift();
+    for (const child of implementers) {
+      if (child.base?.kind === 'implementer' && child.base.id === next && !found.includes(child)) {
+        found.push(child);
+        pending.push(child.id);
       }
     }
   }
-
-  /** Every class below `id`, nearest first. */
-  descendants(id: string): ImplementerFacts[] {
-    const found: ImplementerFacts[] = [];
-    for (let pending = [...(this.#children.get(id) ?? [])]; pending.length > 0;) {
-      const next = pending.shift() as ImplementerFacts;
-      if (!found.includes(next)) {
-        found.push(next);
-        pending = [...pending, ...(this.#children.get(next.id) ?? [])];
-      }
-    }
-    return found;
-  }
-}
-
-/** Whether a subclass has code that must change with its base's renamed `save`: its own `save`, or `super.save`. */
-function followsRename(implementer: ImplementerFacts): boolean {
-  return implementer.ownSave !== undefined || implementer.superSaveNames.length > 0;
+  return found;
 }
 
 /**
- * Bases whose renamed `save` would strand a subclass that cannot follow it (left alone for a reason of its own):
- * that subclass would go on overriding, or calling, a member that no longer does what it did.
+ * Bases whose renamed `save` would strand a subclass that cannot follow it (left alone for a reason of its own, and
+ * with its own `save` or a `super.save`): that subclass would go on overriding, or calling, a member that no longer
+ * does what it did.
  */
 function strandedBases(
   implementers: readonly ImplementerFacts[],
   decisions: readonly UpgradeDecision[],
 ): [string, string][] {
-  const hierarchy = new Hierarchy(implementers);
-  const decisionOf = new Map(decisions.map((decision) => [decision.implementer.id, decision]));
-  const stranded: [string, string][] = [];
-  for (const decision of decisions) {
-    if (decision.saveShape !== 'delegating' || decision.unconditionalSaveName === undefined) {
-      continue;
-    }
-    const subclass = hierarchy
-      .descendants(decision.implementer.id)
-      .find((candidate) => followsRename(candidate) && decisionOf.get(candidate.id)?.skipReason !== undefined);
-    const reason = subclass === undefined ? undefined : decisionOf.get(subclass.id)?.skipReason;
-    if (subclass !== undefined && reason !== undefined) {
-      stranded.push([
-        decision.implementer.id,
-        upgradeMessages.subclassCannotFollow(subclass.name, subclass.file, reason),
-      ]);
-    }
-  }
-  return stranded;
-}
-
-/** What the implementer inherits, or `undefined` without a base class; `null` when the base cannot be seen into. */
-function parentEffective(
-  implementer: ImplementerFacts,
-  byId: ReadonlyMap<string, ImplementerFacts>,
-  decideBase: (base: ImplementerFacts) => Effective,
-): Effective | undefined | null {
-  const base = implementer.base;
-  switch (base?.kind) {
-    case undefined:
-      return undefined;
-    case 'unknown':
-      return null;
-    case 'plain':
-      return summaryEffective(base);
-    case 'implementer': {
-      // A base outside this run (a path that was not selected) is not upgraded: it stands as it is.
-      const parent = byId.get(base.id);
-      return parent === undefined ? summaryEffective(base) : decideBase(parent);
-    }
-  }
-}
-
-function summaryEffective(summary: ChainSummary): Effective {
-  return {
-    saveAcceptsCondition: summary.saveParameterCount === undefined ? undefined : summary.saveParameterCount >= 3,
-    saveIsAsync: summary.saveIsAsync,
-    saveIsField: summary.saveIsField,
-    hasWriteVersion: summary.hasWriteVersion,
-    unconditionalSaveName: undefined,
-    skipReason: undefined,
-  };
+  const reasons = new Map(decisions.map((decision) => [decision.implementer.id, decision.skipReason]));
+  return decisions.flatMap(({ saveShape, unconditionalSaveName, implementer }): [string, string][] => {
+    const subclass =
+      saveShape === 'delegating' && unconditionalSaveName !== undefined
+        ? descendants(implementers, implementer.id).find(
+            (candidate) =>
+              (candidate.ownSave !== undefined || candidate.superSaveNames.length > 0) &&
+              reasons.get(candidate.id) !== undefined,
+          )
+        : undefined;
+    const reason = subclass === undefined ? undefined : reasons.get(subclass.id);
+    return subclass === undefined || reason === undefined
+      ? []
+      : [[implementer.id, upgradeMessages.subclassCannotFollow(subclass.name, subclass.file, reason)]];
+  });
 }
 
 /** Nothing to write: the decision every other one starts from. */
@@ -240,99 +175,85 @@ function skip(implementer: ImplementerFacts, reason: string): UpgradeDecision {
   return { ...unchanged(implementer), saveIsAsync: false, skipReason: reason };
 }
 
+/** `parent`: what the implementer inherits; `undefined` without a base class, `null` when it cannot be seen into. */
 function decideOne(
   implementer: ImplementerFacts,
   parent: Effective | undefined | null,
-  hierarchy: Hierarchy,
+  implementers: readonly ImplementerFacts[],
 ): UpgradeDecision {
-  const ownSave = implementer.ownSave;
+  const { ownSave, base } = implementer;
+  const baseName = base?.name ?? 'its base class';
   const none = unchanged(implementer);
   if (ownSave?.acceptsCondition === true && implementer.ownWriteVersion) {
     return none;
   }
   if (parent === null) {
-    const base = implementer.base?.kind === 'unknown' ? implementer.base : undefined;
     return skip(
       implementer,
-      upgradeMessages.baseNotVisible(base?.name ?? 'its base class', base?.where ?? 'another-file'),
+      upgradeMessages.baseNotVisible(baseName, base?.kind === 'unknown' ? base.where : 'another-file'),
     );
   }
   if (parent?.skipReason !== undefined) {
-    const baseName = implementer.base?.name ?? 'its base class';
     return skip(implementer, upgradeMessages.baseLeftAlone(baseName, parent.skipReason));
   }
   // Members spread into a literal cannot be seen; a generated writeVersion could replace one they provide.
   const addWriteVersion =
     !implementer.ownWriteVersion && parent?.hasWriteVersion !== true && !implementer.membersMayComeFromElsewhere;
-
-  if (ownSave !== undefined) {
-    if (ownSave.acceptsCondition) {
-      return { ...none, addWriteVersion };
+  if (ownSave === undefined) {
+    if (parent?.saveAcceptsCondition === false && parent.saveIsField) {
+      return skip(implementer, upgradeMessages.inheritsSaveField(baseName, implementer.name));
     }
-    const unsupported = unsupportedSave(ownSave);
-    if (unsupported !== undefined) {
-      return skip(implementer, unsupported);
+    if (parent?.saveAcceptsCondition === false) {
+      const saveIsAsync = parent.saveIsAsync;
+      return { ...none, saveShape: 'inherited', saveOverrides: true, saveIsAsync, addWriteVersion };
     }
-    if (parent?.unconditionalSaveName !== undefined) {
-      if (ownSave.decorators !== undefined) {
-        return skip(implementer, upgradeMessages.decoratedFollower(implementer.base?.name ?? 'its base class'));
-      }
-      return {
-        ...none,
-        saveShape: 'follows-base',
-        unconditionalSaveName: parent.unconditionalSaveName,
-        addWriteVersion,
-      };
-    }
-    if (implementer.kind === 'object-literal') {
-      // An object literal takes the condition in place (see member-edits.ts), so nothing is renamed.
-      return { ...none, saveShape: 'delegating', addWriteVersion };
-    }
-    const saveMember = generatedSaveMember(implementer, ownSave, hierarchy.descendants(implementer.id));
-    if (typeof saveMember !== 'string') {
-      return skip(implementer, upgradeMessages.bindingsDiffer(saveMember.bound, saveMember.unbound));
-    }
-    return {
-      ...none,
-      saveShape: 'delegating',
-      unconditionalSaveName: freshName(UNCONDITIONAL_SAVE_NAME, implementer.memberNames),
-      saveOverrides: parent?.saveAcceptsCondition !== undefined || ownSave.overrideKeyword !== undefined,
-      saveMember,
-      addWriteVersion,
-    };
-  }
-  if (parent?.saveAcceptsCondition !== undefined) {
-    if (!parent.saveAcceptsCondition && parent.saveIsField) {
-      return skip(
-        implementer,
-        upgradeMessages.inheritsSaveField(implementer.base?.name ?? 'its base class', implementer.name),
-      );
-    }
-    return parent.saveAcceptsCondition
+    const providedBelow =
+      parent?.saveAcceptsCondition === true ||
+      (implementer.isAbstract &&
+        descendants(implementers, implementer.id).some((other) => other.ownSave !== undefined));
+    return providedBelow
       ? { ...none, addWriteVersion }
-      : {
-          ...none,
-          saveShape: 'inherited',
-          saveOverrides: true,
-          saveIsAsync: parent.saveIsAsync,
-          addWriteVersion,
-        };
+      : { ...none, saveShape: 'refusing', saveIsAsync: false, addWriteVersion };
   }
-  if (implementer.isAbstract && hierarchy.descendants(implementer.id).some((other) => other.ownSave !== undefined)) {
+  if (ownSave.acceptsCondition) {
     return { ...none, addWriteVersion };
   }
-  return { ...none, saveShape: 'refusing', saveIsAsync: false, addWriteVersion };
-}
-
-/** Why a `save` the recipe would rename or extend cannot be: overloads, a getter, a value from elsewhere. */
-function unsupportedSave(save: SaveFacts): string | undefined {
-  if (save.form === 'value') {
-    return upgradeMessages.saveIsValue();
+  const unsupported =
+    ownSave.form === 'value'
+      ? upgradeMessages.saveIsValue()
+      : ownSave.form === 'accessor'
+        ? upgradeMessages.saveIsAccessor()
+        : ownSave.hasOverloads
+          ? upgradeMessages.saveHasOverloads()
+          : undefined;
+  if (unsupported !== undefined) {
+    return skip(implementer, unsupported);
   }
-  if (save.form === 'accessor') {
-    return upgradeMessages.saveIsAccessor();
+  if (parent?.unconditionalSaveName !== undefined) {
+    return ownSave.decorators !== undefined
+      ? skip(implementer, upgradeMessages.decoratedFollower(baseName))
+      : { ...none, saveShape: 'follows-base', unconditionalSaveName: parent.unconditionalSaveName, addWriteVersion };
   }
-  return save.hasOverloads ? upgradeMessages.saveHasOverloads() : undefined;
+  if (implementer.kind === 'object-literal') {
+    // An object literal takes the condition in place (see member-edits.ts), so nothing is renamed.
+    return { ...none, saveShape: 'delegating', addWriteVersion };
+  }
+  const saveMember = generatedSaveMember(implementer, ownSave, descendants(implementers, implementer.id));
+  if (typeof saveMember !== 'string') {
+    return skip(implementer, upgradeMessages.bindingsDiffer(saveMember.bound, saveMember.unbound));
+  }
+  let unconditionalSaveName = UNCONDITIONAL_SAVE_NAME;
+  for (let suffix = 2; implementer.memberNames.includes(unconditionalSaveName); suffix += 1) {
+    unconditionalSaveName = `${UNCONDITIONAL_SAVE_NAME}${suffix}`;
+  }
+  return {
+    ...none,
+    saveShape: 'delegating',
+    unconditionalSaveName,
+    saveOverrides: parent?.saveAcceptsCondition !== undefined || ownSave.overrideKeyword !== undefined,
+    saveMember,
+    addWriteVersion,
+  };
 }
 
 /**
@@ -344,48 +265,28 @@ function unsupportedSave(save: SaveFacts): string | undefined {
 function generatedSaveMember(
   implementer: ImplementerFacts,
   ownSave: SaveFacts,
-  descendants: readonly ImplementerFacts[],
-): SaveMember | { readonly bound: string; readonly unbound: string } {
-  const concrete = [
-    ...(ownSave.form === 'abstract-method' ? [] : [{ name: implementer.name, save: ownSave }]),
-    ...descendants.flatMap((descendant) =>
-      descendant.ownSave === undefined || descendant.ownSave.form === 'abstract-method'
-        ? []
-        : [{ name: descendant.name, save: descendant.ownSave }],
-    ),
-  ];
-  const isBound = (save: SaveFacts): boolean => save.form === 'property' && save.functionKind === 'arrow';
-  const bound = concrete.find(({ save }) => isBound(save));
-  const unbound = concrete.find(({ save }) => !isBound(save));
+  below: readonly ImplementerFacts[],
+): UpgradeDecision['saveMember'] | { readonly bound: string; readonly unbound: string } {
+  const concrete = [implementer, ...below].filter(
+    (candidate) => candidate.ownSave !== undefined && candidate.ownSave.form !== 'abstract-method',
+  );
+  const bound = concrete.find((candidate) => candidate.ownSave?.form === 'arrow');
+  const unbound = concrete.find((candidate) => candidate.ownSave?.form !== 'arrow');
   if (bound !== undefined && unbound !== undefined) {
     return { bound: bound.name, unbound: unbound.name };
   }
-  if (bound !== undefined) {
-    return 'arrow-field';
-  }
-  return ownSave.form === 'property' && ownSave.functionKind === 'function' ? 'function-field' : 'method';
-}
-
-function freshName(wanted: string, taken: readonly string[]): string {
-  let candidate = wanted;
-  for (let suffix = 2; taken.includes(candidate); suffix += 1) {
-    candidate = `${wanted}${suffix}`;
-  }
-  return candidate;
+  return bound !== undefined ? 'arrow-field' : ownSave.form === 'function' ? 'function-field' : 'method';
 }
 
 /**
- * For a run over some paths of a project: the implementers in those paths that must be left alone because their
- * class hierarchy reaches outside them, into a class whose `save` would have to change too (renamed along with a
- * base, or its `super.save` calls renamed). Upgrading one side alone would leave the other overriding, or calling,
- * a member that no longer does what it did. `all` are the implementers of the whole project, decided as a whole-project
- * run would; writeVersion added on one side alone changes nothing the other relies on.
+ * For a run over some paths: the implementers there whose class hierarchy reaches a class outside them whose `save`
+ * (or `super.save`) a whole-project run would change. Upgrading one side alone would leave the other overriding, or
+ * calling, a member that no longer does what it did; a `writeVersion` added on one side changes nothing for the other.
  */
 export function refusalsForPartialRun(
   all: readonly ImplementerFacts[],
   selected: (implementer: ImplementerFacts) => boolean,
 ): Map<string, string> {
-  const whole = new Map(decideUpgrades(all).map((decision) => [decision.implementer.id, decision]));
   const byId = new Map(all.map((implementer) => [implementer.id, implementer]));
   // A hierarchy is a tree (one base a class): its members share the id of their topmost ancestor.
   const rootOf = (implementer: ImplementerFacts): string => {
@@ -396,16 +297,11 @@ export function refusalsForPartialRun(
     return id;
   };
   const outside = new Map<string, ImplementerFacts>();
-  for (const member of all) {
-    const decision = whole.get(member.id);
-    if (
-      !selected(member) &&
-      decision !== undefined &&
-      decision.skipReason === undefined &&
-      (decision.saveShape !== 'unchanged' ||
-        (decision.superSaveRename !== undefined && member.superSaveNames.length > 0))
-    ) {
-      outside.set(rootOf(member), outside.get(rootOf(member)) ?? member);
+  for (const { implementer, skipReason, saveShape, superSaveRename } of decideUpgrades(all)) {
+    const changes =
+      saveShape !== 'unchanged' || (superSaveRename !== undefined && implementer.superSaveNames.length > 0);
+    if (!selected(implementer) && skipReason === undefined && changes && !outside.has(rootOf(implementer))) {
+      outside.set(rootOf(implementer), implementer);
     }
   }
   const refusals = new Map<string, string>();

@@ -3,23 +3,19 @@ import { basename, dirname, extname, join } from 'node:path';
 
 /** How a file is written, so that generated code reads like the code around it. */
 export interface SourceStyle {
-  /** `\r\n` when the file uses CRLF line endings, `\n` otherwise. */
-  readonly newline: string;
-  /** One level of indentation: a tab, or the smallest run of leading spaces found. */
+  readonly newline: '\n' | '\r\n';
+  /** A tab, or the smallest run of leading spaces found. */
   readonly indentUnit: string;
-  /** The quote character of the file's import specifiers. */
+  /** The quote of the file's import specifiers. */
   readonly quote: '"' | "'";
   readonly semicolons: boolean;
   /** The column generated lines wrap at (a tab counts as four). */
   readonly width: number;
-  /** Whether an import or object broken over several lines ends with a comma, as Prettier writes them by default. */
+  /** Whether a broken import or object ends with a comma. */
   readonly trailingCommas: boolean;
-  /**
-   * Whether a parameter list broken over several lines ends with a comma: Prettier's `"all"` (its default since 3.0)
-   * does, `"es5"` (the default of 2.x) does not, though it still puts one after the last import or property.
-   */
+  /** Whether a broken parameter list does: Prettier's `"all"` (3.x) does, `"es5"` (2.x) only the other lists. */
   readonly parameterTrailingCommas: boolean;
-  /** Whether braces have spaces inside, `{ a, b }` (Prettier's `bracketSpacing`), or not, `{a, b}`. */
+  /** `{ a, b }` (Prettier's `bracketSpacing`) or `{a, b}`. */
   readonly bracketSpacing: boolean;
 }
 
@@ -82,8 +78,13 @@ export function columns(line: string): number {
 
 /** Leading whitespace of the line `offset` is on. */
 export function lineIndent(text: string, offset: number): string {
-  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
-  return /^[ \t]*/.exec(text.slice(lineStart))?.[0] ?? '';
+  return /^[ \t]*/.exec(lineAt(text, offset))?.[0] ?? '';
+}
+
+/** `end`, or the end of the comma (and whitespace before it) that follows it in `text`. */
+export function afterComma(text: string, end: number): { end: number; comma: boolean } {
+  const comma = /^\s*,/.exec(text.slice(end));
+  return { end: end + (comma?.[0].length ?? 0), comma: comma !== null };
 }
 
 /** The whole line `offset` is on, without its newline. */

@@ -8,15 +8,11 @@ export type BaseClass =
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
 /**
- * What {@link readImplementerFacts} cannot answer from the syntax of one file: which types are `CheckpointStorage`
- * from checkpoint-fencing, and which class a class extends. Two implementations: by symbol (a type checker, for the
- * CLI) and by name (imports, same-file interfaces and JSDoc, for the jscodeshift transform).
+ * What the fact reader cannot answer from the syntax of one file (doc/adr/0204): answered by symbol (a type checker,
+ * for the CLI) or by name (imports, same-file interfaces and JSDoc, for the jscodeshift transform).
  */
 export interface StorageResolver {
-  /**
-   * Whether a type annotation or heritage-clause type is `CheckpointStorage` from checkpoint-fencing, an interface or
-   * alias derived from it, or a union of those with `null`/`undefined`.
-   */
+  /** Whether a type is checkpoint-fencing's `CheckpointStorage`, one derived from it, or either with `null`/`undefined`. */
   isStorageType(node: ts.TypeNode | ts.ExpressionWithTypeArguments): boolean;
   /** Whether an object literal with no declared type is a storage by where it stands (an argument, a property). */
   isContextuallyStorage(literal: ts.ObjectLiteralExpression): boolean;
@@ -24,9 +20,8 @@ export interface StorageResolver {
 }
 
 /**
- * Every JSDoc comment attached to `node`. TypeScript's public `getJSDocCommentsAndTags` returns only the last one,
- * but a `@typedef` usually sits in a comment of its own above the class comment; the parser keeps them all in the
- * node's `jsDoc` array (internal, and what ts-morph reads too).
+ * Every JSDoc comment attached to `node`: a `@typedef` usually sits in a comment of its own above the class comment,
+ * and the public `getJSDocCommentsAndTags` returns only the last. The parser's `jsDoc` array is what ts-morph reads too.
  */
 export function jsDocComments(node: ts.Node): readonly ts.JSDoc[] {
   return (node as { readonly jsDoc?: readonly ts.JSDoc[] }).jsDoc ?? [];
@@ -37,23 +32,14 @@ export function isJavaScriptFile(sourceFile: ts.SourceFile): boolean {
   return /\.[mc]?jsx?$/.test(sourceFile.fileName);
 }
 
-/**
- * The type inside a wrapper that keeps its members callable as they are: parentheses, JSDoc's `?T` and `!T`, and
- * `Readonly<T>` / `Required<T>`, so `Readonly<CheckpointStorage>` is a storage as much as the interface is.
- */
+/** The type in a wrapper that keeps its members callable: `(T)`, JSDoc `?T` and `!T`, `Readonly<T>`, `Required<T>`. */
 export function membersKeepingWrapper(node: ts.TypeNode): ts.TypeNode | undefined {
   if (ts.isParenthesizedTypeNode(node) || ts.isJSDocNullableType(node) || ts.isJSDocNonNullableType(node)) {
     return node.type;
   }
-  if (
-    ts.isTypeReferenceNode(node) &&
-    ts.isIdentifier(node.typeName) &&
-    (node.typeName.text === 'Readonly' || node.typeName.text === 'Required') &&
-    node.typeArguments?.length === 1
-  ) {
-    return node.typeArguments[0];
-  }
-  return undefined;
+  const [argument, ...others] = ts.isTypeReferenceNode(node) ? (node.typeArguments ?? []) : [];
+  const name = ts.isTypeReferenceNode(node) && ts.isIdentifier(node.typeName) ? node.typeName.text : undefined;
+  return (name === 'Readonly' || name === 'Required') && others.length === 0 ? argument : undefined;
 }
 
 /** The expression after `extends` in a class's heritage clauses. */

@@ -12,9 +12,8 @@ export interface TextEdit {
 }
 
 /**
- * Rewrites the text of `file` for the decisions that concern it: generated members plus the imports they need. Both
- * front ends end here, so the text they write is the same for the same decisions. The whole file is analysed (its
- * style, its imports) before any text is made, and every change is an edit of the original text.
+ * Rewrites the text of `file` for the decisions that concern it: generated members plus the imports they need, as
+ * edits of the original text (doc/adr/0201). Both front ends end here, so they write the same text.
  */
 export function upgradeFileText(
   file: string,
@@ -38,11 +37,7 @@ export function upgradeFileText(
   return applyTextEdits(source, [...importEdits(source, imports, style, needs), ...members]);
 }
 
-/**
- * Applies non-overlapping edits to `source`. Insertions at the same offset keep the order they were given in, so
- * several members added after one anchor come out in the order they were planned.
- * @throws Error when two edits overlap, which would mean two plans touched the same code.
- */
+/** Applies non-overlapping edits to `source`; insertions at one offset keep the order they were given in. */
 function applyTextEdits(source: string, edits: readonly TextEdit[]): string {
   const ordered = edits
     .map((edit, index) => ({ edit, index }))
