@@ -1,4 +1,5 @@
 import { noRetryAfterRefusal } from '../../eslint-plugin/rules/no-retry-after-refusal.js';
+import { describe, expect, it } from 'vitest';
 import { syntacticRuleTester } from './rule-tester.js';
 
 syntacticRuleTester().run('no-retry-after-refusal', noRetryAfterRefusal, {
@@ -119,8 +120,11 @@ async function f(condition, token) {
       `,
       errors: [
         {
-          message:
-            "This write repeats the checkpoint write that CheckpointWriteConditionNotFulfilledError just refused: the lease has moved on, and the retry writes unconditionally: it overwrites the new holder's newer checkpoint and moves the subscription backward. Let the refusal propagate and stop processing the subscription on this worker.",
+          messageId: 'retryInCatch',
+          data: {
+            outcome:
+              "writes unconditionally: it overwrites the new holder's newer checkpoint and moves the subscription backward",
+          },
           line: 5,
           column: 71,
           endLine: 5,
@@ -166,8 +170,8 @@ async function f(condition, token) {
       `,
       errors: [
         {
-          message:
-            'This write repeats the checkpoint write that CheckpointWriteConditionNotFulfilledError just refused: the lease has moved on, and the retry is refused again with the same token, since the stored version is newer than the token. Let the refusal propagate and stop processing the subscription on this worker.',
+          messageId: 'retryInCatch',
+          data: { outcome: 'is refused again with the same token, since the stored version is newer than the token' },
           line: 5,
           column: 71,
           endLine: 5,
@@ -314,4 +318,14 @@ async function f() {
       errors: [{ messageId: 'retryByLoop', line: 6, column: 20, endLine: 6, endColumn: 51 }],
     },
   ],
+});
+
+// RuleTester compares `data` only through the message's placeholders, so the tables above pin the outcomes only
+// while both messages put them in.
+describe('no-retry-after-refusal messages', () => {
+  it('say what the retry does under its condition', () => {
+    for (const template of Object.values(noRetryAfterRefusal.meta.messages)) {
+      expect(template).toContain('the lease has moved on, and the retry {{outcome}}.');
+    }
+  });
 });
