@@ -1,4 +1,6 @@
 import type * as OpenTelemetryApi from '@opentelemetry/api';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 // names.js, not the folder's index: its package-docs module is ESM only, and this one is in the CommonJS build.
 import { PACKAGE_NAME } from '../../vocabulary/names.js';
 import type { TelemetryOptions } from './telemetry-options.js';
@@ -49,8 +51,7 @@ export function resolveTelemetry(options: TelemetryOptions): Telemetry | undefin
 function openTelemetryApi(): OpenTelemetry | undefined {
   if (loadedApi === undefined) {
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded lazily (see above)
-      loadedApi = require('@opentelemetry/api') as OpenTelemetry;
+      loadedApi = moduleRequire()('@opentelemetry/api') as OpenTelemetry;
     } catch (error) {
       if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') {
         throw error;
@@ -59,6 +60,14 @@ function openTelemetryApi(): OpenTelemetry | undefined {
     }
   }
   return loadedApi ?? undefined;
+}
+
+/**
+ * The package's own `require`. Only the repository's ESM build of these sources (its benches and examples) has none:
+ * it resolves from the working directory, the repository root when they run.
+ */
+function moduleRequire(): NodeJS.Require {
+  return typeof require === 'function' ? require : createRequire(join(process.cwd(), 'noop.js'));
 }
 
 /**
