@@ -5,6 +5,7 @@ import { CheckpointWriteNotReplicatedError } from '../errors/checkpoint-write-no
 import { resolveTelemetry, type Telemetry } from './resolve-telemetry.js';
 import {
   ATTRIBUTE_NAMES,
+  DURATION_BUCKETS_SECONDS,
   METRIC_NAMES,
   SPAN_NAMES,
   type DualAnchorName,
@@ -46,6 +47,7 @@ export class CheckpointWriteTelemetry {
     this.#duration = telemetry.meter?.createHistogram(METRIC_NAMES.checkpointWriteDuration, {
       description: 'How long a checkpoint write took, from the call to its answer.',
       unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS },
     });
   }
 

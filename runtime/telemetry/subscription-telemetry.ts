@@ -2,7 +2,7 @@ import type { Attributes, Context, Counter, Gauge, Histogram, Span, Tracer } fro
 import type { TelemetryContext } from './telemetry-options.js';
 import { messageOf } from './checkpoint-write-telemetry.js';
 import { resolveTelemetry, type Telemetry } from './resolve-telemetry.js';
-import { ATTRIBUTE_NAMES, METRIC_NAMES, SPAN_NAMES } from './telemetry-names.js';
+import { ATTRIBUTE_NAMES, DURATION_BUCKETS_SECONDS, METRIC_NAMES, SPAN_NAMES } from './telemetry-names.js';
 import type { TelemetryOptions } from './telemetry-options.js';
 
 /** What a handled event tells telemetry: where its trace goes on and how far behind its source is. */
@@ -29,6 +29,7 @@ export class SubscriptionTelemetry {
     this.#handlerDuration = meter?.createHistogram(METRIC_NAMES.subscriptionHandlerDuration, {
       description: 'How long a handler took with one event, whether it returned or threw.',
       unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS },
     });
     this.#refusals = meter?.createCounter(METRIC_NAMES.subscriptionRefusals, {
       description: 'Runs that ended on a refused checkpoint write: a zombie stopped, its lease given up.',

@@ -11,6 +11,15 @@ export const METRIC_NAMES = {
   subscriptionLag: 'checkpoint_fencing.subscription.lag',
 } as const;
 
+/**
+ * Bucket boundaries of the duration histograms, in seconds: from an in-memory write (microseconds) to a handler or a
+ * write stuck behind a failover (seconds). The SDK's default boundaries (0 to 10 000) suit milliseconds and would put
+ * every write in the first bucket.
+ */
+export const DURATION_BUCKETS_SECONDS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
+
 /** The spans the package starts, by name. */
 export const SPAN_NAMES = {
   checkpointWrite: 'checkpoint_fencing.checkpoint.write',
