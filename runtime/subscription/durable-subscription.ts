@@ -43,7 +43,7 @@ export interface PositionedEvent<E> {
   readonly event: E;
   /**
    * The OpenTelemetry context the event was sent in (extracted from its headers, say): the span of its handling is a
-   * child of it. Without it, a child of the context active when the source yielded.
+   * child of it. Without it, a child of the context active in the delivery loop.
    */
   readonly traceContext?: TelemetryContext;
   /** How far behind the source is after this event, in events (a Kafka consumer's lag, say): recorded as a gauge. */
