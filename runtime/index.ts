@@ -118,3 +118,9 @@ export {
   type SubscribeOptions,
 } from './subscription/index.js';
 export type { FencingToken } from './fencing-token.js';
+export type {
+  TelemetryContext,
+  TelemetryMeterProvider,
+  TelemetryOptions,
+  TelemetryTracerProvider,
+} from './telemetry/index.js';

@@ -3,6 +3,12 @@ import type { DualAnchorCheckpoint, DualAnchorToken } from './dual-anchor-checkp
 import type { DualAnchorCheckpointStore } from './dual-anchor-checkpoint-store.js';
 import { DualAnchorWritePlan, type DualAnchorFieldWrite, type DualAnchorResetWrite } from './dual-anchor-write-plan.js';
 import { assertStreamName } from '../subscription-id.js';
+import {
+  CheckpointWriteTelemetry,
+  type DualAnchorName,
+  type StorageBackend,
+  type TelemetryOptions,
+} from '../telemetry/index.js';
 
 /**
  * The public operations of a dual-anchor store, each validated into a {@link DualAnchorWritePlan} before anything is
@@ -11,8 +17,19 @@ import { assertStreamName } from '../subscription-id.js';
  * atomic. A `TypeError` from validation becomes a rejection, as for every other failure.
  */
 export abstract class DualAnchorCheckpointStoreBase implements DualAnchorCheckpointStore {
+  readonly #telemetry: CheckpointWriteTelemetry | undefined;
+
+  /**
+   * A built-in store passes its `backend` and its options, and has its validated writes recorded (doc/observability.md);
+   * a store of your own passes nothing and records nothing.
+   */
+  constructor(backend?: StorageBackend, options: TelemetryOptions = {}) {
+    this.#telemetry = backend === undefined ? undefined : CheckpointWriteTelemetry.resolve(backend, options);
+  }
+
   async save(checkpoint: DualAnchorCheckpoint, condition?: CheckpointWriteCondition): Promise<void> {
-    await this.writeFields(DualAnchorWritePlan.save(checkpoint, condition));
+    const plan = DualAnchorWritePlan.save(checkpoint, condition);
+    await this.#recorded(plan, undefined, () => this.writeFields(plan));
   }
 
   async findByStreamName(streamName: string): Promise<DualAnchorCheckpoint | undefined> {
@@ -50,7 +67,8 @@ export abstract class DualAnchorCheckpointStoreBase implements DualAnchorCheckpo
     heartbeatTimestamp: Date,
     condition?: CheckpointWriteCondition,
   ): Promise<void> {
-    await this.writeFields(DualAnchorWritePlan.saveHeartbeat(streamName, heartbeatTimestamp, condition));
+    const plan = DualAnchorWritePlan.saveHeartbeat(streamName, heartbeatTimestamp, condition);
+    await this.#recorded(plan, 'heartbeat', () => this.writeFields(plan));
   }
 
   async resetAfterHistoryLost(
@@ -60,15 +78,14 @@ export abstract class DualAnchorCheckpointStoreBase implements DualAnchorCheckpo
     timestamp: Date,
     condition?: CheckpointWriteCondition,
   ): Promise<void> {
-    await this.writeReset(
-      DualAnchorWritePlan.resetAfterHistoryLost(
-        streamName,
-        freshSeenToken,
-        expectedDeadProcessed,
-        timestamp,
-        condition,
-      ),
+    const reset = DualAnchorWritePlan.resetAfterHistoryLost(
+      streamName,
+      freshSeenToken,
+      expectedDeadProcessed,
+      timestamp,
+      condition,
     );
+    await this.#recorded(reset, 'reset', () => this.writeReset(reset));
   }
 
   abstract evaluatesWriteConditions(): boolean;
@@ -91,10 +108,27 @@ export abstract class DualAnchorCheckpointStoreBase implements DualAnchorCheckpo
         operation === 'saveSeen'
           ? DualAnchorWritePlan.saveSeen(streamName, token, timestamp, heartbeatTimestamp, condition)
           : DualAnchorWritePlan.saveProcessed(streamName, token, timestamp, heartbeatTimestamp, condition);
-      return Promise.resolve(this.writeFields(plan)).then(toUndefined);
+      const written =
+        this.#telemetry === undefined
+          ? this.writeFields(plan)
+          : this.#telemetry.record(streamName, condition, operation === 'saveSeen' ? 'seen' : 'processed', () =>
+              Promise.resolve(this.writeFields(plan)),
+            );
+      return Promise.resolve(written).then(toUndefined);
     } catch (error) {
       return rejectedWith(error);
     }
+  }
+
+  /** Runs `step`, the backend write of `write`, recorded as an `anchor` write when this store records. */
+  #recorded(
+    write: DualAnchorFieldWrite | DualAnchorResetWrite,
+    anchor: DualAnchorName | undefined,
+    step: () => Promise<unknown>,
+  ): Promise<unknown> {
+    return this.#telemetry === undefined
+      ? step()
+      : this.#telemetry.record(write.streamName, write.condition, anchor, step);
   }
 
   /**

@@ -4,9 +4,10 @@ import { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import { assertCheckpoint, assertWriteVersion, validateSaveArguments } from '../storage-arguments.js';
 import { assertSubscriptionId } from '../subscription-id.js';
+import { advanceWriteVersionCondition, CheckpointWriteTelemetry, type TelemetryOptions } from '../telemetry/index.js';
 
 /** Options of {@link InMemoryCheckpointStorage}. */
-export interface InMemoryCheckpointStorageOptions {
+export interface InMemoryCheckpointStorageOptions extends TelemetryOptions {
   /**
    * Orders two checkpoints (negative when `a` comes first). With it the storage resolves a first-checkpoint race
    * by keeping the earlier start position; without it, `resolveFirstCheckpointRace` resolves to `undefined`.
@@ -30,9 +31,11 @@ interface StoredCheckpoint {
 export class InMemoryCheckpointStorage implements CheckpointStorage {
   readonly #entries = new Map<string, StoredCheckpoint>();
   readonly #comparePositions: ((a: Checkpoint, b: Checkpoint) => number) | undefined;
+  readonly #telemetry: CheckpointWriteTelemetry | undefined;
 
   constructor(options: InMemoryCheckpointStorageOptions = {}) {
     this.#comparePositions = options.comparePositions;
+    this.#telemetry = CheckpointWriteTelemetry.resolve('memory', options);
   }
 
   async read(subscriptionId: string): Promise<Checkpoint | undefined> {
@@ -40,7 +43,19 @@ export class InMemoryCheckpointStorage implements CheckpointStorage {
     return this.#entries.get(subscriptionId)?.checkpoint;
   }
 
-  async save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
+  save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
+    return this.#telemetry === undefined
+      ? this.#save(subscriptionId, checkpoint, condition)
+      : this.#telemetry.record(subscriptionId, condition, undefined, () =>
+          this.#save(subscriptionId, checkpoint, condition),
+        );
+  }
+
+  async #save(
+    subscriptionId: string,
+    checkpoint: Checkpoint,
+    condition: CheckpointWriteCondition,
+  ): Promise<Checkpoint> {
     const judged = validateSaveArguments(subscriptionId, checkpoint, condition);
     const stored = this.#entries.get(subscriptionId);
     if (stored === undefined) {
@@ -107,7 +122,15 @@ export class InMemoryCheckpointStorage implements CheckpointStorage {
   }
 
   /** Raises the stored version to `version` in one synchronous step, leaving the checkpoint (or its absence) as it is. */
-  async advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
+  advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
+    return this.#telemetry === undefined
+      ? this.#advanceWriteVersion(subscriptionId, version)
+      : this.#telemetry.record(subscriptionId, advanceWriteVersionCondition, undefined, () =>
+          this.#advanceWriteVersion(subscriptionId, version),
+        );
+  }
+
+  async #advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
     assertSubscriptionId(subscriptionId);
     assertWriteVersion(version);
     const stored = this.#entries.get(subscriptionId);

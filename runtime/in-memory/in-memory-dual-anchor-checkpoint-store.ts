@@ -10,6 +10,7 @@ import {
   type StoredDualAnchorFields,
 } from '../dual-anchor/index.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
+import type { TelemetryOptions } from '../telemetry/index.js';
 
 interface StoredRecord {
   readonly fields: StoredDualAnchorFields;
@@ -25,6 +26,11 @@ interface StoredRecord {
  */
 export class InMemoryDualAnchorCheckpointStore extends DualAnchorCheckpointStoreBase {
   readonly #records = new Map<string, StoredRecord>();
+
+  /** `options` say where its writes are recorded (doc/observability.md). */
+  constructor(options: TelemetryOptions = {}) {
+    super('memory', options);
+  }
 
   /** Always true: every condition is judged in the same synchronous step as its write. */
   evaluatesWriteConditions(): boolean {

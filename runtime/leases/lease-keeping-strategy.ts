@@ -4,12 +4,13 @@ import { quoteText } from '../describe-value.js';
 import type { FencingToken } from '../fencing-token.js';
 import { assertWriteVersion } from '../storage-arguments.js';
 import { assertLeaseIds, assertLeasedSubscriptionId } from '../subscription-id.js';
+import { LeaseTelemetry, type TelemetryOptions } from '../telemetry/index.js';
 import type { CompetingConsumerListener, CompetingConsumerStrategy } from './competing-consumer-strategy.js';
 import { systemLeaseClock, type LeaseClock, type LeaseTimer } from './lease-clock.js';
 import type { LeaseStore } from './lease-store.js';
 
 /** Options every lease-keeping strategy takes. */
-export interface LeaseKeepingStrategyOptions {
+export interface LeaseKeepingStrategyOptions extends TelemetryOptions {
   /** How long a lease lasts in the store without a refresh; 20 000 ms by default. Refreshed every third of it. */
   readonly leaseTimeMs?: number;
   /** This node's clock and timers; the system's by default. Tests pass a manual or pausable one. */
@@ -59,6 +60,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
   readonly #consumers = new Map<string, Map<string, Consumer>>();
   readonly #granted = new Set<CompetingConsumerListener>();
   readonly #prohibited = new Set<CompetingConsumerListener>();
+  readonly #telemetry: LeaseTelemetry | undefined;
   #shutDown = false;
   #registrations = 0;
 
@@ -73,6 +75,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     this.leaseTimeMs = leaseTimeMs;
     this.#store = store;
     this.#clock = options.clock ?? systemLeaseClock;
+    this.#telemetry = LeaseTelemetry.resolve(options);
     this.#report = errorReporter(
       options.onError,
       (subscriptionId, subscriberId) =>
@@ -192,8 +195,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     if (lease === undefined) {
       return;
     }
-    consumer.lease = undefined;
-    this.#emit(this.#prohibited, consumer);
+    this.#endLease(consumer, false);
     await this.#enqueue(consumer, () =>
       this.#store.release(consumer.subscriptionId, consumer.owner, lease.token),
     ).catch((error: unknown) => {
@@ -215,8 +217,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
         lease.validUntil = sentAt + (this.leaseTimeMs * 3) / 4;
         lease.confirmedAt = sentAt;
       } else if (consumer.lease === lease) {
-        consumer.lease = undefined;
-        this.#emit(this.#prohibited, consumer);
+        this.#endLease(consumer, true);
       }
     } catch (error) {
       this.#report(error, consumer.subscriptionId, consumer.subscriberId);
@@ -226,8 +227,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
         consumer.lease === lease &&
         this.#clock.now() - lease.confirmedAt >= this.leaseTimeMs
       ) {
-        consumer.lease = undefined;
-        this.#emit(this.#prohibited, consumer);
+        this.#endLease(consumer, true);
       }
     }
   }
@@ -243,7 +243,15 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
       return;
     }
     consumer.lease = { token, validUntil: sentAt + (this.leaseTimeMs * 3) / 4, confirmedAt: sentAt };
+    this.#telemetry?.granted(consumer.subscriptionId);
     this.#emit(this.#granted, consumer);
+  }
+
+  /** Forgets the consumer's lease and tells the listeners: `lost` when the store took it, not when it was given up. */
+  #endLease(consumer: Consumer, lost: boolean): void {
+    consumer.lease = undefined;
+    this.#telemetry?.ended(consumer.subscriptionId, lost);
+    this.#emit(this.#prohibited, consumer);
   }
 
   #scheduleNextTick(consumer: Consumer, delayMs = Math.max(1, Math.floor(this.leaseTimeMs / 3))): void {

@@ -3,6 +3,7 @@ import { JsonInspectionReport, TextInspectionReport, type InspectionReport } fro
 import type { InspectionCoverage, OperatorBackend } from './operator-backend.js';
 import type { OperatorInvocation } from './operator-arguments.js';
 import type { OperatorIo } from './operator-io.js';
+import { PrometheusInspectionReport } from './prometheus-inspection-report.js';
 import { ScanProgress } from './scan-progress.js';
 import { judgeSubscription, type SubscriptionState } from './subscription-health.js';
 
@@ -17,9 +18,11 @@ export async function inspectCommand(
 ): Promise<number> {
   const startedAt = performance.now();
   const progress = new ScanProgress({ write: io.err, isTTY: io.errIsTTY }, 'inspect');
-  const report: InspectionReport = invocation.json
-    ? new JsonInspectionReport(io.out)
-    : new TextInspectionReport(io.out);
+  const report: InspectionReport = invocation.prometheus
+    ? new PrometheusInspectionReport(io.out)
+    : invocation.json
+      ? new JsonInspectionReport(io.out)
+      : new TextInspectionReport(io.out);
   const tally = new InspectionTally();
   const judgeAndPrint = async (states: readonly SubscriptionState[]): Promise<void> => {
     const subscriptions = states.map(judgeSubscription);

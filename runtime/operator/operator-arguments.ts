@@ -26,6 +26,8 @@ export interface OperatorInvocation {
   readonly store: OperatorStore | undefined;
   readonly ids: readonly string[];
   readonly json: boolean;
+  /** `inspect --prometheus`: the health figures as Prometheus text. */
+  readonly prometheus: boolean;
   readonly yes: boolean;
 }
 
@@ -63,6 +65,7 @@ export function parseOperatorArguments(
         'lease-table': { type: 'string' },
         'timeout-ms': { type: 'string' },
         json: { type: 'boolean' },
+        prometheus: { type: 'boolean' },
         'raise-token': { type: 'boolean' },
         yes: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -74,7 +77,7 @@ export function parseOperatorArguments(
   }
   const { values, positionals: ids, tokens } = parsed;
   if (values.help === true) {
-    return { command, help: true, store: undefined, ids, json: false, yes: false };
+    return { command, help: true, store: undefined, ids, json: false, prometheus: false, yes: false };
   }
   refuseRepeatedValues(tokens);
   // The URL first: its password must reach the redactor before any other message could quote it.
@@ -103,6 +106,9 @@ export function parseOperatorArguments(
     given(commandFlags.filter((flag) => !allowedFlags[command].includes(flag))),
     (flag) => `--${flag} is not an option of ${command}; drop it`,
   );
+  if (values.json === true && values.prometheus === true) {
+    throw new OperatorUsageError('give either --json or --prometheus, not both');
+  }
   if (command === 'repair' && values['raise-token'] !== true) {
     throw new OperatorUsageError('say which repair to make: --raise-token (the only one there is)');
   }
@@ -112,12 +118,20 @@ export function parseOperatorArguments(
   for (const id of ids) {
     assertId(store, id);
   }
-  return { command, help: false, store, ids, json: values.json === true, yes: values.yes === true };
+  return {
+    command,
+    help: false,
+    store,
+    ids,
+    json: values.json === true,
+    prometheus: values.prometheus === true,
+    yes: values.yes === true,
+  };
 }
 
-const commandFlags = ['json', 'raise-token', 'yes'] as const;
+const commandFlags = ['json', 'prometheus', 'raise-token', 'yes'] as const;
 const allowedFlags: Record<OperatorCommandName, readonly string[]> = {
-  inspect: ['json'],
+  inspect: ['json', 'prometheus'],
   repair: ['raise-token', 'yes'],
   reset: ['yes'],
 };

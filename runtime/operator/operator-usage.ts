@@ -22,12 +22,13 @@ Needs ioredis (--redis) or pg (--postgres) installed in the project it runs in.`
 
 /** `--help` of each command. */
 export const operatorUsage: Record<OperatorCommandName, string> = {
-  inspect: `Usage: ${PACKAGE_NAME} inspect (--redis <url> | --postgres <url>) [options] [--json] [ids…]
+  inspect: `Usage: ${PACKAGE_NAME} inspect (--redis <url> | --postgres <url>) [options] [--json | --prometheus] [ids…]
 
 Shows every subscription's checkpoint, stored version, lease holder, lease token, time to expiry, the next token a
 grant mints, and health flags: stuck, unfenceable, stray-version, no-version, expired-lease (doc/operations.md).
 Without ids, reads every subscription (Redis: SCAN on every master, never KEYS). Reads only.
   --json                        print the rows as JSON
+  --prometheus                  print the health figures as Prometheus text (counts, no ids)
 ${store}
 Exit codes: 0 all healthy, 1 a flag raised or a value no storage writes, 2 error.`,
   repair: `Usage: ${PACKAGE_NAME} repair <id…> --raise-token [--yes] (--redis <url> | --postgres <url>) [options]

@@ -4,6 +4,7 @@ import { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import { assertWriteVersion, validateSaveArguments } from '../storage-arguments.js';
 import { assertSubscriptionId } from '../subscription-id.js';
+import { advanceWriteVersionCondition, CheckpointWriteTelemetry, type TelemetryOptions } from '../telemetry/index.js';
 import { checkpointStatements, type CheckpointStatements } from './postgres-checkpoint-statements.js';
 import { assertPostgresClient, type PostgresClient, type PostgresTableOptions } from './postgres-client.js';
 import { createTableIdempotently } from './postgres-create-table.js';
@@ -12,8 +13,11 @@ import { qualifiedTableName } from './postgres-identifiers.js';
 import { PostgresStatementRunner } from './postgres-statement-runner.js';
 import { assertPostgresText } from './postgres-text.js';
 
-/** Options of {@link PostgresCheckpointStorage}: the table (`checkpoint_fencing_checkpoints` by default) and its schema. */
-export type PostgresCheckpointStorageOptions = PostgresTableOptions;
+/**
+ * Options of {@link PostgresCheckpointStorage}: the table (`checkpoint_fencing_checkpoints` by default), its schema,
+ * and where its writes are recorded.
+ */
+export type PostgresCheckpointStorageOptions = PostgresTableOptions & TelemetryOptions;
 
 /** The table `PostgresCheckpointStorage` uses unless told otherwise. */
 export const defaultCheckpointTable = 'checkpoint_fencing_checkpoints';
@@ -30,6 +34,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   readonly #hint: MissingTableHint;
   /** Replaced by a transaction's runner in {@link withinTransaction}. */
   #runner: PostgresStatementRunner;
+  readonly #telemetry: CheckpointWriteTelemetry | undefined;
 
   /** @throws TypeError for a client without `query`, or a `table`/`schema` that is not a plain identifier. */
   constructor(client: PostgresClient, options: PostgresCheckpointStorageOptions = {}) {
@@ -45,6 +50,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
       schema: table.schema,
     };
     this.#runner = new PostgresStatementRunner(client, this.#hint);
+    this.#telemetry = CheckpointWriteTelemetry.resolve('postgres', options);
   }
 
   /**
@@ -90,7 +96,19 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
    * Writes `checkpoint` when `condition` holds, in one statement. A lost connection or a timeout is passed through as
    * the driver reported it: the statement may or may not have committed, so never read it as a refusal.
    */
-  async save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
+  save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
+    return this.#telemetry === undefined
+      ? this.#save(subscriptionId, checkpoint, condition)
+      : this.#telemetry.record(subscriptionId, condition, undefined, () =>
+          this.#save(subscriptionId, checkpoint, condition),
+        );
+  }
+
+  async #save(
+    subscriptionId: string,
+    checkpoint: Checkpoint,
+    condition: CheckpointWriteCondition,
+  ): Promise<Checkpoint> {
     const judged = validateSaveArguments(subscriptionId, checkpoint, condition);
     assertPostgresText('subscriptionId', subscriptionId);
     assertPostgresText('checkpoint', checkpoint);
@@ -127,7 +145,15 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   }
 
   /** Raises the stored version to `version` in one statement that never touches the checkpoint. */
-  async advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
+  advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
+    return this.#telemetry === undefined
+      ? this.#advanceWriteVersion(subscriptionId, version)
+      : this.#telemetry.record(subscriptionId, advanceWriteVersionCondition, undefined, () =>
+          this.#advanceWriteVersion(subscriptionId, version),
+        );
+  }
+
+  async #advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
     this.assertSubscriptionId(subscriptionId);
     assertWriteVersion(version);
     const stored = this.#runner.returnedVersion(

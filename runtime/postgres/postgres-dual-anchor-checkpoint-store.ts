@@ -7,6 +7,7 @@ import {
   type DualAnchorResetWrite,
 } from '../dual-anchor/index.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
+import type { TelemetryOptions } from '../telemetry/index.js';
 import { assertPostgresClient, type PostgresClient, type PostgresTableOptions } from './postgres-client.js';
 import { createTableIdempotently } from './postgres-create-table.js';
 import { columnValues, nullableTimestampText, storedFieldsOfRow } from './postgres-dual-anchor-row.js';
@@ -20,7 +21,7 @@ import { assertPostgresText } from './postgres-text.js';
  * Options of {@link PostgresDualAnchorCheckpointStore}: the table (`checkpoint_fencing_dual_anchor_checkpoints` by
  * default) and its schema.
  */
-export type PostgresDualAnchorCheckpointStoreOptions = PostgresTableOptions;
+export type PostgresDualAnchorCheckpointStoreOptions = PostgresTableOptions & TelemetryOptions;
 
 const defaultTable = 'checkpoint_fencing_dual_anchor_checkpoints';
 const className = 'PostgresDualAnchorCheckpointStore';
@@ -41,7 +42,7 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
 
   /** @throws TypeError for a client without `query`, or a `table`/`schema` that is not a plain identifier. */
   constructor(client: PostgresClient, options: PostgresDualAnchorCheckpointStoreOptions = {}) {
-    super();
+    super('postgres', options);
     assertPostgresClient(className, client);
     const tableName = options.table ?? defaultTable;
     const table = qualifiedTableName(`${className} options`, tableName, options.schema);

@@ -5,6 +5,7 @@ import { quoteText } from '../describe-value.js';
 import { CheckpointWriteNotReplicatedError } from '../errors/checkpoint-write-not-replicated-error.js';
 import { assertWriteVersion, validateSaveArguments } from '../storage-arguments.js';
 import { assertSubscriptionId } from '../subscription-id.js';
+import { advanceWriteVersionCondition, CheckpointWriteTelemetry, type TelemetryOptions } from '../telemetry/index.js';
 import { advanceWriteVersionScript, ifAbsentScript, notOlderThanScript } from './checkpoint-scripts.js';
 import { CheckpointKeyLayout, defaultRedisVersionKeyPrefix, type CheckpointKeys } from './checkpoint-key-layout.js';
 import { ConnectedReplicaCounts, replicaServerOf, replicasToWaitFor, replicationInfoAt } from './connected-replicas.js';
@@ -16,7 +17,7 @@ import { judgeScriptReply, storedVersion } from './script-reply.js';
 import { resolveWaitForReplicas, type WaitForReplicas, type WaitForReplicasOption } from './wait-for-replicas.js';
 
 /** Options of {@link RedisCheckpointStorage}. */
-export interface RedisCheckpointStorageOptions {
+export interface RedisCheckpointStorageOptions extends TelemetryOptions {
   /** Prefix of every version key; `checkpoint-fencing:version:` by default. Use `occurrent:checkpoint-version:` to share keys with Occurrent. */
   readonly versionKeyPrefix?: string;
   /** Prefix of every checkpoint key; none by default, so the checkpoint key is the subscription id itself. */
@@ -48,6 +49,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
   readonly #client: RedisCheckpointClient;
   readonly #wait: WaitForReplicas | undefined;
   readonly #replicaCounts: ConnectedReplicaCounts;
+  readonly #telemetry: CheckpointWriteTelemetry | undefined;
   /** Reads `INFO replication` of the one server behind a client that is not a Cluster; made once, not per write. */
   readonly #readServerReplication = (): Promise<string> => this.#client.info('replication');
   #clusterSafe = true;
@@ -67,6 +69,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     );
     this.#wait = resolveWaitForReplicas(options.waitForReplicas, defaultWaitTimeoutMs, 'RedisCheckpointStorage');
     this.#replicaCounts = ConnectedReplicaCounts.of(client);
+    this.#telemetry = CheckpointWriteTelemetry.resolve('redis', options);
   }
 
   /** For a standalone or replicated server only: evaluates conditions for every id outside the reserved prefix, with no slot check. */
@@ -90,7 +93,19 @@ export class RedisCheckpointStorage implements CheckpointStorage {
    * `CheckpointWriteNotReplicatedError`, for a conditional write the replicas `waitForReplicas` asks for did not
    * acknowledge in time.
    */
-  async save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
+  save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
+    return this.#telemetry === undefined
+      ? this.#save(subscriptionId, checkpoint, condition)
+      : this.#telemetry.record(subscriptionId, condition, undefined, () =>
+          this.#save(subscriptionId, checkpoint, condition),
+        );
+  }
+
+  async #save(
+    subscriptionId: string,
+    checkpoint: Checkpoint,
+    condition: CheckpointWriteCondition,
+  ): Promise<Checkpoint> {
     const judged = validateSaveArguments(subscriptionId, checkpoint, condition);
     const keys = this.#layout.keysFor(subscriptionId);
     if (judged.kind === 'any') {
@@ -112,7 +127,15 @@ export class RedisCheckpointStorage implements CheckpointStorage {
    * Raises the version key to `version` with one Lua script that never touches the checkpoint key. In Cluster-safe
    * mode an id whose keys cannot share a slot is refused with a `TypeError` before anything is sent, as `save` does.
    */
-  async advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
+  advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
+    return this.#telemetry === undefined
+      ? this.#advanceWriteVersion(subscriptionId, version)
+      : this.#telemetry.record(subscriptionId, advanceWriteVersionCondition, undefined, () =>
+          this.#advanceWriteVersion(subscriptionId, version),
+        );
+  }
+
+  async #advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
     assertSubscriptionId(subscriptionId);
     assertWriteVersion(version);
     const keys = this.#layout.keysFor(subscriptionId);

@@ -21,12 +21,13 @@ import {
   resetAfterHistoryLostNotOlderThanScript,
   resetAfterHistoryLostScript,
 } from './dual-anchor-scripts.js';
+import type { TelemetryOptions } from '../telemetry/index.js';
 import type { RedisDualAnchorClient } from './redis-dual-anchor-client.js';
 import { RedisScriptRunner } from './redis-script-runner.js';
 import { judgeScriptReply } from './script-reply.js';
 
 /** Options of {@link RedisDualAnchorCheckpointStore}. */
-export interface RedisDualAnchorCheckpointStoreOptions {
+export interface RedisDualAnchorCheckpointStoreOptions extends TelemetryOptions {
   /** Prefix of every record's key; `checkpoint-fencing:anchors:` by default. The key is `keyPrefix + streamName`. */
   readonly keyPrefix?: string;
 }
@@ -50,7 +51,7 @@ export class RedisDualAnchorCheckpointStore extends DualAnchorCheckpointStoreBas
 
   /** @throws TypeError for a `keyPrefix` that is not a string or holds a lone surrogate. */
   constructor(client: RedisDualAnchorClient, options: RedisDualAnchorCheckpointStoreOptions = {}) {
-    super();
+    super('redis', options);
     const keyPrefix = options.keyPrefix ?? defaultKeyPrefix;
     assertWellFormedString(keyPrefix, 'keyPrefix');
     this.#client = client;

@@ -15,6 +15,7 @@ import { FencedCheckpointWriter } from '../fenced-checkpoint-writer.js';
 import type { CompetingConsumerStrategy } from '../leases/competing-consumer-strategy.js';
 import { assertCheckpoint } from '../storage-arguments.js';
 import { assertLeasedSubscriptionId, assertSubscriberId } from '../subscription-id.js';
+import { SubscriptionTelemetry, type TelemetryContext, type TelemetryOptions } from '../telemetry/index.js';
 import {
   checkpointEveryEvent,
   resolveCheckpointPolicy,
@@ -40,6 +41,13 @@ import { UnknownSubscriptionError } from './unknown-subscription-error.js';
 export interface PositionedEvent<E> {
   readonly position: Checkpoint;
   readonly event: E;
+  /**
+   * The OpenTelemetry context the event was sent in (extracted from its headers, say): the span of its handling is a
+   * child of it. Without it, a child of the context active in the delivery loop.
+   */
+  readonly traceContext?: TelemetryContext;
+  /** How far behind the source is after this event, in events (a Kafka consumer's lag, say): recorded as a gauge. */
+  readonly lag?: number;
 }
 
 /**
@@ -63,7 +71,7 @@ export interface SubscribeOptions {
 }
 
 /** Options of {@link DurableSubscription}. */
-export interface DurableSubscriptionOptions {
+export interface DurableSubscriptionOptions extends TelemetryOptions {
   readonly storage: CheckpointStorage;
   /** Hands each subscription to one node at a time; without one, this instance delivers unfenced and alone. */
   readonly strategy?: CompetingConsumerStrategy;
@@ -139,6 +147,7 @@ export class DurableSubscription {
   readonly #retryDelayMs: number;
   readonly #policy: ResolvedCheckpointPolicy;
   readonly #report: ErrorHandler<[subscriptionId: string]>;
+  readonly #telemetry: SubscriptionTelemetry | undefined;
   /** Writes `any()`: for a subscription without a strategy, which delivers alone. */
   readonly #unfencedWriter: FencedCheckpointWriter;
   readonly #subscriptions = new Map<string, Subscription>();
@@ -182,6 +191,7 @@ export class DurableSubscription {
         ? checkpointEveryEvent
         : resolveCheckpointPolicy(options.checkpointEvery, 'checkpointEvery');
     this.#report = errorReporter(options.onError, (subscriptionId) => `subscription ${quoteText(subscriptionId)}`);
+    this.#telemetry = SubscriptionTelemetry.resolve(options);
     if (this.#strategy !== undefined && !evaluatesWriteConditions(this.#storage)) {
       throw new StorageCannotBeFencedError(storageName(this.#storage));
     }
@@ -633,6 +643,7 @@ export class DurableSubscription {
       return ended ?? { type: 'leaseLost' };
     }
     if (isRefusal(failure.error) && run.token !== undefined) {
+      this.#telemetry?.refused(subscription.id);
       return { type: 'refused', token: run.token, storedVersion: failure.error.storedVersion };
     }
     return { type: 'runEnded', retryAt: performance.now() + this.#retryDelayMs };
@@ -672,7 +683,12 @@ export class DurableSubscription {
           run.stop('leaseLost');
           return { type: 'leaseLost' };
         }
-        await subscription.handler(next.value.event, next.value.position, run.context);
+        const { event, position } = next.value;
+        await (this.#telemetry === undefined
+          ? subscription.handler(event, position, run.context)
+          : this.#telemetry.handle(subscription.id, next.value, () =>
+              subscription.handler(event, position, run.context),
+            ));
         await run.checkpoints.handled(next.value.position);
       }
     } finally {

@@ -6,6 +6,7 @@ import {
   type InspectionReport,
 } from '../../runtime/operator/inspection-report.js';
 import { InspectionTally } from '../../runtime/operator/inspection-tally.js';
+import { PrometheusInspectionReport } from '../../runtime/operator/prometheus-inspection-report.js';
 import {
   judgeSubscription,
   type JudgedSubscription,
@@ -128,5 +129,29 @@ describe('the inspect report', () => {
     expect(writes).toHaveLength(3);
     expect(writes.join('')).toBe(whole);
     expect(printed((out) => new JsonInspectionReport(out), [])).toEqual(['[]\n']);
+  });
+
+  it('as Prometheus text, counts each flag over every batch, 0 for a flag none raised, and names no subscription', () => {
+    expect(printed((out) => new PrometheusInspectionReport(out), [[orders], [spaced, orphan]])).toEqual([
+      [
+        '# HELP checkpoint_fencing_inspect_subscriptions Subscriptions inspect read.',
+        '# TYPE checkpoint_fencing_inspect_subscriptions gauge',
+        'checkpoint_fencing_inspect_subscriptions 3',
+        '# HELP checkpoint_fencing_inspect_flagged Subscriptions with each health flag raised (doc/operations.md).',
+        '# TYPE checkpoint_fencing_inspect_flagged gauge',
+        'checkpoint_fencing_inspect_flagged{flag="stuck"} 1',
+        'checkpoint_fencing_inspect_flagged{flag="unfenceable"} 0',
+        'checkpoint_fencing_inspect_flagged{flag="stray-version"} 1',
+        'checkpoint_fencing_inspect_flagged{flag="no-version"} 0',
+        'checkpoint_fencing_inspect_flagged{flag="expired-lease"} 1',
+        '# HELP checkpoint_fencing_inspect_problems Subscriptions holding a value no storage or strategy writes.',
+        '# TYPE checkpoint_fencing_inspect_problems gauge',
+        'checkpoint_fencing_inspect_problems 0',
+        '# HELP checkpoint_fencing_inspect_live_leases Subscriptions whose lease is held and not expired.',
+        '# TYPE checkpoint_fencing_inspect_live_leases gauge',
+        'checkpoint_fencing_inspect_live_leases 1',
+        '',
+      ].join('\n'),
+    ]);
   });
 });

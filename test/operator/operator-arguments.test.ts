@@ -104,6 +104,12 @@ const cases: readonly (readonly [OperatorCommandName, readonly string[], RegExp]
   ['repair', [...redis, 'orders'], /say which repair to make: --raise-token \(the only one there is\)/u],
   ['repair', [...redis, '--raise-token'], /name the subscriptions to repair: repair <id…>/u],
   ['repair', [...redis, '--raise-token', '--json', 'orders'], /--json is not an option of repair; drop it/u],
+  ['inspect', [...redis, '--json', '--prometheus'], /give either --json or --prometheus, not both/u],
+  [
+    'repair',
+    [...redis, '--raise-token', '--prometheus', 'orders'],
+    /--prometheus is not an option of repair; drop it/u,
+  ],
   ['reset', [...postgres], /name the subscriptions to reset: reset <id…>/u],
   ['reset', [...postgres, '--raise-token', 'orders'], /--raise-token is not an option of reset; drop it/u],
 ];

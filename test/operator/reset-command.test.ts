@@ -97,7 +97,15 @@ class RecordingBackend implements OperatorBackend {
 }
 
 async function reset(backend: RecordingBackend, ids: readonly string[], yes = true): Promise<string> {
-  const invocation: OperatorInvocation = { command: 'reset', help: false, store: undefined, ids, json: false, yes };
+  const invocation: OperatorInvocation = {
+    command: 'reset',
+    help: false,
+    store: undefined,
+    ids,
+    json: false,
+    prometheus: false,
+    yes,
+  };
   let out = '';
   await resetCommand(
     invocation,

@@ -239,7 +239,12 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
   it('declares no dependencies: a plain npm install of it adds exactly one package', () => {
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(installed.filter((entry) => !entry.startsWith('.'))).toEqual([PACKAGE_NAME]);
-    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual(['ioredis', 'pg', 'vitest']);
+    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual([
+      '@opentelemetry/api',
+      'ioredis',
+      'pg',
+      'vitest',
+    ]);
     expect(
       Object.values(manifest.peerDependenciesMeta ?? {}).every((peer) => peer.optional === true),
       'every peer is optional',

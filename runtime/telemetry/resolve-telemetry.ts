@@ -1,0 +1,83 @@
+import type * as OpenTelemetryApi from '@opentelemetry/api';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+// names.js, not the folder's index: its package-docs module is ESM only, and this one is in the CommonJS build.
+import { PACKAGE_NAME } from '../../vocabulary/names.js';
+import type { TelemetryOptions } from './telemetry-options.js';
+
+/** `@opentelemetry/api`, the optional peer. */
+export type OpenTelemetry = typeof OpenTelemetryApi;
+
+/** Where one storage, strategy or subscription records: at least one of `meter` and `tracer` records. */
+export interface Telemetry {
+  readonly api: OpenTelemetry;
+  /** `undefined` when no meter provider records (no SDK registered). */
+  readonly meter: OpenTelemetryApi.Meter | undefined;
+  /** `undefined` when no tracer provider records. */
+  readonly tracer: OpenTelemetryApi.Tracer | undefined;
+  readonly subscriptionIds: boolean;
+}
+
+/** The API once looked for: `null` when it is not installed. */
+let loadedApi: OpenTelemetry | null | undefined;
+
+/**
+ * Where to record, from `options` or the global providers as registered now; `undefined` when nothing would record
+ * (the API not installed, or no SDK registered), so that callers skip every instrument and pay nothing.
+ */
+export function resolveTelemetry(options: TelemetryOptions): Telemetry | undefined {
+  const api = openTelemetryApi();
+  if (api === undefined) {
+    return undefined;
+  }
+  const meterProvider =
+    (options.meterProvider as OpenTelemetryApi.MeterProvider | undefined) ?? api.metrics.getMeterProvider();
+  const meter = meterProvider.getMeter(PACKAGE_NAME);
+  const tracer = recordingTracer(
+    (options.tracerProvider as OpenTelemetryApi.TracerProvider | undefined) ?? api.trace.getTracerProvider(),
+  );
+  const recordingMeter = meter === api.createNoopMeter() ? undefined : meter;
+  if (recordingMeter === undefined && tracer === undefined) {
+    return undefined;
+  }
+  return { api, meter: recordingMeter, tracer, subscriptionIds: options.recordSubscriptionIds === true };
+}
+
+/**
+ * Loads the optional peer on first use and keeps the answer. A guarded `require` rather than an `import`: the runtime
+ * is one CommonJS build (ADR 0706), where a static import of a missing package fails the whole module at load, and
+ * an `import()` would make resolving a storage's instruments asynchronous (ADR 2401).
+ */
+function openTelemetryApi(): OpenTelemetry | undefined {
+  if (loadedApi === undefined) {
+    try {
+      loadedApi = moduleRequire()('@opentelemetry/api') as OpenTelemetry;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') {
+        throw error;
+      }
+      loadedApi = null;
+    }
+  }
+  return loadedApi ?? undefined;
+}
+
+/**
+ * The package's own `require`. Only the repository's ESM build of these sources (its benches and examples) has none:
+ * it resolves from the working directory, the repository root when they run.
+ */
+function moduleRequire(): NodeJS.Require {
+  return typeof require === 'function' ? require : createRequire(join(process.cwd(), 'noop.js'));
+}
+
+/**
+ * The tracer of `provider`, or `undefined` when it would only make no-op spans: the global provider is a proxy that
+ * answers a no-op tracer until an SDK registers its own, and says so through `getDelegateTracer`. Tested by shape,
+ * not `instanceof`, since an ESM and a CommonJS copy of the API share one global provider.
+ */
+function recordingTracer(provider: OpenTelemetryApi.TracerProvider): OpenTelemetryApi.Tracer | undefined {
+  const proxy = provider as { getDelegateTracer?: (name: string) => OpenTelemetryApi.Tracer | undefined };
+  return typeof proxy.getDelegateTracer === 'function'
+    ? proxy.getDelegateTracer(PACKAGE_NAME)
+    : provider.getTracer(PACKAGE_NAME);
+}

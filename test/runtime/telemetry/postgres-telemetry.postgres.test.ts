@@ -1,0 +1,69 @@
+import { SpanStatusCode } from '@opentelemetry/api';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  CheckpointWriteCondition,
+  CheckpointWriteConditionNotFulfilledError,
+  PostgresCheckpointStorage,
+  PostgresDualAnchorCheckpointStore,
+  PostgresLeaseStrategy,
+} from '../../../runtime/index.js';
+import { ATTRIBUTE_NAMES, METRIC_NAMES } from '../../../runtime/telemetry/index.js';
+import { freshTableName, useSharedPostgres } from '../../support/postgres/index.js';
+import { RecordingTelemetry } from '../../support/telemetry/recording-telemetry.js';
+
+const { ifAbsent } = CheckpointWriteCondition;
+const postgres = useSharedPostgres();
+
+let recording = new RecordingTelemetry();
+afterEach(async () => {
+  await recording.shutdown();
+  recording = new RecordingTelemetry();
+});
+
+describe('telemetry on a real PostgreSQL server', () => {
+  it('records the checkpoint writes, the anchor writes and the grants of the PostgreSQL classes', async () => {
+    const storage = new PostgresCheckpointStorage(postgres.pool(), {
+      table: freshTableName('telemetry'),
+      ...recording.options,
+    });
+    await storage.createTable();
+    await storage.save('orders', '1', ifAbsent());
+    await expect(storage.save('orders', '2', ifAbsent())).rejects.toThrow(CheckpointWriteConditionNotFulfilledError);
+    const anchors = new PostgresDualAnchorCheckpointStore(postgres.pool(), {
+      table: freshTableName('telemetry_anchors'),
+      ...recording.options,
+    });
+    await anchors.createTable();
+    await anchors.saveHeartbeat('orders', new Date());
+    const strategy = new PostgresLeaseStrategy(postgres.pool(), {
+      table: freshTableName('telemetry_leases'),
+      leaseTimeMs: 60_000,
+      ...recording.options,
+    });
+    await strategy.createTable();
+    await strategy.register('orders', 'node-a');
+    await strategy.shutdown();
+
+    const postgresWrite = (outcome: string, condition: string, anchor?: string): Record<string, string> => ({
+      [ATTRIBUTE_NAMES.backend]: 'postgres',
+      [ATTRIBUTE_NAMES.condition]: condition,
+      [ATTRIBUTE_NAMES.outcome]: outcome,
+      ...(anchor === undefined ? {} : { [ATTRIBUTE_NAMES.anchor]: anchor }),
+    });
+    const writes = await recording.points(METRIC_NAMES.checkpointWrites);
+    expect(writes).toEqual(
+      expect.arrayContaining([
+        { value: 1, attributes: postgresWrite('accepted', 'if_absent') },
+        { value: 1, attributes: postgresWrite('refused', 'if_absent') },
+        { value: 1, attributes: postgresWrite('accepted', 'any', 'heartbeat') },
+      ]),
+    );
+    expect(writes).toHaveLength(3);
+    expect(await recording.points(METRIC_NAMES.leaseGrants)).toEqual([{ value: 1, attributes: {} }]);
+    expect(recording.spans().map((span) => span.status.code)).toEqual([
+      SpanStatusCode.UNSET,
+      SpanStatusCode.ERROR,
+      SpanStatusCode.UNSET,
+    ]);
+  });
+});

@@ -1,0 +1,61 @@
+import { SpanStatusCode } from '@opentelemetry/api';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  CheckpointWriteCondition,
+  CheckpointWriteConditionNotFulfilledError,
+  RedisCheckpointStorage,
+  RedisDualAnchorCheckpointStore,
+  RedisLeaseStrategy,
+} from '../../../runtime/index.js';
+import { ATTRIBUTE_NAMES, METRIC_NAMES } from '../../../runtime/telemetry/index.js';
+import { useSharedRedis } from '../../support/redis/index.js';
+import { RecordingTelemetry } from '../../support/telemetry/recording-telemetry.js';
+
+const { notOlderThan } = CheckpointWriteCondition;
+const shared = useSharedRedis();
+
+let recording = new RecordingTelemetry();
+afterEach(async () => {
+  await recording.shutdown();
+  recording = new RecordingTelemetry();
+});
+
+describe('telemetry on a real redis-server', () => {
+  it('records the checkpoint writes, the anchor writes and the grants of the Redis classes', async () => {
+    await shared.flush();
+    const redis = shared.connect();
+    const options = { ...recording.options, waitForReplicas: false } as const;
+    const storage = new RedisCheckpointStorage(redis, options);
+    await storage.save('orders', '1', notOlderThan(2));
+    await expect(storage.save('orders', '2', notOlderThan(1))).rejects.toThrow(
+      CheckpointWriteConditionNotFulfilledError,
+    );
+    await new RedisDualAnchorCheckpointStore(redis, recording.options).saveSeen('orders', { offset: 1 }, new Date());
+    const strategy = new RedisLeaseStrategy(redis, { ...options, leaseTimeMs: 60_000 });
+    await strategy.register('orders', 'node-a');
+    await strategy.shutdown();
+
+    const redisWrite = (outcome: string, anchor?: string): Record<string, string> => ({
+      [ATTRIBUTE_NAMES.backend]: 'redis',
+      [ATTRIBUTE_NAMES.condition]: anchor === undefined ? 'not_older_than' : 'any',
+      [ATTRIBUTE_NAMES.outcome]: outcome,
+      ...(anchor === undefined ? {} : { [ATTRIBUTE_NAMES.anchor]: anchor }),
+    });
+    const writes = await recording.points(METRIC_NAMES.checkpointWrites);
+    expect(writes).toEqual(
+      expect.arrayContaining([
+        { value: 1, attributes: redisWrite('accepted') },
+        { value: 1, attributes: redisWrite('refused') },
+        { value: 1, attributes: redisWrite('accepted', 'seen') },
+      ]),
+    );
+    expect(writes).toHaveLength(3);
+    expect(await recording.points(METRIC_NAMES.leaseGrants)).toEqual([{ value: 1, attributes: {} }]);
+    expect(await recording.points(METRIC_NAMES.leaseHeld)).toEqual([{ value: 0, attributes: {} }]);
+    expect(recording.spans().map((span) => span.status.code)).toEqual([
+      SpanStatusCode.UNSET,
+      SpanStatusCode.ERROR,
+      SpanStatusCode.UNSET,
+    ]);
+  });
+});
