@@ -2,12 +2,13 @@ import { realpathSync } from 'node:fs';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
+import { CODEMOD_PACKAGE_NAME } from '../../vocabulary/index.js';
 import { gitWorkTreeRoot } from './git-worktree.js';
 import { summaryLine, type FileChange, type UpgradeReport } from './upgrade-report.js';
 import { upgradeMessages } from './upgrade-messages.js';
 import type { UpgradeOptions } from './upgrade.js';
 
-const USAGE = `Usage: checkpoint-fencing upgrade [paths…] [--project tsconfig.json] [--dry-run] [--check] [--json] [--allow-dirty]
+const USAGE = `Usage: ${CODEMOD_PACKAGE_NAME} upgrade [paths…] [--project tsconfig.json] [--dry-run] [--check] [--json] [--allow-dirty]
 
 Adds the three-parameter save and writeVersion to every pre-fencing CheckpointStorage implementer.
   --project <file>  the tsconfig that defines the project (default: the nearest tsconfig.json, here or above)
@@ -28,7 +29,7 @@ class UsageError extends Error {
 }
 
 /**
- * Runs `checkpoint-fencing upgrade …argv` and resolves to its exit code; never rejects. An expected failure (bad
+ * Runs `checkpoint-fencing-codemod upgrade …argv` and resolves to its exit code; never rejects. An expected failure (bad
  * arguments, an unusable project) is one line on stderr; anything else shows its stack.
  */
 export async function runUpgradeCommand(argv: readonly string[]): Promise<number> {
@@ -37,7 +38,7 @@ export async function runUpgradeCommand(argv: readonly string[]): Promise<number
   } catch (error) {
     const expected = error instanceof Error && (error.name === 'UpgradeError' || error.name === 'UsageError');
     const message = expected ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(`checkpoint-fencing upgrade: ${message}\n`);
+    process.stderr.write(`${CODEMOD_PACKAGE_NAME} upgrade: ${message}\n`);
     return EXIT_ERROR;
   }
 }
