@@ -411,7 +411,7 @@ describe('the jscodeshift transform through the jscodeshift CLI', { timeout: 90_
     for (const [name, input, target] of cases) {
       cpSync(join(RECIPE_FIXTURES, name, input), join(root, target));
     }
-    const transform = join(build, 'recipes/add-write-conditions/jscodeshift.js');
+    const transform = join(build, 'recipes/jscodeshift.cjs');
     const result = spawnSync(
       process.execPath,
       [
@@ -420,7 +420,6 @@ describe('the jscodeshift transform through the jscodeshift CLI', { timeout: 90_
         transform,
         '--parser=ts',
         '--extensions=ts,js',
-        '--no-babel',
         root,
       ],
       { encoding: 'utf8' },
