@@ -78,11 +78,6 @@ function refusalsForSubclassesElsewhere(path: string, decisions: readonly Upgrad
 }
 
 function scriptKind(path: string): ts.ScriptKind {
-  if (/\.[mc]?tsx$/.test(path)) {
-    return ts.ScriptKind.TSX;
-  }
-  if (/\.[mc]?ts$/.test(path)) {
-    return ts.ScriptKind.TS;
-  }
-  return /\.jsx$/.test(path) ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
+  const { TSX, TS, JSX, JS } = ts.ScriptKind;
+  return /\.[mc]?tsx$/.test(path) ? TSX : /\.[mc]?ts$/.test(path) ? TS : /\.jsx$/.test(path) ? JSX : JS;
 }

@@ -2,24 +2,36 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 /**
- * A top-level field of the nearest package.json at or above `folder` (the package a file in `folder` belongs to):
- * its value when it is a string, else `undefined`, as also when there is no package.json or it does not parse.
+ * The nearest package.json at or above `folder` (of the package a file in `folder` belongs to): its folder and its
+ * top-level fields, none when it does not parse; `undefined` when there is none.
  */
-export function nearestManifestField(folder: string, field: 'name' | 'type'): string | undefined {
+export function nearestManifest(
+  folder: string,
+): { folder: string; fields: Readonly<Record<string, unknown>> } | undefined {
   for (let current = folder; ; current = dirname(current)) {
     const path = join(current, 'package.json');
     if (existsSync(path)) {
+      let fields: unknown;
       try {
-        const value = (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>)[field];
-        return typeof value === 'string' ? value : undefined;
+        fields = JSON.parse(readFileSync(path, 'utf8'));
       } catch {
-        return undefined;
+        fields = {};
       }
+      return {
+        folder: current,
+        fields: typeof fields === 'object' && fields !== null ? (fields as Record<string, unknown>) : {},
+      };
     }
     if (dirname(current) === current) {
       return undefined;
     }
   }
+}
+
+/** A string field of the nearest package.json at or above `folder`; `undefined` when it is not a string or absent. */
+export function nearestManifestField(folder: string, field: 'name' | 'type'): string | undefined {
+  const value = nearestManifest(folder)?.fields[field];
+  return typeof value === 'string' ? value : undefined;
 }
 
 const byFolder = new Map<string, string | undefined>();

@@ -18,10 +18,7 @@ Adds the three-parameter save and writeVersion to every pre-fencing CheckpointSt
   --allow-dirty     write even into files with uncommitted git changes
 Exit codes: 0 success, 1 changes needed (or implementers skipped) under --check, 2 error.`;
 
-/** Exit codes: 0 success, 1 changes needed (or implementers skipped) under `--check`, 2 error. */
-const EXIT_OK = 0;
-const EXIT_CHANGES_NEEDED = 1;
-const EXIT_ERROR = 2;
+const [EXIT_OK, EXIT_CHANGES_NEEDED, EXIT_ERROR] = [0, 1, 2];
 
 /** Bad arguments; like an upgrade error, it is shown as one line without a stack. */
 class UsageError extends Error {
@@ -67,7 +64,6 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return EXIT_OK;
   }
-  const paths = positionals;
   const json = values.json === true;
   const mode: UpgradeOptions['mode'] =
     values.check === true ? 'check' : values['dry-run'] === true ? 'dry-run' : 'write';
@@ -77,7 +73,7 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
   let report: UpgradeReport;
   try {
     report = await upgrade({
-      paths,
+      paths: positionals,
       ...(values.project === undefined ? {} : { project: values.project }),
       mode,
       allowDirty: values['allow-dirty'] === true,
@@ -109,17 +105,15 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
       process.stdout.write(diff);
       process.stderr.write(`${summaryLine(report)}\n`);
     } else {
-      for (const implementer of report.implementers.filter(
-        (entry) => entry.membersAdded.length > 0 || entry.shape === 'follows-base',
-      )) {
-        const verb = report.written ? 'upgraded' : 'would upgrade';
+      for (const { class: name, file, line, shape, membersAdded, unconditionalSaveRenamedTo } of report.implementers) {
         const added =
-          implementer.membersAdded.length > 0
-            ? `adds ${implementer.membersAdded.join(', ')}`
-            : `renames save to ${implementer.unconditionalSaveRenamedTo ?? ''}`;
-        process.stdout.write(
-          `${verb} ${implementer.class} (${show(implementer.file)}:${implementer.line}): ${implementer.shape} shape, ${added}\n`,
-        );
+          membersAdded.length > 0
+            ? `adds ${membersAdded.join(', ')}`
+            : `renames save to ${unconditionalSaveRenamedTo ?? ''}`;
+        if (membersAdded.length > 0 || shape === 'follows-base') {
+          const verb = report.written ? 'upgraded' : 'would upgrade';
+          process.stdout.write(`${verb} ${name} (${show(file)}:${line}): ${shape} shape, ${added}\n`);
+        }
       }
       process.stdout.write(`${summaryLine(report)}\n`);
     }
@@ -145,25 +139,16 @@ function jsonReport(report: UpgradeReport, show: (file: string) => string, diff:
 
 /** A one-line progress indicator on stderr, redrawn at most every 100 ms, for runs over large trees. */
 function createProgress(): { update: NonNullable<UpgradeOptions['onProgress']>; clear: () => void } {
-  let last = 0;
-  let drawn = false;
+  const verbs = { scan: 'scanning', analyse: 'analysing', write: 'writing' };
+  let last: number | undefined;
   return {
     update(phase, done, total) {
-      const now = Date.now();
-      if (now - last < 100 && done !== total) {
-        return;
-      }
-      last = now;
-      drawn = true;
-      process.stderr.write(
-        `\r\x1b[K${phase === 'scan' ? 'scanning' : phase === 'analyse' ? 'analysing' : 'writing'} ${done}/${total} files`,
-      );
-    },
-    clear() {
-      if (drawn) {
-        process.stderr.write('\r\x1b[K');
+      if (last === undefined || Date.now() - last >= 100 || done === total) {
+        last = Date.now();
+        process.stderr.write(`\r\x1b[K${verbs[phase]} ${done}/${total} files`);
       }
     },
+    clear: () => last !== undefined && process.stderr.write('\r\x1b[K'),
   };
 }
 
