@@ -1,26 +1,23 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
-/**
- * The nearest package.json at or above `folder` (of the package a file in `folder` belongs to): its folder and its
- * top-level fields, none when it does not parse; `undefined` when there is none.
- */
-export function nearestManifest(
-  folder: string,
-): { folder: string; fields: Readonly<Record<string, unknown>> } | undefined {
+/** A package.json: its folder and its top-level fields (none when it does not parse). */
+export interface Manifest {
+  readonly folder: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+/** The nearest package.json at or above `folder`: that of the package a file in `folder` belongs to. */
+export function nearestManifest(folder: string): Manifest | undefined {
   for (let current = folder; ; current = dirname(current)) {
     const path = join(current, 'package.json');
     if (existsSync(path)) {
-      let fields: unknown;
       try {
-        fields = JSON.parse(readFileSync(path, 'utf8'));
+        // Object() makes a manifest of `null` or a string a record without fields.
+        return { folder: current, fields: Object(JSON.parse(readFileSync(path, 'utf8'))) as Record<string, unknown> };
       } catch {
-        fields = {};
+        return { folder: current, fields: {} };
       }
-      return {
-        folder: current,
-        fields: typeof fields === 'object' && fields !== null ? (fields as Record<string, unknown>) : {},
-      };
     }
     if (dirname(current) === current) {
       return undefined;

@@ -9,23 +9,16 @@ const SOURCE = /\.(?:[mc]?[jt]sx?)$/;
 const DECLARATION = /\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
 const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'build', 'coverage', '.git']);
 
-/** A class in another file that extends a class of this one (directly or further down) and declares `save`. */
-export interface SubclassDeclaringSave {
-  readonly name: string;
-  /** The file, relative to the package (or workspace) root. */
-  readonly file: string;
-}
-
 /**
  * For the jscodeshift transform, which sees one file at a time: the classes elsewhere in the same package (the
  * folder of the nearest package.json, or the whole workspace it belongs to) that may extend `className` from `file`
  * (see {@link subclassesIn}), directly or through further subclasses, and declare their own `save`. Renaming the
  * base's `save` would leave such a subclass overriding the wrong member (or, for an abstract `save`, not
- * implementing the renamed one: TS2515).
+ * implementing the renamed one: TS2515). Each is named with its file, relative to the package (or workspace) root.
  */
-export function subclassesDeclaringSave(file: string, className: string): SubclassDeclaringSave[] {
+export function subclassesDeclaringSave(file: string, className: string): { name: string; file: string }[] {
   const root = packageRoot(dirname(resolve(file)));
-  const found: SubclassDeclaringSave[] = [];
+  const found: { name: string; file: string }[] = [];
   const pending = [{ file: resolve(file), name: className }];
   const seen = new Set<string>();
   for (let base = pending.pop(); base !== undefined; base = pending.pop()) {

@@ -70,18 +70,15 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
   const progress = !json && process.stderr.isTTY ? createProgress() : undefined;
   // Loaded only now: ts-morph takes a noticeable fraction of a second, which --help and usage errors need not pay.
   const { upgrade } = await import('./upgrade.js');
-  let report: UpgradeReport;
-  try {
-    report = await upgrade({
-      paths: positionals,
-      ...(values.project === undefined ? {} : { project: values.project }),
-      mode,
-      allowDirty: values['allow-dirty'] === true,
-      ...(progress === undefined ? {} : { onProgress: progress.update }),
-    });
-  } finally {
+  const report = await upgrade({
+    paths: positionals,
+    ...(values.project === undefined ? {} : { project: values.project }),
+    mode,
+    allowDirty: values['allow-dirty'] === true,
+    ...(progress === undefined ? {} : { onProgress: progress.update }),
+  }).finally(() => {
     progress?.clear();
-  }
+  });
   const cwd = process.cwd();
   const show = (file: string): string => relative(cwd, file).split('\\').join('/');
   // Paths relative to the git work tree's root: git apply reads them so from the root and from any folder in it
