@@ -141,7 +141,7 @@ try {
   const noopPeak = Math.max(...results.map((result) => result.noop.peakMegabytes));
   console.log(`${fileCount} files, 5 implementers, median of ${rounds} rounds:`);
   console.log(
-    `  checkpoint-fencing upgrade --check: ${cliSeconds.toFixed(2)}s wall, ${cliCpu.toFixed(2)}s CPU, peak RSS ${cliPeak.toFixed(0)} MB`,
+    `  checkpoint-fencing-codemod upgrade --check: ${cliSeconds.toFixed(2)}s wall, ${cliCpu.toFixed(2)}s CPU, peak RSS ${cliPeak.toFixed(0)} MB`,
   );
   console.log(
     `  jscodeshift no-op transform:        ${noopSeconds.toFixed(2)}s wall, ${noopCpu.toFixed(2)}s CPU, peak RSS ${noopPeak.toFixed(0)} MB (largest single process)`,

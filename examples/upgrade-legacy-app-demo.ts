@@ -16,7 +16,7 @@ try {
   const tsconfig = join(copy, 'tsconfig.json');
   writeFileSync(tsconfig, readFileSync(tsconfig, 'utf8').replaceAll('"../../', `"${repo}/`));
 
-  console.log(`$ npx checkpoint-fencing upgrade --dry-run   # in a copy of fixtures/legacy-app\n`);
+  console.log(`$ npx checkpoint-fencing-codemod upgrade --dry-run   # in a copy of fixtures/legacy-app\n`);
   const run = spawnSync(process.execPath, [join(repo, 'dist/recipes/cli.js'), 'upgrade', '--dry-run'], {
     cwd: copy,
     stdio: 'inherit',
@@ -24,8 +24,8 @@ try {
   if (run.status !== 0) {
     process.exitCode = run.status ?? 2;
   }
-  console.log('\nApply it with `npx checkpoint-fencing upgrade` (or pipe the patch to `git apply`); then');
-  console.log('`npx checkpoint-fencing upgrade --check` exits 0, and CI can keep it that way.\n');
+  console.log('\nApply it with `npx checkpoint-fencing-codemod upgrade` (or pipe the patch to `git apply`); then');
+  console.log('`npx checkpoint-fencing-codemod upgrade --check` exits 0, and CI can keep it that way.\n');
 } finally {
   rmSync(copy, { recursive: true, force: true });
 }

@@ -39,16 +39,16 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
     messages: {
       saveIgnoresCondition:
         'This CheckpointStorage save() declares {{count}} of its three parameters, so it never sees the write condition and fencing is silently off. ' +
-        'Take (subscriptionId, checkpoint, condition) and evaluate the condition atomically with the write; `npx checkpoint-fencing upgrade` adds it.',
+        'Take (subscriptionId, checkpoint, condition) and evaluate the condition atomically with the write; `npx checkpoint-fencing-codemod upgrade` adds it.',
       saveNeverReadsCondition:
         'This CheckpointStorage save() takes the write condition as `{{name}}` but never reads it, so every condition is ignored and fencing is silently off. ' +
-        'Evaluate `{{name}}` atomically with the write; if this store cannot, refuse every condition but any() with `throw new UnsupportedWriteConditionError({{name}})`, as the save `npx checkpoint-fencing upgrade` generates does.',
+        'Evaluate `{{name}}` atomically with the write; if this store cannot, refuse every condition but any() with `throw new UnsupportedWriteConditionError({{name}})`, as the save `npx checkpoint-fencing-codemod upgrade` generates does.',
       inheritedSaveIgnoresCondition:
         'This CheckpointStorage inherits save() from {{base}}, which declares {{count}} of its three parameters, so it never sees the write condition and fencing is silently off. ' +
-        'Override save to take (subscriptionId, checkpoint, condition) and evaluate the condition atomically with the write; `npx checkpoint-fencing upgrade` adds it.',
+        'Override save to take (subscriptionId, checkpoint, condition) and evaluate the condition atomically with the write; `npx checkpoint-fencing-codemod upgrade` adds it.',
       missingWriteVersion:
         'This CheckpointStorage has no writeVersion(), so no write condition can be judged and fencing is silently off. ' +
-        'Store a version with each checkpoint and read it back in writeVersion(subscriptionId); `npx checkpoint-fencing upgrade` adds it.',
+        'Store a version with each checkpoint and read it back in writeVersion(subscriptionId); `npx checkpoint-fencing-codemod upgrade` adds it.',
     },
     schema: [
       {

@@ -10,8 +10,8 @@ import { upgradeMessages } from './upgrade-messages.js';
  * @throws Error naming the work tree when `git status` fails there, since uncommitted changes cannot be ruled out.
  */
 export function uncommittedFiles(files: readonly string[]): string[] {
-  const byRoot = new Map<string, string[]>();
   const rootOfFolder = new Map<string, string | undefined>();
+  const byRoot = new Map<string, string[]>();
   for (const file of files) {
     const folder = dirname(file);
     if (!rootOfFolder.has(folder)) {
@@ -28,12 +28,7 @@ export function uncommittedFiles(files: readonly string[]): string[] {
 function uncommittedIn(root: string, files: readonly string[]): string[] {
   let output: string;
   try {
-    output = execFileSync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...files], {
-      cwd: root,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    output = git(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...files], 'pipe');
   } catch (error) {
     const stderr = (error as { stderr?: unknown }).stderr;
     const reason = typeof stderr === 'string' && stderr.trim() !== '' ? stderr.trim().split('\n')[0] : String(error);
@@ -52,12 +47,12 @@ function uncommittedIn(root: string, files: readonly string[]): string[] {
 /** The root of the git work tree around `cwd` (a real path); `undefined` outside one, or without git. */
 export function gitWorkTreeRoot(cwd: string): string | undefined {
   try {
-    return execFileSync('git', ['rev-parse', '--show-toplevel'], {
-      cwd,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
+    return git(cwd, ['rev-parse', '--show-toplevel'], 'ignore').trim();
   } catch {
     return undefined;
   }
+}
+
+function git(cwd: string, args: readonly string[], stderr: 'pipe' | 'ignore'): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', stderr], maxBuffer: 2 ** 26 });
 }

@@ -23,8 +23,8 @@ export interface TransformApi {
 const BOM = '\uFEFF';
 
 /**
- * The add-write-conditions recipe as a jscodeshift transform: `npx jscodeshift --no-babel -t
- * node_modules/checkpoint-fencing/dist/recipes/add-write-conditions/jscodeshift.js src`. It decides and writes
+ * The add-write-conditions recipe as a jscodeshift transform (jscodeshift loads it through `../jscodeshift.cts`,
+ * the package's `require` entry of `./jscodeshift`). It decides and writes
  * exactly what the CLI does (the same fact reader, shape decision and member text), but resolves names within each
  * file instead of through a type checker. It parses `file.source` with TypeScript's own parser, whatever
  * `--parser` says, so offsets are those of the original text (CRLF and tabs included). Returns the new source, or
@@ -78,11 +78,6 @@ function refusalsForSubclassesElsewhere(path: string, decisions: readonly Upgrad
 }
 
 function scriptKind(path: string): ts.ScriptKind {
-  if (/\.[mc]?tsx$/.test(path)) {
-    return ts.ScriptKind.TSX;
-  }
-  if (/\.[mc]?ts$/.test(path)) {
-    return ts.ScriptKind.TS;
-  }
-  return /\.jsx$/.test(path) ? ts.ScriptKind.JSX : ts.ScriptKind.JS;
+  const { TSX, TS, JSX, JS } = ts.ScriptKind;
+  return /\.[mc]?tsx$/.test(path) ? TSX : /\.[mc]?ts$/.test(path) ? TS : /\.jsx$/.test(path) ? JSX : JS;
 }

@@ -1,25 +1,34 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
-/**
- * A top-level field of the nearest package.json at or above `folder` (the package a file in `folder` belongs to):
- * its value when it is a string, else `undefined`, as also when there is no package.json or it does not parse.
- */
-export function nearestManifestField(folder: string, field: 'name' | 'type'): string | undefined {
+/** A package.json: its folder and its top-level fields (none when it does not parse). */
+export interface Manifest {
+  readonly folder: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+/** The nearest package.json at or above `folder`: that of the package a file in `folder` belongs to. */
+export function nearestManifest(folder: string): Manifest | undefined {
   for (let current = folder; ; current = dirname(current)) {
     const path = join(current, 'package.json');
     if (existsSync(path)) {
       try {
-        const value = (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>)[field];
-        return typeof value === 'string' ? value : undefined;
+        // Object() makes a manifest of `null` or a string a record without fields.
+        return { folder: current, fields: Object(JSON.parse(readFileSync(path, 'utf8'))) as Record<string, unknown> };
       } catch {
-        return undefined;
+        return { folder: current, fields: {} };
       }
     }
     if (dirname(current) === current) {
       return undefined;
     }
   }
+}
+
+/** A string field of the nearest package.json at or above `folder`; `undefined` when it is not a string or absent. */
+export function nearestManifestField(folder: string, field: 'name' | 'type'): string | undefined {
+  const value = nearestManifest(folder)?.fields[field];
+  return typeof value === 'string' ? value : undefined;
 }
 
 const byFolder = new Map<string, string | undefined>();

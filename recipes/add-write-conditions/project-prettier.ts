@@ -11,12 +11,11 @@ interface Prettier {
   format(source: string, options: Record<string, unknown>): Promise<string>;
 }
 
-/** What the project's own Prettier made of one upgraded file. */
-export type PrettierOutcome =
-  | { readonly kind: 'formatted'; readonly text: string }
-  /** No Prettier installed where the file is, no configuration, an ignored file, or one Prettier did not format before. */
-  | { readonly kind: 'left'; readonly text: string }
-  | { readonly kind: 'failed'; readonly text: string; readonly reason: string };
+/** What the project's own Prettier made of one upgraded file, and why it failed when it did. */
+export interface PrettierOutcome {
+  readonly text: string;
+  readonly failure?: string;
+}
 
 const BOM = '\uFEFF';
 
@@ -33,28 +32,22 @@ export async function formatWithProjectPrettier(
   cwd: string,
 ): Promise<PrettierOutcome> {
   const prettier = await loadProjectPrettier(file);
+  // Left as written: no Prettier where the file is, no configuration, an ignored file, or one not formatted before.
   if (prettier === undefined) {
-    return { kind: 'left', text: after };
+    return { text: after };
   }
   try {
     const config = await prettier.resolveConfig(file, { editorconfig: true });
     const ignorePath = join(cwd, '.prettierignore');
     const info = await prettier.getFileInfo(file, existsSync(ignorePath) ? { ignorePath } : {});
-    if (config === null || info.ignored) {
-      return { kind: 'left', text: after };
-    }
     const options = { ...config, filepath: file };
-    const bom = after.startsWith(BOM) ? BOM : '';
-    if (!(await prettier.check(before.replace(/^\uFEFF/, ''), options))) {
-      return { kind: 'left', text: after };
+    if (config === null || info.ignored || !(await prettier.check(before.replace(/^\uFEFF/, ''), options))) {
+      return { text: after };
     }
-    return { kind: 'formatted', text: bom + (await prettier.format(after.slice(bom.length), options)) };
+    const bom = after.startsWith(BOM) ? BOM : '';
+    return { text: bom + (await prettier.format(after.slice(bom.length), options)) };
   } catch (error) {
-    return {
-      kind: 'failed',
-      text: after,
-      reason: error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error),
-    };
+    return { text: after, failure: error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error) };
   }
 }
 

@@ -2,46 +2,39 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ts } from 'ts-morph';
 import type { StorageMemberName } from '../../vocabulary/index.js';
+import { nearestManifest } from './package-manifest.js';
 
 const SAVE: StorageMemberName = 'save';
 const SOURCE = /\.(?:[mc]?[jt]sx?)$/;
 const DECLARATION = /\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
 const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'build', 'coverage', '.git']);
 
-/** A class in another file that extends a class of this one (directly or further down) and declares `save`. */
-export interface SubclassDeclaringSave {
-  readonly name: string;
-  /** The file, relative to the package (or workspace) root. */
-  readonly file: string;
-}
-
 /**
  * For the jscodeshift transform, which sees one file at a time: the classes elsewhere in the same package (the
  * folder of the nearest package.json, or the whole workspace it belongs to) that may extend `className` from `file`
- * (see {@link subclassesIn}), directly or through further subclasses, and declare their own `save`. Renaming the base's `save` would leave such a subclass
- * overriding the wrong member (or, for an abstract `save`, not implementing the renamed one: TS2515).
+ * (see {@link subclassesIn}), directly or through further subclasses, and declare their own `save`. Renaming the
+ * base's `save` would leave such a subclass overriding the wrong member (or, for an abstract `save`, not
+ * implementing the renamed one: TS2515). Each is named with its file, relative to the package (or workspace) root.
  */
-export function subclassesDeclaringSave(file: string, className: string): SubclassDeclaringSave[] {
+export function subclassesDeclaringSave(file: string, className: string): { name: string; file: string }[] {
   const root = packageRoot(dirname(resolve(file)));
-  const found: SubclassDeclaringSave[] = [];
+  const found: { name: string; file: string }[] = [];
   const pending = [{ file: resolve(file), name: className }];
   const seen = new Set<string>();
   for (let base = pending.pop(); base !== undefined; base = pending.pop()) {
-    const key = `${base.file}#${base.name}`;
-    if (seen.has(key)) {
+    if (seen.has(`${base.file}#${base.name}`)) {
       continue;
     }
-    seen.add(key);
+    seen.add(`${base.file}#${base.name}`);
+    // A cheap test first: a subclass names the base, or (a default import under another name) the base's file.
+    const names = [base.name, basename(modulePath(base.file))];
     for (const candidate of sourceFiles(root)) {
-      // A cheap test first: a subclass names the base, or (a default import under another name) the base's file.
-      const mentioned = [base.name, moduleStem(base.file)].some((name) => candidate.text.includes(name));
-      if (candidate.path === base.file || !mentioned) {
-        continue;
-      }
-      for (const subclass of subclassesIn(candidate.path, candidate.text, base)) {
-        pending.push({ file: candidate.path, name: subclass.name });
-        if (subclass.declaresSave) {
-          found.push({ name: subclass.name, file: relative(root, candidate.path).split('\\').join('/') });
+      if (candidate.path !== base.file && names.some((name) => candidate.text.includes(name))) {
+        for (const subclass of subclassesIn(candidate.path, candidate.text, base)) {
+          pending.push({ file: candidate.path, name: subclass.name });
+          if (subclass.declaresSave) {
+            found.push({ name: subclass.name, file: relative(root, candidate.path).split('\\').join('/') });
+          }
         }
       }
     }
@@ -54,27 +47,13 @@ export function subclassesDeclaringSave(file: string, className: string): Subcla
  * (a package.json above it with `"workspaces"`), else the package's own folder.
  */
 function packageRoot(start: string): string {
-  let root: string | undefined;
-  for (let folder = start; ; folder = dirname(folder)) {
-    const manifest = join(folder, 'package.json');
-    if (existsSync(manifest)) {
-      root ??= folder;
-      if (declaresWorkspaces(manifest)) {
-        return folder;
-      }
-    }
-    if (dirname(folder) === folder) {
-      return root ?? start;
-    }
+  const own = nearestManifest(start);
+  let manifest = own;
+  while (manifest !== undefined && !('workspaces' in manifest.fields)) {
+    const above = dirname(manifest.folder);
+    manifest = above === manifest.folder ? undefined : nearestManifest(above);
   }
-}
-
-function declaresWorkspaces(manifest: string): boolean {
-  try {
-    return 'workspaces' in (JSON.parse(readFileSync(manifest, 'utf8')) as object);
-  } catch {
-    return false;
-  }
+  return (manifest ?? own)?.folder ?? start;
 }
 
 const filesByRoot = new Map<string, { path: string; text: string }[]>();
@@ -83,20 +62,17 @@ const filesByRoot = new Map<string, { path: string; text: string }[]>();
 function sourceFiles(root: string): { path: string; text: string }[] {
   let files = filesByRoot.get(root);
   if (files === undefined) {
-    files = [];
-    const walk = (folder: string): void => {
-      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const walk = (folder: string): { path: string; text: string }[] =>
+      readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
         const path = join(folder, entry.name);
-        if (entry.isDirectory() && !SKIPPED_FOLDERS.has(entry.name)) {
-          walk(path);
-        } else if (entry.isFile() && SOURCE.test(entry.name) && !DECLARATION.test(entry.name)) {
-          files?.push({ path, text: readFileSync(path, 'utf8') });
+        if (entry.isDirectory()) {
+          return SKIPPED_FOLDERS.has(entry.name) ? [] : walk(path);
         }
-      }
-    };
-    if (existsSync(root)) {
-      walk(root);
-    }
+        return entry.isFile() && SOURCE.test(entry.name) && !DECLARATION.test(entry.name)
+          ? [{ path, text: readFileSync(path, 'utf8') }]
+          : [];
+      });
+    files = existsSync(root) ? walk(root) : [];
     filesByRoot.set(root, files);
   }
   return files;
@@ -121,19 +97,18 @@ function subclassesIn(
       continue;
     }
     const specifier = statement.moduleSpecifier.text;
-    const clause = statement.importClause;
-    if (
-      clause?.name !== undefined &&
-      specifier.startsWith('.') &&
-      sameModule(resolve(dirname(path), specifier), base.file)
-    ) {
-      locals.add(clause.name.text);
+    const { name, namedBindings } = statement.importClause ?? {};
+    if (name !== undefined && specifier.startsWith('.')) {
+      if (modulePath(resolve(dirname(path), specifier)) === modulePath(base.file)) {
+        locals.add(name.text);
+      }
     }
-    const bindings = clause?.namedBindings;
-    if (bindings !== undefined && ts.isNamespaceImport(bindings)) {
-      namespaces.add(bindings.name.text);
+    if (namedBindings !== undefined && ts.isNamespaceImport(namedBindings)) {
+      namespaces.add(namedBindings.name.text);
     }
-    for (const element of bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []) {
+    for (const element of namedBindings !== undefined && ts.isNamedImports(namedBindings)
+      ? namedBindings.elements
+      : []) {
       if ((element.propertyName ?? element.name).text === base.name) {
         locals.add(element.name.text);
       }
@@ -148,20 +123,14 @@ function subclassesIn(
         expression.name.text === base.name;
   const found: { name: string; declaresSave: boolean }[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isClassDeclaration(node) && node.name !== undefined) {
-      const extended = node.heritageClauses?.find((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]
-        ?.expression;
-      if (extended !== undefined && extendsBase(extended)) {
-        found.push({
-          name: node.name.text,
-          declaresSave: node.members.some(
-            (member) =>
-              member.name !== undefined &&
-              (ts.isIdentifier(member.name) || ts.isStringLiteral(member.name)) &&
-              member.name.text === SAVE,
-          ),
-        });
-      }
+    const extended = ts.isClassDeclaration(node)
+      ? node.heritageClauses?.find((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]?.expression
+      : undefined;
+    if (ts.isClassDeclaration(node) && node.name !== undefined && extended !== undefined && extendsBase(extended)) {
+      const declaresSave = node.members.some(
+        ({ name }) => name !== undefined && (ts.isIdentifier(name) || ts.isStringLiteral(name)) && name.text === SAVE,
+      );
+      found.push({ name: node.name.text, declaresSave });
     }
     ts.forEachChild(node, visit);
   };
@@ -170,15 +139,6 @@ function subclassesIn(
 }
 
 /** `./base.js`, `./base` and `./base/index` all name `base.ts` (or `base/index.ts`). */
-function sameModule(specified: string, file: string): boolean {
-  return modulePath(specified) === modulePath(file);
-}
-
 function modulePath(path: string): string {
   return path.replace(/\.(?:d\.)?[mc]?[jt]sx?$/, '').replace(/[\\/]index$/, '');
-}
-
-/** The last segment of the module path: what an import of the file spells. */
-function moduleStem(path: string): string {
-  return basename(modulePath(path));
 }

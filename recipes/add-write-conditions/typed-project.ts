@@ -6,7 +6,7 @@ import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import { readImplementerFacts, syntaxError, type FileFacts } from './read-implementer-facts.js';
 import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
 import { upgradeMessages } from './upgrade-messages.js';
-import { WorkspacePackages } from './workspace-packages.js';
+import { workspacePackages, type WorkspacePackages } from './workspace-packages.js';
 
 /**
  * The declarations of the checkpoint-fencing this upgrade is part of: `dist/runtime/index.d.ts` once built, the
@@ -16,51 +16,29 @@ const OWN_DECLARATIONS = ['../../runtime/index.d.ts', '../../runtime/index.ts']
   .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
   .find((path) => existsSync(path));
 
-/**
- * A tsconfig's files, and a way to analyse some of them with types. A solution-style tsconfig (`"files": []` and
- * `references`) stands for every project it references, each analysed under its own options. The only module that
- * builds a TypeScript program.
- */
-export interface TypedProject {
-  /** Absolute paths of the source files of the project, or of every referenced project. */
-  readonly fileNames: readonly string[];
-  /** The folder of the tsconfig a file belongs to, which paths like `dist/` are judged from. */
-  rootOf(file: string): string;
-  /**
-   * Resolves a bare module specifier from `containingFile` to a project file: a `paths` alias, or one of the
-   * project's own workspace packages; `undefined` for anything else.
-   */
-  resolveModule(specifier: string, containingFile: string): string | undefined;
-  /**
-   * Parses `paths` with types (their imports are loaded as the checker needs them) and returns plain facts, in the
-   * order of `paths`.
-   * @throws Error naming the file and position when one of them does not parse.
-   */
-  analyse(paths: readonly string[]): FileFacts[];
-  /** One-line notes for the user that arose while analysing, e.g. that the package's declarations were read directly. */
-  readonly notices: readonly string[];
-}
-
-/** One tsconfig that lists source files. */
+/** One tsconfig that lists source files, and the cache its module resolutions share. */
 interface LeafProject {
   readonly tsconfig: string;
   readonly parsed: ts.ParsedCommandLine;
-  readonly options: ts.CompilerOptions;
-  readonly fileNames: readonly string[];
   readonly cache: ts.ModuleResolutionCache;
 }
 
+type Follow = 'project-and-package' | 'all';
+
 /**
- * Reads `tsconfigPath`, following `references` into every referenced project, with the TypeScript that ts-morph
- * bundles (kept apart from the project's own `typescript`).
+ * Reads `tsconfigPath` with the TypeScript that ts-morph bundles (kept apart from the project's own), following a
+ * solution-style tsconfig's `references` into every project, each analysed under its own options: the only module
+ * that builds a TypeScript program. `analyse` parses files with types and returns their facts in the order given;
+ * `resolveModule` resolves a bare specifier to a project file (a `paths` alias or a workspace package); `rootOf` is
+ * the folder of the tsconfig a file belongs to.
  * @throws Error naming the tsconfig when it is invalid, its `extends` target is missing, or it (or a project it
- * references) matches no source files.
+ * references) matches no source files; `analyse` throws naming the file and position when one does not parse.
  */
-export function openTypedProject(tsconfigPath: string): TypedProject {
+export function openTypedProject(tsconfigPath: string) {
   const projects = leafProjects(resolve(tsconfigPath), new Set());
   const owners = new Map<string, LeafProject>();
   for (const project of projects) {
-    for (const file of project.fileNames) {
+    for (const file of project.parsed.fileNames) {
       if (!owners.has(resolve(file))) {
         owners.set(resolve(file), project);
       }
@@ -68,33 +46,29 @@ export function openTypedProject(tsconfigPath: string): TypedProject {
   }
   const notices: string[] = [];
   const ownerOf = (file: string): LeafProject => owners.get(resolve(file)) ?? (projects[0] as LeafProject);
-  const workspace = new WorkspacePackages(projects);
+  const workspace = workspacePackages(projects.map((project) => project.parsed));
   return {
     fileNames: [...owners.keys()],
     notices,
-    rootOf: (file) => dirname(ownerOf(file).tsconfig),
-    resolveModule(specifier, containingFile) {
-      const { options, cache } = ownerOf(containingFile);
+    rootOf: (file: string) => dirname(ownerOf(file).tsconfig),
+    resolveModule(specifier: string, containingFile: string): string | undefined {
+      const { parsed, cache } = ownerOf(containingFile);
       if (workspace.owns(specifier)) {
-        return workspace.resolve(specifier, containingFile, options, cache);
+        return workspace.resolve(specifier, containingFile, parsed.options, cache);
       }
-      if (options.paths === undefined) {
-        return undefined;
-      }
-      const resolved = ts.resolveModuleName(specifier, containingFile, options, ts.sys, cache).resolvedModule;
+      const resolved =
+        parsed.options.paths === undefined
+          ? undefined
+          : ts.resolveModuleName(specifier, containingFile, parsed.options, ts.sys, cache).resolvedModule;
       return resolved === undefined || resolved.isExternalLibraryImport === true
         ? undefined
         : resolved.resolvedFileName;
     },
-    analyse(paths) {
-      const groups = new Map<LeafProject, string[]>();
-      for (const path of paths) {
-        const owner = ownerOf(path);
-        groups.set(owner, [...(groups.get(owner) ?? []), path]);
-      }
+    analyse(paths: readonly string[]): FileFacts[] {
       const facts = new Map<string, FileFacts>();
-      for (const [project, files] of groups) {
-        for (const fileFacts of analyseProject(project, files, workspace, notices)) {
+      for (const project of new Set(paths.map(ownerOf))) {
+        const own = paths.filter((path) => ownerOf(path) === project);
+        for (const fileFacts of analyseProject(project, own, workspace, notices)) {
           facts.set(resolve(fileFacts.path), fileFacts);
         }
       }
@@ -113,20 +87,9 @@ function leafProjects(tsconfig: string, seen: Set<string>): LeafProject[] {
   if (parsed.fileNames.length === 0 && references.length === 0) {
     throw new Error(upgradeMessages.noSourceFiles(tsconfig));
   }
-  const own: LeafProject[] =
-    parsed.fileNames.length === 0
-      ? []
-      : [
-          {
-            tsconfig,
-            parsed,
-            options: parsed.options,
-            fileNames: parsed.fileNames,
-            cache: ts.createModuleResolutionCache(dirname(tsconfig), (name) => name, parsed.options),
-          },
-        ];
+  const cache = ts.createModuleResolutionCache(dirname(tsconfig), (name) => name, parsed.options);
   return [
-    ...own,
+    ...(parsed.fileNames.length === 0 ? [] : [{ tsconfig, parsed, cache }]),
     ...references.flatMap((reference) => leafProjects(resolve(ts.resolveProjectReferencePath(reference)), seen)),
   ];
 }
@@ -143,21 +106,19 @@ function parseTsconfig(tsconfig: string): ts.ParsedCommandLine {
   );
   // No inputs (18002, 18003) is reported by the caller, which knows whether references make up for it.
   const fatal = [...diagnostics, ...(parsed?.errors ?? [])].find(
-    (diagnostic) =>
-      diagnostic.category === ts.DiagnosticCategory.Error && diagnostic.code !== 18002 && diagnostic.code !== 18003,
+    ({ category, code }) => category === ts.DiagnosticCategory.Error && code !== 18002 && code !== 18003,
   );
-  if (parsed === undefined || fatal !== undefined) {
-    const reason =
-      fatal === undefined ? 'it could not be read' : ts.flattenDiagnosticMessageText(fatal.messageText, ' ');
-    // "File '…' not found" (6053) and "Cannot read file '…'" (5083) are how a missing `extends` target shows.
-    const target = fatal?.code === 6053 || fatal?.code === 5083 ? /'([^']+)'/.exec(reason)?.[1] : undefined;
-    throw new Error(
-      target === undefined
-        ? upgradeMessages.unusableTsconfig(tsconfig, reason)
-        : upgradeMessages.missingExtendsTarget(tsconfig, target),
-    );
+  if (parsed !== undefined && fatal === undefined) {
+    return parsed;
   }
-  return parsed;
+  const reason = fatal === undefined ? 'it could not be read' : ts.flattenDiagnosticMessageText(fatal.messageText, ' ');
+  // "File '…' not found" (6053) and "Cannot read file '…'" (5083) are how a missing `extends` target shows.
+  const target = fatal?.code === 6053 || fatal?.code === 5083 ? /'([^']+)'/.exec(reason)?.[1] : undefined;
+  throw new Error(
+    target === undefined
+      ? upgradeMessages.unusableTsconfig(tsconfig, reason)
+      : upgradeMessages.missingExtendsTarget(tsconfig, target),
+  );
 }
 
 function analyseProject(
@@ -172,7 +133,7 @@ function analyseProject(
       isInstalledNear(project.tsconfig)
         ? upgradeMessages.declarationsReadDirectly(
             project.tsconfig,
-            resolutionSetting(project.options),
+            resolutionSetting(project.parsed.options),
             OWN_DECLARATIONS ?? '',
           )
         : upgradeMessages.packageNotInstalled(project.tsconfig, OWN_DECLARATIONS ?? ''),
@@ -180,37 +141,30 @@ function analyseProject(
   }
   // A base class from another package: read again with every import followed (and the project's @types), so what
   // it inherits is known rather than guessed. Rare, and only for the files that need it.
-  const needFullResolution = first.facts.filter((file) =>
-    file.implementers.some((implementer) => implementer.base?.kind === 'unknown'),
-  );
-  if (needFullResolution.length === 0) {
+  const again = first.facts
+    .filter((file) => file.implementers.some((implementer) => implementer.base?.kind === 'unknown'))
+    .map((file) => file.path);
+  if (again.length === 0) {
     return first.facts;
   }
-  const again = new Map(
-    analyseWith(
-      project,
-      needFullResolution.map((file) => file.path),
-      workspace,
-      'all',
-    ).facts.map((file) => [resolve(file.path), file]),
-  );
-  return first.facts.map((file) => again.get(resolve(file.path)) ?? file);
+  const full = new Map(analyseWith(project, again, workspace, 'all').facts.map((file) => [resolve(file.path), file]));
+  return first.facts.map((file) => full.get(resolve(file.path)) ?? file);
 }
 
 /**
  * Builds a program over `paths` and reads their facts. `project-and-package` follows only what finding implementers
  * needs (see {@link moduleResolution}) and loads no `@types`; `all` follows every import, with the project's types.
+ * Neither loads a lib: finding implementers needs declarations, not globals, and a small program is a fast one.
  */
 function analyseWith(
   project: LeafProject,
   paths: readonly string[],
   workspace: WorkspacePackages,
-  follow: 'project-and-package' | 'all',
+  follow: Follow,
 ): { facts: FileFacts[]; fallback: boolean } {
-  const resolution: ResolutionRecord = { fallback: false, entries: new Set(), unresolvedIn: undefined };
-  // Finding implementers needs declarations, not lib or @types globals; leaving them out keeps the program small.
+  const resolution: Resolution = { fallback: false, entries: new Set(), unresolvedIn: undefined };
   const options: ts.CompilerOptions = {
-    ...project.options,
+    ...project.parsed.options,
     noLib: true,
     noEmit: true,
     ...(follow === 'all' ? {} : { types: [] }),
@@ -221,33 +175,33 @@ function analyseWith(
   if (resolution.unresolvedIn !== undefined) {
     throw new Error(upgradeMessages.packageUnresolvable(resolution.unresolvedIn));
   }
-  const sourceFiles = paths.map((path) => program.getSourceFile(path) ?? program.getSourceFile(resolve(path)));
-  for (const [index, sourceFile] of sourceFiles.entries()) {
+  const sourceFiles = paths.map((path) => {
+    const sourceFile = program.getSourceFile(path) ?? program.getSourceFile(resolve(path));
     if (sourceFile === undefined) {
-      throw new Error(upgradeMessages.unreadable(paths[index] ?? ''));
+      throw new Error(upgradeMessages.unreadable(path));
     }
     const [problem] = program.getSyntacticDiagnostics(sourceFile);
     if (problem !== undefined) {
       throw syntaxError(sourceFile, problem);
     }
-  }
-  const analysed = sourceFiles.filter((sourceFile) => sourceFile !== undefined);
+    return sourceFile;
+  });
   const entries = [...resolution.entries].flatMap((entry) => program.getSourceFile(entry) ?? []);
   const resolver = new StorageResolverBySymbol(program.getTypeChecker(), entries);
   // Under verbatimModuleSyntax a file emitted as CommonJS can bring in a value only with `import x = require(…)`.
   const commonJsOnly = (sourceFile: ts.SourceFile): boolean =>
     options.verbatimModuleSyntax === true && emitsCommonJs(sourceFile, options);
   return {
-    facts: analysed.map((sourceFile) => readImplementerFacts(sourceFile, resolver, commonJsOnly(sourceFile))),
+    facts: sourceFiles.map((sourceFile) => readImplementerFacts(sourceFile, resolver, commonJsOnly(sourceFile))),
     fallback: resolution.fallback,
   };
 }
 
 /**
- * What module resolution saw: the files `checkpoint-fencing` resolved to, whether its own copy stood in, and a file
- * where it did not resolve at all (when this upgrade has no declarations to stand in).
+ * What module resolution saw: the files `checkpoint-fencing` resolved to, whether this upgrade's own declarations
+ * stood in, and a file where it did not resolve at all (when there are none to stand in).
  */
-interface ResolutionRecord {
+interface Resolution {
   fallback: boolean;
   readonly entries: Set<string>;
   unresolvedIn: string | undefined;
@@ -256,18 +210,16 @@ interface ResolutionRecord {
 /** Whether a file compiles to a CommonJS module: under `module: commonjs`, or as a CommonJS file under `node16`+. */
 function emitsCommonJs(sourceFile: ts.SourceFile, options: ts.CompilerOptions): boolean {
   const kind = options.module;
-  if (kind !== undefined && kind >= ts.ModuleKind.Node16 && kind <= ts.ModuleKind.NodeNext) {
-    return sourceFile.impliedNodeFormat === ts.ModuleKind.CommonJS;
-  }
-  return kind === ts.ModuleKind.CommonJS;
+  return kind !== undefined && kind >= ts.ModuleKind.Node16 && kind <= ts.ModuleKind.NodeNext
+    ? sourceFile.impliedNodeFormat === ts.ModuleKind.CommonJS
+    : kind === ts.ModuleKind.CommonJS;
 }
 
 /** How the tsconfig resolves modules, as its author wrote it. */
-function resolutionSetting(options: ts.CompilerOptions): string {
-  if (options.moduleResolution !== undefined) {
-    return `"moduleResolution": "${ts.ModuleResolutionKind[options.moduleResolution].toLowerCase()}"`;
-  }
-  return `the default for "module": "${ts.ModuleKind[options.module ?? ts.ModuleKind.CommonJS].toLowerCase()}"`;
+function resolutionSetting({ moduleResolution, module }: ts.CompilerOptions): string {
+  return moduleResolution === undefined
+    ? `the default for "module": "${ts.ModuleKind[module ?? ts.ModuleKind.CommonJS].toLowerCase()}"`
+    : `"moduleResolution": "${ts.ModuleResolutionKind[moduleResolution].toLowerCase()}"`;
 }
 
 function isInstalledNear(tsconfig: string): boolean {
@@ -297,51 +249,46 @@ function moduleResolution(
   host: ts.ModuleResolutionHost,
   cache: ts.ModuleResolutionCache,
   workspace: WorkspacePackages,
-  follow: 'project-and-package' | 'all',
-  record: ResolutionRecord,
+  follow: Follow,
+  record: Resolution,
 ): NonNullable<ts.CompilerHost['resolveModuleNameLiterals']> {
+  const projectFile = (resolvedFileName: string | undefined) => ({
+    resolvedModule:
+      resolvedFileName === undefined
+        ? undefined
+        : { resolvedFileName, extension: extensionOf(resolvedFileName), isExternalLibraryImport: false },
+  });
   return (literals, containingFile, _redirect, _options, containingSourceFile) =>
     literals.map((literal) => {
       const name = literal.text;
       if (workspace.owns(name)) {
-        const source = workspace.resolve(name, containingFile, options, cache);
-        return {
-          resolvedModule:
-            source === undefined
-              ? undefined
-              : { resolvedFileName: source, extension: extensionOf(source), isExternalLibraryImport: false },
-        };
+        return projectFile(workspace.resolve(name, containingFile, options, cache));
       }
+      const ofPackage = name === PACKAGE_NAME || name.startsWith(`${PACKAGE_NAME}/`);
       const followed =
         follow === 'all' ||
+        ofPackage ||
         name.startsWith('.') ||
-        name === PACKAGE_NAME ||
-        name.startsWith(`${PACKAGE_NAME}/`) ||
         Object.keys(options.paths ?? {}).some((pattern) => matchesPathPattern(name, pattern));
       if (!followed) {
         return { resolvedModule: undefined };
       }
       const mode = ts.getModeForUsageLocation(containingSourceFile, literal, options);
-      const resolved = ts.resolveModuleName(name, containingFile, options, host, cache, undefined, mode).resolvedModule;
-      if (resolved === undefined && name === PACKAGE_NAME && OWN_DECLARATIONS !== undefined) {
+      const { resolvedModule } = ts.resolveModuleName(name, containingFile, options, host, cache, undefined, mode);
+      if (name !== PACKAGE_NAME) {
+        return { resolvedModule };
+      }
+      if (resolvedModule === undefined && OWN_DECLARATIONS !== undefined) {
         record.fallback = true;
         record.entries.add(OWN_DECLARATIONS);
-        return {
-          resolvedModule: {
-            resolvedFileName: OWN_DECLARATIONS,
-            extension: extensionOf(OWN_DECLARATIONS),
-            isExternalLibraryImport: false,
-          },
-        };
+        return projectFile(OWN_DECLARATIONS);
       }
-      if (name === PACKAGE_NAME) {
-        if (resolved === undefined) {
-          record.unresolvedIn ??= containingFile;
-        } else {
-          record.entries.add(resolved.resolvedFileName);
-        }
+      if (resolvedModule === undefined) {
+        record.unresolvedIn ??= containingFile;
+      } else {
+        record.entries.add(resolvedModule.resolvedFileName);
       }
-      return { resolvedModule: resolved };
+      return { resolvedModule };
     });
 }
 
@@ -351,8 +298,6 @@ function extensionOf(file: string): ts.Extension {
 }
 
 function matchesPathPattern(name: string, pattern: string): boolean {
-  const star = pattern.indexOf('*');
-  return star === -1
-    ? name === pattern
-    : name.startsWith(pattern.slice(0, star)) && name.endsWith(pattern.slice(star + 1));
+  const [prefix = '', suffix] = pattern.split('*');
+  return suffix === undefined ? name === pattern : name.startsWith(prefix) && name.endsWith(suffix);
 }

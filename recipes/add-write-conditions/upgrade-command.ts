@@ -2,12 +2,13 @@ import { realpathSync } from 'node:fs';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
+import { CODEMOD_PACKAGE_NAME } from '../../vocabulary/index.js';
 import { gitWorkTreeRoot } from './git-worktree.js';
 import { summaryLine, type FileChange, type UpgradeReport } from './upgrade-report.js';
 import { upgradeMessages } from './upgrade-messages.js';
 import type { UpgradeOptions } from './upgrade.js';
 
-const USAGE = `Usage: checkpoint-fencing upgrade [paths…] [--project tsconfig.json] [--dry-run] [--check] [--json] [--allow-dirty]
+const USAGE = `Usage: ${CODEMOD_PACKAGE_NAME} upgrade [paths…] [--project tsconfig.json] [--dry-run] [--check] [--json] [--allow-dirty]
 
 Adds the three-parameter save and writeVersion to every pre-fencing CheckpointStorage implementer.
   --project <file>  the tsconfig that defines the project (default: the nearest tsconfig.json, here or above)
@@ -17,10 +18,7 @@ Adds the three-parameter save and writeVersion to every pre-fencing CheckpointSt
   --allow-dirty     write even into files with uncommitted git changes
 Exit codes: 0 success, 1 changes needed (or implementers skipped) under --check, 2 error.`;
 
-/** Exit codes: 0 success, 1 changes needed (or implementers skipped) under `--check`, 2 error. */
-const EXIT_OK = 0;
-const EXIT_CHANGES_NEEDED = 1;
-const EXIT_ERROR = 2;
+const [EXIT_OK, EXIT_CHANGES_NEEDED, EXIT_ERROR] = [0, 1, 2];
 
 /** Bad arguments; like an upgrade error, it is shown as one line without a stack. */
 class UsageError extends Error {
@@ -28,7 +26,7 @@ class UsageError extends Error {
 }
 
 /**
- * Runs `checkpoint-fencing upgrade …argv` and resolves to its exit code; never rejects. An expected failure (bad
+ * Runs `checkpoint-fencing-codemod upgrade …argv` and resolves to its exit code; never rejects. An expected failure (bad
  * arguments, an unusable project) is one line on stderr; anything else shows its stack.
  */
 export async function runUpgradeCommand(argv: readonly string[]): Promise<number> {
@@ -37,7 +35,7 @@ export async function runUpgradeCommand(argv: readonly string[]): Promise<number
   } catch (error) {
     const expected = error instanceof Error && (error.name === 'UpgradeError' || error.name === 'UsageError');
     const message = expected ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(`checkpoint-fencing upgrade: ${message}\n`);
+    process.stderr.write(`${CODEMOD_PACKAGE_NAME} upgrade: ${message}\n`);
     return EXIT_ERROR;
   }
 }
@@ -66,25 +64,21 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return EXIT_OK;
   }
-  const paths = positionals;
   const json = values.json === true;
   const mode: UpgradeOptions['mode'] =
     values.check === true ? 'check' : values['dry-run'] === true ? 'dry-run' : 'write';
   const progress = !json && process.stderr.isTTY ? createProgress() : undefined;
   // Loaded only now: ts-morph takes a noticeable fraction of a second, which --help and usage errors need not pay.
   const { upgrade } = await import('./upgrade.js');
-  let report: UpgradeReport;
-  try {
-    report = await upgrade({
-      paths,
-      ...(values.project === undefined ? {} : { project: values.project }),
-      mode,
-      allowDirty: values['allow-dirty'] === true,
-      ...(progress === undefined ? {} : { onProgress: progress.update }),
-    });
-  } finally {
+  const report = await upgrade({
+    paths: positionals,
+    ...(values.project === undefined ? {} : { project: values.project }),
+    mode,
+    allowDirty: values['allow-dirty'] === true,
+    ...(progress === undefined ? {} : { onProgress: progress.update }),
+  }).finally(() => {
     progress?.clear();
-  }
+  });
   const cwd = process.cwd();
   const show = (file: string): string => relative(cwd, file).split('\\').join('/');
   // Paths relative to the git work tree's root: git apply reads them so from the root and from any folder in it
@@ -108,17 +102,15 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
       process.stdout.write(diff);
       process.stderr.write(`${summaryLine(report)}\n`);
     } else {
-      for (const implementer of report.implementers.filter(
-        (entry) => entry.membersAdded.length > 0 || entry.shape === 'follows-base',
-      )) {
-        const verb = report.written ? 'upgraded' : 'would upgrade';
+      for (const { class: name, file, line, shape, membersAdded, unconditionalSaveRenamedTo } of report.implementers) {
         const added =
-          implementer.membersAdded.length > 0
-            ? `adds ${implementer.membersAdded.join(', ')}`
-            : `renames save to ${implementer.unconditionalSaveRenamedTo ?? ''}`;
-        process.stdout.write(
-          `${verb} ${implementer.class} (${show(implementer.file)}:${implementer.line}): ${implementer.shape} shape, ${added}\n`,
-        );
+          membersAdded.length > 0
+            ? `adds ${membersAdded.join(', ')}`
+            : `renames save to ${unconditionalSaveRenamedTo ?? ''}`;
+        if (membersAdded.length > 0 || shape === 'follows-base') {
+          const verb = report.written ? 'upgraded' : 'would upgrade';
+          process.stdout.write(`${verb} ${name} (${show(file)}:${line}): ${shape} shape, ${added}\n`);
+        }
       }
       process.stdout.write(`${summaryLine(report)}\n`);
     }
@@ -144,25 +136,16 @@ function jsonReport(report: UpgradeReport, show: (file: string) => string, diff:
 
 /** A one-line progress indicator on stderr, redrawn at most every 100 ms, for runs over large trees. */
 function createProgress(): { update: NonNullable<UpgradeOptions['onProgress']>; clear: () => void } {
-  let last = 0;
-  let drawn = false;
+  const verbs = { scan: 'scanning', analyse: 'analysing', write: 'writing' };
+  let last: number | undefined;
   return {
     update(phase, done, total) {
-      const now = Date.now();
-      if (now - last < 100 && done !== total) {
-        return;
-      }
-      last = now;
-      drawn = true;
-      process.stderr.write(
-        `\r\x1b[K${phase === 'scan' ? 'scanning' : phase === 'analyse' ? 'analysing' : 'writing'} ${done}/${total} files`,
-      );
-    },
-    clear() {
-      if (drawn) {
-        process.stderr.write('\r\x1b[K');
+      if (last === undefined || Date.now() - last >= 100 || done === total) {
+        last = Date.now();
+        process.stderr.write(`\r\x1b[K${verbs[phase]} ${done}/${total} files`);
       }
     },
+    clear: () => last !== undefined && process.stderr.write('\r\x1b[K'),
   };
 }
 

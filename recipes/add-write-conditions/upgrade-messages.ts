@@ -1,4 +1,4 @@
-import { PACKAGE_NAME } from '../../vocabulary/index.js';
+import { CODEMOD_PACKAGE_NAME, PACKAGE_NAME } from '../../vocabulary/index.js';
 import type { UpgradeDecision } from './shape-decision.js';
 
 /**
@@ -42,7 +42,7 @@ export const upgradeMessages = {
     `${file}: ${implementer} extends itself through its base classes; break the cycle and run the upgrade again.`,
   baseNotVisible: (base: string, where: 'another-file' | 'another-package') =>
     where === 'another-file'
-      ? `extends ${base}, declared in another file, which this transform cannot see into; run \`npx ${PACKAGE_NAME} upgrade\`, which reads the whole project.`
+      ? `extends ${base}, declared in another file, which this transform cannot see into; run \`npx ${CODEMOD_PACKAGE_NAME} upgrade\`, which reads the whole project.`
       : `extends ${base}, from a package whose declarations cannot be found (not installed, or without types), so what it inherits is unknown; install the package's types and run again, or add save(id, checkpoint, condition) and writeVersion() by hand.`,
   baseLeftAlone: (base: string, reason: string) => `its base class ${base} is left alone (${clause(reason)}).`,
   saveIsValue: () =>
@@ -62,7 +62,7 @@ export const upgradeMessages = {
   inheritsSaveField: (base: string, implementer: string) =>
     `inherits save as a field of ${base} (an arrow function set in its constructor), which no method here can wrap; give ${implementer} a save that takes the condition by hand.`,
   subclassInAnotherFile: (subclass: string, file: string) =>
-    `its subclass ${subclass} in ${file} declares its own save, which this transform cannot rename along with this class's; run \`npx ${PACKAGE_NAME} upgrade\`, which upgrades both.`,
+    `its subclass ${subclass} in ${file} declares its own save, which this transform cannot rename along with this class's; run \`npx ${CODEMOD_PACKAGE_NAME} upgrade\`, which upgrades both.`,
   badArguments: (reason: string) => `${clause(reason)}; run with --help for the options.`,
 } as const;
 

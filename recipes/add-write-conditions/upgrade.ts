@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { ts } from 'ts-morph';
 import { filesReachingPackage } from './files-reaching-package.js';
 import { uncommittedFiles } from './git-worktree.js';
 import { membersAdded } from './member-edits.js';
@@ -49,12 +50,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   const cwd = resolve(options.cwd ?? process.cwd());
   const notices: string[] = [];
   const tsconfig = options.project === undefined ? nearestTsconfig(cwd, notices) : resolve(cwd, options.project);
-  let project;
-  try {
-    project = openTypedProject(tsconfig);
-  } catch (error) {
-    throw asUpgradeError(error);
-  }
+  const project = asUpgradeError(() => openTypedProject(tsconfig));
   const upgradable = project.fileNames
     .map((file) => resolve(file))
     .filter((file) => UPGRADABLE.test(file) && !NEVER_TOUCHED.test(relative(project.rootOf(file), file)));
@@ -72,12 +68,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   }
   const reaching = filesReachingPackage(texts, (specifier, from) => project.resolveModule(specifier, from));
   options.onProgress?.('analyse', 0, reaching.length);
-  let analysed;
-  try {
-    analysed = project.analyse(reaching);
-  } catch (error) {
-    throw asUpgradeError(error);
-  }
+  const analysed = asUpgradeError(() => project.analyse(reaching));
   options.onProgress?.('analyse', reaching.length, reaching.length);
 
   const everyImplementer = analysed.flatMap((file) => file.implementers);
@@ -94,23 +85,19 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   for (const file of facts) {
     const own = decisions.filter((decision) => decision.implementer.file === file.path);
     for (const decision of own) {
-      const { implementer } = decision;
+      const { file, name, line, kind } = decision.implementer;
       if (decision.skipReason !== undefined) {
-        skipped.push({
-          file: implementer.file,
-          class: implementer.name,
-          line: implementer.line,
-          reason: decision.skipReason,
-        });
+        skipped.push({ file, class: name, line, reason: decision.skipReason });
       } else {
+        const { saveShape: shape, unconditionalSaveName: unconditionalSaveRenamedTo } = decision;
         implementers.push({
-          file: implementer.file,
-          class: implementer.name,
-          line: implementer.line,
-          kind: implementer.kind,
-          shape: decision.saveShape,
+          file,
+          class: name,
+          line,
+          kind,
+          shape,
           membersAdded: membersAdded(decision),
-          unconditionalSaveRenamedTo: decision.unconditionalSaveName,
+          unconditionalSaveRenamedTo,
         });
       }
     }
@@ -122,8 +109,8 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
         throw new UpgradeError(upgradeMessages.changedOnDisk(file.path));
       }
       const formatted = await formatWithProjectPrettier(file.path, raw, bom + after, cwd);
-      if (formatted.kind === 'failed') {
-        notices.push(upgradeMessages.prettierFailed(file.path, formatted.reason));
+      if (formatted.failure !== undefined) {
+        notices.push(upgradeMessages.prettierFailed(file.path, formatted.failure));
       }
       changes.push({ file: file.path, before: raw, after: formatted.text });
     }
@@ -131,14 +118,8 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
 
   const mode = options.mode ?? 'write';
   if (mode === 'write' && changes.length > 0) {
-    let dirty: string[] = [];
-    if (options.allowDirty !== true) {
-      try {
-        dirty = uncommittedFiles(changes.map((change) => change.file));
-      } catch (error) {
-        throw asUpgradeError(error);
-      }
-    }
+    const dirty =
+      options.allowDirty === true ? [] : asUpgradeError(() => uncommittedFiles(changes.map((change) => change.file)));
     if (dirty.length > 0) {
       throw new UpgradeError(upgradeMessages.uncommittedChanges(dirty[0] ?? '', dirty.length - 1));
     }
@@ -159,26 +140,21 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   };
 }
 
+/** The files of `candidates` that are one of `paths` or lie in one; every path must exist and select a file. */
 function selectFiles(candidates: readonly string[], paths: readonly string[], tsconfig: string): string[] {
-  for (const path of paths) {
-    if (!existsSync(path)) {
-      throw new UpgradeError(upgradeMessages.noSuchPath(path));
-    }
+  const missing = paths.find((path) => !existsSync(path));
+  if (missing !== undefined) {
+    throw new UpgradeError(upgradeMessages.noSuchPath(missing));
   }
-  if (paths.length === 0) {
-    return [...candidates];
-  }
-  const selected = candidates.filter((file) =>
-    paths.some(
-      (path) =>
-        file === path || (statSync(path).isDirectory() && file.startsWith(path.endsWith(sep) ? path : path + sep)),
-    ),
-  );
-  const unmatched = paths.find((path) => !selected.some((file) => file === path || file.startsWith(path + sep)));
+  const within = (file: string, path: string): boolean => {
+    const inside = relative(path, file);
+    return !/^\.\.(?:[\\/]|$)/.test(inside) && !isAbsolute(inside);
+  };
+  const unmatched = paths.find((path) => !candidates.some((file) => within(file, path)));
   if (unmatched !== undefined) {
     throw new UpgradeError(upgradeMessages.pathOutsideProject(unmatched, tsconfig));
   }
-  return selected;
+  return candidates.filter((file) => paths.length === 0 || paths.some((path) => within(file, path)));
 }
 
 /**
@@ -186,22 +162,24 @@ function selectFiles(candidates: readonly string[], paths: readonly string[], ts
  * notice, since the run then covers that whole project.
  */
 function nearestTsconfig(cwd: string, notices: string[]): string {
-  for (let folder = cwd; ; folder = dirname(folder)) {
-    const candidate = join(folder, 'tsconfig.json');
-    if (existsSync(candidate)) {
-      if (folder !== cwd) {
-        notices.push(upgradeMessages.tsconfigFoundAbove(candidate));
-      }
-      return candidate;
-    }
-    if (dirname(folder) === folder) {
-      throw new UpgradeError(upgradeMessages.noTsconfigAbove(cwd));
-    }
+  const found = ts.findConfigFile(cwd, (path) => ts.sys.fileExists(path));
+  if (found === undefined) {
+    throw new UpgradeError(upgradeMessages.noTsconfigAbove(cwd));
   }
+  const tsconfig = resolve(found);
+  if (dirname(tsconfig) !== cwd) {
+    notices.push(upgradeMessages.tsconfigFoundAbove(tsconfig));
+  }
+  return tsconfig;
 }
 
-function asUpgradeError(error: unknown): UpgradeError {
-  return error instanceof UpgradeError
-    ? error
-    : new UpgradeError(error instanceof Error ? error.message : String(error));
+/** Runs `step`, turning what it throws (an expected failure, stated in one line) into an {@link UpgradeError}. */
+function asUpgradeError<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    throw error instanceof UpgradeError
+      ? error
+      : new UpgradeError(error instanceof Error ? error.message : String(error));
+  }
 }

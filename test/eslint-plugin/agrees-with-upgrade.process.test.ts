@@ -207,7 +207,7 @@ describe('type-aware no-ignored-write-condition and the upgrade agree', { timeou
       const reported = await reportedStorages(root, sources);
       expect(reported.length).toBeGreaterThan(0);
       expect(reported).toEqual(await upgradedStorages(root));
-      // Each message promises that `npx checkpoint-fencing upgrade` adds what is missing: after it, nothing is left.
+      // Each message promises that `npx checkpoint-fencing-codemod upgrade` adds what is missing: after it, nothing is left.
       await upgrade({ cwd: root });
       expect(await reportedStorages(root, sources)).toEqual([]);
     });

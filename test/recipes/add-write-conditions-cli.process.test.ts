@@ -57,7 +57,7 @@ const SUMMARY =
   /^add-write-conditions: (\d+) files? scanned, (\d+) implementers? found \((\d+) skipped\), (\d+) files? (?:changed|would change), \d+\.\d\ds\.$/m;
 
 // Each case spawns the CLI one to three times; on a shared two-core machine one spawn can take several seconds.
-describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => {
+describe('checkpoint-fencing-codemod upgrade (spawned CLI)', { timeout: 90_000 }, () => {
   it('upgrades the legacy app, says what it did, ends with a summary line, and type-checks afterwards', () => {
     const root = legacyApp();
     const run = cli(root, 'upgrade');
@@ -256,7 +256,7 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
     const refused = cli(root, 'upgrade');
     expect(refused.status).toBe(2);
     expect(refused.stderr).toMatch(
-      /^checkpoint-fencing upgrade: .*src\/storages\/map-checkpoint-storage\.ts: uncommitted changes .* --allow-dirty\.\n$/,
+      /^checkpoint-fencing-codemod upgrade: .*src\/storages\/map-checkpoint-storage\.ts: uncommitted changes .* --allow-dirty\.\n$/,
     );
     expect(snapshot(root)).toEqual(dirty);
 
@@ -342,7 +342,7 @@ describe('checkpoint-fencing upgrade (spawned CLI)', { timeout: 90_000 }, () => 
         const run = cli(root, ...args);
         expect(run.status).toBe(2);
         expect(run.stdout).toBe('');
-        expect(run.stderr).toMatch(/^checkpoint-fencing upgrade: [^\n]+\n$/);
+        expect(run.stderr).toMatch(/^checkpoint-fencing-codemod upgrade: [^\n]+\n$/);
         expect(run.stderr).toMatch(message);
         expect(run.stderr).not.toMatch(/\.\s*\./);
         expect(snapshot(root)).toEqual(before);
@@ -411,7 +411,7 @@ describe('the jscodeshift transform through the jscodeshift CLI', { timeout: 90_
     for (const [name, input, target] of cases) {
       cpSync(join(RECIPE_FIXTURES, name, input), join(root, target));
     }
-    const transform = join(build, 'recipes/add-write-conditions/jscodeshift.js');
+    const transform = join(build, 'recipes/jscodeshift.cjs');
     const result = spawnSync(
       process.execPath,
       [
@@ -420,7 +420,6 @@ describe('the jscodeshift transform through the jscodeshift CLI', { timeout: 90_
         transform,
         '--parser=ts',
         '--extensions=ts,js',
-        '--no-babel',
         root,
       ],
       { encoding: 'utf8' },

@@ -74,7 +74,7 @@ describe('add-write-conditions as a jscodeshift transform', () => {
     expect(run('table-storage.ts', source, reports)).toBe(source);
     expect(reports).toEqual([
       expect.stringMatching(
-        /^skipped TableStorage \(line 4\): extends Table, declared in another file, which this transform cannot see into; run `npx checkpoint-fencing upgrade`/,
+        /^skipped TableStorage \(line 4\): extends Table, declared in another file, which this transform cannot see into; run `npx checkpoint-fencing-codemod upgrade`/,
       ),
     ]);
   });
@@ -257,7 +257,7 @@ describe('the project cases through the jscodeshift transform, one file at a tim
     const name = 'workspace-packages';
     const { root, reports } = transformProject(name);
     expect(reports).toEqual([
-      "packages/core/src/base-storage.ts: skipped BaseStorage (line 3): its subclass AuditedStorage in packages/app/src/audited-storage.ts declares its own save, which this transform cannot rename along with this class's; run `npx checkpoint-fencing upgrade`, which upgrades both.",
+      "packages/core/src/base-storage.ts: skipped BaseStorage (line 3): its subclass AuditedStorage in packages/app/src/audited-storage.ts declares its own save, which this transform cannot rename along with this class's; run `npx checkpoint-fencing-codemod upgrade`, which upgrades both.",
     ]);
     const written = projectFiles(root);
     const input = projectFiles(join(RECIPE_FIXTURES, name, 'input'));
@@ -273,7 +273,7 @@ describe('the project cases through the jscodeshift transform, one file at a tim
     expect(projectFiles(root)).toEqual(projectFiles(join(RECIPE_FIXTURES, name, 'input')));
     // The subclass's file names no CheckpointStorage, so only the base's report can name it; and it does.
     expect(reports).toEqual([
-      "src/sql-checkpoint-store.ts: skipped SqlCheckpointStore (line 4): its subclass PostgresCheckpointStore in src/postgres-checkpoint-store.ts declares its own save, which this transform cannot rename along with this class's; run `npx checkpoint-fencing upgrade`, which upgrades both.",
+      "src/sql-checkpoint-store.ts: skipped SqlCheckpointStore (line 4): its subclass PostgresCheckpointStore in src/postgres-checkpoint-store.ts declares its own save, which this transform cannot rename along with this class's; run `npx checkpoint-fencing-codemod upgrade`, which upgrades both.",
     ]);
   });
 });

@@ -105,9 +105,9 @@ describe('every message the upgrade shows', () => {
 
   it('baseNotVisible: for the jscodeshift transform points to the CLI, for the CLI never to itself', () => {
     expectWellFormed(upgradeMessages.baseNotVisible('EventEmitter', 'another-package'));
-    expect(upgradeMessages.baseNotVisible('Table', 'another-file')).toContain('npx checkpoint-fencing upgrade');
+    expect(upgradeMessages.baseNotVisible('Table', 'another-file')).toContain('npx checkpoint-fencing-codemod upgrade');
     expect(upgradeMessages.baseNotVisible('EventEmitter', 'another-package')).not.toContain(
-      'checkpoint-fencing upgrade',
+      'checkpoint-fencing-codemod upgrade',
     );
   });
 
