@@ -40,7 +40,7 @@ ${indented(GUARD)}
  * @param {import('${PACKAGE_NAME}').${CONDITION_TYPE}} {{condition}}
  * @returns {{{returnType}}}
  */`,
-  /** `writeVersion` storing no version: not `async` and without the unread id, to pass `require-await` and `no-unused-vars`. */
+  /** `writeVersion` storing none: not `async`, no unread id, so it passes `require-await` and `no-unused-vars`. */
   writeVersion: `{{head}}(){{returnType}} {
   return Promise.resolve(undefined);
 }`,

@@ -50,20 +50,17 @@ export function readImplementerFacts(
   const known = new Map<ts.ClassLikeDeclaration, boolean>();
   const isImplementer = (declaration: ts.ClassLikeDeclaration): boolean => {
     if (!known.has(declaration)) {
-      known.set(declaration, false);
+      known.set(declaration, false); // a class that extends itself ends here
       const base = resolver.baseClassOf(declaration);
-      known.set(
-        declaration,
-        implementedTypes(declaration).some((type) => resolver.isStorageType(type)) ||
-          (base.kind === 'visible' && isImplementer(base.declaration)),
-      );
+      const implementsStorage = implementedTypes(declaration).some((type) => resolver.isStorageType(type));
+      known.set(declaration, implementsStorage || (base.kind === 'visible' && isImplementer(base.declaration)));
     }
     return known.get(declaration) === true;
   };
   const classes: ImplementerFacts[] = [];
   const literals: ImplementerFacts[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isClassDeclaration(node) || ts.isClassExpression(node)) && isImplementer(node)) {
+    if (ts.isClassLike(node) && isImplementer(node)) {
       classes.push(implementerFacts(node, node.name?.text ?? 'default export class', resolver, isImplementer));
     } else if (ts.isObjectLiteralExpression(node)) {
       const name = storageLiteralName(node, resolver);
@@ -253,25 +250,21 @@ function baseFacts(
   resolver: StorageResolver,
   isImplementer: (declaration: ts.ClassLikeDeclaration) => boolean,
 ): BaseFacts | undefined {
-  const base = resolver.baseClassOf(declaration);
-  if (base.kind !== 'visible') {
-    return base.kind === 'none' ? undefined : { kind: 'unknown', name: base.name, where: base.where };
-  }
-  const chain = [base.declaration, ...ancestors(base.declaration, resolver)];
-  const unseen = resolver.baseClassOf(chain.at(-1) ?? base.declaration);
-  if (unseen.kind === 'unknown') {
-    return { kind: 'unknown', name: unseen.name, where: unseen.where };
+  const chain = ancestors(declaration, resolver);
+  const [base, beyond] = [chain[0], resolver.baseClassOf(chain.at(-1) ?? declaration)];
+  if (beyond.kind === 'unknown' || base === undefined) {
+    return beyond.kind === 'unknown' ? { kind: 'unknown', name: beyond.name, where: beyond.where } : undefined;
   }
   const save = chain.map((cls) => memberNamed(cls, SAVE)).find((member) => member !== undefined);
   const summary: ChainSummary = {
-    name: base.declaration.name?.text ?? 'an anonymous class',
+    name: base.name?.text ?? 'an anonymous class',
     saveAcceptsCondition: save === undefined ? undefined : parametersOf(save).length >= 3,
     saveIsAsync: save === undefined || isAsyncMember(save),
     saveIsField: save !== undefined && ts.isPropertyDeclaration(save),
     hasWriteVersion: chain.some((cls) => memberNamed(cls, WRITE_VERSION) !== undefined),
   };
-  return isImplementer(base.declaration)
-    ? { kind: 'implementer', id: implementerId(base.declaration), ...summary }
+  return isImplementer(base)
+    ? { kind: 'implementer', id: implementerId(base), ...summary }
     : { kind: 'plain', ...summary };
 }
 
