@@ -1,5 +1,5 @@
-// What the fact reader found in a file, as offsets into its text and names, so that neither the shape decision nor
-// the text generation ever sees a syntax tree (doc/adr/0201).
+// What the fact reader found in a file, as offsets and names: neither the decision nor the writer sees a syntax tree
+// (doc/adr/0201).
 
 /** One implementer of `CheckpointStorage`: a class, or an object literal standing where a storage is expected. */
 export interface ImplementerFacts {
@@ -33,16 +33,13 @@ export interface Range {
   readonly end: number;
 }
 
-/**
- * The class an implementer extends: another implementer (its decision says what this one inherits; the summary stands
- * in when it is outside the run), a plain class, or one the reader cannot see into.
- */
+/** The class an implementer extends: another implementer, a plain class, or one the reader cannot see into. */
 export type BaseFacts =
   | ({ readonly kind: 'implementer'; readonly id: string } & ChainSummary)
   | ({ readonly kind: 'plain' } & ChainSummary)
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
-/** A base class chain as far as it can be seen. */
+/** A base class chain as far as it can be seen; stands in for the base's decision when it is outside the run. */
 export interface ChainSummary {
   readonly name: string;
   /** Its `save` has three parameters or more; `undefined` without a `save`. */
@@ -57,10 +54,7 @@ export interface ChainSummary {
 export interface SaveFacts {
   /** Three or more parameters, or a rest parameter: it already receives the condition. */
   readonly acceptsCondition: boolean;
-  /**
-   * `arrow` and `function` are fields or properties holding one (an arrow keeps `this` bound); `value` is a property
-   * whose function is written elsewhere (`save: saveRow`); `accessor` is `get save()`.
-   */
+  /** `arrow`/`function`: a field holding one; `value`: a property holding one written elsewhere; `accessor`: `get`. */
   readonly form: 'method' | 'abstract-method' | 'arrow' | 'function' | 'value' | 'accessor';
   readonly hasOverloads: boolean;
   /** These four, as written, carry over to a generated sibling (`<T>`, `this: Table`, `public readonly `). */
@@ -70,7 +64,7 @@ export interface SaveFacts {
   readonly modifiers: string;
   /** In JavaScript: the `@returns` type of its JSDoc. */
   readonly jsDocReturnType: string | undefined;
-  /** From the first `@` to the token after the last decorator: they move to the generated `save`, keyed on its name. */
+  /** From the first `@` to the token after the last decorator: they move to the generated `save`. */
   readonly decorators: Range | undefined;
   /** `override ` with its whitespace, dropped when the member is renamed to a name no base has. */
   readonly overrideKeyword: Range | undefined;
@@ -88,12 +82,11 @@ export interface SaveFacts {
     | undefined;
 }
 
-/** One parameter of an existing member. */
+/** One parameter of an existing member; `jsDocType` is the type its JSDoc `@param` gives it. */
 export interface ParameterFacts {
   readonly name: string | undefined;
   readonly type: string | undefined;
   readonly text: string;
-  /** In JavaScript: the type its JSDoc `@param` tag gives it. */
   readonly jsDocType: string | undefined;
 }
 
@@ -121,36 +114,38 @@ export interface BodyFacts {
   readonly outerIndent: string;
 }
 
-/** How a file imports from `checkpoint-fencing`, so that new names are merged rather than duplicated. */
+/** How a file imports from `checkpoint-fencing`, digested into how generated names are spelled and imported. */
 export interface ImportFacts {
-  readonly declarations: readonly ImportDeclarationFacts[];
-  /** After the last import, else after the directive prologue, else before the first statement and its comments. */
-  readonly insertNewImportAt: number;
-  readonly insertAfter: 'import' | 'directive' | undefined;
   /** Types are written (TypeScript), or JSDoc instead (JavaScript). */
   readonly typescript: boolean;
-  /**
-   * `require` in a CommonJS JavaScript file, where `import` is a syntax error; `import-equals` (`import x =
-   * require(…)`) in a TypeScript file in CommonJS syntax, where `verbatimModuleSyntax` forbids `import { X }`.
-   */
-  readonly newImportSyntax: 'import' | 'require' | 'import-equals';
-  /** A name the file does not use, for an `import x = require(…)` it may get. */
-  readonly freeNamespaceName: string;
+  readonly names: GeneratedNames;
+  /** Which of {@link names} need an import once generated code uses them. */
+  readonly missing: { readonly conditionType: boolean; readonly unsupportedError: boolean };
+  /** The `import x = require(…)` a TypeScript file in CommonJS syntax gets: names then go through `x`. */
+  readonly newNamespace: string | undefined;
+  /** The value import to merge names into, and the type-only one for the condition type. */
+  readonly valueImport: NamedImportFacts | undefined;
+  readonly typeImport: NamedImportFacts | undefined;
+  /** After the last import, else after the directive prologue, else before the first statement and its comments. */
+  readonly newImport: { readonly at: number; readonly after: 'import' | 'directive' | undefined };
+  /** `require` in a CommonJS JavaScript file, where `import` is a syntax error. */
+  readonly newImportSyntax: 'import' | 'require';
 }
 
-/** One `import … from 'checkpoint-fencing'`, `import x = require(…)` or `const … = require(…)`. */
-export interface ImportDeclarationFacts {
-  readonly syntax: 'import' | 'require';
-  readonly typeOnly: boolean;
-  /** The local name of `import * as name`, `import name = require(…)` or `const name = require(…)`. */
-  readonly namespace: string | undefined;
-  /** `text` is the specifier as written, e.g. `type CheckpointStorage as Store`. */
-  readonly named: readonly { imported: string; local: string; typeOnly: boolean; text: string }[];
-  /** Offsets of `{` and `}` around the named imports. */
-  readonly braces: { readonly open: number; readonly close: number } | undefined;
-  /** After the last named import and its trailing comma. */
-  readonly lastSpecifierEnd: number | undefined;
-  readonly trailingComma: boolean;
+/** How generated code spells the names it needs: as imported (maybe aliased), `ns.Name`, or the export's own name. */
+export interface GeneratedNames {
+  /** `undefined` in JavaScript, where no type is written. */
+  readonly conditionType: string | undefined;
+  readonly unsupportedError: string;
+}
+
+/** The `{ … }` of an import or `const { … } = require(…)` with at least one name; `specifiers` as written. */
+export interface NamedImportFacts {
   readonly start: number;
   readonly end: number;
+  readonly braces: { readonly open: number; readonly close: number };
+  /** After the last name and its trailing comma. */
+  readonly lastSpecifierEnd: number;
+  readonly trailingComma: boolean;
+  readonly specifiers: readonly string[];
 }

@@ -1,5 +1,4 @@
-import type { GeneratedNames } from './import-plan.js';
-import type { ImplementerFacts, SaveFacts } from './implementer-facts.js';
+import type { GeneratedNames, ImplementerFacts, SaveFacts } from './implementer-facts.js';
 import { commentLines, fillTemplate, itemsAfter, TEMPLATES } from './member-templates.js';
 import type { UpgradeDecision } from './shape-decision.js';
 import { columns, lineAt, lineIndent, type SourceStyle } from './source-style.js';
@@ -15,8 +14,13 @@ export interface MemberTextContext {
   readonly typescript: boolean;
 }
 
-/** The parameter names generated members use: those the implementer already uses, or the interface's. */
-type Naming = ReturnType<typeof namingOf>;
+/** One decision being written: the indent of its members, and the parameter names they use. */
+interface Writer extends MemberTextContext {
+  readonly decision: UpgradeDecision;
+  readonly implementer: ImplementerFacts;
+  readonly indent: string;
+  readonly naming: ReturnType<typeof namingOf>;
+}
 
 /** The members a decision adds, by name, for reports. */
 export function membersAdded(decision: UpgradeDecision): string[] {
@@ -37,14 +41,13 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
     return [];
   }
   // A `super.save` that meant the base's unconditional write keeps reaching it under its new name.
-  const edits: TextEdit[] =
-    superSaveRename === undefined
-      ? []
-      : implementer.superSaveNames.map((range) => ({ ...range, text: superSaveRename }));
+  const edits: TextEdit[] = implementer.superSaveNames.flatMap((range) =>
+    superSaveRename === undefined ? [] : [{ ...range, text: superSaveRename }],
+  );
   const { style } = context;
   const { body, ownSave: save } = implementer;
   const indent = body.memberIndent !== '' ? body.memberIndent : body.outerIndent + style.indentUnit;
-  const naming = namingOf(implementer);
+  const writer: Writer = { ...context, decision, implementer, indent, naming: namingOf(implementer) };
   const marker = commentLines(indent, markerText(decision), style);
   const appended: string[][] = [];
   if (saveShape === 'delegating' || saveShape === 'follows-base') {
@@ -55,42 +58,35 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
     }
     const above = [...marker, indent].join(style.newline).slice(indent.length);
     edits.push({ start: save.commentsStart, end: save.commentsStart, text: above });
-    if (renamed === undefined || implementer.kind === 'object-literal') {
-      edits.push(...conditionInPlace(save, decision, naming, context));
-    } else {
-      edits.push(...renameEdits(save, renamed, context));
-    }
-    if (saveShape === 'delegating' && renamed !== undefined && implementer.kind === 'class') {
+    const inPlace = renamed === undefined || implementer.kind === 'object-literal';
+    edits.push(...(inPlace ? conditionInPlace(writer, save) : renameEdits(writer, save, renamed)));
+    if (saveShape === 'delegating' && !inPlace) {
       // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
       // overrides nothing, while the generated save overrides what the old one did.
       for (const range of [save.decorators, save.overrideKeyword]) {
         edits.push(...(range === undefined ? [] : [{ ...range, text: '' }]));
       }
-      const text = delegatingSave(indent, decision, save, naming, context, `this.${renamed}`).join(style.newline);
-      edits.push({ start: save.end, end: save.end, text: separator(implementer, context) + text });
+      const text = delegatingSave(writer, save, `this.${renamed}`).join(style.newline);
+      edits.push({ start: save.end, end: save.end, text: separator(writer) + text });
     }
   } else if (saveShape === 'inherited') {
-    appended.push([...marker, ...delegatingSave(indent, decision, undefined, naming, context, 'super.save')]);
+    appended.push([...marker, ...delegatingSave(writer, undefined, 'super.save')]);
   } else if (saveShape === 'refusing') {
-    appended.push([...marker, ...refusingSave(indent, implementer, naming, context)]);
+    appended.push([...marker, ...refusingSave(writer)]);
   }
   if (decision.addWriteVersion) {
-    appended.push([...(saveShape === 'unchanged' ? marker : []), ...writeVersion(indent, implementer, context)]);
+    appended.push([...(saveShape === 'unchanged' ? marker : []), ...writeVersion(writer)]);
   }
-  return appended.length === 0 ? edits : [...edits, appendMembers(implementer, appended, context)];
+  return appended.length === 0 ? edits : [...edits, appendMembers(writer, appended)];
 }
 
+/** The parameter names generated members use: those the implementer already uses, or the interface's. */
 function namingOf(implementer: ImplementerFacts) {
   const [first, second] = implementer.ownSave?.parameters ?? [];
   const id = first?.name ?? implementer.idParameterName ?? 'subscriptionId';
   const checkpoint = second?.name ?? 'checkpoint';
-  return {
-    id,
-    checkpoint,
-    condition: id === 'condition' || checkpoint === 'condition' ? 'writeCondition' : 'condition',
-    idType: first?.type ?? 'string',
-    checkpointType: second?.type ?? 'string',
-  };
+  const condition = id === 'condition' || checkpoint === 'condition' ? 'writeCondition' : 'condition';
+  return { id, checkpoint, condition, idType: first?.type ?? 'string', checkpointType: second?.type ?? 'string' };
 }
 
 /** `_name` for a parameter the generated body never reads. */
@@ -103,7 +99,7 @@ function typedParameters(save: SaveFacts | undefined): boolean {
 }
 
 /** A blank line between members when the body already separates its members that way. */
-function separator(implementer: ImplementerFacts, { source, style }: MemberTextContext): string {
+function separator({ implementer, source, style }: Writer): string {
   const { openBrace, closeBrace, lastMemberEnd } = implementer.body;
   const blank = /\n[ \t]*\r?\n/.test(source.slice(openBrace, closeBrace)) || lastMemberEnd === undefined;
   return blank ? style.newline + style.newline : style.newline;
@@ -120,7 +116,7 @@ function writtenParameters(save: SaveFacts): string[] {
 }
 
 /** Renames the member; a signature the longer name pushes past the width has its parameters broken one a line. */
-function renameEdits(save: SaveFacts, name: string, { source, style }: MemberTextContext): TextEdit[] {
+function renameEdits({ source, style }: Writer, save: SaveFacts, name: string): TextEdit[] {
   const edits: TextEdit[] = [{ ...save.name, text: name }];
   const list = save.parameterList;
   const renamedWidth = columns(lineAt(source, save.name.start)) + name.length - (save.name.end - save.name.start);
@@ -138,19 +134,18 @@ function renameEdits(save: SaveFacts, name: string, { source, style }: MemberTex
 }
 
 /** The refusal statement: thrown in an async function, returned as a rejection otherwise. */
-function refusal(condition: string, isAsync: boolean, context: MemberTextContext): string {
-  const error = `new ${context.names.unsupportedError}(${condition})`;
+function refusal({ names, naming }: Writer, isAsync: boolean): string {
+  const error = `new ${names.unsupportedError}(${naming.condition})`;
   return isAsync ? `throw ${error}` : `return Promise.reject(${error})`;
 }
 
-function parameter(name: string, type: string, context: MemberTextContext): string {
-  return context.typescript ? `${name}: ${type}` : name;
+function parameter({ typescript }: Writer, name: string, type: string): string {
+  return typescript ? `${name}: ${type}` : name;
 }
 
-function conditionParameter(name: string, optional: boolean, typed: boolean, context: MemberTextContext): string {
-  const mark = optional && context.typescript ? '?' : '';
-  const type = context.typescript && typed ? `: ${context.names.conditionType ?? 'unknown'}` : '';
-  return `${name}${mark}${type}`;
+function conditionParameter({ typescript, names, naming }: Writer, optional: boolean, typed: boolean): string {
+  const type = typescript && typed ? `: ${names.conditionType ?? 'unknown'}` : '';
+  return `${naming.condition}${optional && typescript ? '?' : ''}${type}`;
 }
 
 /**
@@ -158,32 +153,19 @@ function conditionParameter(name: string, optional: boolean, typed: boolean, con
  * call included) to `target`, written as the member the decision asks for (a method, or an arrow or function field),
  * with the type parameters, `this` parameter, modifiers and decorators of `like`, the member it stands beside.
  */
-function delegatingSave(
-  indent: string,
-  decision: UpgradeDecision,
-  like: SaveFacts | undefined,
-  naming: Naming,
-  context: MemberTextContext,
-  target: string,
-): string[] {
-  const { style, typescript, source } = context;
+function delegatingSave(writer: Writer, like: SaveFacts | undefined, target: string): string[] {
+  const { decision, naming, style, typescript, source } = writer;
   const kind = decision.saveMember;
   const returnType = typescript ? `: ${like?.returnType ?? 'Promise<string>'}` : '';
-  const accessibility = like === undefined && decision.implementer.explicitlyPublic ? 'public ' : '';
+  const accessibility = like === undefined && writer.implementer.explicitlyPublic ? 'public ' : '';
   const override = decision.saveOverrides && typescript ? 'override ' : '';
   const typeParameters = like?.typeParameters ?? '';
   // An arrow function has no `this` of its own to declare.
   const thisParameter = kind === 'arrow-field' ? undefined : like?.thisParameter;
   const async = decision.saveIsAsync ? 'async ' : '';
-  const fieldEnd =
-    like?.form === 'arrow' || like?.form === 'function'
-      ? source[like.end - 1] === ';'
-        ? ';'
-        : ''
-      : style.semicolons
-        ? ';'
-        : '';
-  const { lines: decoratorLines, inline } = movedDecorators(indent, like, source);
+  const isField = like?.form === 'arrow' || like?.form === 'function';
+  const fieldEnd = (isField ? source[like.end - 1] === ';' : style.semicolons) ? ';' : '';
+  const { lines: decoratorLines, inline } = movedDecorators(writer, like);
   const prefix = `${inline}${accessibility}${like?.modifiers ?? ''}${override}`;
   const [head, tail, end] =
     kind === 'arrow-field'
@@ -192,25 +174,23 @@ function delegatingSave(
         ? [`${prefix}save = ${async}function ${typeParameters}`, `${returnType} {`, fieldEnd]
         : [`${prefix}${async}save${typeParameters}`, `${returnType} {`, ''];
   const values = {
+    ...naming,
     head,
     tail,
     end,
     target,
-    id: naming.id,
-    checkpoint: naming.checkpoint,
-    condition: naming.condition,
-    refusal: refusal(naming.condition, decision.saveIsAsync, context),
+    refusal: refusal(writer, decision.saveIsAsync),
     parameters: [
       ...(thisParameter === undefined ? [] : [thisParameter]),
-      parameter(naming.id, naming.idType, context),
-      parameter(naming.checkpoint, naming.checkpointType, context),
-      conditionParameter(naming.condition, true, true, context),
+      parameter(writer, naming.id, naming.idType),
+      parameter(writer, naming.checkpoint, naming.checkpointType),
+      conditionParameter(writer, true, true),
     ],
   };
   return [
-    ...saveJsDoc(indent, like, [naming.id, naming.checkpoint], `[${naming.condition}]`, context),
+    ...saveJsDoc(writer, like, [naming.id, naming.checkpoint], `[${naming.condition}]`),
     ...decoratorLines,
-    ...fillTemplate(TEMPLATES.delegatingSave, values, indent, style),
+    ...fillTemplate(TEMPLATES.delegatingSave, values, writer.indent, style),
   ];
 }
 
@@ -218,7 +198,7 @@ function delegatingSave(
  * The decorators of `like`, as written, for the generated `save` that takes over its name: lines of their own, or,
  * when they stood on the member's line, a prefix of the generated head.
  */
-function movedDecorators(indent: string, like: SaveFacts | undefined, source: string) {
+function movedDecorators({ indent, source }: Writer, like: SaveFacts | undefined) {
   const moved = like?.decorators === undefined ? '' : source.slice(like.decorators.start, like.decorators.end);
   const lastBreak = moved.lastIndexOf('\n');
   if (lastBreak === -1) {
@@ -230,12 +210,11 @@ function movedDecorators(indent: string, like: SaveFacts | undefined, source: st
 
 /** In JavaScript, the JSDoc of a generated `save`: the parameter types of `like` where its JSDoc gives them. */
 function saveJsDoc(
-  indent: string,
+  writer: Writer,
   like: SaveFacts | undefined,
   [id, checkpoint]: readonly [string, string],
   condition: string,
-  context: MemberTextContext,
-): string[] {
+) {
   const values = {
     id,
     checkpoint,
@@ -244,31 +223,31 @@ function saveJsDoc(
     checkpointType: like?.parameters[1]?.jsDocType ?? 'string',
     returnType: like?.jsDocReturnType ?? 'Promise<string>',
   };
-  return context.typescript ? [] : fillTemplate(TEMPLATES.saveJsDoc, values, indent, context.style);
+  return writer.typescript ? [] : fillTemplate(TEMPLATES.saveJsDoc, values, writer.indent, writer.style);
 }
 
-function refusingSave(indent: string, implementer: ImplementerFacts, naming: Naming, context: MemberTextContext) {
-  const names = [unused(naming.id), unused(naming.checkpoint)] as const;
+function refusingSave(writer: Writer): string[] {
+  const { naming, typescript } = writer;
+  const [id, checkpoint] = [unused(naming.id), unused(naming.checkpoint)];
   const values = {
-    head: `${implementer.explicitlyPublic ? 'public ' : ''}save`,
-    tail: `${context.typescript ? ': Promise<string>' : ''} {`,
-    error: context.names.unsupportedError,
+    head: `${writer.implementer.explicitlyPublic ? 'public ' : ''}save`,
+    tail: `${typescript ? ': Promise<string>' : ''} {`,
+    error: writer.names.unsupportedError,
     condition: naming.condition,
     parameters: [
-      parameter(names[0], naming.idType, context),
-      parameter(names[1], naming.checkpointType, context),
-      conditionParameter(naming.condition, false, true, context),
+      parameter(writer, id, naming.idType),
+      parameter(writer, checkpoint, naming.checkpointType),
+      conditionParameter(writer, false, true),
     ],
   };
   return [
-    ...saveJsDoc(indent, undefined, names, naming.condition, context),
-    ...fillTemplate(TEMPLATES.refusingSave, values, indent, context.style),
+    ...saveJsDoc(writer, undefined, [id, checkpoint], naming.condition),
+    ...fillTemplate(TEMPLATES.refusingSave, values, writer.indent, writer.style),
   ];
 }
 
 /** `writeVersion`, as an arrow-function field or property when the implementer writes its `save` that way. */
-function writeVersion(indent: string, implementer: ImplementerFacts, context: MemberTextContext): string[] {
-  const { style, typescript, source } = context;
+function writeVersion({ implementer, typescript, source, style, indent }: Writer): string[] {
   const save = implementer.ownSave;
   const literal = implementer.kind === 'object-literal';
   const returnType = typescript && (!literal || typedParameters(save)) ? ': Promise<bigint | undefined>' : '';
@@ -289,28 +268,22 @@ function writeVersion(indent: string, implementer: ImplementerFacts, context: Me
  * An object literal cannot gain a renamed member (a typed literal rejects unknown properties), so its `save` takes
  * the condition in place: a third parameter and the refusal as its first statement, the rest of it untouched.
  */
-function conditionInPlace(
-  save: SaveFacts,
-  decision: UpgradeDecision,
-  naming: Naming,
-  context: MemberTextContext,
-): TextEdit[] {
-  const { source, style } = context;
+function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
+  const { source, style, naming } = writer;
   const { parameterList: list, body } = save;
   if (list === undefined || body === undefined) {
     throw new Error(
-      `add-write-conditions: ${decision.implementer.name} has a save without parameters or body to extend; this is a bug.`,
+      `add-write-conditions: ${writer.implementer.name} has a save without parameters or body to extend; this is a bug.`,
     );
   }
   const nl = style.newline;
   const typed = typedParameters(save);
   const padding = [unused(naming.id), unused(naming.checkpoint)]
     .slice(save.parameters.length)
-    .map((name) => (typed ? parameter(name, 'string', context) : name));
-  const added = [...padding, conditionParameter(naming.condition, true, typed, context)];
+    .map((name) => (typed ? parameter(writer, name, 'string') : name));
+  const added = [...padding, conditionParameter(writer, true, typed)];
   const edits: TextEdit[] = [];
   const headIndent = lineIndent(source, save.start);
-
   if (list.open === undefined) {
     const start = list.firstParameterStart ?? list.close;
     edits.push({ start, end: list.close, text: `(${[source.slice(start, list.close), ...added].join(', ')})` });
@@ -333,8 +306,7 @@ function conditionInPlace(
         : { start: list.open, end: list.close + 1, text: brokenParameters([...existing, ...added], headIndent, style) },
     );
   }
-
-  const values = { condition: naming.condition, refusal: refusal(naming.condition, save.isAsync, context) };
+  const values = { condition: naming.condition, refusal: refusal(writer, save.isAsync) };
   if (body.kind === 'expression') {
     const expression = source.slice(body.start, body.end);
     const text = fillTemplate(TEMPLATES.expressionBody, { ...values, expression }, headIndent, style).join(nl);
@@ -352,14 +324,11 @@ function conditionInPlace(
   return [...edits, { start, end: oneLine ? body.close : start, text: `${nl}${guard}${rest}` }];
 }
 
-function appendMembers(
-  implementer: ImplementerFacts,
-  members: readonly (readonly string[])[],
-  context: MemberTextContext,
-): TextEdit {
-  const { body, kind } = implementer;
-  const newline = context.style.newline;
-  const gap = separator(implementer, context);
+/** The generated members after the last member (or inside empty braces), a literal's joined by commas. */
+function appendMembers(writer: Writer, members: readonly (readonly string[])[]): TextEdit {
+  const { body, kind } = writer.implementer;
+  const newline = writer.style.newline;
+  const gap = separator(writer);
   const literal = kind === 'object-literal';
   const joined = members.map((lines) => lines.join(newline)).join(literal ? `,${gap}` : gap);
   if (body.lastMemberEnd === undefined) {

@@ -4,6 +4,8 @@ import type { TextEdit } from './upgrade-file-text.js';
 
 /** The type of a write condition, named in generated parameter lists. */
 export const CONDITION_TYPE: RuntimeExportName = 'CheckpointWriteCondition';
+/** The error a generated `save` refuses a condition with. */
+export const UNSUPPORTED_ERROR: RuntimeExportName = 'UnsupportedWriteConditionError';
 
 // The text the recipe writes, in one canonical layout: two spaces a level, single quotes, semicolons, `{{name}}`
 // holes. {@link fillTemplate} turns it into the file's own layout. A hole filled with a list (parameters, imported
@@ -38,10 +40,7 @@ ${indented(GUARD)}
  * @param {import('${PACKAGE_NAME}').${CONDITION_TYPE}} {{condition}}
  * @returns {{{returnType}}}
  */`,
-  /**
-   * `writeVersion` answering that no version is stored: not `async`, so it passes `require-await`, and without the id
-   * parameter it would not read, so it passes `no-unused-vars` (an implementation may leave it out).
-   */
+  /** `writeVersion` storing none: not `async`, no unread id, so it passes `require-await` and `no-unused-vars`. */
   writeVersion: `{{head}}(){{returnType}} {
   return Promise.resolve(undefined);
 }`,
@@ -62,10 +61,7 @@ function indented(template: string): string {
   return template.replace(/^/gm, '  ');
 }
 
-/**
- * The lines of `template` in `style`, each indented by `indent` plus its own levels, its holes filled from `values`
- * (a value is used as written, never re-indented). `width` overrides the style's, e.g. 0 to break every list.
- */
+/** The lines of `template` in `style` at `indent`, holes filled from `values`; `width` 0 breaks every list. */
 export function fillTemplate(
   template: string,
   values: Readonly<Record<string, string | readonly string[]>>,

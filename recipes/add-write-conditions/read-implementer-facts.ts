@@ -39,10 +39,8 @@ export interface FileFacts {
 }
 
 /**
- * Reads every implementer of `CheckpointStorage` in `sourceFile` into plain facts, asking `resolver` only what the
- * syntax cannot tell: which types are the storage interface, and which class a class extends. Both front ends use it
- * (doc/adr/0204). `commonJsOnly`: the file compiles to CommonJS under `verbatimModuleSyntax` (only a type-aware front
- * end knows), so a value import must be `import x = require(…)`.
+ * Reads every implementer of `CheckpointStorage` in `sourceFile` into plain facts, asking `resolver` only what syntax
+ * cannot tell (doc/adr/0204). `commonJsOnly`: see {@link readImportFacts}.
  */
 export function readImplementerFacts(
   sourceFile: ts.SourceFile,
@@ -52,20 +50,17 @@ export function readImplementerFacts(
   const known = new Map<ts.ClassLikeDeclaration, boolean>();
   const isImplementer = (declaration: ts.ClassLikeDeclaration): boolean => {
     if (!known.has(declaration)) {
-      known.set(declaration, false);
+      known.set(declaration, false); // a class that extends itself ends here
       const base = resolver.baseClassOf(declaration);
-      known.set(
-        declaration,
-        implementedTypes(declaration).some((type) => resolver.isStorageType(type)) ||
-          (base.kind === 'visible' && isImplementer(base.declaration)),
-      );
+      const implementsStorage = implementedTypes(declaration).some((type) => resolver.isStorageType(type));
+      known.set(declaration, implementsStorage || (base.kind === 'visible' && isImplementer(base.declaration)));
     }
     return known.get(declaration) === true;
   };
   const classes: ImplementerFacts[] = [];
   const literals: ImplementerFacts[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isClassDeclaration(node) || ts.isClassExpression(node)) && isImplementer(node)) {
+    if (ts.isClassLike(node) && isImplementer(node)) {
       classes.push(implementerFacts(node, node.name?.text ?? 'default export class', resolver, isImplementer));
     } else if (ts.isObjectLiteralExpression(node)) {
       const name = storageLiteralName(node, resolver);
@@ -104,10 +99,8 @@ function implementedTypes(declaration: ts.ClassLikeDeclaration): ts.ExpressionWi
 }
 
 /**
- * The name to report an object literal under when it stands where a storage is expected: initialising a variable of
- * that type, under `satisfies` or `as`, returned from a function declared to return one (or a promise of one), or,
- * when it has a `save`, anywhere its context types it as one. In JavaScript the JSDoc spellings count too: `@type`
- * or `@satisfies` on the variable, and a `/** @type {…} *\/ ({…})` cast.
+ * The name of an object literal where a storage is expected: a variable of that type, `satisfies`, `as`, a factory's
+ * return, their JSDoc spellings, or, with a `save`, any context that types it as one; else `undefined`.
  */
 function storageLiteralName(literal: ts.ObjectLiteralExpression, resolver: StorageResolver): string | undefined {
   const javascript = isJavaScriptFile(literal.getSourceFile());
@@ -257,25 +250,21 @@ function baseFacts(
   resolver: StorageResolver,
   isImplementer: (declaration: ts.ClassLikeDeclaration) => boolean,
 ): BaseFacts | undefined {
-  const base = resolver.baseClassOf(declaration);
-  if (base.kind !== 'visible') {
-    return base.kind === 'none' ? undefined : { kind: 'unknown', name: base.name, where: base.where };
-  }
-  const chain = [base.declaration, ...ancestors(base.declaration, resolver)];
-  const unseen = resolver.baseClassOf(chain.at(-1) ?? base.declaration);
-  if (unseen.kind === 'unknown') {
-    return { kind: 'unknown', name: unseen.name, where: unseen.where };
+  const chain = ancestors(declaration, resolver);
+  const [base, beyond] = [chain[0], resolver.baseClassOf(chain.at(-1) ?? declaration)];
+  if (beyond.kind === 'unknown' || base === undefined) {
+    return beyond.kind === 'unknown' ? { kind: 'unknown', name: beyond.name, where: beyond.where } : undefined;
   }
   const save = chain.map((cls) => memberNamed(cls, SAVE)).find((member) => member !== undefined);
   const summary: ChainSummary = {
-    name: base.declaration.name?.text ?? 'an anonymous class',
+    name: base.name?.text ?? 'an anonymous class',
     saveAcceptsCondition: save === undefined ? undefined : parametersOf(save).length >= 3,
     saveIsAsync: save === undefined || isAsyncMember(save),
     saveIsField: save !== undefined && ts.isPropertyDeclaration(save),
     hasWriteVersion: chain.some((cls) => memberNamed(cls, WRITE_VERSION) !== undefined),
   };
-  return isImplementer(base.declaration)
-    ? { kind: 'implementer', id: implementerId(base.declaration), ...summary }
+  return isImplementer(base)
+    ? { kind: 'implementer', id: implementerId(base), ...summary }
     : { kind: 'plain', ...summary };
 }
 
@@ -305,13 +294,11 @@ function isAsyncMember(member: Member): boolean {
 }
 
 function idParameterName(members: readonly (Member | undefined)[]): string | undefined {
-  for (const member of members) {
-    const first = member === undefined ? undefined : parametersOf(member)[0];
-    if (first !== undefined && ts.isIdentifier(first.name)) {
-      return first.name.text.replace(/^_+(?=.)/, '');
-    }
-  }
-  return undefined;
+  const named = members.flatMap((member) => (member === undefined ? [] : parametersOf(member).slice(0, 1)));
+  return named
+    .find((parameter) => ts.isIdentifier(parameter.name))
+    ?.name.getText()
+    .replace(/^_+(?=.)/, '');
 }
 
 /** A range of tokens, from the first one's start to the next token after the last (so with the whitespace between). */
@@ -393,17 +380,12 @@ function saveFacts(member: Member, hasOverloads: boolean): SaveFacts {
   };
 }
 
-/**
- * Every `super.save` (and `super['save']`) in a class member. Not inside a nested class or an object literal's method
- * or accessor, where `super` means another prototype.
- */
+/** Every `super.save` and `super['save']` (its name, without quotes) in a class member. */
 function superSaveNames(member: ts.ClassElement): Range[] {
   const found: Range[] = [];
   const visit = (node: ts.Node): void => {
-    if (
-      ts.isClassLike(node) ||
-      ((ts.isMethodDeclaration(node) || ts.isAccessor(node)) && ts.isObjectLiteralExpression(node.parent))
-    ) {
+    // In a nested class or an object literal's method, `super` means another prototype.
+    if (ts.isClassLike(node) || (ts.isObjectLiteralExpression(node.parent) && ts.isFunctionLike(node))) {
       return;
     }
     const access = node.kind === ts.SyntaxKind.SuperKeyword ? node.parent : undefined;

@@ -1,12 +1,22 @@
 import { ts } from 'ts-morph';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
-import type { ImportDeclarationFacts, ImportFacts } from './implementer-facts.js';
+import type { ImportFacts, NamedImportFacts } from './implementer-facts.js';
+import { CONDITION_TYPE, UNSUPPORTED_ERROR } from './member-templates.js';
 import { packageType } from './package-manifest.js';
 import { afterComma } from './source-style.js';
 import { isJavaScriptFile } from './storage-resolver.js';
 
 /** The local name an `import x = require('checkpoint-fencing')` gets, unless the file already uses it. */
 const NAMESPACE_NAME = 'checkpointFencing';
+
+/** One `import … from 'checkpoint-fencing'`, `import x = require(…)` or `const … = require(…)`. */
+interface PackageImport {
+  readonly syntax: 'import' | 'require';
+  readonly typeOnly: boolean;
+  readonly namespace: string | undefined;
+  readonly named: readonly { imported: string; local: string; typeOnly: boolean }[];
+  readonly list: NamedImportFacts | undefined;
+}
 
 /**
  * How `sourceFile` imports from checkpoint-fencing, and where and how a new import would go. `commonJsOnly` is what a
@@ -15,123 +25,153 @@ const NAMESPACE_NAME = 'checkpointFencing';
  */
 export function readImportFacts(sourceFile: ts.SourceFile, commonJsOnly = false): ImportFacts {
   const { text, statements } = sourceFile;
-  const imports = statements.filter(
+  const importStatements = statements.filter(
     (statement) =>
       ts.isImportDeclaration(statement) ||
       ts.isImportEqualsDeclaration(statement) ||
       requiredModule(statement) !== undefined,
   );
+  const imports = importStatements.flatMap((statement) => packageImport(statement, text) ?? []);
   // The directive prologue (`'use strict';`) must stay first.
   const firstOther = statements.findIndex((s) => !ts.isExpressionStatement(s) || !ts.isStringLiteral(s.expression));
   const directive = statements[(firstOther === -1 ? statements.length : firstOther) - 1];
   const first = statements[0];
-  let freeNamespaceName = NAMESPACE_NAME;
-  for (let suffix = 2; new RegExp(`\\b${freeNamespaceName}\\b`).test(text); suffix += 1) {
-    freeNamespaceName = `${NAMESPACE_NAME}${suffix}`;
-  }
   const javascript = isJavaScriptFile(sourceFile);
+  const syntax = javascript && isCommonJsScript(sourceFile) ? 'require' : 'import';
+  const existing = (imported: string, value: boolean): string | undefined =>
+    imports.flatMap(({ named, typeOnly }) =>
+      named.filter((name) => name.imported === imported && !(value && (typeOnly || name.typeOnly))),
+    )[0]?.local;
+  const conditionType = existing(CONDITION_TYPE, false);
+  const unsupportedError = existing(UNSUPPORTED_ERROR, true);
+  const valueNamespace = imports.find(
+    (declaration) => declaration.namespace !== undefined && !declaration.typeOnly,
+  )?.namespace;
+  // `import { … }` is not CommonJS syntax under `verbatimModuleSyntax`: without a value import to add names to, a
+  // TypeScript file in CommonJS syntax gets `import x = require(…)`.
+  const newNamespace =
+    !javascript &&
+    (commonJsOnly || writesCommonJsSyntax(sourceFile)) &&
+    valueNamespace === undefined &&
+    unsupportedError === undefined &&
+    !imports.some((declaration) => !declaration.typeOnly && declaration.syntax === 'import' && declaration.list)
+      ? freeName(NAMESPACE_NAME, text)
+      : undefined;
+  const namespace = valueNamespace ?? newNamespace;
+  const qualified = (name: string): string => (namespace === undefined ? name : `${namespace}.${name}`);
   return {
-    declarations: imports.flatMap((statement) => packageImport(statement, text) ?? []),
-    insertNewImportAt:
-      imports.at(-1)?.end ?? directive?.end ?? (first === undefined ? 0 : attachedCommentsStart(text, first)),
-    insertAfter: imports.length > 0 ? 'import' : directive !== undefined ? 'directive' : undefined,
     typescript: !javascript,
-    newImportSyntax: javascript
-      ? isCommonJsScript(sourceFile)
-        ? 'require'
-        : 'import'
-      : commonJsOnly || writesCommonJsSyntax(sourceFile)
-        ? 'import-equals'
-        : 'import',
-    freeNamespaceName,
+    names: {
+      conditionType: javascript ? undefined : (conditionType ?? qualified(CONDITION_TYPE)),
+      unsupportedError: unsupportedError ?? qualified(UNSUPPORTED_ERROR),
+    },
+    missing: {
+      conditionType: !javascript && valueNamespace === undefined && conditionType === undefined,
+      unsupportedError: valueNamespace === undefined && unsupportedError === undefined,
+    },
+    newNamespace,
+    valueImport: imports.find((d) => d.syntax === syntax && !d.typeOnly && d.list !== undefined)?.list,
+    typeImport: imports.find((d) => d.typeOnly && d.list !== undefined)?.list,
+    newImport: {
+      at:
+        importStatements.at(-1)?.end ??
+        directive?.end ??
+        (first === undefined ? 0 : attachedCommentsStart(text, first)),
+      after: importStatements.length > 0 ? 'import' : directive !== undefined ? 'directive' : undefined,
+    },
+    newImportSyntax: syntax,
   };
 }
 
-/** One import of checkpoint-fencing: `import … from`, `import x = require(…)`, or `const … = require(…)`. */
-function packageImport(statement: ts.Statement, text: string): ImportDeclarationFacts | undefined {
-  const span = { start: statement.getStart(), end: statement.end };
+/** `name`, or `name2`, `name3`… when the file already uses it. */
+function freeName(name: string, text: string): string {
+  let free = name;
+  for (let suffix = 2; new RegExp(`\\b${free}\\b`).test(text); suffix += 1) {
+    free = `${name}${suffix}`;
+  }
+  return free;
+}
+
+function packageImport(statement: ts.Statement, text: string): PackageImport | undefined {
   if (ts.isImportDeclaration(statement)) {
-    const specifier = statement.moduleSpecifier;
-    if (!ts.isStringLiteral(specifier) || specifier.text !== PACKAGE_NAME) {
-      return undefined;
-    }
     const bindings = statement.importClause?.namedBindings;
     const named = bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : undefined;
-    return {
-      syntax: 'import',
-      typeOnly: statement.importClause?.phaseModifier === ts.SyntaxKind.TypeKeyword,
-      namespace: bindings !== undefined && ts.isNamespaceImport(bindings) ? bindings.name.text : undefined,
-      named: (named ?? []).map((element) => ({
-        imported: (element.propertyName ?? element.name).text,
-        local: element.name.text,
-        typeOnly: element.isTypeOnly,
-        text: element.getText(),
-      })),
-      braces: named === undefined ? undefined : { open: named.pos - 1, close: text.indexOf('}', named.end) },
-      ...lastSpecifier(named?.at(-1), text),
-      ...span,
-    };
-  }
-  if (ts.isImportEqualsDeclaration(statement)) {
-    const reference = statement.moduleReference;
-    const imported =
-      ts.isExternalModuleReference(reference) &&
-      ts.isStringLiteral(reference.expression) &&
-      reference.expression.text === PACKAGE_NAME;
-    return imported
+    return isPackageName(statement.moduleSpecifier)
       ? {
           syntax: 'import',
-          typeOnly: statement.isTypeOnly,
-          namespace: statement.name.text,
-          named: [],
-          braces: undefined,
-          ...lastSpecifier(undefined, text),
-          ...span,
+          typeOnly: statement.importClause?.phaseModifier === ts.SyntaxKind.TypeKeyword,
+          namespace: bindings !== undefined && ts.isNamespaceImport(bindings) ? bindings.name.text : undefined,
+          named: (named ?? []).map((element) => ({
+            imported: (element.propertyName ?? element.name).text,
+            local: element.name.text,
+            typeOnly: element.isTypeOnly,
+          })),
+          list:
+            named &&
+            namedImport(statement, { open: named.pos - 1, close: text.indexOf('}', named.end) }, named, named, text),
         }
       : undefined;
   }
-  const declaration = ts.isVariableStatement(statement) ? statement.declarationList.declarations[0] : undefined;
-  if (declaration === undefined || requiredModule(statement) !== PACKAGE_NAME) {
+  if (ts.isImportEqualsDeclaration(statement)) {
+    const { moduleReference: reference, isTypeOnly: typeOnly, name } = statement;
+    const imported = ts.isExternalModuleReference(reference) && isPackageName(reference.expression);
+    return imported ? { syntax: 'import', typeOnly, namespace: name.text, named: [], list: undefined } : undefined;
+  }
+  const pattern = ts.isVariableStatement(statement) ? statement.declarationList.declarations[0]?.name : undefined;
+  if (pattern === undefined || requiredModule(statement) !== PACKAGE_NAME) {
     return undefined;
   }
-  const pattern = declaration.name;
   const elements = ts.isObjectBindingPattern(pattern) ? pattern.elements : undefined;
+  const named = (elements ?? []).filter(
+    (element) =>
+      ts.isIdentifier(element.name) &&
+      ts.isIdentifier(element.propertyName ?? element.name) &&
+      element.dotDotDotToken === undefined,
+  );
   return {
     syntax: 'require',
     typeOnly: false,
     namespace: ts.isIdentifier(pattern) ? pattern.text : undefined,
-    named: (elements ?? []).flatMap((element) => {
-      const imported = element.propertyName ?? element.name;
-      return ts.isIdentifier(element.name) && ts.isIdentifier(imported) && element.dotDotDotToken === undefined
-        ? [{ imported: imported.text, local: element.name.text, typeOnly: false, text: element.getText() }]
-        : [];
-    }),
-    braces: elements === undefined ? undefined : { open: pattern.getStart(), close: pattern.end - 1 },
-    ...lastSpecifier(elements?.at(-1), text),
-    ...span,
+    named: named.map((element) => ({
+      imported: (element.propertyName ?? element.name).getText(),
+      local: element.name.getText(),
+      typeOnly: false,
+    })),
+    list:
+      elements && namedImport(statement, { open: pattern.getStart(), close: pattern.end - 1 }, elements, named, text),
   };
 }
 
-/** Where a name can be added after the last named import, and whether that one has a trailing comma. */
-function lastSpecifier(last: ts.Node | undefined, text: string) {
-  const { end, comma } = last === undefined ? { end: undefined, comma: false } : afterComma(text, last.end);
-  return { lastSpecifierEnd: end, trailingComma: comma };
+function isPackageName(node: ts.Node): boolean {
+  return ts.isStringLiteral(node) && node.text === PACKAGE_NAME;
+}
+
+/** The braces of an import holding `elements`; `specifiers` are those it may be rewritten with. */
+function namedImport(
+  statement: ts.Statement,
+  braces: { readonly open: number; readonly close: number },
+  elements: readonly ts.Node[],
+  specifiers: readonly ts.Node[],
+  text: string,
+): NamedImportFacts | undefined {
+  const last = elements.at(-1);
+  if (last === undefined) {
+    return undefined;
+  }
+  const { end, comma } = afterComma(text, last.end);
+  const [start, statementEnd] = [statement.getStart(), statement.end];
+  const written = specifiers.map((specifier) => specifier.getText());
+  return { start, end: statementEnd, braces, lastSpecifierEnd: end, trailingComma: comma, specifiers: written };
 }
 
 /** The module of `const x = require('…')` (or `const { … } =`), a CommonJS import. */
 function requiredModule(statement: ts.Statement): string | undefined {
-  const declarations = ts.isVariableStatement(statement) ? statement.declarationList.declarations : [];
-  const call = declarations.length === 1 ? declarations[0]?.initializer : undefined;
-  const [argument] = call !== undefined && ts.isCallExpression(call) ? call.arguments : [];
-  return call !== undefined &&
-    ts.isCallExpression(call) &&
-    ts.isIdentifier(call.expression) &&
-    call.expression.text === 'require' &&
-    call.arguments.length === 1 &&
-    argument !== undefined &&
-    ts.isStringLiteralLike(argument)
-    ? argument.text
-    : undefined;
+  const [declaration, ...others] = ts.isVariableStatement(statement) ? statement.declarationList.declarations : [];
+  const call = others.length === 0 ? declaration?.initializer : undefined;
+  const isRequire =
+    call && ts.isCallExpression(call) && ts.isIdentifier(call.expression) && call.arguments.length === 1;
+  const argument = isRequire && call.expression.text === 'require' ? call.arguments[0] : undefined;
+  return argument && ts.isStringLiteralLike(argument) ? argument.text : undefined;
 }
 
 /**

@@ -23,7 +23,7 @@ export interface UpgradeDecision {
   /** The generated `save` is `async`, as the `save` it wraps is; a refusing one never is. */
   readonly saveIsAsync: boolean;
   readonly addWriteVersion: boolean;
-  /** A method, or an arrow or function field (see {@link generatedSaveMember}). */
+  /** See {@link generatedSaveMember}. */
   readonly saveMember: 'method' | 'arrow-field' | 'function-field';
   /** Set when a base renamed its `save`: every `super.save` in this class is renamed to this. */
   readonly superSaveRename: string | undefined;
@@ -34,6 +34,12 @@ export interface UpgradeDecision {
 /** The name the existing unconditional write is kept under, unless the class already uses it. */
 const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
 
+/** The forms of `save` no generated member can wrap, with the reason. */
+const UNSUPPORTED_SAVE_FORMS: Partial<Record<SaveFacts['form'], () => string>> = {
+  value: upgradeMessages.saveIsValue,
+  accessor: upgradeMessages.saveIsAccessor,
+};
+
 /** What a subclass inherits once its base is decided: `skipReason` leaves the subclass alone too. */
 type Effective = Omit<ChainSummary, 'name'> & {
   readonly unconditionalSaveName: string | undefined;
@@ -41,9 +47,8 @@ type Effective = Omit<ChainSummary, 'name'> & {
 };
 
 /**
- * Decides, for every implementer, which members to write and in which shape, ancestors first: the one place both
- * front ends ask. `refusals` names implementers a front end knows it must leave alone; a subclass that cannot follow
- * its base's renamed `save` makes the base refused too, and the hierarchy is decided again until that settles.
+ * Decides, ancestors first, which members every implementer gets and in which shape. `refusals` are left alone; a
+ * subclass that cannot follow its base's renamed `save` gets the base refused too, until that settles.
  */
 export function decideUpgrades(
   implementers: readonly ImplementerFacts[],
@@ -130,11 +135,7 @@ function descendants(implementers: readonly ImplementerFacts[], id: string): Imp
   return found;
 }
 
-/**
- * Bases whose renamed `save` would strand a subclass that cannot follow it (left alone for a reason of its own, and
- * with its own `save` or a `super.save`): that subclass would go on overriding, or calling, a member that no longer
- * does what it did.
- */
+/** Bases whose renamed `save` would strand a subclass left alone that overrides or calls it (`super.save`). */
 function strandedBases(
   implementers: readonly ImplementerFacts[],
   decisions: readonly UpgradeDecision[],
@@ -218,16 +219,9 @@ function decideOne(
   if (ownSave.acceptsCondition) {
     return { ...none, addWriteVersion };
   }
-  const unsupported =
-    ownSave.form === 'value'
-      ? upgradeMessages.saveIsValue()
-      : ownSave.form === 'accessor'
-        ? upgradeMessages.saveIsAccessor()
-        : ownSave.hasOverloads
-          ? upgradeMessages.saveHasOverloads()
-          : undefined;
-  if (unsupported !== undefined) {
-    return skip(implementer, unsupported);
+  const unsupported = UNSUPPORTED_SAVE_FORMS[ownSave.form];
+  if (unsupported !== undefined || ownSave.hasOverloads) {
+    return skip(implementer, (unsupported ?? upgradeMessages.saveHasOverloads)());
   }
   if (parent?.unconditionalSaveName !== undefined) {
     return ownSave.decorators !== undefined
@@ -257,10 +251,9 @@ function decideOne(
 }
 
 /**
- * The kind of member the generated `save` of a class is. It calls the unconditional write of whichever class an
- * instance is: when all of those (its own unless abstract, every subclass's) are arrow-function fields, it is one
- * too, so that `const save = storage.save` keeps working; when none is, it is a method, or a function field like
- * the class's own. When they differ, no single member keeps every class as it was.
+ * The member the generated `save` is: an arrow field when every unconditional write it may call (its own unless
+ * abstract, every subclass's) is one, so `const save = storage.save` keeps working; when none is, a method or a
+ * function field like the class's own; when they differ, none keeps every class as it was.
  */
 function generatedSaveMember(
   implementer: ImplementerFacts,
@@ -279,9 +272,8 @@ function generatedSaveMember(
 }
 
 /**
- * For a run over some paths: the implementers there whose class hierarchy reaches a class outside them whose `save`
- * (or `super.save`) a whole-project run would change. Upgrading one side alone would leave the other overriding, or
- * calling, a member that no longer does what it did; a `writeVersion` added on one side changes nothing for the other.
+ * For a run over some paths: the selected implementers whose hierarchy reaches an unselected class whose `save` (or
+ * `super.save`) a whole-project run would change; upgrading one side alone would break the other.
  */
 export function refusalsForPartialRun(
   all: readonly ImplementerFacts[],

@@ -20,10 +20,8 @@ export interface SourceStyle {
 }
 
 /**
- * Reads newline, indentation, quotes, semicolons, trailing commas, bracket spacing and width off `source` (the text of
- * `file`); falls back to `\n`, two spaces, `'`, `;`, trailing commas and spaced braces. The width is the one the
- * project states for the file (see {@link projectPrintWidth}), otherwise the longest line the file already has, and
- * never less than Prettier's default of 80.
+ * Reads the style off `source` (the text of `file`), with Prettier's defaults where it shows none. The width is the
+ * project's ({@link projectPrintWidth}), else the file's longest line, and never less than 80.
  */
 export function detectSourceStyle(source: string, file: string): SourceStyle {
   const crlf = count(source, /\r\n/g);
@@ -100,9 +98,8 @@ const PRETTIER_CONFIG = /^(?:package\.json|package\.yaml|\.prettierrc(?:\.\w+)?|
 const widthByFolder = new Map<string, number | undefined>();
 
 /**
- * The line width the project states for `file`, read without running anything, so both front ends wrap generated
- * lines alike: `printWidth` of the nearest Prettier configuration (80 when it sets none; one written in JavaScript is
- * read for a literal `printWidth: N`), else `max_line_length` from `.editorconfig`; `undefined` when it states none.
+ * The line width the project states for `file`, read without running anything so both front ends agree: the nearest
+ * Prettier configuration's `printWidth` (80 when it sets none), else `.editorconfig`'s `max_line_length`.
  */
 export function projectPrintWidth(file: string): number | undefined {
   const folder = dirname(file);

@@ -1,8 +1,8 @@
-import { generatedNames, importEdits } from './import-plan.js';
-import type { ImportFacts } from './implementer-facts.js';
+import type { ImportFacts, NamedImportFacts } from './implementer-facts.js';
 import { memberEdits } from './member-edits.js';
+import { CONDITION_TYPE, fillTemplate, itemsAfter, TEMPLATES, UNSUPPORTED_ERROR } from './member-templates.js';
 import type { UpgradeDecision } from './shape-decision.js';
-import { detectSourceStyle } from './source-style.js';
+import { columns, detectSourceStyle, lineIndent, type SourceStyle } from './source-style.js';
 
 /** One replacement in a file's text: `[start, end)` becomes `text`; an insertion has `start === end`. */
 export interface TextEdit {
@@ -22,7 +22,7 @@ export function upgradeFileText(
   imports: ImportFacts,
 ): string {
   const style = detectSourceStyle(source, file);
-  const names = generatedNames(imports);
+  const { names, missing } = imports;
   const members = decisions.flatMap((decision) =>
     memberEdits(decision, { source, style, names, typescript: imports.typescript }),
   );
@@ -30,11 +30,72 @@ export function upgradeFileText(
     return source;
   }
   const written = members.map((edit) => edit.text).join('\n');
-  const needs = {
-    conditionType: names.conditionType !== undefined && written.includes(`: ${names.conditionType}`),
-    unsupportedError: written.includes(`new ${names.unsupportedError}(`),
-  };
-  return applyTextEdits(source, [...importEdits(source, imports, style, needs), ...members]);
+  const type = missing.conditionType && written.includes(`: ${names.conditionType}`) ? [CONDITION_TYPE] : [];
+  const error =
+    missing.unsupportedError && written.includes(`new ${names.unsupportedError}(`) ? [UNSUPPORTED_ERROR] : [];
+  return applyTextEdits(source, [...importEdits(source, imports, style, type, error), ...members]);
+}
+
+/**
+ * The edits that import the `type` and `error` names generated code uses: merged into the file's value import from
+ * checkpoint-fencing (or the type into its type-only import), or one new import when there is nowhere to merge into.
+ * A merged or new import that no longer fits the file's width is broken one name a line, as Prettier does.
+ */
+function importEdits(
+  source: string,
+  facts: ImportFacts,
+  style: SourceStyle,
+  type: readonly string[],
+  error: readonly string[],
+): TextEdit[] {
+  if (type.length + error.length === 0) {
+    return [];
+  }
+  if (facts.newNamespace !== undefined) {
+    const statement = fillTemplate(TEMPLATES.namespaceImport, { namespace: facts.newNamespace }, '', style);
+    return [newImport(facts, style, statement.join(style.newline))];
+  }
+  const typeNames = type.map((name) => `type ${name}`);
+  const { valueImport, typeImport } = facts;
+  if (valueImport !== undefined) {
+    return mergeInto(source, valueImport, [...typeNames, ...error], style);
+  }
+  const edits = typeImport === undefined ? [] : mergeInto(source, typeImport, type, style);
+  const added = [...(typeImport === undefined ? typeNames : []), ...error];
+  if (added.length > 0) {
+    const template = facts.newImportSyntax === 'require' ? TEMPLATES.requireImport : TEMPLATES.valueImport;
+    const statement = fillTemplate(template, { names: added }, '', style).join(style.newline);
+    edits.push(newImport(facts, style, statement, typeImport?.end));
+  }
+  return edits;
+}
+
+/** A new import statement: after `anchor` or the file's last import, else after its directives, else first. */
+function newImport(facts: ImportFacts, style: SourceStyle, statement: string, anchor?: number): TextEdit {
+  const at = anchor ?? facts.newImport.at;
+  const nl = style.newline;
+  const after = anchor !== undefined ? 'import' : facts.newImport.after;
+  const text = after === 'import' ? nl + statement : after === 'directive' ? nl + nl + statement : statement + nl + nl;
+  return { start: at, end: at, text };
+}
+
+/** Adds `added` to the braces of `list`: in place when the line still fits, else broken one name a line. */
+function mergeInto(source: string, list: NamedImportFacts, added: readonly string[], style: SourceStyle): TextEdit[] {
+  const { lastSpecifierEnd: at, braces } = list;
+  if (added.length === 0) {
+    return [];
+  }
+  if (source.slice(braces.open, braces.close).includes('\n')) {
+    return [itemsAfter(source, at, list.trailingComma, added, style)];
+  }
+  const inPlace = list.trailingComma ? ` ${added.join(', ')},` : `, ${added.join(', ')}`;
+  const merged = source.slice(list.start, at) + inPlace + source.slice(at, list.end);
+  if (Math.max(...merged.split('\n').map(columns)) <= style.width) {
+    return [{ start: at, end: at, text: inPlace }];
+  }
+  const names = [...list.specifiers, ...added];
+  const broken = fillTemplate(TEMPLATES.importedNames, { names }, lineIndent(source, list.start), style, 0);
+  return [{ start: braces.open, end: braces.close + 1, text: broken.join(style.newline).trimStart() }];
 }
 
 /** Applies non-overlapping edits to `source`; insertions at one offset keep the order they were given in. */
