@@ -1,5 +1,6 @@
-// One consumer process of the competing-consumers demo. Run by run-demo.ts; each process competes for the lease of
-// one subscription over a real Redis, reads events from a Redis list, and checkpoints through the fenced writer.
+// One consumer process of the competing-consumers demo. Run by competing-consumers-demo.ts; each process competes for
+// the lease of one subscription over a real Redis, reads events from a Redis list, and checkpoints through the fenced
+// writer. With --metrics-port <n> it serves its OpenTelemetry metrics at http://127.0.0.1:<n>/metrics.
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import {
@@ -12,12 +13,25 @@ import {
 } from '../../runtime/index.js';
 import { demoEventsKey, demoLeaseTimeMs, demoSubscriptionId, handlerWorkMs } from './demo-settings.js';
 
-const { values } = parseArgs({ options: { name: { type: 'string' }, redis: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { name: { type: 'string' }, redis: { type: 'string' }, 'metrics-port': { type: 'string' } },
+});
 const name = values.name ?? 'consumer';
 const [host = '127.0.0.1', port = '6379'] = (values.redis ?? '127.0.0.1:6379').split(':');
 const log = (line: string): void => {
   console.log(`[${name}] ${line}`);
 };
+
+// The exporter is registered before the storage, strategy and subscription are made: each resolves the global meter
+// provider when it is constructed. Imported only when asked for, so without the flag no SDK is loaded.
+const metricsPort = values['metrics-port'];
+const metricsEndpoint =
+  metricsPort === undefined
+    ? undefined
+    : await (await import('../observability/serve-metrics.js')).serveMetrics(Number(metricsPort));
+if (metricsEndpoint !== undefined) {
+  log(`serving metrics at ${metricsEndpoint.url}`);
+}
 
 const client = new Redis({ host, port: Number(port) });
 const strategy = new RedisLeaseStrategy(client, { leaseTimeMs: demoLeaseTimeMs });
@@ -93,6 +107,7 @@ process.once('SIGTERM', () => {
     await subscription.shutdown();
     await strategy.shutdown();
     client.disconnect();
+    await metricsEndpoint?.stop();
     log('shut down');
   })();
 });

@@ -21,7 +21,7 @@ export async function serveMetrics(port: number): Promise<MetricsEndpoint> {
       if (error === undefined) {
         resolve();
       } else {
-        reject(new Error(`could not serve /metrics on port ${port} (${error.message}); pass a free one: --port <n>`));
+        reject(new Error(`could not serve /metrics on port ${port} (${error.message}); choose a free port`));
       }
     });
   });
