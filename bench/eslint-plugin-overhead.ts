@@ -50,7 +50,7 @@ interface Run {
 }
 
 function writeConfigs(): void {
-  const pluginUrl = pathToFileURL(path.join(repository, 'dist/eslint-plugin/index.js')).href;
+  const pluginUrl = pathToFileURL(path.join(repository, 'eslint-plugin/dist/eslint-plugin/index.js')).href;
   for (const variant of ['baseline', 'with-plugin'] as const) {
     const plugin = variant === 'with-plugin';
     writeFileSync(
@@ -168,7 +168,7 @@ console.log(
 const pluginImport = measurePluginImport(
   {
     eslint: path.join(repository, 'node_modules/eslint/lib/api.js'),
-    plugin: path.join(repository, 'dist/eslint-plugin/index.js'),
+    plugin: path.join(repository, 'eslint-plugin/dist/eslint-plugin/index.js'),
   },
   benchRoot,
   importRuns,

@@ -111,7 +111,7 @@ function measure(args: readonly string[], cwd: string): Measurement {
 const root = mkdtempSync(join(tmpdir(), 'recipe-bench-'));
 try {
   generateProject(root);
-  const cli = [process.execPath, join(repo, 'dist/recipes/cli.js'), 'upgrade', '--check'];
+  const cli = [process.execPath, join(repo, 'recipes/dist/recipes/cli.js'), 'upgrade', '--check'];
   const noop = [
     process.execPath,
     join(repo, 'node_modules/jscodeshift/bin/jscodeshift.js'),
