@@ -1,36 +1,8 @@
-import { cpSync, readFileSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { upgrade } from '../../recipes/index.js';
-import { makeTempProject, REPO } from './support/fixture-project.js';
-
-/**
- * A storage whose generated save breaks the project's `padding-line-between-statements` (no blank line before its
- * return), as do its pre-existing `read` and the body of its renamed save, and whose `read` breaks `curly`.
- */
-const FIXTURE = join(REPO, 'fixtures/recipes/lint-fix');
-const input = readFileSync(join(FIXTURE, 'input.ts'), 'utf8');
-const config = readFileSync(join(FIXTURE, 'eslint.config.js'), 'utf8');
-/** The lines the upgrade did not write that the project's ESLint would fix too: `read`, the renamed save's body. */
-const preExisting = [
-  input.slice(input.indexOf('  // Written before'), input.indexOf('  async save(')),
-  '    this.checkpoints.set(subscriptionId, checkpoint);\n    return checkpoint;\n  }\n\n  async save(',
-];
-/** The generated guard and return of save, as the recipe writes them in this project. */
-const UNFIXED = "any') {\n      throw new UnsupportedWriteConditionError(condition);\n    }\n    return this";
-
-/** The fixture in a fresh project that formats with Prettier and, unless `eslint` is false, has ESLint installed. */
-function lintedProject(prefix: string, options: { eslint?: boolean; config?: string } = {}): string {
-  const root = makeTempProject(prefix);
-  cpSync(join(FIXTURE, 'input.ts'), join(root, 'storage.ts'));
-  writeFileSync(join(root, 'eslint.config.js'), options.config ?? config);
-  writeFileSync(join(root, '.prettierrc'), JSON.stringify({ singleQuote: true }));
-  mkdirSync(join(root, 'node_modules'));
-  for (const name of options.eslint === false ? ['prettier'] : ['prettier', 'eslint', 'typescript-eslint']) {
-    symlinkSync(join(REPO, 'node_modules', name), join(root, 'node_modules', name), 'dir');
-  }
-  return root;
-}
+import { LINT_CONFIG, LINT_FIX_FIXTURE, lintedProject, preExisting, UNFIXED } from './support/linted-project.js';
 
 // Each test loads the project's ESLint and typescript-eslint: seconds on a loaded machine.
 describe("upgrade() applies the project's own ESLint fixes to the lines it wrote", { timeout: 60_000 }, () => {
@@ -38,7 +10,7 @@ describe("upgrade() applies the project's own ESLint fixes to the lines it wrote
     const root = lintedProject('lint-fix');
     const report = await upgrade({ cwd: root });
     const written = readFileSync(join(root, 'storage.ts'), 'utf8');
-    expect(written).toBe(readFileSync(join(FIXTURE, 'output.ts'), 'utf8'));
+    expect(written).toBe(readFileSync(join(LINT_FIX_FIXTURE, 'output.ts'), 'utf8'));
     expect(written).toContain(UNFIXED.replace('}\n', '}\n\n'));
     expect(report.changes.map((change) => change.lintFixes)).toEqual([['padding-line-between-statements']]);
     expect(report.notices).toEqual([]);
@@ -49,7 +21,7 @@ describe("upgrade() applies the project's own ESLint fixes to the lines it wrote
 
   it("takes curly's fixes too when the project's curly rejects braces around one statement", async () => {
     const root = lintedProject('lint-fix-curly', {
-      config: config.replace("curly: 'error'", "curly: ['error', 'multi']"),
+      config: LINT_CONFIG.replace("curly: 'error'", "curly: ['error', 'multi']"),
     });
     const report = await upgrade({ cwd: root });
     const written = readFileSync(join(root, 'storage.ts'), 'utf8');
