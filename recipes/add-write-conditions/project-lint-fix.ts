@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { diffChars } from 'diff';
 import { clause } from './upgrade-messages.js';
 
-/** The part of ESLint's `ESLint` class (8.x to 10.x) the upgrade uses. */
+/** The part of ESLint's `ESLint` class (8.x to 10.x) the upgrade uses; a fix replaces `[start, end)` with its text. */
 interface ESLintApi {
   isPathIgnored(file: string): Promise<boolean>;
   lintText(
@@ -12,13 +12,8 @@ interface ESLintApi {
     options: { filePath: string; warnIgnored: boolean },
   ): Promise<{ messages: { ruleId: string | null; fatal?: boolean; message: string; fix?: LintFix }[] }[]>;
 }
-
-type ESLintClass = new (options: { cwd: string }) => ESLintApi;
-
-interface LintFix {
-  readonly range: readonly [number, number];
-  readonly text: string;
-}
+type ESLintModule = { ESLint?: new (options: { cwd: string }) => ESLintApi };
+type LintFix = { readonly range: readonly [number, number]; readonly text: string };
 
 /** What the project's own ESLint fixed in one upgraded file: the text, the rules whose fixes it took, why it could not. */
 export interface LintFixOutcome {
@@ -52,12 +47,10 @@ export function projectLintFixer(
     }
     let instance = instances.get(entry);
     if (instance === undefined) {
-      instance = import(pathToFileURL(entry).href).then(
-        (module: { ESLint?: ESLintClass; default?: { ESLint?: ESLintClass } }) => {
-          const ESLint = module.ESLint ?? module.default?.ESLint;
-          return ESLint === undefined ? undefined : new ESLint({ cwd });
-        },
-      );
+      instance = import(pathToFileURL(entry).href).then((module: ESLintModule & { default?: ESLintModule }) => {
+        const ESLint = module.ESLint ?? module.default?.ESLint;
+        return ESLint === undefined ? undefined : new ESLint({ cwd });
+      });
       instances.set(entry, instance);
     }
     try {
@@ -98,9 +91,7 @@ async function fixInsertedText(
     const inside = (fix: LintFix): boolean =>
       inserted.some(([start, end]) => start <= fix.range[0] && fix.range[1] <= end);
     const fixes = (result?.messages ?? [])
-      .flatMap((message) =>
-        message.fix !== undefined && inside(message.fix) ? [{ ...message.fix, rule: message.ruleId }] : [],
-      )
+      .flatMap(({ ruleId, fix }) => (ruleId !== null && fix !== undefined && inside(fix) ? [{ ...fix, ruleId }] : []))
       .sort((a, b) => a.range[0] - b.range[0] || a.range[1] - b.range[1]);
     let fixed = '';
     let cursor = -1;
@@ -109,7 +100,7 @@ async function fixInsertedText(
       if (fix.range[0] > cursor) {
         fixed += text.slice(Math.max(cursor, 0), fix.range[0]) + fix.text;
         cursor = fix.range[1];
-        rules.add(fix.rule ?? 'unknown');
+        rules.add(fix.ruleId);
       }
     }
     if (cursor < 0) {
