@@ -8,7 +8,7 @@ import { summaryLine, type FileChange, type UpgradeReport } from './upgrade-repo
 import { upgradeMessages } from './upgrade-messages.js';
 import type { UpgradeOptions } from './upgrade.js';
 
-const USAGE = `Usage: ${CODEMOD_PACKAGE_NAME} upgrade [paths…] [--project tsconfig.json] [--dry-run] [--check] [--json] [--allow-dirty]
+const USAGE = `Usage: ${CODEMOD_PACKAGE_NAME} upgrade [paths…] [--project tsconfig.json] [--dry-run] [--check] [--json] [--allow-dirty] [--no-lint-fix]
 
 Adds the three-parameter save and writeVersion to every pre-fencing CheckpointStorage implementer.
   --project <file>  the tsconfig that defines the project (default: the nearest tsconfig.json, here or above)
@@ -16,6 +16,7 @@ Adds the three-parameter save and writeVersion to every pre-fencing CheckpointSt
   --check           write nothing; exit 1 when any file would change or any implementer is skipped
   --json            print a machine-readable report instead of text
   --allow-dirty     write even into files with uncommitted git changes
+  --no-lint-fix     do not apply the project's ESLint fixes to the lines the upgrade writes
 Exit codes: 0 success, 1 changes needed (or implementers skipped) under --check, 2 error.`;
 
 const [EXIT_OK, EXIT_CHANGES_NEEDED, EXIT_ERROR] = [0, 1, 2];
@@ -53,6 +54,7 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
         check: { type: 'boolean' },
         json: { type: 'boolean' },
         'allow-dirty': { type: 'boolean' },
+        'no-lint-fix': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -75,6 +77,7 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
     ...(values.project === undefined ? {} : { project: values.project }),
     mode,
     allowDirty: values['allow-dirty'] === true,
+    lintFix: values['no-lint-fix'] !== true,
     ...(progress === undefined ? {} : { onProgress: progress.update }),
   }).finally(() => {
     progress?.clear();
@@ -94,6 +97,14 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
   } else {
     for (const notice of report.notices) {
       process.stderr.write(`${notice}\n`);
+    }
+    for (const { file, lintFixes = [] } of report.changes) {
+      if (lintFixes.length > 0) {
+        const verb = report.written ? 'applied' : 'would apply';
+        process.stderr.write(
+          `${show(file)}: ${verb} the project's ESLint fixes for ${lintFixes.join(', ')} to the lines the upgrade wrote.\n`,
+        );
+      }
     }
     for (const skipped of report.skipped) {
       process.stderr.write(`skipped ${skipped.class} (${show(skipped.file)}:${skipped.line}): ${skipped.reason}\n`);
@@ -128,6 +139,9 @@ function jsonReport(report: UpgradeReport, show: (file: string) => string, diff:
     durationMs: Math.round(report.durationMs),
     implementers: report.implementers.map((implementer) => ({ ...implementer, file: show(implementer.file) })),
     skipped: report.skipped.map((skipped) => ({ ...skipped, file: show(skipped.file) })),
+    lintFixes: report.changes.flatMap(({ file, lintFixes }) =>
+      lintFixes ? [{ file: show(file), rules: lintFixes }] : [],
+    ),
     notices: report.notices,
     ...(diff === undefined ? {} : { diff }),
     summary: summaryLine(report),

@@ -26,6 +26,8 @@ export interface FileChange {
   readonly file: string;
   readonly before: string;
   readonly after: string;
+  /** The rules of the project's ESLint whose fixes were applied to the lines the upgrade wrote; absent when none. */
+  readonly lintFixes?: readonly string[];
 }
 
 /** The result of one upgrade run. */

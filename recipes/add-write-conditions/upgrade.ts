@@ -7,6 +7,7 @@ import { membersAdded } from './member-edits.js';
 import { decideUpgrades, refusalsForPartialRun } from './shape-decision.js';
 import { openTypedProject } from './typed-project.js';
 import { formatWithProjectPrettier } from './project-prettier.js';
+import { projectLintFixer } from './project-lint-fix.js';
 import { upgradeFileText } from './upgrade-file-text.js';
 import { upgradeMessages } from './upgrade-messages.js';
 import type { FileChange, ImplementerReport, SkippedImplementer, UpgradeReport } from './upgrade-report.js';
@@ -23,6 +24,8 @@ export interface UpgradeOptions {
   readonly mode?: 'write' | 'dry-run' | 'check';
   /** Write even when files the recipe would touch have uncommitted changes in git. */
   readonly allowDirty?: boolean;
+  /** Apply the project's own ESLint fixes to the lines the upgrade writes (the default), never to any other line. */
+  readonly lintFix?: boolean;
   /** Called as files are scanned and analysed, for a progress indicator. */
   readonly onProgress?: (phase: 'scan' | 'analyse' | 'write', done: number, total: number) => void;
 }
@@ -82,6 +85,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   const skipped: SkippedImplementer[] = [];
   const changes: FileChange[] = [];
   notices.push(...project.notices);
+  const fixLint = options.lintFix === false ? undefined : projectLintFixer(cwd);
   for (const file of facts) {
     const own = decisions.filter((decision) => decision.implementer.file === file.path);
     for (const decision of own) {
@@ -108,11 +112,15 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
       if (bom + file.text !== raw) {
         throw new UpgradeError(upgradeMessages.changedOnDisk(file.path));
       }
-      const formatted = await formatWithProjectPrettier(file.path, raw, bom + after, cwd);
+      // Lint fixes first: they are found only in what the upgrade wrote, and Prettier then formats the fixed text.
+      const linted = (await fixLint?.(file.path, file.text, after)) ?? { text: after, rules: [] };
+      notices.push(...(linted.notice === undefined ? [] : [linted.notice]));
+      const formatted = await formatWithProjectPrettier(file.path, raw, bom + linted.text, cwd);
       if (formatted.failure !== undefined) {
         notices.push(upgradeMessages.prettierFailed(file.path, formatted.failure));
       }
-      changes.push({ file: file.path, before: raw, after: formatted.text });
+      const lintFixes = linted.rules.length > 0 ? { lintFixes: linted.rules } : {};
+      changes.push({ file: file.path, before: raw, after: formatted.text, ...lintFixes });
     }
   }
 
