@@ -117,7 +117,8 @@ function retryOutcome(retry: SaveCall, sourceCode: SourceCode): string {
 
 /**
  * The statement lists that run only when the caught error is a refusal: the consequent of `if (refusal)`, the
- * alternate of `if (!refusal)`, and what follows `if (!refusal) throw e;`.
+ * alternate of `if (!refusal)`, and what follows `if (!refusal) throw e;`. A branch that does not always leave falls
+ * through, so what follows it in the catch block runs after the refusal too and belongs to its region.
  */
 function refusalRegions(
   body: TSESTree.BlockStatement,
@@ -125,10 +126,13 @@ function refusalRegions(
   sourceCode: SourceCode,
 ): TSESTree.Statement[][] {
   const regions: TSESTree.Statement[][] = [];
-  const visit = (statements: readonly TSESTree.Statement[]): void => {
+  const visit = (statements: readonly TSESTree.Statement[], rest: readonly TSESTree.Statement[]): void => {
     statements.forEach((statement, index) => {
+      const following = [...statements.slice(index + 1), ...rest];
+      const branch = (taken: TSESTree.Statement): TSESTree.Statement[] =>
+        alwaysLeaves(taken) ? asList(taken) : [...asList(taken), ...following];
       if (statement.type === AST_NODE_TYPES.BlockStatement) {
-        visit(statement.body);
+        visit(statement.body, following);
         return;
       }
       if (statement.type !== AST_NODE_TYPES.IfStatement) {
@@ -136,23 +140,23 @@ function refusalRegions(
       }
       const polarity = refusalPolarity(statement.test, caught, sourceCode);
       if (polarity === 'refusal') {
-        regions.push(asList(statement.consequent));
+        regions.push(branch(statement.consequent));
       } else if (polarity === 'notRefusal') {
         if (statement.alternate !== null) {
-          regions.push(asList(statement.alternate));
+          regions.push(branch(statement.alternate));
         }
         if (alwaysLeaves(statement.consequent)) {
-          regions.push(statements.slice(index + 1));
+          regions.push(following);
         }
       } else {
-        visit(asList(statement.consequent));
+        visit(asList(statement.consequent), following);
         if (statement.alternate !== null) {
-          visit(asList(statement.alternate));
+          visit(asList(statement.alternate), following);
         }
       }
     });
   };
-  visit(body.body);
+  visit(body.body, []);
   return regions;
 }
 
@@ -160,9 +164,15 @@ function asList(statement: TSESTree.Statement): TSESTree.Statement[] {
   return statement.type === AST_NODE_TYPES.BlockStatement ? statement.body : [statement];
 }
 
+/** Whether a branch ends in a jump, so that what follows it never runs after it. */
 function alwaysLeaves(statement: TSESTree.Statement): boolean {
-  const last = asList(statement).at(-1);
-  return last?.type === AST_NODE_TYPES.ThrowStatement || last?.type === AST_NODE_TYPES.ReturnStatement;
+  const last = asList(statement).at(-1)?.type;
+  return (
+    last === AST_NODE_TYPES.ThrowStatement ||
+    last === AST_NODE_TYPES.ReturnStatement ||
+    last === AST_NODE_TYPES.ContinueStatement ||
+    last === AST_NODE_TYPES.BreakStatement
+  );
 }
 
 function saveCallsIn(region: readonly TSESTree.Statement[], keys: VisitorKeys): SaveCall[] {

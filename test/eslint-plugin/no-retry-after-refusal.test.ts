@@ -63,6 +63,20 @@ async function f(events) {
       `,
     },
     {
+      name: 'a retry loop whose catch logs a refusal and then rethrows every error',
+      code: `
+import { CheckpointWriteConditionNotFulfilledError } from 'checkpoint-fencing';
+async function f() {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try { await storage.save(id, cp, c); return; } catch (e) {
+      if (e instanceof CheckpointWriteConditionNotFulfilledError) { log('refused'); }
+      throw e;
+    }
+  }
+}
+      `,
+    },
+    {
       name: 'a retry loop that leaves on a refusal',
       code: `
 import { CheckpointWriteConditionNotFulfilledError } from 'checkpoint-fencing';
@@ -107,6 +121,19 @@ async function f(cps) {
     { name: 'a catch without a binding', code: `try { storage.save(id, cp); } catch { storage.save(id, cp); }` },
   ],
   invalid: [
+    {
+      name: 'a write after a refusal branch that falls through runs after the refusal',
+      code: `
+import { CheckpointWriteConditionNotFulfilledError } from 'checkpoint-fencing';
+async function f() {
+  try { await storage.save(id, cp, c); } catch (e) {
+    if (e instanceof CheckpointWriteConditionNotFulfilledError) { log('refused'); }
+    await storage.save(id, cp, c);
+  }
+}
+      `,
+      errors: [{ messageId: 'retryInCatch', line: 6, column: 11, endLine: 6, endColumn: 34 }],
+    },
     {
       name: 'the message says what a retry with any() does',
       code: `
