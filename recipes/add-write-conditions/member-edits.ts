@@ -25,7 +25,7 @@ interface Writer extends MemberTextContext {
 /** The members a decision adds, by name, for reports. */
 export function membersAdded(decision: UpgradeDecision): string[] {
   return [
-    ...(['delegating', 'inherited', 'refusing'].includes(decision.saveShape) ? ['save'] : []),
+    ...(['delegating', 'object-literal', 'inherited', 'refusing'].includes(decision.saveShape) ? ['save'] : []),
     ...(decision.addWriteVersion ? ['writeVersion'] : []),
   ];
 }
@@ -50,7 +50,7 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
   const writer: Writer = { ...context, decision, implementer, indent, naming: namingOf(implementer) };
   const marker = commentLines(indent, markerText(decision), style);
   const appended: string[][] = [];
-  if (saveShape === 'delegating' || saveShape === 'follows-base') {
+  if (saveShape === 'delegating' || saveShape === 'object-literal' || saveShape === 'follows-base') {
     if (save === undefined) {
       throw new Error(
         `add-write-conditions: ${implementer.name} has the ${saveShape} shape without a save; this is a bug.`,
@@ -58,9 +58,8 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
     }
     const above = [...marker, indent].join(style.newline).slice(indent.length);
     edits.push({ start: save.commentsStart, end: save.commentsStart, text: above });
-    const inPlace = renamed === undefined || implementer.kind === 'object-literal';
-    edits.push(...(inPlace ? conditionInPlace(writer, save) : renameEdits(writer, save, renamed)));
-    if (saveShape === 'delegating' && !inPlace) {
+    edits.push(...(renamed === undefined ? conditionInPlace(writer, save) : renameEdits(writer, save, renamed)));
+    if (saveShape === 'delegating' && renamed !== undefined) {
       // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
       // overrides nothing, while the generated save overrides what the old one did.
       for (const range of [save.decorators, save.overrideKeyword]) {
