@@ -225,7 +225,7 @@ function decideOne(
     return skip(implementer, (unsupported ?? upgradeMessages.saveHasOverloads)());
   }
   if (parent?.unconditionalSaveName !== undefined) {
-    return ownSave.decorators !== undefined
+    return ownSave.isDecorated
       ? skip(implementer, upgradeMessages.decoratedFollower(baseName))
       : { ...none, saveShape: 'follows-base', unconditionalSaveName: parent.unconditionalSaveName, addWriteVersion };
   }
@@ -244,7 +244,7 @@ function decideOne(
     ...none,
     saveShape: 'delegating',
     unconditionalSaveName,
-    saveOverrides: parent?.saveAcceptsCondition !== undefined || ownSave.overrideKeyword !== undefined,
+    saveOverrides: parent?.saveAcceptsCondition !== undefined || ownSave.isOverride,
     saveMember,
     addWriteVersion,
   };
