@@ -217,23 +217,17 @@ function delegatingSave(writer: Writer, like: SaveFacts | undefined, target: str
       : source.slice(fn.typeParameters.pos - 1, source.indexOf('>', fn.typeParameters.end) + 1);
   // An arrow function has no `this` of its own to declare.
   const thisParameter = kind === 'arrow-field' ? undefined : fn?.parameters.find(isThisParameter)?.getText();
-  const async = decision.saveIsAsync ? 'async ' : '';
   const isField = like?.form === 'arrow' || like?.form === 'function';
   const fieldEnd = (isField ? source[like.member.end - 1] === ';' : style.semicolons) ? ';' : '';
   const { lines: decoratorLines, inline } = movedDecorators(writer, like);
   const kept = like === undefined ? [] : modifiers(like).filter((modifier) => KEPT_MODIFIERS.includes(modifier.kind));
-  const prefix = `${inline}${accessibility}${kept.map((modifier) => `${modifier.getText()} `).join('')}${override}`;
-  const [head, tail, end] =
-    kind === 'arrow-field'
-      ? [`${prefix}save = ${async}${typeParameters}`, `${returnType} => {`, fieldEnd]
-      : kind === 'function-field'
-        ? [`${prefix}save = ${async}function ${typeParameters}`, `${returnType} {`, fieldEnd]
-        : [`${prefix}${async}save${typeParameters}`, `${returnType} {`, ''];
   const values = {
     ...naming,
-    head,
-    tail,
-    end,
+    modifiers: `${inline}${accessibility}${kept.map((modifier) => `${modifier.getText()} `).join('')}${override}`,
+    async: decision.saveIsAsync ? 'async ' : '',
+    typeParameters,
+    returnType,
+    end: kind === 'method' ? '' : fieldEnd,
     target,
     refusal: refusal(writer, decision.saveIsAsync),
     parameters: [
@@ -246,7 +240,7 @@ function delegatingSave(writer: Writer, like: SaveFacts | undefined, target: str
   return [
     ...saveJsDoc(writer, like, [naming.id, naming.checkpoint], `[${naming.condition}]`),
     ...decoratorLines,
-    ...fillTemplate(TEMPLATES.delegatingSave, values, writer.indent, style),
+    ...fillTemplate(TEMPLATES.delegatingSave[kind], values, writer.indent, style),
   ];
 }
 
@@ -291,8 +285,8 @@ function refusingSave(writer: Writer): string[] {
   const { naming, typescript } = writer;
   const [id, checkpoint] = [unused(naming.id), unused(naming.checkpoint)];
   const values = {
-    head: `${writer.implementer.explicitlyPublic ? 'public ' : ''}save`,
-    tail: `${typescript ? ': Promise<string>' : ''} {`,
+    modifiers: writer.implementer.explicitlyPublic ? 'public ' : '',
+    returnType: typescript ? ': Promise<string>' : '',
     error: writer.names.unsupportedError,
     condition: naming.condition,
     parameters: [
