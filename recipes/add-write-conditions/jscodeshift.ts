@@ -39,7 +39,8 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   }
   const bom = file.source.startsWith(BOM) ? BOM : '';
   const text = file.source.slice(bom.length);
-  const sourceFile = ts.createSourceFile(file.path, text, ts.ScriptTarget.Latest, true, scriptKind(file.path));
+  // The script kind (JSX or not, JavaScript or TypeScript) follows the file's extension.
+  const sourceFile = ts.createSourceFile(file.path, text, ts.ScriptTarget.Latest, true);
   const [problem] = (sourceFile as { readonly parseDiagnostics?: readonly ts.Diagnostic[] }).parseDiagnostics ?? [];
   if (problem !== undefined) {
     throw syntaxError(sourceFile, problem);
@@ -75,9 +76,4 @@ function refusalsForSubclassesElsewhere(path: string, decisions: readonly Upgrad
     }
   }
   return refusals;
-}
-
-function scriptKind(path: string): ts.ScriptKind {
-  const { TSX, TS, JSX, JS } = ts.ScriptKind;
-  return /\.[mc]?tsx$/.test(path) ? TSX : /\.[mc]?ts$/.test(path) ? TS : /\.jsx$/.test(path) ? JSX : JS;
 }

@@ -3,6 +3,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ts } from 'ts-morph';
 import type { StorageMemberName } from '../../vocabulary/index.js';
 import { nearestManifest } from './package-manifest.js';
+import { extendsExpression } from './storage-resolver.js';
 
 const SAVE: StorageMemberName = 'save';
 const SOURCE = /\.(?:[mc]?[jt]sx?)$/;
@@ -92,41 +93,36 @@ function subclassesIn(
   const sourceFile = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
   const locals = new Set<string>();
   const namespaces = new Set<string>();
-  for (const statement of sourceFile.statements) {
-    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) {
-      continue;
-    }
-    const specifier = statement.moduleSpecifier.text;
-    const { name, namedBindings } = statement.importClause ?? {};
+  for (const { importClause, moduleSpecifier } of sourceFile.statements.filter(ts.isImportDeclaration)) {
+    const { name, namedBindings: bindings } = importClause ?? {};
+    const specifier = ts.isStringLiteral(moduleSpecifier) ? moduleSpecifier.text : '';
     if (name !== undefined && specifier.startsWith('.')) {
       if (modulePath(resolve(dirname(path), specifier)) === modulePath(base.file)) {
         locals.add(name.text);
       }
     }
-    if (namedBindings !== undefined && ts.isNamespaceImport(namedBindings)) {
-      namespaces.add(namedBindings.name.text);
-    }
-    for (const element of namedBindings !== undefined && ts.isNamedImports(namedBindings)
-      ? namedBindings.elements
-      : []) {
+    for (const element of bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []) {
       if ((element.propertyName ?? element.name).text === base.name) {
         locals.add(element.name.text);
       }
     }
+    if (bindings !== undefined && ts.isNamespaceImport(bindings)) {
+      namespaces.add(bindings.name.text);
+    }
   }
-  const extendsBase = (expression: ts.Expression): boolean =>
-    ts.isIdentifier(expression)
-      ? locals.has(expression.text)
-      : ts.isPropertyAccessExpression(expression) &&
-        ts.isIdentifier(expression.expression) &&
-        namespaces.has(expression.expression.text) &&
-        expression.name.text === base.name;
   const found: { name: string; declaresSave: boolean }[] = [];
   const visit = (node: ts.Node): void => {
-    const extended = ts.isClassDeclaration(node)
-      ? node.heritageClauses?.find((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]?.expression
-      : undefined;
-    if (ts.isClassDeclaration(node) && node.name !== undefined && extended !== undefined && extendsBase(extended)) {
+    const extended = ts.isClassDeclaration(node) ? extendsExpression(node) : undefined;
+    const [namespace, named] =
+      extended !== undefined && ts.isPropertyAccessExpression(extended) ? [extended.expression, extended.name] : [];
+    const extendsBase =
+      extended !== undefined && ts.isIdentifier(extended)
+        ? locals.has(extended.text)
+        : namespace !== undefined &&
+          ts.isIdentifier(namespace) &&
+          namespaces.has(namespace.text) &&
+          named?.text === base.name;
+    if (ts.isClassDeclaration(node) && node.name !== undefined && extendsBase) {
       const declaresSave = node.members.some(
         ({ name }) => name !== undefined && (ts.isIdentifier(name) || ts.isStringLiteral(name)) && name.text === SAVE,
       );
