@@ -25,7 +25,8 @@ export interface ImplementerFacts {
   readonly superSaveNames: readonly Range[];
   /** The class writes `public` on its storage members, so generated ones carry it too. */
   readonly explicitlyPublic: boolean;
-  readonly body: BodyFacts;
+  /** The class or object literal itself: the writer adds members to its body. */
+  readonly node: ts.ClassLikeDeclaration | ts.ObjectLiteralExpression;
 }
 
 /** `[start, end)` offsets into a file's text. */
@@ -70,18 +71,6 @@ export interface SaveFacts {
   readonly isAsync: boolean;
   /** Its parameters but a `this` parameter. */
   readonly parameters: readonly ts.ParameterDeclaration[];
-}
-
-/** A class body or object literal; `lastMemberEnd` is after a literal's trailing comma, indents are leading whitespace. */
-export interface BodyFacts {
-  readonly openBrace: number;
-  readonly closeBrace: number;
-  readonly lastMemberEnd: number | undefined;
-  readonly lastMemberHasComma: boolean;
-  /** Empty without members. */
-  readonly memberIndent: string;
-  /** Of the line the body opens on. */
-  readonly outerIndent: string;
 }
 
 /** How a file imports from `checkpoint-fencing`, digested into how generated names are spelled and imported. */

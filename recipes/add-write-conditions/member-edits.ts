@@ -29,6 +29,7 @@ interface Writer extends MemberTextContext {
   readonly decision: UpgradeDecision;
   readonly implementer: ImplementerFacts;
   readonly indent: string;
+  readonly body: ReturnType<typeof bodyOf>;
   readonly naming: ReturnType<typeof namingOf>;
 }
 
@@ -55,9 +56,10 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
     superSaveRename === undefined ? [] : [{ ...range, text: superSaveRename }],
   );
   const { style } = context;
-  const { body, ownSave: save } = implementer;
+  const save = implementer.ownSave;
+  const body = bodyOf(context.source, implementer.node);
   const indent = body.memberIndent !== '' ? body.memberIndent : body.outerIndent + style.indentUnit;
-  const writer: Writer = { ...context, decision, implementer, indent, naming: namingOf(implementer) };
+  const writer: Writer = { ...context, decision, implementer, indent, body, naming: namingOf(implementer) };
   const marker = commentLines(indent, markerText(decision), style);
   const appended: string[][] = [];
   if (saveShape === 'delegating' || saveShape === 'object-literal' || saveShape === 'follows-base') {
@@ -103,6 +105,25 @@ function namingOf(implementer: ImplementerFacts) {
   return { id, checkpoint, condition, idType: first?.type ?? 'string', checkpointType: second?.type ?? 'string' };
 }
 
+/**
+ * Where new members go in a class body or object literal (`lastMemberEnd` after a literal's trailing comma), and their
+ * indent: that of the members, and of the line the body opens on.
+ */
+function bodyOf(text: string, container: ts.ClassLikeDeclaration | ts.ObjectLiteralExpression) {
+  const literal = ts.isObjectLiteralExpression(container);
+  const members: ts.NodeArray<ts.Node> = literal ? container.properties : container.members;
+  const last = members.at(-1)?.end;
+  const { end, comma } = literal && last !== undefined ? afterComma(text, last) : { end: last, comma: false };
+  return {
+    openBrace: members.pos - 1,
+    closeBrace: container.end - 1,
+    lastMemberEnd: end,
+    lastMemberHasComma: comma,
+    memberIndent: members[0] === undefined ? '' : lineIndent(text, members[0].getStart()),
+    outerIndent: lineIndent(text, container.getStart()),
+  };
+}
+
 /** `_name` for a parameter the generated body never reads. */
 function unused(name: string): string {
   return `_${name.replace(/^_+/, '')}`;
@@ -113,8 +134,8 @@ function typedParameters(save: SaveFacts | undefined): boolean {
 }
 
 /** A blank line between members when the body already separates its members that way. */
-function separator({ implementer, source, style }: Writer): string {
-  const { openBrace, closeBrace, lastMemberEnd } = implementer.body;
+function separator({ body, source, style }: Writer): string {
+  const { openBrace, closeBrace, lastMemberEnd } = body;
   const blank = /\n[ \t]*\r?\n/.test(source.slice(openBrace, closeBrace)) || lastMemberEnd === undefined;
   return blank ? style.newline + style.newline : style.newline;
 }
@@ -384,7 +405,8 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
 
 /** The generated members after the last member (or inside empty braces), a literal's joined by commas. */
 function appendMembers(writer: Writer, members: readonly (readonly string[])[]): TextEdit {
-  const { body, kind } = writer.implementer;
+  const { body, implementer } = writer;
+  const kind = implementer.kind;
   const newline = writer.style.newline;
   const gap = separator(writer);
   const literal = kind === 'object-literal';

@@ -1,15 +1,6 @@
 import { ts } from 'ts-morph';
 import type { StorageMemberName } from '../../vocabulary/index.js';
-import type {
-  BaseFacts,
-  BodyFacts,
-  ChainSummary,
-  ImplementerFacts,
-  ImportFacts,
-  Range,
-  SaveFacts,
-} from './implementer-facts.js';
-import { afterComma, lineIndent } from './source-style.js';
+import type { BaseFacts, ChainSummary, ImplementerFacts, ImportFacts, Range, SaveFacts } from './implementer-facts.js';
 import { readImportFacts } from './read-import-facts.js';
 import { isJavaScriptFile, jsDocComments, type StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
@@ -236,7 +227,7 @@ function implementerFacts(
     explicitlyPublic: STORAGE_MEMBERS.flatMap((wanted) => membersNamed(node, wanted)).some((member) =>
       hasModifier(member, ts.SyntaxKind.PublicKeyword),
     ),
-    body: bodyFacts(node, members, literal),
+    node,
   };
 }
 
@@ -345,19 +336,4 @@ function superSaveNames(member: ts.ClassElement): Range[] {
   };
   ts.forEachChild(member, visit);
   return found;
-}
-
-/** Where new members go in a class body or object literal, and how they are indented. */
-function bodyFacts(container: Container, members: ts.NodeArray<Member>, literal: boolean): BodyFacts {
-  const text = container.getSourceFile().text;
-  const last = members.at(-1)?.end;
-  const { end, comma } = literal && last !== undefined ? afterComma(text, last) : { end: last, comma: false };
-  return {
-    openBrace: members.pos - 1,
-    closeBrace: container.end - 1,
-    lastMemberEnd: end,
-    lastMemberHasComma: comma,
-    memberIndent: members[0] === undefined ? '' : lineIndent(text, members[0].getStart()),
-    outerIndent: lineIndent(text, container.getStart()),
-  };
 }
