@@ -11,8 +11,7 @@ const STORAGE_MEMBERS: readonly StorageMemberName[] = ['read', 'save', 'delete',
 /** Members whose first parameter names the id, in the order their name is preferred for generated members. */
 const ID_TAKING_MEMBERS: readonly StorageMemberName[] = ['read', 'writeVersion', 'delete'];
 
-/** A class member or object literal property. */
-export type Member = ts.ClassElement | ts.ObjectLiteralElementLike;
+type Member = ts.ClassElement | ts.ObjectLiteralElementLike;
 type Container = ts.ClassLikeDeclaration | ts.ObjectLiteralExpression;
 
 /** What one file holds: its implementers of `CheckpointStorage` and its imports from checkpoint-fencing. */
@@ -255,7 +254,7 @@ function baseFacts(
 }
 
 /** The function a member is, or holds: a method, or an arrow or function expression in a field or property. */
-export function functionOf(member: Member): ts.FunctionLikeDeclaration | undefined {
+function functionOf(member: Member): ts.FunctionLikeDeclaration | undefined {
   if (ts.isMethodDeclaration(member)) {
     return member;
   }
