@@ -28,7 +28,15 @@ export class StorageResolverByName implements StorageResolver {
     const javascript = isJavaScriptFile(sourceFile);
     const visit = (node: ts.Node): void => {
       if (ts.isImportDeclaration(node) || ts.isJSDocImportTag(node)) {
-        this.#addImport(node.moduleSpecifier, node.importClause);
+        const bindings = isPackageSpecifier(node.moduleSpecifier) ? node.importClause?.namedBindings : undefined;
+        if (bindings !== undefined && ts.isNamespaceImport(bindings)) {
+          this.#namespaces.add(bindings.name.text);
+        }
+        for (const element of bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []) {
+          if ((element.propertyName ?? element.name).text === STORAGE) {
+            this.#names.add(element.name.text);
+          }
+        }
       } else if (ts.isImportEqualsDeclaration(node)) {
         const reference = node.moduleReference;
         if (ts.isExternalModuleReference(reference) && isPackageSpecifier(reference.expression)) {
@@ -94,22 +102,6 @@ export class StorageResolverByName implements StorageResolver {
     return visible === undefined
       ? { kind: 'unknown', name: expression.getText(), where: 'another-file' }
       : { kind: 'visible', declaration: visible };
-  }
-
-  #addImport(specifier: ts.Expression, clause: ts.ImportClause | undefined): void {
-    if (!isPackageSpecifier(specifier) || clause?.namedBindings === undefined) {
-      return;
-    }
-    const bindings = clause.namedBindings;
-    if (ts.isNamespaceImport(bindings)) {
-      this.#namespaces.add(bindings.name.text);
-      return;
-    }
-    for (const element of bindings.elements) {
-      if ((element.propertyName ?? element.name).text === STORAGE) {
-        this.#names.add(element.name.text);
-      }
-    }
   }
 
   /** `CheckpointStorage` under a local name, or `ns.CheckpointStorage` as a property access or qualified name. */
