@@ -1,4 +1,4 @@
-import { basename, dirname, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)(['"])([^'"\r\n]+)\1/g;
@@ -13,51 +13,27 @@ export function filesReachingPackage(
   texts: ReadonlyMap<string, string>,
   resolveBare: (specifier: string, containingFile: string) => string | undefined,
 ): string[] {
-  // Index every import by the last segment of its specifier, so that finding the importers of a file resolves only
-  // the specifiers that could name it instead of every import in the project.
-  const bySegment = new Map<string, { file: string; specifier: string }[]>();
-  // Bare specifiers can only name a project file through a `paths` alias; resolve each once, up front.
-  const bareImporters = new Map<string, string[]>();
-  const reaching = new Set<string>();
+  // Each import resolved once, without touching the disk (a relative one against the files read, a bare one through
+  // `paths`), and recorded by the file it names, so that the walk below goes from a file to its importers.
+  const importers = new Map<string, string[]>();
   for (const [file, text] of texts) {
-    if (text.includes(PACKAGE_NAME)) {
-      reaching.add(file);
-    }
-    for (const match of text.matchAll(SPECIFIER)) {
-      const specifier = match[2] ?? '';
-      if (specifier === PACKAGE_NAME || specifier.startsWith('node:')) {
-        continue;
-      }
-      if (!specifier.startsWith('.')) {
-        const resolved = resolveBare(specifier, file);
-        if (resolved !== undefined) {
-          bareImporters.set(resolved, [...(bareImporters.get(resolved) ?? []), file]);
-        }
-        continue;
-      }
-      const segment = stem(basename(specifier));
-      const entries = bySegment.get(segment);
-      if (entries === undefined) {
-        bySegment.set(segment, [{ file, specifier }]);
-      } else {
-        entries.push({ file, specifier });
+    for (const [, , specifier = ''] of text.matchAll(SPECIFIER)) {
+      const bare = !specifier.startsWith('.');
+      const skipped = specifier === PACKAGE_NAME || specifier.startsWith('node:');
+      const target = skipped
+        ? undefined
+        : bare
+          ? resolveBare(specifier, file)
+          : resolveRelative(specifier, file, texts);
+      if (target !== undefined) {
+        importers.set(target, [...(importers.get(target) ?? []), file]);
       }
     }
   }
+  const reaching = new Set([...texts].flatMap(([file, text]) => (text.includes(PACKAGE_NAME) ? [file] : [])));
   const pending = [...reaching];
   for (let target = pending.pop(); target !== undefined; target = pending.pop()) {
-    const own = stem(basename(target));
-    const candidates = [
-      ...(bySegment.get(own) ?? []),
-      ...(own === 'index' ? (bySegment.get(basename(dirname(target))) ?? []) : []),
-    ];
-    const importers = [
-      ...candidates
-        .filter(({ file, specifier }) => !reaching.has(file) && resolveRelative(specifier, file, texts) === target)
-        .map(({ file }) => file),
-      ...(bareImporters.get(target) ?? []),
-    ];
-    for (const file of importers) {
+    for (const file of importers.get(target) ?? []) {
       if (!reaching.has(file)) {
         reaching.add(file);
         pending.push(file);
@@ -65,10 +41,6 @@ export function filesReachingPackage(
     }
   }
   return [...texts.keys()].filter((file) => reaching.has(file));
-}
-
-function stem(name: string): string {
-  return name.replace(/\.(?:d\.)?(?:[mc]?[jt]sx?)$/, '');
 }
 
 function resolveRelative(specifier: string, from: string, texts: ReadonlyMap<string, string>): string | undefined {

@@ -22,26 +22,21 @@ export function uncommittedFiles(files: readonly string[]): string[] {
       byRoot.set(root, [...(byRoot.get(root) ?? []), file]);
     }
   }
-  return [...byRoot].flatMap(([root, inTree]) => uncommittedIn(root, inTree));
-}
-
-function uncommittedIn(root: string, files: readonly string[]): string[] {
-  let output: string;
-  try {
-    output = git(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...files], 'pipe');
-  } catch (error) {
-    const stderr = (error as { stderr?: unknown }).stderr;
-    const reason = typeof stderr === 'string' && stderr.trim() !== '' ? stderr.trim().split('\n')[0] : String(error);
-    throw new Error(upgradeMessages.gitStatusFailed(root, reason ?? ''), { cause: error });
-  }
-  const dirty = new Set(
-    output
-      .split('\0')
-      .filter((entry) => entry.length > 3)
-      .map((entry) => `${root}/${entry.slice(3)}`),
-  );
-  // git reports real paths; a temp directory behind a symlink (macOS /tmp) must compare equal.
-  return files.filter((file) => dirty.has(realpathSync(file)));
+  return [...byRoot].flatMap(([root, inTree]) => {
+    let output: string;
+    try {
+      output = git(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...inTree], 'pipe');
+    } catch (error) {
+      const stderr = (error as { stderr?: unknown }).stderr;
+      const reason = typeof stderr === 'string' && stderr.trim() !== '' ? stderr.trim().split('\n')[0] : String(error);
+      throw new Error(upgradeMessages.gitStatusFailed(root, reason ?? ''), { cause: error });
+    }
+    const dirty = new Set(
+      output.split('\0').flatMap((entry) => (entry.length > 3 ? [`${root}/${entry.slice(3)}`] : [])),
+    );
+    // git reports real paths; a temp directory behind a symlink (macOS /tmp) must compare equal.
+    return inTree.filter((file) => dirty.has(realpathSync(file)));
+  });
 }
 
 /** The root of the git work tree around `cwd` (a real path); `undefined` outside one, or without git. */

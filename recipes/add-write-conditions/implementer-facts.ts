@@ -1,5 +1,6 @@
-// What the fact reader found in a file, as offsets and names: neither the decision nor the writer sees a syntax tree
-// (doc/adr/0201).
+// What the fact reader found in a file, as offsets and names; the decision sees no syntax tree, the writer only the
+// `save` it rewrites (doc/adr/0201).
+import type { ts } from 'ts-morph';
 
 /** One implementer of `CheckpointStorage`: a class, or an object literal standing where a storage is expected. */
 export interface ImplementerFacts {
@@ -24,7 +25,8 @@ export interface ImplementerFacts {
   readonly superSaveNames: readonly Range[];
   /** The class writes `public` on its storage members, so generated ones carry it too. */
   readonly explicitlyPublic: boolean;
-  readonly body: BodyFacts;
+  /** The class or object literal itself: the writer adds members to its body. */
+  readonly node: ts.ClassLikeDeclaration | ts.ObjectLiteralExpression;
 }
 
 /** `[start, end)` offsets into a file's text. */
@@ -50,68 +52,25 @@ export interface ChainSummary {
   readonly hasWriteVersion: boolean;
 }
 
-/** An existing `save` member. */
+/**
+ * An existing `save` member. The writer copies and edits its text through `member` and `fn` (its name, parameters,
+ * body, modifiers, decorators): read once, there, rather than recorded here as offsets.
+ */
 export interface SaveFacts {
+  readonly member: ts.ClassElement | ts.ObjectLiteralElementLike;
+  /** The function it is or holds; `undefined` for a `value` or an `accessor`. */
+  readonly fn: ts.FunctionLikeDeclaration | undefined;
   /** Three or more parameters, or a rest parameter: it already receives the condition. */
   readonly acceptsCondition: boolean;
   /** `arrow`/`function`: a field holding one; `value`: a property holding one written elsewhere; `accessor`: `get`. */
   readonly form: 'method' | 'abstract-method' | 'arrow' | 'function' | 'value' | 'accessor';
   readonly hasOverloads: boolean;
-  /** These four, as written, carry over to a generated sibling (`<T>`, `this: Table`, `public readonly `). */
-  readonly typeParameters: string | undefined;
-  readonly thisParameter: string | undefined;
-  readonly returnType: string | undefined;
-  readonly modifiers: string;
-  /** In JavaScript: the `@returns` type of its JSDoc. */
-  readonly jsDocReturnType: string | undefined;
-  /** From the first `@` to the token after the last decorator: they move to the generated `save`. */
-  readonly decorators: Range | undefined;
-  /** `override ` with its whitespace, dropped when the member is renamed to a name no base has. */
-  readonly overrideKeyword: Range | undefined;
+  readonly isDecorated: boolean;
+  /** Written with `override`, which a rename to a name no base has drops. */
+  readonly isOverride: boolean;
   readonly isAsync: boolean;
-  readonly parameters: readonly ParameterFacts[];
-  readonly start: number;
-  readonly end: number;
-  /** Where the comments directly above the member begin. */
-  readonly commentsStart: number;
-  readonly name: Range;
-  readonly parameterList: ParameterListFacts | undefined;
-  readonly body:
-    | { readonly kind: 'block'; readonly open: number; readonly close: number }
-    | { readonly kind: 'expression'; readonly start: number; readonly end: number }
-    | undefined;
-}
-
-/** One parameter of an existing member; `jsDocType` is the type its JSDoc `@param` gives it. */
-export interface ParameterFacts {
-  readonly name: string | undefined;
-  readonly type: string | undefined;
-  readonly text: string;
-  readonly jsDocType: string | undefined;
-}
-
-/** Offsets of a parameter list, for adding a parameter in place. */
-export interface ParameterListFacts {
-  /** Offset of `(`; `undefined` for an arrow's single unparenthesised parameter. */
-  readonly open: number | undefined;
-  /** Offset of `)`, or the end of the single unparenthesised parameter. */
-  readonly close: number;
-  readonly firstParameterStart: number | undefined;
-  /** After the last parameter's trailing comma when it has one. */
-  readonly lastParameterEnd: number | undefined;
-  readonly trailingComma: boolean;
-}
-
-/** A class body or object literal; `lastMemberEnd` is after a literal's trailing comma, indents are leading whitespace. */
-export interface BodyFacts {
-  readonly openBrace: number;
-  readonly closeBrace: number;
-  readonly lastMemberEnd: number | undefined;
-  readonly lastMemberHasComma: boolean;
-  /** Empty without members. */
-  readonly memberIndent: string;
-  /** Of the line the body opens on. */
-  readonly outerIndent: string;
+  /** Its parameters but a `this` parameter. */
+  readonly parameters: readonly ts.ParameterDeclaration[];
 }
 
 /** How a file imports from `checkpoint-fencing`, digested into how generated names are spelled and imported. */

@@ -3,10 +3,9 @@ import { ts } from 'ts-morph';
 import { membersAdded } from './member-edits.js';
 import { readImplementerFacts, syntaxError } from './read-implementer-facts.js';
 import { StorageResolverByName } from './resolve-storage-by-name.js';
-import { decideUpgrades, type UpgradeDecision } from './shape-decision.js';
-import { subclassesDeclaringSave } from './subclasses-in-other-files.js';
+import { decideUpgrades } from './shape-decision.js';
+import { refusalsForSubclassesElsewhere } from './subclasses-in-other-files.js';
 import { upgradeFileText } from './upgrade-file-text.js';
-import { upgradeMessages } from './upgrade-messages.js';
 
 /** The part of jscodeshift's file argument the transform reads. */
 export interface TransformFile {
@@ -39,7 +38,8 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   }
   const bom = file.source.startsWith(BOM) ? BOM : '';
   const text = file.source.slice(bom.length);
-  const sourceFile = ts.createSourceFile(file.path, text, ts.ScriptTarget.Latest, true, scriptKind(file.path));
+  // The script kind (JSX or not, JavaScript or TypeScript) follows the file's extension.
+  const sourceFile = ts.createSourceFile(file.path, text, ts.ScriptTarget.Latest, true);
   const [problem] = (sourceFile as { readonly parseDiagnostics?: readonly ts.Diagnostic[] }).parseDiagnostics ?? [];
   if (problem !== undefined) {
     throw syntaxError(sourceFile, problem);
@@ -58,26 +58,4 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   }
   const upgraded = upgradeFileText(resolve(file.path), text, decisions, facts.imports);
   return upgraded === text ? undefined : bom + upgraded;
-}
-
-/**
- * A class whose `save` this file would rename is left alone when a subclass in another file declares its own `save`:
- * that file cannot be changed along with this one, and would be left overriding the wrong member.
- */
-function refusalsForSubclassesElsewhere(path: string, decisions: readonly UpgradeDecision[]): Map<string, string> {
-  const refusals = new Map<string, string>();
-  for (const { implementer, unconditionalSaveName } of decisions) {
-    if (implementer.kind === 'class' && unconditionalSaveName !== undefined && implementer.ownSave !== undefined) {
-      const [subclass] = subclassesDeclaringSave(path, implementer.name);
-      if (subclass !== undefined) {
-        refusals.set(implementer.id, upgradeMessages.subclassInAnotherFile(subclass.name, subclass.file));
-      }
-    }
-  }
-  return refusals;
-}
-
-function scriptKind(path: string): ts.ScriptKind {
-  const { TSX, TS, JSX, JS } = ts.ScriptKind;
-  return /\.[mc]?tsx$/.test(path) ? TSX : /\.[mc]?ts$/.test(path) ? TS : /\.jsx$/.test(path) ? JSX : JS;
 }

@@ -1,9 +1,19 @@
-import type { GeneratedNames, ImplementerFacts, SaveFacts } from './implementer-facts.js';
+import { ts } from 'ts-morph';
+import type { GeneratedNames, ImplementerFacts, Range, SaveFacts } from './implementer-facts.js';
 import { commentLines, fillTemplate, itemsAfter, TEMPLATES } from './member-templates.js';
+import { isThisParameter } from './read-implementer-facts.js';
+import { attachedCommentsStart } from './read-import-facts.js';
 import type { UpgradeDecision } from './shape-decision.js';
-import { columns, lineAt, lineIndent, type SourceStyle } from './source-style.js';
+import { afterComma, columns, lineAt, lineIndent, type SourceStyle } from './source-style.js';
 import type { TextEdit } from './upgrade-file-text.js';
 import { markerText } from './upgrade-messages.js';
+
+const KEPT_MODIFIERS = [
+  ts.SyntaxKind.PublicKeyword,
+  ts.SyntaxKind.ProtectedKeyword,
+  ts.SyntaxKind.PrivateKeyword,
+  ts.SyntaxKind.ReadonlyKeyword,
+];
 
 /** Everything the text of a member depends on besides the decision. */
 export interface MemberTextContext {
@@ -19,13 +29,14 @@ interface Writer extends MemberTextContext {
   readonly decision: UpgradeDecision;
   readonly implementer: ImplementerFacts;
   readonly indent: string;
+  readonly body: ReturnType<typeof bodyOf>;
   readonly naming: ReturnType<typeof namingOf>;
 }
 
 /** The members a decision adds, by name, for reports. */
 export function membersAdded(decision: UpgradeDecision): string[] {
   return [
-    ...(['delegating', 'inherited', 'refusing'].includes(decision.saveShape) ? ['save'] : []),
+    ...(['delegating', 'object-literal', 'inherited', 'refusing'].includes(decision.saveShape) ? ['save'] : []),
     ...(decision.addWriteVersion ? ['writeVersion'] : []),
   ];
 }
@@ -45,29 +56,31 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
     superSaveRename === undefined ? [] : [{ ...range, text: superSaveRename }],
   );
   const { style } = context;
-  const { body, ownSave: save } = implementer;
+  const save = implementer.ownSave;
+  const body = bodyOf(context.source, implementer.node);
   const indent = body.memberIndent !== '' ? body.memberIndent : body.outerIndent + style.indentUnit;
-  const writer: Writer = { ...context, decision, implementer, indent, naming: namingOf(implementer) };
+  const writer: Writer = { ...context, decision, implementer, indent, body, naming: namingOf(implementer) };
   const marker = commentLines(indent, markerText(decision), style);
   const appended: string[][] = [];
-  if (saveShape === 'delegating' || saveShape === 'follows-base') {
+  if (saveShape === 'delegating' || saveShape === 'object-literal' || saveShape === 'follows-base') {
     if (save === undefined) {
       throw new Error(
         `add-write-conditions: ${implementer.name} has the ${saveShape} shape without a save; this is a bug.`,
       );
     }
     const above = [...marker, indent].join(style.newline).slice(indent.length);
-    edits.push({ start: save.commentsStart, end: save.commentsStart, text: above });
-    const inPlace = renamed === undefined || implementer.kind === 'object-literal';
-    edits.push(...(inPlace ? conditionInPlace(writer, save) : renameEdits(writer, save, renamed)));
-    if (saveShape === 'delegating' && !inPlace) {
+    const commentsStart = attachedCommentsStart(context.source, save.member);
+    edits.push({ start: commentsStart, end: commentsStart, text: above });
+    edits.push(...(renamed === undefined ? conditionInPlace(writer, save) : renameEdits(writer, save, renamed)));
+    if (saveShape === 'delegating' && renamed !== undefined) {
       // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
       // overrides nothing, while the generated save overrides what the old one did.
-      for (const range of [save.decorators, save.overrideKeyword]) {
+      const overrides = modifiers(save).filter((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword);
+      for (const range of [decorators(context.source, save), tokens(context.source, overrides)]) {
         edits.push(...(range === undefined ? [] : [{ ...range, text: '' }]));
       }
       const text = delegatingSave(writer, save, `this.${renamed}`).join(style.newline);
-      edits.push({ start: save.end, end: save.end, text: separator(writer) + text });
+      edits.push({ start: save.member.end, end: save.member.end, text: separator(writer) + text });
     }
   } else if (saveShape === 'inherited') {
     appended.push([...marker, ...delegatingSave(writer, undefined, 'super.save')]);
@@ -82,11 +95,33 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
 
 /** The parameter names generated members use: those the implementer already uses, or the interface's. */
 function namingOf(implementer: ImplementerFacts) {
-  const [first, second] = implementer.ownSave?.parameters ?? [];
+  const [first, second] = (implementer.ownSave?.parameters ?? []).map((parameter) => ({
+    name: ts.isIdentifier(parameter.name) ? parameter.name.text : undefined,
+    type: parameter.type?.getText() ?? 'string',
+  }));
   const id = first?.name ?? implementer.idParameterName ?? 'subscriptionId';
   const checkpoint = second?.name ?? 'checkpoint';
   const condition = id === 'condition' || checkpoint === 'condition' ? 'writeCondition' : 'condition';
   return { id, checkpoint, condition, idType: first?.type ?? 'string', checkpointType: second?.type ?? 'string' };
+}
+
+/**
+ * Where new members go in a class body or object literal (`lastMemberEnd` after a literal's trailing comma), and their
+ * indent: that of the members, and of the line the body opens on.
+ */
+function bodyOf(text: string, container: ts.ClassLikeDeclaration | ts.ObjectLiteralExpression) {
+  const literal = ts.isObjectLiteralExpression(container);
+  const members: ts.NodeArray<ts.Node> = literal ? container.properties : container.members;
+  const last = members.at(-1)?.end;
+  const { end, comma } = literal && last !== undefined ? afterComma(text, last) : { end: last, comma: false };
+  return {
+    openBrace: members.pos - 1,
+    closeBrace: container.end - 1,
+    lastMemberEnd: end,
+    lastMemberHasComma: comma,
+    memberIndent: members[0] === undefined ? '' : lineIndent(text, members[0].getStart()),
+    outerIndent: lineIndent(text, container.getStart()),
+  };
 }
 
 /** `_name` for a parameter the generated body never reads. */
@@ -99,8 +134,8 @@ function typedParameters(save: SaveFacts | undefined): boolean {
 }
 
 /** A blank line between members when the body already separates its members that way. */
-function separator({ implementer, source, style }: Writer): string {
-  const { openBrace, closeBrace, lastMemberEnd } = implementer.body;
+function separator({ body, source, style }: Writer): string {
+  const { openBrace, closeBrace, lastMemberEnd } = body;
   const blank = /\n[ \t]*\r?\n/.test(source.slice(openBrace, closeBrace)) || lastMemberEnd === undefined;
   return blank ? style.newline + style.newline : style.newline;
 }
@@ -112,22 +147,59 @@ function brokenParameters(parameters: readonly string[], indent: string, style: 
 
 /** The parameters as written, a `this` parameter first when there is one. */
 function writtenParameters(save: SaveFacts): string[] {
-  return [...(save.thisParameter === undefined ? [] : [save.thisParameter]), ...save.parameters.map((p) => p.text)];
+  return (save.fn?.parameters ?? []).map((parameter) => parameter.getText());
+}
+
+/** The modifiers of the member, as nodes. */
+function modifiers(save: SaveFacts): readonly ts.ModifierLike[] {
+  return ts.canHaveModifiers(save.member) ? (ts.getModifiers(save.member) ?? []) : [];
+}
+
+/** From the first decorator to the token after the last: they move to the generated `save`. */
+function decorators(source: string, save: SaveFacts | undefined): Range | undefined {
+  const member = save?.member;
+  return tokens(source, member !== undefined && ts.canHaveDecorators(member) ? (ts.getDecorators(member) ?? []) : []);
+}
+
+/** A range of tokens, from the first one's start to the next token after the last (so with the whitespace between). */
+function tokens(text: string, nodes: readonly ts.Node[]): Range | undefined {
+  const [first, last] = [nodes[0], nodes.at(-1)];
+  return first === undefined || last === undefined
+    ? undefined
+    : { start: first.getStart(), end: last.end + (/^\s*/.exec(text.slice(last.end))?.[0].length ?? 0) };
+}
+
+/** Offsets of the parameter list of `fn`; `open` is `undefined` for an arrow's single unparenthesised parameter. */
+function parameterList(source: string, fn: ts.FunctionLikeDeclaration) {
+  const list = fn.parameters;
+  const last = list.at(-1);
+  const open = source[list.pos - 1] === '(' ? list.pos - 1 : undefined;
+  const after = afterComma(source, last?.end ?? list.end);
+  return {
+    open,
+    close: open === undefined ? (last?.end ?? list.end) : source.indexOf(')', list.end),
+    firstParameterStart: list[0]?.getStart(),
+    /** After the last parameter's trailing comma when it has one. */
+    lastParameterEnd: last === undefined ? undefined : open === undefined ? last.end : after.end,
+    trailingComma: open !== undefined && last !== undefined && after.comma,
+  };
 }
 
 /** Renames the member; a signature the longer name pushes past the width has its parameters broken one a line. */
 function renameEdits({ source, style }: Writer, save: SaveFacts, name: string): TextEdit[] {
-  const edits: TextEdit[] = [{ ...save.name, text: name }];
-  const list = save.parameterList;
-  const renamedWidth = columns(lineAt(source, save.name.start)) + name.length - (save.name.end - save.name.start);
+  const old = save.member.name ?? save.member;
+  const [start, end] = [old.getStart(), old.end];
+  const edits: TextEdit[] = [{ start, end, text: name }];
+  const list = save.fn === undefined ? undefined : parameterList(source, save.fn);
+  const renamedWidth = columns(lineAt(source, start)) + name.length - (end - start);
   const written = writtenParameters(save);
   if (
     list?.open !== undefined &&
     written.length > 0 &&
     renamedWidth > style.width &&
-    !source.slice(save.name.start, list.close).includes('\n')
+    !source.slice(start, list.close).includes('\n')
   ) {
-    const text = brokenParameters(written, lineIndent(source, save.name.start), style);
+    const text = brokenParameters(written, lineIndent(source, start), style);
     edits.push({ start: list.open, end: list.close + 1, text });
   }
   return edits;
@@ -156,28 +228,27 @@ function conditionParameter({ typescript, names, naming }: Writer, optional: boo
 function delegatingSave(writer: Writer, like: SaveFacts | undefined, target: string): string[] {
   const { decision, naming, style, typescript, source } = writer;
   const kind = decision.saveMember;
-  const returnType = typescript ? `: ${like?.returnType ?? 'Promise<string>'}` : '';
+  const fn = like?.fn;
+  const returnType = typescript ? `: ${fn?.type?.getText() ?? 'Promise<string>'}` : '';
   const accessibility = like === undefined && writer.implementer.explicitlyPublic ? 'public ' : '';
   const override = decision.saveOverrides && typescript ? 'override ' : '';
-  const typeParameters = like?.typeParameters ?? '';
+  const typeParameters =
+    fn?.typeParameters === undefined
+      ? ''
+      : source.slice(fn.typeParameters.pos - 1, source.indexOf('>', fn.typeParameters.end) + 1);
   // An arrow function has no `this` of its own to declare.
-  const thisParameter = kind === 'arrow-field' ? undefined : like?.thisParameter;
-  const async = decision.saveIsAsync ? 'async ' : '';
+  const thisParameter = kind === 'arrow-field' ? undefined : fn?.parameters.find(isThisParameter)?.getText();
   const isField = like?.form === 'arrow' || like?.form === 'function';
-  const fieldEnd = (isField ? source[like.end - 1] === ';' : style.semicolons) ? ';' : '';
+  const fieldEnd = (isField ? source[like.member.end - 1] === ';' : style.semicolons) ? ';' : '';
   const { lines: decoratorLines, inline } = movedDecorators(writer, like);
-  const prefix = `${inline}${accessibility}${like?.modifiers ?? ''}${override}`;
-  const [head, tail, end] =
-    kind === 'arrow-field'
-      ? [`${prefix}save = ${async}${typeParameters}`, `${returnType} => {`, fieldEnd]
-      : kind === 'function-field'
-        ? [`${prefix}save = ${async}function ${typeParameters}`, `${returnType} {`, fieldEnd]
-        : [`${prefix}${async}save${typeParameters}`, `${returnType} {`, ''];
+  const kept = like === undefined ? [] : modifiers(like).filter((modifier) => KEPT_MODIFIERS.includes(modifier.kind));
   const values = {
     ...naming,
-    head,
-    tail,
-    end,
+    modifiers: `${inline}${accessibility}${kept.map((modifier) => `${modifier.getText()} `).join('')}${override}`,
+    async: decision.saveIsAsync ? 'async ' : '',
+    typeParameters,
+    returnType,
+    end: kind === 'method' ? '' : fieldEnd,
     target,
     refusal: refusal(writer, decision.saveIsAsync),
     parameters: [
@@ -190,7 +261,7 @@ function delegatingSave(writer: Writer, like: SaveFacts | undefined, target: str
   return [
     ...saveJsDoc(writer, like, [naming.id, naming.checkpoint], `[${naming.condition}]`),
     ...decoratorLines,
-    ...fillTemplate(TEMPLATES.delegatingSave, values, writer.indent, style),
+    ...fillTemplate(TEMPLATES.delegatingSave[kind], values, writer.indent, style),
   ];
 }
 
@@ -199,7 +270,8 @@ function delegatingSave(writer: Writer, like: SaveFacts | undefined, target: str
  * when they stood on the member's line, a prefix of the generated head.
  */
 function movedDecorators({ indent, source }: Writer, like: SaveFacts | undefined) {
-  const moved = like?.decorators === undefined ? '' : source.slice(like.decorators.start, like.decorators.end);
+  const range = decorators(source, like);
+  const moved = range === undefined ? '' : source.slice(range.start, range.end);
   const lastBreak = moved.lastIndexOf('\n');
   if (lastBreak === -1) {
     return { lines: [], inline: moved };
@@ -219,19 +291,23 @@ function saveJsDoc(
     id,
     checkpoint,
     condition,
-    idType: like?.parameters[0]?.jsDocType ?? 'string',
-    checkpointType: like?.parameters[1]?.jsDocType ?? 'string',
-    returnType: like?.jsDocReturnType ?? 'Promise<string>',
+    idType: jsDocType(like?.parameters[0]),
+    checkpointType: jsDocType(like?.parameters[1]),
+    returnType: (like?.fn && ts.getJSDocReturnType(like.fn)?.getText()) ?? 'Promise<string>',
   };
   return writer.typescript ? [] : fillTemplate(TEMPLATES.saveJsDoc, values, writer.indent, writer.style);
+}
+
+function jsDocType(parameter: ts.ParameterDeclaration | undefined): string {
+  return (parameter && ts.getJSDocParameterTags(parameter)[0]?.typeExpression?.type.getText()) ?? 'string';
 }
 
 function refusingSave(writer: Writer): string[] {
   const { naming, typescript } = writer;
   const [id, checkpoint] = [unused(naming.id), unused(naming.checkpoint)];
   const values = {
-    head: `${writer.implementer.explicitlyPublic ? 'public ' : ''}save`,
-    tail: `${typescript ? ': Promise<string>' : ''} {`,
+    modifiers: writer.implementer.explicitlyPublic ? 'public ' : '',
+    returnType: typescript ? ': Promise<string>' : '',
     error: writer.names.unsupportedError,
     condition: naming.condition,
     parameters: [
@@ -258,7 +334,7 @@ function writeVersion({ implementer, typescript, source, style, indent }: Writer
   const values = {
     head: `${head}${literal ? ':' : ' ='}`,
     returnType,
-    end: !literal && source[save.end - 1] === ';' ? ';' : '',
+    end: !literal && source[save.member.end - 1] === ';' ? ';' : '',
   };
   const [single, broken] = TEMPLATES.arrowWriteVersion.map((template) => fillTemplate(template, values, indent, style));
   return single !== undefined && single.every((line) => columns(line) <= style.width) ? single : (broken ?? []);
@@ -270,8 +346,9 @@ function writeVersion({ implementer, typescript, source, style, indent }: Writer
  */
 function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
   const { source, style, naming } = writer;
-  const { parameterList: list, body } = save;
-  if (list === undefined || body === undefined) {
+  const fnBody = save.fn?.body;
+  const list = save.fn === undefined ? undefined : parameterList(source, save.fn);
+  if (list === undefined || fnBody === undefined) {
     throw new Error(
       `add-write-conditions: ${writer.implementer.name} has a save without parameters or body to extend; this is a bug.`,
     );
@@ -283,7 +360,9 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
     .map((name) => (typed ? parameter(writer, name, 'string') : name));
   const added = [...padding, conditionParameter(writer, true, typed)];
   const edits: TextEdit[] = [];
-  const headIndent = lineIndent(source, save.start);
+  const headIndent = lineIndent(source, save.member.getStart());
+  // A block's braces, or an expression body's extent.
+  const [open, close] = [fnBody.getStart(), ts.isBlock(fnBody) ? fnBody.end - 1 : fnBody.end];
   if (list.open === undefined) {
     const start = list.firstParameterStart ?? list.close;
     edits.push({ start, end: list.close, text: `(${[source.slice(start, list.close), ...added].join(', ')})` });
@@ -297,8 +376,8 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
     const fullLine = lineAt(source, at);
     // A body on the same line as the head moves below the refusal (see below), so only the head has to fit.
     const line =
-      body.kind === 'block' && !source.slice(body.open + 1, body.close).includes('\n')
-        ? fullLine.slice(0, Math.max(0, body.open + 1 - lineStart))
+      ts.isBlock(fnBody) && !source.slice(open + 1, close).includes('\n')
+        ? fullLine.slice(0, Math.max(0, open + 1 - lineStart))
         : fullLine;
     edits.push(
       columns(line.slice(0, at - lineStart) + inserted + line.slice(at - lineStart)) <= style.width
@@ -307,26 +386,27 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
     );
   }
   const values = { condition: naming.condition, refusal: refusal(writer, save.isAsync) };
-  if (body.kind === 'expression') {
-    const expression = source.slice(body.start, body.end);
+  if (!ts.isBlock(fnBody)) {
+    const expression = source.slice(open, close);
     const text = fillTemplate(TEMPLATES.expressionBody, { ...values, expression }, headIndent, style).join(nl);
-    return [...edits, { start: body.start, end: body.end, text: text.slice(headIndent.length) }];
+    return [...edits, { start: open, end: close, text: text.slice(headIndent.length) }];
   }
-  const inside = source.slice(body.open + 1, body.close);
+  const inside = source.slice(open + 1, close);
   const bodyIndent = /\r?\n([ \t]*)\S/.exec(inside)?.[1] ?? headIndent + style.indentUnit;
   const guard = fillTemplate(TEMPLATES.guard, values, bodyIndent, style).join(nl);
-  const start = body.open + 1;
+  const start = open + 1;
   // A body on one line (`{ rows.set(id, cp); return cp; }`) gets its statements on a line of their own below the
   // refusal, and its brace on the next, rather than statements trailing the refusal's closing brace.
   const empty = inside.trim() === '';
   const oneLine = !empty && !inside.includes('\n');
   const rest = empty ? `${nl}${headIndent}` : oneLine ? `${nl}${bodyIndent}${inside.trim()}${nl}${headIndent}` : '';
-  return [...edits, { start, end: oneLine ? body.close : start, text: `${nl}${guard}${rest}` }];
+  return [...edits, { start, end: oneLine ? close : start, text: `${nl}${guard}${rest}` }];
 }
 
 /** The generated members after the last member (or inside empty braces), a literal's joined by commas. */
 function appendMembers(writer: Writer, members: readonly (readonly string[])[]): TextEdit {
-  const { body, kind } = writer.implementer;
+  const { body, implementer } = writer;
+  const kind = implementer.kind;
   const newline = writer.style.newline;
   const gap = separator(writer);
   const literal = kind === 'object-literal';

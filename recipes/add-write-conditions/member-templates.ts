@@ -15,6 +15,17 @@ const GUARD = `if ({{condition}} !== undefined && {{condition}}.kind !== 'any') 
   {{refusal}};
 }`;
 
+/** The first line of a generated `save`, by the member it is: a method, an arrow-function or a function field. */
+const SAVE_HEADS = {
+  method: '{{modifiers}}{{async}}save{{typeParameters}}({{parameters}}){{returnType}} {',
+  'arrow-field': '{{modifiers}}save = {{async}}{{typeParameters}}({{parameters}}){{returnType}} => {',
+  'function-field': '{{modifiers}}save = {{async}}function {{typeParameters}}({{parameters}}){{returnType}} {',
+};
+
+const DELEGATING_BODY = `${indented(GUARD)}
+  return {{target}}({{id}}, {{checkpoint}});
+}{{end}}`;
+
 /** Templates of the members and imports the recipe adds. */
 export const TEMPLATES = {
   /** The refusal of every condition but `any()`, first in a `save` that takes the condition in place. */
@@ -24,13 +35,17 @@ export const TEMPLATES = {
 ${indented(GUARD)}
   return {{expression}};
 }`,
-  /** A `save` that refuses every condition but `any()` and sends the rest to the unconditional write `target`. */
-  delegatingSave: `{{head}}({{parameters}}){{tail}}
-${indented(GUARD)}
-  return {{target}}({{id}}, {{checkpoint}});
-}{{end}}`,
+  /**
+   * A `save` that refuses every condition but `any()` and sends the rest to the unconditional write `target`, as the
+   * member the decision asks for.
+   */
+  delegatingSave: {
+    method: `${SAVE_HEADS.method}\n${DELEGATING_BODY}`,
+    'arrow-field': `${SAVE_HEADS['arrow-field']}\n${DELEGATING_BODY}`,
+    'function-field': `${SAVE_HEADS['function-field']}\n${DELEGATING_BODY}`,
+  },
   /** A `save` that refuses every write: there is no unconditional write to send it to. */
-  refusingSave: `{{head}}({{parameters}}){{tail}}
+  refusingSave: `${SAVE_HEADS.method}
   return Promise.reject(new {{error}}({{condition}}));
 }`,
   /** In JavaScript, the JSDoc that types a generated `save` as TypeScript would, so `checkJs` accepts it. */

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** A package.json: its folder and its top-level fields (none when it does not parse). */
 export interface Manifest {
@@ -25,22 +25,11 @@ export function nearestManifest(folder: string): Manifest | undefined {
   }
 }
 
-/** A string field of the nearest package.json at or above `folder`; `undefined` when it is not a string or absent. */
+/**
+ * A string field of the nearest package.json at or above `folder`; `undefined` when it is not a string or absent. Its
+ * `"type"`: `module`, `commonjs`, or `undefined` when it says nothing (which Node reads as CommonJS).
+ */
 export function nearestManifestField(folder: string, field: 'name' | 'type'): string | undefined {
   const value = nearestManifest(folder)?.fields[field];
   return typeof value === 'string' ? value : undefined;
-}
-
-const byFolder = new Map<string, string | undefined>();
-
-/**
- * The `"type"` of the package a file belongs to (the nearest package.json above it): `module`, `commonjs`, or
- * `undefined` when it says nothing (which Node reads as CommonJS). Read once per folder.
- */
-export function packageType(file: string): string | undefined {
-  const folder = dirname(resolve(file));
-  if (!byFolder.has(folder)) {
-    byFolder.set(folder, nearestManifestField(folder, 'type'));
-  }
-  return byFolder.get(folder);
 }

@@ -1,16 +1,7 @@
 import { ts } from 'ts-morph';
 import type { StorageMemberName } from '../../vocabulary/index.js';
-import type {
-  BaseFacts,
-  BodyFacts,
-  ChainSummary,
-  ImplementerFacts,
-  ImportFacts,
-  Range,
-  SaveFacts,
-} from './implementer-facts.js';
-import { afterComma, lineIndent } from './source-style.js';
-import { attachedCommentsStart, readImportFacts } from './read-import-facts.js';
+import type { BaseFacts, ChainSummary, ImplementerFacts, ImportFacts, Range, SaveFacts } from './implementer-facts.js';
+import { readImportFacts } from './read-import-facts.js';
 import { isJavaScriptFile, jsDocComments, type StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
@@ -19,12 +10,6 @@ const WRITE_VERSION: StorageMemberName = 'writeVersion';
 const STORAGE_MEMBERS: readonly StorageMemberName[] = ['read', 'save', 'delete', 'writeVersion'];
 /** Members whose first parameter names the id, in the order their name is preferred for generated members. */
 const ID_TAKING_MEMBERS: readonly StorageMemberName[] = ['read', 'writeVersion', 'delete'];
-const KEPT_MODIFIERS = [
-  ts.SyntaxKind.PublicKeyword,
-  ts.SyntaxKind.ProtectedKeyword,
-  ts.SyntaxKind.PrivateKeyword,
-  ts.SyntaxKind.ReadonlyKeyword,
-];
 
 type Member = ts.ClassElement | ts.ObjectLiteralElementLike;
 type Container = ts.ClassLikeDeclaration | ts.ObjectLiteralExpression;
@@ -241,7 +226,7 @@ function implementerFacts(
     explicitlyPublic: STORAGE_MEMBERS.flatMap((wanted) => membersNamed(node, wanted)).some((member) =>
       hasModifier(member, ts.SyntaxKind.PublicKeyword),
     ),
-    body: bodyFacts(node, members, literal),
+    node,
   };
 }
 
@@ -269,7 +254,7 @@ function baseFacts(
 }
 
 /** The function a member is, or holds: a method, or an arrow or function expression in a field or property. */
-function functionOf(member: Member): ts.SignatureDeclaration | undefined {
+function functionOf(member: Member): ts.FunctionLikeDeclaration | undefined {
   if (ts.isMethodDeclaration(member)) {
     return member;
   }
@@ -280,7 +265,7 @@ function functionOf(member: Member): ts.SignatureDeclaration | undefined {
   return value !== undefined && (ts.isArrowFunction(value) || ts.isFunctionExpression(value)) ? value : undefined;
 }
 
-function isThisParameter(parameter: ts.ParameterDeclaration): boolean {
+export function isThisParameter(parameter: ts.ParameterDeclaration): boolean {
   return ts.isIdentifier(parameter.name) && parameter.name.text === 'this';
 }
 
@@ -301,26 +286,14 @@ function idParameterName(members: readonly (Member | undefined)[]): string | und
     .replace(/^_+(?=.)/, '');
 }
 
-/** A range of tokens, from the first one's start to the next token after the last (so with the whitespace between). */
-function tokens(text: string, nodes: readonly ts.Node[]): Range | undefined {
-  const [first, last] = [nodes[0], nodes.at(-1)];
-  return first === undefined || last === undefined
-    ? undefined
-    : { start: first.getStart(), end: last.end + (/^\s*/.exec(text.slice(last.end))?.[0].length ?? 0) };
-}
-
 function saveFacts(member: Member, hasOverloads: boolean): SaveFacts {
-  const text = member.getSourceFile().text;
   const fn = functionOf(member);
   const parameters = parametersOf(member);
   const abstract = ts.isMethodDeclaration(member) && hasModifier(member, ts.SyntaxKind.AbstractKeyword) && !member.body;
   const modifiers = ts.canHaveModifiers(member) ? (ts.getModifiers(member) ?? []) : [];
-  const name = member.name ?? member;
-  const body = fn === undefined || abstract ? undefined : (fn as { readonly body?: ts.Node }).body;
-  const list = fn?.parameters;
-  const last = list === undefined ? undefined : afterComma(text, list.at(-1)?.end ?? list.end);
-  const parenthesised = list !== undefined && text[list.pos - 1] === '(';
   return {
+    member,
+    fn,
     acceptsCondition: parameters.length >= 3 || parameters.some((parameter) => parameter.dotDotDotToken !== undefined),
     form: ts.isMethodDeclaration(member)
       ? abstract
@@ -335,48 +308,9 @@ function saveFacts(member: Member, hasOverloads: boolean): SaveFacts {
             : 'function',
     isAsync: isAsyncMember(member),
     hasOverloads,
-    typeParameters:
-      fn?.typeParameters === undefined
-        ? undefined
-        : text.slice(fn.typeParameters.pos - 1, text.indexOf('>', fn.typeParameters.end) + 1),
-    thisParameter: fn?.parameters.find(isThisParameter)?.getText(),
-    jsDocReturnType: fn === undefined ? undefined : ts.getJSDocReturnType(fn)?.getText(),
-    decorators: tokens(text, ts.canHaveDecorators(member) ? (ts.getDecorators(member) ?? []) : []),
-    overrideKeyword: tokens(
-      text,
-      modifiers.filter((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword),
-    ),
-    parameters: parameters.map((parameter) => ({
-      name: ts.isIdentifier(parameter.name) ? parameter.name.text : undefined,
-      type: parameter.type?.getText(),
-      text: parameter.getText(),
-      jsDocType: ts.getJSDocParameterTags(parameter)[0]?.typeExpression?.type.getText(),
-    })),
-    returnType: fn?.type?.getText(),
-    modifiers: modifiers
-      .filter((modifier) => KEPT_MODIFIERS.includes(modifier.kind))
-      .map((modifier) => `${modifier.getText()} `)
-      .join(''),
-    start: member.getStart(),
-    end: member.end,
-    commentsStart: attachedCommentsStart(text, member),
-    name: { start: name.getStart(), end: name.end },
-    parameterList:
-      list === undefined || last === undefined
-        ? undefined
-        : {
-            open: parenthesised ? list.pos - 1 : undefined,
-            close: parenthesised ? text.indexOf(')', list.end) : (list.at(-1)?.end ?? list.end),
-            firstParameterStart: list[0]?.getStart(),
-            lastParameterEnd: list.length === 0 ? undefined : parenthesised ? last.end : list.at(-1)?.end,
-            trailingComma: parenthesised && list.length > 0 && last.comma,
-          },
-    body:
-      body === undefined
-        ? undefined
-        : ts.isBlock(body)
-          ? { kind: 'block', open: body.getStart(), close: body.end - 1 }
-          : { kind: 'expression', start: body.getStart(), end: body.end },
+    isDecorated: ts.canHaveDecorators(member) && (ts.getDecorators(member) ?? []).length > 0,
+    isOverride: modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword),
+    parameters,
   };
 }
 
@@ -401,19 +335,4 @@ function superSaveNames(member: ts.ClassElement): Range[] {
   };
   ts.forEachChild(member, visit);
   return found;
-}
-
-/** Where new members go in a class body or object literal, and how they are indented. */
-function bodyFacts(container: Container, members: ts.NodeArray<Member>, literal: boolean): BodyFacts {
-  const text = container.getSourceFile().text;
-  const last = members.at(-1)?.end;
-  const { end, comma } = literal && last !== undefined ? afterComma(text, last) : { end: last, comma: false };
-  return {
-    openBrace: members.pos - 1,
-    closeBrace: container.end - 1,
-    lastMemberEnd: end,
-    lastMemberHasComma: comma,
-    memberIndent: members[0] === undefined ? '' : lineIndent(text, members[0].getStart()),
-    outerIndent: lineIndent(text, container.getStart()),
-  };
 }

@@ -1,8 +1,9 @@
+import { dirname, resolve } from 'node:path';
 import { ts } from 'ts-morph';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import type { ImportFacts, NamedImportFacts } from './implementer-facts.js';
 import { CONDITION_TYPE, UNSUPPORTED_ERROR } from './member-templates.js';
-import { packageType } from './package-manifest.js';
+import { nearestManifestField } from './package-manifest.js';
 import { afterComma } from './source-style.js';
 import { isJavaScriptFile } from './storage-resolver.js';
 
@@ -192,7 +193,8 @@ function isCommonJsScript(sourceFile: ts.SourceFile): boolean {
           (ts.canHaveModifiers(statement) &&
             (ts.getModifiers(statement) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)),
       ) &&
-      (/\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w/.test(sourceFile.text) || packageType(path) !== 'module'))
+      (/\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w/.test(sourceFile.text) ||
+        nearestManifestField(dirname(resolve(path)), 'type') !== 'module'))
   );
 }
 

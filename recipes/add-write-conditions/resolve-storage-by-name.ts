@@ -3,9 +3,8 @@ import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js'
 import {
   extendsExpression,
   isJavaScriptFile,
-  isNullishTypeNode,
+  isStorageTypeNode,
   jsDocComments,
-  membersKeepingWrapper,
   type BaseClass,
   type StorageResolver,
 } from './storage-resolver.js';
@@ -29,7 +28,15 @@ export class StorageResolverByName implements StorageResolver {
     const javascript = isJavaScriptFile(sourceFile);
     const visit = (node: ts.Node): void => {
       if (ts.isImportDeclaration(node) || ts.isJSDocImportTag(node)) {
-        this.#addImport(node.moduleSpecifier, node.importClause);
+        const bindings = isPackageSpecifier(node.moduleSpecifier) ? node.importClause?.namedBindings : undefined;
+        if (bindings !== undefined && ts.isNamespaceImport(bindings)) {
+          this.#namespaces.add(bindings.name.text);
+        }
+        for (const element of bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []) {
+          if ((element.propertyName ?? element.name).text === STORAGE) {
+            this.#names.add(element.name.text);
+          }
+        }
       } else if (ts.isImportEqualsDeclaration(node)) {
         const reference = node.moduleReference;
         if (ts.isExternalModuleReference(reference) && isPackageSpecifier(reference.expression)) {
@@ -73,24 +80,13 @@ export class StorageResolverByName implements StorageResolver {
   }
 
   isStorageType(node: ts.TypeNode | ts.ExpressionWithTypeArguments): boolean {
-    if (ts.isExpressionWithTypeArguments(node)) {
-      return this.#refersToStorage(node.expression);
-    }
-    const wrapped = membersKeepingWrapper(node);
-    if (wrapped !== undefined) {
-      return this.isStorageType(wrapped);
-    }
-    if (ts.isTypeReferenceNode(node)) {
-      return this.#refersToStorage(node.typeName);
-    }
-    if (ts.isIntersectionTypeNode(node)) {
-      return node.types.some((member) => this.isStorageType(member));
-    }
-    if (ts.isUnionTypeNode(node)) {
-      const present = node.types.filter((member) => !isNullishTypeNode(member));
-      return present.length > 0 && present.every((member) => this.isStorageType(member));
-    }
-    return isPackageImportType(node);
+    return isStorageTypeNode(node, (named) =>
+      ts.isExpressionWithTypeArguments(named)
+        ? this.#refersToStorage(named.expression)
+        : ts.isTypeReferenceNode(named)
+          ? this.#refersToStorage(named.typeName)
+          : isPackageImportType(named),
+    );
   }
 
   isContextuallyStorage(): boolean {
@@ -108,36 +104,19 @@ export class StorageResolverByName implements StorageResolver {
       : { kind: 'visible', declaration: visible };
   }
 
-  #addImport(specifier: ts.Expression, clause: ts.ImportClause | undefined): void {
-    if (!isPackageSpecifier(specifier) || clause?.namedBindings === undefined) {
-      return;
-    }
-    const bindings = clause.namedBindings;
-    if (ts.isNamespaceImport(bindings)) {
-      this.#namespaces.add(bindings.name.text);
-      return;
-    }
-    for (const element of bindings.elements) {
-      if ((element.propertyName ?? element.name).text === STORAGE) {
-        this.#names.add(element.name.text);
-      }
-    }
-  }
-
   /** `CheckpointStorage` under a local name, or `ns.CheckpointStorage` as a property access or qualified name. */
   #refersToStorage(name: ts.Expression | ts.EntityName): boolean {
-    if (ts.isIdentifier(name)) {
-      return this.#names.has(name.text);
-    }
-    if (ts.isPropertyAccessExpression(name)) {
-      return (
-        ts.isIdentifier(name.expression) && this.#namespaces.has(name.expression.text) && name.name.text === STORAGE
-      );
-    }
-    if (ts.isQualifiedName(name)) {
-      return ts.isIdentifier(name.left) && this.#namespaces.has(name.left.text) && name.right.text === STORAGE;
-    }
-    return false;
+    const [namespace, member] = ts.isPropertyAccessExpression(name)
+      ? [name.expression, name.name]
+      : ts.isQualifiedName(name)
+        ? [name.left, name.right]
+        : [];
+    return ts.isIdentifier(name)
+      ? this.#names.has(name.text)
+      : namespace !== undefined &&
+          ts.isIdentifier(namespace) &&
+          this.#namespaces.has(namespace.text) &&
+          member?.text === STORAGE;
   }
 }
 

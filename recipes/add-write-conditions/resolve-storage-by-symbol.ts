@@ -1,12 +1,6 @@
 import { ts } from 'ts-morph';
 import type { RuntimeExportName } from '../../vocabulary/index.js';
-import {
-  extendsExpression,
-  isNullishTypeNode,
-  membersKeepingWrapper,
-  type BaseClass,
-  type StorageResolver,
-} from './storage-resolver.js';
+import { extendsExpression, isStorageTypeNode, type BaseClass, type StorageResolver } from './storage-resolver.js';
 
 const STORAGE: RuntimeExportName = 'CheckpointStorage';
 
@@ -28,18 +22,7 @@ export class StorageResolverBySymbol implements StorageResolver {
   }
 
   isStorageType(node: ts.TypeNode | ts.ExpressionWithTypeArguments): boolean {
-    // Read syntactically: the analysis program has no lib, so `Readonly` itself does not resolve.
-    const wrapped = ts.isExpressionWithTypeArguments(node) ? undefined : membersKeepingWrapper(node);
-    if (wrapped !== undefined) {
-      return this.isStorageType(wrapped);
-    }
-    if (ts.isIntersectionTypeNode(node) || ts.isUnionTypeNode(node)) {
-      const present = node.types.filter((member) => !isNullishTypeNode(member));
-      return ts.isIntersectionTypeNode(node)
-        ? present.some((member) => this.isStorageType(member))
-        : present.length > 0 && present.every((member) => this.isStorageType(member));
-    }
-    return this.#isStorage(this.#checker.getTypeAtLocation(node));
+    return isStorageTypeNode(node, (named) => this.#isStorage(this.#checker.getTypeAtLocation(named)));
   }
 
   isContextuallyStorage(literal: ts.ObjectLiteralExpression): boolean {

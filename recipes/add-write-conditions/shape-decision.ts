@@ -6,11 +6,12 @@ import { upgradeMessages } from './upgrade-messages.js';
  * - `delegating`: it has its own two-parameter `save`; that write is kept under a new name and `any()` goes to it.
  * - `inherited`: it inherits a two-parameter `save` from a base that is not an implementer; `any()` goes to `super.save`.
  * - `refusing`: no two-parameter `save` anywhere; every write is refused, so generated code cannot call back into itself.
+ * - `object-literal`: an object literal's own two-parameter `save` takes the condition in place; nothing is renamed.
  * - `follows-base`: an implementing base got the delegating shape; this class's own two-parameter `save` overrode the
  *   base's unconditional write, so it is renamed the same way and keeps overriding it.
  * - `unchanged`: `save` already takes a condition (own or inherited), or a subclass provides it.
  */
-export type SaveShape = 'delegating' | 'inherited' | 'refusing' | 'follows-base' | 'unchanged';
+export type SaveShape = 'delegating' | 'object-literal' | 'inherited' | 'refusing' | 'follows-base' | 'unchanged';
 
 /** What to do with one implementer. */
 export interface UpgradeDecision {
@@ -224,13 +225,12 @@ function decideOne(
     return skip(implementer, (unsupported ?? upgradeMessages.saveHasOverloads)());
   }
   if (parent?.unconditionalSaveName !== undefined) {
-    return ownSave.decorators !== undefined
+    return ownSave.isDecorated
       ? skip(implementer, upgradeMessages.decoratedFollower(baseName))
       : { ...none, saveShape: 'follows-base', unconditionalSaveName: parent.unconditionalSaveName, addWriteVersion };
   }
   if (implementer.kind === 'object-literal') {
-    // An object literal takes the condition in place (see member-edits.ts), so nothing is renamed.
-    return { ...none, saveShape: 'delegating', addWriteVersion };
+    return { ...none, saveShape: 'object-literal', addWriteVersion };
   }
   const saveMember = generatedSaveMember(implementer, ownSave, descendants(implementers, implementer.id));
   if (typeof saveMember !== 'string') {
@@ -244,7 +244,7 @@ function decideOne(
     ...none,
     saveShape: 'delegating',
     unconditionalSaveName,
-    saveOverrides: parent?.saveAcceptsCondition !== undefined || ownSave.overrideKeyword !== undefined,
+    saveOverrides: parent?.saveAcceptsCondition !== undefined || ownSave.isOverride,
     saveMember,
     addWriteVersion,
   };

@@ -32,26 +32,38 @@ export function isJavaScriptFile(sourceFile: ts.SourceFile): boolean {
   return /\.[mc]?jsx?$/.test(sourceFile.fileName);
 }
 
-/** The type in a wrapper that keeps its members callable: `(T)`, JSDoc `?T` and `!T`, `Readonly<T>`, `Required<T>`. */
-export function membersKeepingWrapper(node: ts.TypeNode): ts.TypeNode | undefined {
+/**
+ * Whether a type node is a storage, given `isStorageName` for a named type (a reference, a heritage clause, an
+ * `import(…)` type): through wrappers that keep members callable (`(T)`, JSDoc `?T` and `!T`, `Readonly<T>`,
+ * `Required<T>`), read syntactically since the analysis program has no lib; a union when every member but `null` and
+ * `undefined` is one; an intersection when one member is.
+ */
+export function isStorageTypeNode(
+  node: ts.TypeNode | ts.ExpressionWithTypeArguments,
+  isStorageName: (node: ts.TypeNode | ts.ExpressionWithTypeArguments) => boolean,
+): boolean {
+  const recurse = (inner: ts.TypeNode): boolean => isStorageTypeNode(inner, isStorageName);
   if (ts.isParenthesizedTypeNode(node) || ts.isJSDocNullableType(node) || ts.isJSDocNonNullableType(node)) {
-    return node.type;
+    return recurse(node.type);
   }
   const [argument, ...others] = ts.isTypeReferenceNode(node) ? (node.typeArguments ?? []) : [];
   const name = ts.isTypeReferenceNode(node) && ts.isIdentifier(node.typeName) ? node.typeName.text : undefined;
-  return (name === 'Readonly' || name === 'Required') && others.length === 0 ? argument : undefined;
+  if ((name === 'Readonly' || name === 'Required') && argument !== undefined && others.length === 0) {
+    return recurse(argument);
+  }
+  if (ts.isIntersectionTypeNode(node) || ts.isUnionTypeNode(node)) {
+    const present = node.types.filter(
+      (member) =>
+        member.kind !== ts.SyntaxKind.UndefinedKeyword &&
+        !(ts.isLiteralTypeNode(member) && member.literal.kind === ts.SyntaxKind.NullKeyword),
+    );
+    return ts.isIntersectionTypeNode(node) ? present.some(recurse) : present.length > 0 && present.every(recurse);
+  }
+  return isStorageName(node);
 }
 
 /** The expression after `extends` in a class's heritage clauses. */
 export function extendsExpression(declaration: ts.ClassLikeDeclaration): ts.Expression | undefined {
   const clause = declaration.heritageClauses?.find((candidate) => candidate.token === ts.SyntaxKind.ExtendsKeyword);
   return clause?.types[0]?.expression;
-}
-
-/** `undefined` or `null` as a type, which a union with a storage may add. */
-export function isNullishTypeNode(node: ts.TypeNode): boolean {
-  return (
-    node.kind === ts.SyntaxKind.UndefinedKeyword ||
-    (ts.isLiteralTypeNode(node) && node.literal.kind === ts.SyntaxKind.NullKeyword)
-  );
 }

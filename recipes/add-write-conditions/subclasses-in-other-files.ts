@@ -3,6 +3,9 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ts } from 'ts-morph';
 import type { StorageMemberName } from '../../vocabulary/index.js';
 import { nearestManifest } from './package-manifest.js';
+import type { UpgradeDecision } from './shape-decision.js';
+import { extendsExpression } from './storage-resolver.js';
+import { upgradeMessages } from './upgrade-messages.js';
 
 const SAVE: StorageMemberName = 'save';
 const SOURCE = /\.(?:[mc]?[jt]sx?)$/;
@@ -10,15 +13,30 @@ const DECLARATION = /\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
 const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'build', 'coverage', '.git']);
 
 /**
- * For the jscodeshift transform, which sees one file at a time: the classes elsewhere in the same package (the
- * folder of the nearest package.json, or the whole workspace it belongs to) that may extend `className` from `file`
- * (see {@link subclassesIn}), directly or through further subclasses, and declare their own `save`. Renaming the
- * base's `save` would leave such a subclass overriding the wrong member (or, for an abstract `save`, not
- * implementing the renamed one: TS2515). Each is named with its file, relative to the package (or workspace) root.
+ * For the jscodeshift transform, which sees one file at a time: a class whose `save` this file would rename is left
+ * alone when a class elsewhere in the same package (the folder of the nearest package.json, or the whole workspace it
+ * belongs to) that may extend it (see {@link subclassesIn}), directly or through further subclasses, declares its own
+ * `save`. That file cannot change along with this one, and would be left overriding the wrong member (or, for an
+ * abstract `save`, not implementing the renamed one: TS2515).
  */
-export function subclassesDeclaringSave(file: string, className: string): { name: string; file: string }[] {
+export function refusalsForSubclassesElsewhere(
+  path: string,
+  decisions: readonly UpgradeDecision[],
+): Map<string, string> {
+  const refusals = new Map<string, string>();
+  for (const { implementer, unconditionalSaveName } of decisions) {
+    const renamesSave = implementer.kind === 'class' && unconditionalSaveName !== undefined && implementer.ownSave;
+    const subclass = renamesSave ? subclassDeclaringSave(path, implementer.name) : undefined;
+    if (subclass !== undefined) {
+      refusals.set(implementer.id, upgradeMessages.subclassInAnotherFile(subclass.name, subclass.file));
+    }
+  }
+  return refusals;
+}
+
+/** The first subclass (see above) of `className` in `file` that declares a `save`, named with its file relative to the root. */
+function subclassDeclaringSave(file: string, className: string): { name: string; file: string } | undefined {
   const root = packageRoot(dirname(resolve(file)));
-  const found: { name: string; file: string }[] = [];
   const pending = [{ file: resolve(file), name: className }];
   const seen = new Set<string>();
   for (let base = pending.pop(); base !== undefined; base = pending.pop()) {
@@ -31,15 +49,15 @@ export function subclassesDeclaringSave(file: string, className: string): { name
     for (const candidate of sourceFiles(root)) {
       if (candidate.path !== base.file && names.some((name) => candidate.text.includes(name))) {
         for (const subclass of subclassesIn(candidate.path, candidate.text, base)) {
-          pending.push({ file: candidate.path, name: subclass.name });
           if (subclass.declaresSave) {
-            found.push({ name: subclass.name, file: relative(root, candidate.path).split('\\').join('/') });
+            return { name: subclass.name, file: relative(root, candidate.path).split('\\').join('/') };
           }
+          pending.push({ file: candidate.path, name: subclass.name });
         }
       }
     }
   }
-  return found;
+  return undefined;
 }
 
 /**
@@ -92,41 +110,36 @@ function subclassesIn(
   const sourceFile = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
   const locals = new Set<string>();
   const namespaces = new Set<string>();
-  for (const statement of sourceFile.statements) {
-    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) {
-      continue;
-    }
-    const specifier = statement.moduleSpecifier.text;
-    const { name, namedBindings } = statement.importClause ?? {};
+  for (const { importClause, moduleSpecifier } of sourceFile.statements.filter(ts.isImportDeclaration)) {
+    const { name, namedBindings: bindings } = importClause ?? {};
+    const specifier = ts.isStringLiteral(moduleSpecifier) ? moduleSpecifier.text : '';
     if (name !== undefined && specifier.startsWith('.')) {
       if (modulePath(resolve(dirname(path), specifier)) === modulePath(base.file)) {
         locals.add(name.text);
       }
     }
-    if (namedBindings !== undefined && ts.isNamespaceImport(namedBindings)) {
-      namespaces.add(namedBindings.name.text);
-    }
-    for (const element of namedBindings !== undefined && ts.isNamedImports(namedBindings)
-      ? namedBindings.elements
-      : []) {
+    for (const element of bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []) {
       if ((element.propertyName ?? element.name).text === base.name) {
         locals.add(element.name.text);
       }
     }
+    if (bindings !== undefined && ts.isNamespaceImport(bindings)) {
+      namespaces.add(bindings.name.text);
+    }
   }
-  const extendsBase = (expression: ts.Expression): boolean =>
-    ts.isIdentifier(expression)
-      ? locals.has(expression.text)
-      : ts.isPropertyAccessExpression(expression) &&
-        ts.isIdentifier(expression.expression) &&
-        namespaces.has(expression.expression.text) &&
-        expression.name.text === base.name;
   const found: { name: string; declaresSave: boolean }[] = [];
   const visit = (node: ts.Node): void => {
-    const extended = ts.isClassDeclaration(node)
-      ? node.heritageClauses?.find((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]?.expression
-      : undefined;
-    if (ts.isClassDeclaration(node) && node.name !== undefined && extended !== undefined && extendsBase(extended)) {
+    const extended = ts.isClassDeclaration(node) ? extendsExpression(node) : undefined;
+    const [namespace, named] =
+      extended !== undefined && ts.isPropertyAccessExpression(extended) ? [extended.expression, extended.name] : [];
+    const extendsBase =
+      extended !== undefined && ts.isIdentifier(extended)
+        ? locals.has(extended.text)
+        : namespace !== undefined &&
+          ts.isIdentifier(namespace) &&
+          namespaces.has(namespace.text) &&
+          named?.text === base.name;
+    if (ts.isClassDeclaration(node) && node.name !== undefined && extendsBase) {
       const declaresSave = node.members.some(
         ({ name }) => name !== undefined && (ts.isIdentifier(name) || ts.isStringLiteral(name)) && name.text === SAVE,
       );

@@ -91,6 +91,7 @@ export function markerText(decision: UpgradeDecision): string {
       done.push('save() now refuses every write, any() included, as this store had no save to send it to');
       break;
     case 'delegating':
+    case 'object-literal':
     case 'inherited':
     case 'follows-base':
       done.push('save() now refuses every write condition but any()');

@@ -237,7 +237,7 @@ describe('checkpoint-fencing-codemod upgrade (spawned CLI)', { timeout: 90_000 }
         expect.objectContaining({
           file: 'src/storages/key-value-checkpoint-storage.ts',
           kind: 'object-literal',
-          shape: 'delegating',
+          shape: 'object-literal',
         }),
       ]),
     );

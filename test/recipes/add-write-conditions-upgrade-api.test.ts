@@ -104,6 +104,19 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
     ]);
   });
 
+  it("reports an object literal's save extended in place as the object-literal shape the docs name, not delegating", async () => {
+    const root = makeTempProject('literal-shape');
+    cpSync(join(RECIPE_FIXTURES, 'object-literal-typed/input.ts'), join(root, 'storage.ts'));
+    const report = await upgrade({ cwd: root, mode: 'check' });
+    expect(
+      report.implementers.map(({ kind, shape, unconditionalSaveRenamedTo }) => ({
+        kind,
+        shape,
+        unconditionalSaveRenamedTo,
+      })),
+    ).toEqual([{ kind: 'object-literal', shape: 'object-literal', unconditionalSaveRenamedTo: undefined }]);
+  });
+
   it('leaves a get save() accessor alone, saying why and what to do (review 21)', async () => {
     const root = makeTempProject('accessor-save');
     writeFileSync(

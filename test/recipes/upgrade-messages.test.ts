@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ts } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
 import { decideUpgrades } from '../../recipes/add-write-conditions/shape-decision.js';
 import {
@@ -79,14 +80,7 @@ function implementer(overrides: Partial<ImplementerFacts>): ImplementerFacts {
     idParameterName: undefined,
     superSaveNames: [],
     explicitlyPublic: false,
-    body: {
-      openBrace: 0,
-      closeBrace: 1,
-      lastMemberEnd: undefined,
-      lastMemberHasComma: false,
-      memberIndent: '',
-      outerIndent: '',
-    },
+    node: ts.factory.createClassDeclaration(undefined, 'A', undefined, undefined, []),
     ...overrides,
   };
 }
