@@ -1,5 +1,6 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { assignedMembers, type AssignedMember } from '../analysis/assigned-members.js';
 import {
   classImplementing,
   objectImplementing,
@@ -70,11 +71,17 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       if (implementation === undefined) {
         return;
       }
-      const save = implementation.methods.get('save');
+      const assigned =
+        implementation.node.type === AST_NODE_TYPES.ObjectExpression
+          ? new Map<string, AssignedMember>()
+          : assignedMembers(implementation.node, implementation.methods);
+      const declaredSave = implementation.methods.get('save');
+      const assignedSave = declaredSave === undefined ? assigned.get('save') : undefined;
+      const save = declaredSave ?? assignedSave?.value;
       const condition = save === undefined ? undefined : conditionParameter(save);
       if (save !== undefined && condition === undefined) {
         context.report({
-          node: saveKey(save),
+          node: assignedSave?.key ?? saveKey(save),
           messageId: 'saveIgnoresCondition',
           data: { count: argumentParameters(save).length },
         });
@@ -87,6 +94,7 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       } else if (
         save === undefined &&
         !implementation.memberNames.has('save') &&
+        !assigned.has('save') &&
         inherited !== undefined &&
         !inherited.unseenBase &&
         inherited.save?.acceptsCondition === false
@@ -99,6 +107,7 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       }
       const lacksWriteVersion =
         !implementation.memberNames.has('writeVersion') &&
+        !assigned.has('writeVersion') &&
         (inherited === undefined
           ? !implementation.mayInheritMembers
           : !inherited.unseenBase && !inherited.writeVersionCovered);
