@@ -117,6 +117,22 @@ function isRuntimeSymbol(symbol: ts.Symbol, name: string): boolean {
   );
 }
 
+/**
+ * Whether any file of `program` belongs to checkpoint-fencing. A program without one has no type {@link isContractType}
+ * can say yes to, so nothing in it is a storage by type. Answered once a program, from the per-folder cache below.
+ */
+export function programIncludesPackage(program: ts.Program): boolean {
+  return (
+    packageInProgram.get(program) ??
+    remember(
+      packageInProgram,
+      program,
+      program.getSourceFiles().some((sourceFile) => isPackageFile(sourceFile.fileName)),
+    )
+  );
+}
+
+const packageInProgram = new WeakMap<ts.Program, boolean>();
 const packageNameByFolder = new Map<string, string | undefined>();
 
 /** Whether `file` belongs to checkpoint-fencing: the nearest package.json names it (installed, linked or its repo). */

@@ -7,6 +7,7 @@ import {
   type ContractImplementation,
 } from '../analysis/contract-implementations.js';
 import { parameterVariables } from '../analysis/parameter-variables.js';
+import { mayImplementCheckpointStorage } from '../analysis/storage-text-gate.js';
 import { inheritedMembers, type InheritedMembers } from '../analysis/storage-types.js';
 import { typeInformationFor, type TypeInformation } from '../analysis/type-information.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
@@ -64,6 +65,9 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
   },
   create(context, [options]) {
     const types = typeInformationFor(context, options.useTypeInformation ?? defaults.useTypeInformation);
+    if (!mayImplementCheckpointStorage(context.sourceCode, types)) {
+      return {};
+    }
     const check = (
       implementation: ContractImplementation | undefined,
       inherited: InheritedMembers | undefined,

@@ -628,6 +628,25 @@ export class TableStorage extends KeyValueTable implements CheckpointStorage {
       ],
     },
     {
+      // The file spells neither save nor CheckpointStorage: the text gate keeps it for its extends (ADR 0310).
+      name: 'a subclass in a file of its own of a storage that inherits a two-parameter save from a table class',
+      code: `
+import { TableStorage } from '../../test/eslint-plugin/storage-base-in-another-file.js';
+export class OrdersStorage extends TableStorage {}
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        {
+          messageId: 'inheritedSaveIgnoresCondition',
+          data: { base: 'KeyValueTable', count: 2 },
+          line: 3,
+          column: 14,
+          endLine: 3,
+          endColumn: 27,
+        },
+      ],
+    },
+    {
       name: 'a subclass of an abstract implementation is checked too (the syntactic mode sees only the base)',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';
