@@ -131,6 +131,14 @@ describe('mayImplementCheckpointStorage', () => {
       "import type { CheckpointStorage } from 'checkpoint-fencing';\nclass S implements CheckpointStorage {}";
     expect(mayImplementCheckpointStorage(sourceCode(text), withoutPackage)).toBe(false);
     expect(mayImplementCheckpointStorage(sourceCode(text), withPackage)).toBe(true);
+    // Under node_modules, a file is the package's when it sits in checkpoint-fencing's folder.
+    const installed = typesOver(path.join(repository, 'node_modules/checkpoint-fencing/index.ts'));
+    const otherPackages = typesOver(
+      path.join(repository, 'node_modules/typescript/lib/lib.es5.d.ts'),
+      path.join(repository, 'node_modules/vitest/node_modules/checkpoint-fencing-lookalike/index.d.ts'),
+    );
+    expect(mayImplementCheckpointStorage(sourceCode(text), installed)).toBe(true);
+    expect(mayImplementCheckpointStorage(sourceCode(text), otherPackages)).toBe(false);
   });
 
   it('with types, keeps a file with a save, a heritage clause or the name, since the type may come from elsewhere', () => {
