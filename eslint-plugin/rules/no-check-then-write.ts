@@ -9,6 +9,7 @@ import {
 import { descendantNodes, isFunctionNode, parentOf } from '../analysis/descendant-nodes.js';
 import { parameterVariables } from '../analysis/parameter-variables.js';
 import { skipTransparentWrappers } from '../analysis/static-member-name.js';
+import { mayImplementCheckpointStorage } from '../analysis/storage-text-gate.js';
 import {
   ATOMIC_STEP_METHODS,
   calleeName,
@@ -57,6 +58,9 @@ export const noCheckThenWrite: CheckpointFencingRule<NoCheckThenWriteMessageId, 
   },
   create(context) {
     const { sourceCode } = context;
+    if (!mayImplementCheckpointStorage(sourceCode, undefined)) {
+      return {};
+    }
     const check = (implementation: ContractImplementation | undefined): void => {
       for (const method of implementation?.methods.values() ?? []) {
         if (method.body !== null && method.body !== undefined) {

@@ -1,11 +1,13 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { assignedMembers, type AssignedMember } from '../analysis/assigned-members.js';
 import {
   classImplementing,
   objectImplementing,
   type ContractImplementation,
 } from '../analysis/contract-implementations.js';
 import { parameterVariables } from '../analysis/parameter-variables.js';
+import { mayImplementCheckpointStorage } from '../analysis/storage-text-gate.js';
 import { inheritedMembers, type InheritedMembers } from '../analysis/storage-types.js';
 import { typeInformationFor, type TypeInformation } from '../analysis/type-information.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
@@ -63,6 +65,9 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
   },
   create(context, [options]) {
     const types = typeInformationFor(context, options.useTypeInformation ?? defaults.useTypeInformation);
+    if (!mayImplementCheckpointStorage(context.sourceCode, types)) {
+      return {};
+    }
     const check = (
       implementation: ContractImplementation | undefined,
       inherited: InheritedMembers | undefined,
@@ -70,11 +75,17 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       if (implementation === undefined) {
         return;
       }
-      const save = implementation.methods.get('save');
+      const assigned =
+        implementation.node.type === AST_NODE_TYPES.ObjectExpression
+          ? new Map<string, AssignedMember>()
+          : assignedMembers(implementation.node, implementation.methods);
+      const declaredSave = implementation.methods.get('save');
+      const assignedSave = declaredSave === undefined ? assigned.get('save') : undefined;
+      const save = declaredSave ?? assignedSave?.value;
       const condition = save === undefined ? undefined : conditionParameter(save);
       if (save !== undefined && condition === undefined) {
         context.report({
-          node: saveKey(save),
+          node: assignedSave?.key ?? saveKey(save),
           messageId: 'saveIgnoresCondition',
           data: { count: argumentParameters(save).length },
         });
@@ -87,6 +98,7 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       } else if (
         save === undefined &&
         !implementation.memberNames.has('save') &&
+        !assigned.has('save') &&
         inherited !== undefined &&
         !inherited.unseenBase &&
         inherited.save?.acceptsCondition === false
@@ -99,6 +111,7 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       }
       const lacksWriteVersion =
         !implementation.memberNames.has('writeVersion') &&
+        !assigned.has('writeVersion') &&
         (inherited === undefined
           ? !implementation.mayInheritMembers
           : !inherited.unseenBase && !inherited.writeVersionCovered);

@@ -1,11 +1,15 @@
+import path from 'node:path';
 import type { TSESLint } from '@typescript-eslint/utils';
 import { describe, expect, it } from 'vitest';
 import { mayDeclareExaminedMembers } from '../../eslint-plugin/analysis/dual-anchor-stores.js';
 import { mayTestForRefusal } from '../../eslint-plugin/analysis/refusal-checks.js';
+import { mayImplementCheckpointStorage } from '../../eslint-plugin/analysis/storage-text-gate.js';
+import type { TypeInformation } from '../../eslint-plugin/analysis/type-information.js';
 import { rules, type RuleName } from '../../eslint-plugin/index.js';
 
-// The dual-anchor rules and no-retry-after-refusal skip a file whose text cannot hold what they examine (ADR 0309);
-// these cases pin what "cannot" means, and that a skipped file gets no listener at all.
+// The dual-anchor rules and no-retry-after-refusal (ADR 0309), no-ignored-write-condition and no-check-then-write
+// (ADR 0310) skip a file whose text cannot hold what they examine; these cases pin what "cannot" means, and that a
+// skipped file gets no listener at all.
 
 const sourceCode = (text: string): Readonly<TSESLint.SourceCode> => ({ text }) as Readonly<TSESLint.SourceCode>;
 
@@ -89,5 +93,75 @@ describe('mayTestForRefusal', () => {
     expect(
       listenedSelectors('no-retry-after-refusal', `${SERVICE}\n// CheckpointWriteConditionNotFulfilledError`),
     ).toEqual(['CatchClause']);
+  });
+});
+
+/** Type information whose program holds files at `fileNames`: all the storage gate reads of it. */
+function typesOver(...fileNames: string[]): TypeInformation {
+  const sourceFiles = fileNames.map((fileName) => ({ fileName }));
+  return { program: { getSourceFiles: () => sourceFiles } } as unknown as TypeInformation;
+}
+
+describe('mayImplementCheckpointStorage', () => {
+  const repository = path.resolve(import.meta.dirname, '../..');
+  const withPackage = typesOver(
+    path.join(repository, 'test/eslint-plugin/rule-tester.ts'),
+    path.join(repository, 'runtime/index.ts'),
+  );
+  const withoutPackage = typesOver(path.join(repository, 'test/eslint-plugin/rule-tester.ts'));
+
+  it('without types, looks for the interface by name, and keeps in any escape that may spell it', () => {
+    expect(mayImplementCheckpointStorage(sourceCode(SERVICE), undefined)).toBe(false);
+    expect(mayImplementCheckpointStorage(sourceCode('class S extends Base { save(id, cp) {} }'), undefined)).toBe(
+      false,
+    );
+    for (const text of [
+      "import type { CheckpointStorage as Store } from 'checkpoint-fencing';",
+      'class S implements cf.CheckpointStorage {}',
+      "/** @implements {import('checkpoint-fencing').CheckpointStorage} */",
+      "import { 'Checkpoint\\u0053torage' as Store } from 'checkpoint-fencing';",
+      'class S implements cf.Checkpoint\\u0053torage {}',
+    ]) {
+      expect(mayImplementCheckpointStorage(sourceCode(text), undefined), text).toBe(true);
+    }
+  });
+
+  it('with types, skips every file of a program without checkpoint-fencing', () => {
+    const text =
+      "import type { CheckpointStorage } from 'checkpoint-fencing';\nclass S implements CheckpointStorage {}";
+    expect(mayImplementCheckpointStorage(sourceCode(text), withoutPackage)).toBe(false);
+    expect(mayImplementCheckpointStorage(sourceCode(text), withPackage)).toBe(true);
+    // Under node_modules, a file is the package's when it sits in checkpoint-fencing's folder.
+    const installed = typesOver(path.join(repository, 'node_modules/checkpoint-fencing/index.ts'));
+    const otherPackages = typesOver(
+      path.join(repository, 'node_modules/typescript/lib/lib.es5.d.ts'),
+      path.join(repository, 'node_modules/vitest/node_modules/checkpoint-fencing-lookalike/index.d.ts'),
+    );
+    expect(mayImplementCheckpointStorage(sourceCode(text), installed)).toBe(true);
+    expect(mayImplementCheckpointStorage(sourceCode(text), otherPackages)).toBe(false);
+  });
+
+  it('with types, keeps a file with a save, a heritage clause or the name, since the type may come from elsewhere', () => {
+    expect(mayImplementCheckpointStorage(sourceCode('export const answer = 42;'), withPackage)).toBe(false);
+    for (const text of [
+      'export class OrdersStorage extends TableStorage {}',
+      'export class S implements Port { read() {} }',
+      '/** @extends {TableStorage} */',
+      'register({ async save(id, cp) { return cp; } });',
+      'const port: CheckpointStorage = other;',
+      "register({ async 'sav\\u0065'(id, cp) { return cp; } });",
+    ]) {
+      expect(mayImplementCheckpointStorage(sourceCode(text), withPackage), text).toBe(true);
+    }
+  });
+
+  it('gives no-ignored-write-condition and no-check-then-write no listener in a file without the name', () => {
+    for (const rule of ['no-ignored-write-condition', 'no-check-then-write'] as const) {
+      expect(listenedSelectors(rule, SERVICE), rule).toEqual([]);
+      expect(listenedSelectors(rule, `${SERVICE}\n// CheckpointStorage`), rule).toEqual([
+        'ClassDeclaration, ClassExpression',
+        'ObjectExpression',
+      ]);
+    }
   });
 });
