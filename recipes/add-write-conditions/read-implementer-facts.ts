@@ -293,27 +293,20 @@ function valueOf(member: Member): ts.Expression | undefined {
 
 /** For `this.m.bind(this)`, the method `m` of the same class when it is a plain one: with a body and no overloads. */
 function boundMethod(member: Member, value: ts.Expression): ts.MethodDeclaration | undefined {
-  const callee = ts.isCallExpression(value) ? value.expression : undefined;
-  const target = callee !== undefined && ts.isPropertyAccessExpression(callee) ? callee.expression : undefined;
-  const bindsThis =
-    callee !== undefined &&
-    ts.isPropertyAccessExpression(callee) &&
-    callee.name.text === 'bind' &&
-    ts.isCallExpression(value) &&
-    value.arguments.length === 1 &&
-    value.arguments[0]?.kind === ts.SyntaxKind.ThisKeyword;
-  if (!bindsThis || target === undefined || !ts.isPropertyAccessExpression(target) || !ts.isClassLike(member.parent)) {
+  const thisKeyword = (node: ts.Node | undefined) => node?.kind === ts.SyntaxKind.ThisKeyword;
+  const bind = ts.isCallExpression(value) && value.arguments.length === 1 && thisKeyword(value.arguments[0]);
+  const callee = bind ? value.expression : undefined;
+  const target = callee && ts.isPropertyAccessExpression(callee) && callee.name.text === 'bind' && callee.expression;
+  if (
+    !target ||
+    !ts.isPropertyAccessExpression(target) ||
+    !thisKeyword(target.expression) ||
+    !ts.isClassLike(member.parent)
+  ) {
     return undefined;
   }
-  const methods = membersNamed(member.parent, target.name.text);
-  const [method] = methods;
-  return target.expression.kind === ts.SyntaxKind.ThisKeyword &&
-    methods.length === 1 &&
-    method !== undefined &&
-    ts.isMethodDeclaration(method) &&
-    method.body !== undefined
-    ? method
-    : undefined;
+  const [method, ...overloads] = membersNamed(member.parent, target.name.text);
+  return method && overloads.length === 0 && ts.isMethodDeclaration(method) && method.body ? method : undefined;
 }
 
 /**
@@ -337,9 +330,13 @@ function assignedFrom(member: Member): string {
 function originOf(name: ts.Identifier): string | undefined {
   const named = (declaration: ts.NamedDeclaration): boolean =>
     declaration.name !== undefined && ts.isIdentifier(declaration.name) && declaration.name.text === name.text;
-  const scope = ts.findAncestor(name, (node) => ts.isFunctionLike(node) && node.parameters.some(named));
-  if (scope !== undefined && ts.isFunctionLike(scope)) {
-    return `a parameter of ${scope.name !== undefined && ts.isIdentifier(scope.name) ? scope.name.text : ts.isConstructorDeclaration(scope) ? 'the constructor' : 'the function around it'}`;
+  const scope = ts.findAncestor(
+    name,
+    (node): node is ts.SignatureDeclaration => ts.isFunctionLike(node) && node.parameters.some(named),
+  );
+  if (scope !== undefined) {
+    const owner = ts.isConstructorDeclaration(scope) ? 'the constructor' : scope.name?.getText();
+    return `a parameter of ${owner ?? 'the function around it'}`;
   }
   const imported = name
     .getSourceFile()
