@@ -60,9 +60,19 @@ export interface SaveFacts {
   readonly member: ts.ClassElement | ts.ObjectLiteralElementLike;
   /** The function it is or holds; `undefined` for a `value` or an `accessor`. */
   readonly fn: ts.FunctionLikeDeclaration | undefined;
+  /**
+   * `fn` is not the member's own: a class field's function assigned in the constructor, or a method of the class
+   * bound to it (`this.persist.bind(this)`). It takes the condition where it is written.
+   */
+  readonly assigned: boolean;
+  /** For a `value`: what it is assigned from and where (file and line), for the reason it is left alone. */
+  readonly assignedFrom: string | undefined;
   /** Three or more parameters, or a rest parameter: it already receives the condition. */
   readonly acceptsCondition: boolean;
-  /** `arrow`/`function`: a field holding one; `value`: a property holding one written elsewhere; `accessor`: `get`. */
+  /**
+   * `arrow`/`function`: a field holding one (a bound method is a `function`); `value`: a property holding one written
+   * elsewhere; `accessor`: `get`.
+   */
   readonly form: 'method' | 'abstract-method' | 'arrow' | 'function' | 'value' | 'accessor';
   readonly hasOverloads: boolean;
   readonly isDecorated: boolean;

@@ -36,7 +36,9 @@ interface Writer extends MemberTextContext {
 /** The members a decision adds, by name, for reports. */
 export function membersAdded(decision: UpgradeDecision): string[] {
   return [
-    ...(['delegating', 'object-literal', 'inherited', 'refusing'].includes(decision.saveShape) ? ['save'] : []),
+    ...(['delegating', 'object-literal', 'constructor-assigned', 'inherited', 'refusing'].includes(decision.saveShape)
+      ? ['save']
+      : []),
     ...(decision.addWriteVersion ? ['writeVersion'] : []),
   ];
 }
@@ -62,7 +64,7 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
   const writer: Writer = { ...context, decision, implementer, indent, body, naming: namingOf(implementer) };
   const marker = commentLines(indent, markerText(decision), style);
   const appended: string[][] = [];
-  if (saveShape === 'delegating' || saveShape === 'object-literal' || saveShape === 'follows-base') {
+  if (['delegating', 'object-literal', 'constructor-assigned', 'follows-base'].includes(saveShape)) {
     if (save === undefined) {
       throw new Error(
         `add-write-conditions: ${implementer.name} has the ${saveShape} shape without a save; this is a bug.`,
@@ -170,7 +172,7 @@ function tokens(text: string, nodes: readonly ts.Node[]): Range | undefined {
 }
 
 /** Offsets of the parameter list of `fn`; `open` is `undefined` for an arrow's single unparenthesised parameter. */
-function parameterList(source: string, fn: ts.FunctionLikeDeclaration) {
+function parameterList(source: string, fn: ts.SignatureDeclaration) {
   const list = fn.parameters;
   const last = list.at(-1);
   const open = source[list.pos - 1] === '(' ? list.pos - 1 : undefined;
@@ -341,49 +343,36 @@ function writeVersion({ implementer, typescript, source, style, indent }: Writer
 }
 
 /**
- * An object literal cannot gain a renamed member (a typed literal rejects unknown properties), so its `save` takes
- * the condition in place: a third parameter and the refusal as its first statement, the rest of it untouched.
+ * An object literal cannot gain a renamed member (a typed literal rejects unknown properties), and a function a class
+ * assigns to its `save` field is the instance's own, whatever a renamed one would be; so that `save` takes the
+ * condition in place: a third parameter and the refusal as its first statement, the rest of it untouched. A function
+ * type written on the field gains the parameter too, so that calls on the class can pass it.
  */
 function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
   const { source, style, naming } = writer;
-  const fnBody = save.fn?.body;
-  const list = save.fn === undefined ? undefined : parameterList(source, save.fn);
-  if (list === undefined || fnBody === undefined) {
+  const { fn, member } = save;
+  const fnBody = fn?.body;
+  if (fn === undefined || fnBody === undefined) {
     throw new Error(
       `add-write-conditions: ${writer.implementer.name} has a save without parameters or body to extend; this is a bug.`,
     );
   }
   const nl = style.newline;
   const typed = typedParameters(save);
-  const padding = [unused(naming.id), unused(naming.checkpoint)]
-    .slice(save.parameters.length)
-    .map((name) => (typed ? parameter(writer, name, 'string') : name));
-  const added = [...padding, conditionParameter(writer, true, typed)];
-  const edits: TextEdit[] = [];
-  const headIndent = lineIndent(source, save.member.getStart());
+  const padding = (written: number, typedHere: boolean) =>
+    [unused(naming.id), unused(naming.checkpoint)]
+      .slice(written)
+      .map((name) => (typedHere ? parameter(writer, name, 'string') : name));
+  const added = [...padding(save.parameters.length, typed), conditionParameter(writer, true, typed)];
+  const headIndent = lineIndent(source, fn.getStart());
   // A block's braces, or an expression body's extent.
   const [open, close] = [fnBody.getStart(), ts.isBlock(fnBody) ? fnBody.end - 1 : fnBody.end];
-  if (list.open === undefined) {
-    const start = list.firstParameterStart ?? list.close;
-    edits.push({ start, end: list.close, text: `(${[source.slice(start, list.close), ...added].join(', ')})` });
-  } else if (source.slice(list.open, list.close).includes('\n') && list.lastParameterEnd !== undefined) {
-    edits.push(itemsAfter(source, list.lastParameterEnd, list.trailingComma, added, style));
-  } else {
-    const existing = writtenParameters(save);
-    const at = list.lastParameterEnd ?? list.open + 1;
-    const inserted = `${list.trailingComma ? ' ' : existing.length > 0 ? ', ' : ''}${added.join(', ')}`;
-    const lineStart = source.lastIndexOf('\n', at - 1) + 1;
-    const fullLine = lineAt(source, at);
-    // A body on the same line as the head moves below the refusal (see below), so only the head has to fit.
-    const line =
-      ts.isBlock(fnBody) && !source.slice(open + 1, close).includes('\n')
-        ? fullLine.slice(0, Math.max(0, open + 1 - lineStart))
-        : fullLine;
-    edits.push(
-      columns(line.slice(0, at - lineStart) + inserted + line.slice(at - lineStart)) <= style.width
-        ? { start: at, end: at, text: inserted }
-        : { start: list.open, end: list.close + 1, text: brokenParameters([...existing, ...added], headIndent, style) },
-    );
+  // A body on the same line as the head moves below the refusal (see below), so only the head has to fit.
+  const oneLineBlock = ts.isBlock(fnBody) && !source.slice(open + 1, close).includes('\n');
+  const edits = [parametersAdded(writer, fn, added, oneLineBlock ? open + 1 : undefined)];
+  if (save.assigned && ts.isPropertyDeclaration(member) && member.type && ts.isFunctionTypeNode(member.type)) {
+    const inType = [...padding(member.type.parameters.length, true), conditionParameter(writer, true, true)];
+    edits.push(parametersAdded(writer, member.type, inType, undefined));
   }
   const values = { condition: naming.condition, refusal: refusal(writer, save.isAsync) };
   if (!ts.isBlock(fnBody)) {
@@ -401,6 +390,37 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
   const oneLine = !empty && !inside.includes('\n');
   const rest = empty ? `${nl}${headIndent}` : oneLine ? `${nl}${bodyIndent}${inside.trim()}${nl}${headIndent}` : '';
   return [...edits, { start, end: oneLine ? close : start, text: `${nl}${guard}${rest}` }];
+}
+
+/**
+ * `added` after the parameters of `signature`: in the parentheses an arrow's single parameter lacked, on lines of their
+ * own in a list already broken, else on the line, or with the whole list broken one a line when the line (up to
+ * `headEnd` when given) would no longer fit.
+ */
+function parametersAdded(
+  { source, style }: Writer,
+  signature: ts.SignatureDeclaration,
+  added: readonly string[],
+  headEnd: number | undefined,
+): TextEdit {
+  const list = parameterList(source, signature);
+  if (list.open === undefined) {
+    const start = list.firstParameterStart ?? list.close;
+    return { start, end: list.close, text: `(${[source.slice(start, list.close), ...added].join(', ')})` };
+  }
+  if (source.slice(list.open, list.close).includes('\n') && list.lastParameterEnd !== undefined) {
+    return itemsAfter(source, list.lastParameterEnd, list.trailingComma, added, style);
+  }
+  const existing = signature.parameters.map((parameter) => parameter.getText());
+  const at = list.lastParameterEnd ?? list.open + 1;
+  const inserted = `${list.trailingComma ? ' ' : existing.length > 0 ? ', ' : ''}${added.join(', ')}`;
+  const lineStart = source.lastIndexOf('\n', at - 1) + 1;
+  const fullLine = lineAt(source, at);
+  const line = headEnd === undefined ? fullLine : fullLine.slice(0, Math.max(0, headEnd - lineStart));
+  const headIndent = lineIndent(source, signature.getStart());
+  return columns(line.slice(0, at - lineStart) + inserted + line.slice(at - lineStart)) <= style.width
+    ? { start: at, end: at, text: inserted }
+    : { start: list.open, end: list.close + 1, text: brokenParameters([...existing, ...added], headIndent, style) };
 }
 
 /** The generated members after the last member (or inside empty braces), a literal's joined by commas. */

@@ -253,16 +253,106 @@ function baseFacts(
     : { kind: 'plain', ...summary };
 }
 
-/** The function a member is, or holds: a method, or an arrow or function expression in a field or property. */
+/**
+ * The function a member is, or holds: a method, an arrow or function expression in a field or property, or, for a
+ * class field, assigned to it in the constructor (`this.save = …`), or a plain method of the class bound to it
+ * (`this.persist.bind(this)`).
+ */
 function functionOf(member: Member): ts.FunctionLikeDeclaration | undefined {
   if (ts.isMethodDeclaration(member)) {
     return member;
   }
+  const value = valueOf(member);
+  const bound = value === undefined ? undefined : boundMethod(member, value);
+  return value !== undefined && (ts.isArrowFunction(value) || ts.isFunctionExpression(value)) ? value : bound;
+}
+
+/** What a field or property holds: its initialiser, or what the class's constructor assigns it; parentheses off. */
+function valueOf(member: Member): ts.Expression | undefined {
   let value = ts.isPropertyDeclaration(member) || ts.isPropertyAssignment(member) ? member.initializer : undefined;
+  if (value === undefined && ts.isPropertyDeclaration(member) && ts.isClassLike(member.parent)) {
+    const body = member.parent.members.find(ts.isConstructorDeclaration)?.body;
+    const assignments = (body?.statements ?? []).flatMap((statement) =>
+      ts.isExpressionStatement(statement) &&
+      ts.isBinaryExpression(statement.expression) &&
+      statement.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isPropertyAccessExpression(statement.expression.left) &&
+      statement.expression.left.expression.kind === ts.SyntaxKind.ThisKeyword &&
+      statement.expression.left.name.text === memberName(member)
+        ? [statement.expression.right]
+        : [],
+    );
+    // Assigned more than once, the function that ends up there is not one place to change.
+    value = assignments.length === 1 ? assignments[0] : undefined;
+  }
   while (value !== undefined && ts.isParenthesizedExpression(value)) {
     value = value.expression;
   }
-  return value !== undefined && (ts.isArrowFunction(value) || ts.isFunctionExpression(value)) ? value : undefined;
+  return value;
+}
+
+/** For `this.m.bind(this)`, the method `m` of the same class when it is a plain one: with a body and no overloads. */
+function boundMethod(member: Member, value: ts.Expression): ts.MethodDeclaration | undefined {
+  const thisKeyword = (node: ts.Node | undefined) => node?.kind === ts.SyntaxKind.ThisKeyword;
+  const bind = ts.isCallExpression(value) && value.arguments.length === 1 && thisKeyword(value.arguments[0]);
+  const callee = bind ? value.expression : undefined;
+  const target = callee && ts.isPropertyAccessExpression(callee) && callee.name.text === 'bind' && callee.expression;
+  if (
+    !target ||
+    !ts.isPropertyAccessExpression(target) ||
+    !thisKeyword(target.expression) ||
+    !ts.isClassLike(member.parent)
+  ) {
+    return undefined;
+  }
+  const [method, ...overloads] = membersNamed(member.parent, target.name.text);
+  return method && overloads.length === 0 && ts.isMethodDeclaration(method) && method.body ? method : undefined;
+}
+
+/**
+ * For a `save` holding a value no function here is (`save: saveRow`, `this.save = saveFn`): what it is assigned from
+ * and where, as a phrase for the reason it is left alone.
+ */
+function assignedFrom(member: Member): string {
+  const value = valueOf(member);
+  const place = (node: ts.Node): string => {
+    const sourceFile = node.getSourceFile();
+    return `${sourceFile.fileName}:${sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+  };
+  if (value === undefined) {
+    return `declared at ${place(member)} without one function assigned to it in the class's constructor`;
+  }
+  const origin = ts.isIdentifier(value) ? originOf(value) : undefined;
+  return `assigned from \`${value.getText()}\`${origin === undefined ? '' : ` (${origin})`} at ${place(value)}`;
+}
+
+/** Where a name used as a value comes from, when it is a parameter or an import: the place to add the condition. */
+function originOf(name: ts.Identifier): string | undefined {
+  const named = (declaration: ts.NamedDeclaration): boolean =>
+    declaration.name !== undefined && ts.isIdentifier(declaration.name) && declaration.name.text === name.text;
+  const scope = ts.findAncestor(
+    name,
+    (node): node is ts.SignatureDeclaration => ts.isFunctionLike(node) && node.parameters.some(named),
+  );
+  if (scope !== undefined) {
+    const owner = ts.isConstructorDeclaration(scope) ? 'the constructor' : scope.name?.getText();
+    return `a parameter of ${owner ?? 'the function around it'}`;
+  }
+  const imported = name
+    .getSourceFile()
+    .statements.find(
+      (statement): statement is ts.ImportDeclaration =>
+        ts.isImportDeclaration(statement) &&
+        statement.importClause !== undefined &&
+        (named(statement.importClause) ||
+          (statement.importClause.namedBindings !== undefined &&
+            (ts.isNamespaceImport(statement.importClause.namedBindings)
+              ? named(statement.importClause.namedBindings)
+              : statement.importClause.namedBindings.elements.some(named)))),
+    );
+  return imported !== undefined && ts.isStringLiteral(imported.moduleSpecifier)
+    ? `imported from '${imported.moduleSpecifier.text}'`
+    : undefined;
 }
 
 export function isThisParameter(parameter: ts.ParameterDeclaration): boolean {
@@ -294,6 +384,10 @@ function saveFacts(member: Member, hasOverloads: boolean): SaveFacts {
   return {
     member,
     fn,
+    assigned:
+      fn !== undefined && ts.isPropertyDeclaration(member) && (!member.initializer || ts.isMethodDeclaration(fn)),
+    assignedFrom:
+      fn === undefined && !ts.isMethodDeclaration(member) && !ts.isAccessor(member) ? assignedFrom(member) : undefined,
     acceptsCondition: parameters.length >= 3 || parameters.some((parameter) => parameter.dotDotDotToken !== undefined),
     form: ts.isMethodDeclaration(member)
       ? abstract

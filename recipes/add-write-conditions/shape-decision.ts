@@ -7,11 +7,14 @@ import { upgradeMessages } from './upgrade-messages.js';
  * - `inherited`: it inherits a two-parameter `save` from a base that is not an implementer; `any()` goes to `super.save`.
  * - `refusing`: no two-parameter `save` anywhere; every write is refused, so generated code cannot call back into itself.
  * - `object-literal`: an object literal's own two-parameter `save` takes the condition in place; nothing is renamed.
+ * - `constructor-assigned`: so does the function a class assigns to its `save` field (in the constructor, or a bound
+ *   method); being the instance's own property, it shadows any `save` a base declares, renamed or not.
  * - `follows-base`: an implementing base got the delegating shape; this class's own two-parameter `save` overrode the
  *   base's unconditional write, so it is renamed the same way and keeps overriding it.
  * - `unchanged`: `save` already takes a condition (own or inherited), or a subclass provides it.
  */
-export type SaveShape = 'delegating' | 'object-literal' | 'inherited' | 'refusing' | 'follows-base' | 'unchanged';
+export type SaveShape =
+  'delegating' | 'object-literal' | 'constructor-assigned' | 'inherited' | 'refusing' | 'follows-base' | 'unchanged';
 
 /** What to do with one implementer. */
 export interface UpgradeDecision {
@@ -36,8 +39,8 @@ export interface UpgradeDecision {
 const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
 
 /** The forms of `save` no generated member can wrap, with the reason. */
-const UNSUPPORTED_SAVE_FORMS: Partial<Record<SaveFacts['form'], () => string>> = {
-  value: upgradeMessages.saveIsValue,
+const UNSUPPORTED_SAVE_FORMS: Partial<Record<SaveFacts['form'], (save: SaveFacts) => string>> = {
+  value: (save) => upgradeMessages.saveIsValue(save.assignedFrom ?? 'a value'),
   accessor: upgradeMessages.saveIsAccessor,
 };
 
@@ -220,9 +223,12 @@ function decideOne(
   if (ownSave.acceptsCondition) {
     return { ...none, addWriteVersion };
   }
-  const unsupported = UNSUPPORTED_SAVE_FORMS[ownSave.form];
+  const unsupported = UNSUPPORTED_SAVE_FORMS[ownSave.form]?.(ownSave);
   if (unsupported !== undefined || ownSave.hasOverloads) {
-    return skip(implementer, (unsupported ?? upgradeMessages.saveHasOverloads)());
+    return skip(implementer, unsupported ?? upgradeMessages.saveHasOverloads());
+  }
+  if (ownSave.assigned) {
+    return { ...none, saveShape: 'constructor-assigned', addWriteVersion };
   }
   if (parent?.unconditionalSaveName !== undefined) {
     return ownSave.isDecorated

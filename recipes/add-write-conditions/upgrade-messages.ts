@@ -45,8 +45,8 @@ export const upgradeMessages = {
       ? `extends ${base}, declared in another file, which this transform cannot see into; run \`npx ${CODEMOD_PACKAGE_NAME} upgrade\`, which reads the whole project.`
       : `extends ${base}, from a package whose declarations cannot be found (not installed, or without types), so what it inherits is unknown; install the package's types and run again, or add save(id, checkpoint, condition) and writeVersion() by hand.`,
   baseLeftAlone: (base: string, reason: string) => `its base class ${base} is left alone (${clause(reason)}).`,
-  saveIsValue: () =>
-    'its save is a value written elsewhere (not a method or function here), so the condition cannot be added to it; add it where that function is written.',
+  saveIsValue: (assignedFrom: string) =>
+    `its save is ${assignedFrom}, not a function written in this class or literal, so the condition cannot be added to it here; add it there, where that function is written.`,
   saveIsAccessor: () =>
     'its save is an accessor (get save()), whose function the recipe cannot rewrite; make it a method or field, or add the condition to the function it returns by hand.',
   saveHasOverloads: () =>
@@ -92,6 +92,7 @@ export function markerText(decision: UpgradeDecision): string {
       break;
     case 'delegating':
     case 'object-literal':
+    case 'constructor-assigned':
     case 'inherited':
     case 'follows-base':
       done.push('save() now refuses every write condition but any()');

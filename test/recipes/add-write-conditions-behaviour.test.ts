@@ -33,6 +33,16 @@ function metadataClient(): unknown {
   };
 }
 
+/** An in-memory stand-in for the document database of the constructor-assigned-arrow case. */
+function documentDb(): unknown {
+  const documents = new Map<string, string>();
+  return {
+    get: (key: string) => Promise.resolve(documents.get(key)),
+    put: (key: string, value: string) => Promise.resolve(void documents.set(key, value)),
+    remove: (key: string) => Promise.resolve(void documents.delete(key)),
+  };
+}
+
 /** Every upgraded shape, with how to get a fresh storage out of its before and after module. */
 const shapes: readonly (readonly [string, string, (module: Module) => object | Promise<object>])[] = [
   ['delegating-method', 'delegating method', (module) => construct(module, 'MapCheckpointStorage')],
@@ -63,6 +73,18 @@ const shapes: readonly (readonly [string, string, (module: Module) => object | P
     'abstract save, follows-base subclass calling super.save',
     (module) => construct(module, 'AuditedHttpCheckpointStorage'),
   ],
+  [
+    'constructor-assigned-arrow',
+    'arrow assigned in the constructor',
+    (module) => construct(module, 'EventStoreCheckpoints', documentDb()),
+  ],
+  [
+    'constructor-assigned-function',
+    'function expression assigned in the constructor',
+    (module) => construct(module, 'LedgerCheckpoints'),
+  ],
+  ['constructor-bound-method', 'method bound in the constructor', (module) => construct(module, 'JournalCheckpoints')],
+  ['field-bound-method', 'method bound in a field initialiser', (module) => construct(module, 'OffsetCheckpoints')],
   ['object-literal-typed', 'typed object literal', (module) => module['rowStorage'] as object],
   ['one-line-bodies', 'object literal with one-line bodies', (module) => module['compactStorage'] as object],
   ['object-literal-satisfies', 'object literal with satisfies', (module) => module['cellStorage'] as object],

@@ -258,6 +258,100 @@ describe('add-write-conditions on shapes from real projects', { timeout: 90_000 
     ]);
   });
 
+  it('upgrades a save assigned in the constructor or bound in a field in place, attached and detached alike', async () => {
+    const { root, report, before, after } = await upgradeTwice('constructor-assigned', {
+      'src/assigned.ts': storageClass([IMPORT_STORAGE], 'export class AssignedStorage implements CheckpointStorage', [
+        "  save: CheckpointStorage['save'];",
+        '  constructor() {',
+        '    this.save = async (id, checkpoint) => {',
+        '      this.rows.set(id, checkpoint);',
+        '      return checkpoint;',
+        '    };',
+        '  }',
+      ]),
+      'src/bound.ts': storageClass([IMPORT_STORAGE], 'export class BoundStorage implements CheckpointStorage', [
+        '  save = this.persist.bind(this);',
+        '  private persist(id: string, checkpoint: string): Promise<string> {',
+        '    this.rows.set(id, checkpoint);',
+        '    return Promise.resolve(checkpoint);',
+        '  }',
+      ]),
+    });
+    expect(report.implementers.map(({ class: name, shape }) => [name, shape])).toEqual([
+      ['AssignedStorage', 'constructor-assigned'],
+      ['BoundStorage', 'constructor-assigned'],
+    ]);
+    expect(typeCheck(root)).toBe('');
+    for (const [file, name] of [
+      ['assigned.ts', 'AssignedStorage'],
+      ['bound.ts', 'BoundStorage'],
+    ] as const) {
+      await expectSameBehaviour(
+        () => construct(before, file, name),
+        () => construct(after, file, name),
+      );
+    }
+  });
+
+  it('leaves a save assigned from an import, a parameter or a field function alone, naming where to add the condition', async () => {
+    const assigned = (name: string, head: readonly string[], rest: readonly string[]): string =>
+      [
+        ...head,
+        "import type { CheckpointStorage } from 'checkpoint-fencing';",
+        '',
+        `export class ${name} implements CheckpointStorage {`,
+        '  private readonly rows = new Map<string, string>();',
+        ...rest,
+        '  read = (id: string) => Promise.resolve(this.rows.get(id));',
+        '  delete = (id: string) => Promise.resolve(void this.rows.delete(id));',
+        '}',
+        '',
+      ].join('\n');
+    const files = {
+      'src/rows.ts': 'export const saveRow = (id: string, cp: string): Promise<string> => Promise.resolve(id + cp);\n',
+      'src/imported.ts': assigned(
+        'ImportedSave',
+        ["import { saveRow } from './rows.js';"],
+        ["  save: CheckpointStorage['save'];", '  constructor() {', '    this.save = saveRow;', '  }'],
+      ),
+      'src/injected.ts': assigned(
+        'InjectedSave',
+        [],
+        [
+          '  save: (id: string, cp: string) => Promise<string>;',
+          '  constructor(write: (id: string, cp: string) => Promise<string>) {',
+          '    this.save = write;',
+          '  }',
+        ],
+      ),
+      'src/bound-field.ts': assigned(
+        'BoundFieldSave',
+        [],
+        [
+          '  private persist = (id: string, cp: string) => Promise.resolve(void this.rows.set(id, cp)).then(() => cp);',
+          '  save = this.persist.bind(this);',
+        ],
+      ),
+    };
+    const { root, report } = await upgradeTwice('assigned-elsewhere', files);
+    for (const [file, before] of Object.entries(files)) {
+      expect(text(root, file.replace('src/', ''))).toBe(before);
+    }
+    const reason = (assignedFrom: string): string =>
+      `its save is ${assignedFrom}, not a function written in this class or literal, so the condition cannot be added to it here; add it there, where that function is written.`;
+    expect(report.skipped.map(({ class: name, reason }) => [name, reason]).sort()).toEqual([
+      ['BoundFieldSave', reason(`assigned from \`this.persist.bind(this)\` at ${join(root, 'src/bound-field.ts')}:6`)],
+      [
+        'ImportedSave',
+        reason(`assigned from \`saveRow\` (imported from './rows.js') at ${join(root, 'src/imported.ts')}:8`),
+      ],
+      [
+        'InjectedSave',
+        reason(`assigned from \`write\` (a parameter of the constructor) at ${join(root, 'src/injected.ts')}:7`),
+      ],
+    ]);
+  });
+
   it('imports with import = require in a CommonJS file under verbatimModuleSyntax (review 6)', async () => {
     const { root } = await upgradeTwice(
       'verbatim-commonjs',

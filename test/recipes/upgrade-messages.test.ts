@@ -43,7 +43,7 @@ const samples: { readonly [Name in keyof Messages]: Parameters<Messages[Name]> }
   extendsItself: ['Storage', '/app/src/storage.ts'],
   baseNotVisible: ['Table', 'another-file'],
   baseLeftAlone: ['SqlStorage', 'extends Table, whose members cannot be seen here.'],
-  saveIsValue: [],
+  saveIsValue: ["assigned from `saveRow` (imported from './rows.js') at /app/src/storage.ts:12"],
   saveIsAccessor: [],
   saveHasOverloads: [],
   decoratedFollower: ['RemoteStorage'],
