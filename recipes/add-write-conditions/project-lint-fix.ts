@@ -1,7 +1,5 @@
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { ESLint } from 'eslint';
+import { importProjectModule } from './project-module.js';
 import type { UpgradedText } from './upgrade-file-text.js';
 import { clause } from './upgrade-messages.js';
 
@@ -25,24 +23,21 @@ const NO_CONFIG = new Set(['config-file-missing', 'no-config-found']);
  */
 export function projectLintFixer(cwd: string): (file: string, upgraded: UpgradedText) => Promise<LintFixOutcome> {
   // One ESLint per installation and run, so its configuration is read once a run, and afresh on the next.
-  const instances = new Map<string, Promise<ESLint | undefined>>();
+  const instances = new Map<unknown, Promise<ESLint | undefined>>();
   return async (file, upgraded) => {
     const unfixed = { text: upgraded.text, rules: [] };
-    let entry: string;
-    try {
-      entry = createRequire(join(dirname(file), 'noop.js')).resolve('eslint');
-    } catch {
+    const module = importProjectModule(file, 'eslint');
+    if (module === undefined) {
       return unfixed;
     }
-    let instance = instances.get(entry);
-    if (instance === undefined) {
-      type Module = { ESLint?: typeof ESLint };
-      instance = import(pathToFileURL(entry).href).then((module: Module & { default?: Module }) => {
-        const ESLintClass = module.ESLint ?? module.default?.ESLint;
+    const instance =
+      instances.get(module) ??
+      module.then((namespace) => {
+        type Module = { ESLint?: typeof ESLint; default?: { ESLint?: typeof ESLint } };
+        const ESLintClass = (namespace as Module).ESLint ?? (namespace as Module).default?.ESLint;
         return ESLintClass === undefined ? undefined : new ESLintClass({ cwd });
       });
-      instances.set(entry, instance);
-    }
+    instances.set(module, instance);
     try {
       const eslint = await instance;
       return eslint === undefined || (await eslint.isPathIgnored(file))
