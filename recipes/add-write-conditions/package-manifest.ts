@@ -2,14 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ts } from 'ts-morph';
 
-/** A package.json: its folder and its top-level fields (none when it does not parse). */
-export interface Manifest {
-  readonly folder: string;
-  readonly fields: Readonly<Record<string, unknown>>;
-}
-
-/** The nearest package.json at or above `folder`: that of the package a file in `folder` belongs to. */
-export function nearestManifest(folder: string): Manifest | undefined {
+/**
+ * The nearest package.json at or above `folder`, that of the package a file in `folder` belongs to: its folder and
+ * its top-level fields (none when it does not parse).
+ */
+export function nearestManifest(
+  folder: string,
+): { folder: string; fields: Readonly<Record<string, unknown>> } | undefined {
   const path = ts.findConfigFile(folder, existsSync, 'package.json');
   if (path === undefined) {
     return undefined;

@@ -3,12 +3,7 @@ import { importProjectModule } from './project-module.js';
 import type { UpgradedText } from './upgrade-file-text.js';
 import { clause } from './upgrade-messages.js';
 
-/** What the project's own ESLint fixed in one upgraded file: the text, the rules whose fixes it took, why it could not. */
-export interface LintFixOutcome {
-  readonly text: string;
-  readonly rules: readonly string[];
-  readonly notice?: string;
-}
+type LintFixOutcome = { readonly text: string; readonly rules: readonly string[]; readonly notice?: string };
 
 /** ESLint's own `--fix` stops after this many passes too. */
 const MAX_PASSES = 10;
@@ -19,7 +14,7 @@ const NO_CONFIG = new Set(['config-file-missing', 'no-config-found']);
  * A fixer for one upgrade run: it asks the ESLint installed where a file is (never one of ours), configured as
  * `eslint` run in `cwd` would be, for its fixes, and applies only those that lie inside text the upgrade wrote, so a
  * line it did not write never changes. No ESLint, no configuration or an ignored file leave the text as it is; an
- * ESLint that throws does too, with a notice naming the error.
+ * ESLint that throws does too, with a notice naming the error. Resolves to the text and the rules whose fixes it took.
  */
 export function projectLintFixer(cwd: string): (file: string, upgraded: UpgradedText) => Promise<LintFixOutcome> {
   // One ESLint per installation and run, so its configuration is read once a run, and afresh on the next.

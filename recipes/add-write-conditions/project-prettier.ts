@@ -10,26 +10,21 @@ interface Prettier {
   format(source: string, options: Record<string, unknown>): Promise<string>;
 }
 
-/** What the project's own Prettier made of one upgraded file, and why it failed when it did. */
-export interface PrettierOutcome {
-  readonly text: string;
-  readonly failure?: string;
-}
-
 const BOM = '\uFEFF';
 
 /**
  * Runs the project's own Prettier (an optional peer: the one that resolves from the file, never one of ours) over
  * an upgraded file when the project configures Prettier for it and the file was Prettier-formatted before the
  * upgrade; a file Prettier would have changed anyway is left as the recipe wrote it, so the upgrade never
- * reformats code it did not add. `cwd`'s `.prettierignore` is honoured, as Prettier's CLI does.
+ * reformats code it did not add. `cwd`'s `.prettierignore` is honoured, as Prettier's CLI does. Resolves to the text,
+ * with why Prettier failed when it did.
  */
 export async function formatWithProjectPrettier(
   file: string,
   before: string,
   after: string,
   cwd: string,
-): Promise<PrettierOutcome> {
+): Promise<{ text: string; failure?: string }> {
   const prettier = await importProjectModule(file, 'prettier')?.then(prettierApi, () => undefined);
   // Left as written: no Prettier where the file is, no configuration, an ignored file, or one not formatted before.
   if (prettier === undefined) {
