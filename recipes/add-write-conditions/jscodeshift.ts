@@ -56,6 +56,6 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
       api.stats?.(`${decision.saveShape} shape`);
     }
   }
-  const upgraded = upgradeFileText(resolve(file.path), text, decisions, facts.imports);
+  const upgraded = upgradeFileText(resolve(file.path), text, decisions, facts.imports).text;
   return upgraded === text ? undefined : bom + upgraded;
 }

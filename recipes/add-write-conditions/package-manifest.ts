@@ -1,27 +1,23 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { ts } from 'ts-morph';
 
-/** A package.json: its folder and its top-level fields (none when it does not parse). */
-export interface Manifest {
-  readonly folder: string;
-  readonly fields: Readonly<Record<string, unknown>>;
-}
-
-/** The nearest package.json at or above `folder`: that of the package a file in `folder` belongs to. */
-export function nearestManifest(folder: string): Manifest | undefined {
-  for (let current = folder; ; current = dirname(current)) {
-    const path = join(current, 'package.json');
-    if (existsSync(path)) {
-      try {
-        // Object() makes a manifest of `null` or a string a record without fields.
-        return { folder: current, fields: Object(JSON.parse(readFileSync(path, 'utf8'))) as Record<string, unknown> };
-      } catch {
-        return { folder: current, fields: {} };
-      }
-    }
-    if (dirname(current) === current) {
-      return undefined;
-    }
+/**
+ * The nearest package.json at or above `folder`, that of the package a file in `folder` belongs to: its folder and
+ * its top-level fields (none when it does not parse).
+ */
+export function nearestManifest(
+  folder: string,
+): { folder: string; fields: Readonly<Record<string, unknown>> } | undefined {
+  const path = ts.findConfigFile(folder, existsSync, 'package.json');
+  if (path === undefined) {
+    return undefined;
+  }
+  try {
+    // Object() makes a manifest of `null` or a string a record without fields.
+    return { folder: dirname(path), fields: Object(JSON.parse(readFileSync(path, 'utf8'))) as Record<string, unknown> };
+  } catch {
+    return { folder: dirname(path), fields: {} };
   }
 }
 

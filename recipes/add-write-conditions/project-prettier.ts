@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { importProjectModule } from './project-module.js';
 
 /** The part of Prettier's API (2.x and 3.x) the upgrade uses; 2.x answers synchronously, which `await` absorbs. */
 interface Prettier {
@@ -11,27 +10,22 @@ interface Prettier {
   format(source: string, options: Record<string, unknown>): Promise<string>;
 }
 
-/** What the project's own Prettier made of one upgraded file, and why it failed when it did. */
-export interface PrettierOutcome {
-  readonly text: string;
-  readonly failure?: string;
-}
-
 const BOM = '\uFEFF';
 
 /**
  * Runs the project's own Prettier (an optional peer: the one that resolves from the file, never one of ours) over
  * an upgraded file when the project configures Prettier for it and the file was Prettier-formatted before the
  * upgrade; a file Prettier would have changed anyway is left as the recipe wrote it, so the upgrade never
- * reformats code it did not add. `cwd`'s `.prettierignore` is honoured, as Prettier's CLI does.
+ * reformats code it did not add. `cwd`'s `.prettierignore` is honoured, as Prettier's CLI does. Resolves to the text,
+ * with why Prettier failed when it did.
  */
 export async function formatWithProjectPrettier(
   file: string,
   before: string,
   after: string,
   cwd: string,
-): Promise<PrettierOutcome> {
-  const prettier = await loadProjectPrettier(file);
+): Promise<{ text: string; failure?: string }> {
+  const prettier = await importProjectModule(file, 'prettier')?.then(prettierApi, () => undefined);
   // Left as written: no Prettier where the file is, no configuration, an ignored file, or one not formatted before.
   if (prettier === undefined) {
     return { text: after };
@@ -51,28 +45,12 @@ export async function formatWithProjectPrettier(
   }
 }
 
-const loaded = new Map<string, Promise<Prettier | undefined>>();
-
-async function loadProjectPrettier(file: string): Promise<Prettier | undefined> {
-  let entry: string;
-  try {
-    entry = createRequire(join(dirname(file), 'noop.js')).resolve('prettier');
-  } catch {
-    return undefined;
-  }
-  let prettier = loaded.get(entry);
-  if (prettier === undefined) {
-    prettier = import(pathToFileURL(entry).href).then(prettierApi, () => undefined);
-    loaded.set(entry, prettier);
-  }
-  return prettier;
-}
-
 /**
  * The API in the namespace `import('prettier')` gives. Prettier 3's namespace is the API; Prettier 2 is CommonJS,
  * whose namespace Node fills only with the names it finds statically (`format`, not `resolveConfig`), so there the
  * API is the default export.
  */
-export function prettierApi(module: { default?: Prettier } & Partial<Prettier>): Prettier | undefined {
+export function prettierApi(namespace: unknown): Prettier | undefined {
+  const module = namespace as { default?: Prettier } & Partial<Prettier>;
   return typeof module.resolveConfig === 'function' ? (module as Prettier) : module.default;
 }

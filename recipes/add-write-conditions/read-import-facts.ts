@@ -5,7 +5,7 @@ import type { ImportFacts, NamedImportFacts } from './implementer-facts.js';
 import { CONDITION_TYPE, UNSUPPORTED_ERROR } from './member-templates.js';
 import { nearestManifestField } from './package-manifest.js';
 import { afterComma } from './source-style.js';
-import { isJavaScriptFile } from './storage-resolver.js';
+import { importBindings, isJavaScriptFile } from './storage-resolver.js';
 
 /** The local name an `import x = require('checkpoint-fencing')` gets, unless the file already uses it. */
 const NAMESPACE_NAME = 'checkpointFencing';
@@ -94,29 +94,13 @@ function freeName(name: string, text: string): string {
 }
 
 function packageImport(statement: ts.Statement, text: string): PackageImport | undefined {
-  if (ts.isImportDeclaration(statement)) {
-    const bindings = statement.importClause?.namedBindings;
+  const imported = importBindings(statement);
+  if (imported !== undefined) {
+    const bindings = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : undefined;
     const named = bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : undefined;
-    return isPackageName(statement.moduleSpecifier)
-      ? {
-          syntax: 'import',
-          typeOnly: statement.importClause?.phaseModifier === ts.SyntaxKind.TypeKeyword,
-          namespace: bindings !== undefined && ts.isNamespaceImport(bindings) ? bindings.name.text : undefined,
-          named: (named ?? []).map((element) => ({
-            imported: (element.propertyName ?? element.name).text,
-            local: element.name.text,
-            typeOnly: element.isTypeOnly,
-          })),
-          list:
-            named &&
-            namedImport(statement, { open: named.pos - 1, close: text.indexOf('}', named.end) }, named, named, text),
-        }
-      : undefined;
-  }
-  if (ts.isImportEqualsDeclaration(statement)) {
-    const { moduleReference: reference, isTypeOnly: typeOnly, name } = statement;
-    const imported = ts.isExternalModuleReference(reference) && isPackageName(reference.expression);
-    return imported ? { syntax: 'import', typeOnly, namespace: name.text, named: [], list: undefined } : undefined;
+    const braces = named && { open: named.pos - 1, close: text.indexOf('}', named.end) };
+    const list = named && braces && namedImport(statement, braces, named, named, text);
+    return imported.specifier === PACKAGE_NAME ? { syntax: 'import', ...imported, list } : undefined;
   }
   const pattern = ts.isVariableStatement(statement) ? statement.declarationList.declarations[0]?.name : undefined;
   if (pattern === undefined || requiredModule(statement) !== PACKAGE_NAME) {
@@ -141,10 +125,6 @@ function packageImport(statement: ts.Statement, text: string): PackageImport | u
     list:
       elements && namedImport(statement, { open: pattern.getStart(), close: pattern.end - 1 }, elements, named, text),
   };
-}
-
-function isPackageName(node: ts.Node): boolean {
-  return ts.isStringLiteral(node) && node.text === PACKAGE_NAME;
 }
 
 /** The braces of an import holding `elements`; `specifiers` are those it may be rewritten with. */

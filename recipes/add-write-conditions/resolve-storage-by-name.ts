@@ -2,6 +2,7 @@ import { ts } from 'ts-morph';
 import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
 import {
   extendsExpression,
+  importBindings,
   isJavaScriptFile,
   isStorageTypeNode,
   jsDocComments,
@@ -27,20 +28,13 @@ export class StorageResolverByName implements StorageResolver {
     const derived: (ts.InterfaceDeclaration | ts.TypeAliasDeclaration)[] = [];
     const javascript = isJavaScriptFile(sourceFile);
     const visit = (node: ts.Node): void => {
-      if (ts.isImportDeclaration(node) || ts.isJSDocImportTag(node)) {
-        const bindings = isPackageSpecifier(node.moduleSpecifier) ? node.importClause?.namedBindings : undefined;
-        if (bindings !== undefined && ts.isNamespaceImport(bindings)) {
-          this.#namespaces.add(bindings.name.text);
+      const imported = importBindings(node);
+      if (imported?.specifier === PACKAGE_NAME) {
+        if (imported.namespace !== undefined) {
+          this.#namespaces.add(imported.namespace);
         }
-        for (const element of bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []) {
-          if ((element.propertyName ?? element.name).text === STORAGE) {
-            this.#names.add(element.name.text);
-          }
-        }
-      } else if (ts.isImportEqualsDeclaration(node)) {
-        const reference = node.moduleReference;
-        if (ts.isExternalModuleReference(reference) && isPackageSpecifier(reference.expression)) {
-          this.#namespaces.add(node.name.text);
+        for (const { local } of imported.named.filter((element) => element.imported === STORAGE)) {
+          this.#names.add(local);
         }
       } else if (ts.isJSDocTypedefTag(node)) {
         const type =
@@ -118,10 +112,6 @@ export class StorageResolverByName implements StorageResolver {
           this.#namespaces.has(namespace.text) &&
           member?.text === STORAGE;
   }
-}
-
-function isPackageSpecifier(specifier: ts.Expression): boolean {
-  return ts.isStringLiteralLike(specifier) && specifier.text === PACKAGE_NAME;
 }
 
 /** `import('checkpoint-fencing').CheckpointStorage` as a type. */

@@ -101,7 +101,7 @@ const widthByFolder = new Map<string, number | undefined>();
  * The line width the project states for `file`, read without running anything so both front ends agree: the nearest
  * Prettier configuration's `printWidth` (80 when it sets none), else `.editorconfig`'s `max_line_length`.
  */
-export function projectPrintWidth(file: string): number | undefined {
+function projectPrintWidth(file: string): number | undefined {
   const folder = dirname(file);
   if (!widthByFolder.has(folder)) {
     widthByFolder.set(folder, prettierWidth(folder) ?? editorconfigWidth(folder, file));

@@ -67,3 +67,32 @@ export function extendsExpression(declaration: ts.ClassLikeDeclaration): ts.Expr
   const clause = declaration.heritageClauses?.find((candidate) => candidate.token === ts.SyntaxKind.ExtendsKeyword);
   return clause?.types[0]?.expression;
 }
+
+/**
+ * What `node` binds when it imports a module named by a string: `import d, { a as b } from 'm'`, `import * as ns from
+ * 'm'`, a JSDoc `@import`, `import ns = require('m')`; `undefined` for any other node.
+ */
+export function importBindings(node: ts.Node) {
+  if (ts.isImportEqualsDeclaration(node)) {
+    const { moduleReference: reference, name, isTypeOnly: typeOnly } = node;
+    const literal = ts.isExternalModuleReference(reference) ? reference.expression : undefined;
+    return literal && ts.isStringLiteral(literal)
+      ? { specifier: literal.text, typeOnly, defaultName: undefined, namespace: name.text, named: [] as const }
+      : undefined;
+  }
+  if (!(ts.isImportDeclaration(node) || ts.isJSDocImportTag(node)) || !ts.isStringLiteral(node.moduleSpecifier)) {
+    return undefined;
+  }
+  const { name, namedBindings: bindings, phaseModifier } = node.importClause ?? {};
+  return {
+    specifier: node.moduleSpecifier.text,
+    typeOnly: phaseModifier === ts.SyntaxKind.TypeKeyword,
+    defaultName: name?.text,
+    namespace: bindings !== undefined && ts.isNamespaceImport(bindings) ? bindings.name.text : undefined,
+    named: (bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []).map((element) => ({
+      imported: (element.propertyName ?? element.name).text,
+      local: element.name.text,
+      typeOnly: element.isTypeOnly,
+    })),
+  };
+}

@@ -4,7 +4,7 @@ import { ts } from 'ts-morph';
 import type { StorageMemberName } from '../../vocabulary/index.js';
 import { nearestManifest } from './package-manifest.js';
 import type { UpgradeDecision } from './shape-decision.js';
-import { extendsExpression } from './storage-resolver.js';
+import { extendsExpression, importBindings } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
 const SAVE: StorageMemberName = 'save';
@@ -110,21 +110,18 @@ function subclassesIn(
   const sourceFile = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
   const locals = new Set<string>();
   const namespaces = new Set<string>();
-  for (const { importClause, moduleSpecifier } of sourceFile.statements.filter(ts.isImportDeclaration)) {
-    const { name, namedBindings: bindings } = importClause ?? {};
-    const specifier = ts.isStringLiteral(moduleSpecifier) ? moduleSpecifier.text : '';
-    if (name !== undefined && specifier.startsWith('.')) {
-      if (modulePath(resolve(dirname(path), specifier)) === modulePath(base.file)) {
-        locals.add(name.text);
-      }
+  for (const imported of sourceFile.statements.flatMap((statement) => importBindings(statement) ?? [])) {
+    const { specifier, defaultName, namespace } = imported;
+    const ofBaseFile =
+      specifier.startsWith('.') && modulePath(resolve(dirname(path), specifier)) === modulePath(base.file);
+    if (defaultName !== undefined && ofBaseFile) {
+      locals.add(defaultName);
     }
-    for (const element of bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []) {
-      if ((element.propertyName ?? element.name).text === base.name) {
-        locals.add(element.name.text);
-      }
+    for (const { local } of imported.named.filter((element) => element.imported === base.name)) {
+      locals.add(local);
     }
-    if (bindings !== undefined && ts.isNamespaceImport(bindings)) {
-      namespaces.add(bindings.name.text);
+    if (namespace !== undefined) {
+      namespaces.add(namespace);
     }
   }
   const found: { name: string; declaresSave: boolean }[] = [];

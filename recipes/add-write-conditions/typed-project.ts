@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ts } from 'ts-morph';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
@@ -51,18 +51,9 @@ export function openTypedProject(tsconfigPath: string) {
     fileNames: [...owners.keys()],
     notices,
     rootOf: (file: string) => dirname(ownerOf(file).tsconfig),
-    resolveModule(specifier: string, containingFile: string): string | undefined {
-      const { parsed, cache } = ownerOf(containingFile);
-      if (workspace.owns(specifier)) {
-        return workspace.resolve(specifier, containingFile, parsed.options, cache);
-      }
-      const resolved =
-        parsed.options.paths === undefined
-          ? undefined
-          : ts.resolveModuleName(specifier, containingFile, parsed.options, ts.sys, cache).resolvedModule;
-      return resolved === undefined || resolved.isExternalLibraryImport === true
-        ? undefined
-        : resolved.resolvedFileName;
+    resolveModule(specifier: string, from: string): string | undefined {
+      const resolved = resolveFollowed(ownerOf(from), workspace, 'project-and-package', specifier, from);
+      return resolved?.isExternalLibraryImport === true ? undefined : resolved?.resolvedFileName;
     },
     analyse(paths: readonly string[]): FileFacts[] {
       const facts = new Map<string, FileFacts>();
@@ -130,7 +121,7 @@ function analyseProject(
   const first = analyseWith(project, paths, workspace, 'project-and-package');
   if (first.fallback) {
     notices.push(
-      isInstalledNear(project.tsconfig)
+      ts.findConfigFile(dirname(project.tsconfig), existsSync, `node_modules/${PACKAGE_NAME}/package.json`)
         ? upgradeMessages.declarationsReadDirectly(
             project.tsconfig,
             resolutionSetting(project.parsed.options),
@@ -170,7 +161,7 @@ function analyseWith(
     ...(follow === 'all' ? {} : { types: [] }),
   };
   const host = ts.createCompilerHost(options, true);
-  host.resolveModuleNameLiterals = moduleResolution(options, host, project.cache, workspace, follow, resolution);
+  host.resolveModuleNameLiterals = moduleResolution(project, workspace, follow, resolution);
   const program = ts.createProgram({ rootNames: paths, options, host });
   if (resolution.unresolvedIn !== undefined) {
     throw new Error(upgradeMessages.packageUnresolvable(resolution.unresolvedIn));
@@ -222,17 +213,6 @@ function resolutionSetting({ moduleResolution, module }: ts.CompilerOptions): st
     : `"moduleResolution": "${ts.ModuleResolutionKind[moduleResolution].toLowerCase()}"`;
 }
 
-function isInstalledNear(tsconfig: string): boolean {
-  for (let directory = dirname(tsconfig); ; directory = dirname(directory)) {
-    if (existsSync(join(directory, 'node_modules', PACKAGE_NAME, 'package.json'))) {
-      return true;
-    }
-    if (dirname(directory) === directory) {
-      return false;
-    }
-  }
-}
-
 /**
  * Module resolution for the analysis. With `project-and-package` it follows relative imports, `paths` aliases, the
  * project's own workspace packages and `checkpoint-fencing` itself, and leaves every other package unresolved: the
@@ -245,43 +225,22 @@ function isInstalledNear(tsconfig: string): boolean {
  * resolves to is recorded: its `CheckpointStorage` is "the" storage interface.
  */
 function moduleResolution(
-  options: ts.CompilerOptions,
-  host: ts.ModuleResolutionHost,
-  cache: ts.ModuleResolutionCache,
+  project: LeafProject,
   workspace: WorkspacePackages,
   follow: Follow,
   record: Resolution,
 ): NonNullable<ts.CompilerHost['resolveModuleNameLiterals']> {
-  const projectFile = (resolvedFileName: string | undefined) => ({
-    resolvedModule:
-      resolvedFileName === undefined
-        ? undefined
-        : { resolvedFileName, extension: extensionOf(resolvedFileName), isExternalLibraryImport: false },
-  });
   return (literals, containingFile, _redirect, _options, containingSourceFile) =>
     literals.map((literal) => {
-      const name = literal.text;
-      if (workspace.owns(name)) {
-        return projectFile(workspace.resolve(name, containingFile, options, cache));
-      }
-      const ofPackage = name === PACKAGE_NAME || name.startsWith(`${PACKAGE_NAME}/`);
-      const followed =
-        follow === 'all' ||
-        ofPackage ||
-        name.startsWith('.') ||
-        Object.keys(options.paths ?? {}).some((pattern) => matchesPathPattern(name, pattern));
-      if (!followed) {
-        return { resolvedModule: undefined };
-      }
-      const mode = ts.getModeForUsageLocation(containingSourceFile, literal, options);
-      const { resolvedModule } = ts.resolveModuleName(name, containingFile, options, host, cache, undefined, mode);
-      if (name !== PACKAGE_NAME) {
+      const mode = ts.getModeForUsageLocation(containingSourceFile, literal, project.parsed.options);
+      const resolvedModule = resolveFollowed(project, workspace, follow, literal.text, containingFile, mode);
+      if (literal.text !== PACKAGE_NAME) {
         return { resolvedModule };
       }
       if (resolvedModule === undefined && OWN_DECLARATIONS !== undefined) {
         record.fallback = true;
         record.entries.add(OWN_DECLARATIONS);
-        return projectFile(OWN_DECLARATIONS);
+        return { resolvedModule: projectFile(OWN_DECLARATIONS) };
       }
       if (resolvedModule === undefined) {
         record.unresolvedIn ??= containingFile;
@@ -290,6 +249,34 @@ function moduleResolution(
       }
       return { resolvedModule };
     });
+}
+
+/** Resolves `name` if `follow` follows it: a workspace package to its source, anything else as `project` does. */
+function resolveFollowed(
+  { parsed: { options }, cache }: LeafProject,
+  workspace: WorkspacePackages,
+  follow: Follow,
+  name: string,
+  containingFile: string,
+  mode?: ts.ResolutionMode,
+): ts.ResolvedModuleFull | undefined {
+  if (workspace.owns(name)) {
+    const file = workspace.resolve(name, containingFile, options, cache);
+    return file === undefined ? undefined : projectFile(file);
+  }
+  const followed =
+    follow === 'all' ||
+    name === PACKAGE_NAME ||
+    name.startsWith(`${PACKAGE_NAME}/`) ||
+    name.startsWith('.') ||
+    Object.keys(options.paths ?? {}).some((pattern) => matchesPathPattern(name, pattern));
+  return followed
+    ? ts.resolveModuleName(name, containingFile, options, ts.sys, cache, undefined, mode).resolvedModule
+    : undefined;
+}
+
+function projectFile(resolvedFileName: string): ts.ResolvedModuleFull {
+  return { resolvedFileName, extension: extensionOf(resolvedFileName), isExternalLibraryImport: false };
 }
 
 function extensionOf(file: string): ts.Extension {

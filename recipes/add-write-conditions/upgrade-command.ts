@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createTwoFilesPatch } from 'diff';
+import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { CODEMOD_PACKAGE_NAME } from '../../vocabulary/index.js';
 import { gitWorkTreeRoot } from './git-worktree.js';
 import { summaryLine, type FileChange, type UpgradeReport } from './upgrade-report.js';
@@ -171,11 +171,9 @@ function unifiedDiff(changes: readonly FileChange[], relativePath: (file: string
   return changes
     .map((change) => {
       const path = relativePath(change.file).split('\\').join('/');
-      const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, change.before, change.after, undefined, undefined, {
-        context: 3,
-      });
-      // The leading "Index"/"====" banner is not part of a git patch; start at the file headers.
-      return `diff --git a/${path} b/${path}\n${patch.slice(patch.indexOf('--- '))}`;
+      const options = { context: 3, headerOptions: FILE_HEADERS_ONLY };
+      const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, change.before, change.after, '', '', options);
+      return `diff --git a/${path} b/${path}\n${patch}`;
     })
     .join('');
 }

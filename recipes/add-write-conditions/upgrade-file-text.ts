@@ -11,6 +11,12 @@ export interface TextEdit {
   readonly text: string;
 }
 
+/** A file's text after the upgrade, and the `[start, end)` ranges of it the upgrade wrote, in order. */
+export interface UpgradedText {
+  readonly text: string;
+  readonly inserted: readonly (readonly [number, number])[];
+}
+
 /**
  * Rewrites the text of `file` for the decisions that concern it: generated members plus the imports they need, as
  * edits of the original text (doc/adr/0201). Both front ends end here, so they write the same text.
@@ -20,14 +26,14 @@ export function upgradeFileText(
   source: string,
   decisions: readonly UpgradeDecision[],
   imports: ImportFacts,
-): string {
+): UpgradedText {
   const style = detectSourceStyle(source, file);
   const { names, missing } = imports;
   const members = decisions.flatMap((decision) =>
     memberEdits(decision, { source, style, names, typescript: imports.typescript }),
   );
   if (members.length === 0) {
-    return source;
+    return { text: source, inserted: [] };
   }
   const written = members.map((edit) => edit.text).join('\n');
   const type = missing.conditionType && written.includes(`: ${names.conditionType}`) ? [CONDITION_TYPE] : [];
@@ -99,20 +105,23 @@ function mergeInto(source: string, list: NamedImportFacts, added: readonly strin
 }
 
 /** Applies non-overlapping edits to `source`; insertions at one offset keep the order they were given in. */
-function applyTextEdits(source: string, edits: readonly TextEdit[]): string {
+function applyTextEdits(source: string, edits: readonly TextEdit[]): UpgradedText {
   const ordered = edits
     .map((edit, index) => ({ edit, index }))
     .sort((a, b) => a.edit.start - b.edit.start || a.edit.end - b.edit.end || a.index - b.index);
   let result = '';
   let cursor = 0;
+  const inserted: [number, number][] = [];
   for (const { edit } of ordered) {
     if (edit.start < cursor) {
       throw new Error(
         `add-write-conditions: two edits overlap at offset ${edit.start}; this is a bug in the recipe, please report it with the file.`,
       );
     }
-    result += source.slice(cursor, edit.start) + edit.text;
+    result += source.slice(cursor, edit.start);
+    inserted.push([result.length, result.length + edit.text.length]);
+    result += edit.text;
     cursor = edit.end;
   }
-  return result + source.slice(cursor);
+  return { text: result + source.slice(cursor), inserted };
 }

@@ -71,9 +71,6 @@ export function clause(text: string): string {
   return text.trim().replace(/\.+$/, '');
 }
 
-/** The marker every upgraded class or object literal carries once, so that a search finds each decision to make. */
-export const TODO_MARKER = `TODO [${PACKAGE_NAME} upgrade]`;
-
 /**
  * Where the marker sends the reader: the recipe doc's section on evaluating a condition atomically in common stores.
  * A path inside the installed package rather than a versioned URL, so upgraded code does not change with releases.
@@ -82,29 +79,22 @@ export const MARKER_DOC_POINTER = `${PACKAGE_NAME}/doc/recipes/add-write-conditi
 
 /**
  * The marker's text for one upgraded implementer: what the generated code now does, and the decision left to make.
- * One paragraph; the caller wraps it into comment lines at the file's width.
+ * One paragraph; the caller wraps it into comment lines at the file's width. A save shape other than `refusing` and
+ * `unchanged` now refuses every condition but `any()`.
  */
 export function markerText(decision: UpgradeDecision): string {
-  const done: string[] = [];
-  switch (decision.saveShape) {
-    case 'refusing':
-      done.push('save() now refuses every write, any() included, as this store had no save to send it to');
-      break;
-    case 'delegating':
-    case 'object-literal':
-    case 'constructor-assigned':
-    case 'inherited':
-    case 'follows-base':
-      done.push('save() now refuses every write condition but any()');
-      break;
-    case 'unchanged':
-      break;
-  }
-  if (decision.addWriteVersion) {
-    done.push('writeVersion() reports no version');
-  }
+  const { saveShape, addWriteVersion } = decision;
+  const done = [
+    ...(saveShape === 'refusing'
+      ? ['save() now refuses every write, any() included, as this store had no save to send it to']
+      : saveShape === 'unchanged'
+        ? []
+        : ['save() now refuses every write condition but any()']),
+    ...(addWriteVersion ? ['writeVersion() reports no version'] : []),
+  ];
+  // Every upgraded class or object literal carries the marker once, so that a search finds each decision to make.
   return (
-    `${TODO_MARKER} ${done.join(', and ')}. ` +
+    `TODO [${PACKAGE_NAME} upgrade] ${done.join(', and ')}. ` +
     'Keep that if this store cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() ' +
     'atomically with the write and remove this TODO. ' +
     `How common stores do it: ${MARKER_DOC_POINTER}`

@@ -105,15 +105,15 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
         });
       }
     }
-    const after = upgradeFileText(file.path, file.text, own, file.imports);
-    if (after !== file.text) {
+    const upgraded = upgradeFileText(file.path, file.text, own, file.imports);
+    if (upgraded.text !== file.text) {
       const raw = texts.get(file.path) ?? readFileSync(file.path, 'utf8');
       const bom = raw.startsWith(BOM) && !file.text.startsWith(BOM) ? BOM : '';
       if (bom + file.text !== raw) {
         throw new UpgradeError(upgradeMessages.changedOnDisk(file.path));
       }
       // Lint fixes first: they are found only in what the upgrade wrote, and Prettier then formats the fixed text.
-      const linted = (await fixLint?.(file.path, file.text, after)) ?? { text: after, rules: [] };
+      const linted = (await fixLint?.(file.path, upgraded)) ?? { text: upgraded.text, rules: [] };
       notices.push(...(linted.notice === undefined ? [] : [linted.notice]));
       const formatted = await formatWithProjectPrettier(file.path, raw, bom + linted.text, cwd);
       if (formatted.failure !== undefined) {
