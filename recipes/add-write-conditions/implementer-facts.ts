@@ -14,7 +14,14 @@ export interface ImplementerFacts {
   readonly isAbstract: boolean;
   readonly base: BaseFacts | undefined;
   readonly ownSave: SaveFacts | undefined;
+  /** Declared, or assigned by a statement of the class's constructor. */
   readonly ownWriteVersion: boolean;
+  /**
+   * A class's constructor writes `save` or `writeVersion` through `this` other than once, as a statement of its own
+   * (in a branch, by `Object.assign(this, …)`): which, and where (`file:line`). A member added for that name would be
+   * hidden by the instance's own property, so the class is left alone.
+   */
+  readonly unfollowedConstructorWrite: { readonly name: string; readonly at: string } | undefined;
   /** Member names of the implementer and its known ancestors, so that a new name cannot collide. */
   readonly memberNames: readonly string[];
   /** A literal with a spread or computed key: a `writeVersion` may come from there, so none is added. */
@@ -57,6 +64,7 @@ export interface ChainSummary {
  * body, modifiers, decorators): read once, there, rather than recorded here as offsets.
  */
 export interface SaveFacts {
+  /** The member; for a `save` the constructor assigns without a declaration, the constructor. */
   readonly member: ts.ClassElement | ts.ObjectLiteralElementLike;
   /** The function it is or holds; `undefined` for a `value` or an `accessor`. */
   readonly fn: ts.FunctionLikeDeclaration | undefined;

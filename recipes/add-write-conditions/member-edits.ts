@@ -336,7 +336,11 @@ function writeVersion({ implementer, typescript, source, style, indent }: Writer
   const values = {
     head: `${head}${literal ? ':' : ' ='}`,
     returnType,
-    end: !literal && source[save.member.end - 1] === ';' ? ';' : '',
+    // Beside a `save` only the constructor assigns, no field shows whether fields end in one.
+    end:
+      !literal && (ts.isConstructorDeclaration(save.member) ? style.semicolons : source[save.member.end - 1] === ';')
+        ? ';'
+        : '',
   };
   const [single, broken] = TEMPLATES.arrowWriteVersion.map((template) => fillTemplate(template, values, indent, style));
   return single !== undefined && single.every((line) => columns(line) <= style.width) ? single : (broken ?? []);

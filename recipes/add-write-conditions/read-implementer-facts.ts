@@ -196,7 +196,7 @@ function implementerFacts(
 ): ImplementerFacts {
   const literal = ts.isObjectLiteralExpression(node);
   const members: ts.NodeArray<Member> = literal ? node.properties : node.members;
-  const save = memberNamed(node, SAVE);
+  const save = literal ? memberNamed(node, SAVE) : ownSaveOf(node);
   const sourceFile = node.getSourceFile();
   return {
     id: implementerId(node),
@@ -207,7 +207,10 @@ function implementerFacts(
     isAbstract: hasModifier(node, ts.SyntaxKind.AbstractKeyword),
     base: literal ? undefined : baseFacts(node, resolver, isImplementer),
     ownSave: save === undefined ? undefined : saveFacts(save, !literal && membersNamed(node, SAVE).length > 1),
-    ownWriteVersion: memberNamed(node, WRITE_VERSION) !== undefined,
+    ownWriteVersion:
+      memberNamed(node, WRITE_VERSION) !== undefined ||
+      (!literal && constructorWrites(node, WRITE_VERSION).statements.length > 0),
+    unfollowedConstructorWrite: literal ? undefined : unfollowedWrite(node),
     memberNames: [node, ...(literal ? [] : ancestors(node, resolver))].flatMap((container) =>
       (ts.isObjectLiteralExpression(container) ? container.properties : container.members).flatMap(
         (member: Member) => memberName(member) ?? [],
@@ -240,12 +243,12 @@ function baseFacts(
   if (beyond.kind === 'unknown' || base === undefined) {
     return beyond.kind === 'unknown' ? { kind: 'unknown', name: beyond.name, where: beyond.where } : undefined;
   }
-  const save = chain.map((cls) => memberNamed(cls, SAVE)).find((member) => member !== undefined);
+  const save = chain.map(ownSaveOf).find((member) => member !== undefined);
   const summary: ChainSummary = {
     name: base.name?.text ?? 'an anonymous class',
     saveAcceptsCondition: save === undefined ? undefined : parametersOf(save).length >= 3,
     saveIsAsync: save === undefined || isAsyncMember(save),
-    saveIsField: save !== undefined && ts.isPropertyDeclaration(save),
+    saveIsField: save !== undefined && (ts.isPropertyDeclaration(save) || ts.isConstructorDeclaration(save)),
     hasWriteVersion: chain.some((cls) => memberNamed(cls, WRITE_VERSION) !== undefined),
   };
   return isImplementer(base)
@@ -267,28 +270,118 @@ function functionOf(member: Member): ts.FunctionLikeDeclaration | undefined {
   return value !== undefined && (ts.isArrowFunction(value) || ts.isFunctionExpression(value)) ? value : bound;
 }
 
-/** What a field or property holds: its initialiser, or what the class's constructor assigns it; parentheses off. */
+/**
+ * What a field or property holds: its initialiser, or what the class's constructor assigns it; for the constructor
+ * standing for a `save` it assigns without declaring it, that; parentheses off.
+ */
 function valueOf(member: Member): ts.Expression | undefined {
   let value = ts.isPropertyDeclaration(member) || ts.isPropertyAssignment(member) ? member.initializer : undefined;
-  if (value === undefined && ts.isPropertyDeclaration(member) && ts.isClassLike(member.parent)) {
-    const body = member.parent.members.find(ts.isConstructorDeclaration)?.body;
-    const assignments = (body?.statements ?? []).flatMap((statement) =>
-      ts.isExpressionStatement(statement) &&
-      ts.isBinaryExpression(statement.expression) &&
-      statement.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
-      ts.isPropertyAccessExpression(statement.expression.left) &&
-      statement.expression.left.expression.kind === ts.SyntaxKind.ThisKeyword &&
-      statement.expression.left.name.text === memberName(member)
-        ? [statement.expression.right]
-        : [],
-    );
-    // Assigned more than once, the function that ends up there is not one place to change.
-    value = assignments.length === 1 ? assignments[0] : undefined;
+  const owner = ts.isPropertyDeclaration(member) || ts.isConstructorDeclaration(member) ? member.parent : undefined;
+  if (value === undefined && owner !== undefined && ts.isClassLike(owner)) {
+    const writes = constructorWrites(owner, memberName(member) ?? SAVE);
+    // Assigned more than once, or also in a branch, the function that ends up there is not one place to change.
+    value = writes.statements.length === 1 && writes.elsewhere === undefined ? writes.statements[0] : undefined;
   }
   while (value !== undefined && ts.isParenthesizedExpression(value)) {
     value = value.expression;
   }
   return value;
+}
+
+/**
+ * The constructor's writes of `this.<name>`: the values of its statements `this.<name> = …`, and the first other
+ * write (nested in a branch or callback, a compound assignment, `Object.assign(this, …)` with anything but literals
+ * without the name), which the recipe cannot follow.
+ */
+function constructorWrites(
+  declaration: ts.ClassLikeDeclaration,
+  name: string,
+): { readonly statements: ts.Expression[]; readonly elsewhere: ts.Node | undefined } {
+  const body = declaration.members.find(ts.isConstructorDeclaration)?.body;
+  const isThis = (node: ts.Node) => node.kind === ts.SyntaxKind.ThisKeyword;
+  const statements: ts.Expression[] = [];
+  let elsewhere: ts.Node | undefined;
+  const writesName = (target: ts.Expression): boolean =>
+    (ts.isPropertyAccessExpression(target) && isThis(target.expression) && target.name.text === name) ||
+    (ts.isElementAccessExpression(target) &&
+      isThis(target.expression) &&
+      (!ts.isStringLiteralLike(target.argumentExpression) || target.argumentExpression.text === name));
+  // `Object.assign(this, …)`, unless from object literals only, whose names are all known and none of them `name`.
+  const assignsName = (call: ts.CallExpression): boolean =>
+    call.expression.getText() === 'Object.assign' &&
+    call.arguments[0] !== undefined &&
+    isThis(call.arguments[0]) &&
+    !call.arguments
+      .slice(1)
+      .every(
+        (source) =>
+          ts.isObjectLiteralExpression(source) &&
+          source.properties.every((property) => ![undefined, name].includes(memberName(property))),
+      );
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment &&
+      writesName(node.left)
+    ) {
+      const statement = ts.isExpressionStatement(node.parent) && node.parent.parent === body;
+      if (
+        statement &&
+        ts.isPropertyAccessExpression(node.left) &&
+        node.operatorToken.kind === ts.SyntaxKind.EqualsToken
+      ) {
+        statements.push(node.right);
+      } else {
+        elsewhere ??= node;
+      }
+    } else if (ts.isCallExpression(node) && assignsName(node)) {
+      elsewhere ??= node;
+    }
+    // A class inside has its own `this`.
+    if (!ts.isClassLike(node)) {
+      ts.forEachChild(node, visit);
+    }
+  };
+  if (body !== undefined) {
+    ts.forEachChild(body, visit);
+  }
+  return { statements, elsewhere };
+}
+
+/** Where a node is, as `file:line`. */
+function place(node: ts.Node): string {
+  const sourceFile = node.getSourceFile();
+  return `${sourceFile.fileName}:${sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+}
+
+/**
+ * A class's own `save`: the member declared, or else its constructor, when it assigns `this.save` once, as a
+ * statement of its own.
+ */
+function ownSaveOf(declaration: ts.ClassLikeDeclaration): Member | undefined {
+  const writes = constructorWrites(declaration, SAVE);
+  return (
+    memberNamed(declaration, SAVE) ??
+    (writes.statements.length === 1 && writes.elsewhere === undefined
+      ? declaration.members.find(ts.isConstructorDeclaration)
+      : undefined)
+  );
+}
+
+/**
+ * For a class: where its constructor writes `save` or `writeVersion` through `this` in a way the recipe cannot follow
+ * (see {@link constructorWrites}), or a second time; the instance's own property would hide a member added for it.
+ */
+function unfollowedWrite(declaration: ts.ClassLikeDeclaration): { name: StorageMemberName; at: string } | undefined {
+  for (const name of [SAVE, WRITE_VERSION]) {
+    const writes = constructorWrites(declaration, name);
+    const at = writes.elsewhere ?? writes.statements[1];
+    if (at !== undefined) {
+      return { name, at: place(at) };
+    }
+  }
+  return undefined;
 }
 
 /** For `this.m.bind(this)`, the method `m` of the same class when it is a plain one: with a body and no overloads. */
@@ -315,10 +408,6 @@ function boundMethod(member: Member, value: ts.Expression): ts.MethodDeclaration
  */
 function assignedFrom(member: Member): string {
   const value = valueOf(member);
-  const place = (node: ts.Node): string => {
-    const sourceFile = node.getSourceFile();
-    return `${sourceFile.fileName}:${sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
-  };
   if (value === undefined) {
     return `declared at ${place(member)} without one function assigned to it in the class's constructor`;
   }
@@ -385,7 +474,9 @@ function saveFacts(member: Member, hasOverloads: boolean): SaveFacts {
     member,
     fn,
     assigned:
-      fn !== undefined && ts.isPropertyDeclaration(member) && (!member.initializer || ts.isMethodDeclaration(fn)),
+      fn !== undefined &&
+      (ts.isConstructorDeclaration(member) ||
+        (ts.isPropertyDeclaration(member) && (!member.initializer || ts.isMethodDeclaration(fn)))),
     assignedFrom:
       fn === undefined && !ts.isMethodDeclaration(member) && !ts.isAccessor(member) ? assignedFrom(member) : undefined,
     acceptsCondition: parameters.length >= 3 || parameters.some((parameter) => parameter.dotDotDotToken !== undefined),

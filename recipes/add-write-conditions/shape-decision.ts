@@ -192,6 +192,10 @@ function decideOne(
   if (ownSave?.acceptsCondition === true && implementer.ownWriteVersion) {
     return none;
   }
+  if (implementer.unfollowedConstructorWrite !== undefined) {
+    const { name, at } = implementer.unfollowedConstructorWrite;
+    return skip(implementer, upgradeMessages.assignedInConstructorBranch(name, at));
+  }
   if (parent === null) {
     return skip(
       implementer,

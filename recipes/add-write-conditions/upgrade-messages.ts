@@ -47,6 +47,8 @@ export const upgradeMessages = {
   baseLeftAlone: (base: string, reason: string) => `its base class ${base} is left alone (${clause(reason)}).`,
   saveIsValue: (assignedFrom: string) =>
     `its save is ${assignedFrom}, not a function written in this class or literal, so the condition cannot be added to it here; add it there, where that function is written.`,
+  assignedInConstructorBranch: (member: string, at: string) =>
+    `its constructor assigns this.${member} at ${at} other than once, as a statement of its own (in a branch, a callback, Object.assign), and the instance's own property would hide a ${member} the recipe adds; assign it once at the top of the constructor, or add the condition by hand.`,
   saveIsAccessor: () =>
     'its save is an accessor (get save()), whose function the recipe cannot rewrite; make it a method or field, or add the condition to the function it returns by hand.',
   saveHasOverloads: () =>

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ function metadataClient(): unknown {
   };
 }
 
-/** An in-memory stand-in for the document database of the constructor-assigned-arrow case. */
+/** An in-memory stand-in for the document database of the constructor-assigned cases. */
 function documentDb(): unknown {
   const documents = new Map<string, string>();
   return {
@@ -83,6 +83,16 @@ const shapes: readonly (readonly [string, string, (module: Module) => object | P
     'function expression assigned in the constructor',
     (module) => construct(module, 'LedgerCheckpoints'),
   ],
+  [
+    'constructor-assigned-undeclared',
+    'arrow assigned in the constructor, no field declared',
+    (module) => construct(module, 'KvCheckpoints', documentDb()),
+  ],
+  [
+    'constructor-assigned-javascript',
+    'JavaScript class, arrow assigned in the constructor',
+    (module) => construct(module, 'JobCheckpoints', documentDb()),
+  ],
   ['constructor-bound-method', 'method bound in the constructor', (module) => construct(module, 'JournalCheckpoints')],
   ['field-bound-method', 'method bound in a field initialiser', (module) => construct(module, 'OffsetCheckpoints')],
   ['object-literal-typed', 'typed object literal', (module) => module['rowStorage'] as object],
@@ -105,9 +115,10 @@ describe('an upgraded storage behaves as before, attached and detached, and refu
     it(`${name}: ${label}`, async () => {
       // Module state (a factory's map, a literal's cells) is shared, so each storage is made from a fresh import.
       const fresh = async (file: string): Promise<object> => make(await load(name, file));
+      const extension = readdirSync(join(RECIPE_FIXTURES, name)).includes('input.js') ? 'js' : 'ts';
       await expectSameBehaviour(
-        () => fresh('input.ts'),
-        () => fresh('output.ts'),
+        () => fresh(`input.${extension}`),
+        () => fresh(`output.${extension}`),
       );
     });
   }

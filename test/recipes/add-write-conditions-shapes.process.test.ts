@@ -352,6 +352,53 @@ describe('add-write-conditions on shapes from real projects', { timeout: 90_000 
     ]);
   });
 
+  it('leaves a class alone whose constructor assigns save in a branch or by Object.assign, naming where', async () => {
+    const files = {
+      'src/branch.js': [
+        "/** @typedef {import('checkpoint-fencing').CheckpointStorage} CheckpointStorage */",
+        '',
+        '/** @implements {CheckpointStorage} */',
+        'export class BranchSave {',
+        '  constructor(legacy) {',
+        '    this.rows = new Map();',
+        '    this.read = (id) => Promise.resolve(this.rows.get(id));',
+        '    this.delete = (id) => Promise.resolve(void this.rows.delete(id));',
+        '    if (legacy) {',
+        '      this.save = (id, cp) => Promise.resolve(void this.rows.set(id, cp)).then(() => cp);',
+        '    }',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+      'src/assigned.ts': [
+        "import type { CheckpointStorage } from 'checkpoint-fencing';",
+        '',
+        'export interface AssignedSave extends CheckpointStorage {}',
+        'export class AssignedSave implements CheckpointStorage {',
+        '  private readonly rows = new Map<string, string>();',
+        '  constructor() {',
+        '    Object.assign(this, {',
+        '      save: (id: string, cp: string) => Promise.resolve(void this.rows.set(id, cp)).then(() => cp),',
+        '    });',
+        '  }',
+        '  read = (id: string) => Promise.resolve(this.rows.get(id));',
+        '  delete = (id: string) => Promise.resolve(void this.rows.delete(id));',
+        '}',
+        '',
+      ].join('\n'),
+    };
+    const { root, report } = await upgradeTwice('assigned-in-constructor', files, { allowJs: true, checkJs: true });
+    for (const [file, before] of Object.entries(files)) {
+      expect(text(root, file.replace('src/', ''))).toBe(before);
+    }
+    const reason = (at: string): string =>
+      `its constructor assigns this.save at ${at} other than once, as a statement of its own (in a branch, a callback, Object.assign), and the instance's own property would hide a save the recipe adds; assign it once at the top of the constructor, or add the condition by hand.`;
+    expect(report.skipped.map(({ class: name, reason }) => [name, reason]).sort()).toEqual([
+      ['AssignedSave', reason(`${join(root, 'src/assigned.ts')}:7`)],
+      ['BranchSave', reason(`${join(root, 'src/branch.js')}:10`)],
+    ]);
+  });
+
   it('imports with import = require in a CommonJS file under verbatimModuleSyntax (review 6)', async () => {
     const { root } = await upgradeTwice(
       'verbatim-commonjs',
