@@ -74,10 +74,11 @@ export function clause(text: string): string {
 }
 
 /**
- * Where the marker sends the reader: the recipe doc's section on evaluating a condition atomically in common stores.
- * A path inside the installed package rather than a versioned URL, so upgraded code does not change with releases.
+ * Where the marker sends the reader: the runtime README's section on evaluating a condition atomically in common
+ * stores. A path inside the package the upgraded code imports (so it is installed) rather than a versioned URL, so
+ * upgraded code does not change with releases.
  */
-export const MARKER_DOC_POINTER = `${PACKAGE_NAME}/doc/recipes/add-write-conditions.md#evaluating-conditions-atomically`;
+export const MARKER_DOC_POINTER = `${PACKAGE_NAME}/README.md#evaluating-conditions-atomically`;
 
 /**
  * The marker's text for one upgraded implementer: what the generated code now does, and the decision left to make.
