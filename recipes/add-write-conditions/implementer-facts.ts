@@ -1,6 +1,6 @@
 // What the fact reader found in a file, as offsets and names; the decision sees no syntax tree, the writer only the
 // `save` it rewrites (doc/adr/0201).
-import type { ts } from 'ts-morph';
+import type { ts as Typescript } from 'ts-morph';
 
 /** One implementer of `CheckpointStorage`: a class, or an object literal standing where a storage is expected. */
 export interface ImplementerFacts {
@@ -33,7 +33,7 @@ export interface ImplementerFacts {
   /** The class writes `public` on its storage members, so generated ones carry it too. */
   readonly explicitlyPublic: boolean;
   /** The class or object literal itself: the writer adds members to its body. */
-  readonly node: ts.ClassLikeDeclaration | ts.ObjectLiteralExpression;
+  readonly node: Typescript.ClassLikeDeclaration | Typescript.ObjectLiteralExpression;
 }
 
 /** `[start, end)` offsets into a file's text. */
@@ -65,9 +65,9 @@ export interface ChainSummary {
  */
 export interface SaveFacts {
   /** The member; for a `save` the constructor assigns without a declaration, the constructor. */
-  readonly member: ts.ClassElement | ts.ObjectLiteralElementLike;
+  readonly member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike;
   /** The function it is or holds; `undefined` for a `value` or an `accessor`. */
-  readonly fn: ts.FunctionLikeDeclaration | undefined;
+  readonly fn: Typescript.FunctionLikeDeclaration | undefined;
   /**
    * `fn` is not the member's own: a class field's function assigned in the constructor, or a method of the class
    * bound to it (`this.persist.bind(this)`). It takes the condition where it is written.
@@ -88,7 +88,7 @@ export interface SaveFacts {
   readonly isOverride: boolean;
   readonly isAsync: boolean;
   /** Its parameters but a `this` parameter. */
-  readonly parameters: readonly ts.ParameterDeclaration[];
+  readonly parameters: readonly Typescript.ParameterDeclaration[];
 }
 
 /** How a file imports from `checkpoint-fencing`, digested into how generated names are spelled and imported. */

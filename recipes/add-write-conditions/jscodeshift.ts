@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { ts } from 'ts-morph';
+import type { ts as Typescript } from 'ts-morph';
+import { ts } from './typescript.js';
 import { membersAdded } from './member-edits.js';
 import { readImplementerFacts, syntaxError } from './read-implementer-facts.js';
 import { StorageResolverByName } from './resolve-storage-by-name.js';
@@ -40,7 +41,8 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   const text = file.source.slice(bom.length);
   // The script kind (JSX or not, JavaScript or TypeScript) follows the file's extension.
   const sourceFile = ts.createSourceFile(file.path, text, ts.ScriptTarget.Latest, true);
-  const [problem] = (sourceFile as { readonly parseDiagnostics?: readonly ts.Diagnostic[] }).parseDiagnostics ?? [];
+  const [problem] =
+    (sourceFile as { readonly parseDiagnostics?: readonly Typescript.Diagnostic[] }).parseDiagnostics ?? [];
   if (problem !== undefined) {
     throw syntaxError(sourceFile, problem);
   }

@@ -1,4 +1,5 @@
-import { ts } from 'ts-morph';
+import type { ts as Typescript } from 'ts-morph';
+import { ts } from './typescript.js';
 import type { GeneratedNames, ImplementerFacts, Range, SaveFacts } from './implementer-facts.js';
 import { commentLines, fillTemplate, itemsAfter, TEMPLATES } from './member-templates.js';
 import { isThisParameter } from './read-implementer-facts.js';
@@ -111,9 +112,9 @@ function namingOf(implementer: ImplementerFacts) {
  * Where new members go in a class body or object literal (`lastMemberEnd` after a literal's trailing comma), and their
  * indent: that of the members, and of the line the body opens on.
  */
-function bodyOf(text: string, container: ts.ClassLikeDeclaration | ts.ObjectLiteralExpression) {
+function bodyOf(text: string, container: Typescript.ClassLikeDeclaration | Typescript.ObjectLiteralExpression) {
   const literal = ts.isObjectLiteralExpression(container);
-  const members: ts.NodeArray<ts.Node> = literal ? container.properties : container.members;
+  const members: Typescript.NodeArray<Typescript.Node> = literal ? container.properties : container.members;
   const last = members.at(-1)?.end;
   const { end, comma } = literal && last !== undefined ? afterComma(text, last) : { end: last, comma: false };
   return {
@@ -153,7 +154,7 @@ function writtenParameters(save: SaveFacts): string[] {
 }
 
 /** The modifiers of the member, as nodes. */
-function modifiers(save: SaveFacts): readonly ts.ModifierLike[] {
+function modifiers(save: SaveFacts): readonly Typescript.ModifierLike[] {
   return ts.canHaveModifiers(save.member) ? (ts.getModifiers(save.member) ?? []) : [];
 }
 
@@ -164,7 +165,7 @@ function decorators(source: string, save: SaveFacts | undefined): Range | undefi
 }
 
 /** A range of tokens, from the first one's start to the next token after the last (so with the whitespace between). */
-function tokens(text: string, nodes: readonly ts.Node[]): Range | undefined {
+function tokens(text: string, nodes: readonly Typescript.Node[]): Range | undefined {
   const [first, last] = [nodes[0], nodes.at(-1)];
   return first === undefined || last === undefined
     ? undefined
@@ -172,7 +173,7 @@ function tokens(text: string, nodes: readonly ts.Node[]): Range | undefined {
 }
 
 /** Offsets of the parameter list of `fn`; `open` is `undefined` for an arrow's single unparenthesised parameter. */
-function parameterList(source: string, fn: ts.SignatureDeclaration) {
+function parameterList(source: string, fn: Typescript.SignatureDeclaration) {
   const list = fn.parameters;
   const last = list.at(-1);
   const open = source[list.pos - 1] === '(' ? list.pos - 1 : undefined;
@@ -300,7 +301,7 @@ function saveJsDoc(
   return writer.typescript ? [] : fillTemplate(TEMPLATES.saveJsDoc, values, writer.indent, writer.style);
 }
 
-function jsDocType(parameter: ts.ParameterDeclaration | undefined): string {
+function jsDocType(parameter: Typescript.ParameterDeclaration | undefined): string {
   return (parameter && ts.getJSDocParameterTags(parameter)[0]?.typeExpression?.type.getText()) ?? 'string';
 }
 
@@ -403,7 +404,7 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
  */
 function parametersAdded(
   { source, style }: Writer,
-  signature: ts.SignatureDeclaration,
+  signature: Typescript.SignatureDeclaration,
   added: readonly string[],
   headEnd: number | undefined,
 ): TextEdit {

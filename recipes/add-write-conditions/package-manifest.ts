@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ts } from 'ts-morph';
+import { ts } from './typescript.js';
 
 /**
  * The nearest package.json at or above `folder`, that of the package a file in `folder` belongs to: its folder and

@@ -1,4 +1,5 @@
-import { ts } from 'ts-morph';
+import type { ts as Typescript } from 'ts-morph';
+import { ts } from './typescript.js';
 import type { StorageMemberName } from '../../vocabulary/index.js';
 import type { BaseFacts, ChainSummary, ImplementerFacts, ImportFacts, Range, SaveFacts } from './implementer-facts.js';
 import { readImportFacts } from './read-import-facts.js';
@@ -11,8 +12,8 @@ const STORAGE_MEMBERS: readonly StorageMemberName[] = ['read', 'save', 'delete',
 /** Members whose first parameter names the id, in the order their name is preferred for generated members. */
 const ID_TAKING_MEMBERS: readonly StorageMemberName[] = ['read', 'writeVersion', 'delete'];
 
-type Member = ts.ClassElement | ts.ObjectLiteralElementLike;
-type Container = ts.ClassLikeDeclaration | ts.ObjectLiteralExpression;
+type Member = Typescript.ClassElement | Typescript.ObjectLiteralElementLike;
+type Container = Typescript.ClassLikeDeclaration | Typescript.ObjectLiteralExpression;
 
 /** What one file holds: its implementers of `CheckpointStorage` and its imports from checkpoint-fencing. */
 export interface FileFacts {
@@ -28,12 +29,12 @@ export interface FileFacts {
  * cannot tell (doc/adr/0204). `commonJsOnly`: see {@link readImportFacts}.
  */
 export function readImplementerFacts(
-  sourceFile: ts.SourceFile,
+  sourceFile: Typescript.SourceFile,
   resolver: StorageResolver,
   commonJsOnly = false,
 ): FileFacts {
-  const known = new Map<ts.ClassLikeDeclaration, boolean>();
-  const isImplementer = (declaration: ts.ClassLikeDeclaration): boolean => {
+  const known = new Map<Typescript.ClassLikeDeclaration, boolean>();
+  const isImplementer = (declaration: Typescript.ClassLikeDeclaration): boolean => {
     if (!known.has(declaration)) {
       known.set(declaration, false); // a class that extends itself ends here
       const base = resolver.baseClassOf(declaration);
@@ -44,7 +45,7 @@ export function readImplementerFacts(
   };
   const classes: ImplementerFacts[] = [];
   const literals: ImplementerFacts[] = [];
-  const visit = (node: ts.Node): void => {
+  const visit = (node: Typescript.Node): void => {
     if (ts.isClassLike(node) && isImplementer(node)) {
       classes.push(implementerFacts(node, node.name?.text ?? 'default export class', resolver, isImplementer));
     } else if (ts.isObjectLiteralExpression(node)) {
@@ -65,14 +66,14 @@ export function readImplementerFacts(
 }
 
 /** The error for a file that does not parse: where (1-based line and column) and the parser's reason. */
-export function syntaxError(sourceFile: ts.SourceFile, problem: ts.Diagnostic): Error {
+export function syntaxError(sourceFile: Typescript.SourceFile, problem: Typescript.Diagnostic): Error {
   const { line, character } = sourceFile.getLineAndCharacterOfPosition(problem.start ?? 0);
   const reason = ts.flattenDiagnosticMessageText(problem.messageText, ' ');
   return new Error(upgradeMessages.doesNotParse(sourceFile.fileName, line + 1, character + 1, reason));
 }
 
 /** `implements` clauses, and in JavaScript the JSDoc `@implements` tags. */
-function implementedTypes(declaration: ts.ClassLikeDeclaration): ts.ExpressionWithTypeArguments[] {
+function implementedTypes(declaration: Typescript.ClassLikeDeclaration): Typescript.ExpressionWithTypeArguments[] {
   const clauses = (declaration.heritageClauses ?? []).filter((c) => c.token === ts.SyntaxKind.ImplementsKeyword);
   const tags = isJavaScriptFile(declaration.getSourceFile())
     ? jsDocComments(declaration).flatMap((comment) => comment.tags ?? [])
@@ -87,10 +88,13 @@ function implementedTypes(declaration: ts.ClassLikeDeclaration): ts.ExpressionWi
  * The name of an object literal where a storage is expected: a variable of that type, `satisfies`, `as`, a factory's
  * return, their JSDoc spellings, or, with a `save`, any context that types it as one; else `undefined`.
  */
-function storageLiteralName(literal: ts.ObjectLiteralExpression, resolver: StorageResolver): string | undefined {
+function storageLiteralName(
+  literal: Typescript.ObjectLiteralExpression,
+  resolver: StorageResolver,
+): string | undefined {
   const javascript = isJavaScriptFile(literal.getSourceFile());
-  let position: ts.Node = literal;
-  let cast: ts.TypeNode | undefined;
+  let position: Typescript.Node = literal;
+  let cast: Typescript.TypeNode | undefined;
   while (ts.isParenthesizedExpression(position.parent)) {
     position = position.parent;
     cast ??= javascript ? ts.getJSDocType(position) : undefined;
@@ -105,7 +109,7 @@ function storageLiteralName(literal: ts.ObjectLiteralExpression, resolver: Stora
   }
   const holder = ts.findAncestor(
     literal.parent,
-    (node): node is ts.NamedDeclaration & { readonly name: ts.Identifier } =>
+    (node): node is Typescript.NamedDeclaration & { readonly name: Typescript.Identifier } =>
       (ts.isVariableDeclaration(node) ||
         ts.isFunctionDeclaration(node) ||
         ts.isMethodDeclaration(node) ||
@@ -117,7 +121,7 @@ function storageLiteralName(literal: ts.ObjectLiteralExpression, resolver: Stora
 }
 
 /** The type the position of an expression declares for it: a variable's, an assertion's, a factory's return type. */
-function declaredType(position: ts.Node, javascript: boolean): ts.TypeNode | undefined {
+function declaredType(position: Typescript.Node, javascript: boolean): Typescript.TypeNode | undefined {
   const parent = position.parent;
   if (ts.isVariableDeclaration(parent) && parent.initializer === position) {
     const jsDoc = javascript
@@ -152,7 +156,7 @@ function memberName(member: Member): string | undefined {
     : undefined;
 }
 
-function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
+function hasModifier(node: Typescript.Node, kind: Typescript.SyntaxKind): boolean {
   return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === kind);
 }
 
@@ -175,8 +179,11 @@ function memberNamed(container: Container, name: string): Member | undefined {
 }
 
 /** The class chain above `declaration`, as far as the resolver sees it, nearest first. */
-function ancestors(declaration: ts.ClassLikeDeclaration, resolver: StorageResolver): ts.ClassLikeDeclaration[] {
-  const chain: ts.ClassLikeDeclaration[] = [];
+function ancestors(
+  declaration: Typescript.ClassLikeDeclaration,
+  resolver: StorageResolver,
+): Typescript.ClassLikeDeclaration[] {
+  const chain: Typescript.ClassLikeDeclaration[] = [];
   for (let base = resolver.baseClassOf(declaration); base.kind === 'visible' && !chain.includes(base.declaration);) {
     chain.push(base.declaration);
     base = resolver.baseClassOf(base.declaration);
@@ -184,7 +191,7 @@ function ancestors(declaration: ts.ClassLikeDeclaration, resolver: StorageResolv
   return chain;
 }
 
-function implementerId(node: ts.Node): string {
+function implementerId(node: Typescript.Node): string {
   return `${node.getSourceFile().fileName}#${node.getStart()}`;
 }
 
@@ -192,10 +199,10 @@ function implementerFacts(
   node: Container,
   name: string,
   resolver: StorageResolver,
-  isImplementer: (declaration: ts.ClassLikeDeclaration) => boolean,
+  isImplementer: (declaration: Typescript.ClassLikeDeclaration) => boolean,
 ): ImplementerFacts {
   const literal = ts.isObjectLiteralExpression(node);
-  const members: ts.NodeArray<Member> = literal ? node.properties : node.members;
+  const members: Typescript.NodeArray<Member> = literal ? node.properties : node.members;
   const save = literal ? memberNamed(node, SAVE) : ownSaveOf(node);
   const sourceFile = node.getSourceFile();
   return {
@@ -234,9 +241,9 @@ function implementerFacts(
 }
 
 function baseFacts(
-  declaration: ts.ClassLikeDeclaration,
+  declaration: Typescript.ClassLikeDeclaration,
   resolver: StorageResolver,
-  isImplementer: (declaration: ts.ClassLikeDeclaration) => boolean,
+  isImplementer: (declaration: Typescript.ClassLikeDeclaration) => boolean,
 ): BaseFacts | undefined {
   const chain = ancestors(declaration, resolver);
   const [base, beyond] = [chain[0], resolver.baseClassOf(chain.at(-1) ?? declaration)];
@@ -261,7 +268,7 @@ function baseFacts(
  * class field, assigned to it in the constructor (`this.save = …`), or a plain method of the class bound to it
  * (`this.persist.bind(this)`).
  */
-function functionOf(member: Member): ts.FunctionLikeDeclaration | undefined {
+function functionOf(member: Member): Typescript.FunctionLikeDeclaration | undefined {
   if (ts.isMethodDeclaration(member)) {
     return member;
   }
@@ -274,7 +281,7 @@ function functionOf(member: Member): ts.FunctionLikeDeclaration | undefined {
  * What a field or property holds: its initialiser, or what the class's constructor assigns it; for the constructor
  * standing for a `save` it assigns without declaring it, that; parentheses off.
  */
-function valueOf(member: Member): ts.Expression | undefined {
+function valueOf(member: Member): Typescript.Expression | undefined {
   let value = ts.isPropertyDeclaration(member) || ts.isPropertyAssignment(member) ? member.initializer : undefined;
   const owner = ts.isPropertyDeclaration(member) || ts.isConstructorDeclaration(member) ? member.parent : undefined;
   if (value === undefined && owner !== undefined && ts.isClassLike(owner)) {
@@ -294,20 +301,20 @@ function valueOf(member: Member): ts.Expression | undefined {
  * without the name), which the recipe cannot follow.
  */
 function constructorWrites(
-  declaration: ts.ClassLikeDeclaration,
+  declaration: Typescript.ClassLikeDeclaration,
   name: string,
-): { readonly statements: ts.Expression[]; readonly elsewhere: ts.Node | undefined } {
+): { readonly statements: Typescript.Expression[]; readonly elsewhere: Typescript.Node | undefined } {
   const body = declaration.members.find(ts.isConstructorDeclaration)?.body;
-  const isThis = (node: ts.Node) => node.kind === ts.SyntaxKind.ThisKeyword;
-  const statements: ts.Expression[] = [];
-  let elsewhere: ts.Node | undefined;
-  const writesName = (target: ts.Expression): boolean =>
+  const isThis = (node: Typescript.Node) => node.kind === ts.SyntaxKind.ThisKeyword;
+  const statements: Typescript.Expression[] = [];
+  let elsewhere: Typescript.Node | undefined;
+  const writesName = (target: Typescript.Expression): boolean =>
     (ts.isPropertyAccessExpression(target) && isThis(target.expression) && target.name.text === name) ||
     (ts.isElementAccessExpression(target) &&
       isThis(target.expression) &&
       (!ts.isStringLiteralLike(target.argumentExpression) || target.argumentExpression.text === name));
   // `Object.assign(this, …)`, unless from object literals only, whose names are all known and none of them `name`.
-  const assignsName = (call: ts.CallExpression): boolean =>
+  const assignsName = (call: Typescript.CallExpression): boolean =>
     call.expression.getText() === 'Object.assign' &&
     call.arguments[0] !== undefined &&
     isThis(call.arguments[0]) &&
@@ -318,7 +325,7 @@ function constructorWrites(
           ts.isObjectLiteralExpression(source) &&
           source.properties.every((property) => ![undefined, name].includes(memberName(property))),
       );
-  const visit = (node: ts.Node): void => {
+  const visit = (node: Typescript.Node): void => {
     if (
       ts.isBinaryExpression(node) &&
       node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
@@ -350,7 +357,7 @@ function constructorWrites(
 }
 
 /** Where a node is, as `file:line`. */
-function place(node: ts.Node): string {
+function place(node: Typescript.Node): string {
   const sourceFile = node.getSourceFile();
   return `${sourceFile.fileName}:${sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
 }
@@ -359,7 +366,7 @@ function place(node: ts.Node): string {
  * A class's own `save`: the member declared, or else its constructor, when it assigns `this.save` once, as a
  * statement of its own.
  */
-function ownSaveOf(declaration: ts.ClassLikeDeclaration): Member | undefined {
+function ownSaveOf(declaration: Typescript.ClassLikeDeclaration): Member | undefined {
   const writes = constructorWrites(declaration, SAVE);
   return (
     memberNamed(declaration, SAVE) ??
@@ -373,7 +380,9 @@ function ownSaveOf(declaration: ts.ClassLikeDeclaration): Member | undefined {
  * For a class: where its constructor writes `save` or `writeVersion` through `this` in a way the recipe cannot follow
  * (see {@link constructorWrites}), or a second time; the instance's own property would hide a member added for it.
  */
-function unfollowedWrite(declaration: ts.ClassLikeDeclaration): { name: StorageMemberName; at: string } | undefined {
+function unfollowedWrite(
+  declaration: Typescript.ClassLikeDeclaration,
+): { name: StorageMemberName; at: string } | undefined {
   for (const name of [SAVE, WRITE_VERSION]) {
     const writes = constructorWrites(declaration, name);
     const at = writes.elsewhere ?? writes.statements[1];
@@ -385,8 +394,8 @@ function unfollowedWrite(declaration: ts.ClassLikeDeclaration): { name: StorageM
 }
 
 /** For `this.m.bind(this)`, the method `m` of the same class when it is a plain one: with a body and no overloads. */
-function boundMethod(member: Member, value: ts.Expression): ts.MethodDeclaration | undefined {
-  const thisKeyword = (node: ts.Node | undefined) => node?.kind === ts.SyntaxKind.ThisKeyword;
+function boundMethod(member: Member, value: Typescript.Expression): Typescript.MethodDeclaration | undefined {
+  const thisKeyword = (node: Typescript.Node | undefined) => node?.kind === ts.SyntaxKind.ThisKeyword;
   const bind = ts.isCallExpression(value) && value.arguments.length === 1 && thisKeyword(value.arguments[0]);
   const callee = bind ? value.expression : undefined;
   const target = callee && ts.isPropertyAccessExpression(callee) && callee.name.text === 'bind' && callee.expression;
@@ -416,12 +425,12 @@ function assignedFrom(member: Member): string {
 }
 
 /** Where a name used as a value comes from, when it is a parameter or an import: the place to add the condition. */
-function originOf(name: ts.Identifier): string | undefined {
-  const named = (declaration: ts.NamedDeclaration): boolean =>
+function originOf(name: Typescript.Identifier): string | undefined {
+  const named = (declaration: Typescript.NamedDeclaration): boolean =>
     declaration.name !== undefined && ts.isIdentifier(declaration.name) && declaration.name.text === name.text;
   const scope = ts.findAncestor(
     name,
-    (node): node is ts.SignatureDeclaration => ts.isFunctionLike(node) && node.parameters.some(named),
+    (node): node is Typescript.SignatureDeclaration => ts.isFunctionLike(node) && node.parameters.some(named),
   );
   if (scope !== undefined) {
     const owner = ts.isConstructorDeclaration(scope) ? 'the constructor' : scope.name?.getText();
@@ -430,7 +439,7 @@ function originOf(name: ts.Identifier): string | undefined {
   const imported = name
     .getSourceFile()
     .statements.find(
-      (statement): statement is ts.ImportDeclaration =>
+      (statement): statement is Typescript.ImportDeclaration =>
         ts.isImportDeclaration(statement) &&
         statement.importClause !== undefined &&
         (named(statement.importClause) ||
@@ -444,11 +453,11 @@ function originOf(name: ts.Identifier): string | undefined {
     : undefined;
 }
 
-export function isThisParameter(parameter: ts.ParameterDeclaration): boolean {
+export function isThisParameter(parameter: Typescript.ParameterDeclaration): boolean {
   return ts.isIdentifier(parameter.name) && parameter.name.text === 'this';
 }
 
-function parametersOf(member: Member): readonly ts.ParameterDeclaration[] {
+function parametersOf(member: Member): readonly Typescript.ParameterDeclaration[] {
   return (functionOf(member)?.parameters ?? []).filter((parameter) => !isThisParameter(parameter));
 }
 
@@ -500,9 +509,9 @@ function saveFacts(member: Member, hasOverloads: boolean): SaveFacts {
 }
 
 /** Every `super.save` and `super['save']` (its name, without quotes) in a class member. */
-function superSaveNames(member: ts.ClassElement): Range[] {
+function superSaveNames(member: Typescript.ClassElement): Range[] {
   const found: Range[] = [];
-  const visit = (node: ts.Node): void => {
+  const visit = (node: Typescript.Node): void => {
     // In a nested class or an object literal's method, `super` means another prototype.
     if (ts.isClassLike(node) || (ts.isObjectLiteralExpression(node.parent) && ts.isFunctionLike(node))) {
       return;

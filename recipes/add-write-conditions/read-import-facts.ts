@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
-import { ts } from 'ts-morph';
+import type { ts as Typescript } from 'ts-morph';
+import { ts } from './typescript.js';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import type { ImportFacts, NamedImportFacts } from './implementer-facts.js';
 import { CONDITION_TYPE, UNSUPPORTED_ERROR } from './member-templates.js';
@@ -24,7 +25,7 @@ interface PackageImport {
  * type-aware front end knows beyond the file: that it compiles to CommonJS under `verbatimModuleSyntax`, where only
  * `import x = require(…)` can bring in a value.
  */
-export function readImportFacts(sourceFile: ts.SourceFile, commonJsOnly = false): ImportFacts {
+export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly = false): ImportFacts {
   const { text, statements } = sourceFile;
   const importStatements = statements.filter(
     (statement) =>
@@ -93,7 +94,7 @@ function freeName(name: string, text: string): string {
   return free;
 }
 
-function packageImport(statement: ts.Statement, text: string): PackageImport | undefined {
+function packageImport(statement: Typescript.Statement, text: string): PackageImport | undefined {
   const imported = importBindings(statement);
   if (imported !== undefined) {
     const bindings = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : undefined;
@@ -129,10 +130,10 @@ function packageImport(statement: ts.Statement, text: string): PackageImport | u
 
 /** The braces of an import holding `elements`; `specifiers` are those it may be rewritten with. */
 function namedImport(
-  statement: ts.Statement,
+  statement: Typescript.Statement,
   braces: { readonly open: number; readonly close: number },
-  elements: readonly ts.Node[],
-  specifiers: readonly ts.Node[],
+  elements: readonly Typescript.Node[],
+  specifiers: readonly Typescript.Node[],
   text: string,
 ): NamedImportFacts | undefined {
   const last = elements.at(-1);
@@ -146,7 +147,7 @@ function namedImport(
 }
 
 /** The module of `const x = require('…')` (or `const { … } =`), a CommonJS import. */
-function requiredModule(statement: ts.Statement): string | undefined {
+function requiredModule(statement: Typescript.Statement): string | undefined {
   const [declaration, ...others] = ts.isVariableStatement(statement) ? statement.declarationList.declarations : [];
   const call = others.length === 0 ? declaration?.initializer : undefined;
   const isRequire =
@@ -160,7 +161,7 @@ function requiredModule(statement: ts.Statement): string | undefined {
  * one without `import`/`export` that uses `require`/`module.exports` or sits in a package not `"type": "module"`.
  * (Not `ts.isExternalModule`: in a program, `moduleDetection` and the package type can force a script to be one.)
  */
-function isCommonJsScript(sourceFile: ts.SourceFile): boolean {
+function isCommonJsScript(sourceFile: Typescript.SourceFile): boolean {
   const path = sourceFile.fileName;
   return (
     /\.cjs$/.test(path) ||
@@ -179,7 +180,7 @@ function isCommonJsScript(sourceFile: ts.SourceFile): boolean {
 }
 
 /** A TypeScript file written in CommonJS syntax (`export =`, `import x = require(…)`), which a new import follows. */
-function writesCommonJsSyntax(sourceFile: ts.SourceFile): boolean {
+function writesCommonJsSyntax(sourceFile: Typescript.SourceFile): boolean {
   return sourceFile.statements.some(
     (statement) =>
       (ts.isExportAssignment(statement) && statement.isExportEquals === true) ||
@@ -191,7 +192,7 @@ function writesCommonJsSyntax(sourceFile: ts.SourceFile): boolean {
  * Where the comments directly above `node` begin (its JSDoc, line comments), so that new text goes above them rather
  * than between a node and its documentation. A blank line ends the run: a section comment above it stays apart.
  */
-export function attachedCommentsStart(text: string, node: ts.Node): number {
+export function attachedCommentsStart(text: string, node: Typescript.Node): number {
   let at = node.getStart();
   for (const range of (ts.getLeadingCommentRanges(text, node.pos) ?? []).reverse()) {
     if (/\n[ \t]*\r?\n/.test(text.slice(range.end, at))) {

@@ -1,4 +1,5 @@
-import { ts } from 'ts-morph';
+import type { ts as Typescript } from 'ts-morph';
+import { ts } from './typescript.js';
 import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
 import {
   extendsExpression,
@@ -22,12 +23,12 @@ const STORAGE: RuntimeExportName = 'CheckpointStorage';
 export class StorageResolverByName implements StorageResolver {
   readonly #names = new Set<string>();
   readonly #namespaces = new Set<string>();
-  readonly #classes = new Map<string, ts.ClassLikeDeclaration>();
+  readonly #classes = new Map<string, Typescript.ClassLikeDeclaration>();
 
-  constructor(sourceFile: ts.SourceFile) {
-    const derived: (ts.InterfaceDeclaration | ts.TypeAliasDeclaration)[] = [];
+  constructor(sourceFile: Typescript.SourceFile) {
+    const derived: (Typescript.InterfaceDeclaration | Typescript.TypeAliasDeclaration)[] = [];
     const javascript = isJavaScriptFile(sourceFile);
-    const visit = (node: ts.Node): void => {
+    const visit = (node: Typescript.Node): void => {
       const imported = importBindings(node);
       if (imported?.specifier === PACKAGE_NAME) {
         if (imported.namespace !== undefined) {
@@ -73,7 +74,7 @@ export class StorageResolverByName implements StorageResolver {
     }
   }
 
-  isStorageType(node: ts.TypeNode | ts.ExpressionWithTypeArguments): boolean {
+  isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean {
     return isStorageTypeNode(node, (named) =>
       ts.isExpressionWithTypeArguments(named)
         ? this.#refersToStorage(named.expression)
@@ -87,7 +88,7 @@ export class StorageResolverByName implements StorageResolver {
     return false;
   }
 
-  baseClassOf(declaration: ts.ClassLikeDeclaration): BaseClass {
+  baseClassOf(declaration: Typescript.ClassLikeDeclaration): BaseClass {
     const expression = extendsExpression(declaration);
     if (expression === undefined) {
       return { kind: 'none' };
@@ -99,7 +100,7 @@ export class StorageResolverByName implements StorageResolver {
   }
 
   /** `CheckpointStorage` under a local name, or `ns.CheckpointStorage` as a property access or qualified name. */
-  #refersToStorage(name: ts.Expression | ts.EntityName): boolean {
+  #refersToStorage(name: Typescript.Expression | Typescript.EntityName): boolean {
     const [namespace, member] = ts.isPropertyAccessExpression(name)
       ? [name.expression, name.name]
       : ts.isQualifiedName(name)
@@ -115,7 +116,7 @@ export class StorageResolverByName implements StorageResolver {
 }
 
 /** `import('checkpoint-fencing').CheckpointStorage` as a type. */
-function isPackageImportType(node: ts.TypeNode): boolean {
+function isPackageImportType(node: Typescript.TypeNode): boolean {
   return (
     ts.isImportTypeNode(node) &&
     ts.isLiteralTypeNode(node.argument) &&

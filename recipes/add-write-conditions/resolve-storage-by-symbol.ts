@@ -1,4 +1,5 @@
-import { ts } from 'ts-morph';
+import type { ts as Typescript } from 'ts-morph';
+import { ts } from './typescript.js';
 import type { RuntimeExportName } from '../../vocabulary/index.js';
 import { extendsExpression, isStorageTypeNode, type BaseClass, type StorageResolver } from './storage-resolver.js';
 
@@ -12,25 +13,25 @@ const STORAGE: RuntimeExportName = 'CheckpointStorage';
  * of that name is never taken for it.
  */
 export class StorageResolverBySymbol implements StorageResolver {
-  readonly #checker: ts.TypeChecker;
-  readonly #storageDeclarations: ReadonlySet<ts.Declaration>;
-  readonly #known = new Map<ts.Type, boolean>();
+  readonly #checker: Typescript.TypeChecker;
+  readonly #storageDeclarations: ReadonlySet<Typescript.Declaration>;
+  readonly #known = new Map<Typescript.Type, boolean>();
 
-  constructor(checker: ts.TypeChecker, entries: readonly ts.SourceFile[]) {
+  constructor(checker: Typescript.TypeChecker, entries: readonly Typescript.SourceFile[]) {
     this.#checker = checker;
     this.#storageDeclarations = storageDeclarations(checker, entries);
   }
 
-  isStorageType(node: ts.TypeNode | ts.ExpressionWithTypeArguments): boolean {
+  isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean {
     return isStorageTypeNode(node, (named) => this.#isStorage(this.#checker.getTypeAtLocation(named)));
   }
 
-  isContextuallyStorage(literal: ts.ObjectLiteralExpression): boolean {
+  isContextuallyStorage(literal: Typescript.ObjectLiteralExpression): boolean {
     const contextual = this.#checker.getContextualType(literal);
     return contextual !== undefined && this.#isStorage(contextual);
   }
 
-  baseClassOf(declaration: ts.ClassLikeDeclaration): BaseClass {
+  baseClassOf(declaration: Typescript.ClassLikeDeclaration): BaseClass {
     const expression = extendsExpression(declaration);
     if (expression === undefined) {
       return { kind: 'none' };
@@ -52,7 +53,7 @@ export class StorageResolverBySymbol implements StorageResolver {
   }
 
   /** For a union, every member but `null` and `undefined` must be a storage; for an intersection, one member. */
-  #isStorage(type: ts.Type): boolean {
+  #isStorage(type: Typescript.Type): boolean {
     const present = this.#checker.getNonNullableType(type);
     if (present.isIntersection()) {
       return present.types.some((part) => this.#isStorage(part));
@@ -61,8 +62,8 @@ export class StorageResolverBySymbol implements StorageResolver {
     return parts.length > 0 && parts.every((part) => this.#namesOrDerives(part));
   }
 
-  #namesOrDerives(type: ts.Type): boolean {
-    const target = (type as Partial<ts.TypeReference>).target ?? type;
+  #namesOrDerives(type: Typescript.Type): boolean {
+    const target = (type as Partial<Typescript.TypeReference>).target ?? type;
     const known = this.#known.get(target);
     if (known !== undefined) {
       return known;
@@ -77,7 +78,7 @@ export class StorageResolverBySymbol implements StorageResolver {
   }
 
   /** Extended interfaces and base classes, and the interfaces a class implements. */
-  #inherited(type: ts.Type, symbol: ts.Symbol | undefined): ts.Type[] {
+  #inherited(type: Typescript.Type, symbol: Typescript.Symbol | undefined): Typescript.Type[] {
     const bases = type.isClassOrInterface() ? [...this.#checker.getBaseTypes(type)] : [];
     for (const declaration of symbol?.getDeclarations() ?? []) {
       if (ts.isClassLike(declaration)) {
@@ -93,8 +94,11 @@ export class StorageResolverBySymbol implements StorageResolver {
 }
 
 /** The declarations of `CheckpointStorage` exported by the files `checkpoint-fencing` resolved to. */
-function storageDeclarations(checker: ts.TypeChecker, entries: readonly ts.SourceFile[]): Set<ts.Declaration> {
-  const found = new Set<ts.Declaration>();
+function storageDeclarations(
+  checker: Typescript.TypeChecker,
+  entries: readonly Typescript.SourceFile[],
+): Set<Typescript.Declaration> {
+  const found = new Set<Typescript.Declaration>();
   for (const entry of entries) {
     const module = checker.getSymbolAtLocation(entry);
     let exported =

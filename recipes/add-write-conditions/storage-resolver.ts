@@ -1,9 +1,10 @@
-import { ts } from 'ts-morph';
+import type { ts as Typescript } from 'ts-morph';
+import { ts } from './typescript.js';
 
 /** The class a class extends, as far as a resolver can see. */
 export type BaseClass =
   | { readonly kind: 'none' }
-  | { readonly kind: 'visible'; readonly declaration: ts.ClassLikeDeclaration }
+  | { readonly kind: 'visible'; readonly declaration: Typescript.ClassLikeDeclaration }
   /** Declared where this resolver cannot look: another file (the by-name resolver), or an unresolved package. */
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
@@ -13,22 +14,22 @@ export type BaseClass =
  */
 export interface StorageResolver {
   /** Whether a type is checkpoint-fencing's `CheckpointStorage`, one derived from it, or either with `null`/`undefined`. */
-  isStorageType(node: ts.TypeNode | ts.ExpressionWithTypeArguments): boolean;
+  isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean;
   /** Whether an object literal with no declared type is a storage by where it stands (an argument, a property). */
-  isContextuallyStorage(literal: ts.ObjectLiteralExpression): boolean;
-  baseClassOf(declaration: ts.ClassLikeDeclaration): BaseClass;
+  isContextuallyStorage(literal: Typescript.ObjectLiteralExpression): boolean;
+  baseClassOf(declaration: Typescript.ClassLikeDeclaration): BaseClass;
 }
 
 /**
  * Every JSDoc comment attached to `node`: a `@typedef` usually sits in a comment of its own above the class comment,
  * and the public `getJSDocCommentsAndTags` returns only the last. The parser's `jsDoc` array is what ts-morph reads too.
  */
-export function jsDocComments(node: ts.Node): readonly ts.JSDoc[] {
-  return (node as { readonly jsDoc?: readonly ts.JSDoc[] }).jsDoc ?? [];
+export function jsDocComments(node: Typescript.Node): readonly Typescript.JSDoc[] {
+  return (node as { readonly jsDoc?: readonly Typescript.JSDoc[] }).jsDoc ?? [];
 }
 
 /** Whether `sourceFile` is JavaScript, where JSDoc tags carry what TypeScript writes as syntax. */
-export function isJavaScriptFile(sourceFile: ts.SourceFile): boolean {
+export function isJavaScriptFile(sourceFile: Typescript.SourceFile): boolean {
   return /\.[mc]?jsx?$/.test(sourceFile.fileName);
 }
 
@@ -39,10 +40,10 @@ export function isJavaScriptFile(sourceFile: ts.SourceFile): boolean {
  * `undefined` is one; an intersection when one member is.
  */
 export function isStorageTypeNode(
-  node: ts.TypeNode | ts.ExpressionWithTypeArguments,
-  isStorageName: (node: ts.TypeNode | ts.ExpressionWithTypeArguments) => boolean,
+  node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments,
+  isStorageName: (node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments) => boolean,
 ): boolean {
-  const recurse = (inner: ts.TypeNode): boolean => isStorageTypeNode(inner, isStorageName);
+  const recurse = (inner: Typescript.TypeNode): boolean => isStorageTypeNode(inner, isStorageName);
   if (ts.isParenthesizedTypeNode(node) || ts.isJSDocNullableType(node) || ts.isJSDocNonNullableType(node)) {
     return recurse(node.type);
   }
@@ -63,7 +64,7 @@ export function isStorageTypeNode(
 }
 
 /** The expression after `extends` in a class's heritage clauses. */
-export function extendsExpression(declaration: ts.ClassLikeDeclaration): ts.Expression | undefined {
+export function extendsExpression(declaration: Typescript.ClassLikeDeclaration): Typescript.Expression | undefined {
   const clause = declaration.heritageClauses?.find((candidate) => candidate.token === ts.SyntaxKind.ExtendsKeyword);
   return clause?.types[0]?.expression;
 }
@@ -72,7 +73,7 @@ export function extendsExpression(declaration: ts.ClassLikeDeclaration): ts.Expr
  * What `node` binds when it imports a module named by a string: `import d, { a as b } from 'm'`, `import * as ns from
  * 'm'`, a JSDoc `@import`, `import ns = require('m')`; `undefined` for any other node.
  */
-export function importBindings(node: ts.Node) {
+export function importBindings(node: Typescript.Node) {
   if (ts.isImportEqualsDeclaration(node)) {
     const { moduleReference: reference, name, isTypeOnly: typeOnly } = node;
     const literal = ts.isExternalModuleReference(reference) ? reference.expression : undefined;

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { ts } from 'ts-morph';
+import type { ts as Typescript } from 'ts-morph';
+import { ts } from './typescript.js';
 import type { StorageMemberName } from '../../vocabulary/index.js';
 import { nearestManifest } from './package-manifest.js';
 import type { UpgradeDecision } from './shape-decision.js';
@@ -125,7 +126,7 @@ function subclassesIn(
     }
   }
   const found: { name: string; declaresSave: boolean }[] = [];
-  const visit = (node: ts.Node): void => {
+  const visit = (node: Typescript.Node): void => {
     const extended = ts.isClassDeclaration(node) ? extendsExpression(node) : undefined;
     const [namespace, named] =
       extended !== undefined && ts.isPropertyAccessExpression(extended) ? [extended.expression, extended.name] : [];

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ts } from 'ts-morph';
+import type { ts as Typescript } from 'ts-morph';
+import { ts } from './typescript.js';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import { readImplementerFacts, syntaxError, type FileFacts } from './read-implementer-facts.js';
 import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
@@ -19,8 +20,8 @@ const OWN_DECLARATIONS = ['../../runtime/index.d.ts', '../../runtime/index.ts']
 /** One tsconfig that lists source files, and the cache its module resolutions share. */
 interface LeafProject {
   readonly tsconfig: string;
-  readonly parsed: ts.ParsedCommandLine;
-  readonly cache: ts.ModuleResolutionCache;
+  readonly parsed: Typescript.ParsedCommandLine;
+  readonly cache: Typescript.ModuleResolutionCache;
 }
 
 type Follow = 'project-and-package' | 'all';
@@ -85,11 +86,11 @@ function leafProjects(tsconfig: string, seen: Set<string>): LeafProject[] {
   ];
 }
 
-function parseTsconfig(tsconfig: string): ts.ParsedCommandLine {
+function parseTsconfig(tsconfig: string): Typescript.ParsedCommandLine {
   if (!existsSync(tsconfig)) {
     throw new Error(upgradeMessages.noTsconfig(tsconfig));
   }
-  const diagnostics: ts.Diagnostic[] = [];
+  const diagnostics: Typescript.Diagnostic[] = [];
   const parsed = ts.getParsedCommandLineOfConfigFile(
     tsconfig,
     {},
@@ -154,7 +155,7 @@ function analyseWith(
   follow: Follow,
 ): { facts: FileFacts[]; fallback: boolean } {
   const resolution: Resolution = { fallback: false, entries: new Set(), unresolvedIn: undefined };
-  const options: ts.CompilerOptions = {
+  const options: Typescript.CompilerOptions = {
     ...project.parsed.options,
     noLib: true,
     noEmit: true,
@@ -180,7 +181,7 @@ function analyseWith(
   const entries = [...resolution.entries].flatMap((entry) => program.getSourceFile(entry) ?? []);
   const resolver = new StorageResolverBySymbol(program.getTypeChecker(), entries);
   // Under verbatimModuleSyntax a file emitted as CommonJS can bring in a value only with `import x = require(…)`.
-  const commonJsOnly = (sourceFile: ts.SourceFile): boolean =>
+  const commonJsOnly = (sourceFile: Typescript.SourceFile): boolean =>
     options.verbatimModuleSyntax === true && emitsCommonJs(sourceFile, options);
   return {
     facts: sourceFiles.map((sourceFile) => readImplementerFacts(sourceFile, resolver, commonJsOnly(sourceFile))),
@@ -199,7 +200,7 @@ interface Resolution {
 }
 
 /** Whether a file compiles to a CommonJS module: under `module: commonjs`, or as a CommonJS file under `node16`+. */
-function emitsCommonJs(sourceFile: ts.SourceFile, options: ts.CompilerOptions): boolean {
+function emitsCommonJs(sourceFile: Typescript.SourceFile, options: Typescript.CompilerOptions): boolean {
   const kind = options.module;
   return kind !== undefined && kind >= ts.ModuleKind.Node16 && kind <= ts.ModuleKind.NodeNext
     ? sourceFile.impliedNodeFormat === ts.ModuleKind.CommonJS
@@ -207,7 +208,7 @@ function emitsCommonJs(sourceFile: ts.SourceFile, options: ts.CompilerOptions): 
 }
 
 /** How the tsconfig resolves modules, as its author wrote it. */
-function resolutionSetting({ moduleResolution, module }: ts.CompilerOptions): string {
+function resolutionSetting({ moduleResolution, module }: Typescript.CompilerOptions): string {
   return moduleResolution === undefined
     ? `the default for "module": "${ts.ModuleKind[module ?? ts.ModuleKind.CommonJS].toLowerCase()}"`
     : `"moduleResolution": "${ts.ModuleResolutionKind[moduleResolution].toLowerCase()}"`;
@@ -229,7 +230,7 @@ function moduleResolution(
   workspace: WorkspacePackages,
   follow: Follow,
   record: Resolution,
-): NonNullable<ts.CompilerHost['resolveModuleNameLiterals']> {
+): NonNullable<Typescript.CompilerHost['resolveModuleNameLiterals']> {
   return (literals, containingFile, _redirect, _options, containingSourceFile) =>
     literals.map((literal) => {
       const mode = ts.getModeForUsageLocation(containingSourceFile, literal, project.parsed.options);
@@ -258,8 +259,8 @@ function resolveFollowed(
   follow: Follow,
   name: string,
   containingFile: string,
-  mode?: ts.ResolutionMode,
-): ts.ResolvedModuleFull | undefined {
+  mode?: Typescript.ResolutionMode,
+): Typescript.ResolvedModuleFull | undefined {
   if (workspace.owns(name)) {
     const file = workspace.resolve(name, containingFile, options, cache);
     return file === undefined ? undefined : projectFile(file);
@@ -275,11 +276,11 @@ function resolveFollowed(
     : undefined;
 }
 
-function projectFile(resolvedFileName: string): ts.ResolvedModuleFull {
+function projectFile(resolvedFileName: string): Typescript.ResolvedModuleFull {
   return { resolvedFileName, extension: extensionOf(resolvedFileName), isExternalLibraryImport: false };
 }
 
-function extensionOf(file: string): ts.Extension {
+function extensionOf(file: string): Typescript.Extension {
   const { Dts, Dmts, Dcts, Tsx, Mts, Cts, Ts, Jsx, Mjs, Cjs, Js } = ts.Extension;
   return [Dts, Dmts, Dcts, Tsx, Mts, Cts, Ts, Jsx, Mjs, Cjs, Js].find((extension) => file.endsWith(extension)) ?? Ts;
 }

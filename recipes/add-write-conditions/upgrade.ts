@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { ts } from 'ts-morph';
+import { ts } from './typescript.js';
 import { filesReachingPackage } from './files-reaching-package.js';
 import { uncommittedFiles } from './git-worktree.js';
 import { membersAdded } from './member-edits.js';

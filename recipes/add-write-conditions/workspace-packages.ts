@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ts } from 'ts-morph';
+import type { ts as Typescript } from 'ts-morph';
+import { ts } from './typescript.js';
 import { nearestManifestField } from './package-manifest.js';
 
 /**
@@ -11,7 +12,7 @@ import { nearestManifestField } from './package-manifest.js';
  * one); `resolve` resolves it from a file through node_modules, where the workspace links the package, to a source
  * file: directly, or through a declaration or JavaScript output of one of the projects (built or not).
  */
-export function workspacePackages(projects: readonly ts.ParsedCommandLine[]) {
+export function workspacePackages(projects: readonly Typescript.ParsedCommandLine[]) {
   const sources = new Set(projects.flatMap((parsed) => parsed.fileNames.map((file) => resolve(file))));
   const folders = new Set([...sources].map((file) => dirname(file)));
   const names = new Set([...folders].flatMap((folder) => nearestManifestField(folder, 'name') ?? []));
@@ -43,11 +44,11 @@ export function workspacePackages(projects: readonly ts.ParsedCommandLine[]) {
     resolve(
       specifier: string,
       containingFile: string,
-      options: ts.CompilerOptions,
-      cache?: ts.ModuleResolutionCache,
+      options: Typescript.CompilerOptions,
+      cache?: Typescript.ModuleResolutionCache,
     ): string | undefined {
       const outputSources = outputs();
-      const host: ts.ModuleResolutionHost = {
+      const host: Typescript.ModuleResolutionHost = {
         ...ts.sys,
         // An output that is not built yet exists for resolution's sake when its source does.
         fileExists: (path) => ts.sys.fileExists(path) || outputSources.has(realPath(path)),
