@@ -163,6 +163,11 @@ describe('the subscription state machine, step by step', () => {
     ]);
     const registering: SubscriptionState = { name: 'registering' };
     expect(nextSubscriptionState(registering, { type: 'unregistered' }, leased)).toBe(registering);
+    // Even while a refusal is given up: that give-up still ends, and its gaveUp then changes nothing.
+    const refused: SubscriptionState = { name: 'refused', token: 0n, storedVersion: undefined };
+    const afterUnregister = nextSubscriptionState(refused, { type: 'unregistered' }, leased);
+    expect(afterUnregister).toEqual(registering);
+    expect(nextSubscriptionState(afterUnregister, { type: 'gaveUp', retryAt: 0 }, leased)).toBe(afterUnregister);
   });
 
   it('stop is final; a registration still in flight is remembered so that shutdown unregisters it', () => {
@@ -234,12 +239,15 @@ describe('the subscription state machine, over any sequence of events', () => {
           if (event.type === 'pause' && before.name !== 'stopped') {
             expect(after.name).toBe('paused');
           }
-          // A refusal only ever stops the run of the token it refused, and only a give-up leaves it.
+          // A refusal only ever stops the run of the token it refused. Only a give-up leaves it, or an unregister that
+          // a resume overtook: the give-up already under way still ends, and the subscription registers again.
           if (after.name === 'refused' && before.name !== 'refused') {
             expect(before).toMatchObject({ name: 'delivering', token: event.type === 'refused' ? event.token : -1n });
           }
           if (before.name === 'refused' && !['refused', 'paused', 'stopped'].includes(after.name)) {
-            expect(event.type).toBe('gaveUp');
+            expect([event.type, after.name]).toEqual(
+              event.type === 'gaveUp' ? ['gaveUp', 'waiting'] : ['unregistered', 'registering'],
+            );
           }
           // Delivering under a token comes from a grant of that token, straight or through the grace.
           if (after.name === 'delivering' && before.name !== 'delivering') {
