@@ -12,7 +12,13 @@ import {
   sameFileBaseClass,
   type ContractName,
 } from './storage-declarations.js';
-import { extendsRuntimeClass, isContractType, jsDocImplementsTags } from './storage-types.js';
+import {
+  extendsRuntimeClass,
+  heritageMayReachPackage,
+  isContractType,
+  jsDocImplementsTags,
+  nameMayReachPackage,
+} from './storage-types.js';
 import type { TypeInformation } from './type-information.js';
 
 /** A class or object literal that implements a checkpoint-fencing contract, with the members it declares itself. */
@@ -112,7 +118,7 @@ function implementationOfClass(
     types === undefined
       ? clause !== undefined ||
         declaresThroughSameFileBases(classNode, scope, (node) => declares(node, contract, scope))
-      : worthAsking && isContractType(types.getTypeAtLocation(classNode), types.program.getTypeChecker(), contract);
+      : worthAsking && isContractTypeByHeritage(classNode, types, contract);
   if (!implementsContract) {
     return undefined;
   }
@@ -161,9 +167,22 @@ export function extendsRuntimeBaseClass(
     return false;
   }
   if (types !== undefined) {
-    return extendsRuntimeClass(types.getTypeAtLocation(classNode), types.program.getTypeChecker(), className);
+    const checker = types.program.getTypeChecker();
+    return (
+      heritageMayReachPackage(types.esTreeNodeToTSNodeMap.get(classNode), checker) &&
+      extendsRuntimeClass(types.getTypeAtLocation(classNode), checker, className)
+    );
   }
   return declaresThroughSameFileBases(classNode, scope, (node) => extendsDirectly(node, className, scope));
+}
+
+/** With types: whether `classNode`'s instance type is the contract's, asked only if its heritage may lead there. */
+function isContractTypeByHeritage(classNode: ClassNode, types: TypeInformation, contract: ContractName): boolean {
+  const checker = types.program.getTypeChecker();
+  return (
+    heritageMayReachPackage(types.esTreeNodeToTSNodeMap.get(classNode), checker) &&
+    isContractType(types.getTypeAtLocation(classNode), checker, contract)
+  );
 }
 
 /** Whether `classNode` or a class of this file it extends, directly or further up, satisfies `test`. */
@@ -270,10 +289,30 @@ function isContextually(
 ): boolean {
   const checker = types.program.getTypeChecker();
   if (declared !== undefined) {
-    return isContractType(types.getTypeAtLocation(declared), checker, contract);
+    return (
+      typeNodeMayReachPackage(declared, types) && isContractType(types.getTypeAtLocation(declared), checker, contract)
+    );
   }
   const contextual = checker.getContextualType(types.esTreeNodeToTSNodeMap.get(object));
   return contextual !== undefined && isContractType(contextual, checker, contract);
+}
+
+/**
+ * Whether an annotation may name the contract: a written-out object type cannot; a reference may through its name or
+ * its type arguments (`Readonly<CheckpointStorage>`); anything else is left to the checker.
+ */
+function typeNodeMayReachPackage(node: TSESTree.TypeNode, types: TypeInformation): boolean {
+  switch (node.type) {
+    case AST_NODE_TYPES.TSTypeLiteral:
+      return false;
+    case AST_NODE_TYPES.TSTypeReference:
+      return (
+        nameMayReachPackage(types.esTreeNodeToTSNodeMap.get(node.typeName), types.program.getTypeChecker()) ||
+        (node.typeArguments?.params ?? []).some((argument) => typeNodeMayReachPackage(argument, types))
+      );
+    default:
+      return true;
+  }
 }
 
 /** A class's `implements` clauses; JavaScript parsers (espree) leave the property out, though the TS-ESTree types say it is always there. */

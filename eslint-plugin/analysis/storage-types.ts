@@ -47,6 +47,67 @@ export function isCheckpointStorageType(type: ts.Type, checker: ts.TypeChecker):
   return isContractType(type, checker, STORAGE);
 }
 
+/** `ts.SymbolFlags.Alias`, spelled out: it is a value of the compiler, which plugin code does not load (ADR 0304). */
+const ALIAS_SYMBOL_FLAG = 1 << 21;
+
+/**
+ * Whether what a class or interface `declaration` extends or implements (a JSDoc `@implements` too) may lead to
+ * checkpoint-fencing: {@link nameMayReachPackage} for each name in its heritage clauses, and for a mixin call
+ * (`extends PassportStrategy(Strategy)`) for its callee and its arguments, where the class it returns comes from.
+ */
+export function heritageMayReachPackage(
+  declaration: ts.Node,
+  checker: ts.TypeChecker,
+  seen = new Set<ts.Symbol>(),
+): boolean {
+  const { heritageClauses } = declaration as { readonly heritageClauses?: readonly ts.HeritageClause[] };
+  const mayReach = (expression: ts.Expression): boolean => {
+    const { arguments: mixinArguments, expression: callee } = expression as Partial<ts.CallExpression>;
+    if (mixinArguments === undefined || callee === undefined) {
+      return nameMayReachPackage(expression, checker, seen);
+    }
+    // An argument without a symbol (a name string, an options literal) passes no class.
+    const classes = mixinArguments.filter((argument) => checker.getSymbolAtLocation(argument) !== undefined);
+    return [callee, ...classes].some(mayReach);
+  };
+  return [
+    ...(heritageClauses ?? []).flatMap((clause) => clause.types),
+    ...jsDocImplementsTags(declaration).map((tag) => tag.class),
+  ].some(({ expression }) => mayReach(expression));
+}
+
+/**
+ * Whether the class, interface or type that `name` refers to may be declared in checkpoint-fencing or extend or
+ * implement something that is, followed through symbols, never types. Resolving a class's type resolves its base
+ * classes' types: in a repository where no other rule asks for types, the checker's work on a service's
+ * `EventEmitter` base and on the annotations of options literals was most of the plugin's lint time (ADR 0311). What
+ * the walk cannot follow (a type alias, a variable, an unresolved import) may lead anywhere, unless only a library's
+ * declaration files declare it and none of them mentions checkpoint-fencing.
+ */
+export function nameMayReachPackage(name: ts.Node, checker: ts.TypeChecker, seen = new Set<ts.Symbol>()): boolean {
+  const symbol = checker.getSymbolAtLocation(name);
+  if (symbol === undefined) {
+    return true;
+  }
+  const target = (symbol.flags & ALIAS_SYMBOL_FLAG) === 0 ? symbol : checker.getAliasedSymbol(symbol);
+  if (seen.has(target)) {
+    return false;
+  }
+  seen.add(target);
+  const declarations = target.getDeclarations() ?? [];
+  if (declarations.some((declaration) => isInstalledOrLinkedPackageFile(declaration.getSourceFile().fileName))) {
+    return true;
+  }
+  const classesAndInterfaces = declarations.filter((declaration) => 'heritageClauses' in declaration);
+  return classesAndInterfaces.length > 0
+    ? classesAndInterfaces.some((declaration) => heritageMayReachPackage(declaration, checker, seen))
+    : declarations.length === 0 ||
+        declarations.some((declaration) => {
+          const sourceFile = declaration.getSourceFile();
+          return !isLibraryFile(sourceFile) || sourceFile.text.includes(PACKAGE_NAME);
+        });
+}
+
 /** Whether the class `type` is an instance of extends checkpoint-fencing's class `className`, directly or further up. */
 export function extendsRuntimeClass(type: ts.Type, checker: ts.TypeChecker, className: string): boolean {
   const seen = new Set<ts.Type>();
@@ -127,9 +188,7 @@ export function programIncludesPackage(program: ts.Program): boolean {
     remember(
       packageInProgram,
       program,
-      program
-        .getSourceFiles()
-        .some((sourceFile) => mayBePackageFile(sourceFile.fileName) && isPackageFile(sourceFile.fileName)),
+      program.getSourceFiles().some((sourceFile) => isInstalledOrLinkedPackageFile(sourceFile.fileName)),
     )
   );
 }
@@ -142,9 +201,11 @@ const packageInProgram = new WeakMap<ts.Program, boolean>();
  * declarations (2,400 files in a NestJS app, 38 ms). Files elsewhere (the project's, a linked or `paths`-mapped
  * checkpoint-fencing) are asked about their package.json. TypeScript writes file names with `/`.
  */
-function mayBePackageFile(file: string): boolean {
+function isInstalledOrLinkedPackageFile(file: string): boolean {
   const installed = file.lastIndexOf(NODE_MODULES);
-  return installed === -1 || file.startsWith(`${PACKAGE_NAME}/`, installed + NODE_MODULES.length);
+  return (
+    (installed === -1 || file.startsWith(`${PACKAGE_NAME}/`, installed + NODE_MODULES.length)) && isPackageFile(file)
+  );
 }
 
 const NODE_MODULES = '/node_modules/';

@@ -1,0 +1,168 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseForESLint } from '@typescript-eslint/parser';
+import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
+import ts from 'typescript';
+import { afterAll, describe, expect, it } from 'vitest';
+import { classImplementing, objectImplementing } from '../../eslint-plugin/analysis/contract-implementations.js';
+import type { TypeInformation } from '../../eslint-plugin/analysis/type-information.js';
+
+// With types, a class is asked for its type only when the names in its heritage clauses may lead to checkpoint-fencing
+// (ADR 0311): resolving a class's type resolves its bases' too, checker work no other rule may need. These cases pin
+// which classes are asked, by counting the checker's type queries, and that every storage is still found.
+
+const project = mkdtempSync(path.join(tmpdir(), 'heritage-walk-'));
+afterAll(() => {
+  rmSync(project, { recursive: true, force: true });
+});
+
+const files: Readonly<Record<string, string>> = {
+  'node_modules/checkpoint-fencing/package.json': '{ "name": "checkpoint-fencing", "types": "index.d.ts" }',
+  'node_modules/checkpoint-fencing/index.d.ts':
+    'export interface CheckpointStorage { save(id: string, cp: string, condition?: unknown): Promise<string> }',
+  'node_modules/emitter/package.json': '{ "name": "emitter", "types": "index.d.ts" }',
+  'node_modules/emitter/index.d.ts': `
+export declare class EventEmitter { on(event: string, listener: () => void): this }
+export declare namespace EventEmitter { const captureRejections: boolean }
+export interface Listening { listening: boolean }
+export type EmitterOptions = { captureRejections: boolean };
+export declare function withLogger<T extends new () => object>(base: T, name?: string): T;
+`,
+  'node_modules/adapter/package.json': '{ "name": "adapter", "types": "index.d.ts" }',
+  'node_modules/adapter/index.d.ts': `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export declare const AdapterBase: new () => CheckpointStorage;
+`,
+  'storages.ts': `
+import { EventEmitter, withLogger, type EmitterOptions, type Listening } from 'emitter';
+import { AdapterBase } from 'adapter';
+import type { CheckpointStorage } from 'checkpoint-fencing';
+interface Port extends CheckpointStorage {}
+type Alias = CheckpointStorage;
+declare function mixin<T extends new () => object>(base: T): T;
+abstract class TableStorage implements Port {
+  abstract save(id: string, cp: string): Promise<string>;
+}
+class Service extends EventEmitter implements Listening {
+  listening = false;
+}
+export class Bus extends Service {}
+export class Orders extends TableStorage {}
+export class Aliased implements Alias {
+  async save(id: string, cp: string) { return cp; }
+}
+export class Mixed extends mixin(EventEmitter) {}
+export class Logged extends withLogger(EventEmitter, 'bus') {}
+export class Adapted extends AdapterBase {}
+interface Options { retries: number }
+export const options: Options = { retries: 3 };
+export const emitterOptions: EmitterOptions = { captureRejections: true };
+export const written: { retries: number } = { retries: 3 };
+export const partial: Partial<Options> = { retries: 3 };
+export const portStorage: Port = { async save(id: string, cp: string) { return cp; } };
+export const readonlyStorage: Readonly<Alias> = { async save(id: string, cp: string) { return cp; } };
+`,
+};
+
+for (const [file, text] of Object.entries(files)) {
+  mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+  writeFileSync(path.join(project, file), text);
+}
+
+/** The answer for each class and annotated literal of storages.ts, and how many type queries the checker got for it. */
+function implementationsAsked(): Record<string, { readonly storage: boolean; readonly typeQueries: number }> {
+  const fileName = path.join(project, 'storages.ts');
+  const program = ts.createProgram([fileName], {
+    strict: true,
+    noEmit: true,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    types: [],
+  });
+  const checker = program.getTypeChecker();
+  let typeQueries = 0;
+  const counting = new Proxy(checker, {
+    get(target, key) {
+      if (key === 'getTypeAtLocation' || key === 'getBaseTypes' || key === 'getContextualType') {
+        typeQueries += 1;
+      }
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === 'function' ? (value.bind(target) as unknown) : value;
+    },
+  });
+  program.getTypeChecker = () => counting;
+  const { ast, services, scopeManager, visitorKeys } = parseForESLint(files['storages.ts'] ?? '', {
+    filePath: fileName,
+    programs: [program],
+  });
+  // ESLint sets `parent` while it traverses; the analysis reads it.
+  const setParents = (node: TSESTree.Node): void => {
+    for (const key of visitorKeys[node.type] ?? []) {
+      const value: unknown = node[key as keyof TSESTree.Node];
+      for (const child of Array.isArray(value) ? value : [value]) {
+        if (typeof child === 'object' && child !== null && 'type' in child) {
+          (child as { parent: TSESTree.Node }).parent = node;
+          setParents(child as TSESTree.Node);
+        }
+      }
+    }
+  };
+  setParents(ast);
+  const scope = scopeManager.scopes[0];
+  if (scope === undefined) {
+    throw new Error('the parser gave storages.ts no scope');
+  }
+  const types = services as TypeInformation;
+  const answers: Record<string, { storage: boolean; typeQueries: number }> = {};
+  for (const statement of ast.body) {
+    const node = statement.type === AST_NODE_TYPES.ExportNamedDeclaration ? statement.declaration : statement;
+    typeQueries = 0;
+    if (node?.type === AST_NODE_TYPES.ClassDeclaration && node.id !== null) {
+      const found = classImplementing('CheckpointStorage', node, scope, types);
+      answers[node.id.name] = { storage: found !== undefined, typeQueries };
+    }
+    const [declarator] = node?.type === AST_NODE_TYPES.VariableDeclaration ? node.declarations : [];
+    if (
+      declarator?.id.type === AST_NODE_TYPES.Identifier &&
+      declarator.init?.type === AST_NODE_TYPES.ObjectExpression
+    ) {
+      const found = objectImplementing('CheckpointStorage', 'save', declarator.init, scope, types);
+      answers[declarator.id.name] = { storage: found !== undefined, typeQueries };
+    }
+  }
+  return answers;
+}
+
+describe('with types, which implementations are asked for their type', () => {
+  const asked = implementationsAsked();
+
+  it('asks no type of a class whose heritage leads only to other packages and to classes of its own, and finds every storage class', () => {
+    expect(asked).toMatchObject({
+      TableStorage: { storage: true },
+      Service: { storage: false, typeQueries: 0 },
+      Bus: { storage: false, typeQueries: 0 },
+      Orders: { storage: true },
+      // A library's mixin over a library's class leads nowhere; the project's own mixin may add anything.
+      Logged: { storage: false, typeQueries: 0 },
+      Mixed: { storage: false },
+      // A type alias is not followed, nor a library's value that its declarations say may be a storage.
+      Aliased: { storage: true },
+      Adapted: { storage: true },
+    });
+    for (const name of ['Mixed', 'Orders', 'Aliased', 'Adapted']) {
+      expect(asked[name]?.typeQueries, name).toBeGreaterThan(0);
+    }
+  });
+
+  it("asks no type of a literal whose annotation's names lead elsewhere, and finds those annotated with a storage's", () => {
+    expect(asked).toMatchObject({
+      options: { storage: false, typeQueries: 0 },
+      emitterOptions: { storage: false, typeQueries: 0 },
+      written: { storage: false, typeQueries: 0 },
+      partial: { storage: false, typeQueries: 0 },
+      portStorage: { storage: true },
+      readonlyStorage: { storage: true },
+    });
+  });
+});
