@@ -89,7 +89,9 @@ export function lineAt(text: string, offset: number): string {
 /** Prettier's configuration files: `package.json` and `package.yaml` count only with a `prettier` key. */
 const PRETTIER_CONFIG = /^(?:package\.json|package\.yaml|\.prettierrc(?:\.\w+)?|prettier\.config\.[mc]?[jt]s)$/;
 
-const widthByFolder = new Map<string, number | undefined>();
+// Walking up with a directory listing a level costs the most, so it is done once a folder; `.editorconfig` sections
+// depend on the file's name, so they are read for each file.
+const prettierWidthByFolder = new Map<string, number | undefined>();
 
 /**
  * The line width the project states for `file`, read without running anything so both front ends agree: the nearest
@@ -97,10 +99,10 @@ const widthByFolder = new Map<string, number | undefined>();
  */
 function projectPrintWidth(file: string): number | undefined {
   const folder = dirname(file);
-  if (!widthByFolder.has(folder)) {
-    widthByFolder.set(folder, prettierWidth(folder) ?? editorconfigWidth(folder, file));
+  if (!prettierWidthByFolder.has(folder)) {
+    prettierWidthByFolder.set(folder, prettierWidth(folder));
   }
-  return widthByFolder.get(folder);
+  return prettierWidthByFolder.get(folder) ?? editorconfigWidth(folder, file);
 }
 
 function prettierWidth(folder: string): number | undefined {

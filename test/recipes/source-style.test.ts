@@ -28,4 +28,11 @@ describe('the width generated lines wrap at', () => {
     expect(widthWith('.editorconfig', 'root = true\n[**/*.ts]\nmax_line_length = 103\n')).toBe(103);
     expect(widthWith('.editorconfig', 'root = true\n[*.js]\nmax_line_length = 104\n')).toBe(80);
   });
+
+  it('follows .editorconfig for each file of a folder, not for the first one styled there', () => {
+    const folder = temporaryDirectory('source-style');
+    writeFileSync(join(folder, '.editorconfig'), 'root = true\n[*.ts]\nmax_line_length = 100\n');
+    expect(detectSourceStyle('const a = 1;\n', join(folder, 'storage.js')).width).toBe(80);
+    expect(detectSourceStyle('const a = 1;\n', join(folder, 'storage.ts')).width).toBe(100);
+  });
 });
