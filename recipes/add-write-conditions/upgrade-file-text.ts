@@ -51,12 +51,9 @@ function importEdits(
   type: readonly string[],
   error: readonly string[],
 ): TextEdit[] {
-  if (type.length + error.length === 0) {
-    return [];
-  }
   if (facts.newNamespace !== undefined) {
     const statement = fillTemplate(TEMPLATES.namespaceImport, { namespace: facts.newNamespace }, '', style);
-    return [newImport(facts, style, statement.join(style.newline))];
+    return type.length + error.length === 0 ? [] : [newImport(facts, style, statement.join(style.newline))];
   }
   const typeNames = type.map((name) => `type ${name}`);
   const { valueImport, typeImport } = facts;
