@@ -33,10 +33,7 @@ export const TEMPLATES = {
 ${INDENTED_GUARD}
   return {{expression}};
 }`,
-  /**
-   * A `save` that refuses every condition but `any()` and sends the rest to the unconditional write `target`, as the
-   * member the decision asks for.
-   */
+  /** A `save` of each member kind that refuses every condition but `any()` and sends the rest to `target`. */
   delegatingSave: {
     method: METHOD_HEAD + DELEGATING_BODY,
     'arrow-field': `{{modifiers}}save = {{async}}{{typeParameters}}({{parameters}}){{returnType}} => {${DELEGATING_BODY}`,

@@ -41,8 +41,7 @@ export function upgradeFileText(
 
 /**
  * The edits that import the `type` and `error` names generated code uses: merged into the file's value import from
- * checkpoint-fencing (or the type into its type-only import), or one new import when there is nowhere to merge into.
- * A merged or new import that no longer fits the file's width is broken one name a line, as Prettier does.
+ * checkpoint-fencing (or the type into its type-only import), else one new import.
  */
 function importEdits(
   source: string,
