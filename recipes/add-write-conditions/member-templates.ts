@@ -15,14 +15,12 @@ const GUARD = `if ({{condition}} !== undefined && {{condition}}.kind !== 'any') 
   {{refusal}};
 }`;
 
-/** The first line of a generated `save`, by the member it is: a method, an arrow-function or a function field. */
-const SAVE_HEADS = {
-  method: '{{modifiers}}{{async}}save{{typeParameters}}({{parameters}}){{returnType}} {',
-  'arrow-field': '{{modifiers}}save = {{async}}{{typeParameters}}({{parameters}}){{returnType}} => {',
-  'function-field': '{{modifiers}}save = {{async}}function {{typeParameters}}({{parameters}}){{returnType}} {',
-};
+const INDENTED_GUARD = GUARD.replace(/^/gm, '  ');
 
-const DELEGATING_BODY = `${indented(GUARD)}
+const METHOD_HEAD = '{{modifiers}}{{async}}save{{typeParameters}}({{parameters}}){{returnType}} {';
+
+const DELEGATING_BODY = `
+${INDENTED_GUARD}
   return {{target}}({{id}}, {{checkpoint}});
 }{{end}}`;
 
@@ -32,20 +30,17 @@ export const TEMPLATES = {
   guard: GUARD,
   /** An expression body (`=> rows.get(id)`) made a block, so the refusal can go first. */
   expressionBody: `{
-${indented(GUARD)}
+${INDENTED_GUARD}
   return {{expression}};
 }`,
-  /**
-   * A `save` that refuses every condition but `any()` and sends the rest to the unconditional write `target`, as the
-   * member the decision asks for.
-   */
+  /** A `save` of each member kind that refuses every condition but `any()` and sends the rest to `target`. */
   delegatingSave: {
-    method: `${SAVE_HEADS.method}\n${DELEGATING_BODY}`,
-    'arrow-field': `${SAVE_HEADS['arrow-field']}\n${DELEGATING_BODY}`,
-    'function-field': `${SAVE_HEADS['function-field']}\n${DELEGATING_BODY}`,
+    method: METHOD_HEAD + DELEGATING_BODY,
+    'arrow-field': `{{modifiers}}save = {{async}}{{typeParameters}}({{parameters}}){{returnType}} => {${DELEGATING_BODY}`,
+    'function-field': `{{modifiers}}save = {{async}}function {{typeParameters}}({{parameters}}){{returnType}} {${DELEGATING_BODY}`,
   },
   /** A `save` that refuses every write: there is no unconditional write to send it to. */
-  refusingSave: `${SAVE_HEADS.method}
+  refusingSave: `${METHOD_HEAD}
   return Promise.reject(new {{error}}({{condition}}));
 }`,
   /** In JavaScript, the JSDoc that types a generated `save` as TypeScript would, so `checkJs` accepts it. */
@@ -71,10 +66,6 @@ ${indented(GUARD)}
   /** The names of an import, broken one a line. */
   importedNames: '{{{names}}}',
 } as const;
-
-function indented(template: string): string {
-  return template.replace(/^/gm, '  ');
-}
 
 /** The lines of `template` in `style` at `indent`, holes filled from `values`; `width` 0 breaks every list. */
 export function fillTemplate(
@@ -137,17 +128,6 @@ export function itemsAfter(
 
 /** `text` as `//` comment lines that fit the file's width; a word longer than a line (a path) gets a line of its own. */
 export function commentLines(indent: string, text: string, style: SourceStyle): string[] {
-  const lines: string[] = [];
-  let current = `${indent}//`;
-  for (const word of text.split(' ')) {
-    const candidate = `${current} ${word}`;
-    if (columns(candidate) > style.width && current !== `${indent}//`) {
-      lines.push(current);
-      current = `${indent}// ${word}`;
-    } else {
-      current = candidate;
-    }
-  }
-  lines.push(current);
-  return lines;
+  const room = style.width - columns(`${indent}// `);
+  return [...text.matchAll(new RegExp(`(.{1,${room}}|\\S+)(?: |$)`, 'g'))].map((line) => `${indent}// ${line[1]}`);
 }

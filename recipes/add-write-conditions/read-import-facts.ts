@@ -11,15 +11,6 @@ import { importBindings, isJavaScriptFile } from './storage-resolver.js';
 /** The local name an `import x = require('checkpoint-fencing')` gets, unless the file already uses it. */
 const NAMESPACE_NAME = 'checkpointFencing';
 
-/** One `import … from 'checkpoint-fencing'`, `import x = require(…)` or `const … = require(…)`. */
-interface PackageImport {
-  readonly syntax: 'import' | 'require';
-  readonly typeOnly: boolean;
-  readonly namespace: string | undefined;
-  readonly named: readonly { imported: string; local: string; typeOnly: boolean }[];
-  readonly list: NamedImportFacts | undefined;
-}
-
 /**
  * How `sourceFile` imports from checkpoint-fencing, and where and how a new import would go. `commonJsOnly` is what a
  * type-aware front end knows beyond the file: that it compiles to CommonJS under `verbatimModuleSyntax`, where only
@@ -33,7 +24,7 @@ export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly 
       ts.isImportEqualsDeclaration(statement) ||
       requiredModule(statement) !== undefined,
   );
-  const imports = importStatements.flatMap((statement) => packageImport(statement, text) ?? []);
+  const imports = importStatements.flatMap((statement) => packageImport(statement) ?? []);
   // The directive prologue (`'use strict';`) must stay first.
   const firstOther = statements.findIndex((s) => !ts.isExpressionStatement(s) || !ts.isStringLiteral(s.expression));
   const directive = statements[(firstOther === -1 ? statements.length : firstOther) - 1];
@@ -94,28 +85,27 @@ function freeName(name: string, text: string): string {
   return free;
 }
 
-function packageImport(statement: Typescript.Statement, text: string): PackageImport | undefined {
+/** One `import … from 'checkpoint-fencing'`, `import x = require(…)` or `const … = require(…)`. */
+function packageImport(statement: Typescript.Statement) {
   const imported = importBindings(statement);
   if (imported !== undefined) {
     const bindings = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : undefined;
-    const named = bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : undefined;
-    const braces = named && { open: named.pos - 1, close: text.indexOf('}', named.end) };
-    const list = named && braces && namedImport(statement, braces, named, named, text);
-    return imported.specifier === PACKAGE_NAME ? { syntax: 'import', ...imported, list } : undefined;
+    const list =
+      bindings && ts.isNamedImports(bindings) ? namedList(statement, bindings, bindings.elements) : undefined;
+    return imported.specifier === PACKAGE_NAME ? { syntax: 'import' as const, ...imported, list } : undefined;
   }
   const pattern = ts.isVariableStatement(statement) ? statement.declarationList.declarations[0]?.name : undefined;
   if (pattern === undefined || requiredModule(statement) !== PACKAGE_NAME) {
     return undefined;
   }
-  const elements = ts.isObjectBindingPattern(pattern) ? pattern.elements : undefined;
-  const named = (elements ?? []).filter(
+  const named = (ts.isObjectBindingPattern(pattern) ? pattern.elements : []).filter(
     (element) =>
       ts.isIdentifier(element.name) &&
       ts.isIdentifier(element.propertyName ?? element.name) &&
       element.dotDotDotToken === undefined,
   );
   return {
-    syntax: 'require',
+    syntax: 'require' as const,
     typeOnly: false,
     namespace: ts.isIdentifier(pattern) ? pattern.text : undefined,
     named: named.map((element) => ({
@@ -123,27 +113,29 @@ function packageImport(statement: Typescript.Statement, text: string): PackageIm
       local: element.name.getText(),
       typeOnly: false,
     })),
-    list:
-      elements && namedImport(statement, { open: pattern.getStart(), close: pattern.end - 1 }, elements, named, text),
+    list: ts.isObjectBindingPattern(pattern) ? namedList(statement, pattern, named) : undefined,
   };
 }
 
-/** The braces of an import holding `elements`; `specifiers` are those it may be rewritten with. */
-function namedImport(
+/** The braces of `list`, unless empty; `specifiers` are the names it may be rewritten with. */
+function namedList(
   statement: Typescript.Statement,
-  braces: { readonly open: number; readonly close: number },
-  elements: readonly Typescript.Node[],
+  list: Typescript.NamedImports | Typescript.ObjectBindingPattern,
   specifiers: readonly Typescript.Node[],
-  text: string,
 ): NamedImportFacts | undefined {
-  const last = elements.at(-1);
+  const last = list.elements.at(-1);
   if (last === undefined) {
     return undefined;
   }
-  const { end, comma } = afterComma(text, last.end);
-  const [start, statementEnd] = [statement.getStart(), statement.end];
-  const written = specifiers.map((specifier) => specifier.getText());
-  return { start, end: statementEnd, braces, lastSpecifierEnd: end, trailingComma: comma, specifiers: written };
+  const { end, comma } = afterComma(statement.getSourceFile().text, last.end);
+  return {
+    start: statement.getStart(),
+    end: statement.end,
+    braces: { open: list.getStart(), close: list.end - 1 },
+    lastSpecifierEnd: end,
+    trailingComma: comma,
+    specifiers: specifiers.map((specifier) => specifier.getText()),
+  };
 }
 
 /** The module of `const x = require('…')` (or `const { … } =`), a CommonJS import. */
@@ -172,7 +164,7 @@ function isCommonJsScript(sourceFile: Typescript.SourceFile): boolean {
           ts.isExportDeclaration(statement) ||
           ts.isExportAssignment(statement) ||
           (ts.canHaveModifiers(statement) &&
-            (ts.getModifiers(statement) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)),
+            ts.getModifiers(statement)?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)),
       ) &&
       (/\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w/.test(sourceFile.text) ||
         nearestManifestField(dirname(resolve(path)), 'type') !== 'module'))

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /** How a file is written, so that generated code reads like the code around it. */
 export interface SourceStyle {
@@ -55,18 +55,12 @@ function count(source: string, pattern: RegExp): number {
 }
 
 function indentUnit(source: string): string {
-  let smallest: number | undefined;
-  for (const match of source.matchAll(/^([ \t]+)\S/gm)) {
-    const indent = match[1] ?? '';
-    if (indent.startsWith('\t')) {
-      return '\t';
-    }
-    // A JSDoc continuation line (` * text`) is indented by one space past its opener, not by a level.
-    if (!source.startsWith('*', match.index + indent.length)) {
-      smallest = Math.min(smallest ?? indent.length, indent.length);
-    }
+  if (/^\t[ \t]*\S/m.test(source)) {
+    return '\t';
   }
-  return ' '.repeat(smallest ?? 2);
+  // A JSDoc continuation line (` * text`) is indented by one space past its opener, not by a level.
+  const indents = [...source.matchAll(/^([ \t]+)[^\s*]/gm)].map((match) => match[1]?.length ?? 0);
+  return ' '.repeat(indents.length === 0 ? 2 : Math.min(...indents));
 }
 
 /** The columns `line` takes, a tab counting as four. */
@@ -95,7 +89,9 @@ export function lineAt(text: string, offset: number): string {
 /** Prettier's configuration files: `package.json` and `package.yaml` count only with a `prettier` key. */
 const PRETTIER_CONFIG = /^(?:package\.json|package\.yaml|\.prettierrc(?:\.\w+)?|prettier\.config\.[mc]?[jt]s)$/;
 
-const widthByFolder = new Map<string, number | undefined>();
+// Walking up with a directory listing a level costs the most, so it is done once a folder; `.editorconfig` sections
+// depend on the file's name, so they are read for each file.
+const prettierWidthByFolder = new Map<string, number | undefined>();
 
 /**
  * The line width the project states for `file`, read without running anything so both front ends agree: the nearest
@@ -103,64 +99,54 @@ const widthByFolder = new Map<string, number | undefined>();
  */
 function projectPrintWidth(file: string): number | undefined {
   const folder = dirname(file);
-  if (!widthByFolder.has(folder)) {
-    widthByFolder.set(folder, prettierWidth(folder) ?? editorconfigWidth(folder, file));
+  if (!prettierWidthByFolder.has(folder)) {
+    prettierWidthByFolder.set(folder, prettierWidth(folder));
   }
-  return widthByFolder.get(folder);
+  return prettierWidthByFolder.get(folder) ?? editorconfigWidth(folder, file);
 }
 
-function prettierWidth(start: string): number | undefined {
-  for (let folder = start; ; folder = dirname(folder)) {
-    // A folder missing on disk is one a jscodeshift caller only named; package.json is read first, as Prettier does.
-    const names = existsSync(folder) ? readdirSync(folder).filter((entry) => PRETTIER_CONFIG.test(entry)) : [];
-    for (const name of names.sort((a, b) => Number(b === 'package.json') - Number(a === 'package.json'))) {
-      const text = readFileSync(join(folder, name), 'utf8');
-      if (name === 'package.json') {
-        const prettier = (JSON.parse(text) as { prettier?: unknown }).prettier;
-        if (prettier !== undefined) {
-          return typeof prettier === 'object' && prettier !== null && 'printWidth' in prettier
-            ? Number(prettier.printWidth)
-            : 80;
-        }
-      } else if (name !== 'package.yaml' || /^prettier:/m.test(text)) {
-        return Number(/["']?printWidth["']?\s*[:=]\s*(\d+)/.exec(text)?.[1] ?? 80);
-      }
-    }
-    if (dirname(folder) === folder) {
-      return undefined;
+function prettierWidth(folder: string): number | undefined {
+  // A folder missing on disk is one a jscodeshift caller only named; package.json is read first, as Prettier does.
+  const names = existsSync(folder) ? readdirSync(folder).filter((entry) => PRETTIER_CONFIG.test(entry)) : [];
+  for (const name of names.sort((a, b) => Number(b === 'package.json') - Number(a === 'package.json'))) {
+    const text = readFileSync(join(folder, name), 'utf8');
+    // A `prettier` key naming a shared configuration (a string) sets no width here.
+    const settings =
+      name === 'package.json'
+        ? JSON.stringify((JSON.parse(text) as { prettier?: unknown }).prettier)
+        : name !== 'package.yaml' || /^prettier:/m.test(text)
+          ? text
+          : undefined;
+    if (settings !== undefined) {
+      return Number(/["']?printWidth["']?\s*[:=]\s*(\d+)/.exec(settings)?.[1] ?? 80);
     }
   }
+  return dirname(folder) === folder ? undefined : prettierWidth(dirname(folder));
 }
 
 /** `max_line_length` of the `.editorconfig` sections that match `file`, the nearest file winning, up to `root = true`. */
-function editorconfigWidth(start: string, file: string): number | undefined {
-  for (let folder = start; ; folder = dirname(folder)) {
-    const path = join(folder, '.editorconfig');
-    const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-    let applies = false;
-    let width: number | undefined;
-    for (const line of text.split(/\r?\n/)) {
-      const section = /^\s*\[(.*)\]\s*$/.exec(line)?.[1];
-      applies = section === undefined ? applies : sectionMatches(section, file);
-      const value = /^\s*max_line_length\s*=\s*(\d+)\s*$/i.exec(line)?.[1];
-      width = applies && value !== undefined ? Number(value) : width;
-    }
-    if (width !== undefined) {
-      return width;
-    }
-    if (/^\s*root\s*=\s*true\s*$/im.test(text) || dirname(folder) === folder) {
-      return undefined;
-    }
+function editorconfigWidth(folder: string, file: string): number | undefined {
+  const path = join(folder, '.editorconfig');
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  let applies = false;
+  let width: number | undefined;
+  for (const line of text.split(/\r?\n/)) {
+    const section = /^\s*\[(.*)\]\s*$/.exec(line)?.[1];
+    applies = section === undefined ? applies : sectionMatches(section, file);
+    const value = /^\s*max_line_length\s*=\s*(\d+)\s*$/i.exec(line)?.[1];
+    width = applies && value !== undefined ? Number(value) : width;
   }
+  const last = /^\s*root\s*=\s*true\s*$/im.test(text) || dirname(folder) === folder;
+  return width ?? (last ? undefined : editorconfigWidth(dirname(folder), file));
 }
 
-/** The section globs a TypeScript or JavaScript file meets in practice: `*`, `*.ts`, `*.{ts,tsx}`, `**.ts`. */
+/** Whether a section's glob for names (`*`, `*.ts`, `*.{ts,tsx}`, `**.ts`, after a leading `**` folder) matches `file`. */
 function sectionMatches(section: string, file: string): boolean {
-  const pattern = section.replace(/^\*\*?\/?/, '').replace(/^\*?/, '');
-  const alternatives = /^\.\{(.*)\}$/.exec(pattern)?.[1]?.split(',') ?? [pattern.replace(/^\./, '')];
-  return (
-    pattern === '' ||
-    section === '*' ||
-    alternatives.some((alternative) => alternative === extname(file).slice(1) || alternative === basename(file))
-  );
+  const pattern = section
+    .replace(/^\*\*\//, '')
+    .replace(/[.+^$()|\\[\]]/g, '\\$&')
+    .replace(/\*+/g, '.*')
+    .replace(/\?/g, '.')
+    .replace(/\{([^}]*)\}/g, (_braces, alternatives: string) => `(?:${alternatives.replaceAll(',', '|')})`);
+  return new RegExp(`^${pattern}$`).test(basename(file));
 }

@@ -32,9 +32,6 @@ export function upgradeFileText(
   const members = decisions.flatMap((decision) =>
     memberEdits(decision, { source, style, names, typescript: imports.typescript }),
   );
-  if (members.length === 0) {
-    return { text: source, inserted: [] };
-  }
   const written = members.map((edit) => edit.text).join('\n');
   const type = missing.conditionType && written.includes(`: ${names.conditionType}`) ? [CONDITION_TYPE] : [];
   const error =
@@ -44,8 +41,7 @@ export function upgradeFileText(
 
 /**
  * The edits that import the `type` and `error` names generated code uses: merged into the file's value import from
- * checkpoint-fencing (or the type into its type-only import), or one new import when there is nowhere to merge into.
- * A merged or new import that no longer fits the file's width is broken one name a line, as Prettier does.
+ * checkpoint-fencing (or the type into its type-only import), else one new import.
  */
 function importEdits(
   source: string,
@@ -54,12 +50,9 @@ function importEdits(
   type: readonly string[],
   error: readonly string[],
 ): TextEdit[] {
-  if (type.length + error.length === 0) {
-    return [];
-  }
   if (facts.newNamespace !== undefined) {
     const statement = fillTemplate(TEMPLATES.namespaceImport, { namespace: facts.newNamespace }, '', style);
-    return [newImport(facts, style, statement.join(style.newline))];
+    return type.length + error.length === 0 ? [] : [newImport(facts, style, statement.join(style.newline))];
   }
   const typeNames = type.map((name) => `type ${name}`);
   const { valueImport, typeImport } = facts;
@@ -104,15 +97,12 @@ function mergeInto(source: string, list: NamedImportFacts, added: readonly strin
   return [{ start: braces.open, end: braces.close + 1, text: broken.join(style.newline).trimStart() }];
 }
 
-/** Applies non-overlapping edits to `source`; insertions at one offset keep the order they were given in. */
+/** Applies non-overlapping edits to `source`; insertions at one offset keep their order, as the sort is stable. */
 function applyTextEdits(source: string, edits: readonly TextEdit[]): UpgradedText {
-  const ordered = edits
-    .map((edit, index) => ({ edit, index }))
-    .sort((a, b) => a.edit.start - b.edit.start || a.edit.end - b.edit.end || a.index - b.index);
   let result = '';
   let cursor = 0;
   const inserted: [number, number][] = [];
-  for (const { edit } of ordered) {
+  for (const edit of [...edits].sort((a, b) => a.start - b.start || a.end - b.end)) {
     if (edit.start < cursor) {
       throw new Error(
         `add-write-conditions: two edits overlap at offset ${edit.start}; this is a bug in the recipe, please report it with the file.`,

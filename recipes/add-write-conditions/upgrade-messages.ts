@@ -74,19 +74,16 @@ export function clause(text: string): string {
 }
 
 /**
- * Where the marker sends the reader: the runtime README's section on evaluating a condition atomically in common
- * stores. A path inside the package the upgraded code imports (so it is installed) rather than a versioned URL, so
- * upgraded code does not change with releases.
+ * Where the marker sends the reader: a path inside the package the upgraded code imports (so it is installed) rather
+ * than a versioned URL, so upgraded code does not change with releases.
  */
 export const MARKER_DOC_POINTER = `${PACKAGE_NAME}/README.md#evaluating-conditions-atomically`;
 
 /**
- * The marker's text for one upgraded implementer: what the generated code now does, and the decision left to make.
- * One paragraph; the caller wraps it into comment lines at the file's width. A save shape other than `refusing` and
- * `unchanged` now refuses every condition but `any()`.
+ * The marker's text for one upgraded implementer, once in every class or object literal so that a search finds each
+ * decision left to make: what the generated code now does, and that decision. The caller wraps it into comment lines.
  */
-export function markerText(decision: UpgradeDecision): string {
-  const { saveShape, addWriteVersion } = decision;
+export function markerText({ saveShape, addWriteVersion }: UpgradeDecision): string {
   const done = [
     ...(saveShape === 'refusing'
       ? ['save() now refuses every write, any() included, as this store had no save to send it to']
@@ -95,7 +92,6 @@ export function markerText(decision: UpgradeDecision): string {
         : ['save() now refuses every write condition but any()']),
     ...(addWriteVersion ? ['writeVersion() reports no version'] : []),
   ];
-  // Every upgraded class or object literal carries the marker once, so that a search finds each decision to make.
   return (
     `TODO [${PACKAGE_NAME} upgrade] ${done.join(', and ')}. ` +
     'Keep that if this store cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() ' +

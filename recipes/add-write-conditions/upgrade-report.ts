@@ -47,12 +47,9 @@ export interface UpgradeReport {
 
 /** The summary line the CLI prints last. */
 export function summaryLine(report: UpgradeReport): string {
+  const count = (quantity: number, noun: string): string => `${quantity} ${noun}${quantity === 1 ? '' : 's'}`;
   const seconds = (report.durationMs / 1000).toFixed(2);
   const verb = report.written ? 'changed' : 'would change';
   const found = report.implementers.length + report.skipped.length;
   return `add-write-conditions: ${count(report.filesScanned, 'file')} scanned, ${count(found, 'implementer')} found (${report.skipped.length} skipped), ${count(report.changes.length, 'file')} ${verb}, ${seconds}s.`;
-}
-
-function count(quantity: number, noun: string): string {
-  return `${quantity} ${noun}${quantity === 1 ? '' : 's'}`;
 }
