@@ -2,11 +2,12 @@ import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
 import {
-  extendsExpression,
+  baseClass,
   importBindings,
   isJavaScriptFile,
   isStorageTypeNode,
   jsDocComments,
+  namesImported,
   type BaseClass,
   type StorageResolver,
 } from './storage-resolver.js';
@@ -75,13 +76,16 @@ export class StorageResolverByName implements StorageResolver {
   }
 
   isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean {
-    return isStorageTypeNode(node, (named) =>
-      ts.isExpressionWithTypeArguments(named)
-        ? this.#refersToStorage(named.expression)
+    return isStorageTypeNode(node, (named) => {
+      const name = ts.isExpressionWithTypeArguments(named)
+        ? named.expression
         : ts.isTypeReferenceNode(named)
-          ? this.#refersToStorage(named.typeName)
-          : isPackageImportType(named),
-    );
+          ? named.typeName
+          : undefined;
+      return name === undefined
+        ? isPackageImportType(named)
+        : namesImported(name, STORAGE, this.#names, this.#namespaces);
+    });
   }
 
   isContextuallyStorage(): boolean {
@@ -89,29 +93,9 @@ export class StorageResolverByName implements StorageResolver {
   }
 
   baseClassOf(declaration: Typescript.ClassLikeDeclaration): BaseClass {
-    const expression = extendsExpression(declaration);
-    if (expression === undefined) {
-      return { kind: 'none' };
-    }
-    const visible = ts.isIdentifier(expression) ? this.#classes.get(expression.text) : undefined;
-    return visible === undefined
-      ? { kind: 'unknown', name: expression.getText(), where: 'another-file' }
-      : { kind: 'visible', declaration: visible };
-  }
-
-  /** `CheckpointStorage` under a local name, or `ns.CheckpointStorage` as a property access or qualified name. */
-  #refersToStorage(name: Typescript.Expression | Typescript.EntityName): boolean {
-    const [namespace, member] = ts.isPropertyAccessExpression(name)
-      ? [name.expression, name.name]
-      : ts.isQualifiedName(name)
-        ? [name.left, name.right]
-        : [];
-    return ts.isIdentifier(name)
-      ? this.#names.has(name.text)
-      : namespace !== undefined &&
-          ts.isIdentifier(namespace) &&
-          this.#namespaces.has(namespace.text) &&
-          member?.text === STORAGE;
+    const local = (expression: Typescript.Expression) =>
+      ts.isIdentifier(expression) ? this.#classes.get(expression.text) : undefined;
+    return baseClass(declaration, local, 'another-file');
   }
 }
 

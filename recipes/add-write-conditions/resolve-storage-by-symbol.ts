@@ -1,7 +1,7 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import type { RuntimeExportName } from '../../vocabulary/index.js';
-import { extendsExpression, isStorageTypeNode, type BaseClass, type StorageResolver } from './storage-resolver.js';
+import { baseClass, isStorageTypeNode, type BaseClass, type StorageResolver } from './storage-resolver.js';
 
 const STORAGE: RuntimeExportName = 'CheckpointStorage';
 
@@ -19,7 +19,13 @@ export class StorageResolverBySymbol implements StorageResolver {
 
   constructor(checker: Typescript.TypeChecker, entries: readonly Typescript.SourceFile[]) {
     this.#checker = checker;
-    this.#storageDeclarations = storageDeclarations(checker, entries);
+    this.#storageDeclarations = new Set(
+      entries.flatMap((entry) => {
+        const module = checker.getSymbolAtLocation(entry);
+        const exported = module && checker.tryGetMemberInModuleExports(STORAGE, module);
+        return this.#unaliased(exported)?.getDeclarations() ?? [];
+      }),
+    );
   }
 
   isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean {
@@ -32,24 +38,20 @@ export class StorageResolverBySymbol implements StorageResolver {
   }
 
   baseClassOf(declaration: Typescript.ClassLikeDeclaration): BaseClass {
-    const expression = extendsExpression(declaration);
-    if (expression === undefined) {
-      return { kind: 'none' };
-    }
-    let symbol = this.#checker.getSymbolAtLocation(expression);
-    if (symbol !== undefined && (symbol.flags & ts.SymbolFlags.Alias) !== 0) {
-      symbol = this.#checker.getAliasedSymbol(symbol);
-    }
-    const visible = (symbol?.getDeclarations() ?? []).flatMap((candidate) => {
-      if (ts.isClassDeclaration(candidate) || ts.isClassExpression(candidate)) {
-        return [candidate];
-      }
-      const initializer = ts.isVariableDeclaration(candidate) ? candidate.initializer : undefined;
-      return initializer !== undefined && ts.isClassExpression(initializer) ? [initializer] : [];
-    })[0];
-    return visible === undefined
-      ? { kind: 'unknown', name: expression.getText(), where: 'another-package' }
-      : { kind: 'visible', declaration: visible };
+    const declared = (expression: Typescript.Expression) =>
+      this.#unaliased(this.#checker.getSymbolAtLocation(expression))
+        ?.getDeclarations()
+        ?.flatMap((candidate) => {
+          const initializer = ts.isVariableDeclaration(candidate) ? candidate.initializer : candidate;
+          return initializer !== undefined && ts.isClassLike(initializer) ? [initializer] : [];
+        })[0];
+    return baseClass(declaration, declared, 'another-package');
+  }
+
+  #unaliased(symbol: Typescript.Symbol | undefined): Typescript.Symbol | undefined {
+    return symbol !== undefined && (symbol.flags & ts.SymbolFlags.Alias) !== 0
+      ? this.#checker.getAliasedSymbol(symbol)
+      : symbol;
   }
 
   /** For a union, every member but `null` and `undefined` must be a storage; for an intersection, one member. */
@@ -91,26 +93,4 @@ export class StorageResolverBySymbol implements StorageResolver {
     }
     return bases;
   }
-}
-
-/** The declarations of `CheckpointStorage` exported by the files `checkpoint-fencing` resolved to. */
-function storageDeclarations(
-  checker: Typescript.TypeChecker,
-  entries: readonly Typescript.SourceFile[],
-): Set<Typescript.Declaration> {
-  const found = new Set<Typescript.Declaration>();
-  for (const entry of entries) {
-    const module = checker.getSymbolAtLocation(entry);
-    let exported =
-      module === undefined
-        ? undefined
-        : checker.getExportsOfModule(module).find((symbol) => symbol.getName() === STORAGE);
-    if (exported !== undefined && (exported.flags & ts.SymbolFlags.Alias) !== 0) {
-      exported = checker.getAliasedSymbol(exported);
-    }
-    for (const declaration of exported?.getDeclarations() ?? []) {
-      found.add(declaration);
-    }
-  }
-  return found;
 }

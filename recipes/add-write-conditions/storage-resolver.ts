@@ -69,6 +69,39 @@ export function extendsExpression(declaration: Typescript.ClassLikeDeclaration):
   return clause?.types[0]?.expression;
 }
 
+/** The base class of `declaration`, `visible` when `find` finds the class its `extends` expression names. */
+export function baseClass(
+  declaration: Typescript.ClassLikeDeclaration,
+  find: (expression: Typescript.Expression) => Typescript.ClassLikeDeclaration | undefined,
+  where: 'another-file' | 'another-package',
+): BaseClass {
+  const expression = extendsExpression(declaration);
+  if (expression === undefined) {
+    return { kind: 'none' };
+  }
+  const visible = find(expression);
+  return visible === undefined
+    ? { kind: 'unknown', name: expression.getText(), where }
+    : { kind: 'visible', declaration: visible };
+}
+
+/** Whether `name` is one of `locals`, or `ns.member` (an access or a qualified name) with `ns` one of `namespaces`. */
+export function namesImported(
+  name: Typescript.Expression | Typescript.EntityName,
+  member: string,
+  locals: ReadonlySet<string>,
+  namespaces: ReadonlySet<string>,
+): boolean {
+  const [namespace, right] = ts.isPropertyAccessExpression(name)
+    ? [name.expression, name.name]
+    : ts.isQualifiedName(name)
+      ? [name.left, name.right]
+      : [];
+  return ts.isIdentifier(name)
+    ? locals.has(name.text)
+    : namespace !== undefined && ts.isIdentifier(namespace) && namespaces.has(namespace.text) && right?.text === member;
+}
+
 /**
  * What `node` binds when it imports a module named by a string: `import d, { a as b } from 'm'`, `import * as ns from
  * 'm'`, a JSDoc `@import`, `import ns = require('m')`; `undefined` for any other node.
