@@ -56,14 +56,10 @@ if (threads.workerData === WORKER) {
     };
     void import('./add-write-conditions/jscodeshift.js')
       .then(({ default: upgrade }) => ({ output: upgrade(file, api), reports, stats }))
-      .catch((error: unknown) => ({
-        error:
-          error instanceof Error
-            ? { name: error.name, message: error.message }
-            : { name: 'Error', message: String(error) },
-        reports,
-        stats,
-      }))
+      .catch((error: unknown) => {
+        const { name, message } = error instanceof Error ? error : new Error(String(error));
+        return { error: { name, message }, reports, stats };
+      })
       .then((reply: Reply) => {
         port.postMessage(reply);
         port.close();

@@ -7,6 +7,7 @@ import { StorageResolverByName } from './resolve-storage-by-name.js';
 import { decideUpgrades } from './shape-decision.js';
 import { refusalsForSubclassesElsewhere } from './subclasses-in-other-files.js';
 import { upgradeFileText } from './upgrade-file-text.js';
+import { NEVER_TOUCHED } from './upgrade.js';
 
 /** The part of jscodeshift's file argument the transform reads. */
 export interface TransformFile {
@@ -23,18 +24,13 @@ export interface TransformApi {
 const BOM = '\uFEFF';
 
 /**
- * The add-write-conditions recipe as a jscodeshift transform (jscodeshift loads it through `../jscodeshift.cts`,
- * the package's `require` entry of `./jscodeshift`). It decides and writes
- * exactly what the CLI does (the same fact reader, shape decision and member text), but resolves names within each
- * file instead of through a type checker. It parses `file.source` with TypeScript's own parser, whatever
- * `--parser` says, so offsets are those of the original text (CRLF and tabs included). Returns the new source, or
- * `undefined` when the file needs nothing.
+ * The add-write-conditions recipe as a jscodeshift transform (loaded through `../jscodeshift.cts`, the package's
+ * `require` entry of `./jscodeshift`): what the CLI decides and writes, with names resolved within each file instead
+ * of through a type checker. It parses with TypeScript's own parser, whatever `--parser` says, so offsets are those of
+ * the original text (CRLF and tabs included). Returns the new source, or `undefined` when the file needs nothing.
  */
 export default function addWriteConditions(file: TransformFile, api: TransformApi): string | undefined {
-  if (
-    /(?:^|[\\/])(?:node_modules|dist)[\\/]|\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/.test(file.path) ||
-    !file.source.includes('CheckpointStorage')
-  ) {
+  if (NEVER_TOUCHED.test(file.path) || !file.source.includes('CheckpointStorage')) {
     return undefined;
   }
   const bom = file.source.startsWith(BOM) ? BOM : '';
