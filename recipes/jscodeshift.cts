@@ -2,10 +2,9 @@
 import threads = require('node:worker_threads');
 import type { TransformApi, TransformFile } from './add-write-conditions/jscodeshift.js';
 
-// The transform as jscodeshift loads it: `require(<-t path>)`, by default under @babel/register, whose hook
-// compiles every file required after it, node_modules included, and fails on ts-morph's class static blocks. A worker
-// thread has a module system of its own that the hook never reaches, so the recipe (ES modules, ts-morph) loads and
-// runs there, exactly as under `--no-babel`. jscodeshift awaits the promise this transform returns.
+// jscodeshift requires the transform, by default under @babel/register, whose hook compiles every file required after
+// it and fails on ts-morph's class static blocks. A worker thread has a module system the hook never reaches, so the
+// recipe loads and runs there, as under `--no-babel`.
 
 const WORKER = 'checkpoint-fencing-codemod jscodeshift worker';
 
