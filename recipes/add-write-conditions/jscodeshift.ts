@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
+import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import { membersAdded } from './member-edits.js';
 import { readImplementerFacts, syntaxError } from './read-implementer-facts.js';
-import { StorageResolverByName } from './resolve-storage-by-name.js';
+import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
 import { decideUpgrades } from './shape-decision.js';
 import { refusalsForSubclassesElsewhere } from './subclasses-in-other-files.js';
 import { upgradeFileText } from './upgrade-file-text.js';
@@ -22,6 +23,13 @@ export interface TransformApi {
 }
 
 const BOM = '\uFEFF';
+
+/** What `checkpoint-fencing` resolves to in a one-file program: all the resolver needs is its storage interface. */
+const PACKAGE_STAND_IN = ts.createSourceFile(
+  `/${PACKAGE_NAME}/index.d.ts`,
+  'export interface CheckpointStorage {}',
+  ts.ScriptTarget.Latest,
+);
 
 /**
  * The add-write-conditions recipe as a jscodeshift transform (loaded through `../jscodeshift.cts`, the package's
@@ -42,7 +50,7 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   if (problem !== undefined) {
     throw syntaxError(sourceFile, problem);
   }
-  const facts = readImplementerFacts(sourceFile, new StorageResolverByName(sourceFile));
+  const facts = readImplementerFacts(sourceFile, oneFileResolver(sourceFile));
   const decisions = decideUpgrades(
     facts.implementers,
     refusalsForSubclassesElsewhere(file.path, decideUpgrades(facts.implementers)),
@@ -56,4 +64,23 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   }
   const upgraded = upgradeFileText(resolve(file.path), text, decisions, facts.imports).text;
   return upgraded === text ? undefined : bom + upgraded;
+}
+
+/**
+ * A type checker over `sourceFile` alone, where every import but `checkpoint-fencing` stays unresolved: it resolves
+ * names within the file (aliases, namespaces, JSDoc types, derived interfaces) as the CLI's program does across files.
+ */
+function oneFileResolver(sourceFile: Typescript.SourceFile): StorageResolverBySymbol {
+  const options = { noLib: true, noEmit: true, allowJs: true, types: [] };
+  const host = ts.createCompilerHost(options);
+  host.getSourceFile = (name) => (name === PACKAGE_STAND_IN.fileName ? PACKAGE_STAND_IN : sourceFile);
+  host.resolveModuleNameLiterals = (literals) =>
+    literals.map(({ text }) => ({
+      resolvedModule:
+        text === PACKAGE_NAME
+          ? { resolvedFileName: PACKAGE_STAND_IN.fileName, extension: ts.Extension.Dts }
+          : undefined,
+    }));
+  const program = ts.createProgram({ rootNames: [sourceFile.fileName], options, host });
+  return new StorageResolverBySymbol(program.getTypeChecker(), [PACKAGE_STAND_IN], 'another-file');
 }

@@ -1,14 +1,13 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import type { RuntimeExportName } from '../../vocabulary/index.js';
-import { baseClass, isStorageTypeNode, type BaseClass, type StorageResolver } from './storage-resolver.js';
+import { extendsExpression, type BaseClass, type StorageResolver } from './storage-resolver.js';
 
 const STORAGE: RuntimeExportName = 'CheckpointStorage';
 
 /**
  * Resolves through the type checker: aliases, namespace imports, barrels, type aliases and interfaces anywhere in the
- * program that derive from `CheckpointStorage`, base classes in other files, and object literals typed by where they
- * are used. "The" `CheckpointStorage` is the one exported by `entries`, the files `checkpoint-fencing` resolved to
+ * program that derive from `CheckpointStorage`, base classes, and object literals typed by where they are used. "The" `CheckpointStorage` is the one exported by `entries`, the files `checkpoint-fencing` resolved to
  * (from an import, a `require`, a JSDoc `import(…)` type, in any file of the program), so a project's own interface
  * of that name is never taken for it.
  */
@@ -16,9 +15,16 @@ export class StorageResolverBySymbol implements StorageResolver {
   readonly #checker: Typescript.TypeChecker;
   readonly #storageDeclarations: ReadonlySet<Typescript.Declaration>;
   readonly #known = new Map<Typescript.Type, boolean>();
+  readonly #unseenBase: 'another-file' | 'another-package';
 
-  constructor(checker: Typescript.TypeChecker, entries: readonly Typescript.SourceFile[]) {
+  /** `unseenBase` says where a base class the program does not contain is declared. */
+  constructor(
+    checker: Typescript.TypeChecker,
+    entries: readonly Typescript.SourceFile[],
+    unseenBase: 'another-file' | 'another-package',
+  ) {
     this.#checker = checker;
+    this.#unseenBase = unseenBase;
     this.#storageDeclarations = new Set(
       entries.flatMap((entry) => {
         const module = checker.getSymbolAtLocation(entry);
@@ -28,8 +34,30 @@ export class StorageResolverBySymbol implements StorageResolver {
     );
   }
 
+  /**
+   * Read syntactically through wrappers that keep members callable (`(T)`, JSDoc `?T` and `!T`, `Readonly<T>`,
+   * `Required<T>`), since the analysis program has no lib; a union when every member but `null` and `undefined` is
+   * one; an intersection when one member is.
+   */
   isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean {
-    return isStorageTypeNode(node, (named) => this.#isStorage(this.#checker.getTypeAtLocation(named)));
+    const recurse = (inner: Typescript.TypeNode): boolean => this.isStorageType(inner);
+    if (ts.isParenthesizedTypeNode(node) || ts.isJSDocNullableType(node) || ts.isJSDocNonNullableType(node)) {
+      return recurse(node.type);
+    }
+    const [argument, ...others] = ts.isTypeReferenceNode(node) ? (node.typeArguments ?? []) : [];
+    const name = ts.isTypeReferenceNode(node) && ts.isIdentifier(node.typeName) ? node.typeName.text : undefined;
+    if ((name === 'Readonly' || name === 'Required') && argument !== undefined && others.length === 0) {
+      return recurse(argument);
+    }
+    if (ts.isIntersectionTypeNode(node) || ts.isUnionTypeNode(node)) {
+      const present = node.types.filter(
+        (member) =>
+          member.kind !== ts.SyntaxKind.UndefinedKeyword &&
+          !(ts.isLiteralTypeNode(member) && member.literal.kind === ts.SyntaxKind.NullKeyword),
+      );
+      return ts.isIntersectionTypeNode(node) ? present.some(recurse) : present.length > 0 && present.every(recurse);
+    }
+    return this.#isStorage(this.#checker.getTypeAtLocation(node));
   }
 
   isContextuallyStorage(literal: Typescript.ObjectLiteralExpression): boolean {
@@ -38,14 +66,19 @@ export class StorageResolverBySymbol implements StorageResolver {
   }
 
   baseClassOf(declaration: Typescript.ClassLikeDeclaration): BaseClass {
-    const declared = (expression: Typescript.Expression) =>
-      this.#unaliased(this.#checker.getSymbolAtLocation(expression))
-        ?.getDeclarations()
-        ?.flatMap((candidate) => {
-          const initializer = ts.isVariableDeclaration(candidate) ? candidate.initializer : candidate;
-          return initializer !== undefined && ts.isClassLike(initializer) ? [initializer] : [];
-        })[0];
-    return baseClass(declaration, declared, 'another-package');
+    const expression = extendsExpression(declaration);
+    if (expression === undefined) {
+      return { kind: 'none' };
+    }
+    const visible = this.#unaliased(this.#checker.getSymbolAtLocation(expression))
+      ?.getDeclarations()
+      ?.flatMap((candidate) => {
+        const initializer = ts.isVariableDeclaration(candidate) ? candidate.initializer : candidate;
+        return initializer !== undefined && ts.isClassLike(initializer) ? [initializer] : [];
+      })[0];
+    return visible === undefined
+      ? { kind: 'unknown', name: expression.getText(), where: this.#unseenBase }
+      : { kind: 'visible', declaration: visible };
   }
 
   #unaliased(symbol: Typescript.Symbol | undefined): Typescript.Symbol | undefined {

@@ -5,7 +5,7 @@ import { ts } from './typescript.js';
 import type { StorageMemberName } from '../../vocabulary/index.js';
 import { nearestManifest } from './package-manifest.js';
 import type { UpgradeDecision } from './shape-decision.js';
-import { extendsExpression, importBindings, namesImported } from './storage-resolver.js';
+import { extendsExpression, importBindings } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
 const SAVE: StorageMemberName = 'save';
@@ -121,12 +121,16 @@ function subclassesIn(
   const found: { name: string; declaresSave: boolean }[] = [];
   const visit = (node: Typescript.Node): void => {
     const extended = ts.isClassDeclaration(node) ? extendsExpression(node) : undefined;
-    if (
-      ts.isClassDeclaration(node) &&
-      node.name &&
-      extended &&
-      namesImported(extended, base.name, locals, namespaces)
-    ) {
+    const [namespace, named] =
+      extended !== undefined && ts.isPropertyAccessExpression(extended) ? [extended.expression, extended.name] : [];
+    const extendsBase =
+      extended !== undefined && ts.isIdentifier(extended)
+        ? locals.has(extended.text)
+        : namespace !== undefined &&
+          ts.isIdentifier(namespace) &&
+          namespaces.has(namespace.text) &&
+          named?.text === base.name;
+    if (ts.isClassDeclaration(node) && node.name !== undefined && extendsBase) {
       const declaresSave = node.members.some(
         ({ name }) => name !== undefined && (ts.isIdentifier(name) || ts.isStringLiteral(name)) && name.text === SAVE,
       );

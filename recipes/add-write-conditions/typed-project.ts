@@ -177,6 +177,7 @@ function analyseWith(
   const resolver = new StorageResolverBySymbol(
     program.getTypeChecker(),
     [...entries].flatMap((entry) => program.getSourceFile(entry) ?? []),
+    'another-package',
   );
   const facts = paths.map((path) => {
     const sourceFile = program.getSourceFile(path) ?? program.getSourceFile(resolve(path));
