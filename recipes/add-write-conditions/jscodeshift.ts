@@ -33,9 +33,9 @@ const PACKAGE_STAND_IN = ts.createSourceFile(
 
 /**
  * The add-write-conditions recipe as a jscodeshift transform (loaded through `../jscodeshift.cts`, the package's
- * `require` entry of `./jscodeshift`): what the CLI decides and writes, with names resolved within each file instead
- * of through a type checker. It parses with TypeScript's own parser, whatever `--parser` says, so offsets are those of
- * the original text (CRLF and tabs included). Returns the new source, or `undefined` when the file needs nothing.
+ * `require` entry of `./jscodeshift`): what the CLI decides and writes, seeing one file at a time. It parses with
+ * TypeScript's own parser, whatever `--parser` says, so offsets are those of the original text (CRLF and tabs
+ * included). Returns the new source, or `undefined` when the file needs nothing.
  */
 export default function addWriteConditions(file: TransformFile, api: TransformApi): string | undefined {
   if (NEVER_TOUCHED.test(file.path) || !file.source.includes('CheckpointStorage')) {
@@ -66,10 +66,7 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   return upgraded === text ? undefined : bom + upgraded;
 }
 
-/**
- * A type checker over `sourceFile` alone, where every import but `checkpoint-fencing` stays unresolved: it resolves
- * names within the file (aliases, namespaces, JSDoc types, derived interfaces) as the CLI's program does across files.
- */
+/** A resolver over a program of `sourceFile` alone, where every import but `checkpoint-fencing` stays unresolved. */
 function oneFileResolver(sourceFile: Typescript.SourceFile): StorageResolverBySymbol {
   const options = { noLib: true, noEmit: true, allowJs: true, types: [] };
   const host = ts.createCompilerHost(options);

@@ -17,7 +17,6 @@ export class StorageResolverBySymbol implements StorageResolver {
   readonly #known = new Map<Typescript.Type, boolean>();
   readonly #unseenBase: 'another-file' | 'another-package';
 
-  /** `unseenBase` says where a base class the program does not contain is declared. */
   constructor(
     checker: Typescript.TypeChecker,
     entries: readonly Typescript.SourceFile[],
@@ -34,11 +33,7 @@ export class StorageResolverBySymbol implements StorageResolver {
     );
   }
 
-  /**
-   * Read syntactically through wrappers that keep members callable (`(T)`, JSDoc `?T` and `!T`, `Readonly<T>`,
-   * `Required<T>`), since the analysis program has no lib; a union when every member but `null` and `undefined` is
-   * one; an intersection when one member is.
-   */
+  /** Read through `(T)`, JSDoc `?T` and `!T`, and `Readonly<T>` and `Required<T>` syntactically: there is no lib. */
   isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean {
     const recurse = (inner: Typescript.TypeNode): boolean => this.isStorageType(inner);
     if (ts.isParenthesizedTypeNode(node) || ts.isJSDocNullableType(node) || ts.isJSDocNonNullableType(node)) {
@@ -87,7 +82,7 @@ export class StorageResolverBySymbol implements StorageResolver {
       : symbol;
   }
 
-  /** For a union, every member but `null` and `undefined` must be a storage; for an intersection, one member. */
+  /** For a union (`null` and `undefined` aside), every member must be a storage; for an intersection, one member. */
   #isStorage(type: Typescript.Type): boolean {
     const present = this.#checker.getNonNullableType(type);
     if (present.isIntersection()) {

@@ -15,10 +15,8 @@ const SKIPPED_FOLDERS = ['node_modules', 'dist', 'build', 'coverage', '.git'].ma
 
 /**
  * For the jscodeshift transform, which sees one file at a time: a class whose `save` this file would rename is left
- * alone when a class elsewhere in the same package (the folder of the nearest package.json, or the whole workspace it
- * belongs to) that may extend it (see {@link subclassesIn}), directly or through further subclasses, declares its own
- * `save`. That file cannot change along with this one, and would be left overriding the wrong member (or, for an
- * abstract `save`, not implementing the renamed one: TS2515).
+ * alone when a class elsewhere in its package or workspace that may extend it (see {@link subclassesIn}), directly or
+ * not, declares its own `save`, which would be left overriding the wrong member (or, if abstract, unimplemented).
  */
 export function refusalsForSubclassesElsewhere(
   path: string,

@@ -22,11 +22,9 @@ interface LeafProject {
 }
 
 /**
- * Reads `tsconfigPath` with the TypeScript that ts-morph bundles (kept apart from the project's own), following a
- * solution-style tsconfig's `references` into every project, each analysed under its own options: the only module
- * that builds a TypeScript program. `analyse` parses files with types and returns their facts in the order given;
- * `resolveModule` resolves a bare specifier to a project file (a `paths` alias or a workspace package); `rootOf` is
- * the folder of the tsconfig a file belongs to.
+ * Reads `tsconfigPath`, following a solution-style tsconfig's `references` into every project, each analysed under
+ * its own options. `analyse` parses files with types and returns their facts in the order given; `resolveModule`
+ * resolves a bare specifier to a project file; `rootOf` is the folder of the tsconfig a file belongs to.
  * @throws Error naming the tsconfig when it is invalid, its `extends` target is missing, or it (or a project it
  * references) matches no source files; `analyse` throws naming the file and position when one does not parse.
  */
@@ -139,13 +137,9 @@ function analyseProject(
 
 /**
  * Builds a program over `paths` and reads their facts. It loads no lib (finding implementers needs declarations, not
- * globals, and a small program is a fast one) and, unless `followAll`, no `@types` and none of the packages
- * {@link resolveFollowed} leaves out.
- *
- * When the project's own settings cannot resolve `checkpoint-fencing` (for example `"moduleResolution": "node"`
- * against an older release without top-level types, or the package not installed), its declarations are read from
- * the package this upgrade ships in, and `fallback` says so. Every file the package resolves to is an entry: its
- * `CheckpointStorage` is "the" storage interface.
+ * globals) and, unless `followAll`, no `@types` and none of the packages {@link resolveFollowed} leaves out. When the
+ * project's settings cannot resolve `checkpoint-fencing` (`"moduleResolution": "node"` against a release without
+ * top-level types, or not installed), this upgrade's own declarations stand in, and `fallback` says so.
  */
 function analyseWith(
   project: LeafProject,

@@ -5,11 +5,9 @@ import { ts } from './typescript.js';
 import { nearestManifestField } from './package-manifest.js';
 
 /**
- * The packages of `projects` as a workspace (npm, Yarn, pnpm) links them into node_modules: a bare specifier naming
- * one (`@acme/core`, `@acme/core/storage`) resolves through the link to that package's source file, even before it is
- * built, the way project references redirect a package's declarations to their sources. `owns` says whether a
- * specifier names one of them; `resolve` resolves it to a source file, directly or through one of the projects'
- * outputs (declarations or JavaScript, built or not).
+ * The packages of `projects` as a workspace links them into node_modules: `owns` says whether a specifier names one
+ * (`@acme/core`, `@acme/core/storage`); `resolve` resolves it through the link to the package's source file, directly
+ * or through one of the projects' outputs, built or not, as project references redirect declarations to sources.
  */
 export function workspacePackages(projects: readonly Typescript.ParsedCommandLine[]) {
   const sources = new Set(projects.flatMap((parsed) => parsed.fileNames.map((file) => resolve(file))));
