@@ -2,10 +2,9 @@
 import threads = require('node:worker_threads');
 import type { TransformApi, TransformFile } from './add-write-conditions/jscodeshift.js';
 
-// The transform as jscodeshift loads it: `require(<-t path>)`, by default under @babel/register, whose hook
-// compiles every file required after it, node_modules included, and fails on ts-morph's class static blocks. A worker
-// thread has a module system of its own that the hook never reaches, so the recipe (ES modules, ts-morph) loads and
-// runs there, exactly as under `--no-babel`. jscodeshift awaits the promise this transform returns.
+// jscodeshift requires the transform, by default under @babel/register, whose hook compiles every file required after
+// it and fails on ts-morph's class static blocks. A worker thread has a module system the hook never reaches, so the
+// recipe loads and runs there, as under `--no-babel`.
 
 const WORKER = 'checkpoint-fencing-codemod jscodeshift worker';
 
@@ -56,14 +55,10 @@ if (threads.workerData === WORKER) {
     };
     void import('./add-write-conditions/jscodeshift.js')
       .then(({ default: upgrade }) => ({ output: upgrade(file, api), reports, stats }))
-      .catch((error: unknown) => ({
-        error:
-          error instanceof Error
-            ? { name: error.name, message: error.message }
-            : { name: 'Error', message: String(error) },
-        reports,
-        stats,
-      }))
+      .catch((error: unknown) => {
+        const { name, message } = error instanceof Error ? error : new Error(String(error));
+        return { error: { name, message }, reports, stats };
+      })
       .then((reply: Reply) => {
         port.postMessage(reply);
         port.close();

@@ -6,15 +6,13 @@ const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs',
 
 /**
  * The files that can reach `checkpoint-fencing`: those that name it, and those that import (transitively) one that
- * does, e.g. through a local barrel. Only these need a type-aware parse; everything else is a cheap text scan.
- * `resolveBare` resolves a non-relative specifier (a tsconfig `paths` alias) to a project file.
+ * does. Only these need a type-aware parse. `resolveBare` resolves a bare specifier to a project file.
  */
 export function filesReachingPackage(
   texts: ReadonlyMap<string, string>,
   resolveBare: (specifier: string, containingFile: string) => string | undefined,
 ): string[] {
-  // Each import resolved once, without touching the disk (a relative one against the files read, a bare one through
-  // `paths`), and recorded by the file it names, so that the walk below goes from a file to its importers.
+  // Imports resolved without touching the disk (a relative one against the files read), by the file each names.
   const importers = new Map<string, string[]>();
   for (const [file, text] of texts) {
     for (const [, , specifier = ''] of text.matchAll(SPECIFIER)) {

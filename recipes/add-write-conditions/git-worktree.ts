@@ -4,9 +4,8 @@ import { dirname } from 'node:path';
 import { upgradeMessages } from './upgrade-messages.js';
 
 /**
- * The subset of `files` with uncommitted changes (modified, staged or untracked), asking the git work tree each file
- * lies in (a project may include folders of another work tree, or outside any); a file outside every work tree, or
- * without git installed, counts as committed.
+ * The subset of `files` with uncommitted changes (modified, staged or untracked), asking the work tree each file lies
+ * in; a file outside every work tree, or without git installed, counts as committed.
  * @throws Error naming the work tree when `git status` fails there, since uncommitted changes cannot be ruled out.
  */
 export function uncommittedFiles(files: readonly string[]): string[] {
@@ -14,10 +13,8 @@ export function uncommittedFiles(files: readonly string[]): string[] {
   const byRoot = new Map<string, string[]>();
   for (const file of files) {
     const folder = dirname(file);
-    if (!rootOfFolder.has(folder)) {
-      rootOfFolder.set(folder, gitWorkTreeRoot(folder));
-    }
-    const root = rootOfFolder.get(folder);
+    const root = rootOfFolder.has(folder) ? rootOfFolder.get(folder) : gitWorkTreeRoot(folder);
+    rootOfFolder.set(folder, root);
     if (root !== undefined) {
       byRoot.set(root, [...(byRoot.get(root) ?? []), file]);
     }

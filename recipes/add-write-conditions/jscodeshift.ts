@@ -1,12 +1,14 @@
 import { resolve } from 'node:path';
+import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import { membersAdded } from './member-edits.js';
 import { readImplementerFacts, syntaxError } from './read-implementer-facts.js';
-import { StorageResolverByName } from './resolve-storage-by-name.js';
+import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
 import { decideUpgrades } from './shape-decision.js';
 import { refusalsForSubclassesElsewhere } from './subclasses-in-other-files.js';
 import { upgradeFileText } from './upgrade-file-text.js';
+import { NEVER_TOUCHED } from './upgrade.js';
 
 /** The part of jscodeshift's file argument the transform reads. */
 export interface TransformFile {
@@ -22,19 +24,21 @@ export interface TransformApi {
 
 const BOM = '\uFEFF';
 
+/** What `checkpoint-fencing` resolves to in a one-file program: all the resolver needs is its storage interface. */
+const PACKAGE_STAND_IN = ts.createSourceFile(
+  `/${PACKAGE_NAME}/index.d.ts`,
+  'export interface CheckpointStorage {}',
+  ts.ScriptTarget.Latest,
+);
+
 /**
- * The add-write-conditions recipe as a jscodeshift transform (jscodeshift loads it through `../jscodeshift.cts`,
- * the package's `require` entry of `./jscodeshift`). It decides and writes
- * exactly what the CLI does (the same fact reader, shape decision and member text), but resolves names within each
- * file instead of through a type checker. It parses `file.source` with TypeScript's own parser, whatever
- * `--parser` says, so offsets are those of the original text (CRLF and tabs included). Returns the new source, or
- * `undefined` when the file needs nothing.
+ * The add-write-conditions recipe as a jscodeshift transform (loaded through `../jscodeshift.cts`, the package's
+ * `require` entry of `./jscodeshift`): what the CLI decides and writes, seeing one file at a time. It parses with
+ * TypeScript's own parser, whatever `--parser` says, so offsets are those of the original text (CRLF and tabs
+ * included). Returns the new source, or `undefined` when the file needs nothing.
  */
 export default function addWriteConditions(file: TransformFile, api: TransformApi): string | undefined {
-  if (
-    /(?:^|[\\/])(?:node_modules|dist)[\\/]|\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/.test(file.path) ||
-    !file.source.includes('CheckpointStorage')
-  ) {
+  if (NEVER_TOUCHED.test(file.path) || !file.source.includes('CheckpointStorage')) {
     return undefined;
   }
   const bom = file.source.startsWith(BOM) ? BOM : '';
@@ -46,7 +50,7 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   if (problem !== undefined) {
     throw syntaxError(sourceFile, problem);
   }
-  const facts = readImplementerFacts(sourceFile, new StorageResolverByName(sourceFile));
+  const facts = readImplementerFacts(sourceFile, oneFileResolver(sourceFile));
   const decisions = decideUpgrades(
     facts.implementers,
     refusalsForSubclassesElsewhere(file.path, decideUpgrades(facts.implementers)),
@@ -60,4 +64,20 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   }
   const upgraded = upgradeFileText(resolve(file.path), text, decisions, facts.imports).text;
   return upgraded === text ? undefined : bom + upgraded;
+}
+
+/** A resolver over a program of `sourceFile` alone, where every import but `checkpoint-fencing` stays unresolved. */
+function oneFileResolver(sourceFile: Typescript.SourceFile): StorageResolverBySymbol {
+  const options = { noLib: true, noEmit: true, allowJs: true, types: [] };
+  const host = ts.createCompilerHost(options);
+  host.getSourceFile = (name) => (name === PACKAGE_STAND_IN.fileName ? PACKAGE_STAND_IN : sourceFile);
+  host.resolveModuleNameLiterals = (literals) =>
+    literals.map(({ text }) => ({
+      resolvedModule:
+        text === PACKAGE_NAME
+          ? { resolvedFileName: PACKAGE_STAND_IN.fileName, extension: ts.Extension.Dts }
+          : undefined,
+    }));
+  const program = ts.createProgram({ rootNames: [sourceFile.fileName], options, host });
+  return new StorageResolverBySymbol(program.getTypeChecker(), [PACKAGE_STAND_IN], 'another-file');
 }

@@ -2,10 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ts } from './typescript.js';
 
-/**
- * The nearest package.json at or above `folder`, that of the package a file in `folder` belongs to: its folder and
- * its top-level fields (none when it does not parse).
- */
+/** The nearest package.json at or above `folder`: its folder and top-level fields (none when it does not parse). */
 export function nearestManifest(
   folder: string,
 ): { folder: string; fields: Readonly<Record<string, unknown>> } | undefined {
@@ -21,10 +18,7 @@ export function nearestManifest(
   }
 }
 
-/**
- * A string field of the nearest package.json at or above `folder`; `undefined` when it is not a string or absent. Its
- * `"type"`: `module`, `commonjs`, or `undefined` when it says nothing (which Node reads as CommonJS).
- */
+/** A string field of the nearest package.json at or above `folder`; `undefined` when it is not a string or absent. */
 export function nearestManifestField(folder: string, field: 'name' | 'type'): string | undefined {
   const value = nearestManifest(folder)?.fields[field];
   return typeof value === 'string' ? value : undefined;

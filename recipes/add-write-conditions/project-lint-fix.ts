@@ -11,10 +11,9 @@ const MAX_PASSES = 10;
 const NO_CONFIG = new Set(['config-file-missing', 'no-config-found']);
 
 /**
- * A fixer for one upgrade run: it asks the ESLint installed where a file is (never one of ours), configured as
- * `eslint` run in `cwd` would be, for its fixes, and applies only those that lie inside text the upgrade wrote, so a
- * line it did not write never changes. No ESLint, no configuration or an ignored file leave the text as it is; an
- * ESLint that throws does too, with a notice naming the error. Resolves to the text and the rules whose fixes it took.
+ * A fixer for one upgrade run: it asks the project's ESLint, configured as `eslint` run in `cwd` would be, for its
+ * fixes, and applies only those inside text the upgrade wrote. No ESLint, no configuration or an ignored file leave
+ * the text as it is; an ESLint that throws does too, with a notice. Resolves to the text and the rules it applied.
  */
 export function projectLintFixer(cwd: string): (file: string, upgraded: UpgradedText) => Promise<LintFixOutcome> {
   // One ESLint per installation and run, so its configuration is read once a run, and afresh on the next.

@@ -13,11 +13,9 @@ interface Prettier {
 const BOM = '\uFEFF';
 
 /**
- * Runs the project's own Prettier (an optional peer: the one that resolves from the file, never one of ours) over
- * an upgraded file when the project configures Prettier for it and the file was Prettier-formatted before the
- * upgrade; a file Prettier would have changed anyway is left as the recipe wrote it, so the upgrade never
- * reformats code it did not add. `cwd`'s `.prettierignore` is honoured, as Prettier's CLI does. Resolves to the text,
- * with why Prettier failed when it did.
+ * Runs the project's own Prettier over an upgraded file when the project configures Prettier for it and the file was
+ * Prettier-formatted before, so the upgrade never reformats code it did not add; `cwd`'s `.prettierignore` is
+ * honoured, as Prettier's CLI does. Resolves to the text, with why Prettier failed when it did.
  */
 export async function formatWithProjectPrettier(
   file: string,
@@ -26,7 +24,6 @@ export async function formatWithProjectPrettier(
   cwd: string,
 ): Promise<{ text: string; failure?: string }> {
   const prettier = await importProjectModule(file, 'prettier')?.then(prettierApi, () => undefined);
-  // Left as written: no Prettier where the file is, no configuration, an ignored file, or one not formatted before.
   if (prettier === undefined) {
     return { text: after };
   }
@@ -46,9 +43,8 @@ export async function formatWithProjectPrettier(
 }
 
 /**
- * The API in the namespace `import('prettier')` gives. Prettier 3's namespace is the API; Prettier 2 is CommonJS,
- * whose namespace Node fills only with the names it finds statically (`format`, not `resolveConfig`), so there the
- * API is the default export.
+ * The API in the namespace `import('prettier')` gives: the namespace itself for Prettier 3; the default export for
+ * Prettier 2, CommonJS, whose namespace has only the names Node finds statically (`format`, not `resolveConfig`).
  */
 export function prettierApi(namespace: unknown): Prettier | undefined {
   const module = namespace as { default?: Prettier } & Partial<Prettier>;

@@ -1,14 +1,13 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import type { RuntimeExportName } from '../../vocabulary/index.js';
-import { extendsExpression, isStorageTypeNode, type BaseClass, type StorageResolver } from './storage-resolver.js';
+import { extendsExpression, type BaseClass, type StorageResolver } from './storage-resolver.js';
 
 const STORAGE: RuntimeExportName = 'CheckpointStorage';
 
 /**
  * Resolves through the type checker: aliases, namespace imports, barrels, type aliases and interfaces anywhere in the
- * program that derive from `CheckpointStorage`, base classes in other files, and object literals typed by where they
- * are used. "The" `CheckpointStorage` is the one exported by `entries`, the files `checkpoint-fencing` resolved to
+ * program that derive from `CheckpointStorage`, base classes, and object literals typed by where they are used. "The" `CheckpointStorage` is the one exported by `entries`, the files `checkpoint-fencing` resolved to
  * (from an import, a `require`, a JSDoc `import(…)` type, in any file of the program), so a project's own interface
  * of that name is never taken for it.
  */
@@ -16,14 +15,44 @@ export class StorageResolverBySymbol implements StorageResolver {
   readonly #checker: Typescript.TypeChecker;
   readonly #storageDeclarations: ReadonlySet<Typescript.Declaration>;
   readonly #known = new Map<Typescript.Type, boolean>();
+  readonly #unseenBase: 'another-file' | 'another-package';
 
-  constructor(checker: Typescript.TypeChecker, entries: readonly Typescript.SourceFile[]) {
+  constructor(
+    checker: Typescript.TypeChecker,
+    entries: readonly Typescript.SourceFile[],
+    unseenBase: 'another-file' | 'another-package',
+  ) {
     this.#checker = checker;
-    this.#storageDeclarations = storageDeclarations(checker, entries);
+    this.#unseenBase = unseenBase;
+    this.#storageDeclarations = new Set(
+      entries.flatMap((entry) => {
+        const module = checker.getSymbolAtLocation(entry);
+        const exported = module && checker.tryGetMemberInModuleExports(STORAGE, module);
+        return this.#unaliased(exported)?.getDeclarations() ?? [];
+      }),
+    );
   }
 
+  /** Read through `(T)`, JSDoc `?T` and `!T`, and `Readonly<T>` and `Required<T>` syntactically: there is no lib. */
   isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean {
-    return isStorageTypeNode(node, (named) => this.#isStorage(this.#checker.getTypeAtLocation(named)));
+    const recurse = (inner: Typescript.TypeNode): boolean => this.isStorageType(inner);
+    if (ts.isParenthesizedTypeNode(node) || ts.isJSDocNullableType(node) || ts.isJSDocNonNullableType(node)) {
+      return recurse(node.type);
+    }
+    const [argument, ...others] = ts.isTypeReferenceNode(node) ? (node.typeArguments ?? []) : [];
+    const name = ts.isTypeReferenceNode(node) && ts.isIdentifier(node.typeName) ? node.typeName.text : undefined;
+    if ((name === 'Readonly' || name === 'Required') && argument !== undefined && others.length === 0) {
+      return recurse(argument);
+    }
+    if (ts.isIntersectionTypeNode(node) || ts.isUnionTypeNode(node)) {
+      const present = node.types.filter(
+        (member) =>
+          member.kind !== ts.SyntaxKind.UndefinedKeyword &&
+          !(ts.isLiteralTypeNode(member) && member.literal.kind === ts.SyntaxKind.NullKeyword),
+      );
+      return ts.isIntersectionTypeNode(node) ? present.some(recurse) : present.length > 0 && present.every(recurse);
+    }
+    return this.#isStorage(this.#checker.getTypeAtLocation(node));
   }
 
   isContextuallyStorage(literal: Typescript.ObjectLiteralExpression): boolean {
@@ -36,23 +65,24 @@ export class StorageResolverBySymbol implements StorageResolver {
     if (expression === undefined) {
       return { kind: 'none' };
     }
-    let symbol = this.#checker.getSymbolAtLocation(expression);
-    if (symbol !== undefined && (symbol.flags & ts.SymbolFlags.Alias) !== 0) {
-      symbol = this.#checker.getAliasedSymbol(symbol);
-    }
-    const visible = (symbol?.getDeclarations() ?? []).flatMap((candidate) => {
-      if (ts.isClassDeclaration(candidate) || ts.isClassExpression(candidate)) {
-        return [candidate];
-      }
-      const initializer = ts.isVariableDeclaration(candidate) ? candidate.initializer : undefined;
-      return initializer !== undefined && ts.isClassExpression(initializer) ? [initializer] : [];
-    })[0];
+    const visible = this.#unaliased(this.#checker.getSymbolAtLocation(expression))
+      ?.getDeclarations()
+      ?.flatMap((candidate) => {
+        const initializer = ts.isVariableDeclaration(candidate) ? candidate.initializer : candidate;
+        return initializer !== undefined && ts.isClassLike(initializer) ? [initializer] : [];
+      })[0];
     return visible === undefined
-      ? { kind: 'unknown', name: expression.getText(), where: 'another-package' }
+      ? { kind: 'unknown', name: expression.getText(), where: this.#unseenBase }
       : { kind: 'visible', declaration: visible };
   }
 
-  /** For a union, every member but `null` and `undefined` must be a storage; for an intersection, one member. */
+  #unaliased(symbol: Typescript.Symbol | undefined): Typescript.Symbol | undefined {
+    return symbol !== undefined && (symbol.flags & ts.SymbolFlags.Alias) !== 0
+      ? this.#checker.getAliasedSymbol(symbol)
+      : symbol;
+  }
+
+  /** For a union (`null` and `undefined` aside), every member must be a storage; for an intersection, one member. */
   #isStorage(type: Typescript.Type): boolean {
     const present = this.#checker.getNonNullableType(type);
     if (present.isIntersection()) {
@@ -91,26 +121,4 @@ export class StorageResolverBySymbol implements StorageResolver {
     }
     return bases;
   }
-}
-
-/** The declarations of `CheckpointStorage` exported by the files `checkpoint-fencing` resolved to. */
-function storageDeclarations(
-  checker: Typescript.TypeChecker,
-  entries: readonly Typescript.SourceFile[],
-): Set<Typescript.Declaration> {
-  const found = new Set<Typescript.Declaration>();
-  for (const entry of entries) {
-    const module = checker.getSymbolAtLocation(entry);
-    let exported =
-      module === undefined
-        ? undefined
-        : checker.getExportsOfModule(module).find((symbol) => symbol.getName() === STORAGE);
-    if (exported !== undefined && (exported.flags & ts.SymbolFlags.Alias) !== 0) {
-      exported = checker.getAliasedSymbol(exported);
-    }
-    for (const declaration of exported?.getDeclarations() ?? []) {
-      found.add(declaration);
-    }
-  }
-  return found;
 }

@@ -5,12 +5,12 @@ import { ts } from './typescript.js';
 export type BaseClass =
   | { readonly kind: 'none' }
   | { readonly kind: 'visible'; readonly declaration: Typescript.ClassLikeDeclaration }
-  /** Declared where this resolver cannot look: another file (the by-name resolver), or an unresolved package. */
+  /** Declared where the resolver cannot look: another file (the jscodeshift transform), or an unresolved package. */
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
 /**
- * What the fact reader cannot answer from the syntax of one file (doc/adr/0204): answered by symbol (a type checker,
- * for the CLI) or by name (imports, same-file interfaces and JSDoc, for the jscodeshift transform).
+ * What the fact reader cannot answer from the syntax of one file (doc/adr/0204), answered by a type checker: over the
+ * project for the CLI, over the one file for the jscodeshift transform.
  */
 export interface StorageResolver {
   /** Whether a type is checkpoint-fencing's `CheckpointStorage`, one derived from it, or either with `null`/`undefined`. */
@@ -31,36 +31,6 @@ export function jsDocComments(node: Typescript.Node): readonly Typescript.JSDoc[
 /** Whether `sourceFile` is JavaScript, where JSDoc tags carry what TypeScript writes as syntax. */
 export function isJavaScriptFile(sourceFile: Typescript.SourceFile): boolean {
   return /\.[mc]?jsx?$/.test(sourceFile.fileName);
-}
-
-/**
- * Whether a type node is a storage, given `isStorageName` for a named type (a reference, a heritage clause, an
- * `import(…)` type): through wrappers that keep members callable (`(T)`, JSDoc `?T` and `!T`, `Readonly<T>`,
- * `Required<T>`), read syntactically since the analysis program has no lib; a union when every member but `null` and
- * `undefined` is one; an intersection when one member is.
- */
-export function isStorageTypeNode(
-  node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments,
-  isStorageName: (node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments) => boolean,
-): boolean {
-  const recurse = (inner: Typescript.TypeNode): boolean => isStorageTypeNode(inner, isStorageName);
-  if (ts.isParenthesizedTypeNode(node) || ts.isJSDocNullableType(node) || ts.isJSDocNonNullableType(node)) {
-    return recurse(node.type);
-  }
-  const [argument, ...others] = ts.isTypeReferenceNode(node) ? (node.typeArguments ?? []) : [];
-  const name = ts.isTypeReferenceNode(node) && ts.isIdentifier(node.typeName) ? node.typeName.text : undefined;
-  if ((name === 'Readonly' || name === 'Required') && argument !== undefined && others.length === 0) {
-    return recurse(argument);
-  }
-  if (ts.isIntersectionTypeNode(node) || ts.isUnionTypeNode(node)) {
-    const present = node.types.filter(
-      (member) =>
-        member.kind !== ts.SyntaxKind.UndefinedKeyword &&
-        !(ts.isLiteralTypeNode(member) && member.literal.kind === ts.SyntaxKind.NullKeyword),
-    );
-    return ts.isIntersectionTypeNode(node) ? present.some(recurse) : present.length > 0 && present.every(recurse);
-  }
-  return isStorageName(node);
 }
 
 /** The expression after `extends` in a class's heritage clauses. */

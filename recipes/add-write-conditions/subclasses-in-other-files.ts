@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, relative, resolve } from 'node:path';
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import type { StorageMemberName } from '../../vocabulary/index.js';
@@ -9,16 +9,14 @@ import { extendsExpression, importBindings } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
 const SAVE: StorageMemberName = 'save';
-const SOURCE = /\.(?:[mc]?[jt]sx?)$/;
+const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 const DECLARATION = /\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
-const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'build', 'coverage', '.git']);
+const SKIPPED_FOLDERS = ['node_modules', 'dist', 'build', 'coverage', '.git'].map((folder) => `**/${folder}`);
 
 /**
  * For the jscodeshift transform, which sees one file at a time: a class whose `save` this file would rename is left
- * alone when a class elsewhere in the same package (the folder of the nearest package.json, or the whole workspace it
- * belongs to) that may extend it (see {@link subclassesIn}), directly or through further subclasses, declares its own
- * `save`. That file cannot change along with this one, and would be left overriding the wrong member (or, for an
- * abstract `save`, not implementing the renamed one: TS2515).
+ * alone when a class elsewhere in its package or workspace that may extend it (see {@link subclassesIn}), directly or
+ * not, declares its own `save`, which would be left overriding the wrong member (or, if abstract, unimplemented).
  */
 export function refusalsForSubclassesElsewhere(
   path: string,
@@ -81,17 +79,10 @@ const filesByRoot = new Map<string, { path: string; text: string }[]>();
 function sourceFiles(root: string): { path: string; text: string }[] {
   let files = filesByRoot.get(root);
   if (files === undefined) {
-    const walk = (folder: string): { path: string; text: string }[] =>
-      readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
-        const path = join(folder, entry.name);
-        if (entry.isDirectory()) {
-          return SKIPPED_FOLDERS.has(entry.name) ? [] : walk(path);
-        }
-        return entry.isFile() && SOURCE.test(entry.name) && !DECLARATION.test(entry.name)
-          ? [{ path, text: readFileSync(path, 'utf8') }]
-          : [];
-      });
-    files = existsSync(root) ? walk(root) : [];
+    files = ts.sys
+      .readDirectory(root, SOURCE_EXTENSIONS, SKIPPED_FOLDERS)
+      .filter((path) => !DECLARATION.test(path))
+      .map((path) => ({ path: resolve(path), text: readFileSync(path, 'utf8') }));
     filesByRoot.set(root, files);
   }
   return files;

@@ -9,10 +9,7 @@ import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
 import { upgradeMessages } from './upgrade-messages.js';
 import { workspacePackages, type WorkspacePackages } from './workspace-packages.js';
 
-/**
- * The declarations of the checkpoint-fencing this upgrade is part of: `dist/runtime/index.d.ts` once built, the
- * runtime's source when it runs from the repository.
- */
+/** This upgrade's own declarations of checkpoint-fencing: built, or the runtime's source in the repository. */
 const OWN_DECLARATIONS = ['../../runtime/index.d.ts', '../../runtime/index.ts']
   .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
   .find((path) => existsSync(path));
@@ -24,14 +21,10 @@ interface LeafProject {
   readonly cache: Typescript.ModuleResolutionCache;
 }
 
-type Follow = 'project-and-package' | 'all';
-
 /**
- * Reads `tsconfigPath` with the TypeScript that ts-morph bundles (kept apart from the project's own), following a
- * solution-style tsconfig's `references` into every project, each analysed under its own options: the only module
- * that builds a TypeScript program. `analyse` parses files with types and returns their facts in the order given;
- * `resolveModule` resolves a bare specifier to a project file (a `paths` alias or a workspace package); `rootOf` is
- * the folder of the tsconfig a file belongs to.
+ * Reads `tsconfigPath`, following a solution-style tsconfig's `references` into every project, each analysed under
+ * its own options. `analyse` parses files with types and returns their facts in the order given; `resolveModule`
+ * resolves a bare specifier to a project file; `rootOf` is the folder of the tsconfig a file belongs to.
  * @throws Error naming the tsconfig when it is invalid, its `extends` target is missing, or it (or a project it
  * references) matches no source files; `analyse` throws naming the file and position when one does not parse.
  */
@@ -53,17 +46,17 @@ export function openTypedProject(tsconfigPath: string) {
     notices,
     rootOf: (file: string) => dirname(ownerOf(file).tsconfig),
     resolveModule(specifier: string, from: string): string | undefined {
-      const resolved = resolveFollowed(ownerOf(from), workspace, 'project-and-package', specifier, from);
+      const resolved = resolveFollowed(ownerOf(from), workspace, false, specifier, from);
       return resolved?.isExternalLibraryImport === true ? undefined : resolved?.resolvedFileName;
     },
     analyse(paths: readonly string[]): FileFacts[] {
-      const facts = new Map<string, FileFacts>();
-      for (const project of new Set(paths.map(ownerOf))) {
-        const own = paths.filter((path) => ownerOf(path) === project);
-        for (const fileFacts of analyseProject(project, own, workspace, notices)) {
-          facts.set(resolve(fileFacts.path), fileFacts);
-        }
-      }
+      const facts = new Map(
+        projects.flatMap((project) => {
+          const own = paths.filter((path) => ownerOf(path) === project);
+          const analysed = own.length === 0 ? [] : analyseProject(project, own, workspace, notices);
+          return analysed.map((file) => [resolve(file.path), file] as const);
+        }),
+      );
       return paths.flatMap((path) => facts.get(resolve(path)) ?? []);
     },
   };
@@ -119,7 +112,7 @@ function analyseProject(
   workspace: WorkspacePackages,
   notices: string[],
 ): FileFacts[] {
-  const first = analyseWith(project, paths, workspace, 'project-and-package');
+  const first = analyseWith(project, paths, workspace, false);
   if (first.fallback) {
     notices.push(
       ts.findConfigFile(dirname(project.tsconfig), existsSync, `node_modules/${PACKAGE_NAME}/package.json`)
@@ -136,38 +129,51 @@ function analyseProject(
   const again = first.facts
     .filter((file) => file.implementers.some((implementer) => implementer.base?.kind === 'unknown'))
     .map((file) => file.path);
-  if (again.length === 0) {
-    return first.facts;
-  }
-  const full = new Map(analyseWith(project, again, workspace, 'all').facts.map((file) => [resolve(file.path), file]));
-  return first.facts.map((file) => full.get(resolve(file.path)) ?? file);
+  const full = new Map(
+    (again.length === 0 ? [] : analyseWith(project, again, workspace, true).facts).map((file) => [file.path, file]),
+  );
+  return first.facts.map((file) => full.get(file.path) ?? file);
 }
 
 /**
- * Builds a program over `paths` and reads their facts. `project-and-package` follows only what finding implementers
- * needs (see {@link moduleResolution}) and loads no `@types`; `all` follows every import, with the project's types.
- * Neither loads a lib: finding implementers needs declarations, not globals, and a small program is a fast one.
+ * Builds a program over `paths` and reads their facts. It loads no lib (finding implementers needs declarations, not
+ * globals) and, unless `followAll`, no `@types` and none of the packages {@link resolveFollowed} leaves out. When the
+ * project's settings cannot resolve `checkpoint-fencing` (`"moduleResolution": "node"` against a release without
+ * top-level types, or not installed), this upgrade's own declarations stand in, and `fallback` says so.
  */
 function analyseWith(
   project: LeafProject,
   paths: readonly string[],
   workspace: WorkspacePackages,
-  follow: Follow,
+  followAll: boolean,
 ): { facts: FileFacts[]; fallback: boolean } {
-  const resolution: Resolution = { fallback: false, entries: new Set(), unresolvedIn: undefined };
-  const options: Typescript.CompilerOptions = {
-    ...project.parsed.options,
-    noLib: true,
-    noEmit: true,
-    ...(follow === 'all' ? {} : { types: [] }),
-  };
+  const options = { ...project.parsed.options, noLib: true, noEmit: true, ...(followAll ? {} : { types: [] }) };
+  const entries = new Set<string>();
+  let fallback = false;
   const host = ts.createCompilerHost(options, true);
-  host.resolveModuleNameLiterals = moduleResolution(project, workspace, follow, resolution);
+  host.resolveModuleNameLiterals = (literals, containingFile, _redirect, _options, containingSourceFile) =>
+    literals.map((literal) => {
+      const mode = ts.getModeForUsageLocation(containingSourceFile, literal, project.parsed.options);
+      let resolvedModule = resolveFollowed(project, workspace, followAll, literal.text, containingFile, mode);
+      if (literal.text === PACKAGE_NAME) {
+        if (resolvedModule === undefined && OWN_DECLARATIONS !== undefined) {
+          fallback = true;
+          resolvedModule = projectFile(OWN_DECLARATIONS);
+        }
+        if (resolvedModule === undefined) {
+          throw new Error(upgradeMessages.packageUnresolvable(containingFile));
+        }
+        entries.add(resolvedModule.resolvedFileName);
+      }
+      return { resolvedModule };
+    });
   const program = ts.createProgram({ rootNames: paths, options, host });
-  if (resolution.unresolvedIn !== undefined) {
-    throw new Error(upgradeMessages.packageUnresolvable(resolution.unresolvedIn));
-  }
-  const sourceFiles = paths.map((path) => {
+  const resolver = new StorageResolverBySymbol(
+    program.getTypeChecker(),
+    [...entries].flatMap((entry) => program.getSourceFile(entry) ?? []),
+    'another-package',
+  );
+  const facts = paths.map((path) => {
     const sourceFile = program.getSourceFile(path) ?? program.getSourceFile(resolve(path));
     if (sourceFile === undefined) {
       throw new Error(upgradeMessages.unreadable(path));
@@ -176,27 +182,11 @@ function analyseWith(
     if (problem !== undefined) {
       throw syntaxError(sourceFile, problem);
     }
-    return sourceFile;
+    // Under verbatimModuleSyntax a file emitted as CommonJS can bring in a value only with `import x = require(…)`.
+    const commonJsOnly = options.verbatimModuleSyntax === true && emitsCommonJs(sourceFile, options);
+    return readImplementerFacts(sourceFile, resolver, commonJsOnly);
   });
-  const entries = [...resolution.entries].flatMap((entry) => program.getSourceFile(entry) ?? []);
-  const resolver = new StorageResolverBySymbol(program.getTypeChecker(), entries);
-  // Under verbatimModuleSyntax a file emitted as CommonJS can bring in a value only with `import x = require(…)`.
-  const commonJsOnly = (sourceFile: Typescript.SourceFile): boolean =>
-    options.verbatimModuleSyntax === true && emitsCommonJs(sourceFile, options);
-  return {
-    facts: sourceFiles.map((sourceFile) => readImplementerFacts(sourceFile, resolver, commonJsOnly(sourceFile))),
-    fallback: resolution.fallback,
-  };
-}
-
-/**
- * What module resolution saw: the files `checkpoint-fencing` resolved to, whether this upgrade's own declarations
- * stood in, and a file where it did not resolve at all (when there are none to stand in).
- */
-interface Resolution {
-  fallback: boolean;
-  readonly entries: Set<string>;
-  unresolvedIn: string | undefined;
+  return { facts, fallback };
 }
 
 /** Whether a file compiles to a CommonJS module: under `module: commonjs`, or as a CommonJS file under `node16`+. */
@@ -215,48 +205,14 @@ function resolutionSetting({ moduleResolution, module }: Typescript.CompilerOpti
 }
 
 /**
- * Module resolution for the analysis. With `project-and-package` it follows relative imports, `paths` aliases, the
- * project's own workspace packages and `checkpoint-fencing` itself, and leaves every other package unresolved: the
- * recipe needs the storage interface and the project's own classes, and parsing the declarations of every library
- * the project uses would dominate the run time. With `all` it follows everything, for a base class from a package.
- *
- * When the project's own settings cannot resolve `checkpoint-fencing` (for example `"moduleResolution": "node"`
- * against an older release without top-level types, or the package not installed), its declarations are read from
- * the package this upgrade ships in, and `record.fallback` is set so the caller can say so. Every file the package
- * resolves to is recorded: its `CheckpointStorage` is "the" storage interface.
+ * Resolves `name` as `project` does, a workspace package to its source. Unless `followAll`, only relative imports,
+ * `paths` aliases, workspace packages and `checkpoint-fencing` itself: the recipe needs the storage interface and the
+ * project's own classes, and parsing the declarations of every library the project uses would dominate the run time.
  */
-function moduleResolution(
-  project: LeafProject,
-  workspace: WorkspacePackages,
-  follow: Follow,
-  record: Resolution,
-): NonNullable<Typescript.CompilerHost['resolveModuleNameLiterals']> {
-  return (literals, containingFile, _redirect, _options, containingSourceFile) =>
-    literals.map((literal) => {
-      const mode = ts.getModeForUsageLocation(containingSourceFile, literal, project.parsed.options);
-      const resolvedModule = resolveFollowed(project, workspace, follow, literal.text, containingFile, mode);
-      if (literal.text !== PACKAGE_NAME) {
-        return { resolvedModule };
-      }
-      if (resolvedModule === undefined && OWN_DECLARATIONS !== undefined) {
-        record.fallback = true;
-        record.entries.add(OWN_DECLARATIONS);
-        return { resolvedModule: projectFile(OWN_DECLARATIONS) };
-      }
-      if (resolvedModule === undefined) {
-        record.unresolvedIn ??= containingFile;
-      } else {
-        record.entries.add(resolvedModule.resolvedFileName);
-      }
-      return { resolvedModule };
-    });
-}
-
-/** Resolves `name` if `follow` follows it: a workspace package to its source, anything else as `project` does. */
 function resolveFollowed(
   { parsed: { options }, cache }: LeafProject,
   workspace: WorkspacePackages,
-  follow: Follow,
+  followAll: boolean,
   name: string,
   containingFile: string,
   mode?: Typescript.ResolutionMode,
@@ -266,26 +222,20 @@ function resolveFollowed(
     return file === undefined ? undefined : projectFile(file);
   }
   const followed =
-    follow === 'all' ||
+    followAll ||
     name === PACKAGE_NAME ||
     name.startsWith(`${PACKAGE_NAME}/`) ||
     name.startsWith('.') ||
-    Object.keys(options.paths ?? {}).some((pattern) => matchesPathPattern(name, pattern));
+    Object.keys(options.paths ?? {}).some((pattern) => {
+      const [prefix = '', suffix] = pattern.split('*');
+      return suffix === undefined ? name === pattern : name.startsWith(prefix) && name.endsWith(suffix);
+    });
   return followed
     ? ts.resolveModuleName(name, containingFile, options, ts.sys, cache, undefined, mode).resolvedModule
     : undefined;
 }
 
 function projectFile(resolvedFileName: string): Typescript.ResolvedModuleFull {
-  return { resolvedFileName, extension: extensionOf(resolvedFileName), isExternalLibraryImport: false };
-}
-
-function extensionOf(file: string): Typescript.Extension {
-  const { Dts, Dmts, Dcts, Tsx, Mts, Cts, Ts, Jsx, Mjs, Cjs, Js } = ts.Extension;
-  return [Dts, Dmts, Dcts, Tsx, Mts, Cts, Ts, Jsx, Mjs, Cjs, Js].find((extension) => file.endsWith(extension)) ?? Ts;
-}
-
-function matchesPathPattern(name: string, pattern: string): boolean {
-  const [prefix = '', suffix] = pattern.split('*');
-  return suffix === undefined ? name === pattern : name.startsWith(prefix) && name.endsWith(suffix);
+  const extension = /\.d\.[mc]?ts$|\.[mc]?[jt]sx?$/.exec(resolvedFileName)?.[0] ?? ts.Extension.Ts;
+  return { resolvedFileName, extension, isExternalLibraryImport: false };
 }

@@ -27,8 +27,8 @@ class UsageError extends Error {
 }
 
 /**
- * Runs `checkpoint-fencing-codemod upgrade …argv` and resolves to its exit code; never rejects. An expected failure (bad
- * arguments, an unusable project) is one line on stderr; anything else shows its stack.
+ * Runs `checkpoint-fencing-codemod upgrade …argv` and resolves to its exit code; never rejects. An expected failure is
+ * one line on stderr; anything else shows its stack.
  */
 export async function runUpgradeCommand(argv: readonly string[]): Promise<number> {
   try {
@@ -84,8 +84,8 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
   });
   const cwd = process.cwd();
   const show = (file: string): string => relative(cwd, file).split('\\').join('/');
-  // Paths relative to the git work tree's root: git apply reads them so from the root and from any folder in it
-  // (from a folder, it silently skips paths it takes to be outside), and relative to cwd outside a work tree.
+  // Relative to the work tree's root, git apply reads paths so from any folder in it (it skips those it takes to be
+  // outside the folder otherwise).
   const patchRoot = gitWorkTreeRoot(cwd) ?? cwd;
   const diff =
     values['dry-run'] === true
@@ -95,36 +95,27 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
   if (json) {
     process.stdout.write(`${JSON.stringify(jsonReport(report, show, diff), null, 2)}\n`);
   } else {
-    for (const notice of report.notices) {
-      process.stderr.write(`${notice}\n`);
-    }
-    for (const { file, lintFixes = [] } of report.changes) {
-      if (lintFixes.length > 0) {
-        const verb = report.written ? 'applied' : 'would apply';
-        process.stderr.write(
-          `${show(file)}: ${verb} the project's ESLint fixes for ${lintFixes.join(', ')} to the lines the upgrade wrote.\n`,
-        );
-      }
-    }
-    for (const skipped of report.skipped) {
-      process.stderr.write(`skipped ${skipped.class} (${show(skipped.file)}:${skipped.line}): ${skipped.reason}\n`);
-    }
-    if (diff !== undefined) {
-      process.stdout.write(diff);
-      process.stderr.write(`${summaryLine(report)}\n`);
-    } else {
-      for (const { class: name, file, line, shape, membersAdded, unconditionalSaveRenamedTo } of report.implementers) {
-        const added =
-          membersAdded.length > 0
-            ? `adds ${membersAdded.join(', ')}`
-            : `renames save to ${unconditionalSaveRenamedTo ?? ''}`;
-        if (membersAdded.length > 0 || shape === 'follows-base') {
-          const verb = report.written ? 'upgraded' : 'would upgrade';
-          process.stdout.write(`${verb} ${name} (${show(file)}:${line}): ${shape} shape, ${added}\n`);
-        }
-      }
-      process.stdout.write(`${summaryLine(report)}\n`);
-    }
+    const [applied, upgraded] = report.written ? ['applied', 'upgraded'] : ['would apply', 'would upgrade'];
+    const warnings = [
+      ...report.notices,
+      ...report.changes.flatMap(({ file, lintFixes = [] }) =>
+        lintFixes.length === 0
+          ? []
+          : `${show(file)}: ${applied} the project's ESLint fixes for ${lintFixes.join(', ')} to the lines the upgrade wrote.`,
+      ),
+      ...report.skipped.map(
+        ({ class: name, file, line, reason }) => `skipped ${name} (${show(file)}:${line}): ${reason}`,
+      ),
+    ];
+    const done = report.implementers.flatMap((implementer) => {
+      const { class: name, file, line, shape, membersAdded, unconditionalSaveRenamedTo: renamedTo } = implementer;
+      const added = membersAdded.length > 0 ? `adds ${membersAdded.join(', ')}` : `renames save to ${renamedTo ?? ''}`;
+      const said = membersAdded.length > 0 || shape === 'follows-base';
+      return said ? `${upgraded} ${name} (${show(file)}:${line}): ${shape} shape, ${added}` : [];
+    });
+    process.stderr.write(warnings.map((line) => `${line}\n`).join(''));
+    process.stdout.write(diff ?? done.map((line) => `${line}\n`).join(''));
+    (diff === undefined ? process.stdout : process.stderr).write(`${summaryLine(report)}\n`);
   }
   // A skipped implementer is still pre-fencing: --check in CI must not pass it as done.
   return mode === 'check' && (report.changes.length > 0 || report.skipped.length > 0) ? EXIT_CHANGES_NEEDED : EXIT_OK;
@@ -163,10 +154,7 @@ function createProgress(): { update: NonNullable<UpgradeOptions['onProgress']>; 
   };
 }
 
-/**
- * A unified diff of `changes` that `git apply` accepts when run from `root`: `a/` and `b/` prefixes, paths relative
- * to `root` with forward slashes, CRLF and a missing final newline carried through.
- */
+/** A unified diff of `changes` that `git apply` accepts, CRLF and a missing final newline carried through. */
 function unifiedDiff(changes: readonly FileChange[], relativePath: (file: string) => string): string {
   return changes
     .map((change) => {

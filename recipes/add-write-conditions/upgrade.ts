@@ -35,8 +35,11 @@ export class UpgradeError extends Error {
   override readonly name = 'UpgradeError';
 }
 
-/** Tested against a path relative to its project's folder, so a project that itself lies under `dist/` is upgraded. */
-const NEVER_TOUCHED = /(?:^|[\\/])(?:node_modules|dist)[\\/]|\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
+/**
+ * Files the upgrade never changes: dependencies, build output and declarations. The CLI tests a path relative to its
+ * project's folder, so a project that itself lies under `dist/` is upgraded.
+ */
+export const NEVER_TOUCHED = /(?:^|[\\/])(?:node_modules|dist)[\\/]|\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
 /** JavaScript files are in a project's file names only under `allowJs`, as the project compiles them. */
 const UPGRADABLE = /\.(?:ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 const BOM = '\uFEFF';
