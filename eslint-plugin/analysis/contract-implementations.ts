@@ -18,6 +18,7 @@ import {
   isContractType,
   jsDocImplementsTags,
   nameMayReachPackage,
+  namesClassOrInterface,
 } from './storage-types.js';
 import type { TypeInformation } from './type-information.js';
 
@@ -114,11 +115,11 @@ function implementationOfClass(
     clauses.length > 0 ||
     classNode.superClass !== null ||
     (types !== undefined && jsDocImplementsTags(types.esTreeNodeToTSNodeMap.get(classNode)).length > 0);
+  // What the file spells settles it without the checker, in both modes (ADR 0311).
   const implementsContract =
-    types === undefined
-      ? clause !== undefined ||
-        declaresThroughSameFileBases(classNode, scope, (node) => declares(node, contract, scope))
-      : worthAsking && isContractTypeByHeritage(classNode, types, contract);
+    clause !== undefined ||
+    declaresThroughSameFileBases(classNode, scope, (node) => declares(node, contract, scope)) ||
+    (types !== undefined && worthAsking && isContractTypeByHeritage(classNode, types, contract));
   if (!implementsContract) {
     return undefined;
   }
@@ -251,9 +252,10 @@ function implementationOfObject(
     (property) => property.type === AST_NODE_TYPES.Property && keyName(property) === memberHint,
   );
   const implementsContract =
-    types === undefined
-      ? namesContractType(declared, contract, scope)
-      : (declared !== undefined || declaresHint) && isContextually(contract, object, declared, types);
+    namesContractType(declared, contract, scope) ||
+    (types !== undefined &&
+      (declared !== undefined || declaresHint) &&
+      isContextually(contract, object, declared, types));
   if (!implementsContract) {
     return undefined;
   }
@@ -298,22 +300,48 @@ function isContextually(
 }
 
 /**
- * Whether an annotation may name the contract: a written-out object type cannot; a reference may through its name or
- * its type arguments (`Readonly<CheckpointStorage>`); anything else is left to the checker.
+ * Whether an annotation may name the contract: `as const`, a written-out object or function type, a primitive, an
+ * array or a tuple cannot; a reference may through its name, or through its type arguments when it names no class or
+ * interface (`Readonly<CheckpointStorage>`); anything else is left to the checker.
  */
 function typeNodeMayReachPackage(node: TSESTree.TypeNode, types: TypeInformation): boolean {
-  switch (node.type) {
-    case AST_NODE_TYPES.TSTypeLiteral:
-      return false;
-    case AST_NODE_TYPES.TSTypeReference:
-      return (
-        nameMayReachPackage(types.esTreeNodeToTSNodeMap.get(node.typeName), types.program.getTypeChecker()) ||
-        (node.typeArguments?.params ?? []).some((argument) => typeNodeMayReachPackage(argument, types))
-      );
-    default:
-      return true;
+  if (node.type !== AST_NODE_TYPES.TSTypeReference) {
+    return !NEVER_A_STORAGE.has(node.type);
   }
+  if (node.typeName.type === AST_NODE_TYPES.Identifier && node.typeName.name === 'const') {
+    return false;
+  }
+  const checker = types.program.getTypeChecker();
+  const name = types.esTreeNodeToTSNodeMap.get(node.typeName);
+  return (
+    nameMayReachPackage(name, checker) ||
+    (!namesClassOrInterface(name, checker) &&
+      (node.typeArguments?.params ?? []).some((argument) => typeNodeMayReachPackage(argument, types)))
+  );
 }
+
+/** Annotations that cannot type a storage. */
+const NEVER_A_STORAGE: ReadonlySet<AST_NODE_TYPES> = new Set([
+  AST_NODE_TYPES.TSTypeLiteral,
+  AST_NODE_TYPES.TSFunctionType,
+  AST_NODE_TYPES.TSConstructorType,
+  AST_NODE_TYPES.TSArrayType,
+  AST_NODE_TYPES.TSTupleType,
+  AST_NODE_TYPES.TSLiteralType,
+  AST_NODE_TYPES.TSTemplateLiteralType,
+  AST_NODE_TYPES.TSAnyKeyword,
+  AST_NODE_TYPES.TSUnknownKeyword,
+  AST_NODE_TYPES.TSNeverKeyword,
+  AST_NODE_TYPES.TSObjectKeyword,
+  AST_NODE_TYPES.TSStringKeyword,
+  AST_NODE_TYPES.TSNumberKeyword,
+  AST_NODE_TYPES.TSBigIntKeyword,
+  AST_NODE_TYPES.TSBooleanKeyword,
+  AST_NODE_TYPES.TSSymbolKeyword,
+  AST_NODE_TYPES.TSUndefinedKeyword,
+  AST_NODE_TYPES.TSNullKeyword,
+  AST_NODE_TYPES.TSVoidKeyword,
+]);
 
 /** A class's `implements` clauses; JavaScript parsers (espree) leave the property out, though the TS-ESTree types say it is always there. */
 function implementsClauses(classNode: ClassNode): readonly TSESTree.TSClassImplements[] {

@@ -85,11 +85,10 @@ export function heritageMayReachPackage(
  * declaration files declare it and none of them mentions checkpoint-fencing.
  */
 export function nameMayReachPackage(name: ts.Node, checker: ts.TypeChecker, seen = new Set<ts.Symbol>()): boolean {
-  const symbol = checker.getSymbolAtLocation(name);
-  if (symbol === undefined) {
+  const target = declaredSymbol(name, checker);
+  if (target === undefined) {
     return true;
   }
-  const target = (symbol.flags & ALIAS_SYMBOL_FLAG) === 0 ? symbol : checker.getAliasedSymbol(symbol);
   if (seen.has(target)) {
     return false;
   }
@@ -106,6 +105,19 @@ export function nameMayReachPackage(name: ts.Node, checker: ts.TypeChecker, seen
           const sourceFile = declaration.getSourceFile();
           return !isLibraryFile(sourceFile) || sourceFile.text.includes(PACKAGE_NAME);
         });
+}
+
+/** Whether `name` refers to a class or an interface, whose type arguments cannot make it a storage. */
+export function namesClassOrInterface(name: ts.Node, checker: ts.TypeChecker): boolean {
+  return (declaredSymbol(name, checker)?.getDeclarations() ?? []).some(
+    (declaration) => 'heritageClauses' in declaration,
+  );
+}
+
+/** The symbol `name` refers to, through an import to what it imports. */
+function declaredSymbol(name: ts.Node, checker: ts.TypeChecker): ts.Symbol | undefined {
+  const symbol = checker.getSymbolAtLocation(name);
+  return symbol === undefined || (symbol.flags & ALIAS_SYMBOL_FLAG) === 0 ? symbol : checker.getAliasedSymbol(symbol);
 }
 
 /** Whether the class `type` is an instance of extends checkpoint-fencing's class `className`, directly or further up. */
