@@ -44,19 +44,33 @@ export interface Range {
 
 /** The class an implementer extends: another implementer, a plain class, or one the reader cannot see into. */
 export type BaseFacts =
-  | ({ readonly kind: 'implementer'; readonly id: string } & ChainSummary)
-  | ({ readonly kind: 'plain' } & ChainSummary)
+  | ({ readonly kind: 'implementer'; readonly id: string; readonly name: string } & ChainSummary)
+  | ({ readonly kind: 'plain'; readonly name: string } & ChainSummary)
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
-/** A base class chain as far as it can be seen; stands in for the base's decision when it is outside the run. */
+/** The `save` and `writeVersion` a class passes on to its subclasses; stands in for a base outside the run. */
 export interface ChainSummary {
-  readonly name: string;
-  /** Its `save` has three parameters or more; `undefined` without a `save`. */
+  /** Its `save` already takes the condition; `undefined` without a `save`. */
   readonly saveAcceptsCondition: boolean | undefined;
   readonly saveIsAsync: boolean;
   /** The `save` is a field: an own property that no method of a subclass can override. */
   readonly saveIsField: boolean;
   readonly hasWriteVersion: boolean;
+}
+
+/** What a class passes on: its own `save` and `writeVersion`, else what its base passes on (`parent`). */
+export function chainSummary(
+  ownSave: SaveFacts | undefined,
+  ownWriteVersion: boolean,
+  parent: ChainSummary | undefined,
+): ChainSummary {
+  return {
+    saveAcceptsCondition: ownSave?.acceptsCondition ?? parent?.saveAcceptsCondition,
+    saveIsAsync: ownSave?.isAsync ?? parent?.saveIsAsync ?? true,
+    saveIsField:
+      ownSave === undefined ? parent?.saveIsField === true : ['arrow', 'function', 'value'].includes(ownSave.form),
+    hasWriteVersion: ownWriteVersion || parent?.hasWriteVersion === true,
+  };
 }
 
 /**
@@ -73,8 +87,8 @@ export interface SaveFacts {
    * bound to it (`this.persist.bind(this)`). It takes the condition where it is written.
    */
   readonly assigned: boolean;
-  /** For a `value`: what it is assigned from and where (file and line), for the reason it is left alone. */
-  readonly assignedFrom: string | undefined;
+  /** Why no generated member can wrap it (a value, an accessor, overloads); `undefined` when one can. */
+  readonly unsupported: string | undefined;
   /** Three or more parameters, or a rest parameter: it already receives the condition. */
   readonly acceptsCondition: boolean;
   /**
@@ -82,7 +96,6 @@ export interface SaveFacts {
    * elsewhere; `accessor`: `get`.
    */
   readonly form: 'method' | 'abstract-method' | 'arrow' | 'function' | 'value' | 'accessor';
-  readonly hasOverloads: boolean;
   readonly isDecorated: boolean;
   /** Written with `override`, which a rename to a name no base has drops. */
   readonly isOverride: boolean;

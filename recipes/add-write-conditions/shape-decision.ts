@@ -1,4 +1,4 @@
-import type { ChainSummary, ImplementerFacts, SaveFacts } from './implementer-facts.js';
+import { chainSummary, type ChainSummary, type ImplementerFacts, type SaveFacts } from './implementer-facts.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
 /**
@@ -38,14 +38,8 @@ export interface UpgradeDecision {
 /** The name the existing unconditional write is kept under, unless the class already uses it. */
 const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
 
-/** The forms of `save` no generated member can wrap, with the reason. */
-const UNSUPPORTED_SAVE_FORMS: Partial<Record<SaveFacts['form'], (save: SaveFacts) => string>> = {
-  value: (save) => upgradeMessages.saveIsValue(save.assignedFrom ?? 'a value'),
-  accessor: upgradeMessages.saveIsAccessor,
-};
-
 /** What a subclass inherits once its base is decided: `skipReason` leaves the subclass alone too. */
-type Effective = Omit<ChainSummary, 'name'> & {
+type Effective = ChainSummary & {
   readonly unconditionalSaveName: string | undefined;
   readonly skipReason: string | undefined;
 };
@@ -102,19 +96,17 @@ function decideOnce(
         ? { ...decideOne(implementer, parent, implementers), superSaveRename: parent?.unconditionalSaveName }
         : skip(implementer, refusal);
     decisions.set(implementer.id, decision);
-    const { ownSave } = implementer;
-    const keepsVisibleSave = decision.skipReason !== undefined || decision.saveShape === 'unchanged';
+    const summary = chainSummary(
+      implementer.ownSave,
+      implementer.ownWriteVersion || decision.addWriteVersion,
+      parent ?? undefined,
+    );
+    // A generated or extended `save` takes the condition.
+    const keepsSave = decision.skipReason !== undefined || decision.saveShape === 'unchanged';
     const result: Effective = {
+      ...summary,
+      saveAcceptsCondition: keepsSave ? summary.saveAcceptsCondition : true,
       skipReason: decision.skipReason,
-      saveIsAsync: ownSave?.isAsync ?? parent?.saveIsAsync ?? true,
-      saveIsField: ownSave === undefined ? parent?.saveIsField === true : ['arrow', 'function'].includes(ownSave.form),
-      saveAcceptsCondition:
-        decision.saveShape === 'follows-base'
-          ? parent?.saveAcceptsCondition
-          : keepsVisibleSave
-            ? (ownSave?.acceptsCondition ?? parent?.saveAcceptsCondition)
-            : true,
-      hasWriteVersion: implementer.ownWriteVersion || parent?.hasWriteVersion === true || decision.addWriteVersion,
       unconditionalSaveName: decision.unconditionalSaveName ?? parent?.unconditionalSaveName,
     };
     effective.set(implementer.id, result);
@@ -227,9 +219,8 @@ function decideOne(
   if (ownSave.acceptsCondition) {
     return { ...none, addWriteVersion };
   }
-  const unsupported = UNSUPPORTED_SAVE_FORMS[ownSave.form]?.(ownSave);
-  if (unsupported !== undefined || ownSave.hasOverloads) {
-    return skip(implementer, unsupported ?? upgradeMessages.saveHasOverloads());
+  if (ownSave.unsupported !== undefined) {
+    return skip(implementer, ownSave.unsupported);
   }
   if (ownSave.assigned) {
     return { ...none, saveShape: 'constructor-assigned', addWriteVersion };
