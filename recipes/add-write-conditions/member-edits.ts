@@ -37,9 +37,7 @@ interface Writer extends MemberTextContext {
 /** The members a decision adds, by name, for reports. */
 export function membersAdded(decision: UpgradeDecision): string[] {
   return [
-    ...(['delegating', 'object-literal', 'constructor-assigned', 'inherited', 'refusing'].includes(decision.saveShape)
-      ? ['save']
-      : []),
+    ...(['unchanged', 'follows-base'].includes(decision.saveShape) ? [] : ['save']),
     ...(decision.addWriteVersion ? ['writeVersion'] : []),
   ];
 }
@@ -55,45 +53,43 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
     return [];
   }
   // A `super.save` that meant the base's unconditional write keeps reaching it under its new name.
-  const edits: TextEdit[] = implementer.superSaveNames.flatMap((range) =>
-    superSaveRename === undefined ? [] : [{ ...range, text: superSaveRename }],
-  );
-  const { style } = context;
+  const edits: TextEdit[] =
+    superSaveRename === undefined
+      ? []
+      : implementer.superSaveNames.map((range) => ({ ...range, text: superSaveRename }));
+  const { style, source } = context;
   const save = implementer.ownSave;
-  const body = bodyOf(context.source, implementer.node);
+  const body = bodyOf(source, implementer.node);
   const indent = body.memberIndent !== '' ? body.memberIndent : body.outerIndent + style.indentUnit;
   const writer: Writer = { ...context, decision, implementer, indent, body, naming: namingOf(implementer) };
   const marker = commentLines(indent, markerText(decision), style);
-  const appended: string[][] = [];
-  if (['delegating', 'object-literal', 'constructor-assigned', 'follows-base'].includes(saveShape)) {
-    if (save === undefined) {
-      throw new Error(
-        `add-write-conditions: ${implementer.name} has the ${saveShape} shape without a save; this is a bug.`,
-      );
-    }
+  const editsSave = save !== undefined && !['unchanged', 'inherited', 'refusing'].includes(saveShape);
+  if (editsSave) {
+    const commentsStart = attachedCommentsStart(source, save.member);
     const above = [...marker, indent].join(style.newline).slice(indent.length);
-    const commentsStart = attachedCommentsStart(context.source, save.member);
     edits.push({ start: commentsStart, end: commentsStart, text: above });
     edits.push(...(renamed === undefined ? conditionInPlace(writer, save) : renameEdits(writer, save, renamed)));
-    if (saveShape === 'delegating' && renamed !== undefined) {
-      // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
-      // overrides nothing, while the generated save overrides what the old one did.
-      const overrides = modifiers(save).filter((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword);
-      for (const range of [decorators(context.source, save), tokens(context.source, overrides)]) {
-        edits.push(...(range === undefined ? [] : [{ ...range, text: '' }]));
-      }
-      const text = delegatingSave(writer, save, `this.${renamed}`).join(style.newline);
-      edits.push({ start: save.member.end, end: save.member.end, text: separator(writer) + text });
+  }
+  if (editsSave && saveShape === 'delegating' && renamed !== undefined) {
+    // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
+    // overrides nothing, while the generated save overrides what the old one did.
+    const overrides = modifiers(save).filter((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword);
+    for (const range of [decorators(source, save), tokens(source, overrides)]) {
+      edits.push(...(range === undefined ? [] : [{ ...range, text: '' }]));
     }
-  } else if (saveShape === 'inherited') {
-    appended.push([...marker, ...delegatingSave(writer, undefined, 'super.save')]);
-  } else if (saveShape === 'refusing') {
-    appended.push([...marker, ...refusingSave(writer)]);
+    const text = generatedSave(writer, save, `this.${renamed}`).join(style.newline);
+    edits.push({ start: save.member.end, end: save.member.end, text: separator(writer) + text });
   }
-  if (decision.addWriteVersion) {
-    appended.push([...(saveShape === 'unchanged' ? marker : []), ...writeVersion(writer)]);
-  }
-  return appended.length === 0 ? edits : [...edits, appendMembers(writer, appended)];
+  const appended = [
+    ...(saveShape === 'inherited' || saveShape === 'refusing'
+      ? [generatedSave(writer, undefined, saveShape === 'inherited' ? 'super.save' : undefined)]
+      : []),
+    ...(decision.addWriteVersion ? [writeVersion(writer)] : []),
+  ];
+  const [first, ...rest] = appended;
+  return first === undefined
+    ? edits
+    : [...edits, appendMembers(writer, [[...(editsSave ? [] : marker), ...first], ...rest])];
 }
 
 /** The parameter names generated members use: those the implementer already uses, or the interface's. */
@@ -148,11 +144,6 @@ function brokenParameters(parameters: readonly string[], indent: string, style: 
   return fillTemplate('({{parameters}})', { parameters }, indent, style, 0).join(style.newline).slice(indent.length);
 }
 
-/** The parameters as written, a `this` parameter first when there is one. */
-function writtenParameters(save: SaveFacts): string[] {
-  return (save.fn?.parameters ?? []).map((parameter) => parameter.getText());
-}
-
 /** The modifiers of the member, as nodes. */
 function modifiers(save: SaveFacts): readonly Typescript.ModifierLike[] {
   return ts.canHaveModifiers(save.member) ? (ts.getModifiers(save.member) ?? []) : [];
@@ -195,7 +186,8 @@ function renameEdits({ source, style }: Writer, save: SaveFacts, name: string): 
   const edits: TextEdit[] = [{ start, end, text: name }];
   const list = save.fn === undefined ? undefined : parameterList(source, save.fn);
   const renamedWidth = columns(lineAt(source, start)) + name.length - (end - start);
-  const written = writtenParameters(save);
+  // As written, a `this` parameter first when there is one.
+  const written = (save.fn?.parameters ?? []).map((parameter) => parameter.getText());
   if (
     list?.open !== undefined &&
     written.length > 0 &&
@@ -225,14 +217,16 @@ function conditionParameter({ typescript, names, naming }: Writer, optional: boo
 
 /**
  * A `save(id, checkpoint, condition?)` that refuses every condition but `any()` and sends the rest (the two-argument
- * call included) to `target`, written as the member the decision asks for (a method, or an arrow or function field),
- * with the type parameters, `this` parameter, modifiers and decorators of `like`, the member it stands beside.
+ * call included) to `target`, or with no `target` refuses every write; written as the member the decision asks for (a
+ * method, or an arrow or function field), with the type parameters, `this` parameter, modifiers and decorators of
+ * `like`, the member it stands beside.
  */
-function delegatingSave(writer: Writer, like: SaveFacts | undefined, target: string): string[] {
+function generatedSave(writer: Writer, like: SaveFacts | undefined, target: string | undefined): string[] {
   const { decision, naming, style, typescript, source } = writer;
   const kind = decision.saveMember;
   const fn = like?.fn;
-  const returnType = typescript ? `: ${fn?.type?.getText() ?? 'Promise<string>'}` : '';
+  const refusing = target === undefined;
+  const [id, checkpoint] = refusing ? [unused(naming.id), unused(naming.checkpoint)] : [naming.id, naming.checkpoint];
   const accessibility = like === undefined && writer.implementer.explicitlyPublic ? 'public ' : '';
   const override = decision.saveOverrides && typescript ? 'override ' : '';
   const typeParameters =
@@ -250,21 +244,23 @@ function delegatingSave(writer: Writer, like: SaveFacts | undefined, target: str
     modifiers: `${inline}${accessibility}${kept.map((modifier) => `${modifier.getText()} `).join('')}${override}`,
     async: decision.saveIsAsync ? 'async ' : '',
     typeParameters,
-    returnType,
+    returnType: typescript ? `: ${fn?.type?.getText() ?? 'Promise<string>'}` : '',
     end: kind === 'method' ? '' : fieldEnd,
-    target,
+    target: target ?? '',
     refusal: refusal(writer, decision.saveIsAsync),
+    error: writer.names.unsupportedError,
     parameters: [
       ...(thisParameter === undefined ? [] : [thisParameter]),
-      parameter(writer, naming.id, naming.idType),
-      parameter(writer, naming.checkpoint, naming.checkpointType),
-      conditionParameter(writer, true, true),
+      parameter(writer, id, naming.idType),
+      parameter(writer, checkpoint, naming.checkpointType),
+      conditionParameter(writer, !refusing, true),
     ],
   };
+  const template = refusing ? TEMPLATES.refusingSave : TEMPLATES.delegatingSave[kind];
   return [
-    ...saveJsDoc(writer, like, [naming.id, naming.checkpoint], `[${naming.condition}]`),
+    ...saveJsDoc(writer, like, [id, checkpoint], refusing ? naming.condition : `[${naming.condition}]`),
     ...decoratorLines,
-    ...fillTemplate(TEMPLATES.delegatingSave[kind], values, writer.indent, style),
+    ...fillTemplate(template, values, writer.indent, style),
   ];
 }
 
@@ -303,26 +299,6 @@ function saveJsDoc(
 
 function jsDocType(parameter: Typescript.ParameterDeclaration | undefined): string {
   return (parameter && ts.getJSDocParameterTags(parameter)[0]?.typeExpression?.type.getText()) ?? 'string';
-}
-
-function refusingSave(writer: Writer): string[] {
-  const { naming, typescript } = writer;
-  const [id, checkpoint] = [unused(naming.id), unused(naming.checkpoint)];
-  const values = {
-    modifiers: writer.implementer.explicitlyPublic ? 'public ' : '',
-    returnType: typescript ? ': Promise<string>' : '',
-    error: writer.names.unsupportedError,
-    condition: naming.condition,
-    parameters: [
-      parameter(writer, id, naming.idType),
-      parameter(writer, checkpoint, naming.checkpointType),
-      conditionParameter(writer, false, true),
-    ],
-  };
-  return [
-    ...saveJsDoc(writer, undefined, [id, checkpoint], naming.condition),
-    ...fillTemplate(TEMPLATES.refusingSave, values, writer.indent, writer.style),
-  ];
 }
 
 /** `writeVersion`, as an arrow-function field or property when the implementer writes its `save` that way. */
