@@ -123,6 +123,16 @@ function bodyOf(text: string, container: Typescript.ClassLikeDeclaration | Types
   };
 }
 
+/**
+ * `;` after a generated field when the field `beside` ends in one; beside a method, or a `save` only the constructor
+ * assigns, when the file's statements do.
+ */
+function fieldEnd({ source, style }: Writer, beside: SaveFacts | undefined): string {
+  const field =
+    beside !== undefined && ['arrow', 'function'].includes(beside.form) && !ts.isConstructorDeclaration(beside.member);
+  return (field ? source[beside.member.end - 1] === ';' : style.semicolons) ? ';' : '';
+}
+
 /** `_name` for a parameter the generated body never reads. */
 function unused(name: string): string {
   return `_${name.replace(/^_+/, '')}`;
@@ -235,8 +245,6 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
       : source.slice(fn.typeParameters.pos - 1, source.indexOf('>', fn.typeParameters.end) + 1);
   // An arrow function has no `this` of its own to declare.
   const thisParameter = kind === 'arrow-field' ? undefined : fn?.parameters.find(isThisParameter)?.getText();
-  const isField = like?.form === 'arrow' || like?.form === 'function';
-  const fieldEnd = (isField ? source[like.member.end - 1] === ';' : style.semicolons) ? ';' : '';
   const { lines: decoratorLines, inline } = movedDecorators(writer, like);
   const kept = like === undefined ? [] : modifiers(like).filter((modifier) => KEPT_MODIFIERS.includes(modifier.kind));
   const values = {
@@ -245,7 +253,7 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
     async: decision.saveIsAsync ? 'async ' : '',
     typeParameters,
     returnType: typescript ? `: ${fn?.type?.getText() ?? 'Promise<string>'}` : '',
-    end: kind === 'method' ? '' : fieldEnd,
+    end: kind === 'method' ? '' : fieldEnd(writer, like),
     target: target ?? '',
     refusal: refusal(writer, decision.saveIsAsync),
     error: writer.names.unsupportedError,
@@ -256,9 +264,18 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
       conditionParameter(writer, !refusing, true),
     ],
   };
+  // In JavaScript, JSDoc types the parameters, as `like`'s JSDoc does where it gives them.
+  const jsDoc = {
+    id,
+    checkpoint,
+    condition: refusing ? naming.condition : `[${naming.condition}]`,
+    idType: jsDocType(like?.parameters[0]),
+    checkpointType: jsDocType(like?.parameters[1]),
+    returnType: (fn && ts.getJSDocReturnType(fn)?.getText()) ?? 'Promise<string>',
+  };
   const template = refusing ? TEMPLATES.refusingSave : TEMPLATES.delegatingSave[kind];
   return [
-    ...saveJsDoc(writer, like, [id, checkpoint], refusing ? naming.condition : `[${naming.condition}]`),
+    ...(typescript ? [] : fillTemplate(TEMPLATES.saveJsDoc, jsDoc, writer.indent, style)),
     ...decoratorLines,
     ...fillTemplate(template, values, writer.indent, style),
   ];
@@ -279,30 +296,13 @@ function movedDecorators({ indent, source }: Writer, like: SaveFacts | undefined
   return { lines: lines.map((line, index) => (index === 0 ? `${indent}${line}` : line)), inline: '' };
 }
 
-/** In JavaScript, the JSDoc of a generated `save`: the parameter types of `like` where its JSDoc gives them. */
-function saveJsDoc(
-  writer: Writer,
-  like: SaveFacts | undefined,
-  [id, checkpoint]: readonly [string, string],
-  condition: string,
-) {
-  const values = {
-    id,
-    checkpoint,
-    condition,
-    idType: jsDocType(like?.parameters[0]),
-    checkpointType: jsDocType(like?.parameters[1]),
-    returnType: (like?.fn && ts.getJSDocReturnType(like.fn)?.getText()) ?? 'Promise<string>',
-  };
-  return writer.typescript ? [] : fillTemplate(TEMPLATES.saveJsDoc, values, writer.indent, writer.style);
-}
-
 function jsDocType(parameter: Typescript.ParameterDeclaration | undefined): string {
   return (parameter && ts.getJSDocParameterTags(parameter)[0]?.typeExpression?.type.getText()) ?? 'string';
 }
 
 /** `writeVersion`, as an arrow-function field or property when the implementer writes its `save` that way. */
-function writeVersion({ implementer, typescript, source, style, indent }: Writer): string[] {
+function writeVersion(writer: Writer): string[] {
+  const { implementer, typescript, style, indent } = writer;
   const save = implementer.ownSave;
   const literal = implementer.kind === 'object-literal';
   const returnType = typescript && (!literal || typedParameters(save)) ? ': Promise<bigint | undefined>' : '';
@@ -313,11 +313,7 @@ function writeVersion({ implementer, typescript, source, style, indent }: Writer
   const values = {
     head: `${head}${literal ? ':' : ' ='}`,
     returnType,
-    // Beside a `save` only the constructor assigns, no field shows whether fields end in one.
-    end:
-      !literal && (ts.isConstructorDeclaration(save.member) ? style.semicolons : source[save.member.end - 1] === ';')
-        ? ';'
-        : '',
+    end: literal ? '' : fieldEnd(writer, save),
   };
   const [single, broken] = TEMPLATES.arrowWriteVersion.map((template) => fillTemplate(template, values, indent, style));
   return single !== undefined && single.every((line) => columns(line) <= style.width) ? single : (broken ?? []);

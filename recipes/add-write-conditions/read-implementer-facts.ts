@@ -459,16 +459,12 @@ function originOf(name: Typescript.Identifier): string | undefined {
   }
   const imported = name
     .getSourceFile()
-    .statements.find(
-      (statement): statement is Typescript.ImportDeclaration =>
-        ts.isImportDeclaration(statement) &&
-        statement.importClause !== undefined &&
-        (named(statement.importClause) ||
-          (statement.importClause.namedBindings !== undefined &&
-            (ts.isNamespaceImport(statement.importClause.namedBindings)
-              ? named(statement.importClause.namedBindings)
-              : statement.importClause.namedBindings.elements.some(named)))),
-    );
+    .statements.filter(ts.isImportDeclaration)
+    .find(({ importClause: clause }) => {
+      const bindings = clause?.namedBindings;
+      const names = bindings === undefined || ts.isNamespaceImport(bindings) ? [bindings] : bindings.elements;
+      return clause !== undefined && [clause, ...names].some((binding) => binding !== undefined && named(binding));
+    });
   return imported !== undefined && ts.isStringLiteral(imported.moduleSpecifier)
     ? `imported from '${imported.moduleSpecifier.text}'`
     : undefined;
