@@ -28,18 +28,12 @@ export interface ImplementerFacts {
   readonly membersMayComeFromElsewhere: boolean;
   /** The id parameter name its `read`, `writeVersion` or `delete` uses, for generated members. */
   readonly idParameterName: string | undefined;
-  /** The `save` of every `super.save` in the class: renamed along with the base's, to keep reaching its write. */
-  readonly superSaveNames: readonly Range[];
+  /** The `save` of every `super.save` or `super['save']` in the class: renamed with the base's, to keep reaching it. */
+  readonly superSaveNames: readonly (Typescript.Identifier | Typescript.StringLiteralLike)[];
   /** The class writes `public` on its storage members, so generated ones carry it too. */
   readonly explicitlyPublic: boolean;
   /** The class or object literal itself: the writer adds members to its body. */
   readonly node: Typescript.ClassLikeDeclaration | Typescript.ObjectLiteralExpression;
-}
-
-/** `[start, end)` offsets into a file's text. */
-export interface Range {
-  readonly start: number;
-  readonly end: number;
 }
 
 /** The class an implementer extends: another implementer, a plain class, or one the reader cannot see into. */

@@ -1,6 +1,6 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
-import type { GeneratedNames, ImplementerFacts, Range, SaveFacts } from './implementer-facts.js';
+import type { GeneratedNames, ImplementerFacts, SaveFacts } from './implementer-facts.js';
 import { commentLines, fillTemplate, itemsAfter, TEMPLATES } from './member-templates.js';
 import { isThisParameter } from './read-implementer-facts.js';
 import { attachedCommentsStart } from './read-import-facts.js';
@@ -53,10 +53,12 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
     return [];
   }
   // A `super.save` that meant the base's unconditional write keeps reaching it under its new name.
-  const edits: TextEdit[] =
-    superSaveRename === undefined
+  const edits: TextEdit[] = implementer.superSaveNames.flatMap((name) => {
+    const quote = ts.isStringLiteralLike(name) ? 1 : 0;
+    return superSaveRename === undefined
       ? []
-      : implementer.superSaveNames.map((range) => ({ ...range, text: superSaveRename }));
+      : [{ start: name.getStart() + quote, end: name.end - quote, text: superSaveRename }];
+  });
   const { style, source } = context;
   const save = implementer.ownSave;
   const body = bodyOf(source, implementer.node);
@@ -74,9 +76,7 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
     // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
     // overrides nothing, while the generated save overrides what the old one did.
     const overrides = modifiers(save).filter((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword);
-    for (const range of [decorators(source, save), tokens(source, overrides)]) {
-      edits.push(...(range === undefined ? [] : [{ ...range, text: '' }]));
-    }
+    edits.push(...[decorators(source, save), tokens(source, overrides)].filter((edit) => edit !== undefined));
     const text = generatedSave(writer, save, `this.${renamed}`).join(style.newline);
     edits.push({ start: save.member.end, end: save.member.end, text: separator(writer) + text });
   }
@@ -160,17 +160,17 @@ function modifiers(save: SaveFacts): readonly Typescript.ModifierLike[] {
 }
 
 /** From the first decorator to the token after the last: they move to the generated `save`. */
-function decorators(source: string, save: SaveFacts | undefined): Range | undefined {
+function decorators(source: string, save: SaveFacts | undefined): TextEdit | undefined {
   const member = save?.member;
   return tokens(source, member !== undefined && ts.canHaveDecorators(member) ? (ts.getDecorators(member) ?? []) : []);
 }
 
-/** A range of tokens, from the first one's start to the next token after the last (so with the whitespace between). */
-function tokens(text: string, nodes: readonly Typescript.Node[]): Range | undefined {
+/** Deletes a range of tokens, from the first one's start to the next token after the last (so the whitespace between). */
+function tokens(text: string, nodes: readonly Typescript.Node[]): TextEdit | undefined {
   const [first, last] = [nodes[0], nodes.at(-1)];
   return first === undefined || last === undefined
     ? undefined
-    : { start: first.getStart(), end: last.end + (/^\s*/.exec(text.slice(last.end))?.[0].length ?? 0) };
+    : { start: first.getStart(), end: last.end + (/^\s*/.exec(text.slice(last.end))?.[0].length ?? 0), text: '' };
 }
 
 /** Offsets of the parameter list of `fn`; `open` is `undefined` for an arrow's single unparenthesised parameter. */

@@ -7,7 +7,6 @@ import {
   type ChainSummary,
   type ImplementerFacts,
   type ImportFacts,
-  type Range,
   type SaveFacts,
 } from './implementer-facts.js';
 import { readImportFacts } from './read-import-facts.js';
@@ -518,22 +517,25 @@ function saveFacts(member: Member): SaveFacts {
   };
 }
 
-/** Every `super.save` and `super['save']` (its name, without quotes) in the instance members of a class. */
-function superSaveNames(declaration: Typescript.ClassLikeDeclaration): Range[] {
-  const found: Range[] = [];
+/** The name of every `super.save` and `super['save']` in the instance members of a class. */
+function superSaveNames(declaration: Typescript.ClassLikeDeclaration): ImplementerFacts['superSaveNames'][number][] {
+  const found: ImplementerFacts['superSaveNames'][number][] = [];
   const visit = (node: Typescript.Node): void => {
     // In a nested class or an object literal's method, `super` means another prototype.
     if (ts.isClassLike(node) || (ts.isObjectLiteralExpression(node.parent) && ts.isFunctionLike(node))) {
       return;
     }
     const access = node.kind === ts.SyntaxKind.SuperKeyword ? node.parent : undefined;
-    if (access !== undefined && ts.isPropertyAccessExpression(access) && access.name.text === SAVE) {
-      found.push({ start: access.name.getStart(), end: access.name.end });
-    } else if (access !== undefined && ts.isElementAccessExpression(access)) {
-      const key = access.argumentExpression;
-      if (ts.isStringLiteralLike(key) && key.text === SAVE) {
-        found.push({ start: key.getStart() + 1, end: key.end - 1 });
-      }
+    const name =
+      access === undefined
+        ? undefined
+        : ts.isPropertyAccessExpression(access)
+          ? access.name
+          : ts.isElementAccessExpression(access) && ts.isStringLiteralLike(access.argumentExpression)
+            ? access.argumentExpression
+            : undefined;
+    if (name !== undefined && !ts.isPrivateIdentifier(name) && name.text === SAVE) {
+      found.push(name);
     }
     ts.forEachChild(node, visit);
   };
