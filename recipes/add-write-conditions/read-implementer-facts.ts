@@ -40,25 +40,15 @@ export function readImplementerFacts(
   resolver: StorageResolver,
   commonJsOnly = false,
 ): FileFacts {
-  const known = new Map<Typescript.ClassLikeDeclaration, boolean>();
-  const isImplementer = (declaration: Typescript.ClassLikeDeclaration): boolean => {
-    if (!known.has(declaration)) {
-      known.set(declaration, false); // a class that extends itself ends here
-      const base = resolver.baseClassOf(declaration);
-      const implementsStorage = implementedTypes(declaration).some((type) => resolver.isStorageType(type));
-      known.set(declaration, implementsStorage || (base.kind === 'visible' && isImplementer(base.declaration)));
-    }
-    return known.get(declaration) === true;
-  };
   const classes: ImplementerFacts[] = [];
   const literals: ImplementerFacts[] = [];
   const visit = (node: Typescript.Node): void => {
-    if (ts.isClassLike(node) && isImplementer(node)) {
-      classes.push(implementerFacts(node, node.name?.text ?? 'default export class', resolver, isImplementer));
+    if (ts.isClassLike(node) && isImplementer(node, resolver)) {
+      classes.push(implementerFacts(node, node.name?.text ?? 'default export class', resolver));
     } else if (ts.isObjectLiteralExpression(node)) {
       const name = storageLiteralName(node, resolver);
       if (name !== undefined) {
-        literals.push(implementerFacts(node, name, resolver, isImplementer));
+        literals.push(implementerFacts(node, name, resolver));
       }
     }
     ts.forEachChild(node, visit);
@@ -77,6 +67,13 @@ export function syntaxError(sourceFile: Typescript.SourceFile, problem: Typescri
   const { line, character } = sourceFile.getLineAndCharacterOfPosition(problem.start ?? 0);
   const reason = ts.flattenDiagnosticMessageText(problem.messageText, ' ');
   return new Error(upgradeMessages.doesNotParse(sourceFile.fileName, line + 1, character + 1, reason));
+}
+
+/** Whether the class, or a class it extends, implements `CheckpointStorage`. */
+function isImplementer(declaration: Typescript.ClassLikeDeclaration, resolver: StorageResolver): boolean {
+  return [declaration, ...ancestors(declaration, resolver)].some((cls) =>
+    implementedTypes(cls).some((type) => resolver.isStorageType(type)),
+  );
 }
 
 /** `implements` clauses, and in JavaScript the JSDoc `@implements` tags. */
@@ -202,12 +199,7 @@ function implementerId(node: Typescript.Node): string {
   return `${node.getSourceFile().fileName}#${node.getStart()}`;
 }
 
-function implementerFacts(
-  node: Container,
-  name: string,
-  resolver: StorageResolver,
-  isImplementer: (declaration: Typescript.ClassLikeDeclaration) => boolean,
-): ImplementerFacts {
+function implementerFacts(node: Container, name: string, resolver: StorageResolver): ImplementerFacts {
   const literal = ts.isObjectLiteralExpression(node);
   const chain = literal ? [] : ancestors(node, resolver);
   const save = literal ? memberNamed(node, SAVE) : ownSaveOf(node);
@@ -219,7 +211,7 @@ function implementerFacts(
     name,
     line: sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1,
     isAbstract: hasModifier(node, ts.SyntaxKind.AbstractKeyword),
-    base: literal ? undefined : baseFacts(node, chain, resolver, isImplementer),
+    base: literal ? undefined : baseFacts(node, chain, resolver),
     ownSave: save === undefined ? undefined : saveFacts(save),
     ownWriteVersion: hasWriteVersion(node),
     unfollowedConstructorWrite: literal ? undefined : unfollowedWrite(node),
@@ -250,7 +242,6 @@ function baseFacts(
   declaration: Typescript.ClassLikeDeclaration,
   chain: readonly Typescript.ClassLikeDeclaration[],
   resolver: StorageResolver,
-  isImplementer: (declaration: Typescript.ClassLikeDeclaration) => boolean,
 ): BaseFacts | undefined {
   const beyond = resolver.baseClassOf(chain.at(-1) ?? declaration);
   if (beyond.kind === 'unknown') {
@@ -265,7 +256,7 @@ function baseFacts(
     return undefined;
   }
   const name = base.name?.text ?? 'an anonymous class';
-  return isImplementer(base)
+  return isImplementer(base, resolver)
     ? { kind: 'implementer', id: implementerId(base), name, ...summary }
     : { kind: 'plain', name, ...summary };
 }
