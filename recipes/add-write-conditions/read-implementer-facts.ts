@@ -202,7 +202,6 @@ function implementerId(node: Typescript.Node): string {
 function implementerFacts(node: Container, name: string, resolver: StorageResolver): ImplementerFacts {
   const literal = ts.isObjectLiteralExpression(node);
   const chain = literal ? [] : ancestors(node, resolver);
-  const save = literal ? memberNamed(node, SAVE) : ownSaveOf(node);
   const sourceFile = node.getSourceFile();
   return {
     id: implementerId(node),
@@ -212,7 +211,7 @@ function implementerFacts(node: Container, name: string, resolver: StorageResolv
     line: sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1,
     isAbstract: hasModifier(node, ts.SyntaxKind.AbstractKeyword),
     base: literal ? undefined : baseFacts(node, chain, resolver),
-    ownSave: save === undefined ? undefined : saveFacts(save),
+    ownSave: ownSaveFacts(node),
     ownWriteVersion: hasWriteVersion(node),
     unfollowedConstructorWrite: literal ? undefined : unfollowedWrite(node),
     memberNames: [node, ...chain].flatMap((container) => membersOf(container).flatMap((m) => memberName(m) ?? [])),
@@ -247,10 +246,10 @@ function baseFacts(
   if (beyond.kind === 'unknown') {
     return { kind: 'unknown', name: beyond.name, where: beyond.where };
   }
-  const summary = chain.reduceRight<ChainSummary | undefined>((parent, cls) => {
-    const save = ownSaveOf(cls);
-    return chainSummary(save === undefined ? undefined : saveFacts(save), hasWriteVersion(cls), parent);
-  }, undefined);
+  const summary = chain.reduceRight<ChainSummary | undefined>(
+    (parent, cls) => chainSummary(ownSaveFacts(cls), hasWriteVersion(cls), parent),
+    undefined,
+  );
   const base = chain[0];
   if (base === undefined || summary === undefined) {
     return undefined;
@@ -378,14 +377,14 @@ function place(node: Typescript.Node): string {
   return `${sourceFile.fileName}:${sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
 }
 
-/** A class's own `save`: the member declared, or else its constructor, when that is where `this.save` is set. */
-function ownSaveOf(declaration: Typescript.ClassLikeDeclaration): Member | undefined {
-  return (
-    memberNamed(declaration, SAVE) ??
-    (soleConstructorWrite(declaration, SAVE) === undefined
-      ? undefined
-      : declaration.members.find(ts.isConstructorDeclaration))
-  );
+/** The `save` declared, or else a class's constructor, when that is where `this.save` is set. */
+function ownSaveFacts(container: Container): SaveFacts | undefined {
+  const save =
+    memberNamed(container, SAVE) ??
+    (ts.isClassLike(container) && soleConstructorWrite(container, SAVE) !== undefined
+      ? container.members.find(ts.isConstructorDeclaration)
+      : undefined);
+  return save === undefined ? undefined : saveFacts(save);
 }
 
 /**

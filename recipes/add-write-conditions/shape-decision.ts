@@ -118,15 +118,12 @@ function decideOnce(
 
 /** Every implementer below `id`, nearest first. */
 function descendants(implementers: readonly ImplementerFacts[], id: string): ImplementerFacts[] {
-  const found: ImplementerFacts[] = [];
-  for (let pending = [id]; pending.length > 0;) {
-    const next = pending.shift();
-    for (const child of implementers) {
-      if (child.base?.kind === 'implementer' && child.base.id === next && !found.includes(child)) {
-        found.push(child);
-        pending.push(child.id);
-      }
-    }
+  const childrenOf = (parent: string) =>
+    implementers.filter((child) => child.base?.kind === 'implementer' && child.base.id === parent);
+  const found = childrenOf(id);
+  // Appended while iterating, so that grandchildren come after every child.
+  for (const child of found) {
+    found.push(...childrenOf(child.id).filter((grandchild) => !found.includes(grandchild)));
   }
   return found;
 }
@@ -137,15 +134,12 @@ function strandedBases(
   decisions: readonly UpgradeDecision[],
 ): [string, string][] {
   const reasons = new Map(decisions.map((decision) => [decision.implementer.id, decision.skipReason]));
-  return decisions.flatMap(({ saveShape, unconditionalSaveName, implementer }): [string, string][] => {
-    const subclass =
-      saveShape === 'delegating' && unconditionalSaveName !== undefined
-        ? descendants(implementers, implementer.id).find(
-            (candidate) =>
-              (candidate.ownSave !== undefined || candidate.superSaveNames.length > 0) &&
-              reasons.get(candidate.id) !== undefined,
-          )
-        : undefined;
+  return decisions.flatMap(({ saveShape, implementer }): [string, string][] => {
+    const subclass = (saveShape === 'delegating' ? descendants(implementers, implementer.id) : []).find(
+      (candidate) =>
+        (candidate.ownSave !== undefined || candidate.superSaveNames.length > 0) &&
+        reasons.get(candidate.id) !== undefined,
+    );
     const reason = subclass === undefined ? undefined : reasons.get(subclass.id);
     return subclass === undefined || reason === undefined
       ? []
