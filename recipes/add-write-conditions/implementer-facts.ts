@@ -17,11 +17,10 @@ export interface ImplementerFacts {
   /** Declared, or assigned by a statement of the class's constructor. */
   readonly ownWriteVersion: boolean;
   /**
-   * A class's constructor writes `save` or `writeVersion` through `this` other than once, as a statement of its own
-   * (in a branch, by `Object.assign(this, …)`): which, and where (`file:line`). A member added for that name would be
-   * hidden by the instance's own property, so the class is left alone.
+   * Why the class is left alone when its constructor writes `save` or `writeVersion` through `this` other than once,
+   * as a statement of its own: a member added for that name would be hidden by the instance's own property.
    */
-  readonly unfollowedConstructorWrite: { readonly name: string; readonly at: string } | undefined;
+  readonly unfollowedConstructorWrite: string | undefined;
   /** Member names of the implementer and its known ancestors, so that a new name cannot collide. */
   readonly memberNames: readonly string[];
   /** A literal with a spread or computed key: a `writeVersion` may come from there, so none is added. */

@@ -403,10 +403,9 @@ function parametersAdded(
 /** The generated members after the last member (or inside empty braces), a literal's joined by commas. */
 function appendMembers(writer: Writer, members: readonly (readonly string[])[]): TextEdit {
   const { body, implementer } = writer;
-  const kind = implementer.kind;
   const newline = writer.style.newline;
   const gap = separator(writer);
-  const literal = kind === 'object-literal';
+  const literal = implementer.kind === 'object-literal';
   const joined = members.map((lines) => lines.join(newline)).join(literal ? `,${gap}` : gap);
   if (body.lastMemberEnd === undefined) {
     const text = `${newline}${joined}${literal ? ',' : ''}${newline}${body.outerIndent}`;

@@ -388,17 +388,15 @@ function ownSaveFacts(container: Container): SaveFacts | undefined {
 }
 
 /**
- * For a class: where its constructor writes `save` or `writeVersion` through `this` in a way the recipe cannot follow
- * (see {@link constructorWrites}), or a second time; the instance's own property would hide a member added for it.
+ * For a class whose constructor writes `save` or `writeVersion` through `this` in a way the recipe cannot follow (see
+ * {@link constructorWrites}), or a second time: the reason it is left alone, naming the write.
  */
-function unfollowedWrite(
-  declaration: Typescript.ClassLikeDeclaration,
-): { name: StorageMemberName; at: string } | undefined {
+function unfollowedWrite(declaration: Typescript.ClassLikeDeclaration): string | undefined {
   for (const name of [SAVE, WRITE_VERSION]) {
     const writes = constructorWrites(declaration, name);
     const at = writes.elsewhere ?? writes.statements[1];
     if (at !== undefined) {
-      return { name, at: place(at) };
+      return upgradeMessages.assignedInConstructorBranch(name, place(at));
     }
   }
   return undefined;

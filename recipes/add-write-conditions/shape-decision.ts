@@ -179,8 +179,7 @@ function decideOne(
     return none;
   }
   if (implementer.unfollowedConstructorWrite !== undefined) {
-    const { name, at } = implementer.unfollowedConstructorWrite;
-    return skip(implementer, upgradeMessages.assignedInConstructorBranch(name, at));
+    return skip(implementer, implementer.unfollowedConstructorWrite);
   }
   if (parent === null) {
     return skip(
@@ -199,8 +198,7 @@ function decideOne(
       return skip(implementer, upgradeMessages.inheritsSaveField(baseName, implementer.name));
     }
     if (parent?.saveAcceptsCondition === false) {
-      const saveIsAsync = parent.saveIsAsync;
-      return { ...none, saveShape: 'inherited', saveOverrides: true, saveIsAsync, addWriteVersion };
+      return { ...none, saveShape: 'inherited', saveOverrides: true, saveIsAsync: parent.saveIsAsync, addWriteVersion };
     }
     const providedBelow =
       parent?.saveAcceptsCondition === true ||
