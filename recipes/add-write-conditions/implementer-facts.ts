@@ -37,8 +37,7 @@ export interface ImplementerFacts {
 
 /** The class an implementer extends: another implementer, a plain class, or one the reader cannot see into. */
 export type BaseFacts =
-  | ({ readonly kind: 'implementer'; readonly id: string; readonly name: string } & ChainSummary)
-  | ({ readonly kind: 'plain'; readonly name: string } & ChainSummary)
+  | ({ readonly kind: 'implementer' | 'plain'; readonly id: string; readonly name: string } & ChainSummary)
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
 /** The `save` and `writeVersion` a class passes on to its subclasses; stands in for a base outside the run. */

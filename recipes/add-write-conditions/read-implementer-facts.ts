@@ -254,10 +254,8 @@ function baseFacts(
   if (base === undefined || summary === undefined) {
     return undefined;
   }
-  const name = base.name?.text ?? 'an anonymous class';
-  return isImplementer(base, resolver)
-    ? { kind: 'implementer', id: implementerId(base), name, ...summary }
-    : { kind: 'plain', name, ...summary };
+  const kind = isImplementer(base, resolver) ? 'implementer' : 'plain';
+  return { kind, id: implementerId(base), name: base.name?.text ?? 'an anonymous class', ...summary };
 }
 
 /** A `writeVersion` declared, or assigned by a statement of the class's constructor. */
