@@ -17,46 +17,52 @@ export interface ImplementerFacts {
   /** Declared, or assigned by a statement of the class's constructor. */
   readonly ownWriteVersion: boolean;
   /**
-   * A class's constructor writes `save` or `writeVersion` through `this` other than once, as a statement of its own
-   * (in a branch, by `Object.assign(this, …)`): which, and where (`file:line`). A member added for that name would be
-   * hidden by the instance's own property, so the class is left alone.
+   * Why the class is left alone when its constructor writes `save` or `writeVersion` through `this` other than once,
+   * as a statement of its own: a member added for that name would be hidden by the instance's own property.
    */
-  readonly unfollowedConstructorWrite: { readonly name: string; readonly at: string } | undefined;
+  readonly unfollowedConstructorWrite: string | undefined;
   /** Member names of the implementer and its known ancestors, so that a new name cannot collide. */
   readonly memberNames: readonly string[];
   /** A literal with a spread or computed key: a `writeVersion` may come from there, so none is added. */
   readonly membersMayComeFromElsewhere: boolean;
   /** The id parameter name its `read`, `writeVersion` or `delete` uses, for generated members. */
   readonly idParameterName: string | undefined;
-  /** The `save` of every `super.save` in the class: renamed along with the base's, to keep reaching its write. */
-  readonly superSaveNames: readonly Range[];
+  /** The `save` of every `super.save` or `super['save']` in the class: renamed with the base's, to keep reaching it. */
+  readonly superSaveNames: readonly (Typescript.Identifier | Typescript.StringLiteralLike)[];
   /** The class writes `public` on its storage members, so generated ones carry it too. */
   readonly explicitlyPublic: boolean;
   /** The class or object literal itself: the writer adds members to its body. */
   readonly node: Typescript.ClassLikeDeclaration | Typescript.ObjectLiteralExpression;
 }
 
-/** `[start, end)` offsets into a file's text. */
-export interface Range {
-  readonly start: number;
-  readonly end: number;
-}
-
 /** The class an implementer extends: another implementer, a plain class, or one the reader cannot see into. */
 export type BaseFacts =
-  | ({ readonly kind: 'implementer'; readonly id: string } & ChainSummary)
-  | ({ readonly kind: 'plain' } & ChainSummary)
+  | ({ readonly kind: 'implementer' | 'plain'; readonly id: string; readonly name: string } & ChainSummary)
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
-/** A base class chain as far as it can be seen; stands in for the base's decision when it is outside the run. */
+/** The `save` and `writeVersion` a class passes on to its subclasses; stands in for a base outside the run. */
 export interface ChainSummary {
-  readonly name: string;
-  /** Its `save` has three parameters or more; `undefined` without a `save`. */
+  /** Its `save` already takes the condition; `undefined` without a `save`. */
   readonly saveAcceptsCondition: boolean | undefined;
   readonly saveIsAsync: boolean;
   /** The `save` is a field: an own property that no method of a subclass can override. */
   readonly saveIsField: boolean;
   readonly hasWriteVersion: boolean;
+}
+
+/** What a class passes on: its own `save` and `writeVersion`, else what its base passes on (`parent`). */
+export function chainSummary(
+  ownSave: SaveFacts | undefined,
+  ownWriteVersion: boolean,
+  parent: ChainSummary | undefined,
+): ChainSummary {
+  return {
+    saveAcceptsCondition: ownSave?.acceptsCondition ?? parent?.saveAcceptsCondition,
+    saveIsAsync: ownSave?.isAsync ?? parent?.saveIsAsync ?? true,
+    saveIsField:
+      ownSave === undefined ? parent?.saveIsField === true : ['arrow', 'function', 'value'].includes(ownSave.form),
+    hasWriteVersion: ownWriteVersion || parent?.hasWriteVersion === true,
+  };
 }
 
 /**
@@ -73,8 +79,8 @@ export interface SaveFacts {
    * bound to it (`this.persist.bind(this)`). It takes the condition where it is written.
    */
   readonly assigned: boolean;
-  /** For a `value`: what it is assigned from and where (file and line), for the reason it is left alone. */
-  readonly assignedFrom: string | undefined;
+  /** Why no generated member can wrap it (a value, an accessor, overloads); `undefined` when one can. */
+  readonly unsupported: string | undefined;
   /** Three or more parameters, or a rest parameter: it already receives the condition. */
   readonly acceptsCondition: boolean;
   /**
@@ -82,7 +88,6 @@ export interface SaveFacts {
    * elsewhere; `accessor`: `get`.
    */
   readonly form: 'method' | 'abstract-method' | 'arrow' | 'function' | 'value' | 'accessor';
-  readonly hasOverloads: boolean;
   readonly isDecorated: boolean;
   /** Written with `override`, which a rename to a name no base has drops. */
   readonly isOverride: boolean;

@@ -1,6 +1,6 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
-import type { GeneratedNames, ImplementerFacts, Range, SaveFacts } from './implementer-facts.js';
+import type { GeneratedNames, ImplementerFacts, SaveFacts } from './implementer-facts.js';
 import { commentLines, fillTemplate, itemsAfter, TEMPLATES } from './member-templates.js';
 import { isThisParameter } from './read-implementer-facts.js';
 import { attachedCommentsStart } from './read-import-facts.js';
@@ -37,9 +37,7 @@ interface Writer extends MemberTextContext {
 /** The members a decision adds, by name, for reports. */
 export function membersAdded(decision: UpgradeDecision): string[] {
   return [
-    ...(['delegating', 'object-literal', 'constructor-assigned', 'inherited', 'refusing'].includes(decision.saveShape)
-      ? ['save']
-      : []),
+    ...(['unchanged', 'follows-base'].includes(decision.saveShape) ? [] : ['save']),
     ...(decision.addWriteVersion ? ['writeVersion'] : []),
   ];
 }
@@ -55,45 +53,43 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
     return [];
   }
   // A `super.save` that meant the base's unconditional write keeps reaching it under its new name.
-  const edits: TextEdit[] = implementer.superSaveNames.flatMap((range) =>
-    superSaveRename === undefined ? [] : [{ ...range, text: superSaveRename }],
-  );
-  const { style } = context;
+  const edits: TextEdit[] = implementer.superSaveNames.flatMap((name) => {
+    const quote = ts.isStringLiteralLike(name) ? 1 : 0;
+    return superSaveRename === undefined
+      ? []
+      : [{ start: name.getStart() + quote, end: name.end - quote, text: superSaveRename }];
+  });
+  const { style, source } = context;
   const save = implementer.ownSave;
-  const body = bodyOf(context.source, implementer.node);
+  const body = bodyOf(source, implementer.node);
   const indent = body.memberIndent !== '' ? body.memberIndent : body.outerIndent + style.indentUnit;
   const writer: Writer = { ...context, decision, implementer, indent, body, naming: namingOf(implementer) };
   const marker = commentLines(indent, markerText(decision), style);
-  const appended: string[][] = [];
-  if (['delegating', 'object-literal', 'constructor-assigned', 'follows-base'].includes(saveShape)) {
-    if (save === undefined) {
-      throw new Error(
-        `add-write-conditions: ${implementer.name} has the ${saveShape} shape without a save; this is a bug.`,
-      );
-    }
+  const editsSave = save !== undefined && !['unchanged', 'inherited', 'refusing'].includes(saveShape);
+  if (editsSave) {
+    const commentsStart = attachedCommentsStart(source, save.member);
     const above = [...marker, indent].join(style.newline).slice(indent.length);
-    const commentsStart = attachedCommentsStart(context.source, save.member);
     edits.push({ start: commentsStart, end: commentsStart, text: above });
     edits.push(...(renamed === undefined ? conditionInPlace(writer, save) : renameEdits(writer, save, renamed)));
-    if (saveShape === 'delegating' && renamed !== undefined) {
-      // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
-      // overrides nothing, while the generated save overrides what the old one did.
-      const overrides = modifiers(save).filter((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword);
-      for (const range of [decorators(context.source, save), tokens(context.source, overrides)]) {
-        edits.push(...(range === undefined ? [] : [{ ...range, text: '' }]));
-      }
-      const text = delegatingSave(writer, save, `this.${renamed}`).join(style.newline);
-      edits.push({ start: save.member.end, end: save.member.end, text: separator(writer) + text });
-    }
-  } else if (saveShape === 'inherited') {
-    appended.push([...marker, ...delegatingSave(writer, undefined, 'super.save')]);
-  } else if (saveShape === 'refusing') {
-    appended.push([...marker, ...refusingSave(writer)]);
   }
-  if (decision.addWriteVersion) {
-    appended.push([...(saveShape === 'unchanged' ? marker : []), ...writeVersion(writer)]);
+  if (editsSave && saveShape === 'delegating' && renamed !== undefined) {
+    // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
+    // overrides nothing, while the generated save overrides what the old one did.
+    const overrides = modifiers(save).filter((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword);
+    edits.push(...[decorators(source, save), tokens(source, overrides)].filter((edit) => edit !== undefined));
+    const text = generatedSave(writer, save, `this.${renamed}`).join(style.newline);
+    edits.push({ start: save.member.end, end: save.member.end, text: separator(writer) + text });
   }
-  return appended.length === 0 ? edits : [...edits, appendMembers(writer, appended)];
+  const appended = [
+    ...(saveShape === 'inherited' || saveShape === 'refusing'
+      ? [generatedSave(writer, undefined, saveShape === 'inherited' ? 'super.save' : undefined)]
+      : []),
+    ...(decision.addWriteVersion ? [writeVersion(writer)] : []),
+  ];
+  const [first, ...rest] = appended;
+  return first === undefined
+    ? edits
+    : [...edits, appendMembers(writer, [[...(editsSave ? [] : marker), ...first], ...rest])];
 }
 
 /** The parameter names generated members use: those the implementer already uses, or the interface's. */
@@ -127,6 +123,16 @@ function bodyOf(text: string, container: Typescript.ClassLikeDeclaration | Types
   };
 }
 
+/**
+ * `;` after a generated field when the field `beside` ends in one; beside a method, or a `save` only the constructor
+ * assigns, when the file's statements do.
+ */
+function fieldEnd({ source, style }: Writer, beside: SaveFacts | undefined): string {
+  const field =
+    beside !== undefined && ['arrow', 'function'].includes(beside.form) && !ts.isConstructorDeclaration(beside.member);
+  return (field ? source[beside.member.end - 1] === ';' : style.semicolons) ? ';' : '';
+}
+
 /** `_name` for a parameter the generated body never reads. */
 function unused(name: string): string {
   return `_${name.replace(/^_+/, '')}`;
@@ -148,28 +154,23 @@ function brokenParameters(parameters: readonly string[], indent: string, style: 
   return fillTemplate('({{parameters}})', { parameters }, indent, style, 0).join(style.newline).slice(indent.length);
 }
 
-/** The parameters as written, a `this` parameter first when there is one. */
-function writtenParameters(save: SaveFacts): string[] {
-  return (save.fn?.parameters ?? []).map((parameter) => parameter.getText());
-}
-
 /** The modifiers of the member, as nodes. */
 function modifiers(save: SaveFacts): readonly Typescript.ModifierLike[] {
   return ts.canHaveModifiers(save.member) ? (ts.getModifiers(save.member) ?? []) : [];
 }
 
 /** From the first decorator to the token after the last: they move to the generated `save`. */
-function decorators(source: string, save: SaveFacts | undefined): Range | undefined {
+function decorators(source: string, save: SaveFacts | undefined): TextEdit | undefined {
   const member = save?.member;
   return tokens(source, member !== undefined && ts.canHaveDecorators(member) ? (ts.getDecorators(member) ?? []) : []);
 }
 
-/** A range of tokens, from the first one's start to the next token after the last (so with the whitespace between). */
-function tokens(text: string, nodes: readonly Typescript.Node[]): Range | undefined {
+/** Deletes a range of tokens, from the first one's start to the next token after the last (so the whitespace between). */
+function tokens(text: string, nodes: readonly Typescript.Node[]): TextEdit | undefined {
   const [first, last] = [nodes[0], nodes.at(-1)];
   return first === undefined || last === undefined
     ? undefined
-    : { start: first.getStart(), end: last.end + (/^\s*/.exec(text.slice(last.end))?.[0].length ?? 0) };
+    : { start: first.getStart(), end: last.end + (/^\s*/.exec(text.slice(last.end))?.[0].length ?? 0), text: '' };
 }
 
 /** Offsets of the parameter list of `fn`; `open` is `undefined` for an arrow's single unparenthesised parameter. */
@@ -195,7 +196,8 @@ function renameEdits({ source, style }: Writer, save: SaveFacts, name: string): 
   const edits: TextEdit[] = [{ start, end, text: name }];
   const list = save.fn === undefined ? undefined : parameterList(source, save.fn);
   const renamedWidth = columns(lineAt(source, start)) + name.length - (end - start);
-  const written = writtenParameters(save);
+  // As written, a `this` parameter first when there is one.
+  const written = (save.fn?.parameters ?? []).map((parameter) => parameter.getText());
   if (
     list?.open !== undefined &&
     written.length > 0 &&
@@ -225,14 +227,16 @@ function conditionParameter({ typescript, names, naming }: Writer, optional: boo
 
 /**
  * A `save(id, checkpoint, condition?)` that refuses every condition but `any()` and sends the rest (the two-argument
- * call included) to `target`, written as the member the decision asks for (a method, or an arrow or function field),
- * with the type parameters, `this` parameter, modifiers and decorators of `like`, the member it stands beside.
+ * call included) to `target`, or with no `target` refuses every write; written as the member the decision asks for (a
+ * method, or an arrow or function field), with the type parameters, `this` parameter, modifiers and decorators of
+ * `like`, the member it stands beside.
  */
-function delegatingSave(writer: Writer, like: SaveFacts | undefined, target: string): string[] {
+function generatedSave(writer: Writer, like: SaveFacts | undefined, target: string | undefined): string[] {
   const { decision, naming, style, typescript, source } = writer;
   const kind = decision.saveMember;
   const fn = like?.fn;
-  const returnType = typescript ? `: ${fn?.type?.getText() ?? 'Promise<string>'}` : '';
+  const refusing = target === undefined;
+  const [id, checkpoint] = refusing ? [unused(naming.id), unused(naming.checkpoint)] : [naming.id, naming.checkpoint];
   const accessibility = like === undefined && writer.implementer.explicitlyPublic ? 'public ' : '';
   const override = decision.saveOverrides && typescript ? 'override ' : '';
   const typeParameters =
@@ -241,8 +245,6 @@ function delegatingSave(writer: Writer, like: SaveFacts | undefined, target: str
       : source.slice(fn.typeParameters.pos - 1, source.indexOf('>', fn.typeParameters.end) + 1);
   // An arrow function has no `this` of its own to declare.
   const thisParameter = kind === 'arrow-field' ? undefined : fn?.parameters.find(isThisParameter)?.getText();
-  const isField = like?.form === 'arrow' || like?.form === 'function';
-  const fieldEnd = (isField ? source[like.member.end - 1] === ';' : style.semicolons) ? ';' : '';
   const { lines: decoratorLines, inline } = movedDecorators(writer, like);
   const kept = like === undefined ? [] : modifiers(like).filter((modifier) => KEPT_MODIFIERS.includes(modifier.kind));
   const values = {
@@ -250,21 +252,32 @@ function delegatingSave(writer: Writer, like: SaveFacts | undefined, target: str
     modifiers: `${inline}${accessibility}${kept.map((modifier) => `${modifier.getText()} `).join('')}${override}`,
     async: decision.saveIsAsync ? 'async ' : '',
     typeParameters,
-    returnType,
-    end: kind === 'method' ? '' : fieldEnd,
-    target,
+    returnType: typescript ? `: ${fn?.type?.getText() ?? 'Promise<string>'}` : '',
+    end: kind === 'method' ? '' : fieldEnd(writer, like),
+    target: target ?? '',
     refusal: refusal(writer, decision.saveIsAsync),
+    error: writer.names.unsupportedError,
     parameters: [
       ...(thisParameter === undefined ? [] : [thisParameter]),
-      parameter(writer, naming.id, naming.idType),
-      parameter(writer, naming.checkpoint, naming.checkpointType),
-      conditionParameter(writer, true, true),
+      parameter(writer, id, naming.idType),
+      parameter(writer, checkpoint, naming.checkpointType),
+      conditionParameter(writer, !refusing, true),
     ],
   };
+  // In JavaScript, JSDoc types the parameters, as `like`'s JSDoc does where it gives them.
+  const jsDoc = {
+    id,
+    checkpoint,
+    condition: refusing ? naming.condition : `[${naming.condition}]`,
+    idType: jsDocType(like?.parameters[0]),
+    checkpointType: jsDocType(like?.parameters[1]),
+    returnType: (fn && ts.getJSDocReturnType(fn)?.getText()) ?? 'Promise<string>',
+  };
+  const template = refusing ? TEMPLATES.refusingSave : TEMPLATES.delegatingSave[kind];
   return [
-    ...saveJsDoc(writer, like, [naming.id, naming.checkpoint], `[${naming.condition}]`),
+    ...(typescript ? [] : fillTemplate(TEMPLATES.saveJsDoc, jsDoc, writer.indent, style)),
     ...decoratorLines,
-    ...fillTemplate(TEMPLATES.delegatingSave[kind], values, writer.indent, style),
+    ...fillTemplate(template, values, writer.indent, style),
   ];
 }
 
@@ -283,50 +296,13 @@ function movedDecorators({ indent, source }: Writer, like: SaveFacts | undefined
   return { lines: lines.map((line, index) => (index === 0 ? `${indent}${line}` : line)), inline: '' };
 }
 
-/** In JavaScript, the JSDoc of a generated `save`: the parameter types of `like` where its JSDoc gives them. */
-function saveJsDoc(
-  writer: Writer,
-  like: SaveFacts | undefined,
-  [id, checkpoint]: readonly [string, string],
-  condition: string,
-) {
-  const values = {
-    id,
-    checkpoint,
-    condition,
-    idType: jsDocType(like?.parameters[0]),
-    checkpointType: jsDocType(like?.parameters[1]),
-    returnType: (like?.fn && ts.getJSDocReturnType(like.fn)?.getText()) ?? 'Promise<string>',
-  };
-  return writer.typescript ? [] : fillTemplate(TEMPLATES.saveJsDoc, values, writer.indent, writer.style);
-}
-
 function jsDocType(parameter: Typescript.ParameterDeclaration | undefined): string {
   return (parameter && ts.getJSDocParameterTags(parameter)[0]?.typeExpression?.type.getText()) ?? 'string';
 }
 
-function refusingSave(writer: Writer): string[] {
-  const { naming, typescript } = writer;
-  const [id, checkpoint] = [unused(naming.id), unused(naming.checkpoint)];
-  const values = {
-    modifiers: writer.implementer.explicitlyPublic ? 'public ' : '',
-    returnType: typescript ? ': Promise<string>' : '',
-    error: writer.names.unsupportedError,
-    condition: naming.condition,
-    parameters: [
-      parameter(writer, id, naming.idType),
-      parameter(writer, checkpoint, naming.checkpointType),
-      conditionParameter(writer, false, true),
-    ],
-  };
-  return [
-    ...saveJsDoc(writer, undefined, [id, checkpoint], naming.condition),
-    ...fillTemplate(TEMPLATES.refusingSave, values, writer.indent, writer.style),
-  ];
-}
-
 /** `writeVersion`, as an arrow-function field or property when the implementer writes its `save` that way. */
-function writeVersion({ implementer, typescript, source, style, indent }: Writer): string[] {
+function writeVersion(writer: Writer): string[] {
+  const { implementer, typescript, style, indent } = writer;
   const save = implementer.ownSave;
   const literal = implementer.kind === 'object-literal';
   const returnType = typescript && (!literal || typedParameters(save)) ? ': Promise<bigint | undefined>' : '';
@@ -337,11 +313,7 @@ function writeVersion({ implementer, typescript, source, style, indent }: Writer
   const values = {
     head: `${head}${literal ? ':' : ' ='}`,
     returnType,
-    // Beside a `save` only the constructor assigns, no field shows whether fields end in one.
-    end:
-      !literal && (ts.isConstructorDeclaration(save.member) ? style.semicolons : source[save.member.end - 1] === ';')
-        ? ';'
-        : '',
+    end: literal ? '' : fieldEnd(writer, save),
   };
   const [single, broken] = TEMPLATES.arrowWriteVersion.map((template) => fillTemplate(template, values, indent, style));
   return single !== undefined && single.every((line) => columns(line) <= style.width) ? single : (broken ?? []);
@@ -431,10 +403,9 @@ function parametersAdded(
 /** The generated members after the last member (or inside empty braces), a literal's joined by commas. */
 function appendMembers(writer: Writer, members: readonly (readonly string[])[]): TextEdit {
   const { body, implementer } = writer;
-  const kind = implementer.kind;
   const newline = writer.style.newline;
   const gap = separator(writer);
-  const literal = kind === 'object-literal';
+  const literal = implementer.kind === 'object-literal';
   const joined = members.map((lines) => lines.join(newline)).join(literal ? `,${gap}` : gap);
   if (body.lastMemberEnd === undefined) {
     const text = `${newline}${joined}${literal ? ',' : ''}${newline}${body.outerIndent}`;

@@ -1,7 +1,14 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import type { StorageMemberName } from '../../vocabulary/index.js';
-import type { BaseFacts, ChainSummary, ImplementerFacts, ImportFacts, Range, SaveFacts } from './implementer-facts.js';
+import {
+  chainSummary,
+  type BaseFacts,
+  type ChainSummary,
+  type ImplementerFacts,
+  type ImportFacts,
+  type SaveFacts,
+} from './implementer-facts.js';
 import { readImportFacts } from './read-import-facts.js';
 import { isJavaScriptFile, jsDocComments, type StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
@@ -33,25 +40,15 @@ export function readImplementerFacts(
   resolver: StorageResolver,
   commonJsOnly = false,
 ): FileFacts {
-  const known = new Map<Typescript.ClassLikeDeclaration, boolean>();
-  const isImplementer = (declaration: Typescript.ClassLikeDeclaration): boolean => {
-    if (!known.has(declaration)) {
-      known.set(declaration, false); // a class that extends itself ends here
-      const base = resolver.baseClassOf(declaration);
-      const implementsStorage = implementedTypes(declaration).some((type) => resolver.isStorageType(type));
-      known.set(declaration, implementsStorage || (base.kind === 'visible' && isImplementer(base.declaration)));
-    }
-    return known.get(declaration) === true;
-  };
   const classes: ImplementerFacts[] = [];
   const literals: ImplementerFacts[] = [];
   const visit = (node: Typescript.Node): void => {
-    if (ts.isClassLike(node) && isImplementer(node)) {
-      classes.push(implementerFacts(node, node.name?.text ?? 'default export class', resolver, isImplementer));
+    if (ts.isClassLike(node) && isImplementer(node, resolver)) {
+      classes.push(implementerFacts(node, node.name?.text ?? 'default export class', resolver));
     } else if (ts.isObjectLiteralExpression(node)) {
       const name = storageLiteralName(node, resolver);
       if (name !== undefined) {
-        literals.push(implementerFacts(node, name, resolver, isImplementer));
+        literals.push(implementerFacts(node, name, resolver));
       }
     }
     ts.forEachChild(node, visit);
@@ -70,6 +67,13 @@ export function syntaxError(sourceFile: Typescript.SourceFile, problem: Typescri
   const { line, character } = sourceFile.getLineAndCharacterOfPosition(problem.start ?? 0);
   const reason = ts.flattenDiagnosticMessageText(problem.messageText, ' ');
   return new Error(upgradeMessages.doesNotParse(sourceFile.fileName, line + 1, character + 1, reason));
+}
+
+/** Whether the class, or a class it extends, implements `CheckpointStorage`. */
+function isImplementer(declaration: Typescript.ClassLikeDeclaration, resolver: StorageResolver): boolean {
+  return [declaration, ...ancestors(declaration, resolver)].some((cls) =>
+    implementedTypes(cls).some((type) => resolver.isStorageType(type)),
+  );
 }
 
 /** `implements` clauses, and in JavaScript the JSDoc `@implements` tags. */
@@ -195,15 +199,9 @@ function implementerId(node: Typescript.Node): string {
   return `${node.getSourceFile().fileName}#${node.getStart()}`;
 }
 
-function implementerFacts(
-  node: Container,
-  name: string,
-  resolver: StorageResolver,
-  isImplementer: (declaration: Typescript.ClassLikeDeclaration) => boolean,
-): ImplementerFacts {
+function implementerFacts(node: Container, name: string, resolver: StorageResolver): ImplementerFacts {
   const literal = ts.isObjectLiteralExpression(node);
-  const members: Typescript.NodeArray<Member> = literal ? node.properties : node.members;
-  const save = literal ? memberNamed(node, SAVE) : ownSaveOf(node);
+  const chain = literal ? [] : ancestors(node, resolver);
   const sourceFile = node.getSourceFile();
   return {
     id: implementerId(node),
@@ -212,27 +210,21 @@ function implementerFacts(
     name,
     line: sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1,
     isAbstract: hasModifier(node, ts.SyntaxKind.AbstractKeyword),
-    base: literal ? undefined : baseFacts(node, resolver, isImplementer),
-    ownSave: save === undefined ? undefined : saveFacts(save, !literal && membersNamed(node, SAVE).length > 1),
-    ownWriteVersion:
-      memberNamed(node, WRITE_VERSION) !== undefined ||
-      (!literal && constructorWrites(node, WRITE_VERSION).statements.length > 0),
+    base: literal ? undefined : baseFacts(node, chain, resolver),
+    ownSave: ownSaveFacts(node),
+    ownWriteVersion: hasWriteVersion(node),
     unfollowedConstructorWrite: literal ? undefined : unfollowedWrite(node),
-    memberNames: [node, ...(literal ? [] : ancestors(node, resolver))].flatMap((container) =>
-      (ts.isObjectLiteralExpression(container) ? container.properties : container.members).flatMap(
-        (member: Member) => memberName(member) ?? [],
-      ),
-    ),
+    memberNames: [node, ...chain].flatMap((container) => membersOf(container).flatMap((m) => memberName(m) ?? [])),
     membersMayComeFromElsewhere:
-      literal && members.some((m) => ts.isSpreadAssignment(m) || memberName(m) === undefined),
-    idParameterName: idParameterName(ID_TAKING_MEMBERS.map((wanted) => memberNamed(node, wanted))),
-    superSaveNames: literal
-      ? []
-      : node.members
-          .filter(
-            (member) => !hasModifier(member, ts.SyntaxKind.StaticKeyword) && !ts.isClassStaticBlockDeclaration(member),
-          )
-          .flatMap((member) => superSaveNames(member)),
+      literal && node.properties.some((m) => ts.isSpreadAssignment(m) || memberName(m) === undefined),
+    idParameterName: ID_TAKING_MEMBERS.flatMap((wanted) => {
+      const member = memberNamed(node, wanted);
+      return member === undefined ? [] : parametersOf(functionOf(member)).slice(0, 1);
+    })
+      .find((parameter) => ts.isIdentifier(parameter.name))
+      ?.name.getText()
+      .replace(/^_+(?=.)/, ''),
+    superSaveNames: literal ? [] : superSaveNames(node),
     explicitlyPublic: STORAGE_MEMBERS.flatMap((wanted) => membersNamed(node, wanted)).some((member) =>
       hasModifier(member, ts.SyntaxKind.PublicKeyword),
     ),
@@ -240,27 +232,38 @@ function implementerFacts(
   };
 }
 
+function membersOf(container: Container): readonly Member[] {
+  return ts.isObjectLiteralExpression(container) ? container.properties : container.members;
+}
+
+/** The base chain as a visible base stands, or an unknown base beyond it; `undefined` without a base class. */
 function baseFacts(
   declaration: Typescript.ClassLikeDeclaration,
+  chain: readonly Typescript.ClassLikeDeclaration[],
   resolver: StorageResolver,
-  isImplementer: (declaration: Typescript.ClassLikeDeclaration) => boolean,
 ): BaseFacts | undefined {
-  const chain = ancestors(declaration, resolver);
-  const [base, beyond] = [chain[0], resolver.baseClassOf(chain.at(-1) ?? declaration)];
-  if (beyond.kind === 'unknown' || base === undefined) {
-    return beyond.kind === 'unknown' ? { kind: 'unknown', name: beyond.name, where: beyond.where } : undefined;
+  const beyond = resolver.baseClassOf(chain.at(-1) ?? declaration);
+  if (beyond.kind === 'unknown') {
+    return { kind: 'unknown', name: beyond.name, where: beyond.where };
   }
-  const save = chain.map(ownSaveOf).find((member) => member !== undefined);
-  const summary: ChainSummary = {
-    name: base.name?.text ?? 'an anonymous class',
-    saveAcceptsCondition: save === undefined ? undefined : parametersOf(save).length >= 3,
-    saveIsAsync: save === undefined || isAsyncMember(save),
-    saveIsField: save !== undefined && (ts.isPropertyDeclaration(save) || ts.isConstructorDeclaration(save)),
-    hasWriteVersion: chain.some((cls) => memberNamed(cls, WRITE_VERSION) !== undefined),
-  };
-  return isImplementer(base)
-    ? { kind: 'implementer', id: implementerId(base), ...summary }
-    : { kind: 'plain', ...summary };
+  const summary = chain.reduceRight<ChainSummary | undefined>(
+    (parent, cls) => chainSummary(ownSaveFacts(cls), hasWriteVersion(cls), parent),
+    undefined,
+  );
+  const base = chain[0];
+  if (base === undefined || summary === undefined) {
+    return undefined;
+  }
+  const kind = isImplementer(base, resolver) ? 'implementer' : 'plain';
+  return { kind, id: implementerId(base), name: base.name?.text ?? 'an anonymous class', ...summary };
+}
+
+/** A `writeVersion` declared, or assigned by a statement of the class's constructor. */
+function hasWriteVersion(container: Container): boolean {
+  return (
+    memberNamed(container, WRITE_VERSION) !== undefined ||
+    (ts.isClassLike(container) && constructorWrites(container, WRITE_VERSION).statements.length > 0)
+  );
 }
 
 /**
@@ -273,8 +276,10 @@ function functionOf(member: Member): Typescript.FunctionLikeDeclaration | undefi
     return member;
   }
   const value = valueOf(member);
-  const bound = value === undefined ? undefined : boundMethod(member, value);
-  return value !== undefined && (ts.isArrowFunction(value) || ts.isFunctionExpression(value)) ? value : bound;
+  if (value === undefined) {
+    return undefined;
+  }
+  return ts.isArrowFunction(value) || ts.isFunctionExpression(value) ? value : boundMethod(member, value);
 }
 
 /**
@@ -283,16 +288,17 @@ function functionOf(member: Member): Typescript.FunctionLikeDeclaration | undefi
  */
 function valueOf(member: Member): Typescript.Expression | undefined {
   let value = ts.isPropertyDeclaration(member) || ts.isPropertyAssignment(member) ? member.initializer : undefined;
-  const owner = ts.isPropertyDeclaration(member) || ts.isConstructorDeclaration(member) ? member.parent : undefined;
-  if (value === undefined && owner !== undefined && ts.isClassLike(owner)) {
-    const writes = constructorWrites(owner, memberName(member) ?? SAVE);
-    // Assigned more than once, or also in a branch, the function that ends up there is not one place to change.
-    value = writes.statements.length === 1 && writes.elsewhere === undefined ? writes.statements[0] : undefined;
+  if (value === undefined && (ts.isPropertyDeclaration(member) || ts.isConstructorDeclaration(member))) {
+    value = soleConstructorWrite(member.parent, memberName(member) ?? SAVE);
   }
   while (value !== undefined && ts.isParenthesizedExpression(value)) {
     value = value.expression;
   }
   return value;
+}
+
+function isThis(node: Typescript.Node | undefined): boolean {
+  return node?.kind === ts.SyntaxKind.ThisKeyword;
 }
 
 /**
@@ -305,7 +311,6 @@ function constructorWrites(
   name: string,
 ): { readonly statements: Typescript.Expression[]; readonly elsewhere: Typescript.Node | undefined } {
   const body = declaration.members.find(ts.isConstructorDeclaration)?.body;
-  const isThis = (node: Typescript.Node) => node.kind === ts.SyntaxKind.ThisKeyword;
   const statements: Typescript.Expression[] = [];
   let elsewhere: Typescript.Node | undefined;
   const writesName = (target: Typescript.Expression): boolean =>
@@ -316,7 +321,6 @@ function constructorWrites(
   // `Object.assign(this, …)`, unless from object literals only, whose names are all known and none of them `name`.
   const assignsName = (call: Typescript.CallExpression): boolean =>
     call.expression.getText() === 'Object.assign' &&
-    call.arguments[0] !== undefined &&
     isThis(call.arguments[0]) &&
     !call.arguments
       .slice(1)
@@ -356,38 +360,41 @@ function constructorWrites(
   return { statements, elsewhere };
 }
 
+/** The value of `this.<name> = …` when the constructor writes it once, as a statement of its own, and nowhere else. */
+function soleConstructorWrite(
+  declaration: Typescript.ClassLikeDeclaration,
+  name: string,
+): Typescript.Expression | undefined {
+  const { statements, elsewhere } = constructorWrites(declaration, name);
+  return statements.length === 1 && elsewhere === undefined ? statements[0] : undefined;
+}
+
 /** Where a node is, as `file:line`. */
 function place(node: Typescript.Node): string {
   const sourceFile = node.getSourceFile();
   return `${sourceFile.fileName}:${sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
 }
 
-/**
- * A class's own `save`: the member declared, or else its constructor, when it assigns `this.save` once, as a
- * statement of its own.
- */
-function ownSaveOf(declaration: Typescript.ClassLikeDeclaration): Member | undefined {
-  const writes = constructorWrites(declaration, SAVE);
-  return (
-    memberNamed(declaration, SAVE) ??
-    (writes.statements.length === 1 && writes.elsewhere === undefined
-      ? declaration.members.find(ts.isConstructorDeclaration)
-      : undefined)
-  );
+/** The `save` declared, or else a class's constructor, when that is where `this.save` is set. */
+function ownSaveFacts(container: Container): SaveFacts | undefined {
+  const save =
+    memberNamed(container, SAVE) ??
+    (ts.isClassLike(container) && soleConstructorWrite(container, SAVE) !== undefined
+      ? container.members.find(ts.isConstructorDeclaration)
+      : undefined);
+  return save === undefined ? undefined : saveFacts(save);
 }
 
 /**
- * For a class: where its constructor writes `save` or `writeVersion` through `this` in a way the recipe cannot follow
- * (see {@link constructorWrites}), or a second time; the instance's own property would hide a member added for it.
+ * For a class whose constructor writes `save` or `writeVersion` through `this` in a way the recipe cannot follow (see
+ * {@link constructorWrites}), or a second time: the reason it is left alone, naming the write.
  */
-function unfollowedWrite(
-  declaration: Typescript.ClassLikeDeclaration,
-): { name: StorageMemberName; at: string } | undefined {
+function unfollowedWrite(declaration: Typescript.ClassLikeDeclaration): string | undefined {
   for (const name of [SAVE, WRITE_VERSION]) {
     const writes = constructorWrites(declaration, name);
     const at = writes.elsewhere ?? writes.statements[1];
     if (at !== undefined) {
-      return { name, at: place(at) };
+      return upgradeMessages.assignedInConstructorBranch(name, place(at));
     }
   }
   return undefined;
@@ -395,14 +402,13 @@ function unfollowedWrite(
 
 /** For `this.m.bind(this)`, the method `m` of the same class when it is a plain one: with a body and no overloads. */
 function boundMethod(member: Member, value: Typescript.Expression): Typescript.MethodDeclaration | undefined {
-  const thisKeyword = (node: Typescript.Node | undefined) => node?.kind === ts.SyntaxKind.ThisKeyword;
-  const bind = ts.isCallExpression(value) && value.arguments.length === 1 && thisKeyword(value.arguments[0]);
+  const bind = ts.isCallExpression(value) && value.arguments.length === 1 && isThis(value.arguments[0]);
   const callee = bind ? value.expression : undefined;
   const target = callee && ts.isPropertyAccessExpression(callee) && callee.name.text === 'bind' && callee.expression;
   if (
     !target ||
     !ts.isPropertyAccessExpression(target) ||
-    !thisKeyword(target.expression) ||
+    !isThis(target.expression) ||
     !ts.isClassLike(member.parent)
   ) {
     return undefined;
@@ -438,16 +444,12 @@ function originOf(name: Typescript.Identifier): string | undefined {
   }
   const imported = name
     .getSourceFile()
-    .statements.find(
-      (statement): statement is Typescript.ImportDeclaration =>
-        ts.isImportDeclaration(statement) &&
-        statement.importClause !== undefined &&
-        (named(statement.importClause) ||
-          (statement.importClause.namedBindings !== undefined &&
-            (ts.isNamespaceImport(statement.importClause.namedBindings)
-              ? named(statement.importClause.namedBindings)
-              : statement.importClause.namedBindings.elements.some(named)))),
-    );
+    .statements.filter(ts.isImportDeclaration)
+    .find(({ importClause: clause }) => {
+      const bindings = clause?.namedBindings;
+      const names = bindings === undefined || ts.isNamespaceImport(bindings) ? [bindings] : bindings.elements;
+      return clause !== undefined && [clause, ...names].some((binding) => binding !== undefined && named(binding));
+    });
   return imported !== undefined && ts.isStringLiteral(imported.moduleSpecifier)
     ? `imported from '${imported.moduleSpecifier.text}'`
     : undefined;
@@ -457,28 +459,26 @@ export function isThisParameter(parameter: Typescript.ParameterDeclaration): boo
   return ts.isIdentifier(parameter.name) && parameter.name.text === 'this';
 }
 
-function parametersOf(member: Member): readonly Typescript.ParameterDeclaration[] {
-  return (functionOf(member)?.parameters ?? []).filter((parameter) => !isThisParameter(parameter));
+/** Its parameters but a `this` parameter. */
+function parametersOf(fn: Typescript.FunctionLikeDeclaration | undefined): Typescript.ParameterDeclaration[] {
+  return (fn?.parameters ?? []).filter((parameter) => !isThisParameter(parameter));
 }
 
-function isAsyncMember(member: Member): boolean {
+function saveFacts(member: Member): SaveFacts {
   const fn = functionOf(member);
-  return fn !== undefined && hasModifier(fn, ts.SyntaxKind.AsyncKeyword);
-}
-
-function idParameterName(members: readonly (Member | undefined)[]): string | undefined {
-  const named = members.flatMap((member) => (member === undefined ? [] : parametersOf(member).slice(0, 1)));
-  return named
-    .find((parameter) => ts.isIdentifier(parameter.name))
-    ?.name.getText()
-    .replace(/^_+(?=.)/, '');
-}
-
-function saveFacts(member: Member, hasOverloads: boolean): SaveFacts {
-  const fn = functionOf(member);
-  const parameters = parametersOf(member);
-  const abstract = ts.isMethodDeclaration(member) && hasModifier(member, ts.SyntaxKind.AbstractKeyword) && !member.body;
-  const modifiers = ts.canHaveModifiers(member) ? (ts.getModifiers(member) ?? []) : [];
+  const parameters = parametersOf(fn);
+  const form = ts.isMethodDeclaration(member)
+    ? member.body === undefined && hasModifier(member, ts.SyntaxKind.AbstractKeyword)
+      ? 'abstract-method'
+      : 'method'
+    : ts.isAccessor(member)
+      ? 'accessor'
+      : fn === undefined
+        ? 'value'
+        : ts.isArrowFunction(fn)
+          ? 'arrow'
+          : 'function';
+  const hasOverloads = ts.isClassLike(member.parent) && membersNamed(member.parent, SAVE).length > 1;
   return {
     member,
     fn,
@@ -486,47 +486,47 @@ function saveFacts(member: Member, hasOverloads: boolean): SaveFacts {
       fn !== undefined &&
       (ts.isConstructorDeclaration(member) ||
         (ts.isPropertyDeclaration(member) && (!member.initializer || ts.isMethodDeclaration(fn)))),
-    assignedFrom:
-      fn === undefined && !ts.isMethodDeclaration(member) && !ts.isAccessor(member) ? assignedFrom(member) : undefined,
+    unsupported:
+      form === 'value'
+        ? upgradeMessages.saveIsValue(assignedFrom(member))
+        : form === 'accessor'
+          ? upgradeMessages.saveIsAccessor()
+          : hasOverloads
+            ? upgradeMessages.saveHasOverloads()
+            : undefined,
     acceptsCondition: parameters.length >= 3 || parameters.some((parameter) => parameter.dotDotDotToken !== undefined),
-    form: ts.isMethodDeclaration(member)
-      ? abstract
-        ? 'abstract-method'
-        : 'method'
-      : ts.isAccessor(member)
-        ? 'accessor'
-        : fn === undefined
-          ? 'value'
-          : ts.isArrowFunction(fn)
-            ? 'arrow'
-            : 'function',
-    isAsync: isAsyncMember(member),
-    hasOverloads,
+    form,
+    isAsync: fn !== undefined && hasModifier(fn, ts.SyntaxKind.AsyncKeyword),
     isDecorated: ts.canHaveDecorators(member) && (ts.getDecorators(member) ?? []).length > 0,
-    isOverride: modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword),
+    isOverride: hasModifier(member, ts.SyntaxKind.OverrideKeyword),
     parameters,
   };
 }
 
-/** Every `super.save` and `super['save']` (its name, without quotes) in a class member. */
-function superSaveNames(member: Typescript.ClassElement): Range[] {
-  const found: Range[] = [];
+/** The name of every `super.save` and `super['save']` in the instance members of a class. */
+function superSaveNames(declaration: Typescript.ClassLikeDeclaration): ImplementerFacts['superSaveNames'][number][] {
+  const found: ImplementerFacts['superSaveNames'][number][] = [];
   const visit = (node: Typescript.Node): void => {
     // In a nested class or an object literal's method, `super` means another prototype.
     if (ts.isClassLike(node) || (ts.isObjectLiteralExpression(node.parent) && ts.isFunctionLike(node))) {
       return;
     }
     const access = node.kind === ts.SyntaxKind.SuperKeyword ? node.parent : undefined;
-    if (access !== undefined && ts.isPropertyAccessExpression(access) && access.name.text === SAVE) {
-      found.push({ start: access.name.getStart(), end: access.name.end });
-    } else if (access !== undefined && ts.isElementAccessExpression(access)) {
-      const key = access.argumentExpression;
-      if (ts.isStringLiteralLike(key) && key.text === SAVE) {
-        found.push({ start: key.getStart() + 1, end: key.end - 1 });
-      }
+    const name =
+      access === undefined
+        ? undefined
+        : ts.isPropertyAccessExpression(access)
+          ? access.name
+          : ts.isElementAccessExpression(access) && ts.isStringLiteralLike(access.argumentExpression)
+            ? access.argumentExpression
+            : undefined;
+    if (name !== undefined && !ts.isPrivateIdentifier(name) && name.text === SAVE) {
+      found.push(name);
     }
     ts.forEachChild(node, visit);
   };
-  ts.forEachChild(member, visit);
+  declaration.members
+    .filter((member) => !hasModifier(member, ts.SyntaxKind.StaticKeyword) && !ts.isClassStaticBlockDeclaration(member))
+    .forEach((member) => ts.forEachChild(member, visit));
   return found;
 }

@@ -1,4 +1,4 @@
-import type { ChainSummary, ImplementerFacts, SaveFacts } from './implementer-facts.js';
+import { chainSummary, type ChainSummary, type ImplementerFacts, type SaveFacts } from './implementer-facts.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
 /**
@@ -38,14 +38,8 @@ export interface UpgradeDecision {
 /** The name the existing unconditional write is kept under, unless the class already uses it. */
 const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
 
-/** The forms of `save` no generated member can wrap, with the reason. */
-const UNSUPPORTED_SAVE_FORMS: Partial<Record<SaveFacts['form'], (save: SaveFacts) => string>> = {
-  value: (save) => upgradeMessages.saveIsValue(save.assignedFrom ?? 'a value'),
-  accessor: upgradeMessages.saveIsAccessor,
-};
-
 /** What a subclass inherits once its base is decided: `skipReason` leaves the subclass alone too. */
-type Effective = Omit<ChainSummary, 'name'> & {
+type Effective = ChainSummary & {
   readonly unconditionalSaveName: string | undefined;
   readonly skipReason: string | undefined;
 };
@@ -102,19 +96,17 @@ function decideOnce(
         ? { ...decideOne(implementer, parent, implementers), superSaveRename: parent?.unconditionalSaveName }
         : skip(implementer, refusal);
     decisions.set(implementer.id, decision);
-    const { ownSave } = implementer;
-    const keepsVisibleSave = decision.skipReason !== undefined || decision.saveShape === 'unchanged';
+    const summary = chainSummary(
+      implementer.ownSave,
+      implementer.ownWriteVersion || decision.addWriteVersion,
+      parent ?? undefined,
+    );
+    // A generated or extended `save` takes the condition.
+    const keepsSave = decision.skipReason !== undefined || decision.saveShape === 'unchanged';
     const result: Effective = {
+      ...summary,
+      saveAcceptsCondition: keepsSave ? summary.saveAcceptsCondition : true,
       skipReason: decision.skipReason,
-      saveIsAsync: ownSave?.isAsync ?? parent?.saveIsAsync ?? true,
-      saveIsField: ownSave === undefined ? parent?.saveIsField === true : ['arrow', 'function'].includes(ownSave.form),
-      saveAcceptsCondition:
-        decision.saveShape === 'follows-base'
-          ? parent?.saveAcceptsCondition
-          : keepsVisibleSave
-            ? (ownSave?.acceptsCondition ?? parent?.saveAcceptsCondition)
-            : true,
-      hasWriteVersion: implementer.ownWriteVersion || parent?.hasWriteVersion === true || decision.addWriteVersion,
       unconditionalSaveName: decision.unconditionalSaveName ?? parent?.unconditionalSaveName,
     };
     effective.set(implementer.id, result);
@@ -126,15 +118,12 @@ function decideOnce(
 
 /** Every implementer below `id`, nearest first. */
 function descendants(implementers: readonly ImplementerFacts[], id: string): ImplementerFacts[] {
-  const found: ImplementerFacts[] = [];
-  for (let pending = [id]; pending.length > 0;) {
-    const next = pending.shift();
-    for (const child of implementers) {
-      if (child.base?.kind === 'implementer' && child.base.id === next && !found.includes(child)) {
-        found.push(child);
-        pending.push(child.id);
-      }
-    }
+  const childrenOf = (parent: string) =>
+    implementers.filter((child) => child.base?.kind === 'implementer' && child.base.id === parent);
+  const found = childrenOf(id);
+  // Appended while iterating, so that grandchildren come after every child.
+  for (const child of found) {
+    found.push(...childrenOf(child.id).filter((grandchild) => !found.includes(grandchild)));
   }
   return found;
 }
@@ -145,15 +134,12 @@ function strandedBases(
   decisions: readonly UpgradeDecision[],
 ): [string, string][] {
   const reasons = new Map(decisions.map((decision) => [decision.implementer.id, decision.skipReason]));
-  return decisions.flatMap(({ saveShape, unconditionalSaveName, implementer }): [string, string][] => {
-    const subclass =
-      saveShape === 'delegating' && unconditionalSaveName !== undefined
-        ? descendants(implementers, implementer.id).find(
-            (candidate) =>
-              (candidate.ownSave !== undefined || candidate.superSaveNames.length > 0) &&
-              reasons.get(candidate.id) !== undefined,
-          )
-        : undefined;
+  return decisions.flatMap(({ saveShape, implementer }): [string, string][] => {
+    const subclass = (saveShape === 'delegating' ? descendants(implementers, implementer.id) : []).find(
+      (candidate) =>
+        (candidate.ownSave !== undefined || candidate.superSaveNames.length > 0) &&
+        reasons.get(candidate.id) !== undefined,
+    );
     const reason = subclass === undefined ? undefined : reasons.get(subclass.id);
     return subclass === undefined || reason === undefined
       ? []
@@ -193,8 +179,7 @@ function decideOne(
     return none;
   }
   if (implementer.unfollowedConstructorWrite !== undefined) {
-    const { name, at } = implementer.unfollowedConstructorWrite;
-    return skip(implementer, upgradeMessages.assignedInConstructorBranch(name, at));
+    return skip(implementer, implementer.unfollowedConstructorWrite);
   }
   if (parent === null) {
     return skip(
@@ -213,8 +198,7 @@ function decideOne(
       return skip(implementer, upgradeMessages.inheritsSaveField(baseName, implementer.name));
     }
     if (parent?.saveAcceptsCondition === false) {
-      const saveIsAsync = parent.saveIsAsync;
-      return { ...none, saveShape: 'inherited', saveOverrides: true, saveIsAsync, addWriteVersion };
+      return { ...none, saveShape: 'inherited', saveOverrides: true, saveIsAsync: parent.saveIsAsync, addWriteVersion };
     }
     const providedBelow =
       parent?.saveAcceptsCondition === true ||
@@ -227,9 +211,8 @@ function decideOne(
   if (ownSave.acceptsCondition) {
     return { ...none, addWriteVersion };
   }
-  const unsupported = UNSUPPORTED_SAVE_FORMS[ownSave.form]?.(ownSave);
-  if (unsupported !== undefined || ownSave.hasOverloads) {
-    return skip(implementer, unsupported ?? upgradeMessages.saveHasOverloads());
+  if (ownSave.unsupported !== undefined) {
+    return skip(implementer, ownSave.unsupported);
   }
   if (ownSave.assigned) {
     return { ...none, saveShape: 'constructor-assigned', addWriteVersion };
