@@ -171,4 +171,32 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
       },
     ]);
   });
+
+  it('leaves a storage alone whose save, inherited from a plain base, takes the rest of the arguments, as it does an own one', async () => {
+    const root = makeTempProject('inherited-rest-save');
+    writeFileSync(
+      join(root, 'storage.ts'),
+      [
+        "import type { CheckpointStorage } from 'checkpoint-fencing';",
+        'class KeyValueTable {',
+        '  async save(...args: unknown[]): Promise<string> {',
+        '    return String(args[1]);',
+        '  }',
+        '}',
+        'export class TableStorage extends KeyValueTable implements CheckpointStorage {',
+        '  async read(id: string): Promise<string | undefined> {',
+        '    return id;',
+        '  }',
+        '  async delete(): Promise<void> {}',
+        '  async writeVersion(): Promise<bigint | undefined> {',
+        '    return undefined;',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const report = await upgrade({ cwd: root, mode: 'check' });
+    expect(report.implementers).toMatchObject([{ class: 'TableStorage', shape: 'unchanged', membersAdded: [] }]);
+    expect(report.changes).toEqual([]);
+  });
 });
