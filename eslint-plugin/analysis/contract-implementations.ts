@@ -16,7 +16,6 @@ import {
   extendsRuntimeClass,
   heritageMayReachPackage,
   isContractType,
-  jsDocImplementsTags,
   nameMayReachPackage,
   namesClassOrInterface,
 } from './storage-types.js';
@@ -109,17 +108,11 @@ function implementationOfClass(
 ): ContractImplementation | undefined {
   const clauses = implementsClauses(classNode);
   const clause = clauses.find((candidate) => namesContractInterface(candidate.expression, contract, scope));
-  // Only a class with a heritage clause (or a JSDoc @implements) can be an implementation by type; asking no other
-  // keeps type-aware linting cheap.
-  const worthAsking =
-    clauses.length > 0 ||
-    classNode.superClass !== null ||
-    (types !== undefined && jsDocImplementsTags(types.esTreeNodeToTSNodeMap.get(classNode)).length > 0);
   // What the file spells settles it without the checker, in both modes (ADR 0311).
   const implementsContract =
     clause !== undefined ||
     declaresThroughSameFileBases(classNode, scope, (node) => declares(node, contract, scope)) ||
-    (types !== undefined && worthAsking && isContractTypeByHeritage(classNode, types, contract));
+    (types !== undefined && isContractTypeByHeritage(classNode, types, contract));
   if (!implementsContract) {
     return undefined;
   }
@@ -177,7 +170,10 @@ export function extendsRuntimeBaseClass(
   return declaresThroughSameFileBases(classNode, scope, (node) => extendsDirectly(node, className, scope));
 }
 
-/** With types: whether `classNode`'s instance type is the contract's, asked only if its heritage may lead there. */
+/**
+ * With types: whether `classNode`'s instance type is the contract's, asked only if its heritage may lead there. A
+ * class without a heritage clause or a JSDoc `@implements` has none, and is never asked.
+ */
 function isContractTypeByHeritage(classNode: ClassNode, types: TypeInformation, contract: ContractName): boolean {
   const checker = types.program.getTypeChecker();
   return (
