@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { remember } from './remembered-answer.js';
+import { importCannotReachPackage, installedFileCannotReachPackage } from './installed-package-reach.js';
 import { dirname, join } from 'node:path';
 import type * as ts from 'typescript';
 import { PACKAGE_NAME, type StorageMemberName } from '../../vocabulary/index.js';
@@ -82,12 +83,13 @@ export function heritageMayReachPackage(
  * classes' types: in a repository where no other rule asks for types, the checker's work on a service's
  * `EventEmitter` base and on the annotations of options literals was most of the plugin's lint time (ADR 0311). What
  * the walk cannot follow (a type alias, a variable, an unresolved import) may lead anywhere, unless only a library's
- * declaration files declare it and none of them mentions checkpoint-fencing.
+ * declaration files declare it and none of them mentions checkpoint-fencing. A name imported from a Node built-in or
+ * from an installed package that does not depend on checkpoint-fencing leads nowhere, and its import is not resolved.
  */
 export function nameMayReachPackage(name: ts.Node, checker: ts.TypeChecker, seen = new Set<ts.Symbol>()): boolean {
   const target = declaredSymbol(name, checker);
-  if (target === undefined) {
-    return true;
+  if (target === null || target === undefined) {
+    return target === undefined;
   }
   if (seen.has(target)) {
     return false;
@@ -96,6 +98,12 @@ export function nameMayReachPackage(name: ts.Node, checker: ts.TypeChecker, seen
   const declarations = target.getDeclarations() ?? [];
   if (declarations.some((declaration) => isInstalledOrLinkedPackageFile(declaration.getSourceFile().fileName))) {
     return true;
+  }
+  if (
+    declarations.length > 0 &&
+    declarations.every((declaration) => isOutOfReachLibraryFile(declaration.getSourceFile()))
+  ) {
+    return false;
   }
   const classesAndInterfaces = declarations.filter((declaration) => 'heritageClauses' in declaration);
   return classesAndInterfaces.length > 0
@@ -114,10 +122,38 @@ export function namesClassOrInterface(name: ts.Node, checker: ts.TypeChecker): b
   );
 }
 
-/** The symbol `name` refers to, through an import to what it imports. */
-function declaredSymbol(name: ts.Node, checker: ts.TypeChecker): ts.Symbol | undefined {
+/**
+ * The symbol `name` refers to, through an import to what it imports; `null` for an import from a module that cannot
+ * lead to checkpoint-fencing ({@link importCannotReachPackage}), which is not resolved: resolving a default import of
+ * an `export =` module (`import EventEmitter from 'node:events'`) resolves the type of what it exports, the most
+ * costly of the walk's steps in a profile of pg-boss.
+ */
+function declaredSymbol(name: ts.Node, checker: ts.TypeChecker): ts.Symbol | null | undefined {
   const symbol = checker.getSymbolAtLocation(name);
-  return symbol === undefined || (symbol.flags & ALIAS_SYMBOL_FLAG) === 0 ? symbol : checker.getAliasedSymbol(symbol);
+  if (symbol === undefined || (symbol.flags & ALIAS_SYMBOL_FLAG) === 0) {
+    return symbol;
+  }
+  const declaration = symbol.getDeclarations()?.[0];
+  const specifier = declaration === undefined ? undefined : importedFrom(declaration);
+  const outOfReach =
+    declaration !== undefined &&
+    specifier !== undefined &&
+    importCannotReachPackage(specifier, declaration.getSourceFile().fileName);
+  return outOfReach ? null : checker.getAliasedSymbol(symbol);
+}
+
+/** The module an import or re-export names, for the declaration of one of its names; `undefined` for a local alias. */
+function importedFrom(declaration: ts.Node): string | undefined {
+  // A source file's `parent` is undefined, though its type does not say so.
+  for (let node: ts.Node | undefined = declaration; node !== undefined; node = node.parent as ts.Node | undefined) {
+    const { moduleSpecifier } = node as Partial<ts.ImportDeclaration>;
+    const { moduleReference } = node as Partial<ts.ImportEqualsDeclaration>;
+    const written = moduleSpecifier ?? (moduleReference as Partial<ts.ExternalModuleReference> | undefined)?.expression;
+    if (written !== undefined) {
+      return (written as Partial<ts.StringLiteral>).text;
+    }
+  }
+  return undefined;
 }
 
 /** Whether the class `type` is an instance of extends checkpoint-fencing's class `className`, directly or further up. */
@@ -328,6 +364,15 @@ export function inheritedMembers(classNode: ts.ClassLikeDeclaration, checker: ts
     writeVersionCovered: instance.getProperty(WRITE_VERSION) !== undefined || storageBase,
     unseenBase,
   };
+}
+
+/**
+ * A declaration file of an installed package that neither depends on checkpoint-fencing nor mentions it (as a package
+ * that imports it without declaring the dependency would): nothing it declares, however far its heritage goes, leads
+ * to checkpoint-fencing, so the walk stops there.
+ */
+function isOutOfReachLibraryFile(sourceFile: ts.SourceFile): boolean {
+  return installedFileCannotReachPackage(sourceFile.fileName) && !sourceFile.text.includes(PACKAGE_NAME);
 }
 
 function isLibraryFile(sourceFile: ts.SourceFile): boolean {

@@ -29,7 +29,11 @@ export interface Listening { listening: boolean }
 export type EmitterOptions = { captureRejections: boolean };
 export declare function withLogger<T extends new () => object>(base: T, name?: string): T;
 `,
-  'node_modules/adapter/package.json': '{ "name": "adapter", "types": "index.d.ts" }',
+  'node_modules/adapter/package.json':
+    '{ "name": "adapter", "types": "index.d.ts", "peerDependencies": { "checkpoint-fencing": "*" } }',
+  'node_modules/kit/package.json': '{ "name": "kit", "types": "index.d.ts", "dependencies": { "adapter": "*" } }',
+  'node_modules/kit/index.d.ts': "export { AdapterBase as KitBase } from 'adapter';",
+  'node.d.ts': "declare module 'node:events' { export default class NodeEmitter { emit(event: string): boolean } }",
   'node_modules/adapter/index.d.ts': `
 import type { CheckpointStorage } from 'checkpoint-fencing';
 export declare const AdapterBase: new () => CheckpointStorage;
@@ -37,6 +41,8 @@ export declare const AdapterBase: new () => CheckpointStorage;
   'storages.ts': `
 import { EventEmitter, withLogger, type EmitterOptions, type Listening } from 'emitter';
 import { AdapterBase } from 'adapter';
+import { KitBase } from 'kit';
+import NodeEmitter from 'node:events';
 import type { CheckpointStorage } from 'checkpoint-fencing';
 interface Port extends CheckpointStorage {}
 type Alias = CheckpointStorage;
@@ -55,6 +61,8 @@ export class Aliased implements Alias {
 export class Mixed extends mixin(EventEmitter) {}
 export class Logged extends withLogger(EventEmitter, 'bus') {}
 export class Adapted extends AdapterBase {}
+export class Kitted extends KitBase {}
+export class Notifier extends NodeEmitter {}
 interface Options { retries: number }
 export const options: Options = { retries: 3 };
 export const emitterOptions: EmitterOptions = { captureRejections: true };
@@ -75,9 +83,12 @@ for (const [file, text] of Object.entries(files)) {
 }
 
 /** The answer for each class and annotated literal of storages.ts, and how many type queries the checker got for it. */
-function implementationsAsked(): Record<string, { readonly storage: boolean; readonly typeQueries: number }> {
+function implementationsAsked(): Record<
+  string,
+  { readonly storage: boolean; readonly typeQueries: number; readonly importsResolved: number }
+> {
   const fileName = path.join(project, 'storages.ts');
-  const program = ts.createProgram([fileName], {
+  const program = ts.createProgram([fileName, path.join(project, 'node.d.ts')], {
     strict: true,
     noEmit: true,
     module: ts.ModuleKind.ESNext,
@@ -86,10 +97,14 @@ function implementationsAsked(): Record<string, { readonly storage: boolean; rea
   });
   const checker = program.getTypeChecker();
   let typeQueries = 0;
+  let importsResolved = 0;
   const counting = new Proxy(checker, {
     get(target, key) {
       if (key === 'getTypeAtLocation' || key === 'getBaseTypes' || key === 'getContextualType') {
         typeQueries += 1;
+      }
+      if (key === 'getAliasedSymbol') {
+        importsResolved += 1;
       }
       const value: unknown = Reflect.get(target, key);
       return typeof value === 'function' ? (value.bind(target) as unknown) : value;
@@ -118,20 +133,21 @@ function implementationsAsked(): Record<string, { readonly storage: boolean; rea
     throw new Error('the parser gave storages.ts no scope');
   }
   const types = services as TypeInformation;
-  const answers: Record<string, { storage: boolean; typeQueries: number }> = {};
+  const answers: Record<string, { storage: boolean; typeQueries: number; importsResolved: number }> = {};
   for (const statement of ast.body) {
     const node = statement.type === AST_NODE_TYPES.ExportNamedDeclaration ? statement.declaration : statement;
     typeQueries = 0;
+    importsResolved = 0;
     if (node?.type === AST_NODE_TYPES.ClassDeclaration && node.id !== null) {
       const found = classImplementing('CheckpointStorage', node, scope, types);
-      answers[node.id.name] = { storage: found !== undefined, typeQueries };
+      answers[node.id.name] = { storage: found !== undefined, typeQueries, importsResolved };
     }
     const [declarator] = node?.type === AST_NODE_TYPES.VariableDeclaration ? node.declarations : [];
     const init =
       declarator?.init?.type === AST_NODE_TYPES.TSAsExpression ? declarator.init.expression : declarator?.init;
     if (declarator?.id.type === AST_NODE_TYPES.Identifier && init?.type === AST_NODE_TYPES.ObjectExpression) {
       const found = objectImplementing('CheckpointStorage', 'save', init, scope, types);
-      answers[declarator.id.name] = { storage: found !== undefined, typeQueries };
+      answers[declarator.id.name] = { storage: found !== undefined, typeQueries, importsResolved };
     }
   }
   return answers;
@@ -142,19 +158,22 @@ describe('with types, which implementations are asked for their type', () => {
 
   it('asks no type of a class whose heritage leads only to other packages and to classes of its own, and finds every storage class', () => {
     expect(asked).toMatchObject({
-      Service: { storage: false, typeQueries: 0 },
-      Bus: { storage: false, typeQueries: 0 },
+      // Imported from a package that does not depend on checkpoint-fencing, or from Node: the import is not resolved.
+      Service: { storage: false, typeQueries: 0, importsResolved: 0 },
+      Bus: { storage: false, typeQueries: 0, importsResolved: 0 },
+      Notifier: { storage: false, typeQueries: 0, importsResolved: 0 },
       // A library's mixin over a library's class leads nowhere; the project's own mixin may add anything.
-      Logged: { storage: false, typeQueries: 0 },
+      Logged: { storage: false, typeQueries: 0, importsResolved: 0 },
       Mixed: { storage: false },
-      // A library's value that its declarations say may be a storage.
+      // A library's value that its declarations say may be a storage, directly or through a package depending on it.
       Adapted: { storage: true },
+      Kitted: { storage: true },
       // What the file spells settles it: the checker is not asked.
       TableStorage: { storage: true, typeQueries: 0 },
       Orders: { storage: true, typeQueries: 0 },
       Aliased: { storage: true, typeQueries: 0 },
     });
-    for (const name of ['Mixed', 'Adapted']) {
+    for (const name of ['Mixed', 'Adapted', 'Kitted']) {
       expect(asked[name]?.typeQueries, name).toBeGreaterThan(0);
     }
   });
@@ -162,7 +181,7 @@ describe('with types, which implementations are asked for their type', () => {
   it("asks no type of a literal whose annotation's names lead elsewhere, and finds those annotated with a storage's", () => {
     expect(asked).toMatchObject({
       options: { storage: false, typeQueries: 0 },
-      emitterOptions: { storage: false, typeQueries: 0 },
+      emitterOptions: { storage: false, typeQueries: 0, importsResolved: 0 },
       written: { storage: false, typeQueries: 0 },
       partial: { storage: false, typeQueries: 0 },
       job: { storage: false, typeQueries: 0 },
