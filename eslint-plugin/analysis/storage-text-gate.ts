@@ -1,6 +1,7 @@
 import type { TSESLint } from '@typescript-eslint/utils';
 import { remember } from './remembered-answer.js';
 import { spelledNamesPattern } from './spelled-names.js';
+import { fileMayReachPackage } from './import-graph-reach.js';
 import { programIncludesPackage } from './storage-types.js';
 import type { TypeInformation } from './type-information.js';
 
@@ -24,12 +25,17 @@ const TYPED_TEXT = spelledNamesPattern(['CheckpointStorage', 'save', 'extends', 
 /**
  * Whether a file can hold a `CheckpointStorage` implementation the storage rules report on, in the mode `types` says
  * (ADR 0310). Without types: its text names the interface, or has an escape that may spell it. With types: the program
- * includes checkpoint-fencing at all, and the text has what {@link TYPED_TEXT} looks for. A file without it cannot
+ * includes checkpoint-fencing at all, the text has what {@link TYPED_TEXT} looks for, and the file's imports may lead
+ * to the package (ADR 0312). A file without it cannot
  * report, so `no-ignored-write-condition` and `no-check-then-write` register no listener there.
  */
 export function mayImplementCheckpointStorage(sourceCode: SourceCode, types: TypeInformation | undefined): boolean {
   if (types !== undefined) {
-    return programIncludesPackage(types.program) && TYPED_TEXT.test(sourceCode.text);
+    return (
+      programIncludesPackage(types.program) &&
+      TYPED_TEXT.test(sourceCode.text) &&
+      fileMayReachPackage(types.esTreeNodeToTSNodeMap.get(sourceCode.ast), types.program.getTypeChecker())
+    );
   }
   return namedInText.get(sourceCode) ?? remember(namedInText, sourceCode, SYNTACTIC_TEXT.test(sourceCode.text));
 }

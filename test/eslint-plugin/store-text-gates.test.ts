@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { TSESLint } from '@typescript-eslint/utils';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { mayDeclareExaminedMembers } from '../../eslint-plugin/analysis/dual-anchor-stores.js';
 import { mayTestForRefusal } from '../../eslint-plugin/analysis/refusal-checks.js';
@@ -11,7 +12,12 @@ import { rules, type RuleName } from '../../eslint-plugin/index.js';
 // (ADR 0310) skip a file whose text cannot hold what they examine; these cases pin what "cannot" means, and that a
 // skipped file gets no listener at all.
 
-const sourceCode = (text: string): Readonly<TSESLint.SourceCode> => ({ text }) as Readonly<TSESLint.SourceCode>;
+/** A file's text and, standing in for its syntax tree, TypeScript's: all the gates read of it. */
+const sourceCode = (text: string): Readonly<TSESLint.SourceCode> =>
+  ({
+    text,
+    ast: ts.createSourceFile('linted.ts', text, ts.ScriptTarget.Latest, true),
+  }) as unknown as Readonly<TSESLint.SourceCode>;
 
 const SERVICE = `
 export class Orders {
@@ -96,10 +102,27 @@ describe('mayTestForRefusal', () => {
   });
 });
 
-/** Type information whose program holds files at `fileNames`: all the storage gate reads of it. */
+/** A project file the linted files may import as `./port.js`, which imports from checkpoint-fencing. */
+const PORT = ts.createSourceFile(
+  'port.ts',
+  "export type { CheckpointStorage as Port } from 'checkpoint-fencing';",
+  ts.ScriptTarget.Latest,
+);
+
+/**
+ * Type information whose program holds files at `fileNames`, and whose checker resolves `./port.js` to {@link PORT}:
+ * all the storage gate reads of it.
+ */
 function typesOver(...fileNames: string[]): TypeInformation {
   const sourceFiles = fileNames.map((fileName) => ({ fileName }));
-  return { program: { getSourceFiles: () => sourceFiles } } as unknown as TypeInformation;
+  const checker = {
+    getSymbolAtLocation: (node: ts.Node) =>
+      ts.isStringLiteral(node) && node.text === './port.js' ? { getDeclarations: () => [PORT] } : undefined,
+  };
+  return {
+    program: { getSourceFiles: () => sourceFiles, getTypeChecker: () => checker },
+    esTreeNodeToTSNodeMap: { get: (node: unknown) => node },
+  } as unknown as TypeInformation;
 }
 
 describe('mayImplementCheckpointStorage', () => {
@@ -141,8 +164,9 @@ describe('mayImplementCheckpointStorage', () => {
     expect(mayImplementCheckpointStorage(sourceCode(text), otherPackages)).toBe(false);
   });
 
-  it('with types, keeps a file with a save, a heritage clause or the name, since the type may come from elsewhere', () => {
-    expect(mayImplementCheckpointStorage(sourceCode('export const answer = 42;'), withPackage)).toBe(false);
+  it('with types, keeps a file with a save, a heritage clause or the name, since the type may come from an import', () => {
+    const imports = "import type { Port, TableStorage } from './port.js';\n";
+    expect(mayImplementCheckpointStorage(sourceCode(`${imports}export const answer = 42;`), withPackage)).toBe(false);
     for (const text of [
       'export class OrdersStorage extends TableStorage {}',
       'export class S implements Port { read() {} }',
@@ -151,7 +175,17 @@ describe('mayImplementCheckpointStorage', () => {
       'const port: CheckpointStorage = other;',
       "register({ async 'sav\\u0065'(id, cp) { return cp; } });",
     ]) {
-      expect(mayImplementCheckpointStorage(sourceCode(text), withPackage), text).toBe(true);
+      expect(mayImplementCheckpointStorage(sourceCode(`${imports}${text}`), withPackage), text).toBe(true);
+    }
+  });
+
+  it('with types, skips a file whose imports cannot lead to checkpoint-fencing (ADR 0312)', () => {
+    for (const text of [
+      'export class OrdersStorage extends TableStorage {}',
+      "import { EventEmitter } from 'node:events';\nexport class Bus extends EventEmitter { save() {} }",
+      "import { Port } from './missing.js';\nexport class S implements Port { save() {} }",
+    ]) {
+      expect(mayImplementCheckpointStorage(sourceCode(text), withPackage), text).toBe(false);
     }
   });
 

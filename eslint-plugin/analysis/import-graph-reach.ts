@@ -1,0 +1,73 @@
+import type * as ts from 'typescript';
+import { PACKAGE_NAME } from '../../vocabulary/index.js';
+import { importCannotReachPackage, installedFileCannotReachPackage } from './installed-package-reach.js';
+import { remember } from './remembered-answer.js';
+
+/**
+ * What may bring types into a file past its import and export statements: an import type or a dynamic import, a
+ * `require`, a triple-slash reference, a global or module declaration. A file that spells one is not followed.
+ */
+const UNFOLLOWED_REFERENCE = /\bimport\s*\(|\brequire\s*\(|\/\/\/\s*<reference|\bdeclare\s+(?:global|module)\b/u;
+
+const reachByFile = new WeakMap<ts.SourceFile, boolean>();
+
+/**
+ * Whether checkpoint-fencing's types may be seen in `sourceFile`: it spells the package's name, or imports or
+ * re-exports from a file that may, following the project's files and stopping at Node's modules and at installed
+ * packages that do not depend on checkpoint-fencing (ADR 0312). Only such a file can hold a class or a literal typed
+ * as a storage. A file whose imports all lead elsewhere answers for every file it reaches, so each file of a
+ * project is read about once.
+ */
+export function fileMayReachPackage(sourceFile: ts.SourceFile, checker: ts.TypeChecker): boolean {
+  const known = reachByFile.get(sourceFile);
+  if (known !== undefined) {
+    return known;
+  }
+  const reached = new Set([sourceFile]);
+  for (const file of reached) {
+    if (reachByFile.get(file) === true || file.text.includes(PACKAGE_NAME) || UNFOLLOWED_REFERENCE.test(file.text)) {
+      return remember(reachByFile, sourceFile, true);
+    }
+    for (const specifier of moduleSpecifiers(file)) {
+      const imported = importedFiles(specifier, file, checker);
+      if (imported === 'may-reach') {
+        return remember(reachByFile, sourceFile, true);
+      }
+      imported.filter((next) => reachByFile.get(next) !== false).forEach((next) => reached.add(next));
+    }
+  }
+  reached.forEach((file) => reachByFile.set(file, false));
+  return false;
+}
+
+/** The module names of a file's top-level imports, re-exports and `import x = require(…)`. */
+function moduleSpecifiers(file: ts.SourceFile): ts.Expression[] {
+  return file.statements.flatMap((statement) => {
+    const { moduleSpecifier } = statement as Partial<ts.ImportDeclaration>;
+    const { moduleReference } = statement as Partial<ts.ImportEqualsDeclaration>;
+    return moduleSpecifier ?? (moduleReference as Partial<ts.ExternalModuleReference> | undefined)?.expression ?? [];
+  });
+}
+
+/**
+ * The project files an import names, to follow; none for a module that cannot lead to checkpoint-fencing or that
+ * does not resolve (its names are `any`); `may-reach` for an installed package's file that may.
+ */
+function importedFiles(
+  specifier: ts.Expression,
+  file: ts.SourceFile,
+  checker: ts.TypeChecker,
+): ts.SourceFile[] | 'may-reach' {
+  const { text } = specifier as Partial<ts.StringLiteral>;
+  if (text === undefined || importCannotReachPackage(text, file.fileName)) {
+    return [];
+  }
+  const files = (checker.getSymbolAtLocation(specifier)?.getDeclarations() ?? []).map((declaration) =>
+    declaration.getSourceFile(),
+  );
+  const installed = files.filter((declaring) => /[\\/]node_modules[\\/]/u.test(declaring.fileName));
+  const mayReach = installed.some(
+    (declaring) => !installedFileCannotReachPackage(declaring.fileName) || declaring.text.includes(PACKAGE_NAME),
+  );
+  return mayReach ? 'may-reach' : files.filter((declaring) => !installed.includes(declaring));
+}
