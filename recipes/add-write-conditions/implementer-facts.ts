@@ -36,7 +36,7 @@ export type BaseFacts =
   | ({ readonly kind: 'implementer' | 'plain'; readonly id: string; readonly name: string } & ChainSummary)
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
-/** The `save` and `writeVersion` a class passes on to its subclasses; stands in for a base outside the run. */
+/** What a class passes on to its subclasses: a base outside the run as it stands, one in the run as decided. */
 export interface ChainSummary {
   /** `undefined` without a `save`. */
   readonly saveAcceptsCondition: boolean | undefined;
@@ -44,6 +44,9 @@ export interface ChainSummary {
   /** An own property that no method of a subclass can override. */
   readonly saveIsField: boolean;
   readonly hasWriteVersion: boolean;
+  readonly unconditionalSaveName?: string | undefined;
+  /** The base is left alone, and so is the subclass. */
+  readonly skipReason?: string | undefined;
 }
 
 /** What a class passes on: its own `save` and `writeVersion`, else what its base passes on (`parent`). */

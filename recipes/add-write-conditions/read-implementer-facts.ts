@@ -78,13 +78,9 @@ function isImplementer(declaration: Typescript.ClassLikeDeclaration, resolver: S
 /** `implements` clauses, and in JavaScript the JSDoc `@implements` tags. */
 function implementedTypes(declaration: Typescript.ClassLikeDeclaration): Typescript.ExpressionWithTypeArguments[] {
   const clauses = (declaration.heritageClauses ?? []).filter((c) => c.token === ts.SyntaxKind.ImplementsKeyword);
-  const tags = isJavaScriptFile(declaration.getSourceFile())
-    ? jsDocComments(declaration).flatMap((comment) => comment.tags ?? [])
-    : [];
-  return [
-    ...clauses.flatMap((clause) => clause.types),
-    ...tags.filter(ts.isJSDocImplementsTag).map((tag) => tag.class),
-  ];
+  const comments = isJavaScriptFile(declaration.getSourceFile()) ? jsDocComments(declaration) : [];
+  const tags = comments.flatMap((comment) => comment.tags ?? []).filter(ts.isJSDocImplementsTag);
+  return [...clauses.flatMap((clause) => clause.types), ...tags.map((tag) => tag.class)];
 }
 
 /**
@@ -280,10 +276,7 @@ function functionOf(member: Member): Typescript.FunctionLikeDeclaration | undefi
     return member;
   }
   const value = valueOf(member);
-  if (value === undefined) {
-    return undefined;
-  }
-  return ts.isArrowFunction(value) || ts.isFunctionExpression(value) ? value : boundMethod(member, value);
+  return value && (ts.isArrowFunction(value) || ts.isFunctionExpression(value) ? value : boundMethod(member, value));
 }
 
 /**
@@ -293,7 +286,7 @@ function functionOf(member: Member): Typescript.FunctionLikeDeclaration | undefi
 function valueOf(member: Member): Typescript.Expression | undefined {
   let value = ts.isPropertyDeclaration(member) || ts.isPropertyAssignment(member) ? member.initializer : undefined;
   if (value === undefined && (ts.isPropertyDeclaration(member) || ts.isConstructorDeclaration(member))) {
-    value = soleConstructorWrite(member.parent, memberName(member) ?? SAVE);
+    value = constructorWrites(member.parent, memberName(member) ?? SAVE).sole;
   }
   while (value !== undefined && ts.isParenthesizedExpression(value)) {
     value = value.expression;
@@ -313,7 +306,12 @@ function isThis(node: Typescript.Node | undefined): boolean {
 function constructorWrites(
   declaration: Typescript.ClassLikeDeclaration,
   name: string,
-): { readonly assigned: Typescript.Expression | undefined; readonly unfollowed: Typescript.Node | undefined } {
+): {
+  readonly assigned: Typescript.Expression | undefined;
+  /** `assigned`, when the constructor writes it nowhere else. */
+  readonly sole: Typescript.Expression | undefined;
+  readonly unfollowed: Typescript.Node | undefined;
+} {
   const body = declaration.members.find(ts.isConstructorDeclaration)?.body;
   const writesName = (target: Typescript.Expression): boolean =>
     (ts.isPropertyAccessExpression(target) && isThis(target.expression) && target.name.text === name) ||
@@ -355,16 +353,8 @@ function constructorWrites(
     ts.isExpressionStatement(write.parent) &&
     write.parent.parent === body;
   const [first, second] = writes.filter(followed);
-  return { assigned: first?.right, unfollowed: writes.find((write) => !followed(write)) ?? second };
-}
-
-/** The value of `this.<name> = …` when the constructor writes it once, as a statement of its own, and nowhere else. */
-function soleConstructorWrite(
-  declaration: Typescript.ClassLikeDeclaration,
-  name: string,
-): Typescript.Expression | undefined {
-  const { assigned, unfollowed } = constructorWrites(declaration, name);
-  return unfollowed === undefined ? assigned : undefined;
+  const unfollowed = writes.find((write) => !followed(write)) ?? second;
+  return { assigned: first?.right, sole: unfollowed === undefined ? first?.right : undefined, unfollowed };
 }
 
 /** Where a node is, as `file:line`. */
@@ -377,7 +367,7 @@ function place(node: Typescript.Node): string {
 function ownSaveFacts(container: Container): SaveFacts | undefined {
   const save =
     memberNamed(container, SAVE) ??
-    (ts.isClassLike(container) && soleConstructorWrite(container, SAVE) !== undefined
+    (ts.isClassLike(container) && constructorWrites(container, SAVE).sole !== undefined
       ? container.members.find(ts.isConstructorDeclaration)
       : undefined);
   return save === undefined ? undefined : saveFacts(save);
@@ -459,7 +449,6 @@ function saveFacts(member: Member): SaveFacts {
         : ts.isArrowFunction(fn)
           ? 'arrow'
           : 'function';
-  const hasOverloads = ts.isClassLike(member.parent) && membersNamed(member.parent, SAVE).length > 1;
   return {
     member,
     fn,
@@ -472,7 +461,7 @@ function saveFacts(member: Member): SaveFacts {
         ? upgradeMessages.saveIsValue(assignedFrom(member))
         : form === 'accessor'
           ? upgradeMessages.saveIsAccessor()
-          : hasOverloads
+          : ts.isClassLike(member.parent) && membersNamed(member.parent, SAVE).length > 1
             ? upgradeMessages.saveHasOverloads()
             : undefined,
     acceptsCondition: parameters.length >= 3 || parameters.some((parameter) => parameter.dotDotDotToken !== undefined),

@@ -38,13 +38,6 @@ export interface UpgradeDecision {
 /** The name the existing unconditional write is kept under, unless the class already uses it. */
 const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
 
-/** What a subclass inherits: a base outside the run as it stands, or one in the run as decided. */
-type Inherited = ChainSummary & {
-  readonly unconditionalSaveName?: string | undefined;
-  /** The base is left alone, and so is the subclass. */
-  readonly skipReason?: string | undefined;
-};
-
 /**
  * Decides, ancestors first, which members every implementer gets and in which shape. `refusals` are left alone; a
  * subclass left alone that overrides or calls (`super.save`) a base's renamed `save` gets the base refused too, until
@@ -75,7 +68,7 @@ function decideOnce(
   refusals: ReadonlyMap<string, string>,
 ): UpgradeDecision[] {
   const byId = new Map(implementers.map((implementer) => [implementer.id, implementer]));
-  const decided = new Map<string, { readonly decision: UpgradeDecision; readonly passedOn: Inherited }>();
+  const decided = new Map<string, { readonly decision: UpgradeDecision; readonly passedOn: ChainSummary }>();
   const decide = (implementer: ImplementerFacts, visiting: readonly string[]) => {
     const known = decided.get(implementer.id);
     if (known !== undefined) {
@@ -87,18 +80,18 @@ function decideOnce(
     const base = implementer.base;
     // A base outside this run (a path that was not selected) is not upgraded: it stands as it is.
     const baseInRun = base?.kind === 'implementer' ? byId.get(base.id) : undefined;
-    const parent: Inherited | undefined =
+    const parent: ChainSummary | undefined =
       baseInRun !== undefined
         ? decide(baseInRun, [...visiting, implementer.id]).passedOn
         : base?.kind === 'unknown'
           ? undefined
           : base;
-    const refusal = refusals.get(implementer.id);
-    const decision = decideOne(implementer, parent, refusal, descendants(implementers, implementer.id));
+    const below = descendants(implementers, implementer.id);
+    const decision = decideOne(implementer, parent, refusals.get(implementer.id), below);
     const summary = chainSummary(implementer.ownSave, implementer.ownWriteVersion || decision.addWriteVersion, parent);
     // A generated or extended `save` takes the condition.
     const keepsSave = decision.skipReason !== undefined || decision.saveShape === 'unchanged';
-    const passedOn: Inherited = {
+    const passedOn: ChainSummary = {
       ...summary,
       saveAcceptsCondition: keepsSave ? summary.saveAcceptsCondition : true,
       skipReason: decision.skipReason,
@@ -125,7 +118,7 @@ function descendants(implementers: readonly ImplementerFacts[], id: string): Imp
 /** `parent`: what the implementer inherits, `undefined` without a base class or one it cannot see into. */
 function decideOne(
   implementer: ImplementerFacts,
-  parent: Inherited | undefined,
+  parent: ChainSummary | undefined,
   refusal: string | undefined,
   below: readonly ImplementerFacts[],
 ): UpgradeDecision {
