@@ -13,14 +13,12 @@ export interface ImplementerFacts {
   readonly isAbstract: boolean;
   readonly base: BaseFacts | undefined;
   readonly ownSave: SaveFacts | undefined;
-  /** Declared, or assigned by a statement of the class's constructor. */
+  /** Declared, assigned by a statement of the class's constructor, or maybe in what is spread into a literal. */
   readonly ownWriteVersion: boolean;
   /** Why the class is left alone: its constructor writes `save` or `writeVersion` in a way the recipe cannot follow. */
   readonly unfollowedConstructorWrite: string | undefined;
   /** Member names of the implementer and its known ancestors, so that a new name cannot collide. */
   readonly memberNames: readonly string[];
-  /** A literal with a spread or computed key: a `writeVersion` may come from there, so none is added. */
-  readonly membersMayComeFromElsewhere: boolean;
   /** The id parameter name its `read`, `writeVersion` or `delete` uses, for generated members. */
   readonly idParameterName: string | undefined;
   /** The `save` of every `super.save` or `super['save']` in the class: renamed with the base's, to keep reaching it. */

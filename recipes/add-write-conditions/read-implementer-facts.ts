@@ -207,7 +207,10 @@ function implementerFacts(node: Container, name: string, resolver: StorageResolv
     isAbstract: hasModifier(node, ts.SyntaxKind.AbstractKeyword),
     base: literal ? undefined : baseFacts(node, chain, resolver),
     ownSave: ownSaveFacts(node),
-    ownWriteVersion: hasWriteVersion(node),
+    // A spread or a computed key may bring one, which a generated writeVersion would replace.
+    ownWriteVersion:
+      hasWriteVersion(node) ||
+      (literal && node.properties.some((m) => ts.isSpreadAssignment(m) || memberName(m) === undefined)),
     unfollowedConstructorWrite: literal
       ? undefined
       : [SAVE, WRITE_VERSION].flatMap((member) => {
@@ -219,8 +222,6 @@ function implementerFacts(node: Container, name: string, resolver: StorageResolv
         (m) => memberName(m) ?? [],
       ),
     ),
-    membersMayComeFromElsewhere:
-      literal && node.properties.some((m) => ts.isSpreadAssignment(m) || memberName(m) === undefined),
     idParameterName: ID_TAKING_MEMBERS.flatMap((wanted) => {
       const member = memberNamed(node, wanted);
       return member === undefined ? [] : parametersOf(functionOf(member)).slice(0, 1);

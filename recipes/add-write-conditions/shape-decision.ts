@@ -151,9 +151,7 @@ function decideOne(
   if (parent?.skipReason !== undefined) {
     return skip(upgradeMessages.baseLeftAlone(baseName, parent.skipReason));
   }
-  // Members spread into a literal cannot be seen; a generated writeVersion could replace one they provide.
-  const addWriteVersion =
-    !implementer.ownWriteVersion && parent?.hasWriteVersion !== true && !implementer.membersMayComeFromElsewhere;
+  const addWriteVersion = !implementer.ownWriteVersion && parent?.hasWriteVersion !== true;
   const kept: UpgradeDecision = { ...none, addWriteVersion };
   if (ownSave === undefined) {
     if (parent?.saveAcceptsCondition === false) {
