@@ -222,11 +222,8 @@ function implementerFacts(node: Container, name: string, resolver: StorageResolv
         (m) => memberName(m) ?? [],
       ),
     ),
-    idParameterName: ID_TAKING_MEMBERS.flatMap((wanted) => {
-      const member = memberNamed(node, wanted);
-      return member === undefined ? [] : parametersOf(functionOf(member)).slice(0, 1);
-    })
-      .find((parameter) => ts.isIdentifier(parameter.name))
+    idParameterName: ID_TAKING_MEMBERS.map((wanted) => parametersOf(functionOf(memberNamed(node, wanted)))[0])
+      .find((parameter) => parameter !== undefined && ts.isIdentifier(parameter.name))
       ?.name.getText()
       .replace(/^_+(?=.)/, ''),
     superSaveNames: literal ? [] : superSaveNames(node),
@@ -272,8 +269,8 @@ function hasWriteVersion(container: Container): boolean {
  * class field, assigned to it in the constructor (`this.save = …`), or a plain method of the class bound to it
  * (`this.persist.bind(this)`).
  */
-function functionOf(member: Member): Typescript.FunctionLikeDeclaration | undefined {
-  if (ts.isMethodDeclaration(member)) {
+function functionOf(member: Member | undefined): Typescript.FunctionLikeDeclaration | undefined {
+  if (member === undefined || ts.isMethodDeclaration(member)) {
     return member;
   }
   const value = valueOf(member);

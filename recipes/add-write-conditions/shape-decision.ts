@@ -47,26 +47,6 @@ export function decideUpgrades(
   implementers: readonly ImplementerFacts[],
   refusals: ReadonlyMap<string, string> = new Map(),
 ): UpgradeDecision[] {
-  const decisions = decideOnce(implementers, refusals);
-  const reasons = new Map(decisions.map((decision) => [decision.implementer.id, decision.skipReason]));
-  const stranded = decisions.flatMap(({ saveShape, implementer }): [string, string][] => {
-    const subclass = (saveShape === 'delegating' ? descendants(implementers, implementer.id) : []).find(
-      (candidate) =>
-        (candidate.ownSave !== undefined || candidate.superSaveNames.length > 0) &&
-        reasons.get(candidate.id) !== undefined,
-    );
-    const reason = subclass === undefined ? undefined : reasons.get(subclass.id);
-    return subclass === undefined || reason === undefined
-      ? []
-      : [[implementer.id, upgradeMessages.subclassCannotFollow(subclass.name, subclass.file, reason)]];
-  });
-  return stranded.length === 0 ? decisions : decideUpgrades(implementers, new Map([...refusals, ...stranded]));
-}
-
-function decideOnce(
-  implementers: readonly ImplementerFacts[],
-  refusals: ReadonlyMap<string, string>,
-): UpgradeDecision[] {
   const byId = new Map(implementers.map((implementer) => [implementer.id, implementer]));
   const decided = new Map<string, { readonly decision: UpgradeDecision; readonly passedOn: ChainSummary }>();
   const decide = (implementer: ImplementerFacts, visiting: readonly string[]) => {
@@ -100,7 +80,20 @@ function decideOnce(
     decided.set(implementer.id, { decision, passedOn });
     return { decision, passedOn };
   };
-  return implementers.map((implementer) => decide(implementer, []).decision);
+  const decisions = implementers.map((implementer) => decide(implementer, []).decision);
+  const reasons = new Map(decisions.map((decision) => [decision.implementer.id, decision.skipReason]));
+  const stranded = decisions.flatMap(({ saveShape, implementer }): [string, string][] => {
+    const subclass = (saveShape === 'delegating' ? descendants(implementers, implementer.id) : []).find(
+      (candidate) =>
+        (candidate.ownSave !== undefined || candidate.superSaveNames.length > 0) &&
+        reasons.get(candidate.id) !== undefined,
+    );
+    const reason = subclass === undefined ? undefined : reasons.get(subclass.id);
+    return subclass === undefined || reason === undefined
+      ? []
+      : [[implementer.id, upgradeMessages.subclassCannotFollow(subclass.name, subclass.file, reason)]];
+  });
+  return stranded.length === 0 ? decisions : decideUpgrades(implementers, new Map([...refusals, ...stranded]));
 }
 
 /** Every implementer below `id`, nearest first. */
