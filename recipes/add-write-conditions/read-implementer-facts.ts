@@ -264,11 +264,7 @@ function hasWriteVersion(container: Container): boolean {
   );
 }
 
-/**
- * The function a member is, or holds: a method, an arrow or function expression in a field or property, or, for a
- * class field, assigned to it in the constructor (`this.save = …`), or a plain method of the class bound to it
- * (`this.persist.bind(this)`).
- */
+/** The function a member is or holds (see {@link valueOf}), or the plain method bound to it (`this.m.bind(this)`). */
 function functionOf(member: Member | undefined): Typescript.FunctionLikeDeclaration | undefined {
   if (member === undefined || ts.isMethodDeclaration(member)) {
     return member;
@@ -278,8 +274,8 @@ function functionOf(member: Member | undefined): Typescript.FunctionLikeDeclarat
 }
 
 /**
- * What a field or property holds: its initialiser, or what the class's constructor assigns it; for the constructor
- * standing for a `save` it assigns without declaring it, that; parentheses off.
+ * What a field or property holds, parentheses off: its initialiser, or what the class's constructor assigns it (for
+ * a constructor standing for the `save` it assigns undeclared, that).
  */
 function valueOf(member: Member): Typescript.Expression | undefined {
   let value = ts.isPropertyDeclaration(member) || ts.isPropertyAssignment(member) ? member.initializer : undefined;

@@ -211,18 +211,18 @@ export function refusalsForPartialRun(
     const base = byId.get(id)?.base;
     return base?.kind === 'implementer' ? rootOf(base.id) : id;
   };
-  const outside = new Map<string, ImplementerFacts>();
-  for (const { implementer, skipReason, saveShape, superSaveRename } of decideUpgrades(all)) {
-    const changes =
-      saveShape !== 'unchanged' || (superSaveRename !== undefined && implementer.superSaveNames.length > 0);
-    if (!selected(implementer) && skipReason === undefined && changes && !outside.has(rootOf(implementer.id))) {
-      outside.set(rootOf(implementer.id), implementer);
-    }
-  }
+  const changingOutside = decideUpgrades(all).filter(
+    ({ implementer, skipReason, saveShape, superSaveRename }) =>
+      !selected(implementer) &&
+      skipReason === undefined &&
+      (saveShape !== 'unchanged' || (superSaveRename !== undefined && implementer.superSaveNames.length > 0)),
+  );
   return new Map(
-    all.flatMap((member) => {
-      const other = selected(member) ? outside.get(rootOf(member.id)) : undefined;
-      return other === undefined ? [] : [[member.id, upgradeMessages.outsideSelection(other.name, other.file)]];
+    all.filter(selected).flatMap((member) => {
+      const other = changingOutside.find(({ implementer }) => rootOf(implementer.id) === rootOf(member.id));
+      return other === undefined
+        ? []
+        : [[member.id, upgradeMessages.outsideSelection(other.implementer.name, other.implementer.file)]];
     }),
   );
 }
