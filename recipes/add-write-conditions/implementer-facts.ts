@@ -1,5 +1,4 @@
-// What the fact reader found in a file, as offsets and names; the decision sees no syntax tree, the writer only the
-// `save` it rewrites (doc/adr/0201).
+// What the fact reader found in a file: names, flags and the few syntax nodes the writer edits (doc/adr/0201).
 import type { ts as Typescript } from 'ts-morph';
 
 /** One implementer of `CheckpointStorage`: a class, or an object literal standing where a storage is expected. */
@@ -14,17 +13,12 @@ export interface ImplementerFacts {
   readonly isAbstract: boolean;
   readonly base: BaseFacts | undefined;
   readonly ownSave: SaveFacts | undefined;
-  /** Declared, or assigned by a statement of the class's constructor. */
+  /** Declared, assigned by a statement of the class's constructor, or maybe in what is spread into a literal. */
   readonly ownWriteVersion: boolean;
-  /**
-   * Why the class is left alone when its constructor writes `save` or `writeVersion` through `this` other than once,
-   * as a statement of its own: a member added for that name would be hidden by the instance's own property.
-   */
+  /** Why the class is left alone: its constructor writes `save` or `writeVersion` in a way the recipe cannot follow. */
   readonly unfollowedConstructorWrite: string | undefined;
   /** Member names of the implementer and its known ancestors, so that a new name cannot collide. */
   readonly memberNames: readonly string[];
-  /** A literal with a spread or computed key: a `writeVersion` may come from there, so none is added. */
-  readonly membersMayComeFromElsewhere: boolean;
   /** The id parameter name its `read`, `writeVersion` or `delete` uses, for generated members. */
   readonly idParameterName: string | undefined;
   /** The `save` of every `super.save` or `super['save']` in the class: renamed with the base's, to keep reaching it. */
@@ -40,14 +34,17 @@ export type BaseFacts =
   | ({ readonly kind: 'implementer' | 'plain'; readonly id: string; readonly name: string } & ChainSummary)
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
-/** The `save` and `writeVersion` a class passes on to its subclasses; stands in for a base outside the run. */
+/** What a class passes on to its subclasses: a base outside the run as it stands, one in the run as decided. */
 export interface ChainSummary {
-  /** Its `save` already takes the condition; `undefined` without a `save`. */
+  /** `undefined` without a `save`. */
   readonly saveAcceptsCondition: boolean | undefined;
   readonly saveIsAsync: boolean;
-  /** The `save` is a field: an own property that no method of a subclass can override. */
+  /** An own property that no method of a subclass can override. */
   readonly saveIsField: boolean;
   readonly hasWriteVersion: boolean;
+  readonly unconditionalSaveName?: string | undefined;
+  /** The base is left alone, and so is the subclass. */
+  readonly skipReason?: string | undefined;
 }
 
 /** What a class passes on: its own `save` and `writeVersion`, else what its base passes on (`parent`). */
@@ -65,28 +62,19 @@ export function chainSummary(
   };
 }
 
-/**
- * An existing `save` member. The writer copies and edits its text through `member` and `fn` (its name, parameters,
- * body, modifiers, decorators): read once, there, rather than recorded here as offsets.
- */
+/** An existing `save` member; the writer copies and edits its text through `member` and `fn`. */
 export interface SaveFacts {
   /** The member; for a `save` the constructor assigns without a declaration, the constructor. */
   readonly member: Typescript.ClassElement | Typescript.ObjectLiteralElementLike;
   /** The function it is or holds; `undefined` for a `value` or an `accessor`. */
   readonly fn: Typescript.FunctionLikeDeclaration | undefined;
-  /**
-   * `fn` is not the member's own: a class field's function assigned in the constructor, or a method of the class
-   * bound to it (`this.persist.bind(this)`). It takes the condition where it is written.
-   */
+  /** `fn` is assigned in the constructor or is a method bound there (`this.persist.bind(this)`): it takes the condition. */
   readonly assigned: boolean;
-  /** Why no generated member can wrap it (a value, an accessor, overloads); `undefined` when one can. */
+  /** Why no generated member can wrap it (a value, an accessor, overloads). */
   readonly unsupported: string | undefined;
-  /** Three or more parameters, or a rest parameter: it already receives the condition. */
+  /** Three or more parameters, or a rest parameter. */
   readonly acceptsCondition: boolean;
-  /**
-   * `arrow`/`function`: a field holding one (a bound method is a `function`); `value`: a property holding one written
-   * elsewhere; `accessor`: `get`.
-   */
+  /** `arrow`/`function`: a field holding one (a bound method is a `function`); `value`: one holding another value. */
   readonly form: 'method' | 'abstract-method' | 'arrow' | 'function' | 'value' | 'accessor';
   readonly isDecorated: boolean;
   /** Written with `override`, which a rename to a name no base has drops. */

@@ -10,12 +10,11 @@ import {
   type SaveFacts,
 } from './implementer-facts.js';
 import { readImportFacts } from './read-import-facts.js';
-import { isJavaScriptFile, jsDocComments, type StorageResolver } from './storage-resolver.js';
+import { importBindings, isJavaScriptFile, jsDocComments, type StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
 const SAVE: StorageMemberName = 'save';
 const WRITE_VERSION: StorageMemberName = 'writeVersion';
-const STORAGE_MEMBERS: readonly StorageMemberName[] = ['read', 'save', 'delete', 'writeVersion'];
 /** Members whose first parameter names the id, in the order their name is preferred for generated members. */
 const ID_TAKING_MEMBERS: readonly StorageMemberName[] = ['read', 'writeVersion', 'delete'];
 
@@ -79,13 +78,9 @@ function isImplementer(declaration: Typescript.ClassLikeDeclaration, resolver: S
 /** `implements` clauses, and in JavaScript the JSDoc `@implements` tags. */
 function implementedTypes(declaration: Typescript.ClassLikeDeclaration): Typescript.ExpressionWithTypeArguments[] {
   const clauses = (declaration.heritageClauses ?? []).filter((c) => c.token === ts.SyntaxKind.ImplementsKeyword);
-  const tags = isJavaScriptFile(declaration.getSourceFile())
-    ? jsDocComments(declaration).flatMap((comment) => comment.tags ?? [])
-    : [];
-  return [
-    ...clauses.flatMap((clause) => clause.types),
-    ...tags.filter(ts.isJSDocImplementsTag).map((tag) => tag.class),
-  ];
+  const comments = isJavaScriptFile(declaration.getSourceFile()) ? jsDocComments(declaration) : [];
+  const tags = comments.flatMap((comment) => comment.tags ?? []).filter(ts.isJSDocImplementsTag);
+  return [...clauses.flatMap((clause) => clause.types), ...tags.map((tag) => tag.class)];
 }
 
 /**
@@ -212,28 +207,31 @@ function implementerFacts(node: Container, name: string, resolver: StorageResolv
     isAbstract: hasModifier(node, ts.SyntaxKind.AbstractKeyword),
     base: literal ? undefined : baseFacts(node, chain, resolver),
     ownSave: ownSaveFacts(node),
-    ownWriteVersion: hasWriteVersion(node),
-    unfollowedConstructorWrite: literal ? undefined : unfollowedWrite(node),
-    memberNames: [node, ...chain].flatMap((container) => membersOf(container).flatMap((m) => memberName(m) ?? [])),
-    membersMayComeFromElsewhere:
-      literal && node.properties.some((m) => ts.isSpreadAssignment(m) || memberName(m) === undefined),
-    idParameterName: ID_TAKING_MEMBERS.flatMap((wanted) => {
-      const member = memberNamed(node, wanted);
-      return member === undefined ? [] : parametersOf(functionOf(member)).slice(0, 1);
-    })
-      .find((parameter) => ts.isIdentifier(parameter.name))
+    // A spread or a computed key may bring one, which a generated writeVersion would replace.
+    ownWriteVersion:
+      hasWriteVersion(node) ||
+      (literal && node.properties.some((m) => ts.isSpreadAssignment(m) || memberName(m) === undefined)),
+    unfollowedConstructorWrite: literal
+      ? undefined
+      : [SAVE, WRITE_VERSION].flatMap((member) => {
+          const at = constructorWrites(node, member).unfollowed;
+          return at === undefined ? [] : [upgradeMessages.assignedInConstructorBranch(member, place(at))];
+        })[0],
+    memberNames: [node, ...chain].flatMap((container) =>
+      (ts.isObjectLiteralExpression(container) ? container.properties : container.members).flatMap(
+        (m) => memberName(m) ?? [],
+      ),
+    ),
+    idParameterName: ID_TAKING_MEMBERS.map((wanted) => parametersOf(functionOf(memberNamed(node, wanted)))[0])
+      .find((parameter) => parameter !== undefined && ts.isIdentifier(parameter.name))
       ?.name.getText()
       .replace(/^_+(?=.)/, ''),
     superSaveNames: literal ? [] : superSaveNames(node),
-    explicitlyPublic: STORAGE_MEMBERS.flatMap((wanted) => membersNamed(node, wanted)).some((member) =>
-      hasModifier(member, ts.SyntaxKind.PublicKeyword),
-    ),
+    explicitlyPublic: [SAVE, ...ID_TAKING_MEMBERS]
+      .flatMap((wanted) => membersNamed(node, wanted))
+      .some((member) => hasModifier(member, ts.SyntaxKind.PublicKeyword)),
     node,
   };
-}
-
-function membersOf(container: Container): readonly Member[] {
-  return ts.isObjectLiteralExpression(container) ? container.properties : container.members;
 }
 
 /** The base chain as a visible base stands, or an unknown base beyond it; `undefined` without a base class. */
@@ -262,34 +260,27 @@ function baseFacts(
 function hasWriteVersion(container: Container): boolean {
   return (
     memberNamed(container, WRITE_VERSION) !== undefined ||
-    (ts.isClassLike(container) && constructorWrites(container, WRITE_VERSION).statements.length > 0)
+    (ts.isClassLike(container) && constructorWrites(container, WRITE_VERSION).assigned !== undefined)
   );
 }
 
-/**
- * The function a member is, or holds: a method, an arrow or function expression in a field or property, or, for a
- * class field, assigned to it in the constructor (`this.save = …`), or a plain method of the class bound to it
- * (`this.persist.bind(this)`).
- */
-function functionOf(member: Member): Typescript.FunctionLikeDeclaration | undefined {
-  if (ts.isMethodDeclaration(member)) {
+/** The function a member is or holds (see {@link valueOf}), or the plain method bound to it (`this.m.bind(this)`). */
+function functionOf(member: Member | undefined): Typescript.FunctionLikeDeclaration | undefined {
+  if (member === undefined || ts.isMethodDeclaration(member)) {
     return member;
   }
   const value = valueOf(member);
-  if (value === undefined) {
-    return undefined;
-  }
-  return ts.isArrowFunction(value) || ts.isFunctionExpression(value) ? value : boundMethod(member, value);
+  return value && (ts.isArrowFunction(value) || ts.isFunctionExpression(value) ? value : boundMethod(member, value));
 }
 
 /**
- * What a field or property holds: its initialiser, or what the class's constructor assigns it; for the constructor
- * standing for a `save` it assigns without declaring it, that; parentheses off.
+ * What a field or property holds, parentheses off: its initialiser, or what the class's constructor assigns it (for
+ * a constructor standing for the `save` it assigns undeclared, that).
  */
 function valueOf(member: Member): Typescript.Expression | undefined {
   let value = ts.isPropertyDeclaration(member) || ts.isPropertyAssignment(member) ? member.initializer : undefined;
   if (value === undefined && (ts.isPropertyDeclaration(member) || ts.isConstructorDeclaration(member))) {
-    value = soleConstructorWrite(member.parent, memberName(member) ?? SAVE);
+    value = constructorWrites(member.parent, memberName(member) ?? SAVE).sole;
   }
   while (value !== undefined && ts.isParenthesizedExpression(value)) {
     value = value.expression;
@@ -302,17 +293,20 @@ function isThis(node: Typescript.Node | undefined): boolean {
 }
 
 /**
- * The constructor's writes of `this.<name>`: the values of its statements `this.<name> = …`, and the first other
- * write (nested in a branch or callback, a compound assignment, `Object.assign(this, …)` with anything but literals
- * without the name), which the recipe cannot follow.
+ * The constructor's writes of `this.<name>`: the value of its first statement `this.<name> = …`, and the first write
+ * the recipe cannot follow: a second such statement, or one nested in a branch or callback, a compound assignment,
+ * `Object.assign(this, …)` with anything but object literals without the name.
  */
 function constructorWrites(
   declaration: Typescript.ClassLikeDeclaration,
   name: string,
-): { readonly statements: Typescript.Expression[]; readonly elsewhere: Typescript.Node | undefined } {
+): {
+  readonly assigned: Typescript.Expression | undefined;
+  /** `assigned`, when the constructor writes it nowhere else. */
+  readonly sole: Typescript.Expression | undefined;
+  readonly unfollowed: Typescript.Node | undefined;
+} {
   const body = declaration.members.find(ts.isConstructorDeclaration)?.body;
-  const statements: Typescript.Expression[] = [];
-  let elsewhere: Typescript.Node | undefined;
   const writesName = (target: Typescript.Expression): boolean =>
     (ts.isPropertyAccessExpression(target) && isThis(target.expression) && target.name.text === name) ||
     (ts.isElementAccessExpression(target) &&
@@ -329,25 +323,14 @@ function constructorWrites(
           ts.isObjectLiteralExpression(source) &&
           source.properties.every((property) => ![undefined, name].includes(memberName(property))),
       );
+  const writes: Typescript.Node[] = [];
   const visit = (node: Typescript.Node): void => {
-    if (
+    const assignment =
       ts.isBinaryExpression(node) &&
       node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
-      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment &&
-      writesName(node.left)
-    ) {
-      const statement = ts.isExpressionStatement(node.parent) && node.parent.parent === body;
-      if (
-        statement &&
-        ts.isPropertyAccessExpression(node.left) &&
-        node.operatorToken.kind === ts.SyntaxKind.EqualsToken
-      ) {
-        statements.push(node.right);
-      } else {
-        elsewhere ??= node;
-      }
-    } else if (ts.isCallExpression(node) && assignsName(node)) {
-      elsewhere ??= node;
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment;
+    if ((assignment && writesName(node.left)) || (ts.isCallExpression(node) && assignsName(node))) {
+      writes.push(node);
     }
     // A class inside has its own `this`.
     if (!ts.isClassLike(node)) {
@@ -357,16 +340,15 @@ function constructorWrites(
   if (body !== undefined) {
     ts.forEachChild(body, visit);
   }
-  return { statements, elsewhere };
-}
-
-/** The value of `this.<name> = …` when the constructor writes it once, as a statement of its own, and nowhere else. */
-function soleConstructorWrite(
-  declaration: Typescript.ClassLikeDeclaration,
-  name: string,
-): Typescript.Expression | undefined {
-  const { statements, elsewhere } = constructorWrites(declaration, name);
-  return statements.length === 1 && elsewhere === undefined ? statements[0] : undefined;
+  const followed = (write: Typescript.Node): write is Typescript.BinaryExpression =>
+    ts.isBinaryExpression(write) &&
+    write.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+    ts.isPropertyAccessExpression(write.left) &&
+    ts.isExpressionStatement(write.parent) &&
+    write.parent.parent === body;
+  const [first, second] = writes.filter(followed);
+  const unfollowed = writes.find((write) => !followed(write)) ?? second;
+  return { assigned: first?.right, sole: unfollowed === undefined ? first?.right : undefined, unfollowed };
 }
 
 /** Where a node is, as `file:line`. */
@@ -379,25 +361,10 @@ function place(node: Typescript.Node): string {
 function ownSaveFacts(container: Container): SaveFacts | undefined {
   const save =
     memberNamed(container, SAVE) ??
-    (ts.isClassLike(container) && soleConstructorWrite(container, SAVE) !== undefined
+    (ts.isClassLike(container) && constructorWrites(container, SAVE).sole !== undefined
       ? container.members.find(ts.isConstructorDeclaration)
       : undefined);
   return save === undefined ? undefined : saveFacts(save);
-}
-
-/**
- * For a class whose constructor writes `save` or `writeVersion` through `this` in a way the recipe cannot follow (see
- * {@link constructorWrites}), or a second time: the reason it is left alone, naming the write.
- */
-function unfollowedWrite(declaration: Typescript.ClassLikeDeclaration): string | undefined {
-  for (const name of [SAVE, WRITE_VERSION]) {
-    const writes = constructorWrites(declaration, name);
-    const at = writes.elsewhere ?? writes.statements[1];
-    if (at !== undefined) {
-      return upgradeMessages.assignedInConstructorBranch(name, place(at));
-    }
-  }
-  return undefined;
 }
 
 /** For `this.m.bind(this)`, the method `m` of the same class when it is a plain one: with a body and no overloads. */
@@ -444,15 +411,13 @@ function originOf(name: Typescript.Identifier): string | undefined {
   }
   const imported = name
     .getSourceFile()
-    .statements.filter(ts.isImportDeclaration)
-    .find(({ importClause: clause }) => {
-      const bindings = clause?.namedBindings;
-      const names = bindings === undefined || ts.isNamespaceImport(bindings) ? [bindings] : bindings.elements;
-      return clause !== undefined && [clause, ...names].some((binding) => binding !== undefined && named(binding));
-    });
-  return imported !== undefined && ts.isStringLiteral(imported.moduleSpecifier)
-    ? `imported from '${imported.moduleSpecifier.text}'`
-    : undefined;
+    .statements.map(importBindings)
+    .find((bindings) =>
+      [bindings?.defaultName, bindings?.namespace, ...(bindings?.named ?? []).map(({ local }) => local)].includes(
+        name.text,
+      ),
+    );
+  return imported === undefined ? undefined : `imported from '${imported.specifier}'`;
 }
 
 export function isThisParameter(parameter: Typescript.ParameterDeclaration): boolean {
@@ -478,7 +443,6 @@ function saveFacts(member: Member): SaveFacts {
         : ts.isArrowFunction(fn)
           ? 'arrow'
           : 'function';
-  const hasOverloads = ts.isClassLike(member.parent) && membersNamed(member.parent, SAVE).length > 1;
   return {
     member,
     fn,
@@ -491,7 +455,7 @@ function saveFacts(member: Member): SaveFacts {
         ? upgradeMessages.saveIsValue(assignedFrom(member))
         : form === 'accessor'
           ? upgradeMessages.saveIsAccessor()
-          : hasOverloads
+          : ts.isClassLike(member.parent) && membersNamed(member.parent, SAVE).length > 1
             ? upgradeMessages.saveHasOverloads()
             : undefined,
     acceptsCondition: parameters.length >= 3 || parameters.some((parameter) => parameter.dotDotDotToken !== undefined),
@@ -507,23 +471,20 @@ function saveFacts(member: Member): SaveFacts {
 function superSaveNames(declaration: Typescript.ClassLikeDeclaration): ImplementerFacts['superSaveNames'][number][] {
   const found: ImplementerFacts['superSaveNames'][number][] = [];
   const visit = (node: Typescript.Node): void => {
-    // In a nested class or an object literal's method, `super` means another prototype.
-    if (ts.isClassLike(node) || (ts.isObjectLiteralExpression(node.parent) && ts.isFunctionLike(node))) {
-      return;
-    }
     const access = node.kind === ts.SyntaxKind.SuperKeyword ? node.parent : undefined;
     const name =
-      access === undefined
-        ? undefined
-        : ts.isPropertyAccessExpression(access)
-          ? access.name
-          : ts.isElementAccessExpression(access) && ts.isStringLiteralLike(access.argumentExpression)
-            ? access.argumentExpression
-            : undefined;
-    if (name !== undefined && !ts.isPrivateIdentifier(name) && name.text === SAVE) {
+      access !== undefined && ts.isPropertyAccessExpression(access)
+        ? access.name
+        : access !== undefined && ts.isElementAccessExpression(access)
+          ? access.argumentExpression
+          : undefined;
+    if (name !== undefined && (ts.isIdentifier(name) || ts.isStringLiteralLike(name)) && name.text === SAVE) {
       found.push(name);
     }
-    ts.forEachChild(node, visit);
+    // In a nested class or an object literal's method, `super` means another prototype.
+    if (!ts.isClassLike(node) && !(ts.isObjectLiteralExpression(node.parent) && ts.isFunctionLike(node))) {
+      ts.forEachChild(node, visit);
+    }
   };
   declaration.members
     .filter((member) => !hasModifier(member, ts.SyntaxKind.StaticKeyword) && !ts.isClassStaticBlockDeclaration(member))

@@ -1,4 +1,4 @@
-import { chainSummary, type ChainSummary, type ImplementerFacts, type SaveFacts } from './implementer-facts.js';
+import { chainSummary, type ChainSummary, type ImplementerFacts } from './implementer-facts.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
 /**
@@ -27,7 +27,7 @@ export interface UpgradeDecision {
   /** The generated `save` is `async`, as the `save` it wraps is; a refusing one never is. */
   readonly saveIsAsync: boolean;
   readonly addWriteVersion: boolean;
-  /** See {@link generatedSaveMember}. */
+  /** An arrow field when every unconditional write it may call is one, else a method or a field like the class's own. */
   readonly saveMember: 'method' | 'arrow-field' | 'function-field';
   /** Set when a base renamed its `save`: every `super.save` in this class is renamed to this. */
   readonly superSaveRename: string | undefined;
@@ -38,82 +38,62 @@ export interface UpgradeDecision {
 /** The name the existing unconditional write is kept under, unless the class already uses it. */
 const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
 
-/** What a subclass inherits once its base is decided: `skipReason` leaves the subclass alone too. */
-type Effective = ChainSummary & {
-  readonly unconditionalSaveName: string | undefined;
-  readonly skipReason: string | undefined;
-};
-
 /**
  * Decides, ancestors first, which members every implementer gets and in which shape. `refusals` are left alone; a
- * subclass that cannot follow its base's renamed `save` gets the base refused too, until that settles.
+ * subclass left alone that overrides or calls (`super.save`) a base's renamed `save` gets the base refused too, until
+ * that settles.
  */
 export function decideUpgrades(
   implementers: readonly ImplementerFacts[],
   refusals: ReadonlyMap<string, string> = new Map(),
 ): UpgradeDecision[] {
-  const refused = new Map(refusals);
-  for (;;) {
-    const decisions = decideOnce(implementers, refused);
-    const stranded = strandedBases(implementers, decisions).filter(([id]) => !refused.has(id));
-    if (stranded.length === 0) {
-      return decisions;
-    }
-    stranded.forEach(([id, reason]) => refused.set(id, reason));
-  }
-}
-
-function decideOnce(
-  implementers: readonly ImplementerFacts[],
-  refusals: ReadonlyMap<string, string>,
-): UpgradeDecision[] {
   const byId = new Map(implementers.map((implementer) => [implementer.id, implementer]));
-  const decisions = new Map<string, UpgradeDecision>();
-  const effective = new Map<string, Effective>();
-  const decide = (implementer: ImplementerFacts, visiting: Set<string>): Effective => {
-    const known = effective.get(implementer.id);
+  const decided = new Map<string, { readonly decision: UpgradeDecision; readonly passedOn: ChainSummary }>();
+  const decide = (implementer: ImplementerFacts, visiting: readonly string[]) => {
+    const known = decided.get(implementer.id);
     if (known !== undefined) {
       return known;
     }
-    if (visiting.has(implementer.id)) {
+    if (visiting.includes(implementer.id)) {
       throw new Error(upgradeMessages.extendsItself(implementer.name, implementer.file));
     }
-    visiting.add(implementer.id);
     const base = implementer.base;
     // A base outside this run (a path that was not selected) is not upgraded: it stands as it is.
     const baseInRun = base?.kind === 'implementer' ? byId.get(base.id) : undefined;
-    const parent =
-      base === undefined
-        ? undefined
-        : base.kind === 'unknown'
-          ? null
-          : baseInRun !== undefined
-            ? decide(baseInRun, visiting)
-            : { ...base, unconditionalSaveName: undefined, skipReason: undefined };
-    const refusal = refusals.get(implementer.id);
-    const decision =
-      refusal === undefined
-        ? { ...decideOne(implementer, parent, implementers), superSaveRename: parent?.unconditionalSaveName }
-        : skip(implementer, refusal);
-    decisions.set(implementer.id, decision);
-    const summary = chainSummary(
-      implementer.ownSave,
-      implementer.ownWriteVersion || decision.addWriteVersion,
-      parent ?? undefined,
-    );
+    const parent: ChainSummary | undefined =
+      baseInRun !== undefined
+        ? decide(baseInRun, [...visiting, implementer.id]).passedOn
+        : base?.kind === 'unknown'
+          ? undefined
+          : base;
+    const below = descendants(implementers, implementer.id);
+    const decision = decideOne(implementer, parent, refusals.get(implementer.id), below);
+    const summary = chainSummary(implementer.ownSave, implementer.ownWriteVersion || decision.addWriteVersion, parent);
     // A generated or extended `save` takes the condition.
     const keepsSave = decision.skipReason !== undefined || decision.saveShape === 'unchanged';
-    const result: Effective = {
+    const passedOn: ChainSummary = {
       ...summary,
       saveAcceptsCondition: keepsSave ? summary.saveAcceptsCondition : true,
       skipReason: decision.skipReason,
       unconditionalSaveName: decision.unconditionalSaveName ?? parent?.unconditionalSaveName,
     };
-    effective.set(implementer.id, result);
-    return result;
+    decided.set(implementer.id, { decision, passedOn });
+    return { decision, passedOn };
   };
-  implementers.forEach((implementer) => decide(implementer, new Set()));
-  return implementers.map((implementer) => decisions.get(implementer.id) as UpgradeDecision);
+  const decisions = implementers.map((implementer) => decide(implementer, []).decision);
+  const reasons = new Map(decisions.map((decision) => [decision.implementer.id, decision.skipReason]));
+  const stranded = decisions.flatMap(({ saveShape, implementer }): [string, string][] => {
+    const subclass = (saveShape === 'delegating' ? descendants(implementers, implementer.id) : []).find(
+      (candidate) =>
+        (candidate.ownSave !== undefined || candidate.superSaveNames.length > 0) &&
+        reasons.get(candidate.id) !== undefined,
+    );
+    const reason = subclass === undefined ? undefined : reasons.get(subclass.id);
+    return subclass === undefined || reason === undefined
+      ? []
+      : [[implementer.id, upgradeMessages.subclassCannotFollow(subclass.name, subclass.file, reason)]];
+  });
+  return stranded.length === 0 ? decisions : decideUpgrades(implementers, new Map([...refusals, ...stranded]));
 }
 
 /** Every implementer below `id`, nearest first. */
@@ -128,140 +108,93 @@ function descendants(implementers: readonly ImplementerFacts[], id: string): Imp
   return found;
 }
 
-/** Bases whose renamed `save` would strand a subclass left alone that overrides or calls it (`super.save`). */
-function strandedBases(
-  implementers: readonly ImplementerFacts[],
-  decisions: readonly UpgradeDecision[],
-): [string, string][] {
-  const reasons = new Map(decisions.map((decision) => [decision.implementer.id, decision.skipReason]));
-  return decisions.flatMap(({ saveShape, implementer }): [string, string][] => {
-    const subclass = (saveShape === 'delegating' ? descendants(implementers, implementer.id) : []).find(
-      (candidate) =>
-        (candidate.ownSave !== undefined || candidate.superSaveNames.length > 0) &&
-        reasons.get(candidate.id) !== undefined,
-    );
-    const reason = subclass === undefined ? undefined : reasons.get(subclass.id);
-    return subclass === undefined || reason === undefined
-      ? []
-      : [[implementer.id, upgradeMessages.subclassCannotFollow(subclass.name, subclass.file, reason)]];
-  });
-}
-
-/** Nothing to write: the decision every other one starts from. */
-function unchanged(implementer: ImplementerFacts): UpgradeDecision {
-  return {
+/** `parent`: what the implementer inherits, `undefined` without a base class or one it cannot see into. */
+function decideOne(
+  implementer: ImplementerFacts,
+  parent: ChainSummary | undefined,
+  refusal: string | undefined,
+  below: readonly ImplementerFacts[],
+): UpgradeDecision {
+  const { ownSave, base } = implementer;
+  const baseName = base?.name ?? 'its base class';
+  const none: UpgradeDecision = {
     implementer,
     saveShape: 'unchanged',
     unconditionalSaveName: undefined,
     saveOverrides: false,
-    saveIsAsync: implementer.ownSave?.isAsync ?? true,
+    saveIsAsync: ownSave?.isAsync ?? true,
     addWriteVersion: false,
     saveMember: 'method',
-    superSaveRename: undefined,
+    superSaveRename: parent?.unconditionalSaveName,
     skipReason: undefined,
   };
-}
-
-function skip(implementer: ImplementerFacts, reason: string): UpgradeDecision {
-  return { ...unchanged(implementer), saveIsAsync: false, skipReason: reason };
-}
-
-/** `parent`: what the implementer inherits; `undefined` without a base class, `null` when it cannot be seen into. */
-function decideOne(
-  implementer: ImplementerFacts,
-  parent: Effective | undefined | null,
-  implementers: readonly ImplementerFacts[],
-): UpgradeDecision {
-  const { ownSave, base } = implementer;
-  const baseName = base?.name ?? 'its base class';
-  const none = unchanged(implementer);
+  const skip = (skipReason: string): UpgradeDecision => ({ ...none, skipReason });
+  if (refusal !== undefined) {
+    return skip(refusal);
+  }
   if (ownSave?.acceptsCondition === true && implementer.ownWriteVersion) {
     return none;
   }
   if (implementer.unfollowedConstructorWrite !== undefined) {
-    return skip(implementer, implementer.unfollowedConstructorWrite);
+    return skip(implementer.unfollowedConstructorWrite);
   }
-  if (parent === null) {
-    return skip(
-      implementer,
-      upgradeMessages.baseNotVisible(baseName, base?.kind === 'unknown' ? base.where : 'another-file'),
-    );
+  if (base?.kind === 'unknown') {
+    return skip(upgradeMessages.baseNotVisible(base.name, base.where));
   }
   if (parent?.skipReason !== undefined) {
-    return skip(implementer, upgradeMessages.baseLeftAlone(baseName, parent.skipReason));
+    return skip(upgradeMessages.baseLeftAlone(baseName, parent.skipReason));
   }
-  // Members spread into a literal cannot be seen; a generated writeVersion could replace one they provide.
-  const addWriteVersion =
-    !implementer.ownWriteVersion && parent?.hasWriteVersion !== true && !implementer.membersMayComeFromElsewhere;
+  const addWriteVersion = !implementer.ownWriteVersion && parent?.hasWriteVersion !== true;
+  const kept: UpgradeDecision = { ...none, addWriteVersion };
   if (ownSave === undefined) {
-    if (parent?.saveAcceptsCondition === false && parent.saveIsField) {
-      return skip(implementer, upgradeMessages.inheritsSaveField(baseName, implementer.name));
-    }
     if (parent?.saveAcceptsCondition === false) {
-      return { ...none, saveShape: 'inherited', saveOverrides: true, saveIsAsync: parent.saveIsAsync, addWriteVersion };
+      return parent.saveIsField
+        ? skip(upgradeMessages.inheritsSaveField(baseName, implementer.name))
+        : { ...kept, saveShape: 'inherited', saveOverrides: true, saveIsAsync: parent.saveIsAsync };
     }
     const providedBelow =
       parent?.saveAcceptsCondition === true ||
-      (implementer.isAbstract &&
-        descendants(implementers, implementer.id).some((other) => other.ownSave !== undefined));
-    return providedBelow
-      ? { ...none, addWriteVersion }
-      : { ...none, saveShape: 'refusing', saveIsAsync: false, addWriteVersion };
+      (implementer.isAbstract && below.some((other) => other.ownSave !== undefined));
+    return providedBelow ? kept : { ...kept, saveShape: 'refusing', saveIsAsync: false };
   }
   if (ownSave.acceptsCondition) {
-    return { ...none, addWriteVersion };
+    return kept;
   }
   if (ownSave.unsupported !== undefined) {
-    return skip(implementer, ownSave.unsupported);
+    return skip(ownSave.unsupported);
   }
   if (ownSave.assigned) {
-    return { ...none, saveShape: 'constructor-assigned', addWriteVersion };
+    return { ...kept, saveShape: 'constructor-assigned' };
   }
   if (parent?.unconditionalSaveName !== undefined) {
     return ownSave.isDecorated
-      ? skip(implementer, upgradeMessages.decoratedFollower(baseName))
-      : { ...none, saveShape: 'follows-base', unconditionalSaveName: parent.unconditionalSaveName, addWriteVersion };
+      ? skip(upgradeMessages.decoratedFollower(baseName))
+      : { ...kept, saveShape: 'follows-base', unconditionalSaveName: parent.unconditionalSaveName };
   }
   if (implementer.kind === 'object-literal') {
-    return { ...none, saveShape: 'object-literal', addWriteVersion };
+    return { ...kept, saveShape: 'object-literal' };
   }
-  const saveMember = generatedSaveMember(implementer, ownSave, descendants(implementers, implementer.id));
-  if (typeof saveMember !== 'string') {
-    return skip(implementer, upgradeMessages.bindingsDiffer(saveMember.bound, saveMember.unbound));
+  // The unconditional writes the generated `save` may call: its own unless abstract, and every subclass's. An arrow
+  // one keeps `const save = storage.save` working; when they differ, no generated member keeps every class as it was.
+  const concrete = [implementer, ...below].filter(
+    (other) => other.ownSave !== undefined && other.ownSave.form !== 'abstract-method',
+  );
+  const bound = concrete.find((other) => other.ownSave?.form === 'arrow');
+  const unbound = concrete.find((other) => other.ownSave?.form !== 'arrow');
+  if (bound !== undefined && unbound !== undefined) {
+    return skip(upgradeMessages.bindingsDiffer(bound.name, unbound.name));
   }
   let unconditionalSaveName = UNCONDITIONAL_SAVE_NAME;
   for (let suffix = 2; implementer.memberNames.includes(unconditionalSaveName); suffix += 1) {
     unconditionalSaveName = `${UNCONDITIONAL_SAVE_NAME}${suffix}`;
   }
   return {
-    ...none,
+    ...kept,
     saveShape: 'delegating',
     unconditionalSaveName,
     saveOverrides: parent?.saveAcceptsCondition !== undefined || ownSave.isOverride,
-    saveMember,
-    addWriteVersion,
+    saveMember: bound !== undefined ? 'arrow-field' : ownSave.form === 'function' ? 'function-field' : 'method',
   };
-}
-
-/**
- * The member the generated `save` is: an arrow field when every unconditional write it may call (its own unless
- * abstract, every subclass's) is one, so `const save = storage.save` keeps working; when none is, a method or a
- * function field like the class's own; when they differ, none keeps every class as it was.
- */
-function generatedSaveMember(
-  implementer: ImplementerFacts,
-  ownSave: SaveFacts,
-  below: readonly ImplementerFacts[],
-): UpgradeDecision['saveMember'] | { readonly bound: string; readonly unbound: string } {
-  const concrete = [implementer, ...below].filter(
-    (candidate) => candidate.ownSave !== undefined && candidate.ownSave.form !== 'abstract-method',
-  );
-  const bound = concrete.find((candidate) => candidate.ownSave?.form === 'arrow');
-  const unbound = concrete.find((candidate) => candidate.ownSave?.form !== 'arrow');
-  if (bound !== undefined && unbound !== undefined) {
-    return { bound: bound.name, unbound: unbound.name };
-  }
-  return bound !== undefined ? 'arrow-field' : ownSave.form === 'function' ? 'function-field' : 'method';
 }
 
 /**
@@ -274,27 +207,22 @@ export function refusalsForPartialRun(
 ): Map<string, string> {
   const byId = new Map(all.map((implementer) => [implementer.id, implementer]));
   // A hierarchy is a tree (one base a class): its members share the id of their topmost ancestor.
-  const rootOf = (implementer: ImplementerFacts): string => {
-    let id = implementer.id;
-    for (let base = byId.get(id)?.base; base?.kind === 'implementer'; base = byId.get(id)?.base) {
-      id = base.id;
-    }
-    return id;
+  const rootOf = (id: string): string => {
+    const base = byId.get(id)?.base;
+    return base?.kind === 'implementer' ? rootOf(base.id) : id;
   };
-  const outside = new Map<string, ImplementerFacts>();
-  for (const { implementer, skipReason, saveShape, superSaveRename } of decideUpgrades(all)) {
-    const changes =
-      saveShape !== 'unchanged' || (superSaveRename !== undefined && implementer.superSaveNames.length > 0);
-    if (!selected(implementer) && skipReason === undefined && changes && !outside.has(rootOf(implementer))) {
-      outside.set(rootOf(implementer), implementer);
-    }
-  }
-  const refusals = new Map<string, string>();
-  for (const member of all.filter(selected)) {
-    const other = outside.get(rootOf(member));
-    if (other !== undefined) {
-      refusals.set(member.id, upgradeMessages.outsideSelection(other.name, other.file));
-    }
-  }
-  return refusals;
+  const changingOutside = decideUpgrades(all).filter(
+    ({ implementer, skipReason, saveShape, superSaveRename }) =>
+      !selected(implementer) &&
+      skipReason === undefined &&
+      (saveShape !== 'unchanged' || (superSaveRename !== undefined && implementer.superSaveNames.length > 0)),
+  );
+  return new Map(
+    all.filter(selected).flatMap((member) => {
+      const other = changingOutside.find(({ implementer }) => rootOf(implementer.id) === rootOf(member.id));
+      return other === undefined
+        ? []
+        : [[member.id, upgradeMessages.outsideSelection(other.implementer.name, other.implementer.file)]];
+    }),
+  );
 }

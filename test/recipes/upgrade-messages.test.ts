@@ -78,7 +78,6 @@ function implementer(overrides: Partial<ImplementerFacts>): ImplementerFacts {
     ownWriteVersion: false,
     unfollowedConstructorWrite: undefined,
     memberNames: [],
-    membersMayComeFromElsewhere: false,
     idParameterName: undefined,
     superSaveNames: [],
     explicitlyPublic: false,
