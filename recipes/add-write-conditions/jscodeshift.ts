@@ -4,7 +4,7 @@ import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import { membersAdded } from './member-edits.js';
 import { readImplementerFacts, syntaxError } from './read-implementer-facts.js';
-import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
+import { StorageResolver } from './storage-resolver.js';
 import { decideUpgrades } from './shape-decision.js';
 import { refusalsForSubclassesElsewhere } from './subclasses-in-other-files.js';
 import { upgradeFileText } from './upgrade-file-text.js';
@@ -67,7 +67,7 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
 }
 
 /** A resolver over a program of `sourceFile` alone, where every import but `checkpoint-fencing` stays unresolved. */
-function oneFileResolver(sourceFile: Typescript.SourceFile): StorageResolverBySymbol {
+function oneFileResolver(sourceFile: Typescript.SourceFile): StorageResolver {
   const options = { noLib: true, noEmit: true, allowJs: true, types: [] };
   const host = ts.createCompilerHost(options);
   host.getSourceFile = (name) => (name === PACKAGE_STAND_IN.fileName ? PACKAGE_STAND_IN : sourceFile);
@@ -79,5 +79,5 @@ function oneFileResolver(sourceFile: Typescript.SourceFile): StorageResolverBySy
           : undefined,
     }));
   const program = ts.createProgram({ rootNames: [sourceFile.fileName], options, host });
-  return new StorageResolverBySymbol(program.getTypeChecker(), [PACKAGE_STAND_IN], 'another-file');
+  return new StorageResolver(program.getTypeChecker(), [PACKAGE_STAND_IN], 'another-file');
 }

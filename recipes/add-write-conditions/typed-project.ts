@@ -5,7 +5,7 @@ import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import { readImplementerFacts, syntaxError, type FileFacts } from './read-implementer-facts.js';
-import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
+import { StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
 import { workspacePackages, type WorkspacePackages } from './workspace-packages.js';
 
@@ -14,22 +14,27 @@ const OWN_DECLARATIONS = ['../../runtime/index.d.ts', '../../runtime/index.ts']
   .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
   .find((path) => existsSync(path));
 
-/** One tsconfig that lists source files, and the cache its module resolutions share. */
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)(['"])([^'"\r\n]+)\1/g;
+
+/** One tsconfig that lists source files, the cache its module resolutions share, and the workspace it is part of. */
 interface LeafProject {
   readonly tsconfig: string;
   readonly parsed: Typescript.ParsedCommandLine;
   readonly cache: Typescript.ModuleResolutionCache;
+  readonly workspace: WorkspacePackages;
 }
 
 /**
  * Reads `tsconfigPath`, following a solution-style tsconfig's `references` into every project, each analysed under
- * its own options. `analyse` parses files with types and returns their facts in the order given; `resolveModule`
- * resolves a bare specifier to a project file; `rootOf` is the folder of the tsconfig a file belongs to.
+ * its own options. `analyse` parses files with types and returns their facts in the order given, with notes for
+ * the user in `notices`; `rootOf` is the folder of the tsconfig a file belongs to.
  * @throws Error naming the tsconfig when it is invalid, its `extends` target is missing, or it (or a project it
  * references) matches no source files; `analyse` throws naming the file and position when one does not parse.
  */
-export function openTypedProject(tsconfigPath: string) {
-  const projects = leafProjects(resolve(tsconfigPath), new Set());
+export function openTypedProject(tsconfigPath: string, notices: string[]) {
+  const leaves = leafProjects(resolve(tsconfigPath), new Set());
+  const workspace = workspacePackages(leaves.map((project) => project.parsed));
+  const projects: LeafProject[] = leaves.map((project) => ({ ...project, workspace }));
   const owners = new Map<string, LeafProject>();
   for (const project of projects) {
     for (const file of project.parsed.fileNames) {
@@ -38,22 +43,37 @@ export function openTypedProject(tsconfigPath: string) {
       }
     }
   }
-  const notices: string[] = [];
   const ownerOf = (file: string): LeafProject => owners.get(resolve(file)) ?? (projects[0] as LeafProject);
-  const workspace = workspacePackages(projects.map((project) => project.parsed));
   return {
     fileNames: [...owners.keys()],
-    notices,
     rootOf: (file: string) => dirname(ownerOf(file).tsconfig),
-    resolveModule(specifier: string, from: string): string | undefined {
-      const resolved = resolveFollowed(ownerOf(from), workspace, false, specifier, from);
-      return resolved?.isExternalLibraryImport === true ? undefined : resolved?.resolvedFileName;
+    /**
+     * The files of `texts` that name `checkpoint-fencing`, and those that import (transitively) one that does: only
+     * these need a type-aware parse (doc/adr/0203).
+     */
+    filesReaching(texts: ReadonlyMap<string, string>): string[] {
+      const importers = new Map<string, string[]>();
+      for (const [file, text] of texts) {
+        for (const [, , specifier = ''] of text.matchAll(SPECIFIER)) {
+          const resolved = resolveFollowed(ownerOf(file), false, specifier, file);
+          if (resolved !== undefined && !resolved.isExternalLibraryImport) {
+            importers.set(resolved.resolvedFileName, [...(importers.get(resolved.resolvedFileName) ?? []), file]);
+          }
+        }
+      }
+      const reaching = new Set([...texts.keys()].filter((file) => texts.get(file)?.includes(PACKAGE_NAME)));
+      for (const target of reaching) {
+        for (const file of importers.get(target) ?? []) {
+          reaching.add(file);
+        }
+      }
+      return [...texts.keys()].filter((file) => reaching.has(file));
     },
     analyse(paths: readonly string[]): FileFacts[] {
       const facts = new Map(
         projects.flatMap((project) => {
           const own = paths.filter((path) => ownerOf(path) === project);
-          const analysed = own.length === 0 ? [] : analyseProject(project, own, workspace, notices);
+          const analysed = own.length === 0 ? [] : analyseProject(project, own, notices);
           return analysed.map((file) => [resolve(file.path), file] as const);
         }),
       );
@@ -62,7 +82,7 @@ export function openTypedProject(tsconfigPath: string) {
   };
 }
 
-function leafProjects(tsconfig: string, seen: Set<string>): LeafProject[] {
+function leafProjects(tsconfig: string, seen: Set<string>): Omit<LeafProject, 'workspace'>[] {
   if (seen.has(tsconfig)) {
     return [];
   }
@@ -106,13 +126,8 @@ function parseTsconfig(tsconfig: string): Typescript.ParsedCommandLine {
   );
 }
 
-function analyseProject(
-  project: LeafProject,
-  paths: readonly string[],
-  workspace: WorkspacePackages,
-  notices: string[],
-): FileFacts[] {
-  const first = analyseWith(project, paths, workspace, false);
+function analyseProject(project: LeafProject, paths: readonly string[], notices: string[]): FileFacts[] {
+  const first = analyseWith(project, paths, false);
   if (first.fallback) {
     notices.push(
       ts.findConfigFile(dirname(project.tsconfig), existsSync, `node_modules/${PACKAGE_NAME}/package.json`)
@@ -130,7 +145,7 @@ function analyseProject(
     .filter((file) => file.implementers.some((implementer) => implementer.base?.kind === 'unknown'))
     .map((file) => file.path);
   const full = new Map(
-    (again.length === 0 ? [] : analyseWith(project, again, workspace, true).facts).map((file) => [file.path, file]),
+    (again.length === 0 ? [] : analyseWith(project, again, true).facts).map((file) => [file.path, file]),
   );
   return first.facts.map((file) => full.get(file.path) ?? file);
 }
@@ -144,7 +159,6 @@ function analyseProject(
 function analyseWith(
   project: LeafProject,
   paths: readonly string[],
-  workspace: WorkspacePackages,
   followAll: boolean,
 ): { facts: FileFacts[]; fallback: boolean } {
   const options = { ...project.parsed.options, noLib: true, noEmit: true, ...(followAll ? {} : { types: [] }) };
@@ -154,7 +168,7 @@ function analyseWith(
   host.resolveModuleNameLiterals = (literals, containingFile, _redirect, _options, containingSourceFile) =>
     literals.map((literal) => {
       const mode = ts.getModeForUsageLocation(containingSourceFile, literal, project.parsed.options);
-      let resolvedModule = resolveFollowed(project, workspace, followAll, literal.text, containingFile, mode);
+      let resolvedModule = resolveFollowed(project, followAll, literal.text, containingFile, mode);
       if (literal.text === PACKAGE_NAME) {
         if (resolvedModule === undefined && OWN_DECLARATIONS !== undefined) {
           fallback = true;
@@ -168,7 +182,7 @@ function analyseWith(
       return { resolvedModule };
     });
   const program = ts.createProgram({ rootNames: paths, options, host });
-  const resolver = new StorageResolverBySymbol(
+  const resolver = new StorageResolver(
     program.getTypeChecker(),
     [...entries].flatMap((entry) => program.getSourceFile(entry) ?? []),
     'another-package',
@@ -210,8 +224,7 @@ function resolutionSetting({ moduleResolution, module }: Typescript.CompilerOpti
  * project's own classes, and parsing the declarations of every library the project uses would dominate the run time.
  */
 function resolveFollowed(
-  { parsed: { options }, cache }: LeafProject,
-  workspace: WorkspacePackages,
+  { parsed: { options }, cache, workspace }: LeafProject,
   followAll: boolean,
   name: string,
   containingFile: string,
