@@ -6,22 +6,13 @@ import type { ESLint } from 'eslint';
 import type { UpgradedText } from './upgrade-file-text.js';
 import { clause, upgradeMessages } from './upgrade-messages.js';
 
-const loaded = new Map<string, Promise<unknown>>();
-
-/**
- * The module `name` as code in `file` imports it: the project's own copy of an optional peer (Prettier, ESLint), never
- * one of ours, loaded once per process; `undefined` when none resolves from there.
- */
-function importProjectModule(file: string, name: string): Promise<unknown> | undefined {
-  let entry: string;
+/** The URL code in `file` imports `name` from: the project's own copy of an optional peer, never one of ours. */
+function projectModuleUrl(file: string, name: string): string | undefined {
   try {
-    entry = createRequire(join(dirname(file), 'noop.js')).resolve(name);
+    return pathToFileURL(createRequire(join(dirname(file), 'noop.js')).resolve(name)).href;
   } catch {
     return undefined;
   }
-  const module = loaded.get(entry) ?? import(pathToFileURL(entry).href);
-  loaded.set(entry, module);
-  return module;
 }
 
 /** The part of Prettier's API (2.x and 3.x) the upgrade uses; 2.x answers synchronously, which `await` absorbs. */
@@ -49,30 +40,29 @@ const MAX_PASSES = 10;
 const NO_CONFIG = new Set(['config-file-missing', 'no-config-found']);
 
 /**
- * The project's own tools for one upgrade run, applied to an upgraded file: first its ESLint (configured as `eslint`
- * run in `cwd` would be; unless `lintFix` is false), whose fixes apply only inside text the upgrade wrote; then its
- * Prettier, when the project configures it for the file and `before` was Prettier-formatted, so the upgrade never
- * reformats code it did not add (`cwd`'s `.prettierignore` honoured, as Prettier's CLI does). A tool that is missing,
- * unconfigured or ignores the file leaves the text as it is; one that fails does too, with a line in `notices`.
- * Resolves to the text and the ESLint rules whose fixes were applied.
+ * The project's own tools for one run, applied to an upgraded file: its ESLint (as `eslint` in `cwd` would be
+ * configured; unless `lintFix` is false), only its fixes inside text the upgrade wrote; then its Prettier, when the
+ * project configures it and `before` was formatted, so code the upgrade did not add is never reformatted (`cwd`'s
+ * `.prettierignore` honoured, as Prettier's CLI does). A tool that is missing, unconfigured, ignores the file or fails
+ * leaves the text as it is, failing with a line in `notices`. Resolves to the text and the rules whose fixes applied.
  */
 export function projectTools(cwd: string, lintFix: boolean) {
   // One ESLint per installation and run, so its configuration is read once a run, and afresh on the next.
-  const eslints = new Map<unknown, Promise<ESLint | undefined>>();
+  const eslints = new Map<string, Promise<ESLint | undefined>>();
   const lint = async (file: string, upgraded: UpgradedText): Promise<LintFixOutcome> => {
     const unfixed = { text: upgraded.text, rules: [] };
-    const module = lintFix ? importProjectModule(file, 'eslint') : undefined;
-    if (module === undefined) {
+    const url = lintFix ? projectModuleUrl(file, 'eslint') : undefined;
+    if (url === undefined) {
       return unfixed;
     }
     const instance =
-      eslints.get(module) ??
-      module.then((namespace) => {
+      eslints.get(url) ??
+      import(url).then((namespace: unknown) => {
         type Module = { ESLint?: typeof ESLint; default?: { ESLint?: typeof ESLint } };
         const ESLintClass = (namespace as Module).ESLint ?? (namespace as Module).default?.ESLint;
         return ESLintClass === undefined ? undefined : new ESLintClass({ cwd });
       });
-    eslints.set(module, instance);
+    eslints.set(url, instance);
     try {
       const eslint = await instance;
       return eslint === undefined || (await eslint.isPathIgnored(file))
@@ -84,7 +74,8 @@ export function projectTools(cwd: string, lintFix: boolean) {
     }
   };
   const format = async (file: string, before: string, after: string): Promise<{ text: string; failure?: string }> => {
-    const prettier = await importProjectModule(file, 'prettier')?.then(prettierApi, () => undefined);
+    const url = projectModuleUrl(file, 'prettier');
+    const prettier = url === undefined ? undefined : await import(url).then(prettierApi, () => undefined);
     if (prettier === undefined) {
       return { text: after };
     }

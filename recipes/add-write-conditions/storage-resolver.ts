@@ -67,18 +67,14 @@ const STORAGE: RuntimeExportName = 'CheckpointStorage';
  * resolved to, so a project's own interface of that name is never taken for it.
  */
 export class StorageResolver {
-  readonly #checker: Typescript.TypeChecker;
   readonly #storageDeclarations: ReadonlySet<Typescript.Declaration>;
   readonly #known = new Map<Typescript.Type, boolean>();
-  readonly #unseenBase: 'another-file' | 'another-package';
 
   constructor(
-    checker: Typescript.TypeChecker,
+    private readonly checker: Typescript.TypeChecker,
     entries: readonly Typescript.SourceFile[],
-    unseenBase: 'another-file' | 'another-package',
+    private readonly unseenBase: 'another-file' | 'another-package',
   ) {
-    this.#checker = checker;
-    this.#unseenBase = unseenBase;
     this.#storageDeclarations = new Set(
       entries.flatMap((entry) => {
         const module = checker.getSymbolAtLocation(entry);
@@ -89,8 +85,8 @@ export class StorageResolver {
   }
 
   /**
-   * Whether a type is checkpoint-fencing's `CheckpointStorage`, one derived from it, or either with `null`/`undefined`.
-   * `(T)`, JSDoc `?T` and `!T`, `Readonly<T>` and `Required<T>` are read through syntactically: there is no lib.
+   * Whether a type is `CheckpointStorage` or derived from it, with `null`/`undefined` or not; `(T)`, JSDoc `?T` and
+   * `!T`, `Readonly<T>` and `Required<T>` are read through syntactically: there is no lib.
    */
   isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean {
     const recurse = (inner: Typescript.TypeNode): boolean => this.isStorageType(inner);
@@ -110,12 +106,12 @@ export class StorageResolver {
       );
       return ts.isIntersectionTypeNode(node) ? present.some(recurse) : present.length > 0 && present.every(recurse);
     }
-    return this.#isStorage(this.#checker.getTypeAtLocation(node));
+    return this.#isStorage(this.checker.getTypeAtLocation(node));
   }
 
   /** Whether an object literal with no declared type is a storage by where it stands (an argument, a property). */
   isContextuallyStorage(literal: Typescript.ObjectLiteralExpression): boolean {
-    const contextual = this.#checker.getContextualType(literal);
+    const contextual = this.checker.getContextualType(literal);
     return contextual !== undefined && this.#isStorage(contextual);
   }
 
@@ -125,26 +121,26 @@ export class StorageResolver {
     if (expression === undefined) {
       return { kind: 'none' };
     }
-    const visible = this.#unaliased(this.#checker.getSymbolAtLocation(expression))
+    const visible = this.#unaliased(this.checker.getSymbolAtLocation(expression))
       ?.getDeclarations()
       ?.flatMap((candidate) => {
         const initializer = ts.isVariableDeclaration(candidate) ? candidate.initializer : candidate;
         return initializer !== undefined && ts.isClassLike(initializer) ? [initializer] : [];
       })[0];
     return visible === undefined
-      ? { kind: 'unknown', name: expression.getText(), where: this.#unseenBase }
+      ? { kind: 'unknown', name: expression.getText(), where: this.unseenBase }
       : { kind: 'visible', declaration: visible };
   }
 
   #unaliased(symbol: Typescript.Symbol | undefined): Typescript.Symbol | undefined {
     return symbol !== undefined && (symbol.flags & ts.SymbolFlags.Alias) !== 0
-      ? this.#checker.getAliasedSymbol(symbol)
+      ? this.checker.getAliasedSymbol(symbol)
       : symbol;
   }
 
   /** For a union (`null` and `undefined` aside), every member must be a storage; for an intersection, one member. */
   #isStorage(type: Typescript.Type): boolean {
-    const present = this.#checker.getNonNullableType(type);
+    const present = this.checker.getNonNullableType(type);
     if (present.isIntersection()) {
       return present.types.some((part) => this.#isStorage(part));
     }
@@ -169,12 +165,12 @@ export class StorageResolver {
 
   /** Extended interfaces and base classes, and the interfaces a class implements. */
   #inherited(type: Typescript.Type, symbol: Typescript.Symbol | undefined): Typescript.Type[] {
-    const bases = type.isClassOrInterface() ? [...this.#checker.getBaseTypes(type)] : [];
+    const bases = type.isClassOrInterface() ? [...this.checker.getBaseTypes(type)] : [];
     for (const declaration of symbol?.getDeclarations() ?? []) {
       if (ts.isClassLike(declaration)) {
         for (const clause of declaration.heritageClauses ?? []) {
           if (clause.token === ts.SyntaxKind.ImplementsKeyword) {
-            bases.push(...clause.types.map((heritage) => this.#checker.getTypeAtLocation(heritage)));
+            bases.push(...clause.types.map((heritage) => this.checker.getTypeAtLocation(heritage)));
           }
         }
       }

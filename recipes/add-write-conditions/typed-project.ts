@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
@@ -7,7 +7,7 @@ import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import { readImplementerFacts, syntaxError, type FileFacts } from './read-implementer-facts.js';
 import { StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
-import { workspacePackages, type WorkspacePackages } from './workspace-packages.js';
+import { nearestManifestField } from './package-manifest.js';
 
 /** This upgrade's own declarations of checkpoint-fencing: built, or the runtime's source in the repository. */
 const OWN_DECLARATIONS = ['../../runtime/index.d.ts', '../../runtime/index.ts']
@@ -21,7 +21,7 @@ interface LeafProject {
   readonly tsconfig: string;
   readonly parsed: Typescript.ParsedCommandLine;
   readonly cache: Typescript.ModuleResolutionCache;
-  readonly workspace: WorkspacePackages;
+  readonly workspace: ReturnType<typeof workspacePackages>;
 }
 
 /**
@@ -230,9 +230,20 @@ function resolveFollowed(
   containingFile: string,
   mode?: Typescript.ResolutionMode,
 ): Typescript.ResolvedModuleFull | undefined {
-  if (workspace.owns(name)) {
-    const file = workspace.resolve(name, containingFile, options, cache);
-    return file === undefined ? undefined : projectFile(file);
+  const [first = '', second = ''] = name.split('/');
+  if (workspace.names.has(first.startsWith('@') ? `${first}/${second}` : first)) {
+    const sourceOfOutput = workspace.outputs();
+    const host: Typescript.ModuleResolutionHost = {
+      ...ts.sys,
+      // An output that is not built yet exists for resolution's sake when its source does.
+      fileExists: (path) => ts.sys.fileExists(path) || sourceOfOutput.has(realPath(path)),
+      realpath: realPath,
+    };
+    const resolved = ts.resolveModuleName(name, containingFile, options, host, cache).resolvedModule;
+    const file = resolved === undefined ? undefined : realPath(resolved.resolvedFileName);
+    const source =
+      file === undefined ? undefined : (sourceOfOutput.get(file) ?? (workspace.sources.has(file) ? file : undefined));
+    return source === undefined ? undefined : projectFile(source);
   }
   const followed =
     followAll ||
@@ -251,4 +262,42 @@ function resolveFollowed(
 function projectFile(resolvedFileName: string): Typescript.ResolvedModuleFull {
   const extension = /\.d\.[mc]?ts$|\.[mc]?[jt]sx?$/.exec(resolvedFileName)?.[0] ?? ts.Extension.Ts;
   return { resolvedFileName, extension, isExternalLibraryImport: false };
+}
+
+/**
+ * The packages of `projects` as a workspace links them into node_modules: their `names`, their `sources`, and the
+ * source of each of their projects' outputs, built or not, as project references redirect declarations to sources.
+ */
+function workspacePackages(projects: readonly Typescript.ParsedCommandLine[]) {
+  const sources = new Set(projects.flatMap((parsed) => parsed.fileNames.map((file) => resolve(file))));
+  const folders = new Set([...sources].map((file) => dirname(file)));
+  let sourceOfOutput: Map<string, string> | undefined;
+  return {
+    names: new Set([...folders].flatMap((folder) => nearestManifestField(folder, 'name') ?? [])),
+    sources,
+    outputs: (): Map<string, string> =>
+      (sourceOfOutput ??= new Map(
+        projects.flatMap((parsed) =>
+          parsed.fileNames.flatMap((file) => {
+            const emitted = ts.getOutputFileNames(parsed, file, !ts.sys.useCaseSensitiveFileNames);
+            // A package may name the declaration beside its JavaScript even when the project does not emit one.
+            const declarations = emitted.flatMap((output) =>
+              /\.[cm]?js$/.test(output) ? [output.replace(/\.([cm]?)js$/, '.d.$1ts')] : [],
+            );
+            return [...emitted, ...declarations].map((output) => [resolve(output), resolve(file)] as const);
+          }),
+        ),
+      )),
+  };
+}
+
+/** The real path of `path`, also when it does not exist yet (an output not built): its existing part's, extended. */
+function realPath(path: string): string {
+  const absolute = resolve(path);
+  const parent = dirname(absolute);
+  return existsSync(absolute)
+    ? realpathSync(absolute)
+    : parent === absolute
+      ? absolute
+      : join(realPath(parent), basename(absolute));
 }

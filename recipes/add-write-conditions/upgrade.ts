@@ -55,9 +55,9 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   const notices: string[] = [];
   const tsconfig = options.project === undefined ? nearestTsconfig(cwd, notices) : resolve(cwd, options.project);
   const project = asUpgradeError(() => openTypedProject(tsconfig, notices));
-  const upgradable = project.fileNames
-    .map((file) => resolve(file))
-    .filter((file) => UPGRADABLE.test(file) && !NEVER_TOUCHED.test(relative(project.rootOf(file), file)));
+  const upgradable = project.fileNames.filter(
+    (file) => UPGRADABLE.test(file) && !NEVER_TOUCHED.test(relative(project.rootOf(file), file)),
+  );
   const paths = (options.paths ?? []).map((path) => resolve(cwd, path));
   const selected = selectFiles(upgradable, paths, tsconfig);
   const inRun = new Set(selected);
