@@ -9,12 +9,9 @@ import { upgradeMessages } from './upgrade-messages.js';
  * @throws Error naming the work tree when `git status` fails there, since uncommitted changes cannot be ruled out.
  */
 export function uncommittedFiles(files: readonly string[]): string[] {
-  const rootOfFolder = new Map<string, string | undefined>();
   const byRoot = new Map<string, string[]>();
   for (const file of files) {
-    const folder = dirname(file);
-    const root = rootOfFolder.has(folder) ? rootOfFolder.get(folder) : gitWorkTreeRoot(folder);
-    rootOfFolder.set(folder, root);
+    const root = gitWorkTreeRoot(dirname(file));
     if (root !== undefined) {
       byRoot.set(root, [...(byRoot.get(root) ?? []), file]);
     }
@@ -28,9 +25,7 @@ export function uncommittedFiles(files: readonly string[]): string[] {
       const reason = typeof stderr === 'string' && stderr.trim() !== '' ? stderr.trim().split('\n')[0] : String(error);
       throw new Error(upgradeMessages.gitStatusFailed(root, reason ?? ''), { cause: error });
     }
-    const dirty = new Set(
-      output.split('\0').flatMap((entry) => (entry.length > 3 ? [`${root}/${entry.slice(3)}`] : [])),
-    );
+    const dirty = new Set(output.split('\0').map((entry) => `${root}/${entry.slice(3)}`));
     // git reports real paths; a temp directory behind a symlink (macOS /tmp) must compare equal.
     return inTree.filter((file) => dirty.has(realpathSync(file)));
   });

@@ -4,7 +4,7 @@ import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import { membersAdded } from './member-edits.js';
 import { readImplementerFacts, syntaxError } from './read-implementer-facts.js';
-import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
+import { StorageResolver } from './storage-resolver.js';
 import { decideUpgrades } from './shape-decision.js';
 import { refusalsForSubclassesElsewhere } from './subclasses-in-other-files.js';
 import { upgradeFileText } from './upgrade-file-text.js';
@@ -45,12 +45,13 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   const text = file.source.slice(bom.length);
   // The script kind (JSX or not, JavaScript or TypeScript) follows the file's extension.
   const sourceFile = ts.createSourceFile(file.path, text, ts.ScriptTarget.Latest, true);
-  const [problem] =
-    (sourceFile as { readonly parseDiagnostics?: readonly Typescript.Diagnostic[] }).parseDiagnostics ?? [];
+  const program = oneFileProgram(sourceFile);
+  const [problem] = program.getSyntacticDiagnostics(sourceFile);
   if (problem !== undefined) {
     throw syntaxError(sourceFile, problem);
   }
-  const facts = readImplementerFacts(sourceFile, oneFileResolver(sourceFile));
+  const resolver = new StorageResolver(program.getTypeChecker(), [PACKAGE_STAND_IN], 'another-file');
+  const facts = readImplementerFacts(sourceFile, resolver);
   const decisions = decideUpgrades(
     facts.implementers,
     refusalsForSubclassesElsewhere(file.path, decideUpgrades(facts.implementers)),
@@ -66,8 +67,8 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   return upgraded === text ? undefined : bom + upgraded;
 }
 
-/** A resolver over a program of `sourceFile` alone, where every import but `checkpoint-fencing` stays unresolved. */
-function oneFileResolver(sourceFile: Typescript.SourceFile): StorageResolverBySymbol {
+/** A program of `sourceFile` alone, where every import but `checkpoint-fencing` stays unresolved. */
+function oneFileProgram(sourceFile: Typescript.SourceFile): Typescript.Program {
   const options = { noLib: true, noEmit: true, allowJs: true, types: [] };
   const host = ts.createCompilerHost(options);
   host.getSourceFile = (name) => (name === PACKAGE_STAND_IN.fileName ? PACKAGE_STAND_IN : sourceFile);
@@ -78,6 +79,5 @@ function oneFileResolver(sourceFile: Typescript.SourceFile): StorageResolverBySy
           ? { resolvedFileName: PACKAGE_STAND_IN.fileName, extension: ts.Extension.Dts }
           : undefined,
     }));
-  const program = ts.createProgram({ rootNames: [sourceFile.fileName], options, host });
-  return new StorageResolverBySymbol(program.getTypeChecker(), [PACKAGE_STAND_IN], 'another-file');
+  return ts.createProgram({ rootNames: [sourceFile.fileName], options, host });
 }

@@ -1,5 +1,6 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
+import type { RuntimeExportName } from '../../vocabulary/index.js';
 
 /** The class a class extends, as far as a resolver can see. */
 export type BaseClass =
@@ -7,18 +8,6 @@ export type BaseClass =
   | { readonly kind: 'visible'; readonly declaration: Typescript.ClassLikeDeclaration }
   /** Declared where the resolver cannot look: another file (the jscodeshift transform), or an unresolved package. */
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
-
-/**
- * What the fact reader cannot answer from the syntax of one file (doc/adr/0204), answered by a type checker: over the
- * project for the CLI, over the one file for the jscodeshift transform.
- */
-export interface StorageResolver {
-  /** Whether a type is checkpoint-fencing's `CheckpointStorage`, one derived from it, or either with `null`/`undefined`. */
-  isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean;
-  /** Whether an object literal with no declared type is a storage by where it stands (an argument, a property). */
-  isContextuallyStorage(literal: Typescript.ObjectLiteralExpression): boolean;
-  baseClassOf(declaration: Typescript.ClassLikeDeclaration): BaseClass;
-}
 
 /**
  * Every JSDoc comment attached to `node`: a `@typedef` usually sits in a comment of its own above the class comment,
@@ -66,4 +55,126 @@ export function importBindings(node: Typescript.Node) {
       typeOnly: element.isTypeOnly,
     })),
   };
+}
+
+const STORAGE: RuntimeExportName = 'CheckpointStorage';
+
+/**
+ * What the fact reader cannot answer from the syntax of one file (doc/adr/0204), answered by the type checker of a
+ * program over the project (the CLI) or over the one file (the jscodeshift transform): aliases, namespace imports,
+ * barrels, type aliases and interfaces that derive from `CheckpointStorage`, base classes, and object literals typed
+ * by where they are used. "The" `CheckpointStorage` is the one exported by `entries`, the files `checkpoint-fencing`
+ * resolved to, so a project's own interface of that name is never taken for it.
+ */
+export class StorageResolver {
+  readonly #storageDeclarations: ReadonlySet<Typescript.Declaration>;
+  readonly #known = new Map<Typescript.Type, boolean>();
+
+  constructor(
+    private readonly checker: Typescript.TypeChecker,
+    entries: readonly Typescript.SourceFile[],
+    private readonly unseenBase: 'another-file' | 'another-package',
+  ) {
+    this.#storageDeclarations = new Set(
+      entries.flatMap((entry) => {
+        const module = checker.getSymbolAtLocation(entry);
+        const exported = module && checker.tryGetMemberInModuleExports(STORAGE, module);
+        return this.#unaliased(exported)?.getDeclarations() ?? [];
+      }),
+    );
+  }
+
+  /**
+   * Whether a type is `CheckpointStorage` or derived from it, with `null`/`undefined` or not; `(T)`, JSDoc `?T` and
+   * `!T`, `Readonly<T>` and `Required<T>` are read through syntactically: there is no lib.
+   */
+  isStorageType(node: Typescript.TypeNode | Typescript.ExpressionWithTypeArguments): boolean {
+    const recurse = (inner: Typescript.TypeNode): boolean => this.isStorageType(inner);
+    if (ts.isParenthesizedTypeNode(node) || ts.isJSDocNullableType(node) || ts.isJSDocNonNullableType(node)) {
+      return recurse(node.type);
+    }
+    const [argument, ...others] = ts.isTypeReferenceNode(node) ? (node.typeArguments ?? []) : [];
+    const name = ts.isTypeReferenceNode(node) && ts.isIdentifier(node.typeName) ? node.typeName.text : undefined;
+    if ((name === 'Readonly' || name === 'Required') && argument !== undefined && others.length === 0) {
+      return recurse(argument);
+    }
+    if (ts.isIntersectionTypeNode(node) || ts.isUnionTypeNode(node)) {
+      const present = node.types.filter(
+        (member) =>
+          member.kind !== ts.SyntaxKind.UndefinedKeyword &&
+          !(ts.isLiteralTypeNode(member) && member.literal.kind === ts.SyntaxKind.NullKeyword),
+      );
+      return ts.isIntersectionTypeNode(node) ? present.some(recurse) : present.length > 0 && present.every(recurse);
+    }
+    return this.#isStorage(this.checker.getTypeAtLocation(node));
+  }
+
+  /** Whether an object literal with no declared type is a storage by where it stands (an argument, a property). */
+  isContextuallyStorage(literal: Typescript.ObjectLiteralExpression): boolean {
+    const contextual = this.checker.getContextualType(literal);
+    return contextual !== undefined && this.#isStorage(contextual);
+  }
+
+  /** The class `declaration` extends, as far as the program shows it. */
+  baseClassOf(declaration: Typescript.ClassLikeDeclaration): BaseClass {
+    const expression = extendsExpression(declaration);
+    if (expression === undefined) {
+      return { kind: 'none' };
+    }
+    const visible = this.#unaliased(this.checker.getSymbolAtLocation(expression))
+      ?.getDeclarations()
+      ?.flatMap((candidate) => {
+        const initializer = ts.isVariableDeclaration(candidate) ? candidate.initializer : candidate;
+        return initializer !== undefined && ts.isClassLike(initializer) ? [initializer] : [];
+      })[0];
+    return visible === undefined
+      ? { kind: 'unknown', name: expression.getText(), where: this.unseenBase }
+      : { kind: 'visible', declaration: visible };
+  }
+
+  #unaliased(symbol: Typescript.Symbol | undefined): Typescript.Symbol | undefined {
+    return symbol !== undefined && (symbol.flags & ts.SymbolFlags.Alias) !== 0
+      ? this.checker.getAliasedSymbol(symbol)
+      : symbol;
+  }
+
+  /** For a union (`null` and `undefined` aside), every member must be a storage; for an intersection, one member. */
+  #isStorage(type: Typescript.Type): boolean {
+    const present = this.checker.getNonNullableType(type);
+    if (present.isIntersection()) {
+      return present.types.some((part) => this.#isStorage(part));
+    }
+    const parts = present.isUnion() ? present.types : [present];
+    return parts.length > 0 && parts.every((part) => this.#namesOrDerives(part));
+  }
+
+  #namesOrDerives(type: Typescript.Type): boolean {
+    const target = (type as Partial<Typescript.TypeReference>).target ?? type;
+    const known = this.#known.get(target);
+    if (known !== undefined) {
+      return known;
+    }
+    this.#known.set(target, false);
+    const symbol = target.getSymbol();
+    const result =
+      (symbol?.getDeclarations() ?? []).some((declaration) => this.#storageDeclarations.has(declaration)) ||
+      this.#inherited(target, symbol).some((base) => this.#namesOrDerives(base));
+    this.#known.set(target, result);
+    return result;
+  }
+
+  /** Extended interfaces and base classes, and the interfaces a class implements. */
+  #inherited(type: Typescript.Type, symbol: Typescript.Symbol | undefined): Typescript.Type[] {
+    const bases = type.isClassOrInterface() ? [...this.checker.getBaseTypes(type)] : [];
+    for (const declaration of symbol?.getDeclarations() ?? []) {
+      if (ts.isClassLike(declaration)) {
+        for (const clause of declaration.heritageClauses ?? []) {
+          if (clause.token === ts.SyntaxKind.ImplementsKeyword) {
+            bases.push(...clause.types.map((heritage) => this.checker.getTypeAtLocation(heritage)));
+          }
+        }
+      }
+    }
+    return bases;
+  }
 }

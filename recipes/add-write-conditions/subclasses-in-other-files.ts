@@ -7,10 +7,10 @@ import { nearestManifest } from './package-manifest.js';
 import type { UpgradeDecision } from './shape-decision.js';
 import { extendsExpression, importBindings } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
+import { NEVER_TOUCHED } from './upgrade.js';
 
 const SAVE: StorageMemberName = 'save';
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
-const DECLARATION = /\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
 const SKIPPED_FOLDERS = ['node_modules', 'dist', 'build', 'coverage', '.git'].map((folder) => `**/${folder}`);
 
 /**
@@ -36,13 +36,9 @@ export function refusalsForSubclassesElsewhere(
 /** The first subclass (see above) of `className` in `file` that declares a `save`, named with its file relative to the root. */
 function subclassDeclaringSave(file: string, className: string): { name: string; file: string } | undefined {
   const root = packageRoot(dirname(resolve(file)));
-  const pending = [{ file: resolve(file), name: className }];
-  const seen = new Set<string>();
-  for (let base = pending.pop(); base !== undefined; base = pending.pop()) {
-    if (seen.has(`${base.file}#${base.name}`)) {
-      continue;
-    }
-    seen.add(`${base.file}#${base.name}`);
+  // Keyed by file and name, so a class met twice is searched once; a Map's iteration reaches entries set during it.
+  const bases = new Map([[`${resolve(file)}#${className}`, { file: resolve(file), name: className }]]);
+  for (const base of bases.values()) {
     // A cheap test first: a subclass names the base, or (a default import under another name) the base's file.
     const names = [base.name, basename(modulePath(base.file))];
     for (const candidate of sourceFiles(root)) {
@@ -51,7 +47,7 @@ function subclassDeclaringSave(file: string, className: string): { name: string;
           if (subclass.declaresSave) {
             return { name: subclass.name, file: relative(root, candidate.path).split('\\').join('/') };
           }
-          pending.push({ file: candidate.path, name: subclass.name });
+          bases.set(`${candidate.path}#${subclass.name}`, { file: candidate.path, name: subclass.name });
         }
       }
     }
@@ -81,7 +77,7 @@ function sourceFiles(root: string): { path: string; text: string }[] {
   if (files === undefined) {
     files = ts.sys
       .readDirectory(root, SOURCE_EXTENSIONS, SKIPPED_FOLDERS)
-      .filter((path) => !DECLARATION.test(path))
+      .filter((path) => !NEVER_TOUCHED.test(relative(root, path)))
       .map((path) => ({ path: resolve(path), text: readFileSync(path, 'utf8') }));
     filesByRoot.set(root, files);
   }
@@ -100,35 +96,26 @@ function subclassesIn(
   base: { readonly file: string; readonly name: string },
 ): { name: string; declaresSave: boolean }[] {
   const sourceFile = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
-  const locals = new Set<string>();
-  const namespaces = new Set<string>();
+  // What an `extends` clause naming the base reads, spaces aside: `Base`, `Renamed`, `ns.Base`.
+  const baseNames = new Set<string>();
   for (const imported of sourceFile.statements.flatMap((statement) => importBindings(statement) ?? [])) {
-    const { specifier, defaultName, namespace } = imported;
+    const { specifier, defaultName, namespace, named } = imported;
     const ofBaseFile =
       specifier.startsWith('.') && modulePath(resolve(dirname(path), specifier)) === modulePath(base.file);
     if (defaultName !== undefined && ofBaseFile) {
-      locals.add(defaultName);
+      baseNames.add(defaultName);
     }
-    for (const { local } of imported.named.filter((element) => element.imported === base.name)) {
-      locals.add(local);
+    for (const { local } of named.filter((element) => element.imported === base.name)) {
+      baseNames.add(local);
     }
     if (namespace !== undefined) {
-      namespaces.add(namespace);
+      baseNames.add(`${namespace}.${base.name}`);
     }
   }
   const found: { name: string; declaresSave: boolean }[] = [];
   const visit = (node: Typescript.Node): void => {
-    const extended = ts.isClassDeclaration(node) ? extendsExpression(node) : undefined;
-    const [namespace, named] =
-      extended !== undefined && ts.isPropertyAccessExpression(extended) ? [extended.expression, extended.name] : [];
-    const extendsBase =
-      extended !== undefined && ts.isIdentifier(extended)
-        ? locals.has(extended.text)
-        : namespace !== undefined &&
-          ts.isIdentifier(namespace) &&
-          namespaces.has(namespace.text) &&
-          named?.text === base.name;
-    if (ts.isClassDeclaration(node) && node.name !== undefined && extendsBase) {
+    const extended = ts.isClassDeclaration(node) ? extendsExpression(node)?.getText().replace(/\s/g, '') : undefined;
+    if (ts.isClassDeclaration(node) && node.name !== undefined && baseNames.has(extended ?? '')) {
       const declaresSave = node.members.some(
         ({ name }) => name !== undefined && (ts.isIdentifier(name) || ts.isStringLiteral(name)) && name.text === SAVE,
       );

@@ -1,35 +1,40 @@
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import { readImplementerFacts, syntaxError, type FileFacts } from './read-implementer-facts.js';
-import { StorageResolverBySymbol } from './resolve-storage-by-symbol.js';
+import { StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
-import { workspacePackages, type WorkspacePackages } from './workspace-packages.js';
+import { nearestManifestField } from './package-manifest.js';
 
 /** This upgrade's own declarations of checkpoint-fencing: built, or the runtime's source in the repository. */
 const OWN_DECLARATIONS = ['../../runtime/index.d.ts', '../../runtime/index.ts']
   .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
   .find((path) => existsSync(path));
 
-/** One tsconfig that lists source files, and the cache its module resolutions share. */
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)(['"])([^'"\r\n]+)\1/g;
+
+/** One tsconfig that lists source files, the cache its module resolutions share, and the workspace it is part of. */
 interface LeafProject {
   readonly tsconfig: string;
   readonly parsed: Typescript.ParsedCommandLine;
   readonly cache: Typescript.ModuleResolutionCache;
+  readonly workspace: ReturnType<typeof workspacePackages>;
 }
 
 /**
  * Reads `tsconfigPath`, following a solution-style tsconfig's `references` into every project, each analysed under
- * its own options. `analyse` parses files with types and returns their facts in the order given; `resolveModule`
- * resolves a bare specifier to a project file; `rootOf` is the folder of the tsconfig a file belongs to.
+ * its own options. `analyse` parses files with types and returns their facts in the order given, with notes for
+ * the user in `notices`; `rootOf` is the folder of the tsconfig a file belongs to.
  * @throws Error naming the tsconfig when it is invalid, its `extends` target is missing, or it (or a project it
  * references) matches no source files; `analyse` throws naming the file and position when one does not parse.
  */
-export function openTypedProject(tsconfigPath: string) {
-  const projects = leafProjects(resolve(tsconfigPath), new Set());
+export function openTypedProject(tsconfigPath: string, notices: string[]) {
+  const leaves = leafProjects(resolve(tsconfigPath), new Set());
+  const workspace = workspacePackages(leaves.map((project) => project.parsed));
+  const projects: LeafProject[] = leaves.map((project) => ({ ...project, workspace }));
   const owners = new Map<string, LeafProject>();
   for (const project of projects) {
     for (const file of project.parsed.fileNames) {
@@ -38,22 +43,37 @@ export function openTypedProject(tsconfigPath: string) {
       }
     }
   }
-  const notices: string[] = [];
   const ownerOf = (file: string): LeafProject => owners.get(resolve(file)) ?? (projects[0] as LeafProject);
-  const workspace = workspacePackages(projects.map((project) => project.parsed));
   return {
     fileNames: [...owners.keys()],
-    notices,
     rootOf: (file: string) => dirname(ownerOf(file).tsconfig),
-    resolveModule(specifier: string, from: string): string | undefined {
-      const resolved = resolveFollowed(ownerOf(from), workspace, false, specifier, from);
-      return resolved?.isExternalLibraryImport === true ? undefined : resolved?.resolvedFileName;
+    /**
+     * The files of `texts` that name `checkpoint-fencing`, and those that import (transitively) one that does: only
+     * these need a type-aware parse (doc/adr/0203).
+     */
+    filesReaching(texts: ReadonlyMap<string, string>): string[] {
+      const importers = new Map<string, string[]>();
+      for (const [file, text] of texts) {
+        for (const [, , specifier = ''] of text.matchAll(SPECIFIER)) {
+          const resolved = resolveFollowed(ownerOf(file), false, specifier, file);
+          if (resolved !== undefined && !resolved.isExternalLibraryImport) {
+            importers.set(resolved.resolvedFileName, [...(importers.get(resolved.resolvedFileName) ?? []), file]);
+          }
+        }
+      }
+      const reaching = new Set([...texts.keys()].filter((file) => texts.get(file)?.includes(PACKAGE_NAME)));
+      for (const target of reaching) {
+        for (const file of importers.get(target) ?? []) {
+          reaching.add(file);
+        }
+      }
+      return [...texts.keys()].filter((file) => reaching.has(file));
     },
     analyse(paths: readonly string[]): FileFacts[] {
       const facts = new Map(
         projects.flatMap((project) => {
           const own = paths.filter((path) => ownerOf(path) === project);
-          const analysed = own.length === 0 ? [] : analyseProject(project, own, workspace, notices);
+          const analysed = own.length === 0 ? [] : analyseProject(project, own, notices);
           return analysed.map((file) => [resolve(file.path), file] as const);
         }),
       );
@@ -62,7 +82,7 @@ export function openTypedProject(tsconfigPath: string) {
   };
 }
 
-function leafProjects(tsconfig: string, seen: Set<string>): LeafProject[] {
+function leafProjects(tsconfig: string, seen: Set<string>): Omit<LeafProject, 'workspace'>[] {
   if (seen.has(tsconfig)) {
     return [];
   }
@@ -106,13 +126,8 @@ function parseTsconfig(tsconfig: string): Typescript.ParsedCommandLine {
   );
 }
 
-function analyseProject(
-  project: LeafProject,
-  paths: readonly string[],
-  workspace: WorkspacePackages,
-  notices: string[],
-): FileFacts[] {
-  const first = analyseWith(project, paths, workspace, false);
+function analyseProject(project: LeafProject, paths: readonly string[], notices: string[]): FileFacts[] {
+  const first = analyseWith(project, paths, false);
   if (first.fallback) {
     notices.push(
       ts.findConfigFile(dirname(project.tsconfig), existsSync, `node_modules/${PACKAGE_NAME}/package.json`)
@@ -130,7 +145,7 @@ function analyseProject(
     .filter((file) => file.implementers.some((implementer) => implementer.base?.kind === 'unknown'))
     .map((file) => file.path);
   const full = new Map(
-    (again.length === 0 ? [] : analyseWith(project, again, workspace, true).facts).map((file) => [file.path, file]),
+    (again.length === 0 ? [] : analyseWith(project, again, true).facts).map((file) => [file.path, file]),
   );
   return first.facts.map((file) => full.get(file.path) ?? file);
 }
@@ -144,7 +159,6 @@ function analyseProject(
 function analyseWith(
   project: LeafProject,
   paths: readonly string[],
-  workspace: WorkspacePackages,
   followAll: boolean,
 ): { facts: FileFacts[]; fallback: boolean } {
   const options = { ...project.parsed.options, noLib: true, noEmit: true, ...(followAll ? {} : { types: [] }) };
@@ -154,7 +168,7 @@ function analyseWith(
   host.resolveModuleNameLiterals = (literals, containingFile, _redirect, _options, containingSourceFile) =>
     literals.map((literal) => {
       const mode = ts.getModeForUsageLocation(containingSourceFile, literal, project.parsed.options);
-      let resolvedModule = resolveFollowed(project, workspace, followAll, literal.text, containingFile, mode);
+      let resolvedModule = resolveFollowed(project, followAll, literal.text, containingFile, mode);
       if (literal.text === PACKAGE_NAME) {
         if (resolvedModule === undefined && OWN_DECLARATIONS !== undefined) {
           fallback = true;
@@ -168,7 +182,7 @@ function analyseWith(
       return { resolvedModule };
     });
   const program = ts.createProgram({ rootNames: paths, options, host });
-  const resolver = new StorageResolverBySymbol(
+  const resolver = new StorageResolver(
     program.getTypeChecker(),
     [...entries].flatMap((entry) => program.getSourceFile(entry) ?? []),
     'another-package',
@@ -210,16 +224,26 @@ function resolutionSetting({ moduleResolution, module }: Typescript.CompilerOpti
  * project's own classes, and parsing the declarations of every library the project uses would dominate the run time.
  */
 function resolveFollowed(
-  { parsed: { options }, cache }: LeafProject,
-  workspace: WorkspacePackages,
+  { parsed: { options }, cache, workspace }: LeafProject,
   followAll: boolean,
   name: string,
   containingFile: string,
   mode?: Typescript.ResolutionMode,
 ): Typescript.ResolvedModuleFull | undefined {
-  if (workspace.owns(name)) {
-    const file = workspace.resolve(name, containingFile, options, cache);
-    return file === undefined ? undefined : projectFile(file);
+  const [first = '', second = ''] = name.split('/');
+  if (workspace.names.has(first.startsWith('@') ? `${first}/${second}` : first)) {
+    const sourceOfOutput = workspace.outputs();
+    const host: Typescript.ModuleResolutionHost = {
+      ...ts.sys,
+      // An output that is not built yet exists for resolution's sake when its source does.
+      fileExists: (path) => ts.sys.fileExists(path) || sourceOfOutput.has(realPath(path)),
+      realpath: realPath,
+    };
+    const resolved = ts.resolveModuleName(name, containingFile, options, host, cache).resolvedModule;
+    const file = resolved === undefined ? undefined : realPath(resolved.resolvedFileName);
+    const source =
+      file === undefined ? undefined : (sourceOfOutput.get(file) ?? (workspace.sources.has(file) ? file : undefined));
+    return source === undefined ? undefined : projectFile(source);
   }
   const followed =
     followAll ||
@@ -238,4 +262,42 @@ function resolveFollowed(
 function projectFile(resolvedFileName: string): Typescript.ResolvedModuleFull {
   const extension = /\.d\.[mc]?ts$|\.[mc]?[jt]sx?$/.exec(resolvedFileName)?.[0] ?? ts.Extension.Ts;
   return { resolvedFileName, extension, isExternalLibraryImport: false };
+}
+
+/**
+ * The packages of `projects` as a workspace links them into node_modules: their `names`, their `sources`, and the
+ * source of each of their projects' outputs, built or not, as project references redirect declarations to sources.
+ */
+function workspacePackages(projects: readonly Typescript.ParsedCommandLine[]) {
+  const sources = new Set(projects.flatMap((parsed) => parsed.fileNames.map((file) => resolve(file))));
+  const folders = new Set([...sources].map((file) => dirname(file)));
+  let sourceOfOutput: Map<string, string> | undefined;
+  return {
+    names: new Set([...folders].flatMap((folder) => nearestManifestField(folder, 'name') ?? [])),
+    sources,
+    outputs: (): Map<string, string> =>
+      (sourceOfOutput ??= new Map(
+        projects.flatMap((parsed) =>
+          parsed.fileNames.flatMap((file) => {
+            const emitted = ts.getOutputFileNames(parsed, file, !ts.sys.useCaseSensitiveFileNames);
+            // A package may name the declaration beside its JavaScript even when the project does not emit one.
+            const declarations = emitted.flatMap((output) =>
+              /\.[cm]?js$/.test(output) ? [output.replace(/\.([cm]?)js$/, '.d.$1ts')] : [],
+            );
+            return [...emitted, ...declarations].map((output) => [resolve(output), resolve(file)] as const);
+          }),
+        ),
+      )),
+  };
+}
+
+/** The real path of `path`, also when it does not exist yet (an output not built): its existing part's, extended. */
+function realPath(path: string): string {
+  const absolute = resolve(path);
+  const parent = dirname(absolute);
+  return existsSync(absolute)
+    ? realpathSync(absolute)
+    : parent === absolute
+      ? absolute
+      : join(realPath(parent), basename(absolute));
 }

@@ -21,47 +21,40 @@ Exit codes: 0 success, 1 changes needed (or implementers skipped) under --check,
 
 const [EXIT_OK, EXIT_CHANGES_NEEDED, EXIT_ERROR] = [0, 1, 2];
 
-/** Bad arguments; like an upgrade error, it is shown as one line without a stack. */
-class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
 /**
- * Runs `checkpoint-fencing-codemod upgrade …argv` and resolves to its exit code; never rejects. An expected failure is
- * one line on stderr; anything else shows its stack.
+ * Runs `checkpoint-fencing-codemod upgrade …argv` and resolves to its exit code; never rejects. An expected failure
+ * (an upgrade error, bad arguments) is one line on stderr; anything else shows its stack.
  */
 export async function runUpgradeCommand(argv: readonly string[]): Promise<number> {
   try {
     return await upgradeCommand(argv);
   } catch (error) {
-    const expected = error instanceof Error && (error.name === 'UpgradeError' || error.name === 'UsageError');
-    const message = expected ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    const { name, message: reason, stack, code } = error instanceof Error ? (error as Error & { code?: unknown }) : {};
+    const message = String(code).startsWith('ERR_PARSE_ARGS_')
+      ? upgradeMessages.badArguments(reason ?? '')
+      : name === 'UpgradeError'
+        ? reason
+        : (stack ?? reason ?? String(error));
     process.stderr.write(`${CODEMOD_PACKAGE_NAME} upgrade: ${message}\n`);
     return EXIT_ERROR;
   }
 }
 
 async function upgradeCommand(argv: readonly string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        project: { type: 'string', short: 'p' },
-        'dry-run': { type: 'boolean' },
-        check: { type: 'boolean' },
-        json: { type: 'boolean' },
-        'allow-dirty': { type: 'boolean' },
-        'no-lint-fix': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(upgradeMessages.badArguments(error instanceof Error ? error.message : String(error)));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      project: { type: 'string', short: 'p' },
+      'dry-run': { type: 'boolean' },
+      check: { type: 'boolean' },
+      json: { type: 'boolean' },
+      'allow-dirty': { type: 'boolean' },
+      'no-lint-fix': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
   if (values.help === true) {
     process.stdout.write(`${USAGE}\n`);
     return EXIT_OK;
@@ -84,13 +77,7 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
   });
   const cwd = process.cwd();
   const show = (file: string): string => relative(cwd, file).split('\\').join('/');
-  // Relative to the work tree's root, git apply reads paths so from any folder in it (it skips those it takes to be
-  // outside the folder otherwise).
-  const patchRoot = gitWorkTreeRoot(cwd) ?? cwd;
-  const diff =
-    values['dry-run'] === true
-      ? unifiedDiff(report.changes, (file) => relative(patchRoot, realpathSync(file)))
-      : undefined;
+  const diff = values['dry-run'] === true ? unifiedDiff(report.changes, cwd) : undefined;
 
   if (json) {
     process.stdout.write(`${JSON.stringify(jsonReport(report, show, diff), null, 2)}\n`);
@@ -154,11 +141,14 @@ function createProgress(): { update: NonNullable<UpgradeOptions['onProgress']>; 
   };
 }
 
-/** A unified diff of `changes` that `git apply` accepts, CRLF and a missing final newline carried through. */
-function unifiedDiff(changes: readonly FileChange[], relativePath: (file: string) => string): string {
+/** A unified diff of `changes` that `git apply` accepts in `cwd`, CRLF and a missing final newline carried through. */
+function unifiedDiff(changes: readonly FileChange[], cwd: string): string {
+  // Relative to the work tree's root, git apply reads paths so from any folder in it (it skips those it takes to be
+  // outside the folder otherwise).
+  const root = gitWorkTreeRoot(cwd) ?? cwd;
   return changes
     .map((change) => {
-      const path = relativePath(change.file).split('\\').join('/');
+      const path = relative(root, realpathSync(change.file)).split('\\').join('/');
       const options = { context: 3, headerOptions: FILE_HEADERS_ONLY };
       const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, change.before, change.after, '', '', options);
       return `diff --git a/${path} b/${path}\n${patch}`;

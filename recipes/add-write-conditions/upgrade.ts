@@ -1,13 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { ts } from './typescript.js';
-import { filesReachingPackage } from './files-reaching-package.js';
 import { uncommittedFiles } from './git-worktree.js';
 import { membersAdded } from './member-edits.js';
 import { decideUpgrades, refusalsForPartialRun } from './shape-decision.js';
 import { openTypedProject } from './typed-project.js';
-import { formatWithProjectPrettier } from './project-prettier.js';
-import { projectLintFixer } from './project-lint-fix.js';
+import { projectTools } from './project-tools.js';
 import { upgradeFileText } from './upgrade-file-text.js';
 import { upgradeMessages } from './upgrade-messages.js';
 import type { FileChange, ImplementerReport, SkippedImplementer, UpgradeReport } from './upgrade-report.js';
@@ -56,10 +54,10 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   const cwd = resolve(options.cwd ?? process.cwd());
   const notices: string[] = [];
   const tsconfig = options.project === undefined ? nearestTsconfig(cwd, notices) : resolve(cwd, options.project);
-  const project = asUpgradeError(() => openTypedProject(tsconfig));
-  const upgradable = project.fileNames
-    .map((file) => resolve(file))
-    .filter((file) => UPGRADABLE.test(file) && !NEVER_TOUCHED.test(relative(project.rootOf(file), file)));
+  const project = asUpgradeError(() => openTypedProject(tsconfig, notices));
+  const upgradable = project.fileNames.filter(
+    (file) => UPGRADABLE.test(file) && !NEVER_TOUCHED.test(relative(project.rootOf(file), file)),
+  );
   const paths = (options.paths ?? []).map((path) => resolve(cwd, path));
   const selected = selectFiles(upgradable, paths, tsconfig);
   const inRun = new Set(selected);
@@ -72,7 +70,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
     texts.set(file, readFileSync(file, 'utf8'));
     options.onProgress?.('scan', index + 1, scanned.length);
   }
-  const reaching = filesReachingPackage(texts, (specifier, from) => project.resolveModule(specifier, from));
+  const reaching = project.filesReaching(texts);
   options.onProgress?.('analyse', 0, reaching.length);
   const analysed = asUpgradeError(() => project.analyse(reaching));
   options.onProgress?.('analyse', reaching.length, reaching.length);
@@ -87,8 +85,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   const implementers: ImplementerReport[] = [];
   const skipped: SkippedImplementer[] = [];
   const changes: FileChange[] = [];
-  notices.push(...project.notices);
-  const fixLint = options.lintFix === false ? undefined : projectLintFixer(cwd);
+  const finish = projectTools(cwd, options.lintFix !== false);
   for (const file of facts) {
     const own = decisions.filter((decision) => decision.implementer.file === file.path);
     for (const decision of own) {
@@ -111,19 +108,12 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
     const upgraded = upgradeFileText(file.path, file.text, own, file.imports);
     if (upgraded.text !== file.text) {
       const raw = texts.get(file.path) ?? readFileSync(file.path, 'utf8');
-      const bom = raw.startsWith(BOM) && !file.text.startsWith(BOM) ? BOM : '';
+      const bom = raw.startsWith(BOM) ? BOM : '';
       if (bom + file.text !== raw) {
         throw new UpgradeError(upgradeMessages.changedOnDisk(file.path));
       }
-      // Lint fixes first: they are found only in what the upgrade wrote, and Prettier then formats the fixed text.
-      const linted = (await fixLint?.(file.path, upgraded)) ?? { text: upgraded.text, rules: [] };
-      notices.push(...(linted.notice === undefined ? [] : [linted.notice]));
-      const formatted = await formatWithProjectPrettier(file.path, raw, bom + linted.text, cwd);
-      if (formatted.failure !== undefined) {
-        notices.push(upgradeMessages.prettierFailed(file.path, formatted.failure));
-      }
-      const lintFixes = linted.rules.length > 0 ? { lintFixes: linted.rules } : {};
-      changes.push({ file: file.path, before: raw, after: formatted.text, ...lintFixes });
+      const { text, lintFixes } = await finish(file.path, file.text, upgraded, notices);
+      changes.push({ file: file.path, before: raw, after: bom + text, ...(lintFixes.length > 0 ? { lintFixes } : {}) });
     }
   }
 

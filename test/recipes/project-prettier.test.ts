@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prettierApi } from '../../recipes/add-write-conditions/project-prettier.js';
+import { prettierApi } from '../../recipes/add-write-conditions/project-tools.js';
 
 const api = {
   resolveConfig: () => Promise.resolve({}),

@@ -1,0 +1,155 @@
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ESLint } from 'eslint';
+import type { UpgradedText } from './upgrade-file-text.js';
+import { clause, upgradeMessages } from './upgrade-messages.js';
+
+/** The URL code in `file` imports `name` from: the project's own copy of an optional peer, never one of ours. */
+function projectModuleUrl(file: string, name: string): string | undefined {
+  try {
+    return pathToFileURL(createRequire(join(dirname(file), 'noop.js')).resolve(name)).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The part of Prettier's API (2.x and 3.x) the upgrade uses; 2.x answers synchronously, which `await` absorbs. */
+interface Prettier {
+  resolveConfig(file: string, options?: { editorconfig?: boolean }): Promise<Record<string, unknown> | null>;
+  getFileInfo(file: string, options?: { ignorePath?: string }): Promise<{ ignored: boolean }>;
+  check(source: string, options: Record<string, unknown>): Promise<boolean>;
+  format(source: string, options: Record<string, unknown>): Promise<string>;
+}
+
+/**
+ * The API in the namespace `import('prettier')` gives: the namespace itself for Prettier 3; the default export for
+ * Prettier 2, CommonJS, whose namespace has only the names Node finds statically (`format`, not `resolveConfig`).
+ */
+export function prettierApi(namespace: unknown): Prettier | undefined {
+  const module = namespace as { default?: Prettier } & Partial<Prettier>;
+  return typeof module.resolveConfig === 'function' ? (module as Prettier) : module.default;
+}
+
+type LintFixOutcome = { readonly text: string; readonly rules: readonly string[]; readonly notice?: string };
+
+/** ESLint's own `--fix` stops after this many passes too. */
+const MAX_PASSES = 10;
+/** What ESLint 9+ and 8 throw for a project without a configuration: no lint rules to follow, so nothing to say. */
+const NO_CONFIG = new Set(['config-file-missing', 'no-config-found']);
+
+/**
+ * The project's own tools for one run, applied to an upgraded file: its ESLint (as `eslint` in `cwd` would be
+ * configured; unless `lintFix` is false), only its fixes inside text the upgrade wrote; then its Prettier, when the
+ * project configures it and `before` was formatted, so code the upgrade did not add is never reformatted (`cwd`'s
+ * `.prettierignore` honoured, as Prettier's CLI does). A tool that is missing, unconfigured, ignores the file or fails
+ * leaves the text as it is, failing with a line in `notices`. Resolves to the text and the rules whose fixes applied.
+ */
+export function projectTools(cwd: string, lintFix: boolean) {
+  // One ESLint per installation and run, so its configuration is read once a run, and afresh on the next.
+  const eslints = new Map<string, Promise<ESLint | undefined>>();
+  const lint = async (file: string, upgraded: UpgradedText): Promise<LintFixOutcome> => {
+    const unfixed = { text: upgraded.text, rules: [] };
+    const url = lintFix ? projectModuleUrl(file, 'eslint') : undefined;
+    if (url === undefined) {
+      return unfixed;
+    }
+    const instance =
+      eslints.get(url) ??
+      import(url).then((namespace: unknown) => {
+        type Module = { ESLint?: typeof ESLint; default?: { ESLint?: typeof ESLint } };
+        const ESLintClass = (namespace as Module).ESLint ?? (namespace as Module).default?.ESLint;
+        return ESLintClass === undefined ? undefined : new ESLintClass({ cwd });
+      });
+    eslints.set(url, instance);
+    try {
+      const eslint = await instance;
+      return eslint === undefined || (await eslint.isPathIgnored(file))
+        ? unfixed
+        : await fixInsertedText(eslint, file, upgraded);
+    } catch (error) {
+      const template = (error as { messageTemplate?: unknown } | undefined)?.messageTemplate;
+      return NO_CONFIG.has(String(template)) ? unfixed : { ...unfixed, notice: lintFixSkipped(file, firstLine(error)) };
+    }
+  };
+  const format = async (file: string, before: string, after: string): Promise<{ text: string; failure?: string }> => {
+    const url = projectModuleUrl(file, 'prettier');
+    const prettier = url === undefined ? undefined : await import(url).then(prettierApi, () => undefined);
+    if (prettier === undefined) {
+      return { text: after };
+    }
+    try {
+      const config = await prettier.resolveConfig(file, { editorconfig: true });
+      const ignorePath = join(cwd, '.prettierignore');
+      const info = await prettier.getFileInfo(file, existsSync(ignorePath) ? { ignorePath } : {});
+      const options = { ...config, filepath: file };
+      return config === null || info.ignored || !(await prettier.check(before, options))
+        ? { text: after }
+        : { text: await prettier.format(after, options) };
+    } catch (error) {
+      return { text: after, failure: firstLine(error) };
+    }
+  };
+  return async (file: string, before: string, upgraded: UpgradedText, notices: string[]) => {
+    // Lint fixes first: they are found only in what the upgrade wrote, and Prettier then formats the fixed text.
+    const linted = await lint(file, upgraded);
+    const formatted = await format(file, before, linted.text);
+    notices.push(
+      ...(linted.notice === undefined ? [] : [linted.notice]),
+      ...(formatted.failure === undefined ? [] : [upgradeMessages.prettierFailed(file, formatted.failure)]),
+    );
+    return { text: formatted.text, lintFixes: linted.rules };
+  };
+}
+
+/**
+ * Applies ESLint's fixes that lie inside the ranges the upgrade inserted, pass after pass, as `eslint --fix` does;
+ * after each pass a range grows or shrinks by the fixes inside it and moves by those before it.
+ */
+async function fixInsertedText(eslint: ESLint, file: string, upgraded: UpgradedText): Promise<LintFixOutcome> {
+  let { text, inserted } = upgraded;
+  const rules = new Set<string>();
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const [result] = await eslint.lintText(text, { filePath: file, warnIgnored: false });
+    const fatal = result?.messages.find((message) => message.fatal === true);
+    if (fatal !== undefined) {
+      return { text, rules: [...rules].sort(), notice: lintFixSkipped(file, fatal.message) };
+    }
+    const owner = ({ range: [start, end] }: { range: readonly [number, number] }): number =>
+      inserted.findIndex(([from, to]) => from <= start && end <= to);
+    const fixes = (result?.messages ?? [])
+      .flatMap(({ ruleId, fix }) =>
+        ruleId !== null && fix !== undefined && owner(fix) >= 0 ? [{ ...fix, ruleId }] : [],
+      )
+      .sort((a, b) => a.range[0] - b.range[0] || a.range[1] - b.range[1]);
+    // Overlapping or touching fixes wait for the next pass, as ESLint's own fixer has them.
+    const applied: typeof fixes = [];
+    for (const fix of fixes) {
+      if (fix.range[0] > (applied.at(-1)?.range[1] ?? -1)) {
+        applied.push(fix);
+      }
+    }
+    if (applied.length === 0) {
+      break;
+    }
+    for (const fix of applied.reverse()) {
+      const [start, end] = fix.range;
+      const [index, delta] = [owner(fix), fix.text.length - (end - start)];
+      text = text.slice(0, start) + fix.text + text.slice(end);
+      inserted = inserted.map(([from, to], other) =>
+        other < index ? [from, to] : other === index ? [from, to + delta] : [from + delta, to + delta],
+      );
+      rules.add(fix.ruleId);
+    }
+  }
+  return { text, rules: [...rules].sort() };
+}
+
+function lintFixSkipped(file: string, reason: string): string {
+  return `note: ${file}: the project's ESLint fixes were not applied (${clause(reason)}); the lines the upgrade wrote may need \`eslint --fix\`.`;
+}
+
+function firstLine(error: unknown): string {
+  return error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+}
