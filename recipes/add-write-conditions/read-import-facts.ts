@@ -2,10 +2,9 @@ import { dirname, resolve } from 'node:path';
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
-import type { ImportFacts, NamedImportFacts } from './implementer-facts.js';
+import type { ImportFacts } from './implementer-facts.js';
 import { CONDITION_TYPE, UNSUPPORTED_ERROR } from './member-templates.js';
 import { nearestManifestField } from './package-manifest.js';
-import { afterComma } from './source-style.js';
 import { importBindings, isJavaScriptFile } from './storage-resolver.js';
 
 /** The local name an `import x = require('checkpoint-fencing')` gets, unless the file already uses it. */
@@ -90,8 +89,7 @@ function packageImport(statement: Typescript.Statement) {
   const imported = importBindings(statement);
   if (imported !== undefined) {
     const bindings = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : undefined;
-    const list =
-      bindings && ts.isNamedImports(bindings) ? namedList(statement, bindings, bindings.elements) : undefined;
+    const list = bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 ? bindings : undefined;
     return imported.specifier === PACKAGE_NAME ? { syntax: 'import' as const, ...imported, list } : undefined;
   }
   const pattern = ts.isVariableStatement(statement) ? statement.declarationList.declarations[0]?.name : undefined;
@@ -113,28 +111,7 @@ function packageImport(statement: Typescript.Statement) {
       local: element.name.getText(),
       typeOnly: false,
     })),
-    list: ts.isObjectBindingPattern(pattern) ? namedList(statement, pattern, named) : undefined,
-  };
-}
-
-/** The braces of `list`, unless empty; `specifiers` are the names it may be rewritten with. */
-function namedList(
-  statement: Typescript.Statement,
-  list: Typescript.NamedImports | Typescript.ObjectBindingPattern,
-  specifiers: readonly Typescript.Node[],
-): NamedImportFacts | undefined {
-  const last = list.elements.at(-1);
-  if (last === undefined) {
-    return undefined;
-  }
-  const { end, comma } = afterComma(statement.getSourceFile().text, last.end);
-  return {
-    start: statement.getStart(),
-    end: statement.end,
-    braces: { open: list.getStart(), close: list.end - 1 },
-    lastSpecifierEnd: end,
-    trailingComma: comma,
-    specifiers: specifiers.map((specifier) => specifier.getText()),
+    list: ts.isObjectBindingPattern(pattern) && pattern.elements.length > 0 ? pattern : undefined,
   };
 }
 

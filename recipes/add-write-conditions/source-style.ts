@@ -73,12 +73,6 @@ export function lineIndent(text: string, offset: number): string {
   return /^[ \t]*/.exec(lineAt(text, offset))?.[0] ?? '';
 }
 
-/** `end`, or the end of the comma (and whitespace before it) that follows it in `text`. */
-export function afterComma(text: string, end: number): { end: number; comma: boolean } {
-  const comma = /^\s*,/.exec(text.slice(end));
-  return { end: end + (comma?.[0].length ?? 0), comma: comma !== null };
-}
-
 /** The whole line `offset` is on, without its newline. */
 export function lineAt(text: string, offset: number): string {
   const start = text.lastIndexOf('\n', offset - 1) + 1;
