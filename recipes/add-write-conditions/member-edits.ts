@@ -9,13 +9,6 @@ import { columns, lineIndent, type SourceStyle } from './source-style.js';
 import type { TextEdit } from './upgrade-file-text.js';
 import { markerText } from './upgrade-messages.js';
 
-const KEPT_MODIFIERS = [
-  ts.SyntaxKind.PublicKeyword,
-  ts.SyntaxKind.ProtectedKeyword,
-  ts.SyntaxKind.PrivateKeyword,
-  ts.SyntaxKind.ReadonlyKeyword,
-];
-
 /** One decision being written, with what its text depends on: the file, its style, and the names and indent it uses. */
 interface Writer {
   readonly decision: UpgradeDecision;
@@ -134,7 +127,6 @@ function separator({ implementer, source, style }: Writer): string {
   return blank ? style.newline + style.newline : style.newline;
 }
 
-/** The modifiers of the member, as nodes. */
 function modifiers(save: SaveFacts): readonly Typescript.ModifierLike[] {
   return ts.canHaveModifiers(save.member) ? (ts.getModifiers(save.member) ?? []) : [];
 }
@@ -197,7 +189,9 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
   // An arrow function has no `this` of its own to declare.
   const thisParameter = kind === 'arrow-field' ? undefined : fn?.parameters.find(isThisParameter)?.getText();
   const { lines: decoratorLines, inline } = movedDecorators(writer, like);
-  const kept = like === undefined ? [] : modifiers(like).filter((modifier) => KEPT_MODIFIERS.includes(modifier.kind));
+  const kept = (like === undefined ? [] : modifiers(like)).filter((m) =>
+    /^(?:public|protected|private|readonly)$/.test(m.getText()),
+  );
   const values = {
     ...naming,
     modifiers: `${inline}${accessibility}${kept.map((modifier) => `${modifier.getText()} `).join('')}${override}`,
@@ -285,7 +279,6 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
       `add-write-conditions: ${writer.implementer.name} has a save without parameters or body to extend; this is a bug.`,
     );
   }
-  const nl = style.newline;
   const typed = typedParameters(save);
   const padding = (written: number, typedHere: boolean) =>
     [unused(naming.id), unused(naming.checkpoint)]
@@ -295,29 +288,27 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
   const headIndent = lineIndent(source, fn.getStart());
   // A block's braces, or an expression body's extent.
   const [open, close] = [fnBody.getStart(), ts.isBlock(fnBody) ? fnBody.end - 1 : fnBody.end];
-  // A body on the same line as the head moves below the refusal (see below), so only the head has to fit.
+  // A body on the same line as the head moves below the refusal, so only the head has to fit.
   const oneLineBlock = ts.isBlock(fnBody) && !source.slice(open + 1, close).includes('\n');
   const edits = parametersAdded(writer, fn, added, { lineEnd: oneLineBlock ? open + 1 : undefined });
   if (save.assigned && ts.isPropertyDeclaration(member) && member.type && ts.isFunctionTypeNode(member.type)) {
     const inType = [...padding(member.type.parameters.length, true), conditionParameter(writer, true, true)];
     edits.push(...parametersAdded(writer, member.type, inType, {}));
   }
-  const values = { condition: naming.condition, refusal: refusal(writer, save.isAsync) };
-  if (!ts.isBlock(fnBody)) {
-    const expression = source.slice(open, close);
-    const text = fillTemplate(TEMPLATES.expressionBody, { ...values, expression }, headIndent, style).join(nl);
-    return [...edits, { start: open, end: close, text: text.slice(headIndent.length) }];
+  const values = {
+    condition: naming.condition,
+    refusal: refusal(writer, save.isAsync),
+    expression: source.slice(open, close),
+    statements: source.slice(open + 1, close).trim(),
+  };
+  if (!ts.isBlock(fnBody) || oneLineBlock) {
+    const template = ts.isBlock(fnBody) ? TEMPLATES.oneLineBody : TEMPLATES.expressionBody;
+    const text = fillTemplate(template, values, headIndent, style).join(style.newline);
+    return [...edits, { start: open, end: fnBody.end, text: text.slice(headIndent.length) }];
   }
-  const inside = source.slice(open + 1, close);
-  const bodyIndent = /\r?\n([ \t]*)\S/.exec(inside)?.[1] ?? headIndent + style.indentUnit;
-  const guard = fillTemplate(TEMPLATES.guard, values, bodyIndent, style).join(nl);
-  const start = open + 1;
-  // A body on one line (`{ rows.set(id, cp); return cp; }`) gets its statements on a line of their own below the
-  // refusal, and its brace on the next, rather than statements trailing the refusal's closing brace.
-  const empty = inside.trim() === '';
-  const oneLine = !empty && !inside.includes('\n');
-  const rest = empty ? `${nl}${headIndent}` : oneLine ? `${nl}${bodyIndent}${inside.trim()}${nl}${headIndent}` : '';
-  return [...edits, { start, end: oneLine ? close : start, text: `${nl}${guard}${rest}` }];
+  const bodyIndent = /\r?\n([ \t]*)\S/.exec(values.expression)?.[1] ?? headIndent + style.indentUnit;
+  const guard = fillTemplate(TEMPLATES.guard, values, bodyIndent, style).join(style.newline);
+  return [...edits, { start: open + 1, end: open + 1, text: style.newline + guard }];
 }
 
 /** `added` after the parameters of `signature`, in the parentheses an arrow's single parameter lacked. */

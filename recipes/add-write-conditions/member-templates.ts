@@ -34,6 +34,11 @@ export const TEMPLATES = {
 ${INDENTED_GUARD}
   return {{expression}};
 }`,
+  /** A block written on one line (`{ rows.set(id, cp); }`), its statements put below the refusal. */
+  oneLineBody: `{
+${INDENTED_GUARD}
+  {{statements}}
+}`,
   /** A `save` of each member kind that refuses every condition but `any()` and sends the rest to `target`. */
   delegatingSave: {
     method: METHOD_HEAD + DELEGATING_BODY,
@@ -89,7 +94,8 @@ export function fillTemplate(
         list = value;
         return '\0';
       });
-    return list === undefined ? [lead + text] : listLines(lead, text, list, style, width);
+    // A line that fills to nothing (an empty `{{statements}}`) is left out.
+    return list !== undefined ? listLines(lead, text, list, style, width) : text === '' ? [] : [lead + text];
   });
 }
 

@@ -17,12 +17,7 @@ const NAMESPACE_NAME = 'checkpointFencing';
  */
 export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly = false): ImportFacts {
   const { text, statements } = sourceFile;
-  const importStatements = statements.filter(
-    (statement) =>
-      ts.isImportDeclaration(statement) ||
-      ts.isImportEqualsDeclaration(statement) ||
-      requiredModule(statement) !== undefined,
-  );
+  const importStatements = statements.filter((s) => importBindings(s) !== undefined || requiredModule(s) !== undefined);
   const imports = importStatements.flatMap((statement) => packageImport(statement) ?? []);
   // The directive prologue (`'use strict';`) must stay first.
   const firstOther = statements.findIndex((s) => !ts.isExpressionStatement(s) || !ts.isStringLiteral(s.expression));
@@ -96,12 +91,8 @@ function packageImport(statement: Typescript.Statement) {
   if (pattern === undefined || requiredModule(statement) !== PACKAGE_NAME) {
     return undefined;
   }
-  const named = (ts.isObjectBindingPattern(pattern) ? pattern.elements : []).filter(
-    (element) =>
-      ts.isIdentifier(element.name) &&
-      ts.isIdentifier(element.propertyName ?? element.name) &&
-      element.dotDotDotToken === undefined,
-  );
+  const elements = ts.isObjectBindingPattern(pattern) ? pattern.elements : [];
+  const named = elements.filter((element) => ts.isIdentifier(element.name) && element.dotDotDotToken === undefined);
   return {
     syntax: 'require' as const,
     typeOnly: false,
@@ -111,7 +102,7 @@ function packageImport(statement: Typescript.Statement) {
       local: element.name.getText(),
       typeOnly: false,
     })),
-    list: ts.isObjectBindingPattern(pattern) && pattern.elements.length > 0 ? pattern : undefined,
+    list: ts.isObjectBindingPattern(pattern) && elements.length > 0 ? pattern : undefined,
   };
 }
 
