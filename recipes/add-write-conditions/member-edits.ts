@@ -16,7 +16,6 @@ interface Writer {
   readonly source: string;
   readonly style: SourceStyle;
   readonly names: GeneratedNames;
-  /** Type annotations are written (TypeScript), or JSDoc instead (JavaScript). */
   readonly typescript: boolean;
   readonly indent: string;
   readonly naming: ReturnType<typeof namingOf>;
@@ -69,20 +68,19 @@ export function memberEdits(
     // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
     // overrides nothing, while the generated save overrides what the old one did.
     const overrides = modifiers(save).filter((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword);
-    edits.push(...[decorators(source, save), tokens(source, overrides)].filter((edit) => edit !== undefined));
+    const deleted = [tokens(source, modifiers(save).filter(ts.isDecorator)), tokens(source, overrides)];
+    edits.push(...deleted.filter((edit) => edit !== undefined));
     const text = generatedSave(writer, save, `this.${renamed}`).join(style.newline);
     edits.push({ start: save.member.end, end: save.member.end, text: separator(writer) + text });
   }
   const appended = [
-    ...(saveShape === 'inherited' || saveShape === 'refusing'
-      ? [generatedSave(writer, undefined, saveShape === 'inherited' ? 'super.save' : undefined)]
-      : []),
+    ...(saveShape === 'inherited' ? [generatedSave(writer, undefined, 'super.save')] : []),
+    ...(saveShape === 'refusing' ? [generatedSave(writer, undefined, undefined)] : []),
     ...(decision.addWriteVersion ? [writeVersion(writer)] : []),
   ];
-  const [first, ...rest] = appended;
-  return first === undefined
-    ? edits
-    : [...edits, appendMembers(writer, [[...(editsSave ? [] : marker), ...first], ...rest])];
+  // The marker goes above the first member the decision adds, unless it already stands above the edited `save`.
+  appended[0]?.unshift(...(editsSave ? [] : marker));
+  return appended.length === 0 ? edits : [...edits, appendMembers(writer, appended)];
 }
 
 /** The parameter names generated members use: those the implementer already uses, or the interface's. */
@@ -127,22 +125,17 @@ function separator({ implementer, source, style }: Writer): string {
   return blank ? style.newline + style.newline : style.newline;
 }
 
-function modifiers(save: SaveFacts): readonly Typescript.ModifierLike[] {
-  return ts.canHaveModifiers(save.member) ? (ts.getModifiers(save.member) ?? []) : [];
-}
-
-/** From the first decorator to the token after the last: they move to the generated `save`. */
-function decorators(source: string, save: SaveFacts | undefined): TextEdit | undefined {
+/** The decorators and modifiers of the member, as written. */
+function modifiers(save: SaveFacts | undefined): readonly Typescript.ModifierLike[] {
   const member = save?.member;
-  return tokens(source, member !== undefined && ts.canHaveDecorators(member) ? (ts.getDecorators(member) ?? []) : []);
+  return member !== undefined && ts.canHaveModifiers(member) ? (member.modifiers ?? []) : [];
 }
 
-/** Deletes a range of tokens, from the first one's start to the next token after the last (so the whitespace between). */
+/** Deletes `nodes` and the whitespace after them. */
 function tokens(text: string, nodes: readonly Typescript.Node[]): TextEdit | undefined {
   const [first, last] = [nodes[0], nodes.at(-1)];
-  return first === undefined || last === undefined
-    ? undefined
-    : { start: first.getStart(), end: last.end + (/^\s*/.exec(text.slice(last.end))?.[0].length ?? 0), text: '' };
+  const end = last && last.end + (/^\s*/.exec(text.slice(last.end))?.[0].length ?? 0);
+  return first && end !== undefined ? { start: first.getStart(), end, text: '' } : undefined;
 }
 
 /** Renames the member; a signature the longer name pushes past the width has its parameters broken one a line. */
@@ -169,10 +162,9 @@ function conditionParameter({ typescript, names, naming }: Writer, optional: boo
 }
 
 /**
- * A `save(id, checkpoint, condition?)` that refuses every condition but `any()` and sends the rest (the two-argument
- * call included) to `target`, or with no `target` refuses every write; written as the member the decision asks for (a
- * method, or an arrow or function field), with the type parameters, `this` parameter, modifiers and decorators of
- * `like`, the member it stands beside.
+ * A `save(id, checkpoint, condition?)` that refuses every condition but `any()` and sends the rest to `target`, or
+ * without one refuses every write; of the member kind the decision asks for, with the type parameters, `this`
+ * parameter, modifiers and decorators of `like`, the member it stands beside.
  */
 function generatedSave(writer: Writer, like: SaveFacts | undefined, target: string | undefined): string[] {
   const { decision, naming, style, typescript, source } = writer;
@@ -189,9 +181,7 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
   // An arrow function has no `this` of its own to declare.
   const thisParameter = kind === 'arrow-field' ? undefined : fn?.parameters.find(isThisParameter)?.getText();
   const { lines: decoratorLines, inline } = movedDecorators(writer, like);
-  const kept = (like === undefined ? [] : modifiers(like)).filter((m) =>
-    /^(?:public|protected|private|readonly)$/.test(m.getText()),
-  );
+  const kept = modifiers(like).filter((m) => /^(?:public|protected|private|readonly)$/.test(m.getText()));
   const values = {
     ...naming,
     modifiers: `${inline}${accessibility}${kept.map((modifier) => `${modifier.getText()} `).join('')}${override}`,
@@ -231,7 +221,7 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
  * when they stood on the member's line, a prefix of the generated head.
  */
 function movedDecorators({ indent, source }: Writer, like: SaveFacts | undefined) {
-  const range = decorators(source, like);
+  const range = tokens(source, modifiers(like).filter(ts.isDecorator));
   const moved = range === undefined ? '' : source.slice(range.start, range.end);
   const lastBreak = moved.lastIndexOf('\n');
   if (lastBreak === -1) {

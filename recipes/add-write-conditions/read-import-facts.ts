@@ -31,9 +31,7 @@ export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly 
     )[0]?.local;
   const conditionType = existing(CONDITION_TYPE, false);
   const unsupportedError = existing(UNSUPPORTED_ERROR, true);
-  const valueNamespace = imports.find(
-    (declaration) => declaration.namespace !== undefined && !declaration.typeOnly,
-  )?.namespace;
+  const valueNamespace = imports.find((d) => d.namespace !== undefined && !d.typeOnly)?.namespace;
   // `import { … }` is not CommonJS syntax under `verbatimModuleSyntax`: without a value import to add names to, a
   // TypeScript file in CommonJS syntax gets `import x = require(…)`.
   const newNamespace =
@@ -41,7 +39,7 @@ export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly 
     (commonJsOnly || writesCommonJsSyntax(sourceFile)) &&
     valueNamespace === undefined &&
     unsupportedError === undefined &&
-    !imports.some((declaration) => !declaration.typeOnly && declaration.syntax === 'import' && declaration.list)
+    !imports.some((d) => !d.typeOnly && d.syntax === 'import' && d.list)
       ? freeName(NAMESPACE_NAME, text)
       : undefined;
   const namespace = valueNamespace ?? newNamespace;

@@ -43,7 +43,6 @@ export function detectSourceStyle(source: string, file: string): SourceStyle {
     // Without a broken parameter list to go by, follow the other lists: Prettier's default puts commas in both.
     parameterTrailingCommas:
       parameterCommas === 0 && parameterNoCommas === 0 ? trailingCommas : parameterCommas >= parameterNoCommas,
-    // `import { a }` or `import {a}`: the file's own braces decide; spaced when it has none.
     bracketSpacing:
       count(source, /\b(?:import|export)(?:\s+type)?\s*\{[ \t]+\S|\bconst\s*\{[ \t]+\S/g) >=
       count(source, /\b(?:import|export)(?:\s+type)?\s*\{[^\s}]|\bconst\s*\{[^\s}]/g),
