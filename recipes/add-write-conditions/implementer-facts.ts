@@ -84,7 +84,7 @@ export interface SaveFacts {
   readonly parameters: readonly Typescript.ParameterDeclaration[];
 }
 
-/** How a file imports from `checkpoint-fencing`, digested into how generated names are spelled and imported. */
+/** How a file imports from `checkpoint-fencing`: how generated code spells the names it needs, where imports go. */
 export interface ImportFacts {
   /** Types are written (TypeScript), or JSDoc instead (JavaScript). */
   readonly typescript: boolean;
@@ -94,8 +94,8 @@ export interface ImportFacts {
   /** The `import x = require(…)` a TypeScript file in CommonJS syntax gets: names then go through `x`. */
   readonly newNamespace: string | undefined;
   /** The value import to merge names into, and the type-only one for the condition type. */
-  readonly valueImport: NamedImportFacts | undefined;
-  readonly typeImport: NamedImportFacts | undefined;
+  readonly valueImport: NamedImportList | undefined;
+  readonly typeImport: NamedImportList | undefined;
   /** After the last import, else after the directive prologue, else before the first statement and its comments. */
   readonly newImport: { readonly at: number; readonly after: 'import' | 'directive' | undefined };
   /** `require` in a CommonJS JavaScript file, where `import` is a syntax error. */
@@ -109,13 +109,5 @@ export interface GeneratedNames {
   readonly unsupportedError: string;
 }
 
-/** The `{ … }` of an import or `const { … } = require(…)` with at least one name; `specifiers` as written. */
-export interface NamedImportFacts {
-  readonly start: number;
-  readonly end: number;
-  readonly braces: { readonly open: number; readonly close: number };
-  /** After the last name and its trailing comma. */
-  readonly lastSpecifierEnd: number;
-  readonly trailingComma: boolean;
-  readonly specifiers: readonly string[];
-}
+/** The `{ … }` of an import or `const { … } = require(…)`, with at least one name. */
+export type NamedImportList = Typescript.NamedImports | Typescript.ObjectBindingPattern;

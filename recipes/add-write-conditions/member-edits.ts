@@ -1,36 +1,23 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
-import type { GeneratedNames, ImplementerFacts, SaveFacts } from './implementer-facts.js';
-import { commentLines, fillTemplate, itemsAfter, TEMPLATES } from './member-templates.js';
+import type { GeneratedNames, ImplementerFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
+import { commentLines, fillTemplate, listEdits, TEMPLATES } from './member-templates.js';
 import { isThisParameter } from './read-implementer-facts.js';
 import { attachedCommentsStart } from './read-import-facts.js';
 import type { UpgradeDecision } from './shape-decision.js';
-import { afterComma, columns, lineAt, lineIndent, type SourceStyle } from './source-style.js';
+import { columns, lineIndent, type SourceStyle } from './source-style.js';
 import type { TextEdit } from './upgrade-file-text.js';
 import { markerText } from './upgrade-messages.js';
 
-const KEPT_MODIFIERS = [
-  ts.SyntaxKind.PublicKeyword,
-  ts.SyntaxKind.ProtectedKeyword,
-  ts.SyntaxKind.PrivateKeyword,
-  ts.SyntaxKind.ReadonlyKeyword,
-];
-
-/** Everything the text of a member depends on besides the decision. */
-export interface MemberTextContext {
+/** One decision being written, with what its text depends on: the file, its style, and the names and indent it uses. */
+interface Writer {
+  readonly decision: UpgradeDecision;
+  readonly implementer: ImplementerFacts;
   readonly source: string;
   readonly style: SourceStyle;
   readonly names: GeneratedNames;
-  /** Whether to write type annotations (TypeScript) or leave them out (JavaScript). */
   readonly typescript: boolean;
-}
-
-/** One decision being written: the indent of its members, and the parameter names they use. */
-interface Writer extends MemberTextContext {
-  readonly decision: UpgradeDecision;
-  readonly implementer: ImplementerFacts;
   readonly indent: string;
-  readonly body: ReturnType<typeof bodyOf>;
   readonly naming: ReturnType<typeof namingOf>;
 }
 
@@ -47,23 +34,28 @@ export function membersAdded(decision: UpgradeDecision): string[] {
  * extended `save`, the new `writeVersion`. Everything else in the file stays byte for byte. A generated member keeps
  * the kind of the member it stands beside (an arrow-function field, `async`) and the parameter names it uses.
  */
-export function memberEdits(decision: UpgradeDecision, context: MemberTextContext): TextEdit[] {
+export function memberEdits(
+  decision: UpgradeDecision,
+  source: string,
+  style: SourceStyle,
+  { names, typescript }: ImportFacts,
+): TextEdit[] {
   const { implementer, saveShape, unconditionalSaveName: renamed, superSaveRename } = decision;
   if (decision.skipReason !== undefined) {
     return [];
   }
   // A `super.save` that meant the base's unconditional write keeps reaching it under its new name.
-  const edits: TextEdit[] = implementer.superSaveNames.flatMap((name) => {
+  const edits: TextEdit[] = (superSaveRename === undefined ? [] : implementer.superSaveNames).map((name) => {
     const quote = ts.isStringLiteralLike(name) ? 1 : 0;
-    return superSaveRename === undefined
-      ? []
-      : [{ start: name.getStart() + quote, end: name.end - quote, text: superSaveRename }];
+    return { start: name.getStart() + quote, end: name.end - quote, text: superSaveRename ?? '' };
   });
-  const { style, source } = context;
   const save = implementer.ownSave;
-  const body = bodyOf(source, implementer.node);
-  const indent = body.memberIndent !== '' ? body.memberIndent : body.outerIndent + style.indentUnit;
-  const writer: Writer = { ...context, decision, implementer, indent, body, naming: namingOf(implementer) };
+  const firstMember = membersOf(implementer.node)[0];
+  const memberIndent = firstMember === undefined ? '' : lineIndent(source, firstMember.getStart());
+  const indent =
+    memberIndent !== '' ? memberIndent : lineIndent(source, implementer.node.getStart()) + style.indentUnit;
+  const naming = namingOf(implementer);
+  const writer: Writer = { decision, implementer, source, style, names, typescript, indent, naming };
   const marker = commentLines(indent, markerText(decision), style);
   const editsSave = save !== undefined && !['unchanged', 'inherited', 'refusing'].includes(saveShape);
   if (editsSave) {
@@ -76,20 +68,19 @@ export function memberEdits(decision: UpgradeDecision, context: MemberTextContex
     // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
     // overrides nothing, while the generated save overrides what the old one did.
     const overrides = modifiers(save).filter((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword);
-    edits.push(...[decorators(source, save), tokens(source, overrides)].filter((edit) => edit !== undefined));
+    const deleted = [tokens(source, modifiers(save).filter(ts.isDecorator)), tokens(source, overrides)];
+    edits.push(...deleted.filter((edit) => edit !== undefined));
     const text = generatedSave(writer, save, `this.${renamed}`).join(style.newline);
     edits.push({ start: save.member.end, end: save.member.end, text: separator(writer) + text });
   }
   const appended = [
-    ...(saveShape === 'inherited' || saveShape === 'refusing'
-      ? [generatedSave(writer, undefined, saveShape === 'inherited' ? 'super.save' : undefined)]
-      : []),
+    ...(saveShape === 'inherited' ? [generatedSave(writer, undefined, 'super.save')] : []),
+    ...(saveShape === 'refusing' ? [generatedSave(writer, undefined, undefined)] : []),
     ...(decision.addWriteVersion ? [writeVersion(writer)] : []),
   ];
-  const [first, ...rest] = appended;
-  return first === undefined
-    ? edits
-    : [...edits, appendMembers(writer, [[...(editsSave ? [] : marker), ...first], ...rest])];
+  // The marker goes above the first member the decision adds, unless it already stands above the edited `save`.
+  appended[0]?.unshift(...(editsSave ? [] : marker));
+  return appended.length === 0 ? edits : [...edits, appendMembers(writer, appended)];
 }
 
 /** The parameter names generated members use: those the implementer already uses, or the interface's. */
@@ -104,23 +95,8 @@ function namingOf(implementer: ImplementerFacts) {
   return { id, checkpoint, condition, idType: first?.type ?? 'string', checkpointType: second?.type ?? 'string' };
 }
 
-/**
- * Where new members go in a class body or object literal (`lastMemberEnd` after a literal's trailing comma), and their
- * indent: that of the members, and of the line the body opens on.
- */
-function bodyOf(text: string, container: Typescript.ClassLikeDeclaration | Typescript.ObjectLiteralExpression) {
-  const literal = ts.isObjectLiteralExpression(container);
-  const members: Typescript.NodeArray<Typescript.Node> = literal ? container.properties : container.members;
-  const last = members.at(-1)?.end;
-  const { end, comma } = literal && last !== undefined ? afterComma(text, last) : { end: last, comma: false };
-  return {
-    openBrace: members.pos - 1,
-    closeBrace: container.end - 1,
-    lastMemberEnd: end,
-    lastMemberHasComma: comma,
-    memberIndent: members[0] === undefined ? '' : lineIndent(text, members[0].getStart()),
-    outerIndent: lineIndent(text, container.getStart()),
-  };
+function membersOf(container: ImplementerFacts['node']): Typescript.NodeArray<Typescript.Node> {
+  return ts.isObjectLiteralExpression(container) ? container.properties : container.members;
 }
 
 /**
@@ -143,71 +119,31 @@ function typedParameters(save: SaveFacts | undefined): boolean {
 }
 
 /** A blank line between members when the body already separates its members that way. */
-function separator({ body, source, style }: Writer): string {
-  const { openBrace, closeBrace, lastMemberEnd } = body;
-  const blank = /\n[ \t]*\r?\n/.test(source.slice(openBrace, closeBrace)) || lastMemberEnd === undefined;
+function separator({ implementer, source, style }: Writer): string {
+  const members = membersOf(implementer.node);
+  const blank = /\n[ \t]*\r?\n/.test(source.slice(members.pos, implementer.node.end)) || members.length === 0;
   return blank ? style.newline + style.newline : style.newline;
 }
 
-/** A parameter list broken one a line at `indent`, as Prettier breaks one that does not fit. */
-function brokenParameters(parameters: readonly string[], indent: string, style: SourceStyle): string {
-  return fillTemplate('({{parameters}})', { parameters }, indent, style, 0).join(style.newline).slice(indent.length);
-}
-
-/** The modifiers of the member, as nodes. */
-function modifiers(save: SaveFacts): readonly Typescript.ModifierLike[] {
-  return ts.canHaveModifiers(save.member) ? (ts.getModifiers(save.member) ?? []) : [];
-}
-
-/** From the first decorator to the token after the last: they move to the generated `save`. */
-function decorators(source: string, save: SaveFacts | undefined): TextEdit | undefined {
+/** The decorators and modifiers of the member, as written. */
+function modifiers(save: SaveFacts | undefined): readonly Typescript.ModifierLike[] {
   const member = save?.member;
-  return tokens(source, member !== undefined && ts.canHaveDecorators(member) ? (ts.getDecorators(member) ?? []) : []);
+  return member !== undefined && ts.canHaveModifiers(member) ? (member.modifiers ?? []) : [];
 }
 
-/** Deletes a range of tokens, from the first one's start to the next token after the last (so the whitespace between). */
+/** Deletes `nodes` and the whitespace after them. */
 function tokens(text: string, nodes: readonly Typescript.Node[]): TextEdit | undefined {
   const [first, last] = [nodes[0], nodes.at(-1)];
-  return first === undefined || last === undefined
-    ? undefined
-    : { start: first.getStart(), end: last.end + (/^\s*/.exec(text.slice(last.end))?.[0].length ?? 0), text: '' };
-}
-
-/** Offsets of the parameter list of `fn`; `open` is `undefined` for an arrow's single unparenthesised parameter. */
-function parameterList(source: string, fn: Typescript.SignatureDeclaration) {
-  const list = fn.parameters;
-  const last = list.at(-1);
-  const open = source[list.pos - 1] === '(' ? list.pos - 1 : undefined;
-  const after = afterComma(source, last?.end ?? list.end);
-  return {
-    open,
-    close: open === undefined ? (last?.end ?? list.end) : source.indexOf(')', list.end),
-    firstParameterStart: list[0]?.getStart(),
-    /** After the last parameter's trailing comma when it has one. */
-    lastParameterEnd: last === undefined ? undefined : open === undefined ? last.end : after.end,
-    trailingComma: open !== undefined && last !== undefined && after.comma,
-  };
+  const end = last && last.end + (/^\s*/.exec(text.slice(last.end))?.[0].length ?? 0);
+  return first && end !== undefined ? { start: first.getStart(), end, text: '' } : undefined;
 }
 
 /** Renames the member; a signature the longer name pushes past the width has its parameters broken one a line. */
-function renameEdits({ source, style }: Writer, save: SaveFacts, name: string): TextEdit[] {
+function renameEdits(writer: Writer, save: SaveFacts, name: string): TextEdit[] {
   const old = save.member.name ?? save.member;
-  const [start, end] = [old.getStart(), old.end];
-  const edits: TextEdit[] = [{ start, end, text: name }];
-  const list = save.fn === undefined ? undefined : parameterList(source, save.fn);
-  const renamedWidth = columns(lineAt(source, start)) + name.length - (end - start);
-  // As written, a `this` parameter first when there is one.
-  const written = (save.fn?.parameters ?? []).map((parameter) => parameter.getText());
-  if (
-    list?.open !== undefined &&
-    written.length > 0 &&
-    renamedWidth > style.width &&
-    !source.slice(start, list.close).includes('\n')
-  ) {
-    const text = brokenParameters(written, lineIndent(source, start), style);
-    edits.push({ start: list.open, end: list.close + 1, text });
-  }
-  return edits;
+  const wider = name.length - old.getWidth();
+  const parameters = save.fn === undefined ? [] : parametersAdded(writer, save.fn, [], { wider });
+  return [{ start: old.getStart(), end: old.end, text: name }, ...parameters];
 }
 
 /** The refusal statement: thrown in an async function, returned as a rejection otherwise. */
@@ -226,10 +162,9 @@ function conditionParameter({ typescript, names, naming }: Writer, optional: boo
 }
 
 /**
- * A `save(id, checkpoint, condition?)` that refuses every condition but `any()` and sends the rest (the two-argument
- * call included) to `target`, or with no `target` refuses every write; written as the member the decision asks for (a
- * method, or an arrow or function field), with the type parameters, `this` parameter, modifiers and decorators of
- * `like`, the member it stands beside.
+ * A `save(id, checkpoint, condition?)` that refuses every condition but `any()` and sends the rest to `target`, or
+ * without one refuses every write; of the member kind the decision asks for, with the type parameters, `this`
+ * parameter, modifiers and decorators of `like`, the member it stands beside.
  */
 function generatedSave(writer: Writer, like: SaveFacts | undefined, target: string | undefined): string[] {
   const { decision, naming, style, typescript, source } = writer;
@@ -246,7 +181,7 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
   // An arrow function has no `this` of its own to declare.
   const thisParameter = kind === 'arrow-field' ? undefined : fn?.parameters.find(isThisParameter)?.getText();
   const { lines: decoratorLines, inline } = movedDecorators(writer, like);
-  const kept = like === undefined ? [] : modifiers(like).filter((modifier) => KEPT_MODIFIERS.includes(modifier.kind));
+  const kept = modifiers(like).filter((m) => /^(?:public|protected|private|readonly)$/.test(m.getText()));
   const values = {
     ...naming,
     modifiers: `${inline}${accessibility}${kept.map((modifier) => `${modifier.getText()} `).join('')}${override}`,
@@ -286,7 +221,7 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
  * when they stood on the member's line, a prefix of the generated head.
  */
 function movedDecorators({ indent, source }: Writer, like: SaveFacts | undefined) {
-  const range = decorators(source, like);
+  const range = tokens(source, modifiers(like).filter(ts.isDecorator));
   const moved = range === undefined ? '' : source.slice(range.start, range.end);
   const lastBreak = moved.lastIndexOf('\n');
   if (lastBreak === -1) {
@@ -334,7 +269,6 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
       `add-write-conditions: ${writer.implementer.name} has a save without parameters or body to extend; this is a bug.`,
     );
   }
-  const nl = style.newline;
   const typed = typedParameters(save);
   const padding = (written: number, typedHere: boolean) =>
     [unused(naming.id), unused(naming.checkpoint)]
@@ -344,73 +278,61 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
   const headIndent = lineIndent(source, fn.getStart());
   // A block's braces, or an expression body's extent.
   const [open, close] = [fnBody.getStart(), ts.isBlock(fnBody) ? fnBody.end - 1 : fnBody.end];
-  // A body on the same line as the head moves below the refusal (see below), so only the head has to fit.
+  // A body on the same line as the head moves below the refusal, so only the head has to fit.
   const oneLineBlock = ts.isBlock(fnBody) && !source.slice(open + 1, close).includes('\n');
-  const edits = [parametersAdded(writer, fn, added, oneLineBlock ? open + 1 : undefined)];
+  const edits = parametersAdded(writer, fn, added, { lineEnd: oneLineBlock ? open + 1 : undefined });
   if (save.assigned && ts.isPropertyDeclaration(member) && member.type && ts.isFunctionTypeNode(member.type)) {
     const inType = [...padding(member.type.parameters.length, true), conditionParameter(writer, true, true)];
-    edits.push(parametersAdded(writer, member.type, inType, undefined));
+    edits.push(...parametersAdded(writer, member.type, inType, {}));
   }
-  const values = { condition: naming.condition, refusal: refusal(writer, save.isAsync) };
-  if (!ts.isBlock(fnBody)) {
-    const expression = source.slice(open, close);
-    const text = fillTemplate(TEMPLATES.expressionBody, { ...values, expression }, headIndent, style).join(nl);
-    return [...edits, { start: open, end: close, text: text.slice(headIndent.length) }];
+  const values = {
+    condition: naming.condition,
+    refusal: refusal(writer, save.isAsync),
+    expression: source.slice(open, close),
+    statements: source.slice(open + 1, close).trim(),
+  };
+  if (!ts.isBlock(fnBody) || oneLineBlock) {
+    const template = ts.isBlock(fnBody) ? TEMPLATES.oneLineBody : TEMPLATES.expressionBody;
+    const text = fillTemplate(template, values, headIndent, style).join(style.newline);
+    return [...edits, { start: open, end: fnBody.end, text: text.slice(headIndent.length) }];
   }
-  const inside = source.slice(open + 1, close);
-  const bodyIndent = /\r?\n([ \t]*)\S/.exec(inside)?.[1] ?? headIndent + style.indentUnit;
-  const guard = fillTemplate(TEMPLATES.guard, values, bodyIndent, style).join(nl);
-  const start = open + 1;
-  // A body on one line (`{ rows.set(id, cp); return cp; }`) gets its statements on a line of their own below the
-  // refusal, and its brace on the next, rather than statements trailing the refusal's closing brace.
-  const empty = inside.trim() === '';
-  const oneLine = !empty && !inside.includes('\n');
-  const rest = empty ? `${nl}${headIndent}` : oneLine ? `${nl}${bodyIndent}${inside.trim()}${nl}${headIndent}` : '';
-  return [...edits, { start, end: oneLine ? close : start, text: `${nl}${guard}${rest}` }];
+  const bodyIndent = /\r?\n([ \t]*)\S/.exec(values.expression)?.[1] ?? headIndent + style.indentUnit;
+  const guard = fillTemplate(TEMPLATES.guard, values, bodyIndent, style).join(style.newline);
+  return [...edits, { start: open + 1, end: open + 1, text: style.newline + guard }];
 }
 
-/**
- * `added` after the parameters of `signature`: in the parentheses an arrow's single parameter lacked, on lines of their
- * own in a list already broken, else on the line, or with the whole list broken one a line when the line (up to
- * `headEnd` when given) would no longer fit.
- */
+/** `added` after the parameters of `signature`, in the parentheses an arrow's single parameter lacked. */
 function parametersAdded(
   { source, style }: Writer,
   signature: Typescript.SignatureDeclaration,
   added: readonly string[],
-  headEnd: number | undefined,
-): TextEdit {
-  const list = parameterList(source, signature);
-  if (list.open === undefined) {
-    const start = list.firstParameterStart ?? list.close;
-    return { start, end: list.close, text: `(${[source.slice(start, list.close), ...added].join(', ')})` };
+  fit: { lineEnd?: number | undefined; wider?: number },
+): TextEdit[] {
+  const { parameters } = signature;
+  const [only] = parameters;
+  if (source[parameters.pos - 1] !== '(') {
+    const text = `(${[only?.getText(), ...added].join(', ')})`;
+    return only === undefined || added.length === 0 ? [] : [{ start: only.getStart(), end: only.end, text }];
   }
-  if (source.slice(list.open, list.close).includes('\n') && list.lastParameterEnd !== undefined) {
-    return itemsAfter(source, list.lastParameterEnd, list.trailingComma, added, style);
-  }
-  const existing = signature.parameters.map((parameter) => parameter.getText());
-  const at = list.lastParameterEnd ?? list.open + 1;
-  const inserted = `${list.trailingComma ? ' ' : existing.length > 0 ? ', ' : ''}${added.join(', ')}`;
-  const lineStart = source.lastIndexOf('\n', at - 1) + 1;
-  const fullLine = lineAt(source, at);
-  const line = headEnd === undefined ? fullLine : fullLine.slice(0, Math.max(0, headEnd - lineStart));
-  const headIndent = lineIndent(source, signature.getStart());
-  return columns(line.slice(0, at - lineStart) + inserted + line.slice(at - lineStart)) <= style.width
-    ? { start: at, end: at, text: inserted }
-    : { start: list.open, end: list.close + 1, text: brokenParameters([...existing, ...added], headIndent, style) };
+  const parentheses = [parameters.pos - 1, source.indexOf(')', parameters.end)] as const;
+  return listEdits(source, style, parentheses, parameters, added, fit);
 }
 
 /** The generated members after the last member (or inside empty braces), a literal's joined by commas. */
 function appendMembers(writer: Writer, members: readonly (readonly string[])[]): TextEdit {
-  const { body, implementer } = writer;
+  const { implementer, source } = writer;
   const newline = writer.style.newline;
   const gap = separator(writer);
   const literal = implementer.kind === 'object-literal';
   const joined = members.map((lines) => lines.join(newline)).join(literal ? `,${gap}` : gap);
-  if (body.lastMemberEnd === undefined) {
-    const text = `${newline}${joined}${literal ? ',' : ''}${newline}${body.outerIndent}`;
-    return { start: body.openBrace + 1, end: body.openBrace + 1, text };
+  const existing = membersOf(implementer.node);
+  const last = existing.at(-1);
+  if (last === undefined) {
+    const text = `${newline}${joined}${literal ? ',' : ''}${newline}${lineIndent(source, implementer.node.getStart())}`;
+    return { start: existing.pos, end: existing.pos, text };
   }
-  const text = !literal ? gap + joined : body.lastMemberHasComma ? `${gap}${joined},` : `,${gap}${joined}`;
-  return { start: body.lastMemberEnd, end: body.lastMemberEnd, text };
+  const comma = literal ? /^\s*,/.exec(source.slice(last.end))?.[0] : undefined;
+  const at = last.end + (comma?.length ?? 0);
+  const text = !literal ? gap + joined : comma !== undefined ? `${gap}${joined},` : `,${gap}${joined}`;
+  return { start: at, end: at, text };
 }

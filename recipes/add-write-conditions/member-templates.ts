@@ -1,5 +1,6 @@
 import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
-import { columns, lineIndent, type SourceStyle } from './source-style.js';
+import type { ts as Typescript } from 'ts-morph';
+import { columns, lineAt, lineIndent, type SourceStyle } from './source-style.js';
 import type { TextEdit } from './upgrade-file-text.js';
 
 /** The type of a write condition, named in generated parameter lists. */
@@ -33,6 +34,11 @@ export const TEMPLATES = {
 ${INDENTED_GUARD}
   return {{expression}};
 }`,
+  /** A block written on one line (`{ rows.set(id, cp); }`), its statements put below the refusal. */
+  oneLineBody: `{
+${INDENTED_GUARD}
+  {{statements}}
+}`,
   /** A `save` of each member kind that refuses every condition but `any()` and sends the rest to `target`. */
   delegatingSave: {
     method: METHOD_HEAD + DELEGATING_BODY,
@@ -63,8 +69,6 @@ ${INDENTED_GUARD}
   requireImport: `const {{{names}}} = require('${PACKAGE_NAME}');`,
   /** For a TypeScript file in CommonJS syntax, where `import { … }` is not allowed under `verbatimModuleSyntax`. */
   namespaceImport: `import {{namespace}} = require('${PACKAGE_NAME}');`,
-  /** The names of an import, broken one a line. */
-  importedNames: '{{{names}}}',
 } as const;
 
 /** The lines of `template` in `style` at `indent`, holes filled from `values`; `width` 0 breaks every list. */
@@ -90,7 +94,8 @@ export function fillTemplate(
         list = value;
         return '\0';
       });
-    return list === undefined ? [lead + text] : listLines(lead, text, list, style, width);
+    // A line that fills to nothing (an empty `{{statements}}`) is left out.
+    return list !== undefined ? listLines(lead, text, list, style, width) : text === '' ? [] : [lead + text];
   });
 }
 
@@ -114,16 +119,39 @@ function listLines(lead: string, line: string, items: readonly string[], style: 
   ];
 }
 
-/** `added` after the last item (at `at`) of a list already broken one item a line, each on a line of its own. */
-export function itemsAfter(
+/**
+ * Adds `added` after the `items` of the list bracketed at `open` and `close`, as Prettier lays it out: on lines of their
+ * own in a list already broken; else on its line while that line (up to `lineEnd`, `wider` by edits elsewhere on it)
+ * fits the width; else with the whole list broken one item a line.
+ */
+export function listEdits(
   source: string,
-  at: number,
-  trailingComma: boolean,
-  added: readonly string[],
   style: SourceStyle,
-): TextEdit {
-  const lines = added.map((item) => `${style.newline}${lineIndent(source, at - 1)}${item}`).join(',');
-  return { start: at, end: at, text: `${trailingComma ? '' : ','}${lines}${trailingComma ? ',' : ''}` };
+  [open, close]: readonly [number, number],
+  items: readonly Typescript.Node[],
+  added: readonly string[],
+  { lineEnd = Infinity, wider = 0 }: { lineEnd?: number | undefined; wider?: number } = {},
+): TextEdit[] {
+  const last = items.at(-1);
+  const comma = last === undefined ? '' : (/^\s*,/.exec(source.slice(last.end))?.[0] ?? '');
+  const at = last === undefined ? open + 1 : last.end + comma.length;
+  const alreadyBroken = last !== undefined && source.slice(open, close).includes('\n');
+  if (added.length === 0 && (wider === 0 || alreadyBroken || last === undefined)) {
+    return [];
+  }
+  if (alreadyBroken) {
+    const lines = added.map((item) => `${style.newline}${lineIndent(source, at - 1)}${item}`).join(',');
+    return [{ start: at, end: at, text: `${comma === '' ? ',' : ''}${lines}${comma === '' ? '' : ','}` }];
+  }
+  const inserted = added.length === 0 ? '' : `${comma !== '' ? ' ' : last ? ', ' : ''}${added.join(', ')}`;
+  const line = lineAt(source, at).slice(0, lineEnd - source.lastIndexOf('\n', at - 1) - 1);
+  if (columns(line + inserted) + wider <= style.width) {
+    return inserted === '' ? [] : [{ start: at, end: at, text: inserted }];
+  }
+  const indent = lineIndent(source, open);
+  const values = { items: [...items.map((item) => item.getText()), ...added] };
+  const broken = fillTemplate(`${source[open]}{{items}}${source[close]}`, values, indent, style, 0);
+  return [{ start: open, end: close + 1, text: broken.join(style.newline).slice(indent.length) }];
 }
 
 /** `text` as `//` comment lines that fit the file's width; a word longer than a line (a path) gets a line of its own. */

@@ -2,10 +2,9 @@ import { dirname, resolve } from 'node:path';
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
-import type { ImportFacts, NamedImportFacts } from './implementer-facts.js';
+import type { ImportFacts } from './implementer-facts.js';
 import { CONDITION_TYPE, UNSUPPORTED_ERROR } from './member-templates.js';
 import { nearestManifestField } from './package-manifest.js';
-import { afterComma } from './source-style.js';
 import { importBindings, isJavaScriptFile } from './storage-resolver.js';
 
 /** The local name an `import x = require('checkpoint-fencing')` gets, unless the file already uses it. */
@@ -18,12 +17,7 @@ const NAMESPACE_NAME = 'checkpointFencing';
  */
 export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly = false): ImportFacts {
   const { text, statements } = sourceFile;
-  const importStatements = statements.filter(
-    (statement) =>
-      ts.isImportDeclaration(statement) ||
-      ts.isImportEqualsDeclaration(statement) ||
-      requiredModule(statement) !== undefined,
-  );
+  const importStatements = statements.filter((s) => importBindings(s) !== undefined || requiredModule(s) !== undefined);
   const imports = importStatements.flatMap((statement) => packageImport(statement) ?? []);
   // The directive prologue (`'use strict';`) must stay first.
   const firstOther = statements.findIndex((s) => !ts.isExpressionStatement(s) || !ts.isStringLiteral(s.expression));
@@ -37,9 +31,7 @@ export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly 
     )[0]?.local;
   const conditionType = existing(CONDITION_TYPE, false);
   const unsupportedError = existing(UNSUPPORTED_ERROR, true);
-  const valueNamespace = imports.find(
-    (declaration) => declaration.namespace !== undefined && !declaration.typeOnly,
-  )?.namespace;
+  const valueNamespace = imports.find((d) => d.namespace !== undefined && !d.typeOnly)?.namespace;
   // `import { … }` is not CommonJS syntax under `verbatimModuleSyntax`: without a value import to add names to, a
   // TypeScript file in CommonJS syntax gets `import x = require(…)`.
   const newNamespace =
@@ -47,7 +39,7 @@ export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly 
     (commonJsOnly || writesCommonJsSyntax(sourceFile)) &&
     valueNamespace === undefined &&
     unsupportedError === undefined &&
-    !imports.some((declaration) => !declaration.typeOnly && declaration.syntax === 'import' && declaration.list)
+    !imports.some((d) => !d.typeOnly && d.syntax === 'import' && d.list)
       ? freeName(NAMESPACE_NAME, text)
       : undefined;
   const namespace = valueNamespace ?? newNamespace;
@@ -90,20 +82,15 @@ function packageImport(statement: Typescript.Statement) {
   const imported = importBindings(statement);
   if (imported !== undefined) {
     const bindings = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : undefined;
-    const list =
-      bindings && ts.isNamedImports(bindings) ? namedList(statement, bindings, bindings.elements) : undefined;
+    const list = bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 ? bindings : undefined;
     return imported.specifier === PACKAGE_NAME ? { syntax: 'import' as const, ...imported, list } : undefined;
   }
   const pattern = ts.isVariableStatement(statement) ? statement.declarationList.declarations[0]?.name : undefined;
   if (pattern === undefined || requiredModule(statement) !== PACKAGE_NAME) {
     return undefined;
   }
-  const named = (ts.isObjectBindingPattern(pattern) ? pattern.elements : []).filter(
-    (element) =>
-      ts.isIdentifier(element.name) &&
-      ts.isIdentifier(element.propertyName ?? element.name) &&
-      element.dotDotDotToken === undefined,
-  );
+  const elements = ts.isObjectBindingPattern(pattern) ? pattern.elements : [];
+  const named = elements.filter((element) => ts.isIdentifier(element.name) && element.dotDotDotToken === undefined);
   return {
     syntax: 'require' as const,
     typeOnly: false,
@@ -113,28 +100,7 @@ function packageImport(statement: Typescript.Statement) {
       local: element.name.getText(),
       typeOnly: false,
     })),
-    list: ts.isObjectBindingPattern(pattern) ? namedList(statement, pattern, named) : undefined,
-  };
-}
-
-/** The braces of `list`, unless empty; `specifiers` are the names it may be rewritten with. */
-function namedList(
-  statement: Typescript.Statement,
-  list: Typescript.NamedImports | Typescript.ObjectBindingPattern,
-  specifiers: readonly Typescript.Node[],
-): NamedImportFacts | undefined {
-  const last = list.elements.at(-1);
-  if (last === undefined) {
-    return undefined;
-  }
-  const { end, comma } = afterComma(statement.getSourceFile().text, last.end);
-  return {
-    start: statement.getStart(),
-    end: statement.end,
-    braces: { open: list.getStart(), close: list.end - 1 },
-    lastSpecifierEnd: end,
-    trailingComma: comma,
-    specifiers: specifiers.map((specifier) => specifier.getText()),
+    list: ts.isObjectBindingPattern(pattern) && elements.length > 0 ? pattern : undefined,
   };
 }
 

@@ -43,7 +43,6 @@ export function detectSourceStyle(source: string, file: string): SourceStyle {
     // Without a broken parameter list to go by, follow the other lists: Prettier's default puts commas in both.
     parameterTrailingCommas:
       parameterCommas === 0 && parameterNoCommas === 0 ? trailingCommas : parameterCommas >= parameterNoCommas,
-    // `import { a }` or `import {a}`: the file's own braces decide; spaced when it has none.
     bracketSpacing:
       count(source, /\b(?:import|export)(?:\s+type)?\s*\{[ \t]+\S|\bconst\s*\{[ \t]+\S/g) >=
       count(source, /\b(?:import|export)(?:\s+type)?\s*\{[^\s}]|\bconst\s*\{[^\s}]/g),
@@ -71,12 +70,6 @@ export function columns(line: string): number {
 /** Leading whitespace of the line `offset` is on. */
 export function lineIndent(text: string, offset: number): string {
   return /^[ \t]*/.exec(lineAt(text, offset))?.[0] ?? '';
-}
-
-/** `end`, or the end of the comma (and whitespace before it) that follows it in `text`. */
-export function afterComma(text: string, end: number): { end: number; comma: boolean } {
-  const comma = /^\s*,/.exec(text.slice(end));
-  return { end: end + (comma?.[0].length ?? 0), comma: comma !== null };
 }
 
 /** The whole line `offset` is on, without its newline. */

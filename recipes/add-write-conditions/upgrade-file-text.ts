@@ -1,8 +1,9 @@
-import type { ImportFacts, NamedImportFacts } from './implementer-facts.js';
+import type { ImportFacts, NamedImportList } from './implementer-facts.js';
 import { memberEdits } from './member-edits.js';
-import { CONDITION_TYPE, fillTemplate, itemsAfter, TEMPLATES, UNSUPPORTED_ERROR } from './member-templates.js';
+import { CONDITION_TYPE, fillTemplate, listEdits, TEMPLATES, UNSUPPORTED_ERROR } from './member-templates.js';
 import type { UpgradeDecision } from './shape-decision.js';
-import { columns, detectSourceStyle, lineIndent, type SourceStyle } from './source-style.js';
+import { detectSourceStyle, type SourceStyle } from './source-style.js';
+import { ts } from './typescript.js';
 
 /** One replacement in a file's text: `[start, end)` becomes `text`; an insertion has `start === end`. */
 export interface TextEdit {
@@ -29,9 +30,7 @@ export function upgradeFileText(
 ): UpgradedText {
   const style = detectSourceStyle(source, file);
   const { names, missing } = imports;
-  const members = decisions.flatMap((decision) =>
-    memberEdits(decision, { source, style, names, typescript: imports.typescript }),
-  );
+  const members = decisions.flatMap((decision) => memberEdits(decision, source, style, imports));
   const written = members.map((edit) => edit.text).join('\n');
   const type = missing.conditionType && written.includes(`: ${names.conditionType}`) ? [CONDITION_TYPE] : [];
   const error =
@@ -64,7 +63,7 @@ function importEdits(
   if (added.length > 0) {
     const template = facts.newImportSyntax === 'require' ? TEMPLATES.requireImport : TEMPLATES.valueImport;
     const statement = fillTemplate(template, { names: added }, '', style).join(style.newline);
-    edits.push(newImport(facts, style, statement, typeImport?.end));
+    edits.push(newImport(facts, style, statement, typeImport && statementEnd(typeImport)));
   }
   return edits;
 }
@@ -78,23 +77,15 @@ function newImport(facts: ImportFacts, style: SourceStyle, statement: string, an
   return { start: at, end: at, text };
 }
 
-/** Adds `added` to the braces of `list`: in place when the line still fits, else broken one name a line. */
-function mergeInto(source: string, list: NamedImportFacts, added: readonly string[], style: SourceStyle): TextEdit[] {
-  const { lastSpecifierEnd: at, braces } = list;
-  if (added.length === 0) {
-    return [];
-  }
-  if (source.slice(braces.open, braces.close).includes('\n')) {
-    return [itemsAfter(source, at, list.trailingComma, added, style)];
-  }
-  const inPlace = list.trailingComma ? ` ${added.join(', ')},` : `, ${added.join(', ')}`;
-  const merged = source.slice(list.start, at) + inPlace + source.slice(at, list.end);
-  if (Math.max(...merged.split('\n').map(columns)) <= style.width) {
-    return [{ start: at, end: at, text: inPlace }];
-  }
-  const names = [...list.specifiers, ...added];
-  const broken = fillTemplate(TEMPLATES.importedNames, { names }, lineIndent(source, list.start), style, 0);
-  return [{ start: braces.open, end: braces.close + 1, text: broken.join(style.newline).trimStart() }];
+/** Adds `added` to the braces of `list`: in place when its statement still fits, else broken one name a line. */
+function mergeInto(source: string, list: NamedImportList, added: readonly string[], style: SourceStyle): TextEdit[] {
+  const braces = [list.getStart(), list.end - 1] as const;
+  return listEdits(source, style, braces, list.elements, added, { lineEnd: statementEnd(list) });
+}
+
+/** The end of the import statement holding `list`, a statement of the file. */
+function statementEnd(list: NamedImportList): number | undefined {
+  return ts.findAncestor(list, (node) => ts.isSourceFile(node.parent))?.end;
 }
 
 /** Applies non-overlapping edits to `source`; insertions at one offset keep their order, as the sort is stable. */
