@@ -163,7 +163,7 @@ export function extendsRuntimeBaseClass(
   if (types !== undefined) {
     const checker = types.program.getTypeChecker();
     return (
-      heritageMayReachPackage(types.esTreeNodeToTSNodeMap.get(classNode), checker) &&
+      heritageMayReachPackage(types.esTreeNodeToTSNodeMap.get(classNode), types.program) &&
       extendsRuntimeClass(types.getTypeAtLocation(classNode), checker, className)
     );
   }
@@ -177,7 +177,7 @@ export function extendsRuntimeBaseClass(
 function isContractTypeByHeritage(classNode: ClassNode, types: TypeInformation, contract: ContractName): boolean {
   const checker = types.program.getTypeChecker();
   return (
-    heritageMayReachPackage(types.esTreeNodeToTSNodeMap.get(classNode), checker) &&
+    heritageMayReachPackage(types.esTreeNodeToTSNodeMap.get(classNode), types.program) &&
     isContractType(types.getTypeAtLocation(classNode), checker, contract)
   );
 }
@@ -307,11 +307,10 @@ function typeNodeMayReachPackage(node: TSESTree.TypeNode, types: TypeInformation
   if (node.typeName.type === AST_NODE_TYPES.Identifier && node.typeName.name === 'const') {
     return false;
   }
-  const checker = types.program.getTypeChecker();
   const name = types.esTreeNodeToTSNodeMap.get(node.typeName);
   return (
-    nameMayReachPackage(name, checker) ||
-    (!namesClassOrInterface(name, checker) &&
+    nameMayReachPackage(name, types.program) ||
+    (!namesClassOrInterface(name, types.program) &&
       (node.typeArguments?.params ?? []).some((argument) => typeNodeMayReachPackage(argument, types)))
   );
 }

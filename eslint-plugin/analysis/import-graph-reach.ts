@@ -1,7 +1,7 @@
 import type * as ts from 'typescript';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
-import { importCannotReachPackage, installedFileCannotReachPackage } from './installed-package-reach.js';
 import { remember } from './remembered-answer.js';
+import { isInstalledOrLinkedPackageFile, isOutOfReachLibraryFile, moduleFiles } from './storage-types.js';
 
 /**
  * What may bring types into a file past its import and export statements: an import type or a dynamic import, a
@@ -13,12 +13,12 @@ const reachByFile = new WeakMap<ts.SourceFile, boolean>();
 
 /**
  * Whether checkpoint-fencing's types may be seen in `sourceFile`: it spells the package's name, or imports or
- * re-exports from a file that may, following the project's files and stopping at Node's modules and at installed
- * packages that do not depend on checkpoint-fencing (ADR 0312). Only such a file can hold a class or a literal typed
+ * re-exports from a file that may, following the project's files and stopping at installed packages' files that
+ * cannot lead there ({@link isOutOfReachLibraryFile}; ADR 0312). Only such a file can hold a class or a literal typed
  * as a storage. A file whose imports all lead elsewhere answers for every file it reaches, so each file of a
  * project is read about once.
  */
-export function fileMayReachPackage(sourceFile: ts.SourceFile, checker: ts.TypeChecker): boolean {
+export function fileMayReachPackage(sourceFile: ts.SourceFile, program: ts.Program): boolean {
   const known = reachByFile.get(sourceFile);
   if (known !== undefined) {
     return known;
@@ -29,7 +29,7 @@ export function fileMayReachPackage(sourceFile: ts.SourceFile, checker: ts.TypeC
       return remember(reachByFile, sourceFile, true);
     }
     for (const specifier of moduleSpecifiers(file)) {
-      const imported = importedFiles(specifier, file, checker);
+      const imported = importedFiles(specifier, program);
       if (imported === 'may-reach') {
         return remember(reachByFile, sourceFile, true);
       }
@@ -50,24 +50,17 @@ function moduleSpecifiers(file: ts.SourceFile): ts.Expression[] {
 }
 
 /**
- * The project files an import names, to follow; none for a module that cannot lead to checkpoint-fencing or that
- * does not resolve (its names are `any`); `may-reach` for an installed package's file that may.
+ * The project files a module name leads to, to follow; none for a module only installed files that cannot lead to
+ * checkpoint-fencing declare, or one that does not resolve (its names are `any`); `may-reach` for any other installed
+ * file, or checkpoint-fencing's own.
  */
-function importedFiles(
-  specifier: ts.Expression,
-  file: ts.SourceFile,
-  checker: ts.TypeChecker,
-): ts.SourceFile[] | 'may-reach' {
-  const { text } = specifier as Partial<ts.StringLiteral>;
-  if (text === undefined || importCannotReachPackage(text, file.fileName)) {
-    return [];
-  }
-  const files = (checker.getSymbolAtLocation(specifier)?.getDeclarations() ?? []).map((declaration) =>
-    declaration.getSourceFile(),
+function importedFiles(specifier: ts.Expression, program: ts.Program): ts.SourceFile[] | 'may-reach' {
+  const files = moduleFiles(specifier, program.getTypeChecker()).filter(
+    (file) => !isOutOfReachLibraryFile(file, program),
   );
-  const installed = files.filter((declaring) => /[\\/]node_modules[\\/]/u.test(declaring.fileName));
-  const mayReach = installed.some(
-    (declaring) => !installedFileCannotReachPackage(declaring.fileName) || declaring.text.includes(PACKAGE_NAME),
-  );
-  return mayReach ? 'may-reach' : files.filter((declaring) => !installed.includes(declaring));
+  return files.some(
+    (file) => /[\\/]node_modules[\\/]/u.test(file.fileName) || isInstalledOrLinkedPackageFile(file.fileName),
+  )
+    ? 'may-reach'
+    : files;
 }

@@ -34,7 +34,7 @@ export function mayImplementCheckpointStorage(sourceCode: SourceCode, types: Typ
     return (
       programIncludesPackage(types.program) &&
       TYPED_TEXT.test(sourceCode.text) &&
-      fileMayReachPackage(types.esTreeNodeToTSNodeMap.get(sourceCode.ast), types.program.getTypeChecker())
+      fileMayReachPackage(types.esTreeNodeToTSNodeMap.get(sourceCode.ast), types.program)
     );
   }
   return namedInText.get(sourceCode) ?? remember(namedInText, sourceCode, SYNTACTIC_TEXT.test(sourceCode.text));

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { remember } from './remembered-answer.js';
-import { importCannotReachPackage, installedFileCannotReachPackage } from './installed-package-reach.js';
 import { dirname, join } from 'node:path';
 import type * as ts from 'typescript';
 import { PACKAGE_NAME, type StorageMemberName } from '../../vocabulary/index.js';
@@ -58,14 +57,15 @@ const ALIAS_SYMBOL_FLAG = 1 << 21;
  */
 export function heritageMayReachPackage(
   declaration: ts.Node,
-  checker: ts.TypeChecker,
+  program: ts.Program,
   seen = new Set<ts.Symbol>(),
 ): boolean {
+  const checker = program.getTypeChecker();
   const { heritageClauses } = declaration as { readonly heritageClauses?: readonly ts.HeritageClause[] };
   const mayReach = (expression: ts.Expression): boolean => {
     const { arguments: mixinArguments, expression: callee } = expression as Partial<ts.CallExpression>;
     if (mixinArguments === undefined || callee === undefined) {
-      return nameMayReachPackage(expression, checker, seen);
+      return nameMayReachPackage(expression, program, seen);
     }
     // An argument without a symbol (a name string, an options literal) passes no class.
     const classes = mixinArguments.filter((argument) => checker.getSymbolAtLocation(argument) !== undefined);
@@ -83,11 +83,12 @@ export function heritageMayReachPackage(
  * classes' types: in a repository where no other rule asks for types, the checker's work on a service's
  * `EventEmitter` base and on the annotations of options literals was most of the plugin's lint time (ADR 0311). What
  * the walk cannot follow (a type alias, a variable, an unresolved import) may lead anywhere, unless only a library's
- * declaration files declare it and none of them mentions checkpoint-fencing. A name imported from a Node built-in or
- * from an installed package that does not depend on checkpoint-fencing leads nowhere, and its import is not resolved.
+ * declaration files declare it and none of them mentions checkpoint-fencing. Where no installed package but
+ * checkpoint-fencing mentions it, no name declared or imported from under `node_modules` leads there
+ * ({@link isOutOfReachLibraryFile}), and such an import is not resolved.
  */
-export function nameMayReachPackage(name: ts.Node, checker: ts.TypeChecker, seen = new Set<ts.Symbol>()): boolean {
-  const target = declaredSymbol(name, checker);
+export function nameMayReachPackage(name: ts.Node, program: ts.Program, seen = new Set<ts.Symbol>()): boolean {
+  const target = declaredSymbol(name, program);
   if (target === null || target === undefined) {
     return target === undefined;
   }
@@ -101,13 +102,13 @@ export function nameMayReachPackage(name: ts.Node, checker: ts.TypeChecker, seen
   }
   if (
     declarations.length > 0 &&
-    declarations.every((declaration) => isOutOfReachLibraryFile(declaration.getSourceFile()))
+    declarations.every((declaration) => isOutOfReachLibraryFile(declaration.getSourceFile(), program))
   ) {
     return false;
   }
   const classesAndInterfaces = declarations.filter((declaration) => 'heritageClauses' in declaration);
   return classesAndInterfaces.length > 0
-    ? classesAndInterfaces.some((declaration) => heritageMayReachPackage(declaration, checker, seen))
+    ? classesAndInterfaces.some((declaration) => heritageMayReachPackage(declaration, program, seen))
     : declarations.length === 0 ||
         declarations.some((declaration) => {
           const sourceFile = declaration.getSourceFile();
@@ -116,44 +117,54 @@ export function nameMayReachPackage(name: ts.Node, checker: ts.TypeChecker, seen
 }
 
 /** Whether `name` refers to a class or an interface, whose type arguments cannot make it a storage. */
-export function namesClassOrInterface(name: ts.Node, checker: ts.TypeChecker): boolean {
-  return (declaredSymbol(name, checker)?.getDeclarations() ?? []).some(
+export function namesClassOrInterface(name: ts.Node, program: ts.Program): boolean {
+  return (declaredSymbol(name, program)?.getDeclarations() ?? []).some(
     (declaration) => 'heritageClauses' in declaration,
   );
 }
 
 /**
  * The symbol `name` refers to, through an import to what it imports; `null` for an import from a module that cannot
- * lead to checkpoint-fencing ({@link importCannotReachPackage}), which is not resolved: resolving a default import of
+ * lead to checkpoint-fencing ({@link isOutOfReachLibraryFile}), which is not resolved: resolving a default import of
  * an `export =` module (`import EventEmitter from 'node:events'`) resolves the type of what it exports, the most
  * costly of the walk's steps in a profile of pg-boss.
  */
-function declaredSymbol(name: ts.Node, checker: ts.TypeChecker): ts.Symbol | null | undefined {
+function declaredSymbol(name: ts.Node, program: ts.Program): ts.Symbol | null | undefined {
+  const checker = program.getTypeChecker();
   const symbol = checker.getSymbolAtLocation(name);
   if (symbol === undefined || (symbol.flags & ALIAS_SYMBOL_FLAG) === 0) {
     return symbol;
   }
   const declaration = symbol.getDeclarations()?.[0];
   const specifier = declaration === undefined ? undefined : importedFrom(declaration);
-  const outOfReach =
-    declaration !== undefined &&
-    specifier !== undefined &&
-    importCannotReachPackage(specifier, declaration.getSourceFile().fileName);
-  return outOfReach ? null : checker.getAliasedSymbol(symbol);
+  const modules = specifier === undefined ? [] : moduleFiles(specifier, checker);
+  return modules.length > 0 && modules.every((file) => isOutOfReachLibraryFile(file, program))
+    ? null
+    : checker.getAliasedSymbol(symbol);
 }
 
-/** The module an import or re-export names, for the declaration of one of its names; `undefined` for a local alias. */
-function importedFrom(declaration: ts.Node): string | undefined {
+/** The module name an import or re-export writes, for the declaration of one of its names; `undefined` for a local alias. */
+function importedFrom(declaration: ts.Node): ts.Expression | undefined {
   // A source file's `parent` is undefined, though its type does not say so.
   for (let node: ts.Node | undefined = declaration; node !== undefined; node = node.parent as ts.Node | undefined) {
     const { moduleSpecifier } = node as Partial<ts.ImportDeclaration>;
     const { moduleReference } = node as Partial<ts.ImportEqualsDeclaration>;
     const written = moduleSpecifier ?? (moduleReference as Partial<ts.ExternalModuleReference> | undefined)?.expression;
     if (written !== undefined) {
-      return (written as Partial<ts.StringLiteral>).text;
+      return written;
     }
   }
   return undefined;
+}
+
+/**
+ * The files that declare the module a module name resolves to: a source file, or the files of an ambient
+ * `declare module`. Resolving a module name reads what the program already resolved, not what the module exports.
+ */
+export function moduleFiles(specifier: ts.Expression, checker: ts.TypeChecker): ts.SourceFile[] {
+  return (checker.getSymbolAtLocation(specifier)?.getDeclarations() ?? []).map((declaration) =>
+    declaration.getSourceFile(),
+  );
 }
 
 /** Whether the class `type` is an instance of extends checkpoint-fencing's class `className`, directly or further up. */
@@ -249,7 +260,7 @@ const packageInProgram = new WeakMap<ts.Program, boolean>();
  * declarations (2,400 files in a NestJS app, 38 ms). Files elsewhere (the project's, a linked or `paths`-mapped
  * checkpoint-fencing) are asked about their package.json. TypeScript writes file names with `/`.
  */
-function isInstalledOrLinkedPackageFile(file: string): boolean {
+export function isInstalledOrLinkedPackageFile(file: string): boolean {
   const installed = file.lastIndexOf(NODE_MODULES);
   return (
     (installed === -1 || file.startsWith(`${PACKAGE_NAME}/`, installed + NODE_MODULES.length)) && isPackageFile(file)
@@ -367,13 +378,38 @@ export function inheritedMembers(classNode: ts.ClassLikeDeclaration, checker: ts
 }
 
 /**
- * A declaration file of an installed package that neither depends on checkpoint-fencing nor mentions it (as a package
- * that imports it without declaring the dependency would): nothing it declares, however far its heritage goes, leads
- * to checkpoint-fencing, so the walk stops there.
+ * Whether nothing `sourceFile` declares can lead to checkpoint-fencing, however far its heritage goes: it is an
+ * installed package's file, not checkpoint-fencing's, and no installed package's file in the program but
+ * checkpoint-fencing's mentions checkpoint-fencing. A package reaches it only through a file that imports it by name,
+ * and the program holds every declaration file an import leads to. Where one does (an adapter package), installed
+ * files are followed as the project's are.
  */
-function isOutOfReachLibraryFile(sourceFile: ts.SourceFile): boolean {
-  return installedFileCannotReachPackage(sourceFile.fileName) && !sourceFile.text.includes(PACKAGE_NAME);
+export function isOutOfReachLibraryFile(sourceFile: ts.SourceFile, program: ts.Program): boolean {
+  return (
+    sourceFile.fileName.includes(NODE_MODULES) &&
+    !isInstalledOrLinkedPackageFile(sourceFile.fileName) &&
+    !librariesMentionPackage(program)
+  );
 }
+
+/** Whether a file of `program` under `node_modules` mentions checkpoint-fencing, outside its own folder. Once a program. */
+function librariesMentionPackage(program: ts.Program): boolean {
+  return (
+    mentionedInProgram.get(program) ??
+    remember(
+      mentionedInProgram,
+      program,
+      program
+        .getSourceFiles()
+        .some(
+          ({ fileName, text }) =>
+            fileName.includes(NODE_MODULES) && text.includes(PACKAGE_NAME) && !isInstalledOrLinkedPackageFile(fileName),
+        ),
+    )
+  );
+}
+
+const mentionedInProgram = new WeakMap<ts.Program, boolean>();
 
 function isLibraryFile(sourceFile: ts.SourceFile): boolean {
   return sourceFile.isDeclarationFile || /[\\/]node_modules[\\/]/.test(sourceFile.fileName);

@@ -33,15 +33,24 @@ export declare function withLogger<T extends new () => object>(base: T, name?: s
     '{ "name": "adapter", "types": "index.d.ts", "peerDependencies": { "checkpoint-fencing": "*" } }',
   'node_modules/kit/package.json': '{ "name": "kit", "types": "index.d.ts", "dependencies": { "adapter": "*" } }',
   'node_modules/kit/index.d.ts': "export { AdapterBase as KitBase } from 'adapter';",
-  'node.d.ts': "declare module 'node:events' { export default class NodeEmitter { emit(event: string): boolean } }",
+  // An installed package that mentions checkpoint-fencing: in a program with one, every installed file is followed.
+  'adapters.ts': `
+import { AdapterBase } from 'adapter';
+import { KitBase } from 'kit';
+import { EventEmitter } from 'emitter';
+export class Adapted extends AdapterBase {}
+export class Kitted extends KitBase {}
+export class Service extends EventEmitter {}
+`,
+  'node_modules/@types/node/package.json': '{ "name": "@types/node", "types": "index.d.ts" }',
+  'node_modules/@types/node/index.d.ts':
+    "declare module 'node:events' { export default class NodeEmitter { emit(event: string): boolean } }",
   'node_modules/adapter/index.d.ts': `
 import type { CheckpointStorage } from 'checkpoint-fencing';
 export declare const AdapterBase: new () => CheckpointStorage;
 `,
   'storages.ts': `
 import { EventEmitter, withLogger, type EmitterOptions, type Listening } from 'emitter';
-import { AdapterBase } from 'adapter';
-import { KitBase } from 'kit';
 import NodeEmitter from 'node:events';
 import type { CheckpointStorage } from 'checkpoint-fencing';
 interface Port extends CheckpointStorage {}
@@ -60,8 +69,6 @@ export class Aliased implements Alias {
 }
 export class Mixed extends mixin(EventEmitter) {}
 export class Logged extends withLogger(EventEmitter, 'bus') {}
-export class Adapted extends AdapterBase {}
-export class Kitted extends KitBase {}
 export class Notifier extends NodeEmitter {}
 interface Options { retries: number }
 export const options: Options = { retries: 3 };
@@ -82,18 +89,17 @@ for (const [file, text] of Object.entries(files)) {
   writeFileSync(path.join(project, file), text);
 }
 
-/** The answer for each class and annotated literal of storages.ts, and how many type queries the checker got for it. */
-function implementationsAsked(): Record<
-  string,
-  { readonly storage: boolean; readonly typeQueries: number; readonly importsResolved: number }
-> {
-  const fileName = path.join(project, 'storages.ts');
-  const program = ts.createProgram([fileName, path.join(project, 'node.d.ts')], {
+/** The answer for each class and annotated literal of `file`, and how many type queries the checker got for it. */
+function implementationsAsked(
+  file: 'storages.ts' | 'adapters.ts',
+): Record<string, { readonly storage: boolean; readonly typeQueries: number; readonly importsResolved: number }> {
+  const fileName = path.join(project, file);
+  const program = ts.createProgram([fileName], {
     strict: true,
     noEmit: true,
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
-    types: [],
+    types: ['node'],
   });
   const checker = program.getTypeChecker();
   let typeQueries = 0;
@@ -111,7 +117,7 @@ function implementationsAsked(): Record<
     },
   });
   program.getTypeChecker = () => counting;
-  const { ast, services, scopeManager, visitorKeys } = parseForESLint(files['storages.ts'] ?? '', {
+  const { ast, services, scopeManager, visitorKeys } = parseForESLint(files[file] ?? '', {
     filePath: fileName,
     programs: [program],
   });
@@ -130,7 +136,7 @@ function implementationsAsked(): Record<
   setParents(ast);
   const scope = scopeManager.scopes[0];
   if (scope === undefined) {
-    throw new Error('the parser gave storages.ts no scope');
+    throw new Error(`the parser gave ${file} no scope`);
   }
   const types = services as TypeInformation;
   const answers: Record<string, { storage: boolean; typeQueries: number; importsResolved: number }> = {};
@@ -154,28 +160,38 @@ function implementationsAsked(): Record<
 }
 
 describe('with types, which implementations are asked for their type', () => {
-  const asked = implementationsAsked();
+  const asked = implementationsAsked('storages.ts');
 
   it('asks no type of a class whose heritage leads only to other packages and to classes of its own, and finds every storage class', () => {
     expect(asked).toMatchObject({
-      // Imported from a package that does not depend on checkpoint-fencing, or from Node: the import is not resolved.
+      // Imported from an installed package or Node's, where no installed package mentions checkpoint-fencing: the
+      // import is not resolved.
       Service: { storage: false, typeQueries: 0, importsResolved: 0 },
       Bus: { storage: false, typeQueries: 0, importsResolved: 0 },
       Notifier: { storage: false, typeQueries: 0, importsResolved: 0 },
       // A library's mixin over a library's class leads nowhere; the project's own mixin may add anything.
       Logged: { storage: false, typeQueries: 0, importsResolved: 0 },
       Mixed: { storage: false },
-      // A library's value that its declarations say may be a storage, directly or through a package depending on it.
-      Adapted: { storage: true },
-      Kitted: { storage: true },
       // What the file spells settles it: the checker is not asked.
       TableStorage: { storage: true, typeQueries: 0 },
       Orders: { storage: true, typeQueries: 0 },
       Aliased: { storage: true, typeQueries: 0 },
     });
-    for (const name of ['Mixed', 'Adapted', 'Kitted']) {
-      expect(asked[name]?.typeQueries, name).toBeGreaterThan(0);
+    expect(asked['Mixed']?.typeQueries).toBeGreaterThan(0);
+  });
+
+  it("follows every installed package's names in a program where one other than checkpoint-fencing mentions it", () => {
+    const inAdapters = implementationsAsked('adapters.ts');
+    // A library's value that its declarations say may be a storage, directly or re-exported by another package.
+    expect(inAdapters).toMatchObject({
+      Adapted: { storage: true },
+      Kitted: { storage: true },
+      Service: { storage: false },
+    });
+    for (const name of ['Adapted', 'Kitted']) {
+      expect(inAdapters[name]?.typeQueries, name).toBeGreaterThan(0);
     }
+    expect(inAdapters['Service']?.importsResolved).toBeGreaterThan(0);
   });
 
   it("asks no type of a literal whose annotation's names lead elsewhere, and finds those annotated with a storage's", () => {
