@@ -100,7 +100,11 @@ function packageImport(statement: Typescript.Statement) {
       local: element.name.getText(),
       typeOnly: false,
     })),
-    list: ts.isObjectBindingPattern(pattern) && elements.length > 0 ? pattern : undefined,
+    // A rest element must stay last, so names cannot be added after it: the file gets a require of its own.
+    list:
+      ts.isObjectBindingPattern(pattern) && elements.length > 0 && !elements.at(-1)?.dotDotDotToken
+        ? pattern
+        : undefined,
   };
 }
 
