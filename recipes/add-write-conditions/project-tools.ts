@@ -103,10 +103,7 @@ export function projectTools(cwd: string, lintFix: boolean) {
   };
 }
 
-/**
- * Applies ESLint's fixes that lie inside the ranges the upgrade inserted, pass after pass, as `eslint --fix` does;
- * after each pass a range grows or shrinks by the fixes inside it and moves by those before it.
- */
+/** ESLint's fixes inside the ranges the upgrade inserted, pass after pass as `eslint --fix`, ranges moved by each. */
 async function fixInsertedText(eslint: ESLint, file: string, upgraded: UpgradedText): Promise<LintFixOutcome> {
   let { text, inserted } = upgraded;
   const rules = new Set<string>();

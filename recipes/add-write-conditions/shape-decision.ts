@@ -197,10 +197,7 @@ function decideOne(
   };
 }
 
-/**
- * For a run over some paths: the selected implementers whose hierarchy reaches an unselected class whose `save` (or
- * `super.save`) a whole-project run would change; upgrading one side alone would break the other.
- */
+/** In a partial run: the selected implementers in a hierarchy with an unselected class a full run changes. */
 export function refusalsForPartialRun(
   all: readonly ImplementerFacts[],
   selected: (implementer: ImplementerFacts) => boolean,

@@ -9,10 +9,7 @@ export type BaseClass =
   /** Declared where the resolver cannot look: another file (the jscodeshift transform), or an unresolved package. */
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
-/**
- * Every JSDoc comment attached to `node`: a `@typedef` usually sits in a comment of its own above the class comment,
- * and the public `getJSDocCommentsAndTags` returns only the last. The parser's `jsDoc` array is what ts-morph reads too.
- */
+/** Every JSDoc comment on `node`: a `@typedef` has its own, and `getJSDocCommentsAndTags` returns only the last. */
 export function jsDocComments(node: Typescript.Node): readonly Typescript.JSDoc[] {
   return (node as { readonly jsDoc?: readonly Typescript.JSDoc[] }).jsDoc ?? [];
 }
@@ -28,10 +25,7 @@ export function extendsExpression(declaration: Typescript.ClassLikeDeclaration):
   return clause?.types[0]?.expression;
 }
 
-/**
- * What `node` binds when it imports a module named by a string: `import d, { a as b } from 'm'`, `import * as ns from
- * 'm'`, a JSDoc `@import`, `import ns = require('m')`; `undefined` for any other node.
- */
+/** What `node` binds when it imports a module: `import`, JSDoc `@import`, `import x = require(…)`; else `undefined`. */
 export function importBindings(node: Typescript.Node) {
   if (ts.isImportEqualsDeclaration(node)) {
     const { moduleReference: reference, name, isTypeOnly: typeOnly } = node;

@@ -47,10 +47,7 @@ export function openTypedProject(tsconfigPath: string, notices: string[]) {
   return {
     fileNames: [...owners.keys()],
     rootOf: (file: string) => dirname(ownerOf(file).tsconfig),
-    /**
-     * The files of `texts` that name `checkpoint-fencing`, and those that import (transitively) one that does: only
-     * these need a type-aware parse (doc/adr/0203).
-     */
+    /** The files of `texts` that may lead to `checkpoint-fencing`: only these need types (ADR 0203). */
     filesReaching(texts: ReadonlyMap<string, string>): string[] {
       const importers = new Map<string, string[]>();
       for (const [file, text] of texts) {
@@ -264,10 +261,7 @@ function projectFile(resolvedFileName: string): Typescript.ResolvedModuleFull {
   return { resolvedFileName, extension, isExternalLibraryImport: false };
 }
 
-/**
- * The packages of `projects` as a workspace links them into node_modules: their `names`, their `sources`, and the
- * source of each of their projects' outputs, built or not, as project references redirect declarations to sources.
- */
+/** The packages of `projects` as a workspace links them: names, sources, and their outputs' sources. */
 function workspacePackages(projects: readonly Typescript.ParsedCommandLine[]) {
   const sources = new Set(projects.flatMap((parsed) => parsed.fileNames.map((file) => resolve(file))));
   const folders = new Set([...sources].map((file) => dirname(file)));

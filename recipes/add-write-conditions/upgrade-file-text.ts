@@ -18,10 +18,7 @@ export interface UpgradedText {
   readonly inserted: readonly (readonly [number, number])[];
 }
 
-/**
- * Rewrites the text of `file` for the decisions that concern it: generated members plus the imports they need, as
- * edits of the original text (doc/adr/0201). Both front ends end here, so they write the same text.
- */
+/** `file`'s text with its decisions' members and imports, as edits of the original text (ADR 0201). */
 export function upgradeFileText(
   file: string,
   source: string,
@@ -38,10 +35,7 @@ export function upgradeFileText(
   return applyTextEdits(source, [...importEdits(source, imports, style, type, error), ...members]);
 }
 
-/**
- * The edits that import the `type` and `error` names generated code uses: merged into the file's value import from
- * checkpoint-fencing (or the type into its type-only import), else one new import.
- */
+/** The imports of the names generated code uses: merged into the file's import of the package, else a new one. */
 function importEdits(
   source: string,
   facts: ImportFacts,

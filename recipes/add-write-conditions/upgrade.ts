@@ -33,10 +33,7 @@ export class UpgradeError extends Error {
   override readonly name = 'UpgradeError';
 }
 
-/**
- * Files the upgrade never changes: dependencies, build output and declarations. The CLI tests a path relative to its
- * project's folder, so a project that itself lies under `dist/` is upgraded.
- */
+/** Dependencies, build output and declarations: never changed; tested relative to the project, which may lie in dist. */
 export const NEVER_TOUCHED = /(?:^|[\\/])(?:node_modules|dist)[\\/]|\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
 /** JavaScript files are in a project's file names only under `allowJs`, as the project compiles them. */
 const UPGRADABLE = /\.(?:ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
@@ -158,10 +155,7 @@ function selectFiles(candidates: readonly string[], paths: readonly string[], ts
   return candidates.filter((file) => paths.length === 0 || paths.some((path) => within(file, path)));
 }
 
-/**
- * The `tsconfig.json` in `cwd` or the nearest folder above it, as `tsc` finds it; one found above is named in a
- * notice, since the run then covers that whole project.
- */
+/** The `tsconfig.json` in `cwd` or the nearest folder above, as `tsc` finds it; one above is named in a notice. */
 function nearestTsconfig(cwd: string, notices: string[]): string {
   const found = ts.findConfigFile(cwd, (path) => ts.sys.fileExists(path));
   if (found === undefined) {
