@@ -155,9 +155,8 @@ function conditionParameter({ typescript, names, naming }: Writer, optional: boo
 }
 
 /**
- * A `save(id, checkpoint, condition?)` that refuses every condition but `any()` and sends the rest to `target`, or
- * without one refuses every write; of the member kind the decision asks for, with the type parameters, `this`
- * parameter, modifiers and decorators of `like`, the member it stands beside.
+ * A `save` that refuses every condition but `any()`, sending the rest to `target` (without one, refusing every write),
+ * of the kind the decision asks for, with the type parameters, `this` parameter and modifiers of `like` beside it.
  */
 function generatedSave(writer: Writer, like: SaveFacts | undefined, target: string | undefined): string[] {
   const { decision, naming, style, typescript, source } = writer;

@@ -151,8 +151,8 @@ function writesCommonJsSyntax(sourceFile: Typescript.SourceFile): boolean {
 }
 
 /**
- * Where the comments directly above `node` begin (its JSDoc, line comments), so that new text goes above them rather
- * than between a node and its documentation. A blank line ends the run: a section comment above it stays apart.
+ * Where the comments directly above `node` begin, so new text goes above a node's documentation, not between; a blank
+ * line ends the run.
  */
 export function attachedCommentsStart(text: string, node: Typescript.Node): number {
   let at = node.getStart();

@@ -39,9 +39,8 @@ export interface UpgradeDecision {
 const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
 
 /**
- * Decides, ancestors first, which members every implementer gets and in which shape. `refusals` are left alone; a
- * subclass left alone that overrides or calls (`super.save`) a base's renamed `save` gets the base refused too, until
- * that settles.
+ * Decides, ancestors first, what every implementer gets. `refusals` are left alone, and so, until that settles, is a
+ * base whose renamed `save` a subclass left alone overrides or calls (`super.save`).
  */
 export function decideUpgrades(
   implementers: readonly ImplementerFacts[],

@@ -54,11 +54,9 @@ export function importBindings(node: Typescript.Node) {
 const STORAGE: RuntimeExportName = 'CheckpointStorage';
 
 /**
- * What the fact reader cannot answer from the syntax of one file (doc/adr/0204), answered by the type checker of a
- * program over the project (the CLI) or over the one file (the jscodeshift transform): aliases, namespace imports,
- * barrels, type aliases and interfaces that derive from `CheckpointStorage`, base classes, and object literals typed
- * by where they are used. "The" `CheckpointStorage` is the one exported by `entries`, the files `checkpoint-fencing`
- * resolved to, so a project's own interface of that name is never taken for it.
+ * What the fact reader cannot answer from one file's syntax (doc/adr/0204), answered by a type checker: aliases,
+ * barrels, interfaces derived from `CheckpointStorage`, base classes, literals typed by use. "The" `CheckpointStorage`
+ * is the one `entries` export, so a project's own interface of that name is never taken for it.
  */
 export class StorageResolver {
   readonly #storageDeclarations: ReadonlySet<Typescript.Declaration>;

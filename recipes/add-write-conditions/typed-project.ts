@@ -148,10 +148,9 @@ function analyseProject(project: LeafProject, paths: readonly string[], notices:
 }
 
 /**
- * Builds a program over `paths` and reads their facts. It loads no lib (finding implementers needs declarations, not
- * globals) and, unless `followAll`, no `@types` and none of the packages {@link resolveFollowed} leaves out. When the
- * project's settings cannot resolve `checkpoint-fencing` (`"moduleResolution": "node"` against a release without
- * top-level types, or not installed), this upgrade's own declarations stand in, and `fallback` says so.
+ * Builds a program over `paths` and reads their facts; without lib (implementers need declarations, not globals) and,
+ * unless `followAll`, without `@types` and the packages {@link resolveFollowed} leaves out. Where the project cannot
+ * resolve `checkpoint-fencing`, this upgrade's own declarations stand in, and `fallback` says so.
  */
 function analyseWith(
   project: LeafProject,

@@ -102,7 +102,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
         });
       }
     }
-    const upgraded = upgradeFileText(file.path, file.text, own, file.imports);
+    const upgraded = upgradeFileText(file, own);
     if (upgraded.text !== file.text) {
       const raw = texts.get(file.path) ?? readFileSync(file.path, 'utf8');
       const bom = raw.startsWith(BOM) ? BOM : '';
