@@ -245,9 +245,8 @@ function writeVersion(writer: Writer): string[] {
 
 /**
  * An object literal cannot gain a renamed member (a typed literal rejects unknown properties), and a function a class
- * assigns to its `save` field is the instance's own, whatever a renamed one would be; so that `save` takes the
- * condition in place: a third parameter and the refusal as its first statement, the rest of it untouched. A function
- * type written on the field gains the parameter too, so that calls on the class can pass it.
+ * assigns to its `save` field is the instance's own; so that `save` takes the condition in place: a third parameter
+ * and the refusal first, the rest untouched. A function type on the field gains the parameter too, for the callers.
  */
 function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
   const { source, style, naming } = writer;

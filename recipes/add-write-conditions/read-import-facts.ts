@@ -11,9 +11,8 @@ import { importBindings, isJavaScriptFile } from './storage-resolver.js';
 const NAMESPACE_NAME = 'checkpointFencing';
 
 /**
- * How `sourceFile` imports from checkpoint-fencing, and where and how a new import would go. `commonJsOnly` is what a
- * type-aware front end knows beyond the file: that it compiles to CommonJS under `verbatimModuleSyntax`, where only
- * `import x = require(…)` can bring in a value.
+ * How `sourceFile` imports from checkpoint-fencing, and where and how a new import goes. `commonJsOnly`: the file
+ * compiles to CommonJS under `verbatimModuleSyntax` (known to a typed front end): values need `import x = require`.
  */
 export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly = false): ImportFacts {
   const { text, statements } = sourceFile;

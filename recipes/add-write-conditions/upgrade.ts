@@ -33,16 +33,15 @@ export class UpgradeError extends Error {
   override readonly name = 'UpgradeError';
 }
 
-/** Dependencies, build output and declarations: never changed; tested relative to the project, which may lie in dist. */
+/** Dependencies, build output, declarations: never changed; tested relative to the project, which may be in dist. */
 export const NEVER_TOUCHED = /(?:^|[\\/])(?:node_modules|dist)[\\/]|\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
 /** JavaScript files are in a project's file names only under `allowJs`, as the project compiles them. */
 const UPGRADABLE = /\.(?:ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 const BOM = '\uFEFF';
 
 /**
- * Runs the add-write-conditions recipe over a TypeScript project: finds every implementer of `CheckpointStorage`
- * from `checkpoint-fencing`, analyses all files first, then writes the missing three-parameter `save` and
- * `writeVersion` (or, in `dry-run` and `check` mode, only reports them).
+ * Runs the add-write-conditions recipe over a TypeScript project: analyses every file first, then writes the missing
+ * three-parameter `save` and `writeVersion` of each `CheckpointStorage` (or, in `dry-run` and `check`, reports them).
  * @throws UpgradeError with a one-line message naming the file, for a missing tsconfig, a path outside the project,
  * a file that does not parse, or uncommitted changes in files it would write (unless `allowDirty`).
  */
