@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
@@ -32,10 +31,8 @@ const PACKAGE_STAND_IN = ts.createSourceFile(
 );
 
 /**
- * The add-write-conditions recipe as a jscodeshift transform (loaded through `../jscodeshift.cts`, the package's
- * `require` entry of `./jscodeshift`): what the CLI decides and writes, seeing one file at a time. It parses with
- * TypeScript's own parser, whatever `--parser` says, so offsets are those of the original text (CRLF and tabs
- * included). Returns the new source, or `undefined` when the file needs nothing.
+ * The add-write-conditions recipe as a jscodeshift transform (run by `../jscodeshift.cts`), one file at a time. It
+ * parses with TypeScript's parser, whatever `--parser` says, so offsets are those of the text (CRLF, tabs included).
  */
 export default function addWriteConditions(file: TransformFile, api: TransformApi): string | undefined {
   if (NEVER_TOUCHED.test(file.path) || !file.source.includes('CheckpointStorage')) {
@@ -63,7 +60,7 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
       api.stats?.(`${decision.saveShape} shape`);
     }
   }
-  const upgraded = upgradeFileText(resolve(file.path), text, decisions, facts.imports).text;
+  const upgraded = upgradeFileText(facts, decisions).text;
   return upgraded === text ? undefined : bom + upgraded;
 }
 

@@ -29,11 +29,7 @@ export function membersAdded(decision: UpgradeDecision): string[] {
   ];
 }
 
-/**
- * The text edits that carry out one decision: the marker, renames of the existing unconditional write, the new or
- * extended `save`, the new `writeVersion`. Everything else in the file stays byte for byte. A generated member keeps
- * the kind of the member it stands beside (an arrow-function field, `async`) and the parameter names it uses.
- */
+/** The edits that carry out one decision: marker, renames, new or extended `save`, `writeVersion`; nothing else. */
 export function memberEdits(
   decision: UpgradeDecision,
   source: string,
@@ -99,10 +95,7 @@ function membersOf(container: ImplementerFacts['node']): Typescript.NodeArray<Ty
   return ts.isObjectLiteralExpression(container) ? container.properties : container.members;
 }
 
-/**
- * `;` after a generated field when the field `beside` ends in one; beside a method, or a `save` only the constructor
- * assigns, when the file's statements do.
- */
+/** `;` after a generated field when the field `beside` ends in one, else when the file's statements do. */
 function fieldEnd({ source, style }: Writer, beside: SaveFacts | undefined): string {
   const field =
     beside !== undefined && ['arrow', 'function'].includes(beside.form) && !ts.isConstructorDeclaration(beside.member);
@@ -162,9 +155,8 @@ function conditionParameter({ typescript, names, naming }: Writer, optional: boo
 }
 
 /**
- * A `save(id, checkpoint, condition?)` that refuses every condition but `any()` and sends the rest to `target`, or
- * without one refuses every write; of the member kind the decision asks for, with the type parameters, `this`
- * parameter, modifiers and decorators of `like`, the member it stands beside.
+ * A `save` that refuses every condition but `any()`, sending the rest to `target` (without one, refusing every write),
+ * of the kind the decision asks for, with the type parameters, `this` parameter and modifiers of `like` beside it.
  */
 function generatedSave(writer: Writer, like: SaveFacts | undefined, target: string | undefined): string[] {
   const { decision, naming, style, typescript, source } = writer;
@@ -216,10 +208,7 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
   ];
 }
 
-/**
- * The decorators of `like`, as written, for the generated `save` that takes over its name: lines of their own, or,
- * when they stood on the member's line, a prefix of the generated head.
- */
+/** `like`'s decorators for the `save` taking its name: on their own lines, or inline when they stood so. */
 function movedDecorators({ indent, source }: Writer, like: SaveFacts | undefined) {
   const range = tokens(source, modifiers(like).filter(ts.isDecorator));
   const moved = range === undefined ? '' : source.slice(range.start, range.end);
@@ -256,9 +245,8 @@ function writeVersion(writer: Writer): string[] {
 
 /**
  * An object literal cannot gain a renamed member (a typed literal rejects unknown properties), and a function a class
- * assigns to its `save` field is the instance's own, whatever a renamed one would be; so that `save` takes the
- * condition in place: a third parameter and the refusal as its first statement, the rest of it untouched. A function
- * type written on the field gains the parameter too, so that calls on the class can pass it.
+ * assigns to its `save` field is the instance's own; so that `save` takes the condition in place: a third parameter
+ * and the refusal first, the rest untouched. A function type on the field gains the parameter too, for the callers.
  */
 function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
   const { source, style, naming } = writer;

@@ -120,9 +120,8 @@ function listLines(lead: string, line: string, items: readonly string[], style: 
 }
 
 /**
- * Adds `added` after the `items` of the list bracketed at `open` and `close`, as Prettier lays it out: on lines of their
- * own in a list already broken; else on its line while that line (up to `lineEnd`, `wider` by edits elsewhere on it)
- * fits the width; else with the whole list broken one item a line.
+ * Adds `added` after the `items` of the list bracketed at `open` and `close`, as Prettier would: on lines of their own
+ * in a broken list; else on its line while it fits (up to `lineEnd`, `wider` by other edits); else the list broken.
  */
 export function listEdits(
   source: string,

@@ -40,11 +40,9 @@ const MAX_PASSES = 10;
 const NO_CONFIG = new Set(['config-file-missing', 'no-config-found']);
 
 /**
- * The project's own tools for one run, applied to an upgraded file: its ESLint (as `eslint` in `cwd` would be
- * configured; unless `lintFix` is false), only its fixes inside text the upgrade wrote; then its Prettier, when the
- * project configures it and `before` was formatted, so code the upgrade did not add is never reformatted (`cwd`'s
- * `.prettierignore` honoured, as Prettier's CLI does). A tool that is missing, unconfigured, ignores the file or fails
- * leaves the text as it is, failing with a line in `notices`. Resolves to the text and the rules whose fixes applied.
+ * The project's own tools applied to an upgraded file: its ESLint's fixes inside the text the upgrade wrote (unless
+ * `lintFix` is false), then its Prettier when configured and `before` was formatted, so no other code is reformatted.
+ * A tool missing, unconfigured or failing leaves the text as it is, with a line in `notices`.
  */
 export function projectTools(cwd: string, lintFix: boolean) {
   // One ESLint per installation and run, so its configuration is read once a run, and afresh on the next.
@@ -103,10 +101,7 @@ export function projectTools(cwd: string, lintFix: boolean) {
   };
 }
 
-/**
- * Applies ESLint's fixes that lie inside the ranges the upgrade inserted, pass after pass, as `eslint --fix` does;
- * after each pass a range grows or shrinks by the fixes inside it and moves by those before it.
- */
+/** ESLint's fixes inside the ranges the upgrade inserted, pass after pass as `eslint --fix`, ranges moved by each. */
 async function fixInsertedText(eslint: ESLint, file: string, upgraded: UpgradedText): Promise<LintFixOutcome> {
   let { text, inserted } = upgraded;
   const rules = new Set<string>();

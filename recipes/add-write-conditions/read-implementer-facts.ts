@@ -30,10 +30,7 @@ export interface FileFacts {
   readonly imports: ImportFacts;
 }
 
-/**
- * Reads every implementer of `CheckpointStorage` in `sourceFile` into plain facts, asking `resolver` only what syntax
- * cannot tell (doc/adr/0204). `commonJsOnly`: see {@link readImportFacts}.
- */
+/** Every implementer of `CheckpointStorage` in `sourceFile`, `resolver` asked what syntax cannot tell (ADR 0204). */
 export function readImplementerFacts(
   sourceFile: Typescript.SourceFile,
   resolver: StorageResolver,
@@ -273,10 +270,7 @@ function functionOf(member: Member | undefined): Typescript.FunctionLikeDeclarat
   return value && (ts.isArrowFunction(value) || ts.isFunctionExpression(value) ? value : boundMethod(member, value));
 }
 
-/**
- * What a field or property holds, parentheses off: its initialiser, or what the class's constructor assigns it (for
- * a constructor standing for the `save` it assigns undeclared, that).
- */
+/** What a field or property holds, parentheses off: its initialiser, or what the class's constructor assigns it. */
 function valueOf(member: Member): Typescript.Expression | undefined {
   let value = ts.isPropertyDeclaration(member) || ts.isPropertyAssignment(member) ? member.initializer : undefined;
   if (value === undefined && (ts.isPropertyDeclaration(member) || ts.isConstructorDeclaration(member))) {
@@ -293,9 +287,8 @@ function isThis(node: Typescript.Node | undefined): boolean {
 }
 
 /**
- * The constructor's writes of `this.<name>`: the value of its first statement `this.<name> = …`, and the first write
- * the recipe cannot follow: a second such statement, or one nested in a branch or callback, a compound assignment,
- * `Object.assign(this, …)` with anything but object literals without the name.
+ * The value of the constructor's first statement `this.<name> = …`, and the first write it cannot follow: a second
+ * such statement, one in a branch or callback, a compound assignment, an `Object.assign(this, …)` that may write it.
  */
 function constructorWrites(
   declaration: Typescript.ClassLikeDeclaration,
@@ -384,10 +377,7 @@ function boundMethod(member: Member, value: Typescript.Expression): Typescript.M
   return method && overloads.length === 0 && ts.isMethodDeclaration(method) && method.body ? method : undefined;
 }
 
-/**
- * For a `save` holding a value no function here is (`save: saveRow`, `this.save = saveFn`): what it is assigned from
- * and where, as a phrase for the reason it is left alone.
- */
+/** What a `save` holding no function here (`save: saveRow`) is assigned from, as a phrase for the skip reason. */
 function assignedFrom(member: Member): string {
   const value = valueOf(member);
   if (value === undefined) {

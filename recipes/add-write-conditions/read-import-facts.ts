@@ -11,9 +11,8 @@ import { importBindings, isJavaScriptFile } from './storage-resolver.js';
 const NAMESPACE_NAME = 'checkpointFencing';
 
 /**
- * How `sourceFile` imports from checkpoint-fencing, and where and how a new import would go. `commonJsOnly` is what a
- * type-aware front end knows beyond the file: that it compiles to CommonJS under `verbatimModuleSyntax`, where only
- * `import x = require(…)` can bring in a value.
+ * How `sourceFile` imports from checkpoint-fencing, and where and how a new import goes. `commonJsOnly`: the file
+ * compiles to CommonJS under `verbatimModuleSyntax` (known to a typed front end): values need `import x = require`.
  */
 export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly = false): ImportFacts {
   const { text, statements } = sourceFile;
@@ -100,7 +99,11 @@ function packageImport(statement: Typescript.Statement) {
       local: element.name.getText(),
       typeOnly: false,
     })),
-    list: ts.isObjectBindingPattern(pattern) && elements.length > 0 ? pattern : undefined,
+    // A rest element must stay last, so names cannot be added after it: the file gets a require of its own.
+    list:
+      ts.isObjectBindingPattern(pattern) && elements.length > 0 && !elements.at(-1)?.dotDotDotToken
+        ? pattern
+        : undefined,
   };
 }
 
@@ -147,8 +150,8 @@ function writesCommonJsSyntax(sourceFile: Typescript.SourceFile): boolean {
 }
 
 /**
- * Where the comments directly above `node` begin (its JSDoc, line comments), so that new text goes above them rather
- * than between a node and its documentation. A blank line ends the run: a section comment above it stays apart.
+ * Where the comments directly above `node` begin, so new text goes above a node's documentation, not between; a blank
+ * line ends the run.
  */
 export function attachedCommentsStart(text: string, node: Typescript.Node): number {
   let at = node.getStart();

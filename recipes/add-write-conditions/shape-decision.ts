@@ -39,9 +39,8 @@ export interface UpgradeDecision {
 const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
 
 /**
- * Decides, ancestors first, which members every implementer gets and in which shape. `refusals` are left alone; a
- * subclass left alone that overrides or calls (`super.save`) a base's renamed `save` gets the base refused too, until
- * that settles.
+ * Decides, ancestors first, what every implementer gets. `refusals` are left alone, and so, until that settles, is a
+ * base whose renamed `save` a subclass left alone overrides or calls (`super.save`).
  */
 export function decideUpgrades(
   implementers: readonly ImplementerFacts[],
@@ -197,10 +196,7 @@ function decideOne(
   };
 }
 
-/**
- * For a run over some paths: the selected implementers whose hierarchy reaches an unselected class whose `save` (or
- * `super.save`) a whole-project run would change; upgrading one side alone would break the other.
- */
+/** In a partial run: the selected implementers in a hierarchy with an unselected class a full run changes. */
 export function refusalsForPartialRun(
   all: readonly ImplementerFacts[],
   selected: (implementer: ImplementerFacts) => boolean,

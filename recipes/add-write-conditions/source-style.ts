@@ -19,10 +19,7 @@ export interface SourceStyle {
   readonly bracketSpacing: boolean;
 }
 
-/**
- * Reads the style off `source` (the text of `file`), with Prettier's defaults where it shows none. The width is the
- * project's ({@link projectPrintWidth}), else the file's longest line, and never less than 80.
- */
+/** Reads the style off `source` (the text of `file`), with Prettier's defaults where it shows none. */
 export function detectSourceStyle(source: string, file: string): SourceStyle {
   const crlf = count(source, /\r\n/g);
   const trailingCommas = count(source, /,[ \t]*\r?\n[ \t]*[\]}]/g) >= count(source, /[\w'"`)\]][ \t]*\r?\n[ \t]*\]/g);
@@ -86,10 +83,7 @@ const PRETTIER_CONFIG = /^(?:package\.json|package\.yaml|\.prettierrc(?:\.\w+)?|
 // depend on the file's name, so they are read for each file.
 const prettierWidthByFolder = new Map<string, number | undefined>();
 
-/**
- * The line width the project states for `file`, read without running anything so both front ends agree: the nearest
- * Prettier configuration's `printWidth` (80 when it sets none), else `.editorconfig`'s `max_line_length`.
- */
+/** The width the project states for `file` (Prettier's, else `.editorconfig`'s), read without running anything. */
 function projectPrintWidth(file: string): number | undefined {
   const folder = dirname(file);
   if (!prettierWidthByFolder.has(folder)) {

@@ -9,10 +9,7 @@ export type BaseClass =
   /** Declared where the resolver cannot look: another file (the jscodeshift transform), or an unresolved package. */
   | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
 
-/**
- * Every JSDoc comment attached to `node`: a `@typedef` usually sits in a comment of its own above the class comment,
- * and the public `getJSDocCommentsAndTags` returns only the last. The parser's `jsDoc` array is what ts-morph reads too.
- */
+/** Every JSDoc comment on `node`: a `@typedef` has its own, and `getJSDocCommentsAndTags` returns only the last. */
 export function jsDocComments(node: Typescript.Node): readonly Typescript.JSDoc[] {
   return (node as { readonly jsDoc?: readonly Typescript.JSDoc[] }).jsDoc ?? [];
 }
@@ -28,10 +25,7 @@ export function extendsExpression(declaration: Typescript.ClassLikeDeclaration):
   return clause?.types[0]?.expression;
 }
 
-/**
- * What `node` binds when it imports a module named by a string: `import d, { a as b } from 'm'`, `import * as ns from
- * 'm'`, a JSDoc `@import`, `import ns = require('m')`; `undefined` for any other node.
- */
+/** What `node` binds when it imports a module: `import`, JSDoc `@import`, `import x = require(…)`; else `undefined`. */
 export function importBindings(node: Typescript.Node) {
   if (ts.isImportEqualsDeclaration(node)) {
     const { moduleReference: reference, name, isTypeOnly: typeOnly } = node;
@@ -60,11 +54,9 @@ export function importBindings(node: Typescript.Node) {
 const STORAGE: RuntimeExportName = 'CheckpointStorage';
 
 /**
- * What the fact reader cannot answer from the syntax of one file (doc/adr/0204), answered by the type checker of a
- * program over the project (the CLI) or over the one file (the jscodeshift transform): aliases, namespace imports,
- * barrels, type aliases and interfaces that derive from `CheckpointStorage`, base classes, and object literals typed
- * by where they are used. "The" `CheckpointStorage` is the one exported by `entries`, the files `checkpoint-fencing`
- * resolved to, so a project's own interface of that name is never taken for it.
+ * What the fact reader cannot answer from one file's syntax (doc/adr/0204), answered by a type checker: aliases,
+ * barrels, interfaces derived from `CheckpointStorage`, base classes, literals typed by use. "The" `CheckpointStorage`
+ * is the one `entries` export, so a project's own interface of that name is never taken for it.
  */
 export class StorageResolver {
   readonly #storageDeclarations: ReadonlySet<Typescript.Declaration>;

@@ -13,11 +13,7 @@ const SAVE: StorageMemberName = 'save';
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 const SKIPPED_FOLDERS = ['node_modules', 'dist', 'build', 'coverage', '.git'].map((folder) => `**/${folder}`);
 
-/**
- * For the jscodeshift transform, which sees one file at a time: a class whose `save` this file would rename is left
- * alone when a class elsewhere in its package or workspace that may extend it (see {@link subclassesIn}), directly or
- * not, declares its own `save`, which would be left overriding the wrong member (or, if abstract, unimplemented).
- */
+/** For the one-file transform: a class is left alone when a subclass elsewhere overrides the `save` it would rename. */
 export function refusalsForSubclassesElsewhere(
   path: string,
   decisions: readonly UpgradeDecision[],
@@ -55,10 +51,7 @@ function subclassDeclaringSave(file: string, className: string): { name: string;
   return undefined;
 }
 
-/**
- * The folder whose files may subclass a class of `start`: the workspace root when the package is one of a workspace
- * (a package.json above it with `"workspaces"`), else the package's own folder.
- */
+/** The folder whose files may subclass a class of `start`: its workspace's root, else its package's. */
 function packageRoot(start: string): string {
   const own = nearestManifest(start);
   let manifest = own;

@@ -47,10 +47,7 @@ export function openTypedProject(tsconfigPath: string, notices: string[]) {
   return {
     fileNames: [...owners.keys()],
     rootOf: (file: string) => dirname(ownerOf(file).tsconfig),
-    /**
-     * The files of `texts` that name `checkpoint-fencing`, and those that import (transitively) one that does: only
-     * these need a type-aware parse (doc/adr/0203).
-     */
+    /** The files of `texts` that may lead to `checkpoint-fencing`: only these need types (ADR 0203). */
     filesReaching(texts: ReadonlyMap<string, string>): string[] {
       const importers = new Map<string, string[]>();
       for (const [file, text] of texts) {
@@ -151,10 +148,9 @@ function analyseProject(project: LeafProject, paths: readonly string[], notices:
 }
 
 /**
- * Builds a program over `paths` and reads their facts. It loads no lib (finding implementers needs declarations, not
- * globals) and, unless `followAll`, no `@types` and none of the packages {@link resolveFollowed} leaves out. When the
- * project's settings cannot resolve `checkpoint-fencing` (`"moduleResolution": "node"` against a release without
- * top-level types, or not installed), this upgrade's own declarations stand in, and `fallback` says so.
+ * Builds a program over `paths` and reads their facts; without lib (implementers need declarations, not globals) and,
+ * unless `followAll`, without `@types` and the packages {@link resolveFollowed} leaves out. Where the project cannot
+ * resolve `checkpoint-fencing`, this upgrade's own declarations stand in, and `fallback` says so.
  */
 function analyseWith(
   project: LeafProject,
@@ -264,10 +260,7 @@ function projectFile(resolvedFileName: string): Typescript.ResolvedModuleFull {
   return { resolvedFileName, extension, isExternalLibraryImport: false };
 }
 
-/**
- * The packages of `projects` as a workspace links them into node_modules: their `names`, their `sources`, and the
- * source of each of their projects' outputs, built or not, as project references redirect declarations to sources.
- */
+/** The packages of `projects` as a workspace links them: names, sources, and their outputs' sources. */
 function workspacePackages(projects: readonly Typescript.ParsedCommandLine[]) {
   const sources = new Set(projects.flatMap((parsed) => parsed.fileNames.map((file) => resolve(file))));
   const folders = new Set([...sources].map((file) => dirname(file)));

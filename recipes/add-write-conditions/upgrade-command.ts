@@ -21,10 +21,7 @@ Exit codes: 0 success, 1 changes needed (or implementers skipped) under --check,
 
 const [EXIT_OK, EXIT_CHANGES_NEEDED, EXIT_ERROR] = [0, 1, 2];
 
-/**
- * Runs `checkpoint-fencing-codemod upgrade …argv` and resolves to its exit code; never rejects. An expected failure
- * (an upgrade error, bad arguments) is one line on stderr; anything else shows its stack.
- */
+/** Runs `checkpoint-fencing-codemod upgrade …argv` to its exit code, never rejecting; expected failures in one line. */
 export async function runUpgradeCommand(argv: readonly string[]): Promise<number> {
   try {
     return await upgradeCommand(argv);

@@ -1,5 +1,7 @@
+import { resolve } from 'node:path';
 import type { ImportFacts, NamedImportList } from './implementer-facts.js';
 import { memberEdits } from './member-edits.js';
+import type { FileFacts } from './read-implementer-facts.js';
 import { CONDITION_TYPE, fillTemplate, listEdits, TEMPLATES, UNSUPPORTED_ERROR } from './member-templates.js';
 import type { UpgradeDecision } from './shape-decision.js';
 import { detectSourceStyle, type SourceStyle } from './source-style.js';
@@ -18,17 +20,12 @@ export interface UpgradedText {
   readonly inserted: readonly (readonly [number, number])[];
 }
 
-/**
- * Rewrites the text of `file` for the decisions that concern it: generated members plus the imports they need, as
- * edits of the original text (doc/adr/0201). Both front ends end here, so they write the same text.
- */
+/** The file's text with its decisions' members and imports, as edits of the original text (ADR 0201). */
 export function upgradeFileText(
-  file: string,
-  source: string,
+  { path, text: source, imports }: FileFacts,
   decisions: readonly UpgradeDecision[],
-  imports: ImportFacts,
 ): UpgradedText {
-  const style = detectSourceStyle(source, file);
+  const style = detectSourceStyle(source, resolve(path));
   const { names, missing } = imports;
   const members = decisions.flatMap((decision) => memberEdits(decision, source, style, imports));
   const written = members.map((edit) => edit.text).join('\n');
@@ -38,10 +35,7 @@ export function upgradeFileText(
   return applyTextEdits(source, [...importEdits(source, imports, style, type, error), ...members]);
 }
 
-/**
- * The edits that import the `type` and `error` names generated code uses: merged into the file's value import from
- * checkpoint-fencing (or the type into its type-only import), else one new import.
- */
+/** The imports of the names generated code uses: merged into the file's import of the package, else a new one. */
 function importEdits(
   source: string,
   facts: ImportFacts,

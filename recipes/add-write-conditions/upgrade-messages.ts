@@ -73,16 +73,10 @@ export function clause(text: string): string {
   return text.trim().replace(/\.+$/, '');
 }
 
-/**
- * Where the marker sends the reader: a path inside the package the upgraded code imports (so it is installed) rather
- * than a versioned URL, so upgraded code does not change with releases.
- */
+/** A path in the installed package, not a versioned URL, so upgraded code does not change with releases. */
 export const MARKER_DOC_POINTER = `${PACKAGE_NAME}/README.md#evaluating-conditions-atomically`;
 
-/**
- * The marker's text for one upgraded implementer, once in every class or object literal so that a search finds each
- * decision left to make: what the generated code now does, and that decision. The caller wraps it into comment lines.
- */
+/** The marker of one upgraded implementer: what generated code now does and the decision left; the caller wraps it. */
 export function markerText({ saveShape, addWriteVersion }: UpgradeDecision): string {
   const done = [
     ...(saveShape === 'refusing'

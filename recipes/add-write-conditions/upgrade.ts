@@ -33,19 +33,15 @@ export class UpgradeError extends Error {
   override readonly name = 'UpgradeError';
 }
 
-/**
- * Files the upgrade never changes: dependencies, build output and declarations. The CLI tests a path relative to its
- * project's folder, so a project that itself lies under `dist/` is upgraded.
- */
+/** Dependencies, build output, declarations: never changed; tested relative to the project, which may be in dist. */
 export const NEVER_TOUCHED = /(?:^|[\\/])(?:node_modules|dist)[\\/]|\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
 /** JavaScript files are in a project's file names only under `allowJs`, as the project compiles them. */
 const UPGRADABLE = /\.(?:ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 const BOM = '\uFEFF';
 
 /**
- * Runs the add-write-conditions recipe over a TypeScript project: finds every implementer of `CheckpointStorage`
- * from `checkpoint-fencing`, analyses all files first, then writes the missing three-parameter `save` and
- * `writeVersion` (or, in `dry-run` and `check` mode, only reports them).
+ * Runs the add-write-conditions recipe over a TypeScript project: analyses every file first, then writes the missing
+ * three-parameter `save` and `writeVersion` of each `CheckpointStorage` (or, in `dry-run` and `check`, reports them).
  * @throws UpgradeError with a one-line message naming the file, for a missing tsconfig, a path outside the project,
  * a file that does not parse, or uncommitted changes in files it would write (unless `allowDirty`).
  */
@@ -105,7 +101,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
         });
       }
     }
-    const upgraded = upgradeFileText(file.path, file.text, own, file.imports);
+    const upgraded = upgradeFileText(file, own);
     if (upgraded.text !== file.text) {
       const raw = texts.get(file.path) ?? readFileSync(file.path, 'utf8');
       const bom = raw.startsWith(BOM) ? BOM : '';
@@ -158,10 +154,7 @@ function selectFiles(candidates: readonly string[], paths: readonly string[], ts
   return candidates.filter((file) => paths.length === 0 || paths.some((path) => within(file, path)));
 }
 
-/**
- * The `tsconfig.json` in `cwd` or the nearest folder above it, as `tsc` finds it; one found above is named in a
- * notice, since the run then covers that whole project.
- */
+/** The `tsconfig.json` in `cwd` or the nearest folder above, as `tsc` finds it; one above is named in a notice. */
 function nearestTsconfig(cwd: string, notices: string[]): string {
   const found = ts.findConfigFile(cwd, (path) => ts.sys.fileExists(path));
   if (found === undefined) {

@@ -123,6 +123,92 @@ describe('what the transform writes where the file decides the syntax', () => {
   });
 });
 
+describe('how the transform adds to the lists a file already writes', () => {
+  const storageClass = [
+    '',
+    '/** @implements {CheckpointStorage} */',
+    'class ObjectCheckpointStorage {',
+    '  async read(id) {',
+    '    return id;',
+    '  }',
+    '  async save(id, checkpoint) {',
+    '    return checkpoint;',
+    '  }',
+    '  async delete(id) {}',
+    '}',
+    '',
+  ];
+  const typedef = "/** @typedef {import('checkpoint-fencing').CheckpointStorage} CheckpointStorage */";
+  /** File name, the lines above the class, and those lines as the transform leaves them. */
+  const cases: readonly (readonly [string, string, readonly string[], readonly string[]])[] = [
+    [
+      'a require list ending in a rest element gets its own require, as a rest element must stay last',
+      'rest.js',
+      [typedef, 'const {', '  PACKAGE_NAME,', '  nested: { deep },', '  ...rest', "} = require('checkpoint-fencing');"],
+      [
+        typedef,
+        'const {',
+        '  PACKAGE_NAME,',
+        '  nested: { deep },',
+        '  ...rest',
+        "} = require('checkpoint-fencing');",
+        "const { UnsupportedWriteConditionError } = require('checkpoint-fencing');",
+      ],
+    ],
+    [
+      'a require list broken to fit keeps its nested patterns as written',
+      'nested.js',
+      [typedef, "const { PACKAGE_NAME, nested: { deep }, other: { more } } = require('checkpoint-fencing');"],
+      [
+        typedef,
+        'const {',
+        '  PACKAGE_NAME,',
+        '  nested: { deep },',
+        '  other: { more },',
+        '  UnsupportedWriteConditionError,',
+        "} = require('checkpoint-fencing');",
+      ],
+    ],
+    [
+      'a one-line import written with a trailing comma gains its names after that comma, without a second one',
+      'comma.mjs',
+      ["import { PACKAGE_NAME, } from 'checkpoint-fencing';", typedef],
+      ["import { PACKAGE_NAME, UnsupportedWriteConditionError } from 'checkpoint-fencing';", typedef],
+    ],
+  ];
+  for (const [label, file, head, expected] of cases) {
+    it(label, () => {
+      const once = run(outside('lists', file), [...head, ...storageClass].join('\n'));
+      expect(once.split('\n').slice(0, expected.length + 1)).toEqual([...expected, '']);
+      expect(run(outside('lists', file), once)).toBe(once);
+    });
+  }
+
+  it('puts the refusal into an empty body broken over lines without leaving a blank line', () => {
+    const input = [
+      "import type { CheckpointStorage } from 'checkpoint-fencing';",
+      '',
+      'export const storage: CheckpointStorage = {',
+      '  read: (id: string) => Promise.resolve(id),',
+      '  async save(id: string, checkpoint: string) {',
+      '  },',
+      '  delete: (id: string) => Promise.resolve(),',
+      '};',
+      '',
+    ].join('\n');
+    const once = run(outside('lists', 'empty-body.ts'), input);
+    const body = once.split('\n').slice(once.split('\n').indexOf('  ) {'));
+    expect(body.slice(0, 6)).toEqual([
+      '  ) {',
+      "    if (condition !== undefined && condition.kind !== 'any') {",
+      '      throw new UnsupportedWriteConditionError(condition);',
+      '    }',
+      '  },',
+      '  delete: (id: string) => Promise.resolve(),',
+    ]);
+  });
+});
+
 describe('a JavaScript object literal typed by JSDoc (review 5d)', () => {
   it('is upgraded like a typed TypeScript literal', () => {
     const input = [
