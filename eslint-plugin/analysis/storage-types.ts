@@ -392,24 +392,32 @@ export function isOutOfReachLibraryFile(sourceFile: ts.SourceFile, program: ts.P
   );
 }
 
-/** Whether a file of `program` under `node_modules` mentions checkpoint-fencing, outside its own folder. Once a program. */
+/**
+ * Whether a file of `program` under `node_modules` mentions checkpoint-fencing, outside its own folder. Answered once
+ * a program, and once a file: the project service's programs share their declaration files.
+ */
 function librariesMentionPackage(program: ts.Program): boolean {
   return (
     mentionedInProgram.get(program) ??
-    remember(
-      mentionedInProgram,
-      program,
-      program
-        .getSourceFiles()
-        .some(
-          ({ fileName, text }) =>
-            fileName.includes(NODE_MODULES) && text.includes(PACKAGE_NAME) && !isInstalledOrLinkedPackageFile(fileName),
-        ),
-    )
+    remember(mentionedInProgram, program, program.getSourceFiles().some(libraryFileMentionsPackage))
   );
 }
 
 const mentionedInProgram = new WeakMap<ts.Program, boolean>();
+
+function libraryFileMentionsPackage(sourceFile: ts.SourceFile): boolean {
+  const { fileName, text } = sourceFile;
+  return (
+    mentionedInFile.get(sourceFile) ??
+    remember(
+      mentionedInFile,
+      sourceFile,
+      fileName.includes(NODE_MODULES) && text.includes(PACKAGE_NAME) && !isInstalledOrLinkedPackageFile(fileName),
+    )
+  );
+}
+
+const mentionedInFile = new WeakMap<ts.SourceFile, boolean>();
 
 function isLibraryFile(sourceFile: ts.SourceFile): boolean {
   return sourceFile.isDeclarationFile || /[\\/]node_modules[\\/]/.test(sourceFile.fileName);
