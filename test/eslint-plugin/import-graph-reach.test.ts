@@ -1,17 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import ts from 'typescript';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { countingProgram } from '../support/counting-program.js';
+import { temporaryProject } from '../support/temporary-directory.js';
 import { fileMayReachPackage } from '../../eslint-plugin/analysis/import-graph-reach.js';
 
 // With types, a file is analysed for storages only if checkpoint-fencing's types may be seen in it (ADR 0312): these
 // cases pin which imports lead to the package, in a project with fake installed packages.
-
-const project = mkdtempSync(path.join(tmpdir(), 'import-graph-'));
-afterAll(() => {
-  rmSync(project, { recursive: true, force: true });
-});
 
 const files: Readonly<Record<string, string>> = {
   'node_modules/checkpoint-fencing/package.json': '{ "name": "checkpoint-fencing", "types": "index.d.ts" }',
@@ -44,38 +38,14 @@ export class Notifier extends NodeEmitter {}`,
   'kitted.ts': "import { KitBase } from 'kit';\nexport class Kitted extends KitBase {}",
 };
 
-for (const [file, text] of Object.entries(files)) {
-  mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
-  writeFileSync(path.join(project, file), text);
-}
+const project = temporaryProject('import-graph', files);
 
 /** A program of `roots` whose checker counts its symbol lookups, and the question asked of each of its files. */
 function programOf(...roots: string[]): {
   readonly reaches: (file: string) => boolean;
   readonly symbolQueries: number;
 } {
-  const program = ts.createProgram(
-    roots.map((file) => path.join(project, file)),
-    {
-      strict: true,
-      noEmit: true,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      types: ['node'],
-    },
-  );
-  const checker = program.getTypeChecker();
-  const counter = { symbolQueries: 0 };
-  const counting = new Proxy(checker, {
-    get(target, key) {
-      if (key === 'getSymbolAtLocation') {
-        counter.symbolQueries += 1;
-      }
-      const value: unknown = Reflect.get(target, key);
-      return typeof value === 'function' ? (value.bind(target) as unknown) : value;
-    },
-  });
-  program.getTypeChecker = () => counting;
+  const { program, calls } = countingProgram(roots.map((file) => path.join(project, file)));
   return {
     reaches: (file) => {
       const sourceFile = program.getSourceFile(path.join(project, file));
@@ -85,7 +55,7 @@ function programOf(...roots: string[]): {
       return fileMayReachPackage(sourceFile, program);
     },
     get symbolQueries() {
-      return counter.symbolQueries;
+      return calls.get('getSymbolAtLocation') ?? 0;
     },
   };
 }

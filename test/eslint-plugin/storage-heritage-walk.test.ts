@@ -1,21 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseForESLint } from '@typescript-eslint/parser';
 import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
-import ts from 'typescript';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { countingProgram } from '../support/counting-program.js';
+import { temporaryProject } from '../support/temporary-directory.js';
 import { classImplementing, objectImplementing } from '../../eslint-plugin/analysis/contract-implementations.js';
 import type { TypeInformation } from '../../eslint-plugin/analysis/type-information.js';
 
 // With types, a class is asked for its type only when the names in its heritage clauses may lead to checkpoint-fencing
 // (ADR 0311): resolving a class's type resolves its bases' too, checker work no other rule may need. These cases pin
 // which classes are asked, by counting the checker's type queries, and that every storage is still found.
-
-const project = mkdtempSync(path.join(tmpdir(), 'heritage-walk-'));
-afterAll(() => {
-  rmSync(project, { recursive: true, force: true });
-});
 
 const files: Readonly<Record<string, string>> = {
   'node_modules/checkpoint-fencing/package.json': '{ "name": "checkpoint-fencing", "types": "index.d.ts" }',
@@ -84,39 +78,22 @@ export const readonlyStorage: Readonly<Alias> = { async save(id: string, cp: str
 `,
 };
 
-for (const [file, text] of Object.entries(files)) {
-  mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
-  writeFileSync(path.join(project, file), text);
-}
+const project = temporaryProject('heritage-walk', files);
 
 /** The answer for each class and annotated literal of `file`, and how many type queries the checker got for it. */
 function implementationsAsked(
   file: 'storages.ts' | 'adapters.ts',
 ): Record<string, { readonly storage: boolean; readonly typeQueries: number; readonly importsResolved: number }> {
   const fileName = path.join(project, file);
-  const program = ts.createProgram([fileName], {
-    strict: true,
-    noEmit: true,
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    types: ['node'],
+  const { program, calls } = countingProgram([fileName]);
+  // The checker's type queries, and the imports it resolves to what they import.
+  const counts = () => ({
+    typeQueries: ['getTypeAtLocation', 'getBaseTypes', 'getContextualType'].reduce(
+      (sum, method) => sum + (calls.get(method) ?? 0),
+      0,
+    ),
+    importsResolved: calls.get('getAliasedSymbol') ?? 0,
   });
-  const checker = program.getTypeChecker();
-  let typeQueries = 0;
-  let importsResolved = 0;
-  const counting = new Proxy(checker, {
-    get(target, key) {
-      if (key === 'getTypeAtLocation' || key === 'getBaseTypes' || key === 'getContextualType') {
-        typeQueries += 1;
-      }
-      if (key === 'getAliasedSymbol') {
-        importsResolved += 1;
-      }
-      const value: unknown = Reflect.get(target, key);
-      return typeof value === 'function' ? (value.bind(target) as unknown) : value;
-    },
-  });
-  program.getTypeChecker = () => counting;
   const { ast, services, scopeManager, visitorKeys } = parseForESLint(files[file] ?? '', {
     filePath: fileName,
     programs: [program],
@@ -142,18 +119,17 @@ function implementationsAsked(
   const answers: Record<string, { storage: boolean; typeQueries: number; importsResolved: number }> = {};
   for (const statement of ast.body) {
     const node = statement.type === AST_NODE_TYPES.ExportNamedDeclaration ? statement.declaration : statement;
-    typeQueries = 0;
-    importsResolved = 0;
+    calls.clear();
     if (node?.type === AST_NODE_TYPES.ClassDeclaration && node.id !== null) {
       const found = classImplementing('CheckpointStorage', node, scope, types);
-      answers[node.id.name] = { storage: found !== undefined, typeQueries, importsResolved };
+      answers[node.id.name] = { storage: found !== undefined, ...counts() };
     }
     const [declarator] = node?.type === AST_NODE_TYPES.VariableDeclaration ? node.declarations : [];
     const init =
       declarator?.init?.type === AST_NODE_TYPES.TSAsExpression ? declarator.init.expression : declarator?.init;
     if (declarator?.id.type === AST_NODE_TYPES.Identifier && init?.type === AST_NODE_TYPES.ObjectExpression) {
       const found = objectImplementing('CheckpointStorage', 'save', init, scope, types);
-      answers[declarator.id.name] = { storage: found !== undefined, typeQueries, importsResolved };
+      answers[declarator.id.name] = { storage: found !== undefined, ...counts() };
     }
   }
   return answers;

@@ -1,13 +1,13 @@
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { applyTransform } from 'jscodeshift/src/testUtils.js';
 import { describe, expect, it } from 'vitest';
 import transform, { type TransformApi } from '../../recipes/add-write-conditions/jscodeshift.js';
 import { RECIPE_FIXTURES, singleFileCases } from './support/fixture-project.js';
 import { projectCases, projectFiles } from './support/project-case.js';
-import { temporaryDirectory } from '../support/temporary-directory.js';
+import { temporaryDirectory, temporaryProject } from '../support/temporary-directory.js';
 
 /** Cases the syntactic front end cannot see, because the storage interface reaches the file through another file. */
 const NEEDS_TYPES = new Set(['barrel-reexport']);
@@ -289,12 +289,7 @@ describe('a base whose subclass in another file reaches it other than by a named
   ];
   for (const [label, files] of cases) {
     it(`${label}: leaves the base alone and names the subclass`, () => {
-      const root = temporaryDirectory('jscodeshift-subclass');
-      writeFileSync(join(root, 'package.json'), '{"name":"app"}');
-      for (const [file, text] of Object.entries(files)) {
-        mkdirSync(dirname(join(root, file)), { recursive: true });
-        writeFileSync(join(root, file), text);
-      }
+      const root = temporaryProject('jscodeshift-subclass', { 'package.json': '{"name":"app"}', ...files });
       const reports: string[] = [];
       const source = files['src/base-storage.ts'] ?? '';
       expect(run(join(root, 'src/base-storage.ts'), source, reports)).toBe(source);

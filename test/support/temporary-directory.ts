@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll } from 'vitest';
 
 const created: string[] = [];
@@ -16,5 +16,15 @@ afterAll(() => {
 export function temporaryDirectory(prefix: string): string {
   const directory = mkdtempSync(join(tmpdir(), `${prefix}-`));
   created.push(directory);
+  return directory;
+}
+
+/** A {@link temporaryDirectory} holding `files`, keyed by their path inside it. */
+export function temporaryProject(prefix: string, files: Readonly<Record<string, string>>): string {
+  const directory = temporaryDirectory(prefix);
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(directory, file)), { recursive: true });
+    writeFileSync(join(directory, file), text);
+  }
   return directory;
 }
