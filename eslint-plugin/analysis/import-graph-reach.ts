@@ -1,7 +1,13 @@
 import type * as ts from 'typescript';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import { remember } from './remembered-answer.js';
-import { isInstalledOrLinkedPackageFile, isOutOfReachLibraryFile, moduleFiles } from './storage-types.js';
+import {
+  isInstalledFile,
+  isInstalledOrLinkedPackageFile,
+  isOutOfReachLibraryFile,
+  moduleFiles,
+  writtenModuleName,
+} from './storage-types.js';
 
 /**
  * What may bring types into a file past its import and export statements: an import type or a dynamic import, a
@@ -28,7 +34,8 @@ export function fileMayReachPackage(sourceFile: ts.SourceFile, program: ts.Progr
     if (reachByFile.get(file) === true || file.text.includes(PACKAGE_NAME) || UNFOLLOWED_REFERENCE.test(file.text)) {
       return remember(reachByFile, sourceFile, true);
     }
-    for (const specifier of moduleSpecifiers(file)) {
+    // The module names of the file's top-level imports, re-exports and `import x = require(…)`.
+    for (const specifier of file.statements.flatMap((statement) => writtenModuleName(statement) ?? [])) {
       const imported = importedFiles(specifier, program);
       if (imported === 'may-reach') {
         return remember(reachByFile, sourceFile, true);
@@ -40,15 +47,6 @@ export function fileMayReachPackage(sourceFile: ts.SourceFile, program: ts.Progr
   return false;
 }
 
-/** The module names of a file's top-level imports, re-exports and `import x = require(…)`. */
-function moduleSpecifiers(file: ts.SourceFile): ts.Expression[] {
-  return file.statements.flatMap((statement) => {
-    const { moduleSpecifier } = statement as Partial<ts.ImportDeclaration>;
-    const { moduleReference } = statement as Partial<ts.ImportEqualsDeclaration>;
-    return moduleSpecifier ?? (moduleReference as Partial<ts.ExternalModuleReference> | undefined)?.expression ?? [];
-  });
-}
-
 /**
  * The project files a module name leads to, to follow; none for a module only installed files that cannot lead to
  * checkpoint-fencing declare, or one that does not resolve (its names are `any`); `may-reach` for any other installed
@@ -58,9 +56,7 @@ function importedFiles(specifier: ts.Expression, program: ts.Program): ts.Source
   const files = moduleFiles(specifier, program.getTypeChecker()).filter(
     (file) => !isOutOfReachLibraryFile(file, program),
   );
-  return files.some(
-    (file) => /[\\/]node_modules[\\/]/u.test(file.fileName) || isInstalledOrLinkedPackageFile(file.fileName),
-  )
+  return files.some((file) => isInstalledFile(file.fileName) || isInstalledOrLinkedPackageFile(file.fileName))
     ? 'may-reach'
     : files;
 }

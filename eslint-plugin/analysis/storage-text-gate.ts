@@ -26,8 +26,8 @@ const TYPED_TEXT = spelledNamesPattern(['CheckpointStorage', 'save', 'extends', 
  * Whether a file can hold a `CheckpointStorage` implementation the storage rules report on, in the mode `types` says
  * (ADR 0310). Without types: its text names the interface, or has an escape that may spell it. With types: the program
  * includes checkpoint-fencing at all, the text has what {@link TYPED_TEXT} looks for, and the file's imports may lead
- * to the package (ADR 0312). A file without it cannot
- * report, so `no-ignored-write-condition` and `no-check-then-write` register no listener there.
+ * to the package (ADR 0312). A file without it cannot report, so `no-ignored-write-condition` and
+ * `no-check-then-write` register no listener there.
  */
 export function mayImplementCheckpointStorage(sourceCode: SourceCode, types: TypeInformation | undefined): boolean {
   if (types !== undefined) {

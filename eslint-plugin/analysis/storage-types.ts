@@ -147,14 +147,19 @@ function declaredSymbol(name: ts.Node, program: ts.Program): ts.Symbol | null | 
 function importedFrom(declaration: ts.Node): ts.Expression | undefined {
   // A source file's `parent` is undefined, though its type does not say so.
   for (let node: ts.Node | undefined = declaration; node !== undefined; node = node.parent as ts.Node | undefined) {
-    const { moduleSpecifier } = node as Partial<ts.ImportDeclaration>;
-    const { moduleReference } = node as Partial<ts.ImportEqualsDeclaration>;
-    const written = moduleSpecifier ?? (moduleReference as Partial<ts.ExternalModuleReference> | undefined)?.expression;
+    const written = writtenModuleName(node);
     if (written !== undefined) {
       return written;
     }
   }
   return undefined;
+}
+
+/** The module name `node` writes when it is an import, a re-export or `import x = require(…)`; else `undefined`. */
+export function writtenModuleName(node: ts.Node): ts.Expression | undefined {
+  const { moduleSpecifier } = node as Partial<ts.ImportDeclaration>;
+  const { moduleReference } = node as Partial<ts.ImportEqualsDeclaration>;
+  return moduleSpecifier ?? (moduleReference as Partial<ts.ExternalModuleReference> | undefined)?.expression;
 }
 
 /**
@@ -386,7 +391,7 @@ export function inheritedMembers(classNode: ts.ClassLikeDeclaration, checker: ts
  */
 export function isOutOfReachLibraryFile(sourceFile: ts.SourceFile, program: ts.Program): boolean {
   return (
-    sourceFile.fileName.includes(NODE_MODULES) &&
+    isInstalledFile(sourceFile.fileName) &&
     !isInstalledOrLinkedPackageFile(sourceFile.fileName) &&
     !librariesMentionPackage(program)
   );
@@ -412,15 +417,20 @@ function libraryFileMentionsPackage(sourceFile: ts.SourceFile): boolean {
     remember(
       mentionedInFile,
       sourceFile,
-      fileName.includes(NODE_MODULES) && text.includes(PACKAGE_NAME) && !isInstalledOrLinkedPackageFile(fileName),
+      isInstalledFile(fileName) && text.includes(PACKAGE_NAME) && !isInstalledOrLinkedPackageFile(fileName),
     )
   );
 }
 
 const mentionedInFile = new WeakMap<ts.SourceFile, boolean>();
 
+/** Whether `file` lies under a `node_modules` folder (TypeScript writes file names with `/`). */
+export function isInstalledFile(file: string): boolean {
+  return file.includes(NODE_MODULES);
+}
+
 function isLibraryFile(sourceFile: ts.SourceFile): boolean {
-  return sourceFile.isDeclarationFile || /[\\/]node_modules[\\/]/.test(sourceFile.fileName);
+  return sourceFile.isDeclarationFile || isInstalledFile(sourceFile.fileName);
 }
 
 function inheritedSave(
