@@ -11,7 +11,8 @@ export interface ImplementerFacts {
   readonly name: string;
   readonly line: number;
   readonly isAbstract: boolean;
-  readonly base: BaseFacts | undefined;
+  /** The class it extends, read as an implementer is (`implements` tells whether it is one), or one out of sight. */
+  readonly base: (ImplementerFacts & { readonly implements: boolean }) | UnknownBase | undefined;
   readonly ownSave: SaveFacts | undefined;
   /** Declared, assigned by a statement of the class's constructor, or maybe in what is spread into a literal. */
   readonly ownWriteVersion: boolean;
@@ -29,37 +30,11 @@ export interface ImplementerFacts {
   readonly node: Typescript.ClassLikeDeclaration | Typescript.ObjectLiteralExpression;
 }
 
-/** The class an implementer extends: another implementer, a plain class, or one the reader cannot see into. */
-export type BaseFacts =
-  | ({ readonly kind: 'implementer' | 'plain'; readonly id: string; readonly name: string } & ChainSummary)
-  | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
-
-/** What a class passes on to its subclasses: a base outside the run as it stands, one in the run as decided. */
-export interface ChainSummary {
-  /** `undefined` without a `save`. */
-  readonly saveAcceptsCondition: boolean | undefined;
-  readonly saveIsAsync: boolean;
-  /** An own property that no method of a subclass can override. */
-  readonly saveIsField: boolean;
-  readonly hasWriteVersion: boolean;
-  readonly unconditionalSaveName?: string | undefined;
-  /** The base is left alone, and so is the subclass. */
-  readonly skipReason?: string | undefined;
-}
-
-/** What a class passes on: its own `save` and `writeVersion`, else what its base passes on (`parent`). */
-export function chainSummary(
-  ownSave: SaveFacts | undefined,
-  ownWriteVersion: boolean,
-  parent: ChainSummary | undefined,
-): ChainSummary {
-  return {
-    saveAcceptsCondition: ownSave?.acceptsCondition ?? parent?.saveAcceptsCondition,
-    saveIsAsync: ownSave?.isAsync ?? parent?.saveIsAsync ?? true,
-    saveIsField:
-      ownSave === undefined ? parent?.saveIsField === true : ['arrow', 'function', 'value'].includes(ownSave.form),
-    hasWriteVersion: ownWriteVersion || parent?.hasWriteVersion === true,
-  };
+/** A base class the reader cannot see into, here or anywhere above it. */
+export interface UnknownBase {
+  readonly kind: 'unknown';
+  readonly name: string;
+  readonly where: 'another-file' | 'another-package';
 }
 
 /** An existing `save` member; the writer copies and edits its text through `member` and `fn`. */

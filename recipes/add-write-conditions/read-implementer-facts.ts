@@ -1,14 +1,7 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import type { StorageMemberName } from '../../vocabulary/index.js';
-import {
-  chainSummary,
-  type BaseFacts,
-  type ChainSummary,
-  type ImplementerFacts,
-  type ImportFacts,
-  type SaveFacts,
-} from './implementer-facts.js';
+import type { ImplementerFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
 import { readImportFacts } from './read-import-facts.js';
 import { importBindings, isJavaScriptFile, jsDocComments, type StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
@@ -144,7 +137,7 @@ function declaredType(position: Typescript.Node, javascript: boolean): Typescrip
 }
 
 /** A member's static name: an identifier or a string literal, plain or in brackets; `undefined` when computed. */
-function memberName(member: Member): string | undefined {
+export function memberName(member: Member): string | undefined {
   const name =
     member.name !== undefined && ts.isComputedPropertyName(member.name) ? member.name.expression : member.name;
   return name !== undefined && (ts.isStringLiteralLike(name) || (ts.isIdentifier(name) && name === member.name))
@@ -156,16 +149,19 @@ function hasModifier(node: Typescript.Node, kind: Typescript.SyntaxKind): boolea
   return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === kind);
 }
 
+function membersOf(container: Container): Member[] {
+  return ts.isObjectLiteralExpression(container) ? [...container.properties] : [...container.members];
+}
+
 /** The members named `name` of a literal, or the instance members of a class: a method's overloads among them. */
 function membersNamed(container: Container, name: string): Member[] {
-  return ts.isObjectLiteralExpression(container)
-    ? container.properties.filter((property) => memberName(property) === name)
-    : container.members.filter(
-        (member) =>
-          (ts.isMethodDeclaration(member) || ts.isPropertyDeclaration(member) || ts.isAccessor(member)) &&
-          !hasModifier(member, ts.SyntaxKind.StaticKeyword) &&
-          memberName(member) === name,
-      );
+  return membersOf(container).filter(
+    (member) =>
+      memberName(member) === name &&
+      (ts.isObjectLiteralExpression(container) ||
+        ((ts.isMethodDeclaration(member) || ts.isPropertyDeclaration(member) || ts.isAccessor(member)) &&
+          !hasModifier(member, ts.SyntaxKind.StaticKeyword))),
+  );
 }
 
 /** The member named `name`; among overloads, the one with a body. */
@@ -191,16 +187,19 @@ function implementerId(node: Typescript.Node): string {
   return `${node.getSourceFile().fileName}#${node.getStart()}`;
 }
 
-function implementerFacts(node: Container, name: string, resolver: StorageResolver): ImplementerFacts {
+function implementerFacts(
+  node: Container,
+  name: string,
+  resolver: StorageResolver,
+  chain = ts.isClassLike(node) ? ancestors(node, resolver) : [],
+): ImplementerFacts {
   const literal = ts.isObjectLiteralExpression(node);
-  const chain = literal ? [] : ancestors(node, resolver);
-  const sourceFile = node.getSourceFile();
   return {
     id: implementerId(node),
-    file: sourceFile.fileName,
+    file: node.getSourceFile().fileName,
     kind: literal ? 'object-literal' : 'class',
     name,
-    line: sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+    line: lineOf(node),
     isAbstract: hasModifier(node, ts.SyntaxKind.AbstractKeyword),
     base: literal ? undefined : baseFacts(node, chain, resolver),
     ownSave: ownSaveFacts(node),
@@ -214,11 +213,7 @@ function implementerFacts(node: Container, name: string, resolver: StorageResolv
           const at = constructorWrites(node, member).unfollowed;
           return at === undefined ? [] : [upgradeMessages.assignedInConstructorBranch(member, place(at))];
         })[0],
-    memberNames: [node, ...chain].flatMap((container) =>
-      (ts.isObjectLiteralExpression(container) ? container.properties : container.members).flatMap(
-        (m) => memberName(m) ?? [],
-      ),
-    ),
+    memberNames: [node, ...chain].flatMap((container) => membersOf(container).flatMap((m) => memberName(m) ?? [])),
     idParameterName: ID_TAKING_MEMBERS.map((wanted) => parametersOf(functionOf(memberNamed(node, wanted)))[0])
       .find((parameter) => parameter !== undefined && ts.isIdentifier(parameter.name))
       ?.name.getText()
@@ -231,26 +226,20 @@ function implementerFacts(node: Container, name: string, resolver: StorageResolv
   };
 }
 
-/** The base chain as a visible base stands, or an unknown base beyond it; `undefined` without a base class. */
+/** The facts of the base in `chain` (the ancestors), or the unknown base beyond it; `undefined` without a base. */
 function baseFacts(
   declaration: Typescript.ClassLikeDeclaration,
   chain: readonly Typescript.ClassLikeDeclaration[],
   resolver: StorageResolver,
-): BaseFacts | undefined {
+): ImplementerFacts['base'] {
   const beyond = resolver.baseClassOf(chain.at(-1) ?? declaration);
+  const [base, ...above] = chain;
   if (beyond.kind === 'unknown') {
     return { kind: 'unknown', name: beyond.name, where: beyond.where };
   }
-  const summary = chain.reduceRight<ChainSummary | undefined>(
-    (parent, cls) => chainSummary(ownSaveFacts(cls), hasWriteVersion(cls), parent),
-    undefined,
-  );
-  const base = chain[0];
-  if (base === undefined || summary === undefined) {
-    return undefined;
-  }
-  const kind = isImplementer(base, resolver) ? 'implementer' : 'plain';
-  return { kind, id: implementerId(base), name: base.name?.text ?? 'an anonymous class', ...summary };
+  // Read along `chain`, not through the resolver again, so that a cycle of `extends` ends.
+  const facts = base && implementerFacts(base, base.name?.text ?? 'an anonymous class', resolver, above);
+  return facts && { ...facts, implements: isImplementer(base, resolver) };
 }
 
 /** A `writeVersion` declared, or assigned by a statement of the class's constructor. */
@@ -344,10 +333,13 @@ function constructorWrites(
   return { assigned: first?.right, sole: unfollowed === undefined ? first?.right : undefined, unfollowed };
 }
 
+function lineOf(node: Typescript.Node): number {
+  return node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1;
+}
+
 /** Where a node is, as `file:line`. */
 function place(node: Typescript.Node): string {
-  const sourceFile = node.getSourceFile();
-  return `${sourceFile.fileName}:${sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+  return `${node.getSourceFile().fileName}:${lineOf(node)}`;
 }
 
 /** The `save` declared, or else a class's constructor, when that is where `this.save` is set. */
@@ -362,18 +354,8 @@ function ownSaveFacts(container: Container): SaveFacts | undefined {
 
 /** For `this.m.bind(this)`, the method `m` of the same class when it is a plain one: with a body and no overloads. */
 function boundMethod(member: Member, value: Typescript.Expression): Typescript.MethodDeclaration | undefined {
-  const bind = ts.isCallExpression(value) && value.arguments.length === 1 && isThis(value.arguments[0]);
-  const callee = bind ? value.expression : undefined;
-  const target = callee && ts.isPropertyAccessExpression(callee) && callee.name.text === 'bind' && callee.expression;
-  if (
-    !target ||
-    !ts.isPropertyAccessExpression(target) ||
-    !isThis(target.expression) ||
-    !ts.isClassLike(member.parent)
-  ) {
-    return undefined;
-  }
-  const [method, ...overloads] = membersNamed(member.parent, target.name.text);
+  const bound = /^this\.([\w$]+)\.bind\(this,?\)$/.exec(value.getText().replace(/\s/g, ''))?.[1];
+  const [method, ...overloads] = bound && ts.isClassLike(member.parent) ? membersNamed(member.parent, bound) : [];
   return method && overloads.length === 0 && ts.isMethodDeclaration(method) && method.body ? method : undefined;
 }
 
@@ -458,17 +440,19 @@ function saveFacts(member: Member): SaveFacts {
 }
 
 /** The name of every `super.save` and `super['save']` in the instance members of a class. */
-function superSaveNames(declaration: Typescript.ClassLikeDeclaration): ImplementerFacts['superSaveNames'][number][] {
-  const found: ImplementerFacts['superSaveNames'][number][] = [];
+function superSaveNames(declaration: Typescript.ClassLikeDeclaration): ImplementerFacts['superSaveNames'] {
+  const found: (Typescript.Identifier | Typescript.StringLiteralLike)[] = [];
   const visit = (node: Typescript.Node): void => {
-    const access = node.kind === ts.SyntaxKind.SuperKeyword ? node.parent : undefined;
-    const name =
-      access !== undefined && ts.isPropertyAccessExpression(access)
-        ? access.name
-        : access !== undefined && ts.isElementAccessExpression(access)
-          ? access.argumentExpression
-          : undefined;
-    if (name !== undefined && (ts.isIdentifier(name) || ts.isStringLiteralLike(name)) && name.text === SAVE) {
+    const access = node.parent;
+    const name = ts.isPropertyAccessExpression(access)
+      ? access.name
+      : ts.isElementAccessExpression(access) && access.argumentExpression;
+    if (
+      node.kind === ts.SyntaxKind.SuperKeyword &&
+      name &&
+      (ts.isIdentifier(name) || ts.isStringLiteralLike(name)) &&
+      name.text === SAVE
+    ) {
       found.push(name);
     }
     // In a nested class or an object literal's method, `super` means another prototype.

@@ -1,4 +1,4 @@
-import { chainSummary, type ChainSummary, type ImplementerFacts } from './implementer-facts.js';
+import type { ImplementerFacts, SaveFacts } from './implementer-facts.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
 /**
@@ -35,6 +35,30 @@ export interface UpgradeDecision {
   readonly skipReason: string | undefined;
 }
 
+/** What a class passes on to its subclasses: a base outside the run as it stands, one in the run as decided. */
+interface ChainSummary {
+  /** `undefined` without a `save`. */
+  readonly saveAcceptsCondition: boolean | undefined;
+  readonly saveIsAsync: boolean;
+  /** An own property that no method of a subclass can override. */
+  readonly saveIsField: boolean;
+  readonly hasWriteVersion: boolean;
+  readonly unconditionalSaveName?: string | undefined;
+  /** The base is left alone, and so is the subclass. */
+  readonly skipReason?: string | undefined;
+}
+
+/** What a class passes on: its own `save` and `writeVersion`, else what its base passes on (`parent`). */
+function chainSummary(ownSave: SaveFacts | undefined, ownWriteVersion: boolean, parent: ChainSummary | undefined) {
+  return {
+    saveAcceptsCondition: ownSave?.acceptsCondition ?? parent?.saveAcceptsCondition,
+    saveIsAsync: ownSave?.isAsync ?? parent?.saveIsAsync ?? true,
+    saveIsField:
+      ownSave === undefined ? parent?.saveIsField === true : ['arrow', 'function', 'value'].includes(ownSave.form),
+    hasWriteVersion: ownWriteVersion || parent?.hasWriteVersion === true,
+  };
+}
+
 /** The name the existing unconditional write is kept under, unless the class already uses it. */
 const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
 
@@ -48,6 +72,14 @@ export function decideUpgrades(
 ): UpgradeDecision[] {
   const byId = new Map(implementers.map((implementer) => [implementer.id, implementer]));
   const decided = new Map<string, { readonly decision: UpgradeDecision; readonly passedOn: ChainSummary }>();
+  // What the base of `implementer` passes on; a base outside this run is not upgraded: it stands as it is.
+  const inherited = (implementer: ImplementerFacts, visiting: readonly string[]): ChainSummary | undefined => {
+    const base = implementer.base?.kind === 'unknown' ? undefined : implementer.base;
+    const inRun = base && byId.get(base.id);
+    return inRun !== undefined
+      ? decide(inRun, [...visiting, implementer.id]).passedOn
+      : base && chainSummary(base.ownSave, base.ownWriteVersion, inherited(base, visiting));
+  };
   const decide = (implementer: ImplementerFacts, visiting: readonly string[]) => {
     const known = decided.get(implementer.id);
     if (known !== undefined) {
@@ -56,15 +88,7 @@ export function decideUpgrades(
     if (visiting.includes(implementer.id)) {
       throw new Error(upgradeMessages.extendsItself(implementer.name, implementer.file));
     }
-    const base = implementer.base;
-    // A base outside this run (a path that was not selected) is not upgraded: it stands as it is.
-    const baseInRun = base?.kind === 'implementer' ? byId.get(base.id) : undefined;
-    const parent: ChainSummary | undefined =
-      baseInRun !== undefined
-        ? decide(baseInRun, [...visiting, implementer.id]).passedOn
-        : base?.kind === 'unknown'
-          ? undefined
-          : base;
+    const parent = inherited(implementer, visiting);
     const below = descendants(implementers, implementer.id);
     const decision = decideOne(implementer, parent, refusals.get(implementer.id), below);
     const summary = chainSummary(implementer.ownSave, implementer.ownWriteVersion || decision.addWriteVersion, parent);
@@ -80,17 +104,14 @@ export function decideUpgrades(
     return { decision, passedOn };
   };
   const decisions = implementers.map((implementer) => decide(implementer, []).decision);
-  const reasons = new Map(decisions.map((decision) => [decision.implementer.id, decision.skipReason]));
   const stranded = decisions.flatMap(({ saveShape, implementer }): [string, string][] => {
-    const subclass = (saveShape === 'delegating' ? descendants(implementers, implementer.id) : []).find(
-      (candidate) =>
-        (candidate.ownSave !== undefined || candidate.superSaveNames.length > 0) &&
-        reasons.get(candidate.id) !== undefined,
-    );
-    const reason = subclass === undefined ? undefined : reasons.get(subclass.id);
-    return subclass === undefined || reason === undefined
-      ? []
-      : [[implementer.id, upgradeMessages.subclassCannotFollow(subclass.name, subclass.file, reason)]];
+    const [refusal] = (saveShape === 'delegating' ? descendants(implementers, implementer.id) : [])
+      .filter((subclass) => subclass.ownSave !== undefined || subclass.superSaveNames.length > 0)
+      .flatMap((subclass) => {
+        const reason = decided.get(subclass.id)?.decision.skipReason;
+        return reason === undefined ? [] : [upgradeMessages.subclassCannotFollow(subclass.name, subclass.file, reason)];
+      });
+    return refusal === undefined ? [] : [[implementer.id, refusal]];
   });
   return stranded.length === 0 ? decisions : decideUpgrades(implementers, new Map([...refusals, ...stranded]));
 }
@@ -98,7 +119,7 @@ export function decideUpgrades(
 /** Every implementer below `id`, nearest first. */
 function descendants(implementers: readonly ImplementerFacts[], id: string): ImplementerFacts[] {
   const childrenOf = (parent: string) =>
-    implementers.filter((child) => child.base?.kind === 'implementer' && child.base.id === parent);
+    implementers.filter((child) => child.base?.kind !== 'unknown' && child.base?.id === parent);
   const found = childrenOf(id);
   // Appended while iterating, so that grandchildren come after every child.
   for (const child of found) {
@@ -205,7 +226,7 @@ export function refusalsForPartialRun(
   // A hierarchy is a tree (one base a class): its members share the id of their topmost ancestor.
   const rootOf = (id: string): string => {
     const base = byId.get(id)?.base;
-    return base?.kind === 'implementer' ? rootOf(base.id) : id;
+    return base?.kind !== 'unknown' && base?.implements === true ? rootOf(base.id) : id;
   };
   const changingOutside = decideUpgrades(all).filter(
     ({ implementer, skipReason, saveShape, superSaveRename }) =>
