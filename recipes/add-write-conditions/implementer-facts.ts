@@ -1,5 +1,6 @@
 // What the fact reader found in a file: names, flags and the few syntax nodes the writer edits (doc/adr/0201).
 import type { ts as Typescript } from 'ts-morph';
+import type { BaseClass } from './storage-resolver.js';
 
 /** One implementer of `CheckpointStorage`: a class, or an object literal standing where a storage is expected. */
 export interface ImplementerFacts {
@@ -12,7 +13,8 @@ export interface ImplementerFacts {
   readonly line: number;
   readonly isAbstract: boolean;
   /** The class it extends, read as an implementer is (`implements` tells whether it is one), or one out of sight. */
-  readonly base: (ImplementerFacts & { readonly implements: boolean }) | UnknownBase | undefined;
+  readonly base:
+    (ImplementerFacts & { readonly implements: boolean }) | Extract<BaseClass, { kind: 'unknown' }> | undefined;
   readonly ownSave: SaveFacts | undefined;
   /** Declared, assigned by a statement of the class's constructor, or maybe in what is spread into a literal. */
   readonly ownWriteVersion: boolean;
@@ -28,13 +30,6 @@ export interface ImplementerFacts {
   readonly explicitlyPublic: boolean;
   /** The class or object literal itself: the writer adds members to its body. */
   readonly node: Typescript.ClassLikeDeclaration | Typescript.ObjectLiteralExpression;
-}
-
-/** A base class the reader cannot see into, here or anywhere above it. */
-export interface UnknownBase {
-  readonly kind: 'unknown';
-  readonly name: string;
-  readonly where: 'another-file' | 'another-package';
 }
 
 /** An existing `save` member; the writer copies and edits its text through `member` and `fn`. */

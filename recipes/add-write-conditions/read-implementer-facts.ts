@@ -128,12 +128,7 @@ function declaredType(position: Typescript.Node, javascript: boolean): Typescrip
       : undefined;
   // `Promise<T>` unwrapped to `T`, for async factories.
   const type = factory?.type;
-  return type !== undefined &&
-    ts.isTypeReferenceNode(type) &&
-    ts.isIdentifier(type.typeName) &&
-    type.typeName.text === 'Promise'
-    ? type.typeArguments?.[0]
-    : type;
+  return type && ts.isTypeReferenceNode(type) && type.typeName.getText() === 'Promise' ? type.typeArguments?.[0] : type;
 }
 
 /** A member's static name: an identifier or a string literal, plain or in brackets; `undefined` when computed. */
@@ -183,10 +178,6 @@ function ancestors(
   return chain;
 }
 
-function implementerId(node: Typescript.Node): string {
-  return `${node.getSourceFile().fileName}#${node.getStart()}`;
-}
-
 function implementerFacts(
   node: Container,
   name: string,
@@ -195,18 +186,20 @@ function implementerFacts(
 ): ImplementerFacts {
   const literal = ts.isObjectLiteralExpression(node);
   return {
-    id: implementerId(node),
+    id: `${node.getSourceFile().fileName}#${node.getStart()}`,
     file: node.getSourceFile().fileName,
     kind: literal ? 'object-literal' : 'class',
     name,
     line: lineOf(node),
     isAbstract: hasModifier(node, ts.SyntaxKind.AbstractKeyword),
     base: literal ? undefined : baseFacts(node, chain, resolver),
-    ownSave: ownSaveFacts(node),
-    // A spread or a computed key may bring one, which a generated writeVersion would replace.
+    ownSave: saveFacts(node),
+    // Declared, or assigned by a statement of the constructor; in a literal, maybe brought by a spread or a computed key.
     ownWriteVersion:
-      hasWriteVersion(node) ||
-      (literal && node.properties.some((m) => ts.isSpreadAssignment(m) || memberName(m) === undefined)),
+      memberNamed(node, WRITE_VERSION) !== undefined ||
+      (literal
+        ? node.properties.some((m) => ts.isSpreadAssignment(m) || memberName(m) === undefined)
+        : constructorWrites(node, WRITE_VERSION).assigned !== undefined),
     unfollowedConstructorWrite: literal
       ? undefined
       : [SAVE, WRITE_VERSION].flatMap((member) => {
@@ -235,19 +228,11 @@ function baseFacts(
   const beyond = resolver.baseClassOf(chain.at(-1) ?? declaration);
   const [base, ...above] = chain;
   if (beyond.kind === 'unknown') {
-    return { kind: 'unknown', name: beyond.name, where: beyond.where };
+    return beyond;
   }
   // Read along `chain`, not through the resolver again, so that a cycle of `extends` ends.
   const facts = base && implementerFacts(base, base.name?.text ?? 'an anonymous class', resolver, above);
   return facts && { ...facts, implements: isImplementer(base, resolver) };
-}
-
-/** A `writeVersion` declared, or assigned by a statement of the class's constructor. */
-function hasWriteVersion(container: Container): boolean {
-  return (
-    memberNamed(container, WRITE_VERSION) !== undefined ||
-    (ts.isClassLike(container) && constructorWrites(container, WRITE_VERSION).assigned !== undefined)
-  );
 }
 
 /** The function a member is or holds (see {@link valueOf}), or the plain method bound to it (`this.m.bind(this)`). */
@@ -342,16 +327,6 @@ function place(node: Typescript.Node): string {
   return `${node.getSourceFile().fileName}:${lineOf(node)}`;
 }
 
-/** The `save` declared, or else a class's constructor, when that is where `this.save` is set. */
-function ownSaveFacts(container: Container): SaveFacts | undefined {
-  const save =
-    memberNamed(container, SAVE) ??
-    (ts.isClassLike(container) && constructorWrites(container, SAVE).sole !== undefined
-      ? container.members.find(ts.isConstructorDeclaration)
-      : undefined);
-  return save === undefined ? undefined : saveFacts(save);
-}
-
 /** For `this.m.bind(this)`, the method `m` of the same class when it is a plain one: with a body and no overloads. */
 function boundMethod(member: Member, value: Typescript.Expression): Typescript.MethodDeclaration | undefined {
   const bound = /^this\.([\w$]+)\.bind\(this,?\)$/.exec(value.getText().replace(/\s/g, ''))?.[1];
@@ -401,7 +376,16 @@ function parametersOf(fn: Typescript.FunctionLikeDeclaration | undefined): Types
   return (fn?.parameters ?? []).filter((parameter) => !isThisParameter(parameter));
 }
 
-function saveFacts(member: Member): SaveFacts {
+/** The `save` declared, or else a class's constructor, when that is where `this.save` is set. */
+function saveFacts(container: Container): SaveFacts | undefined {
+  const member =
+    memberNamed(container, SAVE) ??
+    (ts.isClassLike(container) && constructorWrites(container, SAVE).sole !== undefined
+      ? container.members.find(ts.isConstructorDeclaration)
+      : undefined);
+  if (member === undefined) {
+    return undefined;
+  }
   const fn = functionOf(member);
   const parameters = parametersOf(fn);
   const form = ts.isMethodDeclaration(member)

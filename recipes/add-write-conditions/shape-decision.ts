@@ -2,16 +2,11 @@ import type { ImplementerFacts, SaveFacts } from './implementer-facts.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
 /**
- * The shape of `save` written for an implementer (doc/adr/0202, 0205):
- * - `delegating`: it has its own two-parameter `save`; that write is kept under a new name and `any()` goes to it.
- * - `inherited`: it inherits a two-parameter `save` from a base that is not an implementer; `any()` goes to `super.save`.
- * - `refusing`: no two-parameter `save` anywhere; every write is refused, so generated code cannot call back into itself.
- * - `object-literal`: an object literal's own two-parameter `save` takes the condition in place; nothing is renamed.
- * - `constructor-assigned`: so does the function a class assigns to its `save` field (in the constructor, or a bound
- *   method); being the instance's own property, it shadows any `save` a base declares, renamed or not.
- * - `follows-base`: an implementing base got the delegating shape; this class's own two-parameter `save` overrode the
- *   base's unconditional write, so it is renamed the same way and keeps overriding it.
- * - `unchanged`: `save` already takes a condition (own or inherited), or a subclass provides it.
+ * The shape of `save` written for an implementer (doc/adr/0202, 0205): `delegating` keeps its own two-parameter `save`
+ * under a new name and sends `any()` to it, `follows-base` renames its own as an implementing base's was, `inherited`
+ * sends `any()` to a plain base's `super.save`, `object-literal` and `constructor-assigned` (the instance's own `save`,
+ * which shadows any base's) take the condition in place, `refusing` (no two-parameter `save` anywhere) refuses every
+ * write; `unchanged`: `save` already takes a condition, or a subclass provides it.
  */
 export type SaveShape =
   'delegating' | 'object-literal' | 'constructor-assigned' | 'inherited' | 'refusing' | 'follows-base' | 'unchanged';
