@@ -32,8 +32,11 @@ export function readImplementerFacts(
   const classes: ImplementerFacts[] = [];
   const literals: ImplementerFacts[] = [];
   const visit = (node: Typescript.Node): void => {
-    if (ts.isClassLike(node) && isImplementer(node, resolver)) {
-      classes.push(implementerFacts(node, node.name?.text ?? 'default export class', resolver));
+    const facts = ts.isClassLike(node)
+      ? implementerFacts(node, node.name?.text ?? 'default export class', resolver)
+      : undefined;
+    if (facts?.implements === true) {
+      classes.push(facts);
     } else if (ts.isObjectLiteralExpression(node)) {
       const name = storageLiteralName(node, resolver);
       if (name !== undefined) {
@@ -56,13 +59,6 @@ export function syntaxError(sourceFile: Typescript.SourceFile, problem: Typescri
   const { line, character } = sourceFile.getLineAndCharacterOfPosition(problem.start ?? 0);
   const reason = ts.flattenDiagnosticMessageText(problem.messageText, ' ');
   return new Error(upgradeMessages.doesNotParse(sourceFile.fileName, line + 1, character + 1, reason));
-}
-
-/** Whether the class, or a class it extends, implements `CheckpointStorage`. */
-function isImplementer(declaration: Typescript.ClassLikeDeclaration, resolver: StorageResolver): boolean {
-  return [declaration, ...ancestors(declaration, resolver)].some((cls) =>
-    implementedTypes(cls).some((type) => resolver.isStorageType(type)),
-  );
 }
 
 /** `implements` clauses, and in JavaScript the JSDoc `@implements` tags. */
@@ -165,34 +161,31 @@ function memberNamed(container: Container, name: string): Member | undefined {
   return members.find((member) => !ts.isMethodDeclaration(member) || member.body !== undefined) ?? members[0];
 }
 
-/** The class chain above `declaration`, as far as the resolver sees it, nearest first. */
-function ancestors(
-  declaration: Typescript.ClassLikeDeclaration,
-  resolver: StorageResolver,
-): Typescript.ClassLikeDeclaration[] {
-  const chain: Typescript.ClassLikeDeclaration[] = [];
-  for (let base = resolver.baseClassOf(declaration); base.kind === 'visible' && !chain.includes(base.declaration);) {
-    chain.push(base.declaration);
-    base = resolver.baseClassOf(base.declaration);
-  }
-  return chain;
-}
-
+/**
+ * The facts of a class or literal, and whether it or a class it extends implements `CheckpointStorage`. Its base is
+ * read the same way; `below`, the classes read on the way up, ends a cycle of `extends`, which the decision reports.
+ */
 function implementerFacts(
   node: Container,
   name: string,
   resolver: StorageResolver,
-  chain = ts.isClassLike(node) ? ancestors(node, resolver) : [],
-): ImplementerFacts {
+  below: readonly Container[] = [],
+): ImplementerFacts & { readonly implements: boolean } {
   const literal = ts.isObjectLiteralExpression(node);
+  const beyond = literal ? undefined : resolver.baseClassOf(node);
+  const base = beyond?.kind === 'visible' && !below.includes(beyond.declaration) ? beyond.declaration : undefined;
+  const parent = base && implementerFacts(base, base.name?.text ?? 'an anonymous class', resolver, [...below, node]);
   return {
+    implements:
+      literal || parent?.implements === true || implementedTypes(node).some((type) => resolver.isStorageType(type)),
     id: `${node.getSourceFile().fileName}#${node.getStart()}`,
     file: node.getSourceFile().fileName,
     kind: literal ? 'object-literal' : 'class',
     name,
     line: lineOf(node),
     isAbstract: hasModifier(node, ts.SyntaxKind.AbstractKeyword),
-    base: literal ? undefined : baseFacts(node, chain, resolver),
+    // An unknown class anywhere above leaves what is inherited unknown.
+    base: beyond?.kind === 'unknown' ? beyond : parent?.base?.kind === 'unknown' ? parent.base : parent,
     ownSave: saveFacts(node),
     // Declared, or assigned by a statement of the constructor; in a literal, maybe brought by a spread or a computed key.
     ownWriteVersion:
@@ -206,7 +199,7 @@ function implementerFacts(
           const at = constructorWrites(node, member).unfollowed;
           return at === undefined ? [] : [upgradeMessages.assignedInConstructorBranch(member, place(at))];
         })[0],
-    memberNames: [node, ...chain].flatMap((container) => membersOf(container).flatMap((m) => memberName(m) ?? [])),
+    memberNames: [...membersOf(node).flatMap((m) => memberName(m) ?? []), ...(parent?.memberNames ?? [])],
     idParameterName: ID_TAKING_MEMBERS.map((wanted) => parametersOf(functionOf(memberNamed(node, wanted)))[0])
       .find((parameter) => parameter !== undefined && ts.isIdentifier(parameter.name))
       ?.name.getText()
@@ -217,22 +210,6 @@ function implementerFacts(
       .some((member) => hasModifier(member, ts.SyntaxKind.PublicKeyword)),
     node,
   };
-}
-
-/** The facts of the base in `chain` (the ancestors), or the unknown base beyond it; `undefined` without a base. */
-function baseFacts(
-  declaration: Typescript.ClassLikeDeclaration,
-  chain: readonly Typescript.ClassLikeDeclaration[],
-  resolver: StorageResolver,
-): ImplementerFacts['base'] {
-  const beyond = resolver.baseClassOf(chain.at(-1) ?? declaration);
-  const [base, ...above] = chain;
-  if (beyond.kind === 'unknown') {
-    return beyond;
-  }
-  // Read along `chain`, not through the resolver again, so that a cycle of `extends` ends.
-  const facts = base && implementerFacts(base, base.name?.text ?? 'an anonymous class', resolver, above);
-  return facts && { ...facts, implements: isImplementer(base, resolver) };
 }
 
 /** The function a member is or holds (see {@link valueOf}), or the plain method bound to it (`this.m.bind(this)`). */
@@ -371,7 +348,6 @@ export function isThisParameter(parameter: Typescript.ParameterDeclaration): boo
   return ts.isIdentifier(parameter.name) && parameter.name.text === 'this';
 }
 
-/** Its parameters but a `this` parameter. */
 function parametersOf(fn: Typescript.FunctionLikeDeclaration | undefined): Typescript.ParameterDeclaration[] {
   return (fn?.parameters ?? []).filter((parameter) => !isThisParameter(parameter));
 }

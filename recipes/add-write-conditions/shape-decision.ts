@@ -1,4 +1,4 @@
-import type { ImplementerFacts, SaveFacts } from './implementer-facts.js';
+import type { ImplementerFacts } from './implementer-facts.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
 /**
@@ -38,19 +38,23 @@ interface ChainSummary {
   /** An own property that no method of a subclass can override. */
   readonly saveIsField: boolean;
   readonly hasWriteVersion: boolean;
-  readonly unconditionalSaveName?: string | undefined;
+  readonly unconditionalSaveName: string | undefined;
   /** The base is left alone, and so is the subclass. */
-  readonly skipReason?: string | undefined;
+  readonly skipReason: string | undefined;
 }
 
-/** What a class passes on: its own `save` and `writeVersion`, else what its base passes on (`parent`). */
-function chainSummary(ownSave: SaveFacts | undefined, ownWriteVersion: boolean, parent: ChainSummary | undefined) {
+/** What `facts` passes on: its own `save` and `writeVersion` as `decision` leaves them, else what `parent` does. */
+function passedOn(facts: ImplementerFacts, parent: ChainSummary | undefined, decision?: UpgradeDecision): ChainSummary {
+  const save = facts.ownSave;
+  // A generated or extended `save` takes the condition.
+  const changesSave = decision !== undefined && decision.skipReason === undefined && decision.saveShape !== 'unchanged';
   return {
-    saveAcceptsCondition: ownSave?.acceptsCondition ?? parent?.saveAcceptsCondition,
-    saveIsAsync: ownSave?.isAsync ?? parent?.saveIsAsync ?? true,
-    saveIsField:
-      ownSave === undefined ? parent?.saveIsField === true : ['arrow', 'function', 'value'].includes(ownSave.form),
-    hasWriteVersion: ownWriteVersion || parent?.hasWriteVersion === true,
+    saveAcceptsCondition: changesSave || (save?.acceptsCondition ?? parent?.saveAcceptsCondition),
+    saveIsAsync: save?.isAsync ?? parent?.saveIsAsync ?? true,
+    saveIsField: save === undefined ? parent?.saveIsField === true : ['arrow', 'function', 'value'].includes(save.form),
+    hasWriteVersion: facts.ownWriteVersion || decision?.addWriteVersion === true || parent?.hasWriteVersion === true,
+    unconditionalSaveName: decision?.unconditionalSaveName ?? parent?.unconditionalSaveName,
+    skipReason: decision?.skipReason,
   };
 }
 
@@ -66,19 +70,19 @@ export function decideUpgrades(
   refusals: ReadonlyMap<string, string> = new Map(),
 ): UpgradeDecision[] {
   const byId = new Map(implementers.map((implementer) => [implementer.id, implementer]));
-  const decided = new Map<string, { readonly decision: UpgradeDecision; readonly passedOn: ChainSummary }>();
+  const decided = new Map<string, { readonly decision: UpgradeDecision; readonly summary: ChainSummary }>();
   // What the base of `implementer` passes on; a base outside this run is not upgraded: it stands as it is.
   const inherited = (implementer: ImplementerFacts, visiting: readonly string[]): ChainSummary | undefined => {
     const base = implementer.base?.kind === 'unknown' ? undefined : implementer.base;
     const inRun = base && byId.get(base.id);
     return inRun !== undefined
-      ? decide(inRun, [...visiting, implementer.id]).passedOn
-      : base && chainSummary(base.ownSave, base.ownWriteVersion, inherited(base, visiting));
+      ? decide(inRun, [...visiting, implementer.id]).summary
+      : base && passedOn(base, inherited(base, visiting));
   };
   const decide = (implementer: ImplementerFacts, visiting: readonly string[]) => {
-    const known = decided.get(implementer.id);
-    if (known !== undefined) {
-      return known;
+    const earlier = decided.get(implementer.id);
+    if (earlier !== undefined) {
+      return earlier;
     }
     if (visiting.includes(implementer.id)) {
       throw new Error(upgradeMessages.extendsItself(implementer.name, implementer.file));
@@ -86,17 +90,9 @@ export function decideUpgrades(
     const parent = inherited(implementer, visiting);
     const below = descendants(implementers, implementer.id);
     const decision = decideOne(implementer, parent, refusals.get(implementer.id), below);
-    const summary = chainSummary(implementer.ownSave, implementer.ownWriteVersion || decision.addWriteVersion, parent);
-    // A generated or extended `save` takes the condition.
-    const keepsSave = decision.skipReason !== undefined || decision.saveShape === 'unchanged';
-    const passedOn: ChainSummary = {
-      ...summary,
-      saveAcceptsCondition: keepsSave ? summary.saveAcceptsCondition : true,
-      skipReason: decision.skipReason,
-      unconditionalSaveName: decision.unconditionalSaveName ?? parent?.unconditionalSaveName,
-    };
-    decided.set(implementer.id, { decision, passedOn });
-    return { decision, passedOn };
+    const known = { decision, summary: passedOn(implementer, parent, decision) };
+    decided.set(implementer.id, known);
+    return known;
   };
   const decisions = implementers.map((implementer) => decide(implementer, []).decision);
   const stranded = decisions.flatMap(({ saveShape, implementer }): [string, string][] => {
@@ -178,16 +174,14 @@ function decideOne(
   if (ownSave.unsupported !== undefined) {
     return skip(ownSave.unsupported);
   }
-  if (ownSave.assigned) {
-    return { ...kept, saveShape: 'constructor-assigned' };
+  // In place: a literal has no base, and a constructor-assigned `save` shadows any base's.
+  if (ownSave.assigned || implementer.kind === 'object-literal') {
+    return { ...kept, saveShape: ownSave.assigned ? 'constructor-assigned' : 'object-literal' };
   }
   if (parent?.unconditionalSaveName !== undefined) {
     return ownSave.isDecorated
       ? skip(upgradeMessages.decoratedFollower(baseName))
       : { ...kept, saveShape: 'follows-base', unconditionalSaveName: parent.unconditionalSaveName };
-  }
-  if (implementer.kind === 'object-literal') {
-    return { ...kept, saveShape: 'object-literal' };
   }
   // The unconditional writes the generated `save` may call: its own unless abstract, and every subclass's. An arrow
   // one keeps `const save = storage.save` working; when they differ, no generated member keeps every class as it was.
@@ -217,12 +211,9 @@ export function refusalsForPartialRun(
   all: readonly ImplementerFacts[],
   selected: (implementer: ImplementerFacts) => boolean,
 ): Map<string, string> {
-  const byId = new Map(all.map((implementer) => [implementer.id, implementer]));
-  // A hierarchy is a tree (one base a class): its members share the id of their topmost ancestor.
-  const rootOf = (id: string): string => {
-    const base = byId.get(id)?.base;
-    return base?.kind !== 'unknown' && base?.implements === true ? rootOf(base.id) : id;
-  };
+  // A hierarchy is a tree (one base a class): its members share the id of their topmost implementing ancestor.
+  const rootOf = (facts: ImplementerFacts): string =>
+    facts.base?.kind !== 'unknown' && facts.base?.implements === true ? rootOf(facts.base) : facts.id;
   const changingOutside = decideUpgrades(all).filter(
     ({ implementer, skipReason, saveShape, superSaveRename }) =>
       !selected(implementer) &&
@@ -231,7 +222,7 @@ export function refusalsForPartialRun(
   );
   return new Map(
     all.filter(selected).flatMap((member) => {
-      const other = changingOutside.find(({ implementer }) => rootOf(implementer.id) === rootOf(member.id));
+      const other = changingOutside.find(({ implementer }) => rootOf(implementer) === rootOf(member));
       return other === undefined
         ? []
         : [[member.id, upgradeMessages.outsideSelection(other.implementer.name, other.implementer.file)]];

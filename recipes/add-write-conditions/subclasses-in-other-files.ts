@@ -21,16 +21,14 @@ export function refusalsForSubclassesElsewhere(
 ): Map<string, string> {
   return new Map(
     decisions.flatMap(({ implementer, unconditionalSaveName }): [string, string][] => {
-      const subclass = unconditionalSaveName === undefined ? undefined : subclassDeclaringSave(path, implementer.name);
-      return subclass === undefined
-        ? []
-        : [[implementer.id, upgradeMessages.subclassInAnotherFile(subclass.name, subclass.file)]];
+      const reason = unconditionalSaveName === undefined ? undefined : subclassDeclaringSave(path, implementer.name);
+      return reason === undefined ? [] : [[implementer.id, reason]];
     }),
   );
 }
 
-/** The first subclass (see above) of `className` in `file` that declares a `save`, named with its file relative to the root. */
-function subclassDeclaringSave(file: string, className: string): { name: string; file: string } | undefined {
+/** The refusal naming the first subclass (see above) of `className` in `file` that declares a `save`, if any. */
+function subclassDeclaringSave(file: string, className: string): string | undefined {
   const root = packageRoot(dirname(resolve(file)));
   // Keyed by file and name, so a class met twice is searched once; a Map's iteration reaches entries set during it.
   const bases = new Map([[`${resolve(file)}#${className}`, { file: resolve(file), name: className }]]);
@@ -39,11 +37,11 @@ function subclassDeclaringSave(file: string, className: string): { name: string;
     const names = [base.name, basename(modulePath(base.file))];
     for (const candidate of sourceFiles(root)) {
       if (candidate.path !== base.file && names.some((name) => candidate.text.includes(name))) {
-        for (const subclass of subclassesIn(candidate.path, candidate.text, base)) {
-          if (subclass.declaresSave) {
-            return { name: subclass.name, file: relative(root, candidate.path).split('\\').join('/') };
+        for (const { name, declaresSave } of subclassesIn(candidate.path, candidate.text, base)) {
+          if (declaresSave) {
+            return upgradeMessages.subclassInAnotherFile(name, relative(root, candidate.path).split('\\').join('/'));
           }
-          bases.set(`${candidate.path}#${subclass.name}`, { file: candidate.path, name: subclass.name });
+          bases.set(`${candidate.path}#${name}`, { file: candidate.path, name });
         }
       }
     }
