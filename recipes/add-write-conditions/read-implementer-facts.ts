@@ -257,16 +257,14 @@ function constructorWrites(
       isThis(target.expression) &&
       (!ts.isStringLiteralLike(target.argumentExpression) || target.argumentExpression.text === name));
   // `Object.assign(this, …)`, unless from object literals only, whose names are all known and none of them `name`.
-  const assignsName = (call: Typescript.CallExpression): boolean =>
-    call.expression.getText() === 'Object.assign' &&
-    isThis(call.arguments[0]) &&
-    !call.arguments
-      .slice(1)
-      .every(
-        (source) =>
-          ts.isObjectLiteralExpression(source) &&
-          source.properties.every((property) => ![undefined, name].includes(memberName(property))),
-      );
+  const assignsName = ({ expression, arguments: [target, ...sources] }: Typescript.CallExpression): boolean =>
+    expression.getText() === 'Object.assign' &&
+    isThis(target) &&
+    sources.some(
+      (source) =>
+        !ts.isObjectLiteralExpression(source) ||
+        source.properties.some((property) => [undefined, name].includes(memberName(property))),
+    );
   const writes: Typescript.Node[] = [];
   const visit = (node: Typescript.Node): void => {
     const assignment =
@@ -403,16 +401,14 @@ function saveFacts(container: Container): SaveFacts | undefined {
 function superSaveNames(declaration: Typescript.ClassLikeDeclaration): ImplementerFacts['superSaveNames'] {
   const found: (Typescript.Identifier | Typescript.StringLiteralLike)[] = [];
   const visit = (node: Typescript.Node): void => {
-    const access = node.parent;
-    const name = ts.isPropertyAccessExpression(access)
-      ? access.name
-      : ts.isElementAccessExpression(access) && access.argumentExpression;
-    if (
-      node.kind === ts.SyntaxKind.SuperKeyword &&
-      name &&
-      (ts.isIdentifier(name) || ts.isStringLiteralLike(name)) &&
-      name.text === SAVE
-    ) {
+    const access = node.kind === ts.SyntaxKind.SuperKeyword ? node.parent : undefined;
+    const name =
+      access !== undefined && ts.isPropertyAccessExpression(access)
+        ? access.name
+        : access !== undefined && ts.isElementAccessExpression(access)
+          ? access.argumentExpression
+          : undefined;
+    if (name !== undefined && (ts.isIdentifier(name) || ts.isStringLiteralLike(name)) && name.text === SAVE) {
       found.push(name);
     }
     // In a nested class or an object literal's method, `super` means another prototype.
