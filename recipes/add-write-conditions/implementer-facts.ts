@@ -1,5 +1,6 @@
 // What the fact reader found in a file: names, flags and the few syntax nodes the writer edits (doc/adr/0201).
 import type { ts as Typescript } from 'ts-morph';
+import type { BaseClass } from './storage-resolver.js';
 
 /** One implementer of `CheckpointStorage`: a class, or an object literal standing where a storage is expected. */
 export interface ImplementerFacts {
@@ -11,7 +12,9 @@ export interface ImplementerFacts {
   readonly name: string;
   readonly line: number;
   readonly isAbstract: boolean;
-  readonly base: BaseFacts | undefined;
+  /** The class it extends, read as an implementer is (`implements` tells whether it is one), or one out of sight. */
+  readonly base:
+    (ImplementerFacts & { readonly implements: boolean }) | Extract<BaseClass, { kind: 'unknown' }> | undefined;
   readonly ownSave: SaveFacts | undefined;
   /** Declared, assigned by a statement of the class's constructor, or maybe in what is spread into a literal. */
   readonly ownWriteVersion: boolean;
@@ -27,39 +30,6 @@ export interface ImplementerFacts {
   readonly explicitlyPublic: boolean;
   /** The class or object literal itself: the writer adds members to its body. */
   readonly node: Typescript.ClassLikeDeclaration | Typescript.ObjectLiteralExpression;
-}
-
-/** The class an implementer extends: another implementer, a plain class, or one the reader cannot see into. */
-export type BaseFacts =
-  | ({ readonly kind: 'implementer' | 'plain'; readonly id: string; readonly name: string } & ChainSummary)
-  | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
-
-/** What a class passes on to its subclasses: a base outside the run as it stands, one in the run as decided. */
-export interface ChainSummary {
-  /** `undefined` without a `save`. */
-  readonly saveAcceptsCondition: boolean | undefined;
-  readonly saveIsAsync: boolean;
-  /** An own property that no method of a subclass can override. */
-  readonly saveIsField: boolean;
-  readonly hasWriteVersion: boolean;
-  readonly unconditionalSaveName?: string | undefined;
-  /** The base is left alone, and so is the subclass. */
-  readonly skipReason?: string | undefined;
-}
-
-/** What a class passes on: its own `save` and `writeVersion`, else what its base passes on (`parent`). */
-export function chainSummary(
-  ownSave: SaveFacts | undefined,
-  ownWriteVersion: boolean,
-  parent: ChainSummary | undefined,
-): ChainSummary {
-  return {
-    saveAcceptsCondition: ownSave?.acceptsCondition ?? parent?.saveAcceptsCondition,
-    saveIsAsync: ownSave?.isAsync ?? parent?.saveIsAsync ?? true,
-    saveIsField:
-      ownSave === undefined ? parent?.saveIsField === true : ['arrow', 'function', 'value'].includes(ownSave.form),
-    hasWriteVersion: ownWriteVersion || parent?.hasWriteVersion === true,
-  };
 }
 
 /** An existing `save` member; the writer copies and edits its text through `member` and `fn`. */

@@ -1,14 +1,7 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import type { StorageMemberName } from '../../vocabulary/index.js';
-import {
-  chainSummary,
-  type BaseFacts,
-  type ChainSummary,
-  type ImplementerFacts,
-  type ImportFacts,
-  type SaveFacts,
-} from './implementer-facts.js';
+import type { ImplementerFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
 import { readImportFacts } from './read-import-facts.js';
 import { importBindings, isJavaScriptFile, jsDocComments, type StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
@@ -39,8 +32,11 @@ export function readImplementerFacts(
   const classes: ImplementerFacts[] = [];
   const literals: ImplementerFacts[] = [];
   const visit = (node: Typescript.Node): void => {
-    if (ts.isClassLike(node) && isImplementer(node, resolver)) {
-      classes.push(implementerFacts(node, node.name?.text ?? 'default export class', resolver));
+    const facts = ts.isClassLike(node)
+      ? implementerFacts(node, node.name?.text ?? 'default export class', resolver)
+      : undefined;
+    if (facts?.implements === true) {
+      classes.push(facts);
     } else if (ts.isObjectLiteralExpression(node)) {
       const name = storageLiteralName(node, resolver);
       if (name !== undefined) {
@@ -63,13 +59,6 @@ export function syntaxError(sourceFile: Typescript.SourceFile, problem: Typescri
   const { line, character } = sourceFile.getLineAndCharacterOfPosition(problem.start ?? 0);
   const reason = ts.flattenDiagnosticMessageText(problem.messageText, ' ');
   return new Error(upgradeMessages.doesNotParse(sourceFile.fileName, line + 1, character + 1, reason));
-}
-
-/** Whether the class, or a class it extends, implements `CheckpointStorage`. */
-function isImplementer(declaration: Typescript.ClassLikeDeclaration, resolver: StorageResolver): boolean {
-  return [declaration, ...ancestors(declaration, resolver)].some((cls) =>
-    implementedTypes(cls).some((type) => resolver.isStorageType(type)),
-  );
 }
 
 /** `implements` clauses, and in JavaScript the JSDoc `@implements` tags. */
@@ -135,16 +124,11 @@ function declaredType(position: Typescript.Node, javascript: boolean): Typescrip
       : undefined;
   // `Promise<T>` unwrapped to `T`, for async factories.
   const type = factory?.type;
-  return type !== undefined &&
-    ts.isTypeReferenceNode(type) &&
-    ts.isIdentifier(type.typeName) &&
-    type.typeName.text === 'Promise'
-    ? type.typeArguments?.[0]
-    : type;
+  return type && ts.isTypeReferenceNode(type) && type.typeName.getText() === 'Promise' ? type.typeArguments?.[0] : type;
 }
 
 /** A member's static name: an identifier or a string literal, plain or in brackets; `undefined` when computed. */
-function memberName(member: Member): string | undefined {
+export function memberName(member: Member): string | undefined {
   const name =
     member.name !== undefined && ts.isComputedPropertyName(member.name) ? member.name.expression : member.name;
   return name !== undefined && (ts.isStringLiteralLike(name) || (ts.isIdentifier(name) && name === member.name))
@@ -156,16 +140,19 @@ function hasModifier(node: Typescript.Node, kind: Typescript.SyntaxKind): boolea
   return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === kind);
 }
 
+function membersOf(container: Container): Member[] {
+  return ts.isObjectLiteralExpression(container) ? [...container.properties] : [...container.members];
+}
+
 /** The members named `name` of a literal, or the instance members of a class: a method's overloads among them. */
 function membersNamed(container: Container, name: string): Member[] {
-  return ts.isObjectLiteralExpression(container)
-    ? container.properties.filter((property) => memberName(property) === name)
-    : container.members.filter(
-        (member) =>
-          (ts.isMethodDeclaration(member) || ts.isPropertyDeclaration(member) || ts.isAccessor(member)) &&
-          !hasModifier(member, ts.SyntaxKind.StaticKeyword) &&
-          memberName(member) === name,
-      );
+  return membersOf(container).filter(
+    (member) =>
+      memberName(member) === name &&
+      (ts.isObjectLiteralExpression(container) ||
+        ((ts.isMethodDeclaration(member) || ts.isPropertyDeclaration(member) || ts.isAccessor(member)) &&
+          !hasModifier(member, ts.SyntaxKind.StaticKeyword))),
+  );
 }
 
 /** The member named `name`; among overloads, the one with a body. */
@@ -174,51 +161,45 @@ function memberNamed(container: Container, name: string): Member | undefined {
   return members.find((member) => !ts.isMethodDeclaration(member) || member.body !== undefined) ?? members[0];
 }
 
-/** The class chain above `declaration`, as far as the resolver sees it, nearest first. */
-function ancestors(
-  declaration: Typescript.ClassLikeDeclaration,
+/**
+ * The facts of a class or literal, and whether it or a class it extends implements `CheckpointStorage`. Its base is
+ * read the same way; `below`, the classes read on the way up, ends a cycle of `extends`, which the decision reports.
+ */
+function implementerFacts(
+  node: Container,
+  name: string,
   resolver: StorageResolver,
-): Typescript.ClassLikeDeclaration[] {
-  const chain: Typescript.ClassLikeDeclaration[] = [];
-  for (let base = resolver.baseClassOf(declaration); base.kind === 'visible' && !chain.includes(base.declaration);) {
-    chain.push(base.declaration);
-    base = resolver.baseClassOf(base.declaration);
-  }
-  return chain;
-}
-
-function implementerId(node: Typescript.Node): string {
-  return `${node.getSourceFile().fileName}#${node.getStart()}`;
-}
-
-function implementerFacts(node: Container, name: string, resolver: StorageResolver): ImplementerFacts {
+  below: readonly Container[] = [],
+): ImplementerFacts & { readonly implements: boolean } {
   const literal = ts.isObjectLiteralExpression(node);
-  const chain = literal ? [] : ancestors(node, resolver);
-  const sourceFile = node.getSourceFile();
+  const beyond = literal ? undefined : resolver.baseClassOf(node);
+  const base = beyond?.kind === 'visible' && !below.includes(beyond.declaration) ? beyond.declaration : undefined;
+  const parent = base && implementerFacts(base, base.name?.text ?? 'an anonymous class', resolver, [...below, node]);
   return {
-    id: implementerId(node),
-    file: sourceFile.fileName,
+    implements:
+      literal || parent?.implements === true || implementedTypes(node).some((type) => resolver.isStorageType(type)),
+    id: `${node.getSourceFile().fileName}#${node.getStart()}`,
+    file: node.getSourceFile().fileName,
     kind: literal ? 'object-literal' : 'class',
     name,
-    line: sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+    line: lineOf(node),
     isAbstract: hasModifier(node, ts.SyntaxKind.AbstractKeyword),
-    base: literal ? undefined : baseFacts(node, chain, resolver),
-    ownSave: ownSaveFacts(node),
-    // A spread or a computed key may bring one, which a generated writeVersion would replace.
+    // An unknown class anywhere above leaves what is inherited unknown.
+    base: beyond?.kind === 'unknown' ? beyond : parent?.base?.kind === 'unknown' ? parent.base : parent,
+    ownSave: saveFacts(node),
+    // Declared, or assigned by a statement of the constructor; in a literal, maybe brought by a spread or a computed key.
     ownWriteVersion:
-      hasWriteVersion(node) ||
-      (literal && node.properties.some((m) => ts.isSpreadAssignment(m) || memberName(m) === undefined)),
+      memberNamed(node, WRITE_VERSION) !== undefined ||
+      (literal
+        ? node.properties.some((m) => ts.isSpreadAssignment(m) || memberName(m) === undefined)
+        : constructorWrites(node, WRITE_VERSION).assigned !== undefined),
     unfollowedConstructorWrite: literal
       ? undefined
       : [SAVE, WRITE_VERSION].flatMap((member) => {
           const at = constructorWrites(node, member).unfollowed;
           return at === undefined ? [] : [upgradeMessages.assignedInConstructorBranch(member, place(at))];
         })[0],
-    memberNames: [node, ...chain].flatMap((container) =>
-      (ts.isObjectLiteralExpression(container) ? container.properties : container.members).flatMap(
-        (m) => memberName(m) ?? [],
-      ),
-    ),
+    memberNames: [...membersOf(node).flatMap((m) => memberName(m) ?? []), ...(parent?.memberNames ?? [])],
     idParameterName: ID_TAKING_MEMBERS.map((wanted) => parametersOf(functionOf(memberNamed(node, wanted)))[0])
       .find((parameter) => parameter !== undefined && ts.isIdentifier(parameter.name))
       ?.name.getText()
@@ -229,36 +210,6 @@ function implementerFacts(node: Container, name: string, resolver: StorageResolv
       .some((member) => hasModifier(member, ts.SyntaxKind.PublicKeyword)),
     node,
   };
-}
-
-/** The base chain as a visible base stands, or an unknown base beyond it; `undefined` without a base class. */
-function baseFacts(
-  declaration: Typescript.ClassLikeDeclaration,
-  chain: readonly Typescript.ClassLikeDeclaration[],
-  resolver: StorageResolver,
-): BaseFacts | undefined {
-  const beyond = resolver.baseClassOf(chain.at(-1) ?? declaration);
-  if (beyond.kind === 'unknown') {
-    return { kind: 'unknown', name: beyond.name, where: beyond.where };
-  }
-  const summary = chain.reduceRight<ChainSummary | undefined>(
-    (parent, cls) => chainSummary(ownSaveFacts(cls), hasWriteVersion(cls), parent),
-    undefined,
-  );
-  const base = chain[0];
-  if (base === undefined || summary === undefined) {
-    return undefined;
-  }
-  const kind = isImplementer(base, resolver) ? 'implementer' : 'plain';
-  return { kind, id: implementerId(base), name: base.name?.text ?? 'an anonymous class', ...summary };
-}
-
-/** A `writeVersion` declared, or assigned by a statement of the class's constructor. */
-function hasWriteVersion(container: Container): boolean {
-  return (
-    memberNamed(container, WRITE_VERSION) !== undefined ||
-    (ts.isClassLike(container) && constructorWrites(container, WRITE_VERSION).assigned !== undefined)
-  );
 }
 
 /** The function a member is or holds (see {@link valueOf}), or the plain method bound to it (`this.m.bind(this)`). */
@@ -306,16 +257,14 @@ function constructorWrites(
       isThis(target.expression) &&
       (!ts.isStringLiteralLike(target.argumentExpression) || target.argumentExpression.text === name));
   // `Object.assign(this, …)`, unless from object literals only, whose names are all known and none of them `name`.
-  const assignsName = (call: Typescript.CallExpression): boolean =>
-    call.expression.getText() === 'Object.assign' &&
-    isThis(call.arguments[0]) &&
-    !call.arguments
-      .slice(1)
-      .every(
-        (source) =>
-          ts.isObjectLiteralExpression(source) &&
-          source.properties.every((property) => ![undefined, name].includes(memberName(property))),
-      );
+  const assignsName = ({ expression, arguments: [target, ...sources] }: Typescript.CallExpression): boolean =>
+    expression.getText() === 'Object.assign' &&
+    isThis(target) &&
+    sources.some(
+      (source) =>
+        !ts.isObjectLiteralExpression(source) ||
+        source.properties.some((property) => [undefined, name].includes(memberName(property))),
+    );
   const writes: Typescript.Node[] = [];
   const visit = (node: Typescript.Node): void => {
     const assignment =
@@ -344,36 +293,19 @@ function constructorWrites(
   return { assigned: first?.right, sole: unfollowed === undefined ? first?.right : undefined, unfollowed };
 }
 
-/** Where a node is, as `file:line`. */
-function place(node: Typescript.Node): string {
-  const sourceFile = node.getSourceFile();
-  return `${sourceFile.fileName}:${sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+function lineOf(node: Typescript.Node): number {
+  return node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1;
 }
 
-/** The `save` declared, or else a class's constructor, when that is where `this.save` is set. */
-function ownSaveFacts(container: Container): SaveFacts | undefined {
-  const save =
-    memberNamed(container, SAVE) ??
-    (ts.isClassLike(container) && constructorWrites(container, SAVE).sole !== undefined
-      ? container.members.find(ts.isConstructorDeclaration)
-      : undefined);
-  return save === undefined ? undefined : saveFacts(save);
+/** Where a node is, as `file:line`. */
+function place(node: Typescript.Node): string {
+  return `${node.getSourceFile().fileName}:${lineOf(node)}`;
 }
 
 /** For `this.m.bind(this)`, the method `m` of the same class when it is a plain one: with a body and no overloads. */
 function boundMethod(member: Member, value: Typescript.Expression): Typescript.MethodDeclaration | undefined {
-  const bind = ts.isCallExpression(value) && value.arguments.length === 1 && isThis(value.arguments[0]);
-  const callee = bind ? value.expression : undefined;
-  const target = callee && ts.isPropertyAccessExpression(callee) && callee.name.text === 'bind' && callee.expression;
-  if (
-    !target ||
-    !ts.isPropertyAccessExpression(target) ||
-    !isThis(target.expression) ||
-    !ts.isClassLike(member.parent)
-  ) {
-    return undefined;
-  }
-  const [method, ...overloads] = membersNamed(member.parent, target.name.text);
+  const bound = /^this\.([\w$]+)\.bind\(this,?\)$/.exec(value.getText().replace(/\s/g, ''))?.[1];
+  const [method, ...overloads] = bound && ts.isClassLike(member.parent) ? membersNamed(member.parent, bound) : [];
   return method && overloads.length === 0 && ts.isMethodDeclaration(method) && method.body ? method : undefined;
 }
 
@@ -414,12 +346,20 @@ export function isThisParameter(parameter: Typescript.ParameterDeclaration): boo
   return ts.isIdentifier(parameter.name) && parameter.name.text === 'this';
 }
 
-/** Its parameters but a `this` parameter. */
 function parametersOf(fn: Typescript.FunctionLikeDeclaration | undefined): Typescript.ParameterDeclaration[] {
   return (fn?.parameters ?? []).filter((parameter) => !isThisParameter(parameter));
 }
 
-function saveFacts(member: Member): SaveFacts {
+/** The `save` declared, or else a class's constructor, when that is where `this.save` is set. */
+function saveFacts(container: Container): SaveFacts | undefined {
+  const member =
+    memberNamed(container, SAVE) ??
+    (ts.isClassLike(container) && constructorWrites(container, SAVE).sole !== undefined
+      ? container.members.find(ts.isConstructorDeclaration)
+      : undefined);
+  if (member === undefined) {
+    return undefined;
+  }
   const fn = functionOf(member);
   const parameters = parametersOf(fn);
   const form = ts.isMethodDeclaration(member)
@@ -458,8 +398,8 @@ function saveFacts(member: Member): SaveFacts {
 }
 
 /** The name of every `super.save` and `super['save']` in the instance members of a class. */
-function superSaveNames(declaration: Typescript.ClassLikeDeclaration): ImplementerFacts['superSaveNames'][number][] {
-  const found: ImplementerFacts['superSaveNames'][number][] = [];
+function superSaveNames(declaration: Typescript.ClassLikeDeclaration): ImplementerFacts['superSaveNames'] {
+  const found: (Typescript.Identifier | Typescript.StringLiteralLike)[] = [];
   const visit = (node: Typescript.Node): void => {
     const access = node.kind === ts.SyntaxKind.SuperKeyword ? node.parent : undefined;
     const name =

@@ -1,17 +1,12 @@
-import { chainSummary, type ChainSummary, type ImplementerFacts } from './implementer-facts.js';
+import type { ImplementerFacts } from './implementer-facts.js';
 import { upgradeMessages } from './upgrade-messages.js';
 
 /**
- * The shape of `save` written for an implementer (doc/adr/0202, 0205):
- * - `delegating`: it has its own two-parameter `save`; that write is kept under a new name and `any()` goes to it.
- * - `inherited`: it inherits a two-parameter `save` from a base that is not an implementer; `any()` goes to `super.save`.
- * - `refusing`: no two-parameter `save` anywhere; every write is refused, so generated code cannot call back into itself.
- * - `object-literal`: an object literal's own two-parameter `save` takes the condition in place; nothing is renamed.
- * - `constructor-assigned`: so does the function a class assigns to its `save` field (in the constructor, or a bound
- *   method); being the instance's own property, it shadows any `save` a base declares, renamed or not.
- * - `follows-base`: an implementing base got the delegating shape; this class's own two-parameter `save` overrode the
- *   base's unconditional write, so it is renamed the same way and keeps overriding it.
- * - `unchanged`: `save` already takes a condition (own or inherited), or a subclass provides it.
+ * The shape of `save` written for an implementer (doc/adr/0202, 0205): `delegating` keeps its own two-parameter `save`
+ * under a new name and sends `any()` to it, `follows-base` renames its own as an implementing base's was, `inherited`
+ * sends `any()` to a plain base's `super.save`, `object-literal` and `constructor-assigned` (the instance's own `save`,
+ * which shadows any base's) take the condition in place, `refusing` (no two-parameter `save` anywhere) refuses every
+ * write; `unchanged`: `save` already takes a condition, or a subclass provides it.
  */
 export type SaveShape =
   'delegating' | 'object-literal' | 'constructor-assigned' | 'inherited' | 'refusing' | 'follows-base' | 'unchanged';
@@ -35,6 +30,34 @@ export interface UpgradeDecision {
   readonly skipReason: string | undefined;
 }
 
+/** What a class passes on to its subclasses: a base outside the run as it stands, one in the run as decided. */
+interface ChainSummary {
+  /** `undefined` without a `save`. */
+  readonly saveAcceptsCondition: boolean | undefined;
+  readonly saveIsAsync: boolean;
+  /** An own property that no method of a subclass can override. */
+  readonly saveIsField: boolean;
+  readonly hasWriteVersion: boolean;
+  readonly unconditionalSaveName: string | undefined;
+  /** The base is left alone, and so is the subclass. */
+  readonly skipReason: string | undefined;
+}
+
+/** What `facts` passes on: its own `save` and `writeVersion` as `decision` leaves them, else what `parent` does. */
+function passedOn(facts: ImplementerFacts, parent: ChainSummary | undefined, decision?: UpgradeDecision): ChainSummary {
+  const save = facts.ownSave;
+  // A generated or extended `save` takes the condition.
+  const changesSave = decision !== undefined && decision.skipReason === undefined && decision.saveShape !== 'unchanged';
+  return {
+    saveAcceptsCondition: changesSave || (save?.acceptsCondition ?? parent?.saveAcceptsCondition),
+    saveIsAsync: save?.isAsync ?? parent?.saveIsAsync ?? true,
+    saveIsField: save === undefined ? parent?.saveIsField === true : ['arrow', 'function', 'value'].includes(save.form),
+    hasWriteVersion: facts.ownWriteVersion || decision?.addWriteVersion === true || parent?.hasWriteVersion === true,
+    unconditionalSaveName: decision?.unconditionalSaveName ?? parent?.unconditionalSaveName,
+    skipReason: decision?.skipReason,
+  };
+}
+
 /** The name the existing unconditional write is kept under, unless the class already uses it. */
 const UNCONDITIONAL_SAVE_NAME = 'saveUnconditionally';
 
@@ -47,50 +70,39 @@ export function decideUpgrades(
   refusals: ReadonlyMap<string, string> = new Map(),
 ): UpgradeDecision[] {
   const byId = new Map(implementers.map((implementer) => [implementer.id, implementer]));
-  const decided = new Map<string, { readonly decision: UpgradeDecision; readonly passedOn: ChainSummary }>();
+  const decided = new Map<string, { readonly decision: UpgradeDecision; readonly summary: ChainSummary }>();
+  // What the base of `implementer` passes on; a base outside this run is not upgraded: it stands as it is.
+  const inherited = (implementer: ImplementerFacts, visiting: readonly string[]): ChainSummary | undefined => {
+    const base = implementer.base?.kind === 'unknown' ? undefined : implementer.base;
+    const inRun = base && byId.get(base.id);
+    return inRun !== undefined
+      ? decide(inRun, [...visiting, implementer.id]).summary
+      : base && passedOn(base, inherited(base, visiting));
+  };
   const decide = (implementer: ImplementerFacts, visiting: readonly string[]) => {
-    const known = decided.get(implementer.id);
-    if (known !== undefined) {
-      return known;
+    const earlier = decided.get(implementer.id);
+    if (earlier !== undefined) {
+      return earlier;
     }
     if (visiting.includes(implementer.id)) {
       throw new Error(upgradeMessages.extendsItself(implementer.name, implementer.file));
     }
-    const base = implementer.base;
-    // A base outside this run (a path that was not selected) is not upgraded: it stands as it is.
-    const baseInRun = base?.kind === 'implementer' ? byId.get(base.id) : undefined;
-    const parent: ChainSummary | undefined =
-      baseInRun !== undefined
-        ? decide(baseInRun, [...visiting, implementer.id]).passedOn
-        : base?.kind === 'unknown'
-          ? undefined
-          : base;
+    const parent = inherited(implementer, visiting);
     const below = descendants(implementers, implementer.id);
     const decision = decideOne(implementer, parent, refusals.get(implementer.id), below);
-    const summary = chainSummary(implementer.ownSave, implementer.ownWriteVersion || decision.addWriteVersion, parent);
-    // A generated or extended `save` takes the condition.
-    const keepsSave = decision.skipReason !== undefined || decision.saveShape === 'unchanged';
-    const passedOn: ChainSummary = {
-      ...summary,
-      saveAcceptsCondition: keepsSave ? summary.saveAcceptsCondition : true,
-      skipReason: decision.skipReason,
-      unconditionalSaveName: decision.unconditionalSaveName ?? parent?.unconditionalSaveName,
-    };
-    decided.set(implementer.id, { decision, passedOn });
-    return { decision, passedOn };
+    const known = { decision, summary: passedOn(implementer, parent, decision) };
+    decided.set(implementer.id, known);
+    return known;
   };
   const decisions = implementers.map((implementer) => decide(implementer, []).decision);
-  const reasons = new Map(decisions.map((decision) => [decision.implementer.id, decision.skipReason]));
   const stranded = decisions.flatMap(({ saveShape, implementer }): [string, string][] => {
-    const subclass = (saveShape === 'delegating' ? descendants(implementers, implementer.id) : []).find(
-      (candidate) =>
-        (candidate.ownSave !== undefined || candidate.superSaveNames.length > 0) &&
-        reasons.get(candidate.id) !== undefined,
-    );
-    const reason = subclass === undefined ? undefined : reasons.get(subclass.id);
-    return subclass === undefined || reason === undefined
-      ? []
-      : [[implementer.id, upgradeMessages.subclassCannotFollow(subclass.name, subclass.file, reason)]];
+    const [refusal] = (saveShape === 'delegating' ? descendants(implementers, implementer.id) : [])
+      .filter((subclass) => subclass.ownSave !== undefined || subclass.superSaveNames.length > 0)
+      .flatMap((subclass) => {
+        const reason = decided.get(subclass.id)?.decision.skipReason;
+        return reason === undefined ? [] : [upgradeMessages.subclassCannotFollow(subclass.name, subclass.file, reason)];
+      });
+    return refusal === undefined ? [] : [[implementer.id, refusal]];
   });
   return stranded.length === 0 ? decisions : decideUpgrades(implementers, new Map([...refusals, ...stranded]));
 }
@@ -98,7 +110,7 @@ export function decideUpgrades(
 /** Every implementer below `id`, nearest first. */
 function descendants(implementers: readonly ImplementerFacts[], id: string): ImplementerFacts[] {
   const childrenOf = (parent: string) =>
-    implementers.filter((child) => child.base?.kind === 'implementer' && child.base.id === parent);
+    implementers.filter((child) => child.base?.kind !== 'unknown' && child.base?.id === parent);
   const found = childrenOf(id);
   // Appended while iterating, so that grandchildren come after every child.
   for (const child of found) {
@@ -162,16 +174,14 @@ function decideOne(
   if (ownSave.unsupported !== undefined) {
     return skip(ownSave.unsupported);
   }
-  if (ownSave.assigned) {
-    return { ...kept, saveShape: 'constructor-assigned' };
+  // In place: a literal has no base, and a constructor-assigned `save` shadows any base's.
+  if (ownSave.assigned || implementer.kind === 'object-literal') {
+    return { ...kept, saveShape: ownSave.assigned ? 'constructor-assigned' : 'object-literal' };
   }
   if (parent?.unconditionalSaveName !== undefined) {
     return ownSave.isDecorated
       ? skip(upgradeMessages.decoratedFollower(baseName))
       : { ...kept, saveShape: 'follows-base', unconditionalSaveName: parent.unconditionalSaveName };
-  }
-  if (implementer.kind === 'object-literal') {
-    return { ...kept, saveShape: 'object-literal' };
   }
   // The unconditional writes the generated `save` may call: its own unless abstract, and every subclass's. An arrow
   // one keeps `const save = storage.save` working; when they differ, no generated member keeps every class as it was.
@@ -201,12 +211,9 @@ export function refusalsForPartialRun(
   all: readonly ImplementerFacts[],
   selected: (implementer: ImplementerFacts) => boolean,
 ): Map<string, string> {
-  const byId = new Map(all.map((implementer) => [implementer.id, implementer]));
-  // A hierarchy is a tree (one base a class): its members share the id of their topmost ancestor.
-  const rootOf = (id: string): string => {
-    const base = byId.get(id)?.base;
-    return base?.kind === 'implementer' ? rootOf(base.id) : id;
-  };
+  // A hierarchy is a tree (one base a class): its members share the id of their topmost implementing ancestor.
+  const rootOf = (facts: ImplementerFacts): string =>
+    facts.base?.kind !== 'unknown' && facts.base?.implements === true ? rootOf(facts.base) : facts.id;
   const changingOutside = decideUpgrades(all).filter(
     ({ implementer, skipReason, saveShape, superSaveRename }) =>
       !selected(implementer) &&
@@ -215,7 +222,7 @@ export function refusalsForPartialRun(
   );
   return new Map(
     all.filter(selected).flatMap((member) => {
-      const other = changingOutside.find(({ implementer }) => rootOf(implementer.id) === rootOf(member.id));
+      const other = changingOutside.find(({ implementer }) => rootOf(implementer) === rootOf(member));
       return other === undefined
         ? []
         : [[member.id, upgradeMessages.outsideSelection(other.implementer.name, other.implementer.file)]];

@@ -5,6 +5,7 @@ import { ts } from './typescript.js';
 import type { StorageMemberName } from '../../vocabulary/index.js';
 import { nearestManifest } from './package-manifest.js';
 import type { UpgradeDecision } from './shape-decision.js';
+import { memberName } from './read-implementer-facts.js';
 import { extendsExpression, importBindings } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
 import { NEVER_TOUCHED } from './upgrade.js';
@@ -18,19 +19,16 @@ export function refusalsForSubclassesElsewhere(
   path: string,
   decisions: readonly UpgradeDecision[],
 ): Map<string, string> {
-  const refusals = new Map<string, string>();
-  for (const { implementer, unconditionalSaveName } of decisions) {
-    const renamesSave = implementer.kind === 'class' && unconditionalSaveName !== undefined && implementer.ownSave;
-    const subclass = renamesSave ? subclassDeclaringSave(path, implementer.name) : undefined;
-    if (subclass !== undefined) {
-      refusals.set(implementer.id, upgradeMessages.subclassInAnotherFile(subclass.name, subclass.file));
-    }
-  }
-  return refusals;
+  return new Map(
+    decisions.flatMap(({ implementer, unconditionalSaveName }): [string, string][] => {
+      const reason = unconditionalSaveName === undefined ? undefined : subclassDeclaringSave(path, implementer.name);
+      return reason === undefined ? [] : [[implementer.id, reason]];
+    }),
+  );
 }
 
-/** The first subclass (see above) of `className` in `file` that declares a `save`, named with its file relative to the root. */
-function subclassDeclaringSave(file: string, className: string): { name: string; file: string } | undefined {
+/** The refusal naming the first subclass (see above) of `className` in `file` that declares a `save`, if any. */
+function subclassDeclaringSave(file: string, className: string): string | undefined {
   const root = packageRoot(dirname(resolve(file)));
   // Keyed by file and name, so a class met twice is searched once; a Map's iteration reaches entries set during it.
   const bases = new Map([[`${resolve(file)}#${className}`, { file: resolve(file), name: className }]]);
@@ -39,11 +37,11 @@ function subclassDeclaringSave(file: string, className: string): { name: string;
     const names = [base.name, basename(modulePath(base.file))];
     for (const candidate of sourceFiles(root)) {
       if (candidate.path !== base.file && names.some((name) => candidate.text.includes(name))) {
-        for (const subclass of subclassesIn(candidate.path, candidate.text, base)) {
-          if (subclass.declaresSave) {
-            return { name: subclass.name, file: relative(root, candidate.path).split('\\').join('/') };
+        for (const { name, declaresSave } of subclassesIn(candidate.path, candidate.text, base)) {
+          if (declaresSave) {
+            return upgradeMessages.subclassInAnotherFile(name, relative(root, candidate.path).split('\\').join('/'));
           }
-          bases.set(`${candidate.path}#${subclass.name}`, { file: candidate.path, name: subclass.name });
+          bases.set(`${candidate.path}#${name}`, { file: candidate.path, name });
         }
       }
     }
@@ -66,14 +64,13 @@ const filesByRoot = new Map<string, { path: string; text: string }[]>();
 
 /** The package's source files, read once per process (jscodeshift runs the transform many times in one worker). */
 function sourceFiles(root: string): { path: string; text: string }[] {
-  let files = filesByRoot.get(root);
-  if (files === undefined) {
-    files = ts.sys
+  const files =
+    filesByRoot.get(root) ??
+    ts.sys
       .readDirectory(root, SOURCE_EXTENSIONS, SKIPPED_FOLDERS)
       .filter((path) => !NEVER_TOUCHED.test(relative(root, path)))
       .map((path) => ({ path: resolve(path), text: readFileSync(path, 'utf8') }));
-    filesByRoot.set(root, files);
-  }
+  filesByRoot.set(root, files);
   return files;
 }
 
@@ -90,29 +87,21 @@ function subclassesIn(
 ): { name: string; declaresSave: boolean }[] {
   const sourceFile = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
   // What an `extends` clause naming the base reads, spaces aside: `Base`, `Renamed`, `ns.Base`.
-  const baseNames = new Set<string>();
-  for (const imported of sourceFile.statements.flatMap((statement) => importBindings(statement) ?? [])) {
-    const { specifier, defaultName, namespace, named } = imported;
+  const baseNames = sourceFile.statements.flatMap((statement) => {
+    const { specifier = '', defaultName, namespace, named = [] } = importBindings(statement) ?? {};
     const ofBaseFile =
       specifier.startsWith('.') && modulePath(resolve(dirname(path), specifier)) === modulePath(base.file);
-    if (defaultName !== undefined && ofBaseFile) {
-      baseNames.add(defaultName);
-    }
-    for (const { local } of named.filter((element) => element.imported === base.name)) {
-      baseNames.add(local);
-    }
-    if (namespace !== undefined) {
-      baseNames.add(`${namespace}.${base.name}`);
-    }
-  }
+    return [
+      ...(ofBaseFile && defaultName !== undefined ? [defaultName] : []),
+      ...named.filter((element) => element.imported === base.name).map(({ local }) => local),
+      ...(namespace === undefined ? [] : [`${namespace}.${base.name}`]),
+    ];
+  });
   const found: { name: string; declaresSave: boolean }[] = [];
   const visit = (node: Typescript.Node): void => {
     const extended = ts.isClassDeclaration(node) ? extendsExpression(node)?.getText().replace(/\s/g, '') : undefined;
-    if (ts.isClassDeclaration(node) && node.name !== undefined && baseNames.has(extended ?? '')) {
-      const declaresSave = node.members.some(
-        ({ name }) => name !== undefined && (ts.isIdentifier(name) || ts.isStringLiteral(name)) && name.text === SAVE,
-      );
-      found.push({ name: node.name.text, declaresSave });
+    if (ts.isClassDeclaration(node) && node.name !== undefined && baseNames.includes(extended ?? '')) {
+      found.push({ name: node.name.text, declaresSave: node.members.some((member) => memberName(member) === SAVE) });
     }
     ts.forEachChild(node, visit);
   };

@@ -79,13 +79,11 @@ export const MARKER_DOC_POINTER = `${PACKAGE_NAME}/README.md#evaluating-conditio
 /** The marker of one upgraded implementer: what generated code now does and the decision left; the caller wraps it. */
 export function markerText({ saveShape, addWriteVersion }: UpgradeDecision): string {
   const done = [
-    ...(saveShape === 'refusing'
-      ? ['save() now refuses every write, any() included, as this store had no save to send it to']
-      : saveShape === 'unchanged'
-        ? []
-        : ['save() now refuses every write condition but any()']),
-    ...(addWriteVersion ? ['writeVersion() reports no version'] : []),
-  ];
+    saveShape === 'refusing'
+      ? 'save() now refuses every write, any() included, as this store had no save to send it to'
+      : saveShape !== 'unchanged' && 'save() now refuses every write condition but any()',
+    addWriteVersion && 'writeVersion() reports no version',
+  ].filter((part) => part !== false);
   return (
     `TODO [${PACKAGE_NAME} upgrade] ${done.join(', and ')}. ` +
     'Keep that if this store cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() ' +

@@ -45,6 +45,19 @@ describe('add-write-conditions as a jscodeshift transform', () => {
     });
   }
 
+  it('names a cycle of extends among implementers, and reads past one among plain classes', () => {
+    const storage = (name: string, base: string) =>
+      `class ${name} extends ${base} implements CheckpointStorage {\n  async read(id: string) {\n    return undefined;\n  }\n}\n`;
+    const header = "import type { CheckpointStorage } from 'checkpoint-fencing';\n";
+    expect(() => run(outside('cycle', 'storage.ts'), header + storage('A', 'B') + storage('B', 'A'))).toThrow(
+      /A extends itself through its base classes/,
+    );
+    const plain = `${header}class P extends Q {}\nclass Q extends P {}\n${storage('C', 'P')}`;
+    const reports: string[] = [];
+    expect(run(outside('cycle', 'plain.ts'), plain, reports)).toContain('TODO [checkpoint-fencing upgrade]');
+    expect(reports).toEqual([]);
+  });
+
   it("runs through jscodeshift's own applyTransform with the ts parser", () => {
     const input = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/input.ts'), 'utf8');
     const expected = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/output.ts'), 'utf8');
