@@ -10,9 +10,10 @@ const WORKER = 'checkpoint-fencing-codemod jscodeshift worker';
 
 interface Reply {
   readonly output?: string | undefined;
-  readonly error?: { readonly name: string; readonly message: string };
-  readonly reports: readonly string[];
-  readonly stats: readonly (readonly [string, number | undefined])[];
+  /** Structured cloning carries an Error's message and stack across threads. */
+  readonly error?: Error;
+  /** The recipe's calls of jscodeshift's API, in order. */
+  readonly calls: readonly (readonly ['report', string] | readonly ['stats', string, number | undefined])[];
 }
 
 let worker: threads.Worker | undefined;
@@ -31,34 +32,27 @@ async function addWriteConditions(file: TransformFile, api: TransformApi): Promi
   const { port1, port2 } = new threads.MessageChannel();
   const reply = new Promise<Reply>((resolve) => port1.once('message', resolve));
   worker.postMessage({ file: { path: file.path, source: file.source }, port: port2 }, [port2]);
-  const { output, error, reports, stats } = await reply;
+  const { output, error, calls } = await reply;
   port1.close();
-  for (const message of reports) {
-    api.report?.(message);
-  }
-  for (const [name, quantity] of stats) {
-    api.stats?.(name, quantity);
+  for (const [method, name, quantity] of calls) {
+    api[method]?.(name, quantity);
   }
   if (error !== undefined) {
-    throw Object.assign(new Error(error.message), { name: error.name });
+    throw error;
   }
   return output;
 }
 
 if (threads.workerData === WORKER) {
   threads.parentPort?.on('message', ({ file, port }: { file: TransformFile; port: threads.MessagePort }) => {
-    const reports: string[] = [];
-    const stats: [string, number | undefined][] = [];
+    const calls: Reply['calls'][number][] = [];
     const api: TransformApi = {
-      report: (message) => reports.push(message),
-      stats: (name, quantity) => stats.push([name, quantity]),
+      report: (message) => calls.push(['report', message]),
+      stats: (name, quantity) => calls.push(['stats', name, quantity]),
     };
     void import('./add-write-conditions/jscodeshift.js')
-      .then(({ default: upgrade }) => ({ output: upgrade(file, api), reports, stats }))
-      .catch((error: unknown) => {
-        const { name, message } = error instanceof Error ? error : new Error(String(error));
-        return { error: { name, message }, reports, stats };
-      })
+      .then(({ default: upgrade }) => ({ output: upgrade(file, api), calls }))
+      .catch((error: unknown) => ({ error: error instanceof Error ? error : new Error(String(error)), calls }))
       .then((reply: Reply) => {
         port.postMessage(reply);
         port.close();
