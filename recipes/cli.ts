@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { CODEMOD_PACKAGE_NAME, packageVersion } from '../vocabulary/index.js';
 import { gitWorkTreeRoot } from './add-write-conditions/git-worktree.js';
-import { summaryLine, type FileChange, type UpgradeReport } from './add-write-conditions/upgrade-report.js';
+import { summaryLine, type FileChange } from './add-write-conditions/upgrade-report.js';
 import { upgradeMessages } from './add-write-conditions/upgrade-messages.js';
 import type { UpgradeOptions } from './add-write-conditions/upgrade.js';
 
@@ -109,7 +109,22 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
   const diff = values['dry-run'] === true ? unifiedDiff(report.changes, cwd) : undefined;
 
   if (json) {
-    process.stdout.write(`${JSON.stringify(jsonReport(report, show, diff), null, 2)}\n`);
+    const summary = {
+      filesScanned: report.filesScanned,
+      filesAnalysed: report.filesAnalysed,
+      filesChanged: report.changes.map((change) => show(change.file)),
+      written: report.written,
+      durationMs: Math.round(report.durationMs),
+      implementers: report.implementers.map((implementer) => ({ ...implementer, file: show(implementer.file) })),
+      skipped: report.skipped.map((skipped) => ({ ...skipped, file: show(skipped.file) })),
+      lintFixes: report.changes.flatMap(({ file, lintFixes }) =>
+        lintFixes ? [{ file: show(file), rules: lintFixes }] : [],
+      ),
+      notices: report.notices,
+      ...(diff === undefined ? {} : { diff }),
+      summary: summaryLine(report),
+    };
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } else {
     const [applied, upgraded] = report.written ? ['applied', 'upgraded'] : ['would apply', 'would upgrade'];
     const warnings = [
@@ -135,24 +150,6 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
   }
   // A skipped implementer is still pre-fencing: --check in CI must not pass it as done.
   return mode === 'check' && (report.changes.length > 0 || report.skipped.length > 0) ? EXIT_CHANGES_NEEDED : EXIT_OK;
-}
-
-function jsonReport(report: UpgradeReport, show: (file: string) => string, diff: string | undefined): unknown {
-  return {
-    filesScanned: report.filesScanned,
-    filesAnalysed: report.filesAnalysed,
-    filesChanged: report.changes.map((change) => show(change.file)),
-    written: report.written,
-    durationMs: Math.round(report.durationMs),
-    implementers: report.implementers.map((implementer) => ({ ...implementer, file: show(implementer.file) })),
-    skipped: report.skipped.map((skipped) => ({ ...skipped, file: show(skipped.file) })),
-    lintFixes: report.changes.flatMap(({ file, lintFixes }) =>
-      lintFixes ? [{ file: show(file), rules: lintFixes }] : [],
-    ),
-    notices: report.notices,
-    ...(diff === undefined ? {} : { diff }),
-    summary: summaryLine(report),
-  };
 }
 
 /** A one-line progress indicator on stderr, redrawn at most every 100 ms, for runs over large trees. */

@@ -57,14 +57,13 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   const paths = (options.paths ?? []).map((path) => resolve(cwd, path));
   const selected = selectFiles(upgradable, paths, tsconfig);
   const inRun = new Set(selected);
+
   // A run over some paths still reads the whole project: a class hierarchy may reach outside the paths, and one
   // side of it must not change without the other.
-  const scanned = paths.length === 0 ? selected : upgradable;
-
   const texts = new Map<string, string>();
-  for (const [index, file] of scanned.entries()) {
+  for (const [index, file] of upgradable.entries()) {
     texts.set(file, readFileSync(file, 'utf8'));
-    options.onProgress?.('scan', index + 1, scanned.length);
+    options.onProgress?.('scan', index + 1, upgradable.length);
   }
   const reaching = project.filesReaching(texts);
   options.onProgress?.('analyse', 0, reaching.length);
