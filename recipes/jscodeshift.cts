@@ -12,23 +12,19 @@ interface Reply {
   readonly output?: string | undefined;
   /** Structured cloning carries an Error's message and stack across threads. */
   readonly error?: Error;
-  /** The recipe's calls of jscodeshift's API, in order. */
   readonly calls: readonly (readonly ['report', string] | readonly ['stats', string, number | undefined])[];
 }
 
 let worker: threads.Worker | undefined;
 
 /**
- * The add-write-conditions recipe as a jscodeshift transform, run in a worker thread: `npx jscodeshift -t
- * node_modules/checkpoint-fencing-codemod/dist/recipes/jscodeshift.cjs --extensions=ts,tsx src`. Resolves to the new
- * source, or `undefined` when the file needs nothing; reports and stats reach `api` as the recipe makes them.
+ * The add-write-conditions recipe as a jscodeshift transform, run in a worker thread. Resolves to the new source, or
+ * `undefined` when the file needs nothing; reports and stats reach `api` as the recipe makes them.
  */
 async function addWriteConditions(file: TransformFile, api: TransformApi): Promise<string | undefined> {
-  if (worker === undefined) {
-    worker = new threads.Worker(__filename, { workerData: WORKER });
-    // Idle, the worker must not keep jscodeshift's process alive; a pending reply's port keeps it alive while needed.
-    worker.unref();
-  }
+  worker ??= new threads.Worker(__filename, { workerData: WORKER });
+  // Idle, the worker must not keep jscodeshift's process alive; a pending reply's port keeps it alive while needed.
+  worker.unref();
   const { port1, port2 } = new threads.MessageChannel();
   const reply = new Promise<Reply>((resolve) => port1.once('message', resolve));
   worker.postMessage({ file: { path: file.path, source: file.source }, port: port2 }, [port2]);

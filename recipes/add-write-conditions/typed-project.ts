@@ -25,9 +25,8 @@ interface LeafProject {
 }
 
 /**
- * Reads `tsconfigPath`, following a solution-style tsconfig's `references` into every project, each analysed under
- * its own options. `analyse` parses files with types and returns their facts in the order given, with notes for
- * the user in `notices`; `rootOf` is the folder of the tsconfig a file belongs to.
+ * Reads `tsconfigPath` and, for a solution-style tsconfig, every project it references, each under its own options.
+ * `analyse` returns the facts of files in the order given, with notes for the user in `notices`.
  * @throws Error naming the tsconfig when it is invalid, its `extends` target is missing, or it (or a project it
  * references) matches no source files; `analyse` throws naming the file and position when one does not parse.
  */
@@ -148,9 +147,9 @@ function analyseProject(project: LeafProject, paths: readonly string[], notices:
 }
 
 /**
- * Builds a program over `paths` and reads their facts; without lib (implementers need declarations, not globals) and,
- * unless `followAll`, without `@types` and the packages {@link resolveFollowed} leaves out. Where the project cannot
- * resolve `checkpoint-fencing`, this upgrade's own declarations stand in, and `fallback` says so.
+ * The facts of `paths` in a program without lib (implementers need declarations, not globals) and, unless `followAll`,
+ * without `@types` and the packages {@link resolveFollowed} leaves out; `fallback` says this upgrade's own declarations
+ * stood in for `checkpoint-fencing`.
  */
 function analyseWith(
   project: LeafProject,

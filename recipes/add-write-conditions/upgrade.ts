@@ -89,15 +89,8 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
         skipped.push({ file, class: name, line, reason: decision.skipReason });
       } else {
         const { saveShape: shape, unconditionalSaveName: unconditionalSaveRenamedTo } = decision;
-        implementers.push({
-          file,
-          class: name,
-          line,
-          kind,
-          shape,
-          membersAdded: membersAdded(decision),
-          unconditionalSaveRenamedTo,
-        });
+        const added = membersAdded(decision);
+        implementers.push({ file, class: name, line, kind, shape, membersAdded: added, unconditionalSaveRenamedTo });
       }
     }
     const upgraded = upgradeFileText(file, own);
