@@ -115,10 +115,9 @@ export class StorageResolver {
     }
     const visible = this.#unaliased(this.checker.getSymbolAtLocation(expression))
       ?.getDeclarations()
-      ?.flatMap((candidate) => {
-        const initializer = ts.isVariableDeclaration(candidate) ? candidate.initializer : candidate;
-        return initializer !== undefined && ts.isClassLike(initializer) ? [initializer] : [];
-      })[0];
+      ?.map((candidate) => (ts.isVariableDeclaration(candidate) ? candidate.initializer : candidate))
+      .filter((candidate) => candidate !== undefined)
+      .find(ts.isClassLike);
     return visible === undefined
       ? { kind: 'unknown', name: expression.getText(), where: this.unseenBase }
       : { kind: 'visible', declaration: visible };

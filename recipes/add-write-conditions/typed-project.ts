@@ -125,13 +125,15 @@ function parseTsconfig(tsconfig: string): Typescript.ParsedCommandLine {
 function analyseProject(project: LeafProject, paths: readonly string[], notices: string[]): FileFacts[] {
   const first = analyseWith(project, paths, false);
   if (first.fallback) {
+    // How the tsconfig resolves modules, as its author wrote it.
+    const { moduleResolution, module } = project.parsed.options;
+    const setting =
+      moduleResolution === undefined
+        ? `the default for "module": "${ts.ModuleKind[module ?? ts.ModuleKind.CommonJS].toLowerCase()}"`
+        : `"moduleResolution": "${ts.ModuleResolutionKind[moduleResolution].toLowerCase()}"`;
     notices.push(
       ts.findConfigFile(dirname(project.tsconfig), existsSync, `node_modules/${PACKAGE_NAME}/package.json`)
-        ? upgradeMessages.declarationsReadDirectly(
-            project.tsconfig,
-            resolutionSetting(project.parsed.options),
-            OWN_DECLARATIONS ?? '',
-          )
+        ? upgradeMessages.declarationsReadDirectly(project.tsconfig, setting, OWN_DECLARATIONS ?? '')
         : upgradeMessages.packageNotInstalled(project.tsconfig, OWN_DECLARATIONS ?? ''),
     );
   }
@@ -204,13 +206,6 @@ function emitsCommonJs(sourceFile: Typescript.SourceFile, options: Typescript.Co
   return kind !== undefined && kind >= ts.ModuleKind.Node16 && kind <= ts.ModuleKind.NodeNext
     ? sourceFile.impliedNodeFormat === ts.ModuleKind.CommonJS
     : kind === ts.ModuleKind.CommonJS;
-}
-
-/** How the tsconfig resolves modules, as its author wrote it. */
-function resolutionSetting({ moduleResolution, module }: Typescript.CompilerOptions): string {
-  return moduleResolution === undefined
-    ? `the default for "module": "${ts.ModuleKind[module ?? ts.ModuleKind.CommonJS].toLowerCase()}"`
-    : `"moduleResolution": "${ts.ModuleResolutionKind[moduleResolution].toLowerCase()}"`;
 }
 
 /**

@@ -164,8 +164,6 @@ function asUpgradeError<T>(step: () => T): T {
   try {
     return step();
   } catch (error) {
-    throw error instanceof UpgradeError
-      ? error
-      : new UpgradeError(error instanceof Error ? error.message : String(error));
+    throw new UpgradeError(error instanceof Error ? error.message : String(error));
   }
 }
