@@ -73,7 +73,6 @@ async function upgradeCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
-    strict: true,
     options: {
       project: { type: 'string', short: 'p' },
       'dry-run': { type: 'boolean' },
@@ -169,8 +168,7 @@ function createProgress(): { update: NonNullable<UpgradeOptions['onProgress']>; 
 
 /** A unified diff of `changes` that `git apply` accepts in `cwd`, CRLF and a missing final newline carried through. */
 function unifiedDiff(changes: readonly FileChange[], cwd: string): string {
-  // Relative to the work tree's root, git apply reads paths so from any folder in it (it skips those it takes to be
-  // outside the folder otherwise).
+  // From any folder of a work tree, git apply reads paths relative to its root (and skips others it takes as outside).
   const root = gitWorkTreeRoot(cwd) ?? cwd;
   return changes
     .map((change) => {

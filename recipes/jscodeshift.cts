@@ -2,10 +2,6 @@
 import threads = require('node:worker_threads');
 import type { TransformApi, TransformFile } from './add-write-conditions/jscodeshift.js';
 
-// jscodeshift requires the transform, by default under @babel/register, whose hook compiles every file required after
-// it and fails on ts-morph's class static blocks. A worker thread has a module system the hook never reaches, so the
-// recipe loads and runs there, as under `--no-babel`.
-
 const WORKER = 'checkpoint-fencing-codemod jscodeshift worker';
 
 interface Reply {
@@ -18,7 +14,9 @@ interface Reply {
 let worker: threads.Worker | undefined;
 
 /**
- * The add-write-conditions recipe as a jscodeshift transform, run in a worker thread. Resolves to the new source, or
+ * The add-write-conditions recipe as a jscodeshift transform. jscodeshift requires it, by default under
+ * @babel/register, whose hook compiles every file required after it and fails on ts-morph's class static blocks; so the
+ * recipe runs in a worker thread, whose module system the hook never reaches. Resolves to the new source, or
  * `undefined` when the file needs nothing; reports and stats reach `api` as the recipe makes them.
  */
 async function addWriteConditions(file: TransformFile, api: TransformApi): Promise<string | undefined> {
