@@ -1,9 +1,3 @@
 export { upgrade, UpgradeError, type UpgradeOptions } from './add-write-conditions/upgrade.js';
-export {
-  summaryLine,
-  type FileChange,
-  type ImplementerReport,
-  type SkippedImplementer,
-  type UpgradeReport,
-} from './add-write-conditions/upgrade-report.js';
+export * from './add-write-conditions/upgrade-report.js';
 export type { SaveShape } from './add-write-conditions/shape-decision.js';

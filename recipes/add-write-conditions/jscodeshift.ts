@@ -1,5 +1,4 @@
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
-import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import { membersAdded } from './member-edits.js';
 import { readImplementerFacts, syntaxError } from './read-implementer-facts.js';
@@ -29,6 +28,7 @@ const PACKAGE_STAND_IN = ts.createSourceFile(
   'export interface CheckpointStorage {}',
   ts.ScriptTarget.Latest,
 );
+const STAND_IN_MODULE = { resolvedFileName: PACKAGE_STAND_IN.fileName, extension: ts.Extension.Dts };
 
 /**
  * The add-write-conditions recipe as a jscodeshift transform (run by `../jscodeshift.cts`), one file at a time. It
@@ -42,7 +42,13 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   const text = file.source.slice(bom.length);
   // The script kind (JSX or not, JavaScript or TypeScript) follows the file's extension.
   const sourceFile = ts.createSourceFile(file.path, text, ts.ScriptTarget.Latest, true);
-  const program = oneFileProgram(sourceFile);
+  // A program of the file alone, where every import but `checkpoint-fencing` stays unresolved.
+  const options = { noLib: true, noEmit: true, allowJs: true, types: [] };
+  const host = ts.createCompilerHost(options);
+  host.getSourceFile = (name) => (name === PACKAGE_STAND_IN.fileName ? PACKAGE_STAND_IN : sourceFile);
+  host.resolveModuleNameLiterals = (literals) =>
+    literals.map(({ text: name }) => ({ resolvedModule: name === PACKAGE_NAME ? STAND_IN_MODULE : undefined }));
+  const program = ts.createProgram({ rootNames: [file.path], options, host });
   const [problem] = program.getSyntacticDiagnostics(sourceFile);
   if (problem !== undefined) {
     throw syntaxError(sourceFile, problem);
@@ -62,19 +68,4 @@ export default function addWriteConditions(file: TransformFile, api: TransformAp
   }
   const upgraded = upgradeFileText(facts, decisions).text;
   return upgraded === text ? undefined : bom + upgraded;
-}
-
-/** A program of `sourceFile` alone, where every import but `checkpoint-fencing` stays unresolved. */
-function oneFileProgram(sourceFile: Typescript.SourceFile): Typescript.Program {
-  const options = { noLib: true, noEmit: true, allowJs: true, types: [] };
-  const host = ts.createCompilerHost(options);
-  host.getSourceFile = (name) => (name === PACKAGE_STAND_IN.fileName ? PACKAGE_STAND_IN : sourceFile);
-  host.resolveModuleNameLiterals = (literals) =>
-    literals.map(({ text }) => ({
-      resolvedModule:
-        text === PACKAGE_NAME
-          ? { resolvedFileName: PACKAGE_STAND_IN.fileName, extension: ts.Extension.Dts }
-          : undefined,
-    }));
-  return ts.createProgram({ rootNames: [sourceFile.fileName], options, host });
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ts } from './typescript.js';
 
@@ -10,12 +10,9 @@ export function nearestManifest(
   if (path === undefined) {
     return undefined;
   }
-  try {
-    // Object() makes a manifest of `null` or a string a record without fields.
-    return { folder: dirname(path), fields: Object(JSON.parse(readFileSync(path, 'utf8'))) as Record<string, unknown> };
-  } catch {
-    return { folder: dirname(path), fields: {} };
-  }
+  // readConfigFile does not throw; Object() makes a manifest that does not parse, or is not an object, have no fields.
+  const { config } = ts.readConfigFile(path, (file) => ts.sys.readFile(file)) as { config?: unknown };
+  return { folder: dirname(path), fields: Object(config) as Record<string, unknown> };
 }
 
 /** A string field of the nearest package.json at or above `folder`; `undefined` when it is not a string or absent. */

@@ -71,33 +71,29 @@ export function projectTools(cwd: string, lintFix: boolean) {
       return NO_CONFIG.has(String(template)) ? unfixed : { ...unfixed, notice: lintFixSkipped(file, firstLine(error)) };
     }
   };
-  const format = async (file: string, before: string, after: string): Promise<{ text: string; failure?: string }> => {
+  const format = async (file: string, before: string, after: string, notices: string[]): Promise<string> => {
     const url = projectModuleUrl(file, 'prettier');
     const prettier = url === undefined ? undefined : await import(url).then(prettierApi, () => undefined);
     if (prettier === undefined) {
-      return { text: after };
+      return after;
     }
     try {
       const config = await prettier.resolveConfig(file, { editorconfig: true });
       const ignorePath = join(cwd, '.prettierignore');
       const info = await prettier.getFileInfo(file, existsSync(ignorePath) ? { ignorePath } : {});
       const options = { ...config, filepath: file };
-      return config === null || info.ignored || !(await prettier.check(before, options))
-        ? { text: after }
-        : { text: await prettier.format(after, options) };
+      const formatted = config !== null && !info.ignored && (await prettier.check(before, options));
+      return formatted ? await prettier.format(after, options) : after;
     } catch (error) {
-      return { text: after, failure: firstLine(error) };
+      notices.push(upgradeMessages.prettierFailed(file, firstLine(error)));
+      return after;
     }
   };
   return async (file: string, before: string, upgraded: UpgradedText, notices: string[]) => {
     // Lint fixes first: they are found only in what the upgrade wrote, and Prettier then formats the fixed text.
-    const linted = await lint(file, upgraded);
-    const formatted = await format(file, before, linted.text);
-    notices.push(
-      ...(linted.notice === undefined ? [] : [linted.notice]),
-      ...(formatted.failure === undefined ? [] : [upgradeMessages.prettierFailed(file, formatted.failure)]),
-    );
-    return { text: formatted.text, lintFixes: linted.rules };
+    const { text, rules, notice } = await lint(file, upgraded);
+    notices.push(...(notice === undefined ? [] : [notice]));
+    return { text: await format(file, before, text, notices), lintFixes: rules };
   };
 }
 

@@ -115,10 +115,9 @@ export class StorageResolver {
     }
     const visible = this.#unaliased(this.checker.getSymbolAtLocation(expression))
       ?.getDeclarations()
-      ?.flatMap((candidate) => {
-        const initializer = ts.isVariableDeclaration(candidate) ? candidate.initializer : candidate;
-        return initializer !== undefined && ts.isClassLike(initializer) ? [initializer] : [];
-      })[0];
+      ?.map((candidate) => (ts.isVariableDeclaration(candidate) ? candidate.initializer : candidate))
+      .filter((candidate) => candidate !== undefined)
+      .find(ts.isClassLike);
     return visible === undefined
       ? { kind: 'unknown', name: expression.getText(), where: this.unseenBase }
       : { kind: 'visible', declaration: visible };
@@ -157,16 +156,10 @@ export class StorageResolver {
 
   /** Extended interfaces and base classes, and the interfaces a class implements. */
   #inherited(type: Typescript.Type, symbol: Typescript.Symbol | undefined): Typescript.Type[] {
-    const bases = type.isClassOrInterface() ? [...this.checker.getBaseTypes(type)] : [];
-    for (const declaration of symbol?.getDeclarations() ?? []) {
-      if (ts.isClassLike(declaration)) {
-        for (const clause of declaration.heritageClauses ?? []) {
-          if (clause.token === ts.SyntaxKind.ImplementsKeyword) {
-            bases.push(...clause.types.map((heritage) => this.checker.getTypeAtLocation(heritage)));
-          }
-        }
-      }
-    }
-    return bases;
+    const implemented = (symbol?.getDeclarations() ?? [])
+      .flatMap((declaration) => (ts.isClassLike(declaration) ? (declaration.heritageClauses ?? []) : []))
+      .filter((clause) => clause.token === ts.SyntaxKind.ImplementsKeyword)
+      .flatMap((clause) => clause.types.map((heritage) => this.checker.getTypeAtLocation(heritage)));
+    return [...(type.isClassOrInterface() ? this.checker.getBaseTypes(type) : []), ...implemented];
   }
 }

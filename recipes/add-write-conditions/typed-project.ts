@@ -25,9 +25,8 @@ interface LeafProject {
 }
 
 /**
- * Reads `tsconfigPath`, following a solution-style tsconfig's `references` into every project, each analysed under
- * its own options. `analyse` parses files with types and returns their facts in the order given, with notes for
- * the user in `notices`; `rootOf` is the folder of the tsconfig a file belongs to.
+ * Reads `tsconfigPath` and, for a solution-style tsconfig, every project it references, each under its own options.
+ * `analyse` returns the facts of files in the order given, with notes for the user in `notices`.
  * @throws Error naming the tsconfig when it is invalid, its `extends` target is missing, or it (or a project it
  * references) matches no source files; `analyse` throws naming the file and position when one does not parse.
  */
@@ -126,13 +125,15 @@ function parseTsconfig(tsconfig: string): Typescript.ParsedCommandLine {
 function analyseProject(project: LeafProject, paths: readonly string[], notices: string[]): FileFacts[] {
   const first = analyseWith(project, paths, false);
   if (first.fallback) {
+    // How the tsconfig resolves modules, as its author wrote it.
+    const { moduleResolution, module } = project.parsed.options;
+    const setting =
+      moduleResolution === undefined
+        ? `the default for "module": "${ts.ModuleKind[module ?? ts.ModuleKind.CommonJS].toLowerCase()}"`
+        : `"moduleResolution": "${ts.ModuleResolutionKind[moduleResolution].toLowerCase()}"`;
     notices.push(
       ts.findConfigFile(dirname(project.tsconfig), existsSync, `node_modules/${PACKAGE_NAME}/package.json`)
-        ? upgradeMessages.declarationsReadDirectly(
-            project.tsconfig,
-            resolutionSetting(project.parsed.options),
-            OWN_DECLARATIONS ?? '',
-          )
+        ? upgradeMessages.declarationsReadDirectly(project.tsconfig, setting, OWN_DECLARATIONS ?? '')
         : upgradeMessages.packageNotInstalled(project.tsconfig, OWN_DECLARATIONS ?? ''),
     );
   }
@@ -148,9 +149,9 @@ function analyseProject(project: LeafProject, paths: readonly string[], notices:
 }
 
 /**
- * Builds a program over `paths` and reads their facts; without lib (implementers need declarations, not globals) and,
- * unless `followAll`, without `@types` and the packages {@link resolveFollowed} leaves out. Where the project cannot
- * resolve `checkpoint-fencing`, this upgrade's own declarations stand in, and `fallback` says so.
+ * The facts of `paths` in a program without lib (implementers need declarations, not globals) and, unless `followAll`,
+ * without `@types` and the packages {@link resolveFollowed} leaves out; `fallback` says this upgrade's own declarations
+ * stood in for `checkpoint-fencing`.
  */
 function analyseWith(
   project: LeafProject,
@@ -205,13 +206,6 @@ function emitsCommonJs(sourceFile: Typescript.SourceFile, options: Typescript.Co
   return kind !== undefined && kind >= ts.ModuleKind.Node16 && kind <= ts.ModuleKind.NodeNext
     ? sourceFile.impliedNodeFormat === ts.ModuleKind.CommonJS
     : kind === ts.ModuleKind.CommonJS;
-}
-
-/** How the tsconfig resolves modules, as its author wrote it. */
-function resolutionSetting({ moduleResolution, module }: Typescript.CompilerOptions): string {
-  return moduleResolution === undefined
-    ? `the default for "module": "${ts.ModuleKind[module ?? ts.ModuleKind.CommonJS].toLowerCase()}"`
-    : `"moduleResolution": "${ts.ModuleResolutionKind[moduleResolution].toLowerCase()}"`;
 }
 
 /**

@@ -1,24 +1,21 @@
 import type { SaveShape } from './shape-decision.js';
 
-/** One implementer the recipe found, and what it did to it. */
-export interface ImplementerReport {
+/** An implementer the recipe left alone, and why. */
+export interface SkippedImplementer {
   readonly file: string;
   /** The class name, or the variable an object literal is assigned to. */
   readonly class: string;
   readonly line: number;
+  readonly reason: string;
+}
+
+/** One implementer the recipe found, and what it did to it. */
+export interface ImplementerReport extends Omit<SkippedImplementer, 'reason'> {
   readonly kind: 'class' | 'object-literal';
   readonly shape: SaveShape;
   readonly membersAdded: readonly string[];
   /** The existing two-parameter `save` was renamed to this, when it was. */
   readonly unconditionalSaveRenamedTo: string | undefined;
-}
-
-/** An implementer the recipe left alone, and why. */
-export interface SkippedImplementer {
-  readonly file: string;
-  readonly class: string;
-  readonly line: number;
-  readonly reason: string;
 }
 
 /** One file whose text the recipe changes. */

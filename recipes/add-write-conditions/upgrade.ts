@@ -57,14 +57,13 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   const paths = (options.paths ?? []).map((path) => resolve(cwd, path));
   const selected = selectFiles(upgradable, paths, tsconfig);
   const inRun = new Set(selected);
+
   // A run over some paths still reads the whole project: a class hierarchy may reach outside the paths, and one
   // side of it must not change without the other.
-  const scanned = paths.length === 0 ? selected : upgradable;
-
   const texts = new Map<string, string>();
-  for (const [index, file] of scanned.entries()) {
+  for (const [index, file] of upgradable.entries()) {
     texts.set(file, readFileSync(file, 'utf8'));
-    options.onProgress?.('scan', index + 1, scanned.length);
+    options.onProgress?.('scan', index + 1, upgradable.length);
   }
   const reaching = project.filesReaching(texts);
   options.onProgress?.('analyse', 0, reaching.length);
@@ -90,15 +89,8 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
         skipped.push({ file, class: name, line, reason: decision.skipReason });
       } else {
         const { saveShape: shape, unconditionalSaveName: unconditionalSaveRenamedTo } = decision;
-        implementers.push({
-          file,
-          class: name,
-          line,
-          kind,
-          shape,
-          membersAdded: membersAdded(decision),
-          unconditionalSaveRenamedTo,
-        });
+        const added = membersAdded(decision);
+        implementers.push({ file, class: name, line, kind, shape, membersAdded: added, unconditionalSaveRenamedTo });
       }
     }
     const upgraded = upgradeFileText(file, own);
@@ -115,8 +107,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
 
   const mode = options.mode ?? 'write';
   if (mode === 'write' && changes.length > 0) {
-    const dirty =
-      options.allowDirty === true ? [] : asUpgradeError(() => uncommittedFiles(changes.map((change) => change.file)));
+    const dirty = options.allowDirty ? [] : asUpgradeError(() => uncommittedFiles(changes.map(({ file }) => file)));
     if (dirty.length > 0) {
       throw new UpgradeError(upgradeMessages.uncommittedChanges(dirty[0] ?? '', dirty.length - 1));
     }
@@ -172,8 +163,6 @@ function asUpgradeError<T>(step: () => T): T {
   try {
     return step();
   } catch (error) {
-    throw error instanceof UpgradeError
-      ? error
-      : new UpgradeError(error instanceof Error ? error.message : String(error));
+    throw new UpgradeError(error instanceof Error ? error.message : String(error));
   }
 }
