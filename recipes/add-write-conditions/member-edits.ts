@@ -1,6 +1,6 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
-import type { GeneratedNames, ImplementerFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
+import type { ImplementerFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
 import { commentLines, fillTemplate, listEdits, TEMPLATES } from './member-templates.js';
 import { isThisParameter } from './read-implementer-facts.js';
 import { attachedCommentsStart } from './read-import-facts.js';
@@ -8,18 +8,6 @@ import type { UpgradeDecision } from './shape-decision.js';
 import { columns, lineIndent, type SourceStyle } from './source-style.js';
 import type { TextEdit } from './upgrade-file-text.js';
 import { markerText } from './upgrade-messages.js';
-
-/** One decision being written, with what its text depends on: the file, its style, and the names and indent it uses. */
-interface Writer {
-  readonly decision: UpgradeDecision;
-  readonly implementer: ImplementerFacts;
-  readonly source: string;
-  readonly style: SourceStyle;
-  readonly names: GeneratedNames;
-  readonly typescript: boolean;
-  readonly indent: string;
-  readonly naming: ReturnType<typeof namingOf>;
-}
 
 /** The members a decision adds, by name, for reports. */
 export function membersAdded(decision: UpgradeDecision): string[] {
@@ -34,7 +22,7 @@ export function memberEdits(
   decision: UpgradeDecision,
   source: string,
   style: SourceStyle,
-  { names, typescript }: ImportFacts,
+  imports: ImportFacts,
 ): TextEdit[] {
   const { implementer, saveShape, unconditionalSaveName: renamed, superSaveRename } = decision;
   if (decision.skipReason !== undefined) {
@@ -46,12 +34,8 @@ export function memberEdits(
     return { start: name.getStart() + quote, end: name.end - quote, text: superSaveRename ?? '' };
   });
   const save = implementer.ownSave;
-  const firstMember = membersOf(implementer.node)[0];
-  const memberIndent = firstMember === undefined ? '' : lineIndent(source, firstMember.getStart());
-  const indent =
-    memberIndent !== '' ? memberIndent : lineIndent(source, implementer.node.getStart()) + style.indentUnit;
-  const naming = namingOf(implementer);
-  const writer: Writer = { decision, implementer, source, style, names, typescript, indent, naming };
+  const writer = writerFor(decision, source, style, imports);
+  const { indent } = writer;
   const marker = commentLines(indent, markerText(decision), style);
   const editsSave = save !== undefined && !['unchanged', 'inherited', 'refusing'].includes(saveShape);
   if (editsSave) {
@@ -67,7 +51,7 @@ export function memberEdits(
     const deleted = [tokens(source, modifiers(save).filter(ts.isDecorator)), tokens(source, overrides)];
     edits.push(...deleted.filter((edit) => edit !== undefined));
     const text = generatedSave(writer, save, `this.${renamed}`).join(style.newline);
-    edits.push({ start: save.member.end, end: save.member.end, text: separator(writer) + text });
+    edits.push({ start: save.member.end, end: save.member.end, text: writer.gap + text });
   }
   const appended = [
     ...(saveShape === 'inherited' ? [generatedSave(writer, undefined, 'super.save')] : []),
@@ -79,6 +63,29 @@ export function memberEdits(
   return appended.length === 0 ? edits : [...edits, appendMembers(writer, appended)];
 }
 
+/** One decision being written, with what its text depends on: the file, its style, names, indent and member gap. */
+function writerFor(decision: UpgradeDecision, source: string, style: SourceStyle, { names, typescript }: ImportFacts) {
+  const { node } = decision.implementer;
+  const members = ts.isObjectLiteralExpression(node) ? node.properties : node.members;
+  const memberIndent = members[0] === undefined ? '' : lineIndent(source, members[0].getStart());
+  // A blank line between members when the body already separates its members that way.
+  const blank = /\n[ \t]*\r?\n/.test(source.slice(members.pos, node.end)) || members.length === 0;
+  return {
+    decision,
+    implementer: decision.implementer,
+    source,
+    style,
+    names,
+    typescript,
+    members,
+    indent: memberIndent !== '' ? memberIndent : lineIndent(source, node.getStart()) + style.indentUnit,
+    gap: blank ? style.newline + style.newline : style.newline,
+    naming: namingOf(decision.implementer),
+  };
+}
+
+type Writer = ReturnType<typeof writerFor>;
+
 /** The parameter names generated members use: those the implementer already uses, or the interface's. */
 function namingOf(implementer: ImplementerFacts) {
   const [first, second] = (implementer.ownSave?.parameters ?? []).map((parameter) => ({
@@ -89,10 +96,6 @@ function namingOf(implementer: ImplementerFacts) {
   const checkpoint = second?.name ?? 'checkpoint';
   const condition = id === 'condition' || checkpoint === 'condition' ? 'writeCondition' : 'condition';
   return { id, checkpoint, condition, idType: first?.type ?? 'string', checkpointType: second?.type ?? 'string' };
-}
-
-function membersOf(container: ImplementerFacts['node']): Typescript.NodeArray<Typescript.Node> {
-  return ts.isObjectLiteralExpression(container) ? container.properties : container.members;
 }
 
 /** `;` after a generated field when the field `beside` ends in one, else when the file's statements do. */
@@ -109,13 +112,6 @@ function unused(name: string): string {
 
 function typedParameters(save: SaveFacts | undefined): boolean {
   return save === undefined || save.parameters.length === 0 || save.parameters.some((p) => p.type !== undefined);
-}
-
-/** A blank line between members when the body already separates its members that way. */
-function separator({ implementer, source, style }: Writer): string {
-  const members = membersOf(implementer.node);
-  const blank = /\n[ \t]*\r?\n/.test(source.slice(members.pos, implementer.node.end)) || members.length === 0;
-  return blank ? style.newline + style.newline : style.newline;
 }
 
 /** The decorators and modifiers of the member, as written. */
@@ -212,12 +208,7 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
 function movedDecorators({ indent, source }: Writer, like: SaveFacts | undefined) {
   const range = tokens(source, modifiers(like).filter(ts.isDecorator));
   const moved = range === undefined ? '' : source.slice(range.start, range.end);
-  const lastBreak = moved.lastIndexOf('\n');
-  if (lastBreak === -1) {
-    return { lines: [], inline: moved };
-  }
-  const lines = moved.slice(0, lastBreak).replace(/\r$/, '').split(/\r?\n/);
-  return { lines: lines.map((line, index) => (index === 0 ? `${indent}${line}` : line)), inline: '' };
+  return moved.includes('\n') ? { lines: [indent + moved.trimEnd()], inline: '' } : { lines: [], inline: moved };
 }
 
 function jsDocType(parameter: Typescript.ParameterDeclaration | undefined): string {
@@ -276,15 +267,15 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
   const values = {
     condition: naming.condition,
     refusal: refusal(writer, save.isAsync),
-    expression: source.slice(open, close),
-    statements: source.slice(open + 1, close).trim(),
+    statements: ts.isBlock(fnBody)
+      ? source.slice(open + 1, close).trim()
+      : `return ${source.slice(open, close)}${style.semicolons ? ';' : ''}`,
   };
   if (!ts.isBlock(fnBody) || oneLineBlock) {
-    const template = ts.isBlock(fnBody) ? TEMPLATES.oneLineBody : TEMPLATES.expressionBody;
-    const text = fillTemplate(template, values, headIndent, style).join(style.newline);
+    const text = fillTemplate(TEMPLATES.bodyBlock, values, headIndent, style).join(style.newline);
     return [...edits, { start: open, end: fnBody.end, text: text.slice(headIndent.length) }];
   }
-  const bodyIndent = /\r?\n([ \t]*)\S/.exec(values.expression)?.[1] ?? headIndent + style.indentUnit;
+  const bodyIndent = /\r?\n([ \t]*)\S/.exec(source.slice(open, close))?.[1] ?? headIndent + style.indentUnit;
   const guard = fillTemplate(TEMPLATES.guard, values, bodyIndent, style).join(style.newline);
   return [...edits, { start: open + 1, end: open + 1, text: style.newline + guard }];
 }
@@ -307,13 +298,10 @@ function parametersAdded(
 }
 
 /** The generated members after the last member (or inside empty braces), a literal's joined by commas. */
-function appendMembers(writer: Writer, members: readonly (readonly string[])[]): TextEdit {
-  const { implementer, source } = writer;
-  const newline = writer.style.newline;
-  const gap = separator(writer);
+function appendMembers({ implementer, source, style, gap, members: existing }: Writer, members: string[][]): TextEdit {
+  const newline = style.newline;
   const literal = implementer.kind === 'object-literal';
   const joined = members.map((lines) => lines.join(newline)).join(literal ? `,${gap}` : gap);
-  const existing = membersOf(implementer.node);
   const last = existing.at(-1);
   if (last === undefined) {
     const text = `${newline}${joined}${literal ? ',' : ''}${newline}${lineIndent(source, implementer.node.getStart())}`;

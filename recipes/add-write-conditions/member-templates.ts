@@ -29,13 +29,8 @@ ${INDENTED_GUARD}
 export const TEMPLATES = {
   /** The refusal of every condition but `any()`, first in a `save` that takes the condition in place. */
   guard: GUARD,
-  /** An expression body (`=> rows.get(id)`) made a block, so the refusal can go first. */
-  expressionBody: `{
-${INDENTED_GUARD}
-  return {{expression}};
-}`,
-  /** A block written on one line (`{ rows.set(id, cp); }`), its statements put below the refusal. */
-  oneLineBody: `{
+  /** An expression body (`=> rows.get(id)`) or one-line block made a block whose statements follow the refusal. */
+  bodyBlock: `{
 ${INDENTED_GUARD}
   {{statements}}
 }`,

@@ -16,8 +16,9 @@ const NAMESPACE_NAME = 'checkpointFencing';
  */
 export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly = false): ImportFacts {
   const { text, statements } = sourceFile;
-  const importStatements = statements.filter((s) => importBindings(s) !== undefined || requiredModule(s) !== undefined);
-  const imports = importStatements.flatMap((statement) => packageImport(statement) ?? []);
+  const allImports = statements.map(importOf);
+  const lastImport = statements.findLast((_statement, index) => allImports[index] !== undefined);
+  const imports = allImports.flatMap((imported) => (imported?.specifier === PACKAGE_NAME ? [imported] : []));
   // The directive prologue (`'use strict';`) must stay first.
   const firstOther = statements.findIndex((s) => !ts.isExpressionStatement(s) || !ts.isStringLiteral(s.expression));
   const directive = statements[(firstOther === -1 ? statements.length : firstOther) - 1];
@@ -57,11 +58,8 @@ export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly 
     valueImport: imports.find((d) => d.syntax === syntax && !d.typeOnly && d.list !== undefined)?.list,
     typeImport: imports.find((d) => d.typeOnly && d.list !== undefined)?.list,
     newImport: {
-      at:
-        importStatements.at(-1)?.end ??
-        directive?.end ??
-        (first === undefined ? 0 : attachedCommentsStart(text, first)),
-      after: importStatements.length > 0 ? 'import' : directive !== undefined ? 'directive' : undefined,
+      at: lastImport?.end ?? directive?.end ?? (first === undefined ? 0 : attachedCommentsStart(text, first)),
+      after: lastImport !== undefined ? 'import' : directive !== undefined ? 'directive' : undefined,
     },
     newImportSyntax: syntax,
   };
@@ -76,22 +74,28 @@ function freeName(name: string, text: string): string {
   return free;
 }
 
-/** One `import … from 'checkpoint-fencing'`, `import x = require(…)` or `const … = require(…)`. */
-function packageImport(statement: Typescript.Statement) {
+/** What `statement` imports from which module: `import …`, `import x = require(…)` or `const … = require(…)`. */
+function importOf(statement: Typescript.Statement) {
   const imported = importBindings(statement);
   if (imported !== undefined) {
     const bindings = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : undefined;
     const list = bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 ? bindings : undefined;
-    return imported.specifier === PACKAGE_NAME ? { syntax: 'import' as const, ...imported, list } : undefined;
+    return { syntax: 'import' as const, ...imported, list };
   }
-  const pattern = ts.isVariableStatement(statement) ? statement.declarationList.declarations[0]?.name : undefined;
-  if (pattern === undefined || requiredModule(statement) !== PACKAGE_NAME) {
+  const [declaration, ...others] = ts.isVariableStatement(statement) ? statement.declarationList.declarations : [];
+  const call = others.length === 0 ? declaration?.initializer : undefined;
+  const isRequire =
+    call && ts.isCallExpression(call) && ts.isIdentifier(call.expression) && call.arguments.length === 1;
+  const argument = isRequire && call.expression.text === 'require' ? call.arguments[0] : undefined;
+  if (declaration === undefined || argument === undefined || !ts.isStringLiteralLike(argument)) {
     return undefined;
   }
+  const pattern = declaration.name;
   const elements = ts.isObjectBindingPattern(pattern) ? pattern.elements : [];
   const named = elements.filter((element) => ts.isIdentifier(element.name) && element.dotDotDotToken === undefined);
   return {
     syntax: 'require' as const,
+    specifier: argument.text,
     typeOnly: false,
     namespace: ts.isIdentifier(pattern) ? pattern.text : undefined,
     named: named.map((element) => ({
@@ -105,16 +109,6 @@ function packageImport(statement: Typescript.Statement) {
         ? pattern
         : undefined,
   };
-}
-
-/** The module of `const x = require('…')` (or `const { … } =`), a CommonJS import. */
-function requiredModule(statement: Typescript.Statement): string | undefined {
-  const [declaration, ...others] = ts.isVariableStatement(statement) ? statement.declarationList.declarations : [];
-  const call = others.length === 0 ? declaration?.initializer : undefined;
-  const isRequire =
-    call && ts.isCallExpression(call) && ts.isIdentifier(call.expression) && call.arguments.length === 1;
-  const argument = isRequire && call.expression.text === 'require' ? call.arguments[0] : undefined;
-  return argument && ts.isStringLiteralLike(argument) ? argument.text : undefined;
 }
 
 /**
