@@ -70,27 +70,20 @@ function writerFor(decision: UpgradeDecision, source: string, style: SourceStyle
   const memberIndent = members[0] === undefined ? '' : lineIndent(source, members[0].getStart());
   // A blank line between members when the body already separates its members that way.
   const blank = /\n[ \t]*\r?\n/.test(source.slice(members.pos, node.end)) || members.length === 0;
-  return {
-    decision,
-    implementer: decision.implementer,
-    source,
-    style,
-    names,
-    typescript,
-    members,
-    indent: memberIndent !== '' ? memberIndent : lineIndent(source, node.getStart()) + style.indentUnit,
-    gap: blank ? style.newline + style.newline : style.newline,
-    naming: namingOf(decision.implementer),
-  };
+  const indent = memberIndent !== '' ? memberIndent : lineIndent(source, node.getStart()) + style.indentUnit;
+  const gap = blank ? style.newline + style.newline : style.newline;
+  const naming = namingOf(decision.implementer, typescript);
+  return { decision, source, style, names, typescript, members, indent, gap, naming };
 }
 
 type Writer = ReturnType<typeof writerFor>;
 
-/** The parameter names generated members use: those the implementer already uses, or the interface's. */
-function namingOf(implementer: ImplementerFacts) {
+/** The parameter names and types generated members use: those the implementer's `save` states, or the interface's. */
+function namingOf(implementer: ImplementerFacts, typescript: boolean) {
   const [first, second] = (implementer.ownSave?.parameters ?? []).map((parameter) => ({
     name: ts.isIdentifier(parameter.name) ? parameter.name.text : undefined,
-    type: parameter.type?.getText() ?? 'string',
+    // JavaScript states them in JSDoc.
+    type: (typescript ? parameter.type : ts.getJSDocType(parameter))?.getText() ?? 'string',
   }));
   const id = first?.name ?? implementer.idParameterName ?? 'subscriptionId';
   const checkpoint = second?.name ?? 'checkpoint';
@@ -114,7 +107,6 @@ function typedParameters(save: SaveFacts | undefined): boolean {
   return save === undefined || save.parameters.length === 0 || save.parameters.some((p) => p.type !== undefined);
 }
 
-/** The decorators and modifiers of the member, as written. */
 function modifiers(save: SaveFacts | undefined): readonly Typescript.ModifierLike[] {
   const member = save?.member;
   return member !== undefined && ts.canHaveModifiers(member) ? (member.modifiers ?? []) : [];
@@ -135,19 +127,14 @@ function renameEdits(writer: Writer, save: SaveFacts, name: string): TextEdit[] 
   return [{ start: old.getStart(), end: old.end, text: name }, ...parameters];
 }
 
-/** The refusal statement: thrown in an async function, returned as a rejection otherwise. */
 function refusal({ names, naming }: Writer, isAsync: boolean): string {
   const error = `new ${names.unsupportedError}(${naming.condition})`;
   return isAsync ? `throw ${error}` : `return Promise.reject(${error})`;
 }
 
-function parameter({ typescript }: Writer, name: string, type: string): string {
-  return typescript ? `${name}: ${type}` : name;
-}
-
-function conditionParameter({ typescript, names, naming }: Writer, optional: boolean, typed: boolean): string {
-  const type = typescript && typed ? `: ${names.conditionType ?? 'unknown'}` : '';
-  return `${naming.condition}${optional && typescript ? '?' : ''}${type}`;
+/** A parameter as TypeScript or JavaScript writes it; untyped without `type`. */
+function parameter({ typescript }: Writer, name: string, type: string | undefined, optional = false): string {
+  return typescript ? `${name}${optional ? '?' : ''}${type === undefined ? '' : `: ${type}`}` : name;
 }
 
 /**
@@ -155,12 +142,12 @@ function conditionParameter({ typescript, names, naming }: Writer, optional: boo
  * of the kind the decision asks for, with the type parameters, `this` parameter and modifiers of `like` beside it.
  */
 function generatedSave(writer: Writer, like: SaveFacts | undefined, target: string | undefined): string[] {
-  const { decision, naming, style, typescript, source } = writer;
+  const { decision, naming, style, typescript, source, indent } = writer;
   const kind = decision.saveMember;
   const fn = like?.fn;
   const refusing = target === undefined;
   const [id, checkpoint] = refusing ? [unused(naming.id), unused(naming.checkpoint)] : [naming.id, naming.checkpoint];
-  const accessibility = like === undefined && writer.implementer.explicitlyPublic ? 'public ' : '';
+  const accessibility = like === undefined && decision.implementer.explicitlyPublic ? 'public ' : '';
   const override = decision.saveOverrides && typescript ? 'override ' : '';
   const typeParameters =
     fn?.typeParameters === undefined
@@ -170,12 +157,18 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
   const thisParameter = kind === 'arrow-field' ? undefined : fn?.parameters.find(isThisParameter)?.getText();
   const { lines: decoratorLines, inline } = movedDecorators(writer, like);
   const kept = modifiers(like).filter((m) => /^(?:public|protected|private|readonly)$/.test(m.getText()));
+  const resultType = (typescript ? fn?.type : fn && ts.getJSDocReturnType(fn))?.getText() ?? 'Promise<string>';
   const values = {
     ...naming,
+    id,
+    checkpoint,
     modifiers: `${inline}${accessibility}${kept.map((modifier) => `${modifier.getText()} `).join('')}${override}`,
     async: decision.saveIsAsync ? 'async ' : '',
     typeParameters,
-    returnType: typescript ? `: ${fn?.type?.getText() ?? 'Promise<string>'}` : '',
+    returnType: typescript ? `: ${resultType}` : '',
+    resultType,
+    // JSDoc writes an optional parameter's name in brackets.
+    conditionName: refusing ? naming.condition : `[${naming.condition}]`,
     end: kind === 'method' ? '' : fieldEnd(writer, like),
     target: target ?? '',
     refusal: refusal(writer, decision.saveIsAsync),
@@ -184,23 +177,14 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
       ...(thisParameter === undefined ? [] : [thisParameter]),
       parameter(writer, id, naming.idType),
       parameter(writer, checkpoint, naming.checkpointType),
-      conditionParameter(writer, !refusing, true),
+      parameter(writer, naming.condition, writer.names.conditionType, !refusing),
     ],
-  };
-  // In JavaScript, JSDoc types the parameters, as `like`'s JSDoc does where it gives them.
-  const jsDoc = {
-    id,
-    checkpoint,
-    condition: refusing ? naming.condition : `[${naming.condition}]`,
-    idType: jsDocType(like?.parameters[0]),
-    checkpointType: jsDocType(like?.parameters[1]),
-    returnType: (fn && ts.getJSDocReturnType(fn)?.getText()) ?? 'Promise<string>',
   };
   const template = refusing ? TEMPLATES.refusingSave : TEMPLATES.delegatingSave[kind];
   return [
-    ...(typescript ? [] : fillTemplate(TEMPLATES.saveJsDoc, jsDoc, writer.indent, style)),
+    ...(typescript ? [] : fillTemplate(TEMPLATES.saveJsDoc, values, indent, style)),
     ...decoratorLines,
-    ...fillTemplate(template, values, writer.indent, style),
+    ...fillTemplate(template, values, indent, style),
   ];
 }
 
@@ -211,13 +195,10 @@ function movedDecorators({ indent, source }: Writer, like: SaveFacts | undefined
   return moved.includes('\n') ? { lines: [indent + moved.trimEnd()], inline: '' } : { lines: [], inline: moved };
 }
 
-function jsDocType(parameter: Typescript.ParameterDeclaration | undefined): string {
-  return (parameter && ts.getJSDocParameterTags(parameter)[0]?.typeExpression?.type.getText()) ?? 'string';
-}
-
 /** `writeVersion`, as an arrow-function field or property when the implementer writes its `save` that way. */
 function writeVersion(writer: Writer): string[] {
-  const { implementer, typescript, style, indent } = writer;
+  const { decision, typescript, style, indent } = writer;
+  const { implementer } = decision;
   const save = implementer.ownSave;
   const literal = implementer.kind === 'object-literal';
   const returnType = typescript && (!literal || typedParameters(save)) ? ': Promise<bigint | undefined>' : '';
@@ -245,24 +226,25 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
   const fnBody = fn?.body;
   if (fn === undefined || fnBody === undefined) {
     throw new Error(
-      `add-write-conditions: ${writer.implementer.name} has a save without parameters or body to extend; this is a bug.`,
+      `add-write-conditions: ${writer.decision.implementer.name} has a save without parameters or body to extend; this is a bug.`,
     );
   }
-  const typed = typedParameters(save);
-  const padding = (written: number, typedHere: boolean) =>
-    [unused(naming.id), unused(naming.checkpoint)]
+  // What a signature with `written` parameters lacks, typed like the parameters it has.
+  const missing = (written: number, typed: boolean) => [
+    ...[unused(naming.id), unused(naming.checkpoint)]
       .slice(written)
-      .map((name) => (typedHere ? parameter(writer, name, 'string') : name));
-  const added = [...padding(save.parameters.length, typed), conditionParameter(writer, true, typed)];
+      .map((name) => parameter(writer, name, typed ? 'string' : undefined)),
+    parameter(writer, naming.condition, typed ? writer.names.conditionType : undefined, true),
+  ];
   const headIndent = lineIndent(source, fn.getStart());
   // A block's braces, or an expression body's extent.
   const [open, close] = [fnBody.getStart(), ts.isBlock(fnBody) ? fnBody.end - 1 : fnBody.end];
   // A body on the same line as the head moves below the refusal, so only the head has to fit.
   const oneLineBlock = ts.isBlock(fnBody) && !source.slice(open + 1, close).includes('\n');
+  const added = missing(save.parameters.length, typedParameters(save));
   const edits = parametersAdded(writer, fn, added, { lineEnd: oneLineBlock ? open + 1 : undefined });
   if (save.assigned && ts.isPropertyDeclaration(member) && member.type && ts.isFunctionTypeNode(member.type)) {
-    const inType = [...padding(member.type.parameters.length, true), conditionParameter(writer, true, true)];
-    edits.push(...parametersAdded(writer, member.type, inType, {}));
+    edits.push(...parametersAdded(writer, member.type, missing(member.type.parameters.length, true), {}));
   }
   const values = {
     condition: naming.condition,
@@ -298,7 +280,8 @@ function parametersAdded(
 }
 
 /** The generated members after the last member (or inside empty braces), a literal's joined by commas. */
-function appendMembers({ implementer, source, style, gap, members: existing }: Writer, members: string[][]): TextEdit {
+function appendMembers({ decision, source, style, gap, members: existing }: Writer, members: string[][]): TextEdit {
+  const { implementer } = decision;
   const newline = style.newline;
   const literal = implementer.kind === 'object-literal';
   const joined = members.map((lines) => lines.join(newline)).join(literal ? `,${gap}` : gap);

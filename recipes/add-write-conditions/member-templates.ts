@@ -48,8 +48,8 @@ ${INDENTED_GUARD}
   saveJsDoc: `/**
  * @param {{{idType}}} {{id}}
  * @param {{{checkpointType}}} {{checkpoint}}
- * @param {import('${PACKAGE_NAME}').${CONDITION_TYPE}} {{condition}}
- * @returns {{{returnType}}}
+ * @param {import('${PACKAGE_NAME}').${CONDITION_TYPE}} {{conditionName}}
+ * @returns {{{resultType}}}
  */`,
   /** `writeVersion` storing none: not `async`, no unread id, so it passes `require-await` and `no-unused-vars`. */
   writeVersion: `{{head}}(){{returnType}} {
