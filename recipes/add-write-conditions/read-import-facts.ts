@@ -24,7 +24,8 @@ export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly 
   const directive = statements[(firstOther === -1 ? statements.length : firstOther) - 1];
   const first = statements[0];
   const javascript = isJavaScriptFile(sourceFile);
-  const syntax = javascript && isCommonJsScript(sourceFile) ? 'require' : 'import';
+  const commonJs = writesCommonJs(sourceFile, javascript);
+  const syntax = javascript && commonJs ? 'require' : 'import';
   const existing = (imported: string, value: boolean): string | undefined =>
     imports.flatMap(({ named, typeOnly }) =>
       named.filter((name) => name.imported === imported && !(value && (typeOnly || name.typeOnly))),
@@ -36,7 +37,7 @@ export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly 
   // TypeScript file in CommonJS syntax gets `import x = require(…)`.
   const newNamespace =
     !javascript &&
-    (commonJsOnly || writesCommonJsSyntax(sourceFile)) &&
+    (commonJsOnly || commonJs) &&
     valueNamespace === undefined &&
     unsupportedError === undefined &&
     !imports.some((d) => !d.typeOnly && d.syntax === 'import' && d.list)
@@ -112,34 +113,33 @@ function importOf(statement: Typescript.Statement) {
 }
 
 /**
- * Whether a JavaScript file is a CommonJS module, where `import` is a syntax error: `.cjs`; not `.mjs`; otherwise
- * one without `import`/`export` that uses `require`/`module.exports` or sits in a package not `"type": "module"`.
- * (Not `ts.isExternalModule`: in a program, `moduleDetection` and the package type can force a script to be one.)
+ * Whether the file writes CommonJS, which a new import follows. TypeScript: `export =` or `import x = require(…)`.
+ * JavaScript, where `import` is then a syntax error: `.cjs`; not `.mjs`; otherwise a file without `import`/`export` that
+ * uses `require`/`module.exports` or sits in a package not `"type": "module"`. (Not `ts.isExternalModule`: in a
+ * program, `moduleDetection` and the package type can force a script to be one.)
  */
-function isCommonJsScript(sourceFile: Typescript.SourceFile): boolean {
-  const path = sourceFile.fileName;
+function writesCommonJs({ fileName: path, statements, text }: Typescript.SourceFile, javascript: boolean): boolean {
+  if (!javascript) {
+    return statements.some(
+      (statement) =>
+        (ts.isExportAssignment(statement) && statement.isExportEquals === true) ||
+        (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)),
+    );
+  }
+  const esm = statements.some(
+    (statement) =>
+      ts.isImportDeclaration(statement) ||
+      ts.isExportDeclaration(statement) ||
+      ts.isExportAssignment(statement) ||
+      (ts.canHaveModifiers(statement) &&
+        ts.getModifiers(statement)?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)),
+  );
+  const commonJsText = /\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w/.test(text);
   return (
     /\.cjs$/.test(path) ||
     (!/\.mjs$/.test(path) &&
-      !sourceFile.statements.some(
-        (statement) =>
-          ts.isImportDeclaration(statement) ||
-          ts.isExportDeclaration(statement) ||
-          ts.isExportAssignment(statement) ||
-          (ts.canHaveModifiers(statement) &&
-            ts.getModifiers(statement)?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)),
-      ) &&
-      (/\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w/.test(sourceFile.text) ||
-        nearestManifestField(dirname(resolve(path)), 'type') !== 'module'))
-  );
-}
-
-/** A TypeScript file written in CommonJS syntax (`export =`, `import x = require(…)`), which a new import follows. */
-function writesCommonJsSyntax(sourceFile: Typescript.SourceFile): boolean {
-  return sourceFile.statements.some(
-    (statement) =>
-      (ts.isExportAssignment(statement) && statement.isExportEquals === true) ||
-      (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)),
+      !esm &&
+      (commonJsText || nearestManifestField(dirname(resolve(path)), 'type') !== 'module'))
   );
 }
 

@@ -35,7 +35,10 @@ export function detectSourceStyle(source: string, file: string): SourceStyle {
     quote:
       count(source, /\b(?:from|import|require\()\s*"/g) > count(source, /\b(?:from|import|require\()\s*'/g) ? '"' : "'",
     semicolons: complete.length === 0 || complete.filter((line) => line.endsWith(';')).length * 2 >= complete.length,
-    width: projectPrintWidth(file) ?? Math.max(80, ...source.split(/\r?\n/).map(columns)),
+    width:
+      prettierWidth(dirname(file)) ??
+      editorconfigWidth(dirname(file), file) ??
+      Math.max(80, ...source.split(/\r?\n/).map(columns)),
     trailingCommas,
     // Without a broken parameter list to go by, follow the other lists: Prettier's default puts commas in both.
     parameterTrailingCommas:
@@ -79,19 +82,7 @@ export function lineAt(text: string, offset: number): string {
 /** Prettier's configuration files: `package.json` and `package.yaml` count only with a `prettier` key. */
 const PRETTIER_CONFIG = /^(?:package\.json|package\.yaml|\.prettierrc(?:\.\w+)?|prettier\.config\.[mc]?[jt]s)$/;
 
-// Walking up with a directory listing a level costs the most, so it is done once a folder; `.editorconfig` sections
-// depend on the file's name, so they are read for each file.
-const prettierWidthByFolder = new Map<string, number | undefined>();
-
-/** The width the project states for `file` (Prettier's, else `.editorconfig`'s), read without running anything. */
-function projectPrintWidth(file: string): number | undefined {
-  const folder = dirname(file);
-  if (!prettierWidthByFolder.has(folder)) {
-    prettierWidthByFolder.set(folder, prettierWidth(folder));
-  }
-  return prettierWidthByFolder.get(folder) ?? editorconfigWidth(folder, file);
-}
-
+/** The `printWidth` of the nearest Prettier configuration (80 when it sets none), read without running anything. */
 function prettierWidth(folder: string): number | undefined {
   // A folder missing on disk is one a jscodeshift caller only named; package.json is read first, as Prettier does.
   const names = existsSync(folder) ? readdirSync(folder).filter((entry) => PRETTIER_CONFIG.test(entry)) : [];
