@@ -1,6 +1,6 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
-import type { ImplementerFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
+import type { ImportFacts, SaveFacts } from './implementer-facts.js';
 import { commentLines, fillTemplate, listEdits, TEMPLATES } from './member-templates.js';
 import { isThisParameter } from './read-implementer-facts.js';
 import { attachedCommentsStart } from './read-import-facts.js';
@@ -48,8 +48,7 @@ export function memberEdits(
     // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
     // overrides nothing, while the generated save overrides what the old one did.
     const overrides = modifiers(save).filter((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword);
-    const deleted = [tokens(source, modifiers(save).filter(ts.isDecorator)), tokens(source, overrides)];
-    edits.push(...deleted.filter((edit) => edit !== undefined));
+    edits.push(...tokens(source, modifiers(save).filter(ts.isDecorator)), ...tokens(source, overrides));
     const text = generatedSave(writer, save, `this.${renamed}`).join(style.newline);
     edits.push({ start: save.member.end, end: save.member.end, text: writer.gap + text });
   }
@@ -72,24 +71,21 @@ function writerFor(decision: UpgradeDecision, source: string, style: SourceStyle
   const blank = /\n[ \t]*\r?\n/.test(source.slice(members.pos, node.end)) || members.length === 0;
   const indent = memberIndent !== '' ? memberIndent : lineIndent(source, node.getStart()) + style.indentUnit;
   const gap = blank ? style.newline + style.newline : style.newline;
-  const naming = namingOf(decision.implementer, typescript);
+  // Generated members use the parameter names and types the implementer's `save` states, else the interface's.
+  const parameters = decision.implementer.ownSave?.parameters ?? [];
+  const [idName, checkpointName] = parameters.map(({ name }) => (ts.isIdentifier(name) ? name.text : undefined));
+  // JavaScript states the types in JSDoc.
+  const [idType = 'string', checkpointType = 'string'] = parameters.map((parameter) =>
+    (typescript ? parameter.type : ts.getJSDocType(parameter))?.getText(),
+  );
+  const id = idName ?? decision.implementer.idParameterName ?? 'subscriptionId';
+  const checkpoint = checkpointName ?? 'checkpoint';
+  const condition = id === 'condition' || checkpoint === 'condition' ? 'writeCondition' : 'condition';
+  const naming = { id, checkpoint, condition, idType, checkpointType };
   return { decision, source, style, names, typescript, members, indent, gap, naming };
 }
 
 type Writer = ReturnType<typeof writerFor>;
-
-/** The parameter names and types generated members use: those the implementer's `save` states, or the interface's. */
-function namingOf(implementer: ImplementerFacts, typescript: boolean) {
-  const [first, second] = (implementer.ownSave?.parameters ?? []).map((parameter) => ({
-    name: ts.isIdentifier(parameter.name) ? parameter.name.text : undefined,
-    // JavaScript states them in JSDoc.
-    type: (typescript ? parameter.type : ts.getJSDocType(parameter))?.getText() ?? 'string',
-  }));
-  const id = first?.name ?? implementer.idParameterName ?? 'subscriptionId';
-  const checkpoint = second?.name ?? 'checkpoint';
-  const condition = id === 'condition' || checkpoint === 'condition' ? 'writeCondition' : 'condition';
-  return { id, checkpoint, condition, idType: first?.type ?? 'string', checkpointType: second?.type ?? 'string' };
-}
 
 /** `;` after a generated field when the field `beside` ends in one, else when the file's statements do. */
 function fieldEnd({ source, style }: Writer, beside: SaveFacts | undefined): string {
@@ -113,10 +109,10 @@ function modifiers(save: SaveFacts | undefined): readonly Typescript.ModifierLik
 }
 
 /** Deletes `nodes` and the whitespace after them. */
-function tokens(text: string, nodes: readonly Typescript.Node[]): TextEdit | undefined {
+function tokens(text: string, nodes: readonly Typescript.Node[]): TextEdit[] {
   const [first, last] = [nodes[0], nodes.at(-1)];
   const end = last && last.end + (/^\s*/.exec(text.slice(last.end))?.[0].length ?? 0);
-  return first && end !== undefined ? { start: first.getStart(), end, text: '' } : undefined;
+  return first && end !== undefined ? [{ start: first.getStart(), end, text: '' }] : [];
 }
 
 /** Renames the member; a signature the longer name pushes past the width has its parameters broken one a line. */
@@ -190,7 +186,7 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
 
 /** `like`'s decorators for the `save` taking its name: on their own lines, or inline when they stood so. */
 function movedDecorators({ indent, source }: Writer, like: SaveFacts | undefined) {
-  const range = tokens(source, modifiers(like).filter(ts.isDecorator));
+  const [range] = tokens(source, modifiers(like).filter(ts.isDecorator));
   const moved = range === undefined ? '' : source.slice(range.start, range.end);
   return moved.includes('\n') ? { lines: [indent + moved.trimEnd()], inline: '' } : { lines: [], inline: moved };
 }
@@ -198,21 +194,20 @@ function movedDecorators({ indent, source }: Writer, like: SaveFacts | undefined
 /** `writeVersion`, as an arrow-function field or property when the implementer writes its `save` that way. */
 function writeVersion(writer: Writer): string[] {
   const { decision, typescript, style, indent } = writer;
-  const { implementer } = decision;
-  const save = implementer.ownSave;
-  const literal = implementer.kind === 'object-literal';
-  const returnType = typescript && (!literal || typedParameters(save)) ? ': Promise<bigint | undefined>' : '';
-  const head = `${implementer.explicitlyPublic ? 'public ' : ''}writeVersion`;
-  if (save?.form !== 'arrow') {
-    return fillTemplate(TEMPLATES.writeVersion, { head, returnType }, indent, style);
-  }
+  const { ownSave: save, kind, explicitlyPublic } = decision.implementer;
+  const literal = kind === 'object-literal';
   const values = {
-    head: `${head}${literal ? ':' : ' ='}`,
-    returnType,
+    modifiers: explicitlyPublic ? 'public ' : '',
+    returnType: typescript && (!literal || typedParameters(save)) ? ': Promise<bigint | undefined>' : '',
+    assign: literal ? ':' : ' =',
     end: literal ? '' : fieldEnd(writer, save),
   };
-  const [single, broken] = TEMPLATES.arrowWriteVersion.map((template) => fillTemplate(template, values, indent, style));
-  return single !== undefined && single.every((line) => columns(line) <= style.width) ? single : (broken ?? []);
+  if (save?.form !== 'arrow') {
+    return fillTemplate(TEMPLATES.writeVersion, values, indent, style);
+  }
+  const [single, broken] = TEMPLATES.arrowWriteVersion;
+  const lines = fillTemplate(single, values, indent, style);
+  return lines.every((line) => columns(line) <= style.width) ? lines : fillTemplate(broken, values, indent, style);
 }
 
 /**
@@ -237,7 +232,6 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
     parameter(writer, naming.condition, typed ? writer.names.conditionType : undefined, true),
   ];
   const headIndent = lineIndent(source, fn.getStart());
-  // A block's braces, or an expression body's extent.
   const [open, close] = [fnBody.getStart(), ts.isBlock(fnBody) ? fnBody.end - 1 : fnBody.end];
   // A body on the same line as the head moves below the refusal, so only the head has to fit.
   const oneLineBlock = ts.isBlock(fnBody) && !source.slice(open + 1, close).includes('\n');

@@ -52,13 +52,13 @@ ${INDENTED_GUARD}
  * @returns {{{resultType}}}
  */`,
   /** `writeVersion` storing none: not `async`, no unread id, so it passes `require-await` and `no-unused-vars`. */
-  writeVersion: `{{head}}(){{returnType}} {
+  writeVersion: `{{modifiers}}writeVersion(){{returnType}} {
   return Promise.resolve(undefined);
 }`,
   /** The same as an arrow-function field or property; the second form when the first is too wide. */
   arrowWriteVersion: [
-    '{{head}} (){{returnType}} => Promise.resolve(undefined){{end}}',
-    '{{head}} (){{returnType}} =>\n  Promise.resolve(undefined){{end}}',
+    '{{modifiers}}writeVersion{{assign}} (){{returnType}} => Promise.resolve(undefined){{end}}',
+    '{{modifiers}}writeVersion{{assign}} (){{returnType}} =>\n  Promise.resolve(undefined){{end}}',
   ],
   valueImport: `import {{{names}}} from '${PACKAGE_NAME}';`,
   requireImport: `const {{{names}}} = require('${PACKAGE_NAME}');`,
