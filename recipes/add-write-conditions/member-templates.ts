@@ -66,13 +66,12 @@ ${INDENTED_GUARD}
   namespaceImport: `import {{namespace}} = require('${PACKAGE_NAME}');`,
 } as const;
 
-/** The lines of `template` in `style` at `indent`, holes filled from `values`; `width` 0 breaks every list. */
+/** The lines of `template` in `style` at `indent`, holes filled from `values`. */
 export function fillTemplate(
   template: string,
   values: Readonly<Record<string, string | readonly string[]>>,
   indent: string,
   style: SourceStyle,
-  width = style.width,
 ): string[] {
   return template.split('\n').flatMap((line) => {
     const levels = (/^(?: {2})*/.exec(line)?.[0].length ?? 0) / 2;
@@ -90,12 +89,12 @@ export function fillTemplate(
         return '\0';
       });
     // A line that fills to nothing (an empty `{{statements}}`) is left out.
-    return list !== undefined ? listLines(lead, text, list, style, width) : text === '' ? [] : [lead + text];
+    return list !== undefined ? listLines(lead, text, list, style) : text === '' ? [] : [lead + text];
   });
 }
 
 /** A line holding a bracketed list (at `\0`): on one line when it fits `width`, else one item a line. */
-function listLines(lead: string, line: string, items: readonly string[], style: SourceStyle, width: number): string[] {
+function listLines(lead: string, line: string, items: readonly string[], style: SourceStyle, width = style.width) {
   const at = line.indexOf('\0');
   const [before, after] = [line.slice(0, at), line.slice(at + 1)];
   const braces = before.endsWith('{');
@@ -143,8 +142,8 @@ export function listEdits(
     return inserted === '' ? [] : [{ start: at, end: at, text: inserted }];
   }
   const indent = lineIndent(source, open);
-  const values = { items: [...items.map((item) => item.getText()), ...added] };
-  const broken = fillTemplate(`${source[open]}{{items}}${source[close]}`, values, indent, style, 0);
+  const all = [...items.map((item) => item.getText()), ...added];
+  const broken = listLines(indent, `${source[open]}\0${source[close]}`, all, style, 0);
   return [{ start: open, end: close + 1, text: broken.join(style.newline).slice(indent.length) }];
 }
 

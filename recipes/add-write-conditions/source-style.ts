@@ -29,9 +29,11 @@ export function detectSourceStyle(source: string, file: string): SourceStyle {
   const complete = [...source.matchAll(/^[ \t]*(?:import|export|return|throw|const|let)\b[^\r\n]*$/gm)]
     .map((match) => match[0].trimEnd())
     .filter((line) => !/[{,([]$/.test(line));
+  // A JSDoc continuation line (` * text`) is indented by one space past its opener, not by a level.
+  const indents = [...source.matchAll(/^[ \t]+[^\s*]/gm)].map((match) => match[0].length - 1);
   return {
     newline: crlf > count(source, /\n/g) - crlf ? '\r\n' : '\n',
-    indentUnit: indentUnit(source),
+    indentUnit: /^\t[ \t]*\S/m.test(source) ? '\t' : ' '.repeat(indents.length === 0 ? 2 : Math.min(...indents)),
     quote:
       count(source, /\b(?:from|import|require\()\s*"/g) > count(source, /\b(?:from|import|require\()\s*'/g) ? '"' : "'",
     semicolons: complete.length === 0 || complete.filter((line) => line.endsWith(';')).length * 2 >= complete.length,
@@ -51,15 +53,6 @@ export function detectSourceStyle(source: string, file: string): SourceStyle {
 
 function count(source: string, pattern: RegExp): number {
   return (source.match(pattern) ?? []).length;
-}
-
-function indentUnit(source: string): string {
-  if (/^\t[ \t]*\S/m.test(source)) {
-    return '\t';
-  }
-  // A JSDoc continuation line (` * text`) is indented by one space past its opener, not by a level.
-  const indents = [...source.matchAll(/^([ \t]+)[^\s*]/gm)].map((match) => match[1]?.length ?? 0);
-  return ' '.repeat(indents.length === 0 ? 2 : Math.min(...indents));
 }
 
 /** The columns `line` takes, a tab counting as four. */

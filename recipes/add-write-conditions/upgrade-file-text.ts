@@ -64,9 +64,8 @@ function importEdits(source: string, facts: ImportFacts, style: SourceStyle, wri
 
 /** A new import statement: after `anchor` or the file's last import, else after its directives, else first. */
 function newImport(facts: ImportFacts, style: SourceStyle, statement: string, anchor?: number): TextEdit {
-  const at = anchor ?? facts.newImport.at;
   const nl = style.newline;
-  const after = anchor !== undefined ? 'import' : facts.newImport.after;
+  const { at, after } = anchor === undefined ? facts.newImport : { at: anchor, after: 'import' };
   const text = after === 'import' ? nl + statement : after === 'directive' ? nl + nl + statement : statement + nl + nl;
   return { start: at, end: at, text };
 }
