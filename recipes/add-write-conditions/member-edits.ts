@@ -151,7 +151,10 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
       : source.slice(fn.typeParameters.pos - 1, source.indexOf('>', fn.typeParameters.end) + 1);
   // An arrow function has no `this` of its own to declare.
   const thisParameter = kind === 'arrow-field' ? undefined : fn?.parameters.find(isThisParameter)?.getText();
-  const { lines: decoratorLines, inline } = movedDecorators(writer, like);
+  const [decorators] = tokens(source, modifiers(like).filter(ts.isDecorator));
+  const moved = decorators === undefined ? '' : source.slice(decorators.start, decorators.end);
+  // `like`'s decorators stay on lines of their own, or inline, as they stood.
+  const [decoratorLines, inline] = moved.includes('\n') ? [[indent + moved.trimEnd()], ''] : [[], moved];
   const kept = modifiers(like).filter((m) => /^(?:public|protected|private|readonly)$/.test(m.getText()));
   const resultType = (typescript ? fn?.type : fn && ts.getJSDocReturnType(fn))?.getText() ?? 'Promise<string>';
   const values = {
@@ -182,13 +185,6 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
     ...decoratorLines,
     ...fillTemplate(template, values, indent, style),
   ];
-}
-
-/** `like`'s decorators for the `save` taking its name: on their own lines, or inline when they stood so. */
-function movedDecorators({ indent, source }: Writer, like: SaveFacts | undefined) {
-  const [range] = tokens(source, modifiers(like).filter(ts.isDecorator));
-  const moved = range === undefined ? '' : source.slice(range.start, range.end);
-  return moved.includes('\n') ? { lines: [indent + moved.trimEnd()], inline: '' } : { lines: [], inline: moved };
 }
 
 /** `writeVersion`, as an arrow-function field or property when the implementer writes its `save` that way. */

@@ -67,12 +67,9 @@ export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly 
 }
 
 /** `name`, or `name2`, `name3`… when the file already uses it. */
-function freeName(name: string, text: string): string {
-  let free = name;
-  for (let suffix = 2; new RegExp(`\\b${free}\\b`).test(text); suffix += 1) {
-    free = `${name}${suffix}`;
-  }
-  return free;
+function freeName(name: string, text: string, suffix = 1): string {
+  const candidate = suffix === 1 ? name : `${name}${suffix}`;
+  return new RegExp(`\\b${candidate}\\b`).test(text) ? freeName(name, text, suffix + 1) : candidate;
 }
 
 /** What `statement` imports from which module: `import …`, `import x = require(…)` or `const … = require(…)`. */
