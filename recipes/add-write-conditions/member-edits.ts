@@ -1,8 +1,8 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
-import type { ImportFacts, SaveFacts } from './implementer-facts.js';
+import type { SaveFacts } from './implementer-facts.js';
 import { commentLines, fillTemplate, listEdits, TEMPLATES } from './member-templates.js';
-import { isThisParameter } from './read-implementer-facts.js';
+import { isThisParameter, type FileFacts } from './read-implementer-facts.js';
 import { attachedCommentsStart } from './read-import-facts.js';
 import type { UpgradeDecision } from './shape-decision.js';
 import { columns, lineIndent, type SourceStyle } from './source-style.js';
@@ -18,12 +18,7 @@ export function membersAdded(decision: UpgradeDecision): string[] {
 }
 
 /** The edits that carry out one decision: marker, renames, new or extended `save`, `writeVersion`; nothing else. */
-export function memberEdits(
-  decision: UpgradeDecision,
-  source: string,
-  style: SourceStyle,
-  imports: ImportFacts,
-): TextEdit[] {
+export function memberEdits(decision: UpgradeDecision, file: FileFacts, style: SourceStyle): TextEdit[] {
   const { implementer, saveShape, unconditionalSaveName: renamed, superSaveRename } = decision;
   if (decision.skipReason !== undefined) {
     return [];
@@ -34,8 +29,8 @@ export function memberEdits(
     return { start: name.getStart() + quote, end: name.end - quote, text: superSaveRename ?? '' };
   });
   const save = implementer.ownSave;
-  const writer = writerFor(decision, source, style, imports);
-  const { indent } = writer;
+  const writer = writerFor(decision, file, style);
+  const { source, indent } = writer;
   const marker = commentLines(indent, markerText(decision), style);
   const editsSave = save !== undefined && !['unchanged', 'inherited', 'refusing'].includes(saveShape);
   if (editsSave) {
@@ -63,7 +58,8 @@ export function memberEdits(
 }
 
 /** One decision being written, with what its text depends on: the file, its style, names, indent and member gap. */
-function writerFor(decision: UpgradeDecision, source: string, style: SourceStyle, { names, typescript }: ImportFacts) {
+function writerFor(decision: UpgradeDecision, { text: source, imports }: FileFacts, style: SourceStyle) {
+  const { names, typescript } = imports;
   const { node } = decision.implementer;
   const members = ts.isObjectLiteralExpression(node) ? node.properties : node.members;
   const memberIndent = members[0] === undefined ? '' : lineIndent(source, members[0].getStart());

@@ -21,16 +21,14 @@ export interface UpgradedText {
 }
 
 /** The file's text with its decisions' members and imports, as edits of the original text (ADR 0201). */
-export function upgradeFileText(
-  { path, text: source, imports }: FileFacts,
-  decisions: readonly UpgradeDecision[],
-): UpgradedText {
+export function upgradeFileText(file: FileFacts, decisions: readonly UpgradeDecision[]): UpgradedText {
+  const { path, text: source, imports } = file;
   // Styling looks for the project's configuration files, not needed in a file without implementers.
   if (decisions.length === 0) {
     return { text: source, inserted: [] };
   }
   const style = detectSourceStyle(source, resolve(path));
-  const members = decisions.flatMap((decision) => memberEdits(decision, source, style, imports));
+  const members = decisions.flatMap((decision) => memberEdits(decision, file, style));
   const written = members.map((edit) => edit.text).join('\n');
   return applyTextEdits(source, [...importEdits(source, imports, style, written), ...members]);
 }
