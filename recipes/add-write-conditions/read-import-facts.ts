@@ -91,6 +91,7 @@ function importOf(statement: Typescript.Statement) {
   const pattern = declaration.name;
   const elements = ts.isObjectBindingPattern(pattern) ? pattern.elements : [];
   const named = elements.filter((element) => ts.isIdentifier(element.name) && element.dotDotDotToken === undefined);
+  const restLast = elements.at(-1)?.dotDotDotToken !== undefined;
   return {
     syntax: 'require' as const,
     specifier: argument.text,
@@ -102,10 +103,7 @@ function importOf(statement: Typescript.Statement) {
       typeOnly: false,
     })),
     // A rest element must stay last, so names cannot be added after it: the file gets a require of its own.
-    list:
-      ts.isObjectBindingPattern(pattern) && elements.length > 0 && !elements.at(-1)?.dotDotDotToken
-        ? pattern
-        : undefined,
+    list: ts.isObjectBindingPattern(pattern) && elements.length > 0 && !restLast ? pattern : undefined,
   };
 }
 

@@ -38,9 +38,7 @@ export function detectSourceStyle(source: string, file: string): SourceStyle {
       count(source, /\b(?:from|import|require\()\s*"/g) > count(source, /\b(?:from|import|require\()\s*'/g) ? '"' : "'",
     semicolons: complete.length === 0 || complete.filter((line) => line.endsWith(';')).length * 2 >= complete.length,
     width:
-      prettierWidth(dirname(file)) ??
-      editorconfigWidth(dirname(file), file) ??
-      Math.max(80, ...source.split(/\r?\n/).map(columns)),
+      prettierWidth(dirname(file)) ?? editorconfigWidth(file) ?? Math.max(80, ...source.split(/\r?\n/).map(columns)),
     trailingCommas,
     // Without a broken parameter list to go by, follow the other lists: Prettier's default puts commas in both.
     parameterTrailingCommas:
@@ -96,7 +94,7 @@ function prettierWidth(folder: string): number | undefined {
 }
 
 /** `max_line_length` of the `.editorconfig` sections that match `file`, the nearest file winning, up to `root = true`. */
-function editorconfigWidth(folder: string, file: string): number | undefined {
+function editorconfigWidth(file: string, folder = dirname(file)): number | undefined {
   const path = join(folder, '.editorconfig');
   const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
   let applies = false;
@@ -108,7 +106,7 @@ function editorconfigWidth(folder: string, file: string): number | undefined {
     width = applies && value !== undefined ? Number(value) : width;
   }
   const last = /^\s*root\s*=\s*true\s*$/im.test(text) || dirname(folder) === folder;
-  return width ?? (last ? undefined : editorconfigWidth(dirname(folder), file));
+  return width ?? (last ? undefined : editorconfigWidth(file, dirname(folder)));
 }
 
 /** Whether a section's glob for names (`*`, `*.ts`, `*.{ts,tsx}`, `**.ts`, after a leading `**` folder) matches `file`. */
