@@ -1,25 +1,13 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
-import type { GeneratedNames, ImplementerFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
+import type { SaveFacts } from './implementer-facts.js';
 import { commentLines, fillTemplate, listEdits, TEMPLATES } from './member-templates.js';
-import { isThisParameter } from './read-implementer-facts.js';
+import { isThisParameter, type FileFacts } from './read-implementer-facts.js';
 import { attachedCommentsStart } from './read-import-facts.js';
 import type { UpgradeDecision } from './shape-decision.js';
 import { columns, lineIndent, type SourceStyle } from './source-style.js';
 import type { TextEdit } from './upgrade-file-text.js';
 import { markerText } from './upgrade-messages.js';
-
-/** One decision being written, with what its text depends on: the file, its style, and the names and indent it uses. */
-interface Writer {
-  readonly decision: UpgradeDecision;
-  readonly implementer: ImplementerFacts;
-  readonly source: string;
-  readonly style: SourceStyle;
-  readonly names: GeneratedNames;
-  readonly typescript: boolean;
-  readonly indent: string;
-  readonly naming: ReturnType<typeof namingOf>;
-}
 
 /** The members a decision adds, by name, for reports. */
 export function membersAdded(decision: UpgradeDecision): string[] {
@@ -30,12 +18,7 @@ export function membersAdded(decision: UpgradeDecision): string[] {
 }
 
 /** The edits that carry out one decision: marker, renames, new or extended `save`, `writeVersion`; nothing else. */
-export function memberEdits(
-  decision: UpgradeDecision,
-  source: string,
-  style: SourceStyle,
-  { names, typescript }: ImportFacts,
-): TextEdit[] {
+export function memberEdits(decision: UpgradeDecision, file: FileFacts, style: SourceStyle): TextEdit[] {
   const { implementer, saveShape, unconditionalSaveName: renamed, superSaveRename } = decision;
   if (decision.skipReason !== undefined) {
     return [];
@@ -46,12 +29,8 @@ export function memberEdits(
     return { start: name.getStart() + quote, end: name.end - quote, text: superSaveRename ?? '' };
   });
   const save = implementer.ownSave;
-  const firstMember = membersOf(implementer.node)[0];
-  const memberIndent = firstMember === undefined ? '' : lineIndent(source, firstMember.getStart());
-  const indent =
-    memberIndent !== '' ? memberIndent : lineIndent(source, implementer.node.getStart()) + style.indentUnit;
-  const naming = namingOf(implementer);
-  const writer: Writer = { decision, implementer, source, style, names, typescript, indent, naming };
+  const writer = writerFor(decision, file, style);
+  const { source, indent } = writer;
   const marker = commentLines(indent, markerText(decision), style);
   const editsSave = save !== undefined && !['unchanged', 'inherited', 'refusing'].includes(saveShape);
   if (editsSave) {
@@ -64,10 +43,9 @@ export function memberEdits(
     // The generated save takes over the public name, so it takes over what is keyed on it too; and the new name
     // overrides nothing, while the generated save overrides what the old one did.
     const overrides = modifiers(save).filter((modifier) => modifier.kind === ts.SyntaxKind.OverrideKeyword);
-    const deleted = [tokens(source, modifiers(save).filter(ts.isDecorator)), tokens(source, overrides)];
-    edits.push(...deleted.filter((edit) => edit !== undefined));
+    edits.push(...tokens(source, modifiers(save).filter(ts.isDecorator)), ...tokens(source, overrides));
     const text = generatedSave(writer, save, `this.${renamed}`).join(style.newline);
-    edits.push({ start: save.member.end, end: save.member.end, text: separator(writer) + text });
+    edits.push({ start: save.member.end, end: save.member.end, text: writer.gap + text });
   }
   const appended = [
     ...(saveShape === 'inherited' ? [generatedSave(writer, undefined, 'super.save')] : []),
@@ -79,21 +57,31 @@ export function memberEdits(
   return appended.length === 0 ? edits : [...edits, appendMembers(writer, appended)];
 }
 
-/** The parameter names generated members use: those the implementer already uses, or the interface's. */
-function namingOf(implementer: ImplementerFacts) {
-  const [first, second] = (implementer.ownSave?.parameters ?? []).map((parameter) => ({
-    name: ts.isIdentifier(parameter.name) ? parameter.name.text : undefined,
-    type: parameter.type?.getText() ?? 'string',
-  }));
-  const id = first?.name ?? implementer.idParameterName ?? 'subscriptionId';
-  const checkpoint = second?.name ?? 'checkpoint';
+/** One decision being written, with what its text depends on: the file, its style, names, indent and member gap. */
+function writerFor(decision: UpgradeDecision, { text: source, imports }: FileFacts, style: SourceStyle) {
+  const { names, typescript } = imports;
+  const { node } = decision.implementer;
+  const members = ts.isObjectLiteralExpression(node) ? node.properties : node.members;
+  const memberIndent = members[0] === undefined ? '' : lineIndent(source, members[0].getStart());
+  // A blank line between members when the body already separates its members that way.
+  const blank = /\n[ \t]*\r?\n/.test(source.slice(members.pos, node.end)) || members.length === 0;
+  const indent = memberIndent !== '' ? memberIndent : lineIndent(source, node.getStart()) + style.indentUnit;
+  const gap = blank ? style.newline + style.newline : style.newline;
+  // Generated members use the parameter names and types the implementer's `save` states, else the interface's.
+  const parameters = decision.implementer.ownSave?.parameters ?? [];
+  const [idName, checkpointName] = parameters.map(({ name }) => (ts.isIdentifier(name) ? name.text : undefined));
+  // JavaScript states the types in JSDoc.
+  const [idType = 'string', checkpointType = 'string'] = parameters.map((parameter) =>
+    (typescript ? parameter.type : ts.getJSDocType(parameter))?.getText(),
+  );
+  const id = idName ?? decision.implementer.idParameterName ?? 'subscriptionId';
+  const checkpoint = checkpointName ?? 'checkpoint';
   const condition = id === 'condition' || checkpoint === 'condition' ? 'writeCondition' : 'condition';
-  return { id, checkpoint, condition, idType: first?.type ?? 'string', checkpointType: second?.type ?? 'string' };
+  const naming = { id, checkpoint, condition, idType, checkpointType };
+  return { decision, source, style, names, typescript, members, indent, gap, naming };
 }
 
-function membersOf(container: ImplementerFacts['node']): Typescript.NodeArray<Typescript.Node> {
-  return ts.isObjectLiteralExpression(container) ? container.properties : container.members;
-}
+type Writer = ReturnType<typeof writerFor>;
 
 /** `;` after a generated field when the field `beside` ends in one, else when the file's statements do. */
 function fieldEnd({ source, style }: Writer, beside: SaveFacts | undefined): string {
@@ -111,24 +99,16 @@ function typedParameters(save: SaveFacts | undefined): boolean {
   return save === undefined || save.parameters.length === 0 || save.parameters.some((p) => p.type !== undefined);
 }
 
-/** A blank line between members when the body already separates its members that way. */
-function separator({ implementer, source, style }: Writer): string {
-  const members = membersOf(implementer.node);
-  const blank = /\n[ \t]*\r?\n/.test(source.slice(members.pos, implementer.node.end)) || members.length === 0;
-  return blank ? style.newline + style.newline : style.newline;
-}
-
-/** The decorators and modifiers of the member, as written. */
 function modifiers(save: SaveFacts | undefined): readonly Typescript.ModifierLike[] {
   const member = save?.member;
   return member !== undefined && ts.canHaveModifiers(member) ? (member.modifiers ?? []) : [];
 }
 
 /** Deletes `nodes` and the whitespace after them. */
-function tokens(text: string, nodes: readonly Typescript.Node[]): TextEdit | undefined {
+function tokens(text: string, nodes: readonly Typescript.Node[]): TextEdit[] {
   const [first, last] = [nodes[0], nodes.at(-1)];
   const end = last && last.end + (/^\s*/.exec(text.slice(last.end))?.[0].length ?? 0);
-  return first && end !== undefined ? { start: first.getStart(), end, text: '' } : undefined;
+  return first && end !== undefined ? [{ start: first.getStart(), end, text: '' }] : [];
 }
 
 /** Renames the member; a signature the longer name pushes past the width has its parameters broken one a line. */
@@ -139,19 +119,14 @@ function renameEdits(writer: Writer, save: SaveFacts, name: string): TextEdit[] 
   return [{ start: old.getStart(), end: old.end, text: name }, ...parameters];
 }
 
-/** The refusal statement: thrown in an async function, returned as a rejection otherwise. */
 function refusal({ names, naming }: Writer, isAsync: boolean): string {
   const error = `new ${names.unsupportedError}(${naming.condition})`;
   return isAsync ? `throw ${error}` : `return Promise.reject(${error})`;
 }
 
-function parameter({ typescript }: Writer, name: string, type: string): string {
-  return typescript ? `${name}: ${type}` : name;
-}
-
-function conditionParameter({ typescript, names, naming }: Writer, optional: boolean, typed: boolean): string {
-  const type = typescript && typed ? `: ${names.conditionType ?? 'unknown'}` : '';
-  return `${naming.condition}${optional && typescript ? '?' : ''}${type}`;
+/** A parameter as TypeScript or JavaScript writes it; untyped without `type`. */
+function parameter({ typescript }: Writer, name: string, type: string | undefined, optional = false): string {
+  return typescript ? `${name}${optional ? '?' : ''}${type === undefined ? '' : `: ${type}`}` : name;
 }
 
 /**
@@ -159,12 +134,12 @@ function conditionParameter({ typescript, names, naming }: Writer, optional: boo
  * of the kind the decision asks for, with the type parameters, `this` parameter and modifiers of `like` beside it.
  */
 function generatedSave(writer: Writer, like: SaveFacts | undefined, target: string | undefined): string[] {
-  const { decision, naming, style, typescript, source } = writer;
+  const { decision, naming, style, typescript, source, indent } = writer;
   const kind = decision.saveMember;
   const fn = like?.fn;
   const refusing = target === undefined;
   const [id, checkpoint] = refusing ? [unused(naming.id), unused(naming.checkpoint)] : [naming.id, naming.checkpoint];
-  const accessibility = like === undefined && writer.implementer.explicitlyPublic ? 'public ' : '';
+  const accessibility = like === undefined && decision.implementer.explicitlyPublic ? 'public ' : '';
   const override = decision.saveOverrides && typescript ? 'override ' : '';
   const typeParameters =
     fn?.typeParameters === undefined
@@ -172,14 +147,23 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
       : source.slice(fn.typeParameters.pos - 1, source.indexOf('>', fn.typeParameters.end) + 1);
   // An arrow function has no `this` of its own to declare.
   const thisParameter = kind === 'arrow-field' ? undefined : fn?.parameters.find(isThisParameter)?.getText();
-  const { lines: decoratorLines, inline } = movedDecorators(writer, like);
+  const [decorators] = tokens(source, modifiers(like).filter(ts.isDecorator));
+  const moved = decorators === undefined ? '' : source.slice(decorators.start, decorators.end);
+  // `like`'s decorators stay on lines of their own, or inline, as they stood.
+  const [decoratorLines, inline] = moved.includes('\n') ? [[indent + moved.trimEnd()], ''] : [[], moved];
   const kept = modifiers(like).filter((m) => /^(?:public|protected|private|readonly)$/.test(m.getText()));
+  const resultType = (typescript ? fn?.type : fn && ts.getJSDocReturnType(fn))?.getText() ?? 'Promise<string>';
   const values = {
     ...naming,
+    id,
+    checkpoint,
     modifiers: `${inline}${accessibility}${kept.map((modifier) => `${modifier.getText()} `).join('')}${override}`,
     async: decision.saveIsAsync ? 'async ' : '',
     typeParameters,
-    returnType: typescript ? `: ${fn?.type?.getText() ?? 'Promise<string>'}` : '',
+    returnType: typescript ? `: ${resultType}` : '',
+    resultType,
+    // JSDoc writes an optional parameter's name in brackets.
+    conditionName: refusing ? naming.condition : `[${naming.condition}]`,
     end: kind === 'method' ? '' : fieldEnd(writer, like),
     target: target ?? '',
     refusal: refusal(writer, decision.saveIsAsync),
@@ -188,59 +172,34 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
       ...(thisParameter === undefined ? [] : [thisParameter]),
       parameter(writer, id, naming.idType),
       parameter(writer, checkpoint, naming.checkpointType),
-      conditionParameter(writer, !refusing, true),
+      parameter(writer, naming.condition, writer.names.conditionType, !refusing),
     ],
-  };
-  // In JavaScript, JSDoc types the parameters, as `like`'s JSDoc does where it gives them.
-  const jsDoc = {
-    id,
-    checkpoint,
-    condition: refusing ? naming.condition : `[${naming.condition}]`,
-    idType: jsDocType(like?.parameters[0]),
-    checkpointType: jsDocType(like?.parameters[1]),
-    returnType: (fn && ts.getJSDocReturnType(fn)?.getText()) ?? 'Promise<string>',
   };
   const template = refusing ? TEMPLATES.refusingSave : TEMPLATES.delegatingSave[kind];
   return [
-    ...(typescript ? [] : fillTemplate(TEMPLATES.saveJsDoc, jsDoc, writer.indent, style)),
+    ...(typescript ? [] : fillTemplate(TEMPLATES.saveJsDoc, values, indent, style)),
     ...decoratorLines,
-    ...fillTemplate(template, values, writer.indent, style),
+    ...fillTemplate(template, values, indent, style),
   ];
-}
-
-/** `like`'s decorators for the `save` taking its name: on their own lines, or inline when they stood so. */
-function movedDecorators({ indent, source }: Writer, like: SaveFacts | undefined) {
-  const range = tokens(source, modifiers(like).filter(ts.isDecorator));
-  const moved = range === undefined ? '' : source.slice(range.start, range.end);
-  const lastBreak = moved.lastIndexOf('\n');
-  if (lastBreak === -1) {
-    return { lines: [], inline: moved };
-  }
-  const lines = moved.slice(0, lastBreak).replace(/\r$/, '').split(/\r?\n/);
-  return { lines: lines.map((line, index) => (index === 0 ? `${indent}${line}` : line)), inline: '' };
-}
-
-function jsDocType(parameter: Typescript.ParameterDeclaration | undefined): string {
-  return (parameter && ts.getJSDocParameterTags(parameter)[0]?.typeExpression?.type.getText()) ?? 'string';
 }
 
 /** `writeVersion`, as an arrow-function field or property when the implementer writes its `save` that way. */
 function writeVersion(writer: Writer): string[] {
-  const { implementer, typescript, style, indent } = writer;
-  const save = implementer.ownSave;
-  const literal = implementer.kind === 'object-literal';
-  const returnType = typescript && (!literal || typedParameters(save)) ? ': Promise<bigint | undefined>' : '';
-  const head = `${implementer.explicitlyPublic ? 'public ' : ''}writeVersion`;
-  if (save?.form !== 'arrow') {
-    return fillTemplate(TEMPLATES.writeVersion, { head, returnType }, indent, style);
-  }
+  const { decision, typescript, style, indent } = writer;
+  const { ownSave: save, kind, explicitlyPublic } = decision.implementer;
+  const literal = kind === 'object-literal';
   const values = {
-    head: `${head}${literal ? ':' : ' ='}`,
-    returnType,
+    modifiers: explicitlyPublic ? 'public ' : '',
+    returnType: typescript && (!literal || typedParameters(save)) ? ': Promise<bigint | undefined>' : '',
+    assign: literal ? ':' : ' =',
     end: literal ? '' : fieldEnd(writer, save),
   };
-  const [single, broken] = TEMPLATES.arrowWriteVersion.map((template) => fillTemplate(template, values, indent, style));
-  return single !== undefined && single.every((line) => columns(line) <= style.width) ? single : (broken ?? []);
+  if (save?.form !== 'arrow') {
+    return fillTemplate(TEMPLATES.writeVersion, values, indent, style);
+  }
+  const [single, broken] = TEMPLATES.arrowWriteVersion;
+  const lines = fillTemplate(single, values, indent, style);
+  return lines.every((line) => columns(line) <= style.width) ? lines : fillTemplate(broken, values, indent, style);
 }
 
 /**
@@ -254,37 +213,37 @@ function conditionInPlace(writer: Writer, save: SaveFacts): TextEdit[] {
   const fnBody = fn?.body;
   if (fn === undefined || fnBody === undefined) {
     throw new Error(
-      `add-write-conditions: ${writer.implementer.name} has a save without parameters or body to extend; this is a bug.`,
+      `add-write-conditions: ${writer.decision.implementer.name} has a save without parameters or body to extend; this is a bug.`,
     );
   }
-  const typed = typedParameters(save);
-  const padding = (written: number, typedHere: boolean) =>
-    [unused(naming.id), unused(naming.checkpoint)]
+  // What a signature with `written` parameters lacks, typed like the parameters it has.
+  const missing = (written: number, typed: boolean) => [
+    ...[unused(naming.id), unused(naming.checkpoint)]
       .slice(written)
-      .map((name) => (typedHere ? parameter(writer, name, 'string') : name));
-  const added = [...padding(save.parameters.length, typed), conditionParameter(writer, true, typed)];
+      .map((name) => parameter(writer, name, typed ? 'string' : undefined)),
+    parameter(writer, naming.condition, typed ? writer.names.conditionType : undefined, true),
+  ];
   const headIndent = lineIndent(source, fn.getStart());
-  // A block's braces, or an expression body's extent.
   const [open, close] = [fnBody.getStart(), ts.isBlock(fnBody) ? fnBody.end - 1 : fnBody.end];
   // A body on the same line as the head moves below the refusal, so only the head has to fit.
   const oneLineBlock = ts.isBlock(fnBody) && !source.slice(open + 1, close).includes('\n');
+  const added = missing(save.parameters.length, typedParameters(save));
   const edits = parametersAdded(writer, fn, added, { lineEnd: oneLineBlock ? open + 1 : undefined });
   if (save.assigned && ts.isPropertyDeclaration(member) && member.type && ts.isFunctionTypeNode(member.type)) {
-    const inType = [...padding(member.type.parameters.length, true), conditionParameter(writer, true, true)];
-    edits.push(...parametersAdded(writer, member.type, inType, {}));
+    edits.push(...parametersAdded(writer, member.type, missing(member.type.parameters.length, true), {}));
   }
   const values = {
     condition: naming.condition,
     refusal: refusal(writer, save.isAsync),
-    expression: source.slice(open, close),
-    statements: source.slice(open + 1, close).trim(),
+    statements: ts.isBlock(fnBody)
+      ? source.slice(open + 1, close).trim()
+      : `return ${source.slice(open, close)}${style.semicolons ? ';' : ''}`,
   };
   if (!ts.isBlock(fnBody) || oneLineBlock) {
-    const template = ts.isBlock(fnBody) ? TEMPLATES.oneLineBody : TEMPLATES.expressionBody;
-    const text = fillTemplate(template, values, headIndent, style).join(style.newline);
+    const text = fillTemplate(TEMPLATES.bodyBlock, values, headIndent, style).join(style.newline);
     return [...edits, { start: open, end: fnBody.end, text: text.slice(headIndent.length) }];
   }
-  const bodyIndent = /\r?\n([ \t]*)\S/.exec(values.expression)?.[1] ?? headIndent + style.indentUnit;
+  const bodyIndent = /\r?\n([ \t]*)\S/.exec(source.slice(open, close))?.[1] ?? headIndent + style.indentUnit;
   const guard = fillTemplate(TEMPLATES.guard, values, bodyIndent, style).join(style.newline);
   return [...edits, { start: open + 1, end: open + 1, text: style.newline + guard }];
 }
@@ -307,13 +266,11 @@ function parametersAdded(
 }
 
 /** The generated members after the last member (or inside empty braces), a literal's joined by commas. */
-function appendMembers(writer: Writer, members: readonly (readonly string[])[]): TextEdit {
-  const { implementer, source } = writer;
-  const newline = writer.style.newline;
-  const gap = separator(writer);
+function appendMembers({ decision, source, style, gap, members: existing }: Writer, members: string[][]): TextEdit {
+  const { implementer } = decision;
+  const newline = style.newline;
   const literal = implementer.kind === 'object-literal';
   const joined = members.map((lines) => lines.join(newline)).join(literal ? `,${gap}` : gap);
-  const existing = membersOf(implementer.node);
   const last = existing.at(-1);
   if (last === undefined) {
     const text = `${newline}${joined}${literal ? ',' : ''}${newline}${lineIndent(source, implementer.node.getStart())}`;

@@ -29,13 +29,8 @@ ${INDENTED_GUARD}
 export const TEMPLATES = {
   /** The refusal of every condition but `any()`, first in a `save` that takes the condition in place. */
   guard: GUARD,
-  /** An expression body (`=> rows.get(id)`) made a block, so the refusal can go first. */
-  expressionBody: `{
-${INDENTED_GUARD}
-  return {{expression}};
-}`,
-  /** A block written on one line (`{ rows.set(id, cp); }`), its statements put below the refusal. */
-  oneLineBody: `{
+  /** An expression body (`=> rows.get(id)`) or one-line block made a block whose statements follow the refusal. */
+  bodyBlock: `{
 ${INDENTED_GUARD}
   {{statements}}
 }`,
@@ -53,17 +48,17 @@ ${INDENTED_GUARD}
   saveJsDoc: `/**
  * @param {{{idType}}} {{id}}
  * @param {{{checkpointType}}} {{checkpoint}}
- * @param {import('${PACKAGE_NAME}').${CONDITION_TYPE}} {{condition}}
- * @returns {{{returnType}}}
+ * @param {import('${PACKAGE_NAME}').${CONDITION_TYPE}} {{conditionName}}
+ * @returns {{{resultType}}}
  */`,
   /** `writeVersion` storing none: not `async`, no unread id, so it passes `require-await` and `no-unused-vars`. */
-  writeVersion: `{{head}}(){{returnType}} {
+  writeVersion: `{{modifiers}}writeVersion(){{returnType}} {
   return Promise.resolve(undefined);
 }`,
   /** The same as an arrow-function field or property; the second form when the first is too wide. */
   arrowWriteVersion: [
-    '{{head}} (){{returnType}} => Promise.resolve(undefined){{end}}',
-    '{{head}} (){{returnType}} =>\n  Promise.resolve(undefined){{end}}',
+    '{{modifiers}}writeVersion{{assign}} (){{returnType}} => Promise.resolve(undefined){{end}}',
+    '{{modifiers}}writeVersion{{assign}} (){{returnType}} =>\n  Promise.resolve(undefined){{end}}',
   ],
   valueImport: `import {{{names}}} from '${PACKAGE_NAME}';`,
   requireImport: `const {{{names}}} = require('${PACKAGE_NAME}');`,
@@ -71,13 +66,12 @@ ${INDENTED_GUARD}
   namespaceImport: `import {{namespace}} = require('${PACKAGE_NAME}');`,
 } as const;
 
-/** The lines of `template` in `style` at `indent`, holes filled from `values`; `width` 0 breaks every list. */
+/** The lines of `template` in `style` at `indent`, holes filled from `values`. */
 export function fillTemplate(
   template: string,
   values: Readonly<Record<string, string | readonly string[]>>,
   indent: string,
   style: SourceStyle,
-  width = style.width,
 ): string[] {
   return template.split('\n').flatMap((line) => {
     const levels = (/^(?: {2})*/.exec(line)?.[0].length ?? 0) / 2;
@@ -95,12 +89,12 @@ export function fillTemplate(
         return '\0';
       });
     // A line that fills to nothing (an empty `{{statements}}`) is left out.
-    return list !== undefined ? listLines(lead, text, list, style, width) : text === '' ? [] : [lead + text];
+    return list !== undefined ? listLines(lead, text, list, style) : text === '' ? [] : [lead + text];
   });
 }
 
 /** A line holding a bracketed list (at `\0`): on one line when it fits `width`, else one item a line. */
-function listLines(lead: string, line: string, items: readonly string[], style: SourceStyle, width: number): string[] {
+function listLines(lead: string, line: string, items: readonly string[], style: SourceStyle, width = style.width) {
   const at = line.indexOf('\0');
   const [before, after] = [line.slice(0, at), line.slice(at + 1)];
   const braces = before.endsWith('{');
@@ -148,8 +142,8 @@ export function listEdits(
     return inserted === '' ? [] : [{ start: at, end: at, text: inserted }];
   }
   const indent = lineIndent(source, open);
-  const values = { items: [...items.map((item) => item.getText()), ...added] };
-  const broken = fillTemplate(`${source[open]}{{items}}${source[close]}`, values, indent, style, 0);
+  const all = [...items.map((item) => item.getText()), ...added];
+  const broken = listLines(indent, `${source[open]}\0${source[close]}`, all, style, 0);
   return [{ start: open, end: close + 1, text: broken.join(style.newline).slice(indent.length) }];
 }
 

@@ -16,14 +16,16 @@ const NAMESPACE_NAME = 'checkpointFencing';
  */
 export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly = false): ImportFacts {
   const { text, statements } = sourceFile;
-  const importStatements = statements.filter((s) => importBindings(s) !== undefined || requiredModule(s) !== undefined);
-  const imports = importStatements.flatMap((statement) => packageImport(statement) ?? []);
+  const allImports = statements.map(importOf);
+  const lastImport = statements.findLast((_statement, index) => allImports[index] !== undefined);
+  const imports = allImports.flatMap((imported) => (imported?.specifier === PACKAGE_NAME ? [imported] : []));
   // The directive prologue (`'use strict';`) must stay first.
   const firstOther = statements.findIndex((s) => !ts.isExpressionStatement(s) || !ts.isStringLiteral(s.expression));
   const directive = statements[(firstOther === -1 ? statements.length : firstOther) - 1];
   const first = statements[0];
   const javascript = isJavaScriptFile(sourceFile);
-  const syntax = javascript && isCommonJsScript(sourceFile) ? 'require' : 'import';
+  const commonJs = writesCommonJs(sourceFile, javascript);
+  const syntax = javascript && commonJs ? 'require' : 'import';
   const existing = (imported: string, value: boolean): string | undefined =>
     imports.flatMap(({ named, typeOnly }) =>
       named.filter((name) => name.imported === imported && !(value && (typeOnly || name.typeOnly))),
@@ -35,7 +37,7 @@ export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly 
   // TypeScript file in CommonJS syntax gets `import x = require(…)`.
   const newNamespace =
     !javascript &&
-    (commonJsOnly || writesCommonJsSyntax(sourceFile)) &&
+    (commonJsOnly || commonJs) &&
     valueNamespace === undefined &&
     unsupportedError === undefined &&
     !imports.some((d) => !d.typeOnly && d.syntax === 'import' && d.list)
@@ -57,41 +59,42 @@ export function readImportFacts(sourceFile: Typescript.SourceFile, commonJsOnly 
     valueImport: imports.find((d) => d.syntax === syntax && !d.typeOnly && d.list !== undefined)?.list,
     typeImport: imports.find((d) => d.typeOnly && d.list !== undefined)?.list,
     newImport: {
-      at:
-        importStatements.at(-1)?.end ??
-        directive?.end ??
-        (first === undefined ? 0 : attachedCommentsStart(text, first)),
-      after: importStatements.length > 0 ? 'import' : directive !== undefined ? 'directive' : undefined,
+      at: lastImport?.end ?? directive?.end ?? (first === undefined ? 0 : attachedCommentsStart(text, first)),
+      after: lastImport !== undefined ? 'import' : directive !== undefined ? 'directive' : undefined,
     },
     newImportSyntax: syntax,
   };
 }
 
 /** `name`, or `name2`, `name3`… when the file already uses it. */
-function freeName(name: string, text: string): string {
-  let free = name;
-  for (let suffix = 2; new RegExp(`\\b${free}\\b`).test(text); suffix += 1) {
-    free = `${name}${suffix}`;
-  }
-  return free;
+function freeName(name: string, text: string, suffix = 1): string {
+  const candidate = suffix === 1 ? name : `${name}${suffix}`;
+  return new RegExp(`\\b${candidate}\\b`).test(text) ? freeName(name, text, suffix + 1) : candidate;
 }
 
-/** One `import … from 'checkpoint-fencing'`, `import x = require(…)` or `const … = require(…)`. */
-function packageImport(statement: Typescript.Statement) {
+/** What `statement` imports from which module: `import …`, `import x = require(…)` or `const … = require(…)`. */
+function importOf(statement: Typescript.Statement) {
   const imported = importBindings(statement);
   if (imported !== undefined) {
     const bindings = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : undefined;
     const list = bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 ? bindings : undefined;
-    return imported.specifier === PACKAGE_NAME ? { syntax: 'import' as const, ...imported, list } : undefined;
+    return { syntax: 'import' as const, ...imported, list };
   }
-  const pattern = ts.isVariableStatement(statement) ? statement.declarationList.declarations[0]?.name : undefined;
-  if (pattern === undefined || requiredModule(statement) !== PACKAGE_NAME) {
+  const [declaration, ...others] = ts.isVariableStatement(statement) ? statement.declarationList.declarations : [];
+  const call = others.length === 0 ? declaration?.initializer : undefined;
+  const isRequire =
+    call && ts.isCallExpression(call) && ts.isIdentifier(call.expression) && call.arguments.length === 1;
+  const argument = isRequire && call.expression.text === 'require' ? call.arguments[0] : undefined;
+  if (declaration === undefined || argument === undefined || !ts.isStringLiteralLike(argument)) {
     return undefined;
   }
+  const pattern = declaration.name;
   const elements = ts.isObjectBindingPattern(pattern) ? pattern.elements : [];
   const named = elements.filter((element) => ts.isIdentifier(element.name) && element.dotDotDotToken === undefined);
+  const restLast = elements.at(-1)?.dotDotDotToken !== undefined;
   return {
     syntax: 'require' as const,
+    specifier: argument.text,
     typeOnly: false,
     namespace: ts.isIdentifier(pattern) ? pattern.text : undefined,
     named: named.map((element) => ({
@@ -100,52 +103,38 @@ function packageImport(statement: Typescript.Statement) {
       typeOnly: false,
     })),
     // A rest element must stay last, so names cannot be added after it: the file gets a require of its own.
-    list:
-      ts.isObjectBindingPattern(pattern) && elements.length > 0 && !elements.at(-1)?.dotDotDotToken
-        ? pattern
-        : undefined,
+    list: ts.isObjectBindingPattern(pattern) && elements.length > 0 && !restLast ? pattern : undefined,
   };
 }
 
-/** The module of `const x = require('…')` (or `const { … } =`), a CommonJS import. */
-function requiredModule(statement: Typescript.Statement): string | undefined {
-  const [declaration, ...others] = ts.isVariableStatement(statement) ? statement.declarationList.declarations : [];
-  const call = others.length === 0 ? declaration?.initializer : undefined;
-  const isRequire =
-    call && ts.isCallExpression(call) && ts.isIdentifier(call.expression) && call.arguments.length === 1;
-  const argument = isRequire && call.expression.text === 'require' ? call.arguments[0] : undefined;
-  return argument && ts.isStringLiteralLike(argument) ? argument.text : undefined;
-}
-
 /**
- * Whether a JavaScript file is a CommonJS module, where `import` is a syntax error: `.cjs`; not `.mjs`; otherwise
- * one without `import`/`export` that uses `require`/`module.exports` or sits in a package not `"type": "module"`.
- * (Not `ts.isExternalModule`: in a program, `moduleDetection` and the package type can force a script to be one.)
+ * Whether the file writes CommonJS, which a new import follows. TypeScript: `export =` or `import x = require(…)`.
+ * JavaScript, where `import` is then a syntax error: `.cjs`; not `.mjs`; otherwise a file without `import`/`export` that
+ * uses `require`/`module.exports` or sits in a package not `"type": "module"`. (Not `ts.isExternalModule`: in a
+ * program, `moduleDetection` and the package type can force a script to be one.)
  */
-function isCommonJsScript(sourceFile: Typescript.SourceFile): boolean {
-  const path = sourceFile.fileName;
+function writesCommonJs({ fileName: path, statements, text }: Typescript.SourceFile, javascript: boolean): boolean {
+  if (!javascript) {
+    return statements.some(
+      (statement) =>
+        (ts.isExportAssignment(statement) && statement.isExportEquals === true) ||
+        (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)),
+    );
+  }
+  const esm = statements.some(
+    (statement) =>
+      ts.isImportDeclaration(statement) ||
+      ts.isExportDeclaration(statement) ||
+      ts.isExportAssignment(statement) ||
+      (ts.canHaveModifiers(statement) &&
+        ts.getModifiers(statement)?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)),
+  );
+  const commonJsText = /\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w/.test(text);
   return (
     /\.cjs$/.test(path) ||
     (!/\.mjs$/.test(path) &&
-      !sourceFile.statements.some(
-        (statement) =>
-          ts.isImportDeclaration(statement) ||
-          ts.isExportDeclaration(statement) ||
-          ts.isExportAssignment(statement) ||
-          (ts.canHaveModifiers(statement) &&
-            ts.getModifiers(statement)?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)),
-      ) &&
-      (/\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w/.test(sourceFile.text) ||
-        nearestManifestField(dirname(resolve(path)), 'type') !== 'module'))
-  );
-}
-
-/** A TypeScript file written in CommonJS syntax (`export =`, `import x = require(…)`), which a new import follows. */
-function writesCommonJsSyntax(sourceFile: Typescript.SourceFile): boolean {
-  return sourceFile.statements.some(
-    (statement) =>
-      (ts.isExportAssignment(statement) && statement.isExportEquals === true) ||
-      (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)),
+      !esm &&
+      (commonJsText || nearestManifestField(dirname(resolve(path)), 'type') !== 'module'))
   );
 }
 

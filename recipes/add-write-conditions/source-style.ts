@@ -29,13 +29,16 @@ export function detectSourceStyle(source: string, file: string): SourceStyle {
   const complete = [...source.matchAll(/^[ \t]*(?:import|export|return|throw|const|let)\b[^\r\n]*$/gm)]
     .map((match) => match[0].trimEnd())
     .filter((line) => !/[{,([]$/.test(line));
+  // A JSDoc continuation line (` * text`) is indented by one space past its opener, not by a level.
+  const indents = [...source.matchAll(/^[ \t]+[^\s*]/gm)].map((match) => match[0].length - 1);
   return {
     newline: crlf > count(source, /\n/g) - crlf ? '\r\n' : '\n',
-    indentUnit: indentUnit(source),
+    indentUnit: /^\t[ \t]*\S/m.test(source) ? '\t' : ' '.repeat(indents.length === 0 ? 2 : Math.min(...indents)),
     quote:
       count(source, /\b(?:from|import|require\()\s*"/g) > count(source, /\b(?:from|import|require\()\s*'/g) ? '"' : "'",
     semicolons: complete.length === 0 || complete.filter((line) => line.endsWith(';')).length * 2 >= complete.length,
-    width: projectPrintWidth(file) ?? Math.max(80, ...source.split(/\r?\n/).map(columns)),
+    width:
+      prettierWidth(dirname(file)) ?? editorconfigWidth(file) ?? Math.max(80, ...source.split(/\r?\n/).map(columns)),
     trailingCommas,
     // Without a broken parameter list to go by, follow the other lists: Prettier's default puts commas in both.
     parameterTrailingCommas:
@@ -48,15 +51,6 @@ export function detectSourceStyle(source: string, file: string): SourceStyle {
 
 function count(source: string, pattern: RegExp): number {
   return (source.match(pattern) ?? []).length;
-}
-
-function indentUnit(source: string): string {
-  if (/^\t[ \t]*\S/m.test(source)) {
-    return '\t';
-  }
-  // A JSDoc continuation line (` * text`) is indented by one space past its opener, not by a level.
-  const indents = [...source.matchAll(/^([ \t]+)[^\s*]/gm)].map((match) => match[1]?.length ?? 0);
-  return ' '.repeat(indents.length === 0 ? 2 : Math.min(...indents));
 }
 
 /** The columns `line` takes, a tab counting as four. */
@@ -79,19 +73,7 @@ export function lineAt(text: string, offset: number): string {
 /** Prettier's configuration files: `package.json` and `package.yaml` count only with a `prettier` key. */
 const PRETTIER_CONFIG = /^(?:package\.json|package\.yaml|\.prettierrc(?:\.\w+)?|prettier\.config\.[mc]?[jt]s)$/;
 
-// Walking up with a directory listing a level costs the most, so it is done once a folder; `.editorconfig` sections
-// depend on the file's name, so they are read for each file.
-const prettierWidthByFolder = new Map<string, number | undefined>();
-
-/** The width the project states for `file` (Prettier's, else `.editorconfig`'s), read without running anything. */
-function projectPrintWidth(file: string): number | undefined {
-  const folder = dirname(file);
-  if (!prettierWidthByFolder.has(folder)) {
-    prettierWidthByFolder.set(folder, prettierWidth(folder));
-  }
-  return prettierWidthByFolder.get(folder) ?? editorconfigWidth(folder, file);
-}
-
+/** The `printWidth` of the nearest Prettier configuration (80 when it sets none), read without running anything. */
 function prettierWidth(folder: string): number | undefined {
   // A folder missing on disk is one a jscodeshift caller only named; package.json is read first, as Prettier does.
   const names = existsSync(folder) ? readdirSync(folder).filter((entry) => PRETTIER_CONFIG.test(entry)) : [];
@@ -112,7 +94,7 @@ function prettierWidth(folder: string): number | undefined {
 }
 
 /** `max_line_length` of the `.editorconfig` sections that match `file`, the nearest file winning, up to `root = true`. */
-function editorconfigWidth(folder: string, file: string): number | undefined {
+function editorconfigWidth(file: string, folder = dirname(file)): number | undefined {
   const path = join(folder, '.editorconfig');
   const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
   let applies = false;
@@ -124,7 +106,7 @@ function editorconfigWidth(folder: string, file: string): number | undefined {
     width = applies && value !== undefined ? Number(value) : width;
   }
   const last = /^\s*root\s*=\s*true\s*$/im.test(text) || dirname(folder) === folder;
-  return width ?? (last ? undefined : editorconfigWidth(dirname(folder), file));
+  return width ?? (last ? undefined : editorconfigWidth(file, dirname(folder)));
 }
 
 /** Whether a section's glob for names (`*`, `*.ts`, `*.{ts,tsx}`, `**.ts`, after a leading `**` folder) matches `file`. */

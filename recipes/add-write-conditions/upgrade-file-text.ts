@@ -21,38 +21,36 @@ export interface UpgradedText {
 }
 
 /** The file's text with its decisions' members and imports, as edits of the original text (ADR 0201). */
-export function upgradeFileText(
-  { path, text: source, imports }: FileFacts,
-  decisions: readonly UpgradeDecision[],
-): UpgradedText {
+export function upgradeFileText(file: FileFacts, decisions: readonly UpgradeDecision[]): UpgradedText {
+  const { path, text: source, imports } = file;
+  // Styling looks for the project's configuration files, not needed in a file without implementers.
+  if (decisions.length === 0) {
+    return { text: source, inserted: [] };
+  }
   const style = detectSourceStyle(source, resolve(path));
-  const { names, missing } = imports;
-  const members = decisions.flatMap((decision) => memberEdits(decision, source, style, imports));
+  const members = decisions.flatMap((decision) => memberEdits(decision, file, style));
   const written = members.map((edit) => edit.text).join('\n');
+  return applyTextEdits(source, [...importEdits(source, imports, style, written), ...members]);
+}
+
+/** The imports of the names `written` uses: merged into the file's import of the package, else a new one. */
+function importEdits(source: string, facts: ImportFacts, style: SourceStyle, written: string): TextEdit[] {
+  const { names, missing, valueImport, typeImport } = facts;
   const type = missing.conditionType && written.includes(`: ${names.conditionType}`) ? [CONDITION_TYPE] : [];
   const error =
     missing.unsupportedError && written.includes(`new ${names.unsupportedError}(`) ? [UNSUPPORTED_ERROR] : [];
-  return applyTextEdits(source, [...importEdits(source, imports, style, type, error), ...members]);
-}
-
-/** The imports of the names generated code uses: merged into the file's import of the package, else a new one. */
-function importEdits(
-  source: string,
-  facts: ImportFacts,
-  style: SourceStyle,
-  type: readonly string[],
-  error: readonly string[],
-): TextEdit[] {
   if (facts.newNamespace !== undefined) {
     const statement = fillTemplate(TEMPLATES.namespaceImport, { namespace: facts.newNamespace }, '', style);
     return type.length + error.length === 0 ? [] : [newImport(facts, style, statement.join(style.newline))];
   }
   const typeNames = type.map((name) => `type ${name}`);
-  const { valueImport, typeImport } = facts;
+  // Adds names to the braces of `list`: in place when its statement still fits, else broken one name a line.
+  const merged = (list: NamedImportList, added: readonly string[]) =>
+    listEdits(source, style, [list.getStart(), list.end - 1], list.elements, added, { lineEnd: statementEnd(list) });
   if (valueImport !== undefined) {
-    return mergeInto(source, valueImport, [...typeNames, ...error], style);
+    return merged(valueImport, [...typeNames, ...error]);
   }
-  const edits = typeImport === undefined ? [] : mergeInto(source, typeImport, type, style);
+  const edits = typeImport === undefined ? [] : merged(typeImport, type);
   const added = [...(typeImport === undefined ? typeNames : []), ...error];
   if (added.length > 0) {
     const template = facts.newImportSyntax === 'require' ? TEMPLATES.requireImport : TEMPLATES.valueImport;
@@ -64,17 +62,10 @@ function importEdits(
 
 /** A new import statement: after `anchor` or the file's last import, else after its directives, else first. */
 function newImport(facts: ImportFacts, style: SourceStyle, statement: string, anchor?: number): TextEdit {
-  const at = anchor ?? facts.newImport.at;
   const nl = style.newline;
-  const after = anchor !== undefined ? 'import' : facts.newImport.after;
+  const { at, after } = anchor === undefined ? facts.newImport : { at: anchor, after: 'import' };
   const text = after === 'import' ? nl + statement : after === 'directive' ? nl + nl + statement : statement + nl + nl;
   return { start: at, end: at, text };
-}
-
-/** Adds `added` to the braces of `list`: in place when its statement still fits, else broken one name a line. */
-function mergeInto(source: string, list: NamedImportList, added: readonly string[], style: SourceStyle): TextEdit[] {
-  const braces = [list.getStart(), list.end - 1] as const;
-  return listEdits(source, style, braces, list.elements, added, { lineEnd: statementEnd(list) });
 }
 
 /** The end of the import statement holding `list`, a statement of the file. */
