@@ -10,7 +10,9 @@ import { upgradeMessages } from './upgrade-messages.js';
 export function uncommittedFiles(files: readonly string[]): string[] {
   return files.filter((file) => {
     try {
-      return git(dirname(file), ['status', '--porcelain', '-z', '--untracked-files=all', '--', file], 'pipe') !== '';
+      // Literal: git reads a path as a pattern, so a clean `pages/[id].ts` would match a changed `pages/i.ts`.
+      const status = ['--literal-pathspecs', 'status', '--porcelain', '-z', '--untracked-files=all', '--', file];
+      return git(dirname(file), status, 'pipe') !== '';
     } catch (error) {
       const root = gitWorkTreeRoot(dirname(file));
       if (root === undefined) {

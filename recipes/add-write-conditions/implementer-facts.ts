@@ -1,4 +1,5 @@
-// What the fact reader found in a file: names, flags and the few syntax nodes the writer edits (doc/adr/0201).
+// What the fact reader found of an implementer and its bases: names, flags and the syntax nodes the writer edits
+// (doc/adr/0201).
 import type { ts as Typescript } from 'ts-morph';
 import type { BaseClass } from './storage-resolver.js';
 

@@ -266,11 +266,11 @@ function parametersAdded(
 }
 
 /** The generated members after the last member (or inside empty braces), a literal's joined by commas. */
-function appendMembers({ decision, source, style, gap, members: existing }: Writer, members: string[][]): TextEdit {
+function appendMembers({ decision, source, style, gap, members: existing }: Writer, generated: string[][]): TextEdit {
   const { implementer } = decision;
   const newline = style.newline;
   const literal = implementer.kind === 'object-literal';
-  const joined = members.map((lines) => lines.join(newline)).join(literal ? `,${gap}` : gap);
+  const joined = generated.map((lines) => lines.join(newline)).join(literal ? `,${gap}` : gap);
   const last = existing.at(-1);
   if (last === undefined) {
     const text = `${newline}${joined}${literal ? ',' : ''}${newline}${lineIndent(source, implementer.node.getStart())}`;

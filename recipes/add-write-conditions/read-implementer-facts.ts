@@ -304,7 +304,10 @@ function place(node: Typescript.Node): string {
 
 /** For `this.m.bind(this)`, the method `m` of the same class when it is a plain one: with a body and no overloads. */
 function boundMethod(member: Member, value: Typescript.Expression): Typescript.MethodDeclaration | undefined {
-  const bound = /^this\.([\w$]+)\.bind\(this,?\)$/.exec(value.getText().replace(/\s/g, ''))?.[1];
+  const callee =
+    ts.isCallExpression(value) && value.arguments.length === 1 && isThis(value.arguments[0]) && value.expression;
+  const target = callee && ts.isPropertyAccessExpression(callee) && callee.name.text === 'bind' && callee.expression;
+  const bound = target && ts.isPropertyAccessExpression(target) && isThis(target.expression) && target.name.text;
   const [method, ...overloads] = bound && ts.isClassLike(member.parent) ? membersNamed(member.parent, bound) : [];
   return method && overloads.length === 0 && ts.isMethodDeclaration(method) && method.body ? method : undefined;
 }

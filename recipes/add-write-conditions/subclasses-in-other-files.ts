@@ -21,14 +21,15 @@ export function refusalsForSubclassesElsewhere(
 ): Map<string, string> {
   return new Map(
     decisions.flatMap(({ implementer, unconditionalSaveName }): [string, string][] => {
-      const reason = unconditionalSaveName === undefined ? undefined : subclassDeclaringSave(path, implementer.name);
+      const reason =
+        unconditionalSaveName === undefined ? undefined : refusalForSubclassDeclaringSave(path, implementer.name);
       return reason === undefined ? [] : [[implementer.id, reason]];
     }),
   );
 }
 
 /** The refusal naming the first subclass (see above) of `className` in `file` that declares a `save`, if any. */
-function subclassDeclaringSave(file: string, className: string): string | undefined {
+function refusalForSubclassDeclaringSave(file: string, className: string): string | undefined {
   const root = packageRoot(dirname(resolve(file)));
   // Keyed by file and name, so a class met twice is searched once; a Map's iteration reaches entries set during it.
   const bases = new Map([[`${resolve(file)}#${className}`, { file: resolve(file), name: className }]]);

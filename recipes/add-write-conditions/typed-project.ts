@@ -26,7 +26,8 @@ interface LeafProject {
 
 /**
  * Reads `tsconfigPath` and, for a solution-style tsconfig, every project it references, each under its own options.
- * `analyse` returns the facts of files in the order given, with notes for the user in `notices`.
+ * `analyse` returns the facts of files in the order given, with notes for the user in `notices`; `rootOf` gives the
+ * folder of the tsconfig a file belongs to.
  * @throws Error naming the tsconfig when it is invalid, its `extends` target is missing, or it (or a project it
  * references) matches no source files; `analyse` throws naming the file and position when one does not parse.
  */

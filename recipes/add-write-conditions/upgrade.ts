@@ -107,7 +107,8 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
 
   const mode = options.mode ?? 'write';
   if (mode === 'write' && changes.length > 0) {
-    const dirty = options.allowDirty ? [] : asUpgradeError(() => uncommittedFiles(changes.map(({ file }) => file)));
+    const dirty =
+      options.allowDirty === true ? [] : asUpgradeError(() => uncommittedFiles(changes.map(({ file }) => file)));
     if (dirty.length > 0) {
       throw new UpgradeError(upgradeMessages.uncommittedChanges(dirty[0] ?? '', dirty.length - 1));
     }

@@ -293,6 +293,21 @@ describe('add-write-conditions on shapes from real projects', { timeout: 90_000 
     }
   });
 
+  it('upgrades a bound save whatever its method is called and whatever comments it holds', async () => {
+    const { report } = await upgradeTwice('bound-spelled', {
+      'src/bound.ts': storageClass([IMPORT_STORAGE], 'export class BoundStorage implements CheckpointStorage', [
+        '  save = this.persistÉtat.bind(this /* the storage itself */);',
+        '  private persistÉtat(id: string, checkpoint: string): Promise<string> {',
+        '    this.rows.set(id, checkpoint);',
+        '    return Promise.resolve(checkpoint);',
+        '  }',
+      ]),
+    });
+    expect(report.implementers.map(({ class: name, shape }) => [name, shape])).toEqual([
+      ['BoundStorage', 'constructor-assigned'],
+    ]);
+  });
+
   it('leaves a save assigned from an import, a parameter or a field function alone, naming where to add the condition', async () => {
     const assigned = (name: string, head: readonly string[], rest: readonly string[]): string =>
       [
@@ -570,6 +585,16 @@ describe('add-write-conditions over parts of a project and across work trees', (
     );
     expect(readFileSync(join(outer, 'shared/shared-storage.ts'), 'utf8')).toContain('saveUnconditionally');
   });
+  it('writes a committed file whose name git would read as a pattern, beside a changed file it would match', async () => {
+    const root = makeTempProject('pathspec');
+    writeFiles(root, { 'src/[id].ts': MAP_STORAGE, 'src/i.ts': 'export const i = 1;\n' });
+    commitAll(root);
+    writeFileSync(join(root, 'src/i.ts'), 'export const i = 2;\n');
+    const report = await upgrade({ cwd: root });
+    expect(report.changes.map((change) => change.file)).toEqual([join(root, 'src/[id].ts')]);
+    expect(readFileSync(join(root, 'src/[id].ts'), 'utf8')).toContain('saveUnconditionally');
+  });
+
   it('turns a failing git status into a one-line UpgradeError naming the work tree (review 11)', async () => {
     const root = makeTempProject('broken-git');
     writeFiles(root, { 'src/map-storage.ts': MAP_STORAGE });
