@@ -49,9 +49,16 @@ export function openTypedProject(tsconfigPath: string, notices: string[]) {
     rootOf: (file: string) => dirname(ownerOf(file).tsconfig),
     /** The files of `texts` that may lead to `checkpoint-fencing`: only these need types (ADR 0203). */
     filesReaching(texts: ReadonlyMap<string, string>): string[] {
+      // Relative imports are resolved only where their last segment may name a file known to reach: resolving each
+      // import of a large project probes the file system for every candidate extension.
       const importers = new Map<string, string[]>();
+      const relative = new Map<string, { file: string; specifier: string }[]>();
       for (const [file, text] of texts) {
         for (const [, , specifier = ''] of text.matchAll(SPECIFIER)) {
+          if (specifier.startsWith('.')) {
+            relative.set(stemOf(specifier), [...(relative.get(stemOf(specifier)) ?? []), { file, specifier }]);
+            continue;
+          }
           const resolved = resolveFollowed(ownerOf(file), false, specifier, file);
           if (resolved !== undefined && !resolved.isExternalLibraryImport) {
             importers.set(resolved.resolvedFileName, [...(importers.get(resolved.resolvedFileName) ?? []), file]);
@@ -60,9 +67,17 @@ export function openTypedProject(tsconfigPath: string, notices: string[]) {
       }
       const reaching = new Set([...texts.keys()].filter((file) => texts.get(file)?.includes(PACKAGE_NAME)));
       for (const target of reaching) {
-        for (const file of importers.get(target) ?? []) {
-          reaching.add(file);
+        const stems = ['', stemOf(target), ...(stemOf(target) === 'index' ? [basename(dirname(target))] : [])];
+        const candidates = stems.flatMap((stem) => relative.get(stem) ?? []);
+        for (const { file, specifier } of candidates) {
+          if (
+            !reaching.has(file) &&
+            resolveFollowed(ownerOf(file), false, specifier, file)?.resolvedFileName === target
+          ) {
+            reaching.add(file);
+          }
         }
+        (importers.get(target) ?? []).forEach((file) => reaching.add(file));
       }
       return [...texts.keys()].filter((file) => reaching.has(file));
     },
@@ -248,6 +263,11 @@ function resolveFollowed(
   return followed
     ? ts.resolveModuleName(name, containingFile, options, ts.sys, cache, undefined, mode).resolvedModule
     : undefined;
+}
+
+/** The name a module path ends in, without extension; '' for a folder written as `.`, `..` or with a final `/`. */
+function stemOf(path: string): string {
+  return /(?:^|\/)\.{0,2}$/.test(path) ? '' : basename(path).replace(/(?:\.d)?\.[mc]?[jt]sx?$|\.json$/, '');
 }
 
 function projectFile(resolvedFileName: string): Typescript.ResolvedModuleFull {

@@ -2,7 +2,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { summaryLine, upgrade } from '../../recipes/index.js';
-import { makeTempProject, RECIPE_FIXTURES, REPO } from './support/fixture-project.js';
+import { fixtureCompilerOptions, makeTempProject, RECIPE_FIXTURES, REPO } from './support/fixture-project.js';
 
 const legacyStorage = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/input.ts'), 'utf8');
 
@@ -101,6 +101,34 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
     expect(report.changes.map((change) => change.file)).toEqual([join(root, 'src/storages/storage.ts')]);
     expect(report.notices).toEqual([
       `note: no tsconfig.json in the current folder; upgrading the project of ${join(root, 'tsconfig.json')}, the nearest one above (pass paths to upgrade only some of its files).`,
+    ]);
+  });
+
+  it('finds storages whose interface comes through relative imports: a folder, its index, `.`, `..` and a .js name', async () => {
+    const root = makeTempProject('import-chains');
+    // Folder imports resolve under bundler resolution, not nodenext.
+    const options = { ...fixtureCompilerOptions(), module: 'esnext', moduleResolution: 'bundler' };
+    writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, include: ['src'] }));
+    const storage = (name: string, from: string): string =>
+      `import type { Store } from '${from}';\nexport class ${name} implements Store {\n  async read(id: string) { return id; }\n  async save(id: string, checkpoint: string) { return checkpoint; }\n  async delete(id: string) {}\n}\n`;
+    const files = {
+      'src/contracts/checkpoint-store.ts': "export type { CheckpointStorage as Store } from 'checkpoint-fencing';\n",
+      'src/contracts/index.ts': "export type { Store } from './checkpoint-store.js';\n",
+      'src/contracts/dot.ts': storage('DotStorage', '.'),
+      'src/contracts/nested/parent.ts': storage('ParentStorage', '..'),
+      'src/folder.ts': storage('FolderStorage', './contracts'),
+      'src/index-js.ts': storage('IndexJsStorage', './contracts/index.js'),
+    };
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(join(root, file, '..'), { recursive: true });
+      writeFileSync(join(root, file), text);
+    }
+    const report = await upgrade({ cwd: root, mode: 'check' });
+    expect(report.implementers.map((implementer) => implementer.class).sort()).toEqual([
+      'DotStorage',
+      'FolderStorage',
+      'IndexJsStorage',
+      'ParentStorage',
     ]);
   });
 
