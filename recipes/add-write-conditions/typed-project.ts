@@ -56,19 +56,20 @@ export function openTypedProject(tsconfigPath: string, notices: string[]) {
       for (const [file, text] of texts) {
         for (const [, , specifier = ''] of text.matchAll(SPECIFIER)) {
           if (specifier.startsWith('.')) {
-            relative.set(stemOf(specifier), [...(relative.get(stemOf(specifier)) ?? []), { file, specifier }]);
+            addTo(relative, stemOf(specifier), { file, specifier });
             continue;
           }
           const resolved = resolveFollowed(ownerOf(file), false, specifier, file);
           if (resolved !== undefined && !resolved.isExternalLibraryImport) {
-            importers.set(resolved.resolvedFileName, [...(importers.get(resolved.resolvedFileName) ?? []), file]);
+            addTo(importers, resolved.resolvedFileName, file);
           }
         }
       }
       const reaching = new Set([...texts.keys()].filter((file) => texts.get(file)?.includes(PACKAGE_NAME)));
       for (const target of reaching) {
-        const stems = ['', stemOf(target), ...(stemOf(target) === 'index' ? [basename(dirname(target))] : [])];
-        const candidates = stems.flatMap((stem) => relative.get(stem) ?? []);
+        const stem = stemOf(target);
+        const stems = ['', stem, ...(stem === 'index' ? [basename(dirname(target))] : [])];
+        const candidates = stems.flatMap((name) => relative.get(name) ?? []);
         for (const { file, specifier } of candidates) {
           if (
             !reaching.has(file) &&
@@ -263,6 +264,16 @@ function resolveFollowed(
   return followed
     ? ts.resolveModuleName(name, containingFile, options, ts.sys, cache, undefined, mode).resolvedModule
     : undefined;
+}
+
+/** Appends `value` to the group under `key`. */
+function addTo<T>(groups: Map<string, T[]>, key: string, value: T): void {
+  const group = groups.get(key);
+  if (group === undefined) {
+    groups.set(key, [value]);
+  } else {
+    group.push(value);
+  }
 }
 
 /** The name a module path ends in, without extension; '' for a folder written as `.`, `..` or with a final `/`. */
