@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { summaryLine, upgrade } from '../../recipes/index.js';
 import { fixtureCompilerOptions, makeTempProject, RECIPE_FIXTURES, REPO } from './support/fixture-project.js';
+import { temporaryProject } from '../support/temporary-directory.js';
 
 const legacyStorage = readFileSync(join(RECIPE_FIXTURES, 'delegating-method/input.ts'), 'utf8');
 
@@ -105,24 +106,19 @@ describe('upgrade() from checkpoint-fencing/recipes', () => {
   });
 
   it('finds storages whose interface comes through relative imports: a folder, its index, `.`, `..` and a .js name', async () => {
-    const root = makeTempProject('import-chains');
-    // Folder imports resolve under bundler resolution, not nodenext.
-    const options = { ...fixtureCompilerOptions(), module: 'esnext', moduleResolution: 'bundler' };
-    writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, include: ['src'] }));
     const storage = (name: string, from: string): string =>
       `import type { Store } from '${from}';\nexport class ${name} implements Store {\n  async read(id: string) { return id; }\n  async save(id: string, checkpoint: string) { return checkpoint; }\n  async delete(id: string) {}\n}\n`;
-    const files = {
+    // Folder imports resolve under bundler resolution, not nodenext.
+    const options = { ...fixtureCompilerOptions(), module: 'esnext', moduleResolution: 'bundler' };
+    const root = temporaryProject('import-chains', {
+      'tsconfig.json': JSON.stringify({ compilerOptions: options, include: ['src'] }),
       'src/contracts/checkpoint-store.ts': "export type { CheckpointStorage as Store } from 'checkpoint-fencing';\n",
       'src/contracts/index.ts': "export type { Store } from './checkpoint-store.js';\n",
       'src/contracts/dot.ts': storage('DotStorage', '.'),
       'src/contracts/nested/parent.ts': storage('ParentStorage', '..'),
       'src/folder.ts': storage('FolderStorage', './contracts'),
       'src/index-js.ts': storage('IndexJsStorage', './contracts/index.js'),
-    };
-    for (const [file, text] of Object.entries(files)) {
-      mkdirSync(join(root, file, '..'), { recursive: true });
-      writeFileSync(join(root, file), text);
-    }
+    });
     const report = await upgrade({ cwd: root, mode: 'check' });
     expect(report.implementers.map((implementer) => implementer.class).sort()).toEqual([
       'DotStorage',
