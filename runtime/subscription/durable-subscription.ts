@@ -197,7 +197,8 @@ export class DurableSubscription {
       throw new StorageCannotBeFencedError(storageName(this.#storage));
     }
     this.#unfencedWriter = {
-      save: (subscriptionId, checkpoint) =>
+      // Async: a storage that throws instead of rejecting still fails the write as a rejection, as the writer does.
+      save: async (subscriptionId, checkpoint) =>
         this.#storage.save(subscriptionId, checkpoint, CheckpointWriteCondition.any()),
       saveStartPosition: (subscriptionId, checkpoint) => pinStartPosition(this.#storage, subscriptionId, checkpoint),
     };
