@@ -6,7 +6,9 @@ import {
   type CheckpointStorage,
 } from './checkpoint-storage.js';
 import { CheckpointWriteCondition } from './checkpoint-write-condition.js';
+import { describeValue } from './describe-value.js';
 import { CheckpointWriteConditionNotFulfilledError } from './errors/checkpoint-write-condition-not-fulfilled-error.js';
+import { NoLeaseHeldError } from './errors/no-lease-held-error.js';
 import { StartPositionAlreadyPinnedError } from './errors/start-position-already-pinned-error.js';
 import { StorageCannotBeFencedError } from './errors/storage-cannot-be-fenced-error.js';
 import { assertCheckpoint } from './storage-arguments.js';
@@ -19,33 +21,48 @@ export type FencingTokenSource = (
 
 /** Options of {@link FencedCheckpointWriter}. */
 export interface FencedCheckpointWriterOptions {
-  /** Asked right before every write; a token stamps the write `notOlderThan(token)`, `undefined` writes `any()`. */
-  readonly fencingToken?: FencingTokenSource;
+  /**
+   * Asked right before every write: a token stamps the write `notOlderThan(token)`; `undefined` (this node holds no
+   * lease) sends nothing and rejects with `NoLeaseHeldError`.
+   */
+  readonly fencingToken: FencingTokenSource;
 }
 
 /**
- * Writes checkpoints stamped with the writer's current fencing token. It never caches a token, never catches or
- * retries a refusal, and refuses to run fenced over a storage that cannot evaluate conditions.
+ * Writes checkpoints stamped with the writer's current fencing token, and nothing without one. It never caches a
+ * token, never catches or retries a refusal, and refuses a storage that cannot evaluate conditions. An unfenced write
+ * is `storage.save(id, checkpoint, CheckpointWriteCondition.any())`, spelled out (ADR 0004).
  */
 export class FencedCheckpointWriter {
   readonly #storage: CheckpointStorage;
-  readonly #fencingToken: FencingTokenSource | undefined;
+  readonly #fencingToken: FencingTokenSource;
   readonly #fenceableIds = new Set<string>();
-  #lastToken: bigint | number | undefined;
-  #lastCondition: CheckpointWriteCondition = CheckpointWriteCondition.any();
+  #last: { readonly token: bigint | number; readonly condition: CheckpointWriteCondition } | undefined;
 
-  /** @throws StorageCannotBeFencedError when `fencingToken` is given and the storage cannot evaluate conditions. */
-  constructor(storage: CheckpointStorage, options: FencedCheckpointWriterOptions = {}) {
+  /**
+   * @throws TypeError when `options.fencingToken` is not a function.
+   * @throws StorageCannotBeFencedError when the storage cannot evaluate conditions.
+   */
+  constructor(storage: CheckpointStorage, options: FencedCheckpointWriterOptions) {
+    const source: unknown = (options as Partial<FencedCheckpointWriterOptions> | undefined)?.fencingToken;
+    if (typeof source !== 'function') {
+      throw new TypeError(
+        `FencedCheckpointWriter needs a fencingToken function, got ${describeValue(source)}: it writes nothing without a token. ` +
+          'Pass { fencingToken: (id) => lease.fencingToken(id) }; for an unfenced write, call ' +
+          'storage.save(id, checkpoint, CheckpointWriteCondition.any()).',
+      );
+    }
     this.#storage = storage;
-    this.#fencingToken = options.fencingToken;
-    if (this.#fencingToken !== undefined && !evaluatesWriteConditions(storage)) {
+    this.#fencingToken = source as FencingTokenSource;
+    if (!evaluatesWriteConditions(storage)) {
       throw new StorageCannotBeFencedError(storageName(storage));
     }
   }
 
   /**
-   * Saves `checkpoint`, stamped `notOlderThan(token)` when the token source has a token, `any()` otherwise.
-   * A `CheckpointWriteConditionNotFulfilledError` reaches the caller unchanged: this node lost its lease.
+   * Saves `checkpoint` stamped `notOlderThan(token)`. When the token source answers `undefined` it sends nothing and
+   * rejects with `NoLeaseHeldError`; a refusal by the storage, `CheckpointWriteConditionNotFulfilledError`, reaches
+   * the caller unchanged. Both mean this node lost its lease: do not retry.
    *
    * The id and checkpoint are checked here and again by the storage, on purpose: the writer hands the id to the
    * token source and to `evaluatesWriteConditionsFor` before the storage sees it, and a storage is not required to
@@ -58,15 +75,11 @@ export class FencedCheckpointWriter {
     try {
       assertSubscriptionId(subscriptionId);
       assertCheckpoint(checkpoint);
-      const source = this.#fencingToken;
-      if (source === undefined) {
-        return this.#storage.save(subscriptionId, checkpoint, CheckpointWriteCondition.any());
-      }
       this.#assertFenceable(subscriptionId);
-      const token = source(subscriptionId);
+      const token = this.#fencingToken(subscriptionId);
       return token instanceof Promise
-        ? token.then((resolved) => this.#storage.save(subscriptionId, checkpoint, this.#conditionOf(resolved)))
-        : this.#storage.save(subscriptionId, checkpoint, this.#conditionOf(token));
+        ? token.then((resolved) => this.#saveWith(subscriptionId, checkpoint, resolved))
+        : this.#saveWith(subscriptionId, checkpoint, token);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
@@ -80,42 +93,55 @@ export class FencedCheckpointWriter {
     assertSubscriptionId(subscriptionId);
     assertCheckpoint(checkpoint);
     this.#assertFenceable(subscriptionId);
-    try {
-      return await this.#storage.save(subscriptionId, checkpoint, CheckpointWriteCondition.ifAbsent());
-    } catch (error) {
-      if (!(error instanceof CheckpointWriteConditionNotFulfilledError)) {
-        throw error;
-      }
-      const kept = await this.#storage.resolveFirstCheckpointRace?.(subscriptionId, checkpoint);
-      if (kept === undefined) {
-        throw new StartPositionAlreadyPinnedError(subscriptionId, checkpoint);
-      }
-      return kept;
-    }
+    return pinStartPosition(this.#storage, subscriptionId, checkpoint);
   }
 
   /**
-   * The condition for `token`, made once for as long as the token stays the same: a lease's token changes only at a
-   * hand-over, and a frozen condition costs more to build than the rest of an in-memory write.
+   * Writes with the condition of `token`, made once for as long as the token stays the same: a lease's token changes
+   * only at a hand-over, and a frozen condition costs more to build than the rest of an in-memory write.
+   * @throws NoLeaseHeldError for an `undefined` token, before anything is sent.
    */
-  #conditionOf(token: bigint | number | undefined): CheckpointWriteCondition {
+  #saveWith(subscriptionId: string, checkpoint: Checkpoint, token: bigint | number | undefined): Promise<Checkpoint> {
     if (token === undefined) {
-      return CheckpointWriteCondition.any();
+      throw new NoLeaseHeldError(subscriptionId);
     }
-    if (token !== this.#lastToken) {
-      this.#lastCondition = CheckpointWriteCondition.notOlderThan(token);
-      this.#lastToken = token;
+    if (this.#last?.token !== token) {
+      this.#last = { token, condition: CheckpointWriteCondition.notOlderThan(token) };
     }
-    return this.#lastCondition;
+    return this.#storage.save(subscriptionId, checkpoint, this.#last.condition);
   }
 
   #assertFenceable(subscriptionId: string): void {
-    if (this.#fencingToken === undefined || this.#fenceableIds.has(subscriptionId)) {
+    if (this.#fenceableIds.has(subscriptionId)) {
       return;
     }
     if (!evaluatesWriteConditionsFor(this.#storage, subscriptionId)) {
       throw new StorageCannotBeFencedError(storageName(this.#storage), subscriptionId);
     }
     this.#fenceableIds.add(subscriptionId);
+  }
+}
+
+/**
+ * `ifAbsent()`, then the storage's `resolveFirstCheckpointRace` when another writer pinned a position first: what
+ * {@link FencedCheckpointWriter.saveStartPosition} does once the ids are checked, and what a subscription without a
+ * strategy pins with, as a start position needs no token.
+ */
+export async function pinStartPosition(
+  storage: CheckpointStorage,
+  subscriptionId: string,
+  checkpoint: Checkpoint,
+): Promise<Checkpoint> {
+  try {
+    return await storage.save(subscriptionId, checkpoint, CheckpointWriteCondition.ifAbsent());
+  } catch (error) {
+    if (!(error instanceof CheckpointWriteConditionNotFulfilledError)) {
+      throw error;
+    }
+    const kept = await storage.resolveFirstCheckpointRace?.(subscriptionId, checkpoint);
+    if (kept === undefined) {
+      throw new StartPositionAlreadyPinnedError(subscriptionId, checkpoint);
+    }
+    return kept;
   }
 }

@@ -20,6 +20,7 @@ export { assertStreamName, assertSubscriptionId } from './subscription-id.js';
 export {
   CheckpointWriteConditionNotFulfilledError,
   CheckpointWriteNotReplicatedError,
+  NoLeaseHeldError,
   StartPositionAlreadyPinnedError,
   StorageCannotBeFencedError,
   UnsupportedWriteConditionError,

@@ -145,13 +145,17 @@ export interface TokenInScope {
   readonly variable: Variable;
   /** The expression that reads the token: `token`, or `lease.fencingToken`. */
   readonly expression: string;
+  /**
+   * Whether the code path to the write has established that the binding holds no token (inside
+   * `if (token === undefined)`, after `if (token !== undefined) return ...`): a write there is sent without one.
+   */
+  readonly knownAbsent: boolean;
 }
 
 /**
  * The fencing token a write at `node` could be stamped with: the innermost token binding in scope, declared before
- * `node`, not shadowed, and not known absent there (inside `if (token === undefined)`, or after
- * `if (token !== undefined) return ...`); failing that, a binding in scope whose token-named property is read
- * (`lease.fencingToken`).
+ * `node`, not shadowed, and whether it is known absent there; failing that, a binding in scope whose token-named
+ * property is read (`lease.fencingToken`).
  */
 export function fencingTokenInScope(
   node: TSESTree.Node,
@@ -166,14 +170,11 @@ export function fencingTokenInScope(
         continue;
       }
       if (isFencingTokenVariable(variable, scope, recognition)) {
-        if (!isKnownAbsentAt(node, variable, sourceCode)) {
-          return { variable, expression: variable.name };
-        }
-        continue;
+        return { variable, expression: variable.name, knownAbsent: isKnownAbsentAt(node, variable, sourceCode) };
       }
       const member = carried === undefined ? tokenPropertyReads(variable, recognition)[0] : undefined;
       if (member !== undefined) {
-        carried = { variable, expression: sourceCode.getText(member) };
+        carried = { variable, expression: sourceCode.getText(member), knownAbsent: false };
       }
     }
     inner.push(scope);

@@ -6,6 +6,8 @@ import { asSaveCall, isAnyCondition } from '../analysis/checkpoint-save-calls.js
 import { isCheckpointStorageReceiver } from '../analysis/checkpoint-storage-receivers.js';
 import { fencingTokenInScope, mayNameFencingTokens } from '../analysis/fencing-token-bindings.js';
 import { addRuntimeImport } from '../analysis/runtime-import-fix.js';
+import { isVariable } from '../analysis/scope-definitions.js';
+import { skipTransparentWrappers } from '../analysis/static-member-name.js';
 import { typeInformationFor } from '../analysis/type-information.js';
 import { optionPattern } from '../analysis/option-patterns.js';
 import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
@@ -28,9 +30,12 @@ const defaults = {
 } satisfies Required<NoUnfencedWriteOptions>;
 
 /** Message ids of `no-unfenced-write`. */
-export type NoUnfencedWriteMessageId = 'unfencedWrite' | 'stampWithToken';
+export type NoUnfencedWriteMessageId = 'unfencedWrite' | 'unfencedFallback' | 'stampWithToken';
 
-/** Reports an unconditional checkpoint write where a fencing token is in scope. */
+/**
+ * Reports an unconditional checkpoint write where a fencing token is in scope, and a write that falls back to one
+ * where the token is missing.
+ */
 export const noUnfencedWrite: CheckpointFencingRule<NoUnfencedWriteMessageId, [NoUnfencedWriteOptions]> = createRule<
   [NoUnfencedWriteOptions],
   NoUnfencedWriteMessageId
@@ -49,6 +54,10 @@ export const noUnfencedWrite: CheckpointFencingRule<NoUnfencedWriteMessageId, [N
       unfencedWrite:
         'This checkpoint write is unconditional although fencing token `{{token}}` is in scope: a worker that lost its lease ' +
         'can still move the checkpoint backward. Write with CheckpointWriteCondition.notOlderThan({{token}}).',
+      unfencedFallback:
+        'This checkpoint write falls back to an unconditional one where fencing token `{{token}}` is missing, and a node ' +
+        "that holds no lease then moves the checkpoint back over the new holder's. Write nothing without a token (throw, " +
+        'or let FencedCheckpointWriter refuse), and stamp every write with CheckpointWriteCondition.notOlderThan({{token}}).',
       stampWithToken: 'Write with CheckpointWriteCondition.notOlderThan({{token}}).',
     },
     schema: [
@@ -79,38 +88,107 @@ export const noUnfencedWrite: CheckpointFencingRule<NoUnfencedWriteMessageId, [N
     return {
       CallExpression(call) {
         const save = asSaveCall(call);
-        if (save === undefined || !isUnconditional(call, sourceCode)) {
+        const writes = save === undefined ? [] : unconditionalWrites(call, sourceCode);
+        if (save === undefined || writes.length === 0) {
           return;
         }
         const scope = sourceCode.getScope(call);
         if (!isCheckpointStorageReceiver(save.receiver, scope, storages)) {
           return;
         }
-        const token = fencingTokenInScope(call, sourceCode, tokens);
-        if (token === undefined) {
+        for (const write of writes) {
+          // Where the any() is written decides whether the token is known absent; failing a token there, the token
+          // in scope where the write is sent (an any() kept in a constant outside the function).
+          const token =
+            fencingTokenInScope(write.at, sourceCode, tokens) ??
+            (write.at === call ? undefined : fencingTokenInScope(call, sourceCode, tokens));
+          if (token === undefined) {
+            continue;
+          }
+          if (token.knownAbsent || write.chosen) {
+            context.report({ node: call, messageId: 'unfencedFallback', data: { token: token.expression } });
+          } else {
+            context.report({
+              node: call,
+              messageId: 'unfencedWrite',
+              data: { token: token.expression },
+              suggest: stampSuggestion(call, token.expression, scope, sourceCode.ast),
+            });
+          }
           return;
         }
-        context.report({
-          node: call,
-          messageId: 'unfencedWrite',
-          data: { token: token.expression },
-          suggest: stampSuggestion(call, token.expression, scope, sourceCode.ast),
-        });
       },
     };
   },
 });
 
-/** `save(id, cp)` or `save(id, cp, CheckpointWriteCondition.any())`; anything else states its own condition. */
-function isUnconditional(call: TSESTree.CallExpression, sourceCode: Readonly<TSESLint.SourceCode>): boolean {
+/** An unconditional write a save may send: where its `any()` is written, and whether a `?:`, `??`, `||` or `&&` chose it. */
+interface UnconditionalWrite {
+  /** The `any()` call, or the save itself when it has two arguments. */
+  readonly at: TSESTree.Node;
+  readonly chosen: boolean;
+}
+
+/**
+ * The unconditional writes `save(id, cp, condition)` may send: a two-argument save, or each `any()` its condition may
+ * be, through `?:`, `??`, `||`, `&&` and `const` bindings (`token === undefined ? any() : notOlderThan(token)`).
+ * Any other condition states its own fence.
+ */
+function unconditionalWrites(
+  call: TSESTree.CallExpression,
+  sourceCode: Readonly<TSESLint.SourceCode>,
+): UnconditionalWrite[] {
   if (call.arguments.some((argument) => argument.type === AST_NODE_TYPES.SpreadElement)) {
-    return false;
+    return [];
   }
   if (call.arguments.length === 2) {
-    return true;
+    return [{ at: call, chosen: false }];
   }
   const condition = call.arguments[2];
-  return call.arguments.length === 3 && condition !== undefined && isAnyCondition(condition, sourceCode);
+  return call.arguments.length === 3 && condition !== undefined
+    ? anyConditionsIn(condition, false, sourceCode, new Set())
+    : [];
+}
+
+function anyConditionsIn(
+  expression: TSESTree.Node,
+  chosen: boolean,
+  sourceCode: Readonly<TSESLint.SourceCode>,
+  followed: Set<TSESLint.Scope.Variable>,
+): UnconditionalWrite[] {
+  const value = skipTransparentWrappers(expression);
+  if (value.type === AST_NODE_TYPES.ConditionalExpression) {
+    return [value.consequent, value.alternate].flatMap((branch) => anyConditionsIn(branch, true, sourceCode, followed));
+  }
+  if (value.type === AST_NODE_TYPES.LogicalExpression) {
+    return [value.left, value.right].flatMap((side) => anyConditionsIn(side, true, sourceCode, followed));
+  }
+  if (value.type === AST_NODE_TYPES.Identifier) {
+    const initializer = constInitializer(value, sourceCode, followed);
+    return initializer === undefined ? [] : anyConditionsIn(initializer, chosen, sourceCode, followed);
+  }
+  return isAnyCondition(value, sourceCode) ? [{ at: value, chosen }] : [];
+}
+
+/** What `const name = …` bound `identifier` to, once per variable (so `const a = b, b = a` ends). */
+function constInitializer(
+  identifier: TSESTree.Identifier,
+  sourceCode: Readonly<TSESLint.SourceCode>,
+  followed: Set<TSESLint.Scope.Variable>,
+): TSESTree.Expression | undefined {
+  const variable = findVariable(sourceCode.getScope(identifier), identifier);
+  const definition = variable?.defs[0];
+  if (
+    variable === null ||
+    followed.has(variable) ||
+    !isVariable(definition) ||
+    definition.parent.kind !== 'const' ||
+    definition.node.id !== definition.name
+  ) {
+    return undefined;
+  }
+  followed.add(variable);
+  return definition.node.init ?? undefined;
 }
 
 function stampSuggestion(

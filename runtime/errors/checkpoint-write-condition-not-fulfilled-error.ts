@@ -3,7 +3,8 @@ import { quoteText } from '../describe-value.js';
 
 /**
  * A storage refused a write because its condition did not hold; checkpoint and version are exactly as they were.
- * Do not retry: the lease that issued the token has moved on, so the same write can never succeed.
+ * Do not retry: the lease that issued the token has moved on, so the same write can never succeed. Its subclass
+ * `NoLeaseHeldError` is the fenced writer's own refusal of a write it had no token for, sent nowhere.
  */
 export class CheckpointWriteConditionNotFulfilledError extends Error {
   override readonly name: string = 'CheckpointWriteConditionNotFulfilledError';

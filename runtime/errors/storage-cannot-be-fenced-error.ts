@@ -10,7 +10,7 @@ export class StorageCannotBeFencedError extends Error {
     super(
       subscriptionId === undefined
         ? `${storageName} cannot be fenced: evaluatesWriteConditions() answers false, so notOlderThan(token) would be refused or ignored. ` +
-            'Use a storage that evaluates write conditions atomically (InMemoryCheckpointStorage, RedisCheckpointStorage, PostgresCheckpointStorage), or drop the fencingToken option.'
+            'Use a storage that evaluates write conditions atomically (InMemoryCheckpointStorage, RedisCheckpointStorage, PostgresCheckpointStorage).'
         : `${storageName} cannot fence subscription ${quoteText(subscriptionId)}: evaluatesWriteConditionsFor() answers false for this id. ` +
             'Choose an id the storage can fence (for Redis Cluster: one with a hash tag such as "{tenant}-orders"), or a storage built for your deployment.',
     );

@@ -17,6 +17,12 @@ const stopReasons: Readonly<Record<RunStop, string>> = {
   ended: 'the run ended: its source ended, or a handler, source or storage call failed',
 };
 
+/**
+ * What a run writes through: a {@link FencedCheckpointWriter} bound to the grant's token, or, for a subscription
+ * without a strategy, which delivers alone, `any()` writes and the same start-position pin.
+ */
+export type RunWriter = Pick<FencedCheckpointWriter, 'save' | 'saveStartPosition'>;
+
 /** What one run is made of. */
 export interface DeliveryRunOptions {
   readonly subscriptionId: string;
@@ -24,7 +30,7 @@ export interface DeliveryRunOptions {
   readonly token: FencingToken | undefined;
   readonly policy: ResolvedCheckpointPolicy;
   /** Stamps every write of the run with `token`. */
-  readonly writer: FencedCheckpointWriter;
+  readonly writer: RunWriter;
   /** Whether the strategy still reports `token` for this subscription (always true without a strategy). */
   readonly stillHeld: () => boolean;
 }
@@ -35,7 +41,7 @@ export interface DeliveryRunOptions {
  */
 export class DeliveryRun {
   readonly token: FencingToken | undefined;
-  readonly writer: FencedCheckpointWriter;
+  readonly writer: RunWriter;
   readonly checkpoints: CheckpointBatch;
   readonly context: HandlerContext;
   /** Fenced and positioned: events are being delivered. */

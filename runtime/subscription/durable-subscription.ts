@@ -8,10 +8,11 @@ import {
   storageName,
   type CheckpointStorage,
 } from '../checkpoint-storage.js';
+import { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import { quoteText } from '../describe-value.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import { StorageCannotBeFencedError } from '../errors/storage-cannot-be-fenced-error.js';
-import { FencedCheckpointWriter } from '../fenced-checkpoint-writer.js';
+import { FencedCheckpointWriter, pinStartPosition } from '../fenced-checkpoint-writer.js';
 import type { CompetingConsumerStrategy } from '../leases/competing-consumer-strategy.js';
 import { assertCheckpoint } from '../storage-arguments.js';
 import { assertLeasedSubscriptionId, assertSubscriberId } from '../subscription-id.js';
@@ -22,7 +23,7 @@ import {
   type CheckpointPolicy,
   type ResolvedCheckpointPolicy,
 } from './checkpoint-policy.js';
-import { DeliveryRun } from './delivery-run.js';
+import { DeliveryRun, type RunWriter } from './delivery-run.js';
 import { DuplicateSubscriberError } from './duplicate-subscriber-error.js';
 import { DuplicateSubscriptionIdError } from './duplicate-subscription-id-error.js';
 import { fenceOnAcquire } from './fence-on-acquire.js';
@@ -149,7 +150,7 @@ export class DurableSubscription {
   readonly #report: ErrorHandler<[subscriptionId: string]>;
   readonly #telemetry: SubscriptionTelemetry | undefined;
   /** Writes `any()`: for a subscription without a strategy, which delivers alone. */
-  readonly #unfencedWriter: FencedCheckpointWriter;
+  readonly #unfencedWriter: RunWriter;
   readonly #subscriptions = new Map<string, Subscription>();
   readonly #stopListening: (() => void)[] = [];
   #stopped = false;
@@ -195,7 +196,12 @@ export class DurableSubscription {
     if (this.#strategy !== undefined && !evaluatesWriteConditions(this.#storage)) {
       throw new StorageCannotBeFencedError(storageName(this.#storage));
     }
-    this.#unfencedWriter = new FencedCheckpointWriter(this.#storage);
+    this.#unfencedWriter = {
+      // Async: a storage that throws instead of rejecting still fails the write as a rejection, as the writer does.
+      save: async (subscriptionId, checkpoint) =>
+        this.#storage.save(subscriptionId, checkpoint, CheckpointWriteCondition.any()),
+      saveStartPosition: (subscriptionId, checkpoint) => pinStartPosition(this.#storage, subscriptionId, checkpoint),
+    };
     const strategy = this.#strategy;
     if (strategy !== undefined) {
       const onLeaseEvent = (subscriptionId: string, subscriberId: string): void => {
@@ -596,7 +602,7 @@ export class DurableSubscription {
       subscriptionId: subscription.id,
       token,
       policy: subscription.policy,
-      writer: this.#strategy === undefined ? this.#unfencedWriter : this.#writerOfRun(subscription.id, token),
+      writer: this.#strategy === undefined ? this.#unfencedWriter : this.#writerOfRun(token),
       stillHeld: () => this.#strategy === undefined || this.#strategy.fencingToken(subscription.id) === token,
     });
     subscription.run = run;
@@ -701,17 +707,8 @@ export class DurableSubscription {
    * A writer bound to one run's token: a handler still running after a pause or a lost lease writes with it, and is
    * refused if another holder has fenced since, instead of writing unconditionally for want of a token.
    */
-  #writerOfRun(subscriptionId: string, token: bigint | undefined): FencedCheckpointWriter {
-    return new FencedCheckpointWriter(this.#storage, {
-      fencingToken: () => {
-        if (token === undefined) {
-          throw new Error(
-            `No fencing token for subscription ${quoteText(subscriptionId)}: a checkpoint write outside a lease would be unfenced, so it was not sent.`,
-          );
-        }
-        return token;
-      },
-    });
+  #writerOfRun(token: bigint | undefined): FencedCheckpointWriter {
+    return new FencedCheckpointWriter(this.#storage, { fencingToken: () => token });
   }
 
   /** Waits while this node's lease is unconfirmed. False when the run must end: stopped, or the lease is gone or changed. */

@@ -1,13 +1,13 @@
 import type { Checkpoint } from '../checkpoint.js';
 import type { CheckpointStorage } from '../checkpoint-storage.js';
-import type { FencedCheckpointWriter } from '../fenced-checkpoint-writer.js';
+import type { RunWriter } from './delivery-run.js';
 import { FencingTokenReusedError } from './fencing-token-reused-error.js';
 
 /** What a new holder fences with and starts from. */
 export interface FenceOnAcquireInput {
   readonly storage: CheckpointStorage;
   /** Stamps its writes with `token`. */
-  readonly writer: FencedCheckpointWriter;
+  readonly writer: RunWriter;
   readonly subscriptionId: string;
   /** The token of the grant; `undefined` (no strategy) fences nothing. */
   readonly token: bigint | undefined;

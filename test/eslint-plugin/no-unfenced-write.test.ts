@@ -37,7 +37,7 @@ async function b(storage) { await storage.save('s', 'cp'); }
       name: 'a FencedCheckpointWriter stamps the token itself',
       code: `
 import { FencedCheckpointWriter } from 'checkpoint-fencing';
-async function f(storage, fencingToken) { const store = new FencedCheckpointWriter(storage); await store.save('s', 'cp'); }
+async function f(storage, fencingToken) { const store = new FencedCheckpointWriter(storage, { fencingToken: () => fencingToken }); await store.save('s', 'cp'); }
       `,
     },
     { name: 'save on an unrelated object', code: `function f(fencingToken) { repository.save(user, fencingToken); }` },
@@ -46,21 +46,38 @@ async function f(storage, fencingToken) { const store = new FencedCheckpointWrit
       code: `async function f(storage, fencingToken: (id: string) => bigint) { await storage.save('s', 'cp'); return fencingToken('s'); }`,
     },
     {
-      name: 'the write in the branch where no token is held',
-      code: `
-import { CheckpointWriteCondition } from 'checkpoint-fencing';
-async function f(storage, lease) { const fencingToken = await lease.fencingToken('s'); if (fencingToken === undefined) { await storage.save('s', 'cp', CheckpointWriteCondition.any()); } }
-      `,
-    },
-    {
-      name: 'the write after the token branch returned',
+      name: 'nothing is written where no token is held',
       code: `
 import { CheckpointWriteCondition } from 'checkpoint-fencing';
 async function f(storage, lease) {
   const token = await lease.fencingToken('s');
-  if (token !== undefined) return storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(token));
-  return storage.save('s', 'cp');
+  if (token === undefined) throw new Error('no lease');
+  await storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(token));
 }
+      `,
+    },
+    {
+      name: 'a choice between fences only',
+      code: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+async function f(storage, fencingToken, first) {
+  const condition = first ? CheckpointWriteCondition.ifAbsent() : CheckpointWriteCondition.notOlderThan(fencingToken);
+  await storage.save('s', 'cp', condition ?? CheckpointWriteCondition.notOlderThan(fencingToken));
+}
+      `,
+    },
+    {
+      name: 'a downgrade with no token in scope: a write without leases',
+      code: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+async function f(storage, version) { await storage.save('s', 'cp', version === undefined ? CheckpointWriteCondition.any() : CheckpointWriteCondition.notOlderThan(version)); }
+      `,
+    },
+    {
+      name: 'a condition held in a let binding is not followed',
+      code: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+async function f(storage, fencingToken) { let c = CheckpointWriteCondition.any(); c = CheckpointWriteCondition.notOlderThan(fencingToken); await storage.save('s', 'cp', c); }
       `,
     },
     {
@@ -253,6 +270,139 @@ class Consumer {
       ],
     },
     {
+      name: 'the token === undefined ? any() : notOlderThan(token) downgrade',
+      code: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+async function f(storage, lease) {
+  const token = await lease.fencingToken('s');
+  await storage.save('s', 'cp', token === undefined ? CheckpointWriteCondition.any() : CheckpointWriteCondition.notOlderThan(token));
+}
+      `,
+      errors: [
+        {
+          messageId: 'unfencedFallback',
+          data: { token: 'token' },
+          line: 5,
+          column: 9,
+          endLine: 5,
+          endColumn: 133,
+          suggestions: [],
+        },
+      ],
+    },
+    {
+      name: 'the downgrade the other way round, on a truthiness test, through a const condition',
+      code: `
+import { CheckpointWriteCondition as WC } from 'checkpoint-fencing';
+async function f(storage, fencingToken) {
+  const condition = fencingToken ? WC.notOlderThan(fencingToken) : WC.any();
+  await storage.save('s', 'cp', condition);
+}
+      `,
+      errors: [
+        {
+          messageId: 'unfencedFallback',
+          data: { token: 'fencingToken' },
+          line: 5,
+          column: 9,
+          endLine: 5,
+          endColumn: 43,
+          suggestions: [],
+        },
+      ],
+    },
+    {
+      name: 'a ?? fallback to any()',
+      code: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+async function f(storage, lease) {
+  const token = await lease.fencingToken('s');
+  const fenced = token === undefined ? undefined : CheckpointWriteCondition.notOlderThan(token);
+  await storage.save('s', 'cp', fenced ?? CheckpointWriteCondition.any());
+}
+      `,
+      errors: [
+        {
+          messageId: 'unfencedFallback',
+          data: { token: 'token' },
+          line: 6,
+          column: 9,
+          endLine: 6,
+          endColumn: 74,
+          suggestions: [],
+        },
+      ],
+    },
+    {
+      name: 'the write in the branch where no token is held',
+      code: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+async function f(storage, lease) { const fencingToken = await lease.fencingToken('s'); if (fencingToken === undefined) { await storage.save('s', 'cp', CheckpointWriteCondition.any()); } }
+      `,
+      errors: [
+        {
+          messageId: 'unfencedFallback',
+          data: { token: 'fencingToken' },
+          line: 3,
+          column: 128,
+          endLine: 3,
+          endColumn: 183,
+          suggestions: [],
+        },
+      ],
+    },
+    {
+      name: 'the write after the token branch returned',
+      code: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+async function f(storage, lease) {
+  const token = await lease.fencingToken('s');
+  if (token !== undefined) return storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(token));
+  return storage.save('s', 'cp');
+}
+      `,
+      errors: [
+        {
+          messageId: 'unfencedFallback',
+          data: { token: 'token' },
+          line: 6,
+          column: 10,
+          endLine: 6,
+          endColumn: 33,
+          suggestions: [],
+        },
+      ],
+    },
+    {
+      name: 'any() kept in a module constant, written where a token is in scope',
+      code: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+const unconditional = CheckpointWriteCondition.any();
+async function f(storage, fencingToken: bigint) { await storage.save('s', 'cp', unconditional); }
+      `,
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'fencingToken' },
+          line: 4,
+          column: 57,
+          endLine: 4,
+          endColumn: 95,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'fencingToken' },
+              output: `
+import { CheckpointWriteCondition } from 'checkpoint-fencing';
+const unconditional = CheckpointWriteCondition.any();
+async function f(storage, fencingToken: bigint) { await storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(fencingToken)); }
+      `,
+            },
+          ],
+        },
+      ],
+    },
+    {
       name: 'plain JavaScript-shaped code with a custom tokenPattern; no suggestion when the name is taken',
       code: `
 const CheckpointWriteCondition = 1;
@@ -294,6 +444,53 @@ export async function f(storage: CheckpointStorage, fencingToken: string) { awai
     },
   ],
   invalid: [
+    {
+      name: 'the downgrade of a token from a FencingTokenSource, which may answer undefined',
+      code: `
+import { CheckpointWriteCondition, type CheckpointStorage, type FencingTokenSource } from 'checkpoint-fencing';
+export async function f(s: CheckpointStorage, source: FencingTokenSource) {
+  const t = await source('s');
+  await s.save('s', 'cp', t === undefined ? CheckpointWriteCondition.any() : CheckpointWriteCondition.notOlderThan(t));
+}
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        {
+          messageId: 'unfencedFallback',
+          data: { token: 't' },
+          line: 5,
+          column: 9,
+          endLine: 5,
+          endColumn: 119,
+          suggestions: [],
+        },
+      ],
+    },
+    {
+      name: 'a write in the branch where a typed token is undefined',
+      code: `
+import { CheckpointWriteCondition, type CheckpointStorage } from 'checkpoint-fencing';
+export async function f(s: CheckpointStorage, lease: { fencingToken(id: string): bigint | undefined }) {
+  const fencingToken = lease.fencingToken('s');
+  if (fencingToken === undefined) {
+    return s.save('s', 'cp', CheckpointWriteCondition.any());
+  }
+  return s.save('s', 'cp', CheckpointWriteCondition.notOlderThan(fencingToken));
+}
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        {
+          messageId: 'unfencedFallback',
+          data: { token: 'fencingToken' },
+          line: 6,
+          column: 12,
+          endLine: 6,
+          endColumn: 61,
+          suggestions: [],
+        },
+      ],
+    },
     {
       name: 'a receiver typed as a storage or undefined, written through optional chaining',
       code: `

@@ -4,6 +4,7 @@ import {
   CheckpointWriteConditionNotFulfilledError,
   FencedCheckpointWriter,
   InMemoryCheckpointStorage,
+  NoLeaseHeldError,
   StartPositionAlreadyPinnedError,
   StorageCannotBeFencedError,
   UnsupportedWriteConditionError,
@@ -103,18 +104,44 @@ describe('FencedCheckpointWriter', () => {
       expect(storage.saves[0]?.condition).toBe('notOlderThan(12)');
     });
 
-    it('writes any() when the token source has no token, through the same three-argument save', async () => {
-      const storage = new RecordingStorage();
-      const writer = new FencedCheckpointWriter(storage, { fencingToken: () => undefined });
-      await writer.save('orders', 'a');
-      expect(storage.saves).toEqual([{ subscriptionId: 'orders', checkpoint: 'a', condition: 'any()' }]);
-    });
+    it.each([
+      ['answers', () => undefined],
+      ['resolves', async () => Promise.resolve(undefined)],
+    ])(
+      'sends nothing and rejects with NoLeaseHeldError when the token source %s undefined',
+      async (_, fencingToken) => {
+        const storage = new RecordingStorage();
+        await storage.save('orders', 'new-holder', CheckpointWriteCondition.notOlderThan(1n));
+        const writer = new FencedCheckpointWriter(storage, { fencingToken });
+        const error: unknown = await writer.save('orders', 'zombie').catch((reason: unknown) => reason);
+        expect(error).toBeInstanceOf(NoLeaseHeldError);
+        expect(error).toBeInstanceOf(CheckpointWriteConditionNotFulfilledError);
+        expect(error).toMatchObject({
+          name: 'NoLeaseHeldError',
+          subscriptionId: 'orders',
+          condition: CheckpointWriteCondition.any(),
+          storedVersion: undefined,
+        });
+        expect((error as Error).message).toBe(
+          'Checkpoint write for subscription "orders" not sent: this node holds no lease for it (the fencing-token source ' +
+            'answered undefined, as after a release, a shutdown, an expiry or a refusal), and a write without a token would ' +
+            'be unconditional. The checkpoint was left unchanged; do not retry this write: the new holder of the lease ' +
+            'resumes from the stored checkpoint.',
+        );
+        expect(storage.saves).toHaveLength(1);
+        expect(await storage.read('orders')).toBe('new-holder');
+        expect(await storage.writeVersion('orders')).toBe(1n);
+      },
+    );
 
-    it('writes any() without a token source, even over a storage that cannot evaluate conditions', async () => {
-      const storage = new UnconditionalStorage();
-      const writer = new FencedCheckpointWriter(storage);
-      await writer.save('orders', 'a');
-      expect(await storage.read('orders')).toBe('a');
+    it('writes again, fenced, once the token source has a token again', async () => {
+      const storage = new RecordingStorage();
+      const lease: { token?: bigint } = {};
+      const writer = new FencedCheckpointWriter(storage, { fencingToken: () => lease.token });
+      await expect(writer.save('orders', 'a')).rejects.toBeInstanceOf(NoLeaseHeldError);
+      lease.token = 2n;
+      await writer.save('orders', 'b');
+      expect(storage.saves.map((save) => save.condition)).toEqual(['notOlderThan(2)']);
     });
 
     it('lets a refusal reach the caller without catching or retrying it', async () => {
@@ -148,6 +175,19 @@ describe('FencedCheckpointWriter', () => {
   });
 
   describe('refusing to be silently unfenced', () => {
+    it.each([
+      ['no options', undefined],
+      ['no fencingToken', {}],
+      ['an undefined fencingToken', { fencingToken: undefined }],
+      ['a token instead of a source', { fencingToken: 3n }],
+    ])('refuses at construction %s, with a TypeError that spells out the unfenced write', (_, options) => {
+      const make = () => new FencedCheckpointWriter(new RecordingStorage(), options as never);
+      expect(make).toThrow(TypeError);
+      expect(make).toThrow(
+        /^FencedCheckpointWriter needs a fencingToken function, got .*: it writes nothing without a token\. .*storage\.save\(id, checkpoint, CheckpointWriteCondition\.any\(\)\)\.$/,
+      );
+    });
+
     it('refuses at construction a storage that cannot evaluate conditions', () => {
       expect(() => new FencedCheckpointWriter(new UnconditionalStorage(), { fencingToken: () => 1n })).toThrow(
         StorageCannotBeFencedError,
@@ -199,16 +239,16 @@ describe('FencedCheckpointWriter', () => {
   });
 
   describe('saveStartPosition', () => {
-    it('pins a first position with ifAbsent()', async () => {
+    it('pins a first position with ifAbsent(), a token or none', async () => {
       const storage = new RecordingStorage();
-      const writer = new FencedCheckpointWriter(storage);
+      const writer = new FencedCheckpointWriter(storage, { fencingToken: () => undefined });
       expect(await writer.saveStartPosition('orders', 'start')).toBe('start');
       expect(storage.saves).toEqual([{ subscriptionId: 'orders', checkpoint: 'start', condition: 'ifAbsent()' }]);
     });
 
     it('returns what resolveFirstCheckpointRace keeps when the pin was refused', async () => {
       const inner = new InMemoryCheckpointStorage({ comparePositions: (a, b) => Number(a) - Number(b) });
-      const writer = new FencedCheckpointWriter(inner);
+      const writer = new FencedCheckpointWriter(inner, { fencingToken: () => 1n });
       await writer.saveStartPosition('orders', '40');
       expect(await writer.saveStartPosition('orders', '12')).toBe('12');
       expect(await writer.saveStartPosition('orders', '30')).toBe('12');
@@ -216,7 +256,7 @@ describe('FencedCheckpointWriter', () => {
     });
 
     it('rejects with StartPositionAlreadyPinnedError when the storage cannot resolve the race', async () => {
-      const writer = new FencedCheckpointWriter(new InMemoryCheckpointStorage());
+      const writer = new FencedCheckpointWriter(new InMemoryCheckpointStorage(), { fencingToken: () => 1n });
       await writer.saveStartPosition('orders', '40');
       const error = await writer.saveStartPosition('orders', '12').catch((reason: unknown) => reason);
       expect(error).toBeInstanceOf(StartPositionAlreadyPinnedError);
@@ -233,14 +273,16 @@ describe('FencedCheckpointWriter', () => {
         delete: (id) => inner.delete(id),
         evaluatesWriteConditions: () => true,
       };
-      await expect(new FencedCheckpointWriter(bare).saveStartPosition('orders', 'mine')).rejects.toBeInstanceOf(
-        StartPositionAlreadyPinnedError,
-      );
+      const writer = new FencedCheckpointWriter(bare, { fencingToken: () => 1n });
+      await expect(writer.saveStartPosition('orders', 'mine')).rejects.toBeInstanceOf(StartPositionAlreadyPinnedError);
     });
 
     it('lets any other failure through unchanged', async () => {
-      const writer = new FencedCheckpointWriter(new UnconditionalStorage());
-      await expect(writer.saveStartPosition('orders', 'start')).rejects.toBeInstanceOf(UnsupportedWriteConditionError);
+      const failure = new Error('connection lost');
+      const storage = new RecordingStorage();
+      storage.save = () => Promise.reject(failure);
+      const writer = new FencedCheckpointWriter(storage, { fencingToken: () => 1n });
+      await expect(writer.saveStartPosition('orders', 'start')).rejects.toBe(failure);
     });
   });
 });

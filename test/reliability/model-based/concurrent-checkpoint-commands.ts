@@ -1,8 +1,11 @@
 import fc from 'fast-check';
 import {
   CheckpointWriteCondition,
+  FencedCheckpointWriter,
+  NoLeaseHeldError,
   type CheckpointStorage,
   type CheckpointWriteCondition as Condition,
+  type FencingTokenSource,
 } from '../../../runtime/index.js';
 import {
   checkLinearizability,
@@ -77,6 +80,58 @@ class StartOperation implements fc.AsyncCommand<ConcurrentModel, ConcurrentReal>
   }
 }
 
+/** The checkpoint only {@link WriteWithoutToken} tries to write: a read that returns it is a history no spec explains. */
+const writtenWithoutToken = 'no-lease';
+
+/**
+ * A node whose token source answers `undefined` (it holds no lease) saves through `FencedCheckpointWriter`, among the
+ * other calls: the writer must reject with `NoLeaseHeldError` and send nothing. Not recorded as a storage call, since
+ * none is made: had the write gone out, a later read of its checkpoint would leave the history unexplained.
+ */
+class WriteWithoutToken implements fc.AsyncCommand<ConcurrentModel, ConcurrentReal> {
+  constructor(
+    readonly subscriptionId: string,
+    readonly asynchronous: boolean,
+  ) {}
+
+  check(model: Readonly<ConcurrentModel>): boolean {
+    return model.inFlight < maxInFlight;
+  }
+
+  async run(model: ConcurrentModel, real: ConcurrentReal): Promise<void> {
+    model.inFlight += 1;
+    const storage = real.storages[real.nextProcess % real.storages.length];
+    real.nextProcess += 1;
+    if (storage === undefined) {
+      throw new Error('The model-based run was given no storage; createStorages must return at least one.');
+    }
+    const fencingToken: FencingTokenSource = this.asynchronous
+      ? async () => Promise.resolve(undefined)
+      : () => undefined;
+    const writer = new FencedCheckpointWriter(storage, { fencingToken });
+    const label = this.toString();
+    const outcome = real.barrier.then(async () => {
+      await real.scheduler.schedule(Promise.resolve(), `${label} reaches the writer`);
+      const error: unknown = await writer.save(this.subscriptionId, writtenWithoutToken).then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      if (!(error instanceof NoLeaseHeldError)) {
+        throw new Error(
+          `${label} should reject with NoLeaseHeldError and send nothing; it ended with ${String(error)}.`,
+        );
+      }
+    });
+    // Handled here so the rejection is not reported before the run awaits every pending call, which rethrows it.
+    outcome.catch(() => undefined);
+    real.pending.push(outcome);
+  }
+
+  toString(): string {
+    return `saveWithoutToken(${JSON.stringify(this.subscriptionId)}, ${this.asynchronous ? 'async' : 'sync'} source)`;
+  }
+}
+
 /**
  * Calls started after this one begin only once every earlier call has returned: the history gets phases that are
  * sequential to each other and concurrent within. A command cannot simply await the calls, because the scheduler
@@ -125,7 +180,8 @@ export function callStorage(storage: CheckpointStorage, operation: CheckpointOpe
 
 /**
  * The command set every storage runs: saves under each condition with a few checkpoints and tokens (few, so that
- * writes collide), reads, version reads, deletes, and barriers between phases of overlapping calls.
+ * writes collide), reads, version reads, deletes, a fenced writer whose token source answers `undefined`, and
+ * barriers between phases of overlapping calls.
  */
 export function concurrentCheckpointCommands(
   subscriptionIds: readonly string[],
@@ -151,6 +207,9 @@ export function concurrentCheckpointCommands(
       .tuple(id, fc.constantFrom('read', 'writeVersion'))
       .map(([subscriptionId, kind]) => new StartOperation({ kind, subscriptionId })),
     id.map((subscriptionId) => new StartOperation({ kind: 'delete', subscriptionId })),
+    fc
+      .tuple(id, fc.boolean())
+      .map(([subscriptionId, asynchronous]) => new WriteWithoutToken(subscriptionId, asynchronous)),
     fc.constant(new Barrier()),
   ];
 }
