@@ -1,4 +1,4 @@
-import { assertRouted } from './cluster-redirection.js';
+import { assertRouted, execRouted, isRedirection } from './cluster-redirection.js';
 import type { RedisCheckpointClient, RedisCheckpointPipeline } from './redis-checkpoint-client.js';
 
 /** One command the storage sends, by the client method that sends it. */
@@ -50,6 +50,14 @@ interface Queued {
 export interface CommandSlot {
   queued: Queued | undefined;
   settled: boolean;
+}
+
+/** A command on its way, numbered on each of its keys, until its reply arrives. */
+interface SentCommand {
+  /** Whether a later command on one of its keys was sent since. */
+  overtaken(): boolean;
+  /** Forgets the command, its reply in; answers {@link SentCommand.overtaken}. */
+  answered(): boolean;
 }
 
 /**
@@ -205,9 +213,9 @@ export class RedisCommandBatcher {
         const waitOutcome = wait === undefined ? undefined : waitOutcomeOf(results[batch.length]);
         for (const [index, { wait: waited, resolve, reject }] of batch.entries()) {
           const [error, reply] = results[index] ?? [new Error('The pipeline gave no reply for this command.'), null];
-          const landed = sent[index]?.();
+          const overtaken = sent[index]?.answered();
           if (error !== null) {
-            reject(landed === true && isNoScript(error) ? overtakenError(error) : error);
+            reject(overtaken === true && isNoScript(error) ? overtakenError(error) : error);
           } else {
             resolve(waited === undefined || waitOutcome === undefined ? reply : { reply, ...waitOutcome });
           }
@@ -215,53 +223,52 @@ export class RedisCommandBatcher {
       },
       (error: unknown) => {
         for (const [index, { reject }] of batch.entries()) {
-          sent[index]?.();
+          sent[index]?.answered();
           reject(error);
         }
       },
     );
   }
 
-  /**
-   * Numbers `command` as sent and returns the function to call when its reply arrives: it answers whether a later
-   * command on one of its keys was sent meanwhile, and forgets the command.
-   */
-  #track(command: Command): () => boolean {
+  /** Numbers `command` as sent, on each of its keys, until its reply arrives. */
+  #track(command: Command): SentCommand {
     this.#sent += 1;
     const number = this.#sent;
     const keys = keysOf(command);
     for (const key of keys) {
       this.#lastSentOn.set(key, number);
     }
-    return () => {
-      let overtaken = false;
-      for (const key of keys) {
-        if (this.#lastSentOn.get(key) === number) {
-          this.#lastSentOn.delete(key);
-        } else {
-          overtaken = true;
+    const overtaken = (): boolean => keys.some((key) => this.#lastSentOn.get(key) !== number);
+    return {
+      overtaken,
+      answered: () => {
+        const answer = overtaken();
+        for (const key of keys) {
+          if (this.#lastSentOn.get(key) === number) {
+            this.#lastSentOn.delete(key);
+          }
         }
-      }
-      return overtaken;
+        return answer;
+      },
     };
   }
 
   #direct(command: Command, wait: ReplicaWait | undefined): Promise<unknown> {
-    const landed = this.#track(command);
-    return this.#sendAlone(command, wait).then(
+    const sent = this.#track(command);
+    return this.#sendAlone(command, wait, sent).then(
       (reply) => {
-        landed();
+        sent.answered();
         return reply;
       },
       (error: unknown) => {
-        throw landed() && isNoScript(error) ? overtakenError(error) : error;
+        throw sent.answered() && (isNoScript(error) || isRedirection(error)) ? overtakenError(error) : error;
       },
     );
   }
 
-  #sendAlone(command: Command, wait: ReplicaWait | undefined): Promise<unknown> {
+  #sendAlone(command: Command, wait: ReplicaWait | undefined, sent: SentCommand): Promise<unknown> {
     if (wait !== undefined) {
-      return this.#directWaited(command, wait);
+      return this.#directWaited(command, wait, sent);
     }
     const pipeline = this.#autoPipelined ? this.#client.pipeline?.() : undefined;
     if (pipeline !== undefined) {
@@ -282,17 +289,27 @@ export class RedisCommandBatcher {
     }
   }
 
-  async #directWaited(command: Command, wait: ReplicaWait): Promise<WaitedReply> {
-    const pipeline = this.#client.pipeline?.();
-    if (pipeline === undefined) {
+  /**
+   * The write and its `WAIT` as one pipeline, which follows the write's Cluster redirections ({@link execRouted}) while
+   * no later command on its keys was sent: sending it again after one would put it behind that command.
+   */
+  async #directWaited(command: Command, wait: ReplicaWait, sent: SentCommand): Promise<WaitedReply> {
+    const newPipeline = this.#client.pipeline?.bind(this.#client);
+    if (newPipeline === undefined) {
       throw new Error(
         'RedisCheckpointStorage cannot wait for replicas over a client without pipeline(): WAIT must follow the write on ' +
           'its own connection. Pass an ioredis Redis or Cluster client, or set waitForReplicas to false. Nothing was sent.',
       );
     }
-    queueOn(pipeline, command);
-    pipeline.wait(wait.replicas, wait.timeoutMs);
-    const results = await execute(pipeline);
+    const results = await execRouted(
+      this.#client,
+      newPipeline,
+      (pipeline) => {
+        queueOn(pipeline, command);
+        pipeline.wait(wait.replicas, wait.timeoutMs);
+      },
+      () => !sent.overtaken(),
+    );
     assertRouted(this.#client, results);
     return { reply: results[0]?.[1], ...waitOutcomeOf(results[1]) };
   }
@@ -335,12 +352,17 @@ function isNoScript(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('NOSCRIPT');
 }
 
-/** A `NOSCRIPT` that cannot be run again from the script's text without being put after a later write. */
+/**
+ * A command the server did not run (`NOSCRIPT`, or a Cluster redirection) that cannot be sent again without being put
+ * after a later command on its keys.
+ */
 function overtakenError(error: unknown): Error {
+  const notRun = isNoScript(error)
+    ? 'The server no longer had the script (NOSCRIPT: restarted, SCRIPT FLUSH or a failover)'
+    : "The write was not run: its key's Cluster slot is being moved to another master";
   return new Error(
-    'The server no longer had the script (NOSCRIPT: restarted, SCRIPT FLUSH or a failover), and a command this storage ' +
-      'was asked for later on the same keys ran meanwhile, so running the script again now would put this write after ' +
-      'it. Nothing was written; write again.',
+    `${notRun}, and a command this storage was asked for later on the same keys ran meanwhile, so running the script ` +
+      'again now would put this write after it. Nothing was written; write again.',
     { cause: error },
   );
 }
