@@ -52,12 +52,10 @@ export interface CommandSlot {
   settled: boolean;
 }
 
-/** A command on its way, numbered on each of its keys, until its reply arrives. */
+/** A command on its way: its number among the commands sent, and its keys, each numbered with it until its reply. */
 interface SentCommand {
-  /** Whether a later command on one of its keys was sent since. */
-  overtaken(): boolean;
-  /** Forgets the command, its reply in; answers {@link SentCommand.overtaken}. */
-  answered(): boolean;
+  readonly number: number;
+  readonly keys: readonly string[];
 }
 
 /**
@@ -70,7 +68,9 @@ interface SentCommand {
  * A write that waits for replicas goes out with a `WAIT` behind it on its connection: one `WAIT` at the end of the
  * tick's pipeline answers for every write before it (it counts the replicas that have the connection's last write,
  * and replication keeps order), so the writes of one tick share one wait (ADR 1101). A waiting write alone, or on a
- * Cluster, goes out as a pipeline of itself and its `WAIT`, routed by the write's keys to the master that runs it.
+ * Cluster, goes out as a pipeline of itself and its `WAIT`, routed by the write's keys to the master that runs it, and
+ * sent again, whole, where a slot migration redirects it (`MOVED`, `ASK`, `TRYAGAIN`; ADR 0104); ioredis follows the
+ * redirections of the commands sent on their own.
  *
  * A script the server no longer has (`NOSCRIPT` after a restart, a `SCRIPT FLUSH` or a failover) is run again from its
  * text only when no command on its keys was sent after it; otherwise the script's reply is an error saying nothing was
@@ -213,9 +213,9 @@ export class RedisCommandBatcher {
         const waitOutcome = wait === undefined ? undefined : waitOutcomeOf(results[batch.length]);
         for (const [index, { wait: waited, resolve, reject }] of batch.entries()) {
           const [error, reply] = results[index] ?? [new Error('The pipeline gave no reply for this command.'), null];
-          const overtaken = sent[index]?.answered();
+          const overtaken = this.#answered(sent[index]);
           if (error !== null) {
-            reject(overtaken === true && isNoScript(error) ? overtakenError(error) : error);
+            reject(overtaken && isNoScript(error) ? overtakenError(error) : error);
           } else {
             resolve(waited === undefined || waitOutcome === undefined ? reply : { reply, ...waitOutcome });
           }
@@ -223,45 +223,51 @@ export class RedisCommandBatcher {
       },
       (error: unknown) => {
         for (const [index, { reject }] of batch.entries()) {
-          sent[index]?.answered();
+          this.#answered(sent[index]);
           reject(error);
         }
       },
     );
   }
 
-  /** Numbers `command` as sent, on each of its keys, until its reply arrives. */
+  /** Numbers `command` as sent, on each of its keys, until its reply arrives ({@link #answered}). */
   #track(command: Command): SentCommand {
     this.#sent += 1;
-    const number = this.#sent;
-    const keys = keysOf(command);
-    for (const key of keys) {
-      this.#lastSentOn.set(key, number);
+    const sent = { number: this.#sent, keys: keysOf(command) };
+    for (const key of sent.keys) {
+      this.#lastSentOn.set(key, sent.number);
     }
-    const overtaken = (): boolean => keys.some((key) => this.#lastSentOn.get(key) !== number);
-    return {
-      overtaken,
-      answered: () => {
-        const answer = overtaken();
-        for (const key of keys) {
-          if (this.#lastSentOn.get(key) === number) {
-            this.#lastSentOn.delete(key);
-          }
-        }
-        return answer;
-      },
-    };
+    return sent;
+  }
+
+  /** Whether a later command on one of the keys of `sent` was sent since it was. */
+  #overtaken({ number, keys }: SentCommand): boolean {
+    return keys.some((key) => this.#lastSentOn.get(key) !== number);
+  }
+
+  /** Forgets `sent`, its reply in; answers {@link #overtaken}. */
+  #answered(sent: SentCommand | undefined): boolean {
+    if (sent === undefined) {
+      return false;
+    }
+    const overtaken = this.#overtaken(sent);
+    for (const key of sent.keys) {
+      if (this.#lastSentOn.get(key) === sent.number) {
+        this.#lastSentOn.delete(key);
+      }
+    }
+    return overtaken;
   }
 
   #direct(command: Command, wait: ReplicaWait | undefined): Promise<unknown> {
     const sent = this.#track(command);
     return this.#sendAlone(command, wait, sent).then(
       (reply) => {
-        sent.answered();
+        this.#answered(sent);
         return reply;
       },
       (error: unknown) => {
-        throw sent.answered() && (isNoScript(error) || isRedirection(error)) ? overtakenError(error) : error;
+        throw this.#answered(sent) && (isNoScript(error) || isRedirection(error)) ? overtakenError(error) : error;
       },
     );
   }
@@ -308,7 +314,7 @@ export class RedisCommandBatcher {
         queueOn(pipeline, command);
         pipeline.wait(wait.replicas, wait.timeoutMs);
       },
-      () => !sent.overtaken(),
+      () => !this.#overtaken(sent),
     );
     assertRouted(this.#client, results);
     return { reply: results[0]?.[1], ...waitOutcomeOf(results[1]) };
