@@ -82,10 +82,13 @@ export async function execRouted<P extends RoutedPipeline>(
       return [[gaveUpError(error, redirections), null], ...results.slice(1)];
     }
     const node = nodeAt(client, options.natMap, address);
-    if (kind === 'MOVED') {
-      route = node === undefined ? undefined : { node, asking: false };
+    if (kind === 'MOVED' && node !== undefined) {
+      route = { node, asking: false };
+      client.refreshSlotsCache?.();
+    } else if (kind === 'MOVED') {
       // A node this client has no connection to yet is in the slot map once it is reloaded.
-      await slotMapReloaded(client, node === undefined ? tryAgainDelayMs : 0);
+      route = undefined;
+      await slotMapReloaded(client, tryAgainDelayMs);
     } else if (kind === 'ASK' && node !== undefined) {
       route = { node, asking: true };
     } else {
@@ -105,14 +108,17 @@ function onNode({ node, asking }: NonNullable<Route>): unknown {
   return pipeline;
 }
 
-/** Asks `client` to reload its slot map; resolves once it did, or after `waitMs` at most. */
+/**
+ * Asks `client` to reload its slot map; resolves once it did (or failed to: the next try is bounded too), or after
+ * `waitMs`.
+ */
 function slotMapReloaded(client: SlotMapClient, waitMs: number): Promise<void> {
   return new Promise((resolve) => {
-    // Resolved on failure too: the next try is redirected again, within the same bounds.
+    const timer = setTimeout(resolve, waitMs);
     client.refreshSlotsCache?.(() => {
+      clearTimeout(timer);
       resolve();
     });
-    setTimeout(resolve, waitMs);
   });
 }
 
