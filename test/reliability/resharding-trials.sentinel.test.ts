@@ -53,7 +53,7 @@ const strategy = new RedisLeaseStrategy(client, {
 const storage = new RedisCheckpointStorage(client, storageOptions);
 strategy.onGranted((id) => report.grants.push([id, String(strategy.fencingToken(id))]));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const parse = (text) => text === null || text === undefined ? { offset: 0, token: -1n } : { offset: Number(text.split('@')[0]), token: BigInt(text.split('@')[1]) };
+const offsetIn = (checkpoint) => Number((checkpoint ?? '0@0').split('@')[0]);
 let stopping = false;
 let lastAcceptedAt = 0;
 
@@ -70,7 +70,7 @@ async function checkpoint(id) {
     }
     if (token !== held) {
       try {
-        offset = parse(await storage.read(checkpointId)).offset;
+        offset = offsetIn(await storage.read(checkpointId));
       } catch (error) {
         tally('read', error);
         await sleep(10);
@@ -86,8 +86,9 @@ async function checkpoint(id) {
       await storage.save(checkpointId, offset + '@' + held, CheckpointWriteCondition.notOlderThan(held));
       report.accepted += 1;
       lastAcceptedAt = Date.now();
+      // Writes under one token go up one by one, so the highest is the last accepted under the highest token.
       const best = report.highest[checkpointId];
-      if (best === undefined || held > parse(best).token || (held === parse(best).token && offset > parse(best).offset)) {
+      if (best === undefined || held >= BigInt(best.split('@')[1])) {
         report.highest[checkpointId] = offset + '@' + held;
       }
     } catch (error) {
@@ -160,6 +161,44 @@ function isBefore(one: { offset: number; token: bigint }, other: { offset: numbe
 /** The redirection a failure came from (`MOVED`, `ASK`, `TRYAGAIN`, or ioredis giving up following them), if any. */
 function redirectionIn(message: string): string | undefined {
   return /\b(MOVED|ASK|TRYAGAIN)\b|Too many Cluster redirections/u.exec(message)?.[0];
+}
+
+/**
+ * The failures that came from a redirection (`redirections`), or the others, counted by call and redirection
+ * (`"write: MOVED"`), or by call and message.
+ */
+function failureKinds(failures: ReadonlyMap<string, number>, redirections: boolean): Record<string, number> {
+  const kinds: Record<string, number> = {};
+  for (const [call, count] of failures) {
+    const redirection = redirectionIn(call);
+    if ((redirection !== undefined) === redirections) {
+      const kind = redirection === undefined ? call.slice(0, 160) : `${call.split(':')[0] ?? ''}: ${redirection}`;
+      kinds[kind] = (kinds[kind] ?? 0) + count;
+    }
+  }
+  return kinds;
+}
+
+/** Every `"<id>@<token>"` granted to more than one worker. */
+function duplicatedGrants(reports: readonly WorkerReport[]): string[] {
+  const holders = new Map<string, Set<number>>();
+  reports.forEach((report, worker) => {
+    for (const [id, token] of report.grants) {
+      holders.set(`${id}@${token}`, (holders.get(`${id}@${token}`) ?? new Set()).add(worker));
+    }
+  });
+  return [...holders].filter(([, granted]) => granted.size > 1).map(([grant]) => grant);
+}
+
+/** The accepted write of `checkpointId` with the highest token, then offset, over every worker. */
+function highestAccepted(reports: readonly WorkerReport[], checkpointId: string): string | undefined {
+  let highest: string | undefined;
+  for (const candidate of reports.map((report) => report.highest[checkpointId])) {
+    if (candidate !== undefined && (highest === undefined || isBefore(positionOf(highest), positionOf(candidate)))) {
+      highest = candidate;
+    }
+  }
+  return highest;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -295,12 +334,16 @@ describe.each([
         const seen = new Map<string, { offset: number; token: bigint }>();
         while (running()) {
           for (const id of ids) {
-            const read = await checkpoints.read(`{${id}}`).then(positionOf, (error: unknown) => fail('observer read', error));
-            const before = seen.get(id);
-            if (read !== undefined && before !== undefined && isBefore(read, before)) {
-              figures.backward += 1;
+            try {
+              const read = positionOf(await checkpoints.read(`{${id}}`));
+              const before = seen.get(id);
+              if (before !== undefined && isBefore(read, before)) {
+                figures.backward += 1;
+              }
+              seen.set(id, read);
+            } catch (error) {
+              fail('observer read', error);
             }
-            seen.set(id, read ?? before ?? positionOf(undefined));
           }
           await sleep(5);
         }
@@ -341,40 +384,13 @@ describe.each([
           failures.set(call, (failures.get(call) ?? 0) + count);
         }
       }
-      const byKind = (redirections: boolean): Record<string, number> => {
-        const kinds: Record<string, number> = {};
-        for (const [call, count] of failures) {
-          const redirection = redirectionIn(call);
-          if ((redirection !== undefined) === redirections) {
-            // "write: MOVED 3681 127.0.0.1:35251" counts as "write: MOVED".
-            const kind = redirection === undefined ? call.slice(0, 160) : `${call.split(':')[0] ?? ''}: ${redirection}`;
-            kinds[kind] = (kinds[kind] ?? 0) + count;
-          }
-        }
-        return kinds;
-      };
-      const redirected = byKind(true);
-
-      const holders = new Map<string, Set<number>>();
-      reports.forEach((report, worker) => {
-        for (const [id, token] of report.grants) {
-          holders.set(`${id}@${token}`, (holders.get(`${id}@${token}`) ?? new Set()).add(worker));
-        }
-      });
-      const duplicated = [...holders].filter(([, granted]) => granted.size > 1).map(([grant]) => grant);
+      const redirected = failureKinds(failures, true);
+      const duplicated = duplicatedGrants(reports);
 
       const mismatches: string[] = [];
       for (const id of ids) {
         const checkpointId = `{${id}}`;
-        const highest = reports
-          .map((report) => report.highest[checkpointId])
-          .reduce<string | undefined>(
-            (best, candidate) =>
-              candidate !== undefined && (best === undefined || isBefore(positionOf(best), positionOf(candidate)))
-                ? candidate
-                : best,
-            undefined,
-          );
+        const highest = highestAccepted(reports, checkpointId);
         const stored = await checkpoints.read(checkpointId);
         const version = await checkpoints.writeVersion(checkpointId);
         if (stored !== highest || version !== (highest === undefined ? undefined : positionOf(highest).token)) {
@@ -398,13 +414,16 @@ describe.each([
         `${sum((report) => report.refused)} refused), ${figures.anchorWrites} dual-anchor writes, ` +
         `${sum((report) => report.grants.length)} grants; redirections failed back to callers ${JSON.stringify(redirected)}, ` +
         `${duplicated.length} duplicated tokens, ${figures.backward} backward, ` +
-        `${mismatches.length} mismatches; other failures ${JSON.stringify(byKind(false))}; ` +
+        `${mismatches.length} mismatches; other failures ${JSON.stringify(failureKinds(failures, false))}; ` +
         `${((performance.now() - startedAt) / 1000).toFixed(1)} s`;
       console.log(line);
 
       expect(figures.migrations, line).toBeGreaterThan(100);
       expect(figures.zombies, line).toBeGreaterThan(3);
-      expect(sum((report) => report.refused), line).toBeGreaterThan(0);
+      expect(
+        sum((report) => report.refused),
+        line,
+      ).toBeGreaterThan(0);
       expect(redirected, line).toEqual({});
       expect(duplicated, line).toEqual([]);
       expect(figures.backward, line).toBe(0);
