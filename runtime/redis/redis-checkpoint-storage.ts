@@ -7,6 +7,7 @@ import { assertWriteVersion, validateSaveArguments } from '../storage-arguments.
 import { assertSubscriptionId } from '../subscription-id.js';
 import { advanceWriteVersionCondition, CheckpointWriteTelemetry, type TelemetryOptions } from '../telemetry/index.js';
 import { advanceWriteVersionScript, ifAbsentScript, notOlderThanScript } from './checkpoint-scripts.js';
+import { execRouted } from './cluster-redirection.js';
 import { CheckpointKeyLayout, defaultRedisVersionKeyPrefix, type CheckpointKeys } from './checkpoint-key-layout.js';
 import { ConnectedReplicaCounts, replicaServerOf, replicasToWaitFor, replicationInfoAt } from './connected-replicas.js';
 import type { RedisCheckpointClient } from './redis-checkpoint-client.js';
@@ -270,16 +271,18 @@ export class RedisCheckpointStorage implements CheckpointStorage {
 
   /** `INFO replication` of the Cluster master that holds `key`: a pipeline routed by a `GET` of the key. */
   async #readClusterReplication(key: string): Promise<string> {
-    const pipeline = this.#client.pipeline?.();
-    if (pipeline === undefined) {
+    const newPipeline = this.#client.pipeline?.bind(this.#client);
+    if (newPipeline === undefined) {
       throw new Error(
         'RedisCheckpointStorage cannot count the replicas of a Cluster master over a client without pipeline(). ' +
           'Pass an ioredis Cluster, or set waitForReplicas to false. Nothing was sent.',
       );
     }
-    pipeline.get(key);
-    pipeline.info('replication');
-    return replicationInfoAt(this.#client, await pipeline.exec(), 1);
+    const results = await execRouted(this.#client, newPipeline, (pipeline) => {
+      pipeline.get(key);
+      pipeline.info('replication');
+    });
+    return replicationInfoAt(this.#client, results, 1);
   }
 
   #assertClusterAligned(subscriptionId: string, keys: CheckpointKeys, operation: string): void {

@@ -1,4 +1,4 @@
-import { assertRouted } from './cluster-redirection.js';
+import { assertRouted, execRouted, isRedirection } from './cluster-redirection.js';
 import type { RedisCheckpointClient, RedisCheckpointPipeline } from './redis-checkpoint-client.js';
 
 /** One command the storage sends, by the client method that sends it. */
@@ -52,6 +52,12 @@ export interface CommandSlot {
   settled: boolean;
 }
 
+/** A command on its way: its number among the commands sent, and its keys, each numbered with it until its reply. */
+interface SentCommand {
+  readonly number: number;
+  readonly keys: readonly string[];
+}
+
 /**
  * Sends the storage's commands, in the order the storage was called (ADR 0103). On a standalone server whose client
  * has `pipeline()`, the commands the storage is asked for in one tick go out as one pipeline: under many concurrent
@@ -62,7 +68,9 @@ export interface CommandSlot {
  * A write that waits for replicas goes out with a `WAIT` behind it on its connection: one `WAIT` at the end of the
  * tick's pipeline answers for every write before it (it counts the replicas that have the connection's last write,
  * and replication keeps order), so the writes of one tick share one wait (ADR 1101). A waiting write alone, or on a
- * Cluster, goes out as a pipeline of itself and its `WAIT`, routed by the write's keys to the master that runs it.
+ * Cluster, goes out as a pipeline of itself and its `WAIT`, routed by the write's keys to the master that runs it, and
+ * sent again, whole, where a slot migration redirects it (`MOVED`, `ASK`, `TRYAGAIN`; ADR 0104); ioredis follows the
+ * redirections of the commands sent on their own.
  *
  * A script the server no longer has (`NOSCRIPT` after a restart, a `SCRIPT FLUSH` or a failover) is run again from its
  * text only when no command on its keys was sent after it; otherwise the script's reply is an error saying nothing was
@@ -205,9 +213,9 @@ export class RedisCommandBatcher {
         const waitOutcome = wait === undefined ? undefined : waitOutcomeOf(results[batch.length]);
         for (const [index, { wait: waited, resolve, reject }] of batch.entries()) {
           const [error, reply] = results[index] ?? [new Error('The pipeline gave no reply for this command.'), null];
-          const landed = sent[index]?.();
+          const overtaken = this.#answered(sent[index]);
           if (error !== null) {
-            reject(landed === true && isNoScript(error) ? overtakenError(error) : error);
+            reject(overtaken && isNoScript(error) ? overtakenError(error) : error);
           } else {
             resolve(waited === undefined || waitOutcome === undefined ? reply : { reply, ...waitOutcome });
           }
@@ -215,53 +223,58 @@ export class RedisCommandBatcher {
       },
       (error: unknown) => {
         for (const [index, { reject }] of batch.entries()) {
-          sent[index]?.();
+          this.#answered(sent[index]);
           reject(error);
         }
       },
     );
   }
 
-  /**
-   * Numbers `command` as sent and returns the function to call when its reply arrives: it answers whether a later
-   * command on one of its keys was sent meanwhile, and forgets the command.
-   */
-  #track(command: Command): () => boolean {
+  /** Numbers `command` as sent, on each of its keys, until its reply arrives ({@link #answered}). */
+  #track(command: Command): SentCommand {
     this.#sent += 1;
-    const number = this.#sent;
-    const keys = keysOf(command);
-    for (const key of keys) {
-      this.#lastSentOn.set(key, number);
+    const sent = { number: this.#sent, keys: keysOf(command) };
+    for (const key of sent.keys) {
+      this.#lastSentOn.set(key, sent.number);
     }
-    return () => {
-      let overtaken = false;
-      for (const key of keys) {
-        if (this.#lastSentOn.get(key) === number) {
-          this.#lastSentOn.delete(key);
-        } else {
-          overtaken = true;
-        }
+    return sent;
+  }
+
+  /** Whether a later command on one of the keys of `sent` was sent since it was. */
+  #overtaken({ number, keys }: SentCommand): boolean {
+    return keys.some((key) => this.#lastSentOn.get(key) !== number);
+  }
+
+  /** Forgets `sent`, its reply in; answers {@link #overtaken}. */
+  #answered(sent: SentCommand | undefined): boolean {
+    if (sent === undefined) {
+      return false;
+    }
+    const overtaken = this.#overtaken(sent);
+    for (const key of sent.keys) {
+      if (this.#lastSentOn.get(key) === sent.number) {
+        this.#lastSentOn.delete(key);
       }
-      return overtaken;
-    };
+    }
+    return overtaken;
   }
 
   #direct(command: Command, wait: ReplicaWait | undefined): Promise<unknown> {
-    const landed = this.#track(command);
-    return this.#sendAlone(command, wait).then(
+    const sent = this.#track(command);
+    return this.#sendAlone(command, wait, sent).then(
       (reply) => {
-        landed();
+        this.#answered(sent);
         return reply;
       },
       (error: unknown) => {
-        throw landed() && isNoScript(error) ? overtakenError(error) : error;
+        throw this.#answered(sent) && (isNoScript(error) || isRedirection(error)) ? overtakenError(error) : error;
       },
     );
   }
 
-  #sendAlone(command: Command, wait: ReplicaWait | undefined): Promise<unknown> {
+  #sendAlone(command: Command, wait: ReplicaWait | undefined, sent: SentCommand): Promise<unknown> {
     if (wait !== undefined) {
-      return this.#directWaited(command, wait);
+      return this.#directWaited(command, wait, sent);
     }
     const pipeline = this.#autoPipelined ? this.#client.pipeline?.() : undefined;
     if (pipeline !== undefined) {
@@ -282,17 +295,27 @@ export class RedisCommandBatcher {
     }
   }
 
-  async #directWaited(command: Command, wait: ReplicaWait): Promise<WaitedReply> {
-    const pipeline = this.#client.pipeline?.();
-    if (pipeline === undefined) {
+  /**
+   * The write and its `WAIT` as one pipeline, which follows the write's Cluster redirections ({@link execRouted}) while
+   * no later command on its keys was sent: sending it again after one would put it behind that command.
+   */
+  async #directWaited(command: Command, wait: ReplicaWait, sent: SentCommand): Promise<WaitedReply> {
+    const newPipeline = this.#client.pipeline?.bind(this.#client);
+    if (newPipeline === undefined) {
       throw new Error(
         'RedisCheckpointStorage cannot wait for replicas over a client without pipeline(): WAIT must follow the write on ' +
           'its own connection. Pass an ioredis Redis or Cluster client, or set waitForReplicas to false. Nothing was sent.',
       );
     }
-    queueOn(pipeline, command);
-    pipeline.wait(wait.replicas, wait.timeoutMs);
-    const results = await execute(pipeline);
+    const results = await execRouted(
+      this.#client,
+      newPipeline,
+      (pipeline) => {
+        queueOn(pipeline, command);
+        pipeline.wait(wait.replicas, wait.timeoutMs);
+      },
+      () => !this.#overtaken(sent),
+    );
     assertRouted(this.#client, results);
     return { reply: results[0]?.[1], ...waitOutcomeOf(results[1]) };
   }
@@ -335,12 +358,17 @@ function isNoScript(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('NOSCRIPT');
 }
 
-/** A `NOSCRIPT` that cannot be run again from the script's text without being put after a later write. */
+/**
+ * A command the server did not run (`NOSCRIPT`, or a Cluster redirection) that cannot be sent again without being put
+ * after a later command on its keys.
+ */
 function overtakenError(error: unknown): Error {
+  const notRun = isNoScript(error)
+    ? 'The server no longer had the script (NOSCRIPT: restarted, SCRIPT FLUSH or a failover)'
+    : "The write was not run: its key's Cluster slot is being moved to another master";
   return new Error(
-    'The server no longer had the script (NOSCRIPT: restarted, SCRIPT FLUSH or a failover), and a command this storage ' +
-      'was asked for later on the same keys ran meanwhile, so running the script again now would put this write after ' +
-      'it. Nothing was written; write again.',
+    `${notRun}, and a command this storage was asked for later on the same keys ran meanwhile, so running the script ` +
+      'again now would put this write after it. Nothing was written; write again.',
     { cause: error },
   );
 }

@@ -1,6 +1,6 @@
 import { describeValue, quoteText } from '../describe-value.js';
 import type { LeaseStore } from '../leases/lease-store.js';
-import { assertRouted, type SlotMapClient } from './cluster-redirection.js';
+import { assertRouted, execRouted, type SlotMapClient } from './cluster-redirection.js';
 import {
   ConnectedReplicaCounts,
   replicaServerOf,
@@ -128,7 +128,7 @@ export class RedisLeaseStore implements LeaseStore {
     if (replicas === 0) {
       return;
     }
-    const replies = await this.#client.pipeline().pttl(keys.lease).wait(replicas, wait.timeoutMs).exec();
+    const replies = await this.#routed((pipeline) => pipeline.pttl(keys.lease).wait(replicas, wait.timeoutMs));
     const [error, acknowledged] = waitReplyOf(this.#client, replies);
     if (error !== null || typeof acknowledged !== 'number' || acknowledged < replicas) {
       // Replicas may have gone (a failover, say): count them again before the next grant.
@@ -165,7 +165,12 @@ export class RedisLeaseStore implements LeaseStore {
 
   /** `INFO replication` of the master that holds `key`, routed like the `WAIT` after it. */
   async #readReplicationInfo(key: string): Promise<string> {
-    return replicationInfoAt(this.#client, await this.#client.pipeline().pttl(key).info('replication').exec(), 1);
+    return replicationInfoAt(this.#client, await this.#routed((pipeline) => pipeline.pttl(key).info('replication')), 1);
+  }
+
+  /** A pipeline routed by its first command's key, with its Cluster redirections followed ({@link execRouted}). */
+  #routed(queue: (pipeline: RedisLeasePipeline) => unknown): Promise<[Error | null, unknown][]> {
+    return execRouted(this.#client, () => this.#client.pipeline(), queue);
   }
 }
 

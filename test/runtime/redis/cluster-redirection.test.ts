@@ -1,57 +1,207 @@
 import { describe, expect, it } from 'vitest';
 import { CheckpointWriteCondition, RedisCheckpointStorage } from '../../../runtime/index.js';
-import { assertRouted } from '../../../runtime/redis/cluster-redirection.js';
+import { assertRouted, execRouted } from '../../../runtime/redis/cluster-redirection.js';
 import { RedisLeaseStore } from '../../../runtime/redis/redis-lease-store.js';
 
-const moved = (): Error => new Error('MOVED 3999 127.0.0.1:7001');
-const replicaInfo = '# Replication\r\nrole:master\r\nconnected_slaves:0\r\n';
+type Reply = [Error | null, unknown];
+/** Where a pipeline went: `'slot map'` through the Cluster's routing, or a node's `host:port`. */
+type Destination = string;
+
+const replicaInfo =
+  '# Replication\r\nrole:master\r\nconnected_slaves:1\r\nslave0:ip=127.0.0.1,port=7101,state=online\r\n';
 
 /**
- * A stand-in for an ioredis `Cluster` on a stale slot map: every pipeline's first (keyed) command is redirected,
- * and the commands after it answer from the wrong node, as ioredis leaves a pipeline with a command that is not
- * read-only. Records what it is sent and how often it is asked to reload its slot map.
+ * A stand-in for an ioredis `Cluster` with two nodes (7001, 7002): `answer` gives the replies of each pipeline from
+ * where it went and its commands, as a real one would after a migration. A redirected pipeline comes back from the
+ * slot map's node as ioredis leaves a pipeline whose other commands are not read-only. Records every pipeline sent.
  */
-function staleCluster(wrongNode: { wait: number; info: string }) {
+function fakeCluster(answer: (destination: Destination, commands: string[]) => Reply[], options: object = {}) {
   const sent: string[] = [];
+  const pipelineTo = (destination: Destination) => () => {
+    const commands: string[] = [];
+    const queue =
+      (name: string) =>
+      (...args: unknown[]) => {
+        // A script is named by its command alone; other commands by their key too.
+        commands.push(name.startsWith('eval') ? name : [name, ...args.slice(0, 1)].join(' '));
+        return pipeline;
+      };
+    const pipeline = {
+      asking: queue('asking'),
+      pttl: queue('pttl'),
+      get: queue('get'),
+      set: queue('set'),
+      del: queue('del'),
+      eval: queue('eval'),
+      evalsha: queue('evalsha'),
+      info: queue('info'),
+      wait: queue('wait'),
+      exec: (): Promise<Reply[]> => {
+        sent.push(`${destination}: ${commands.join(', ')}`);
+        return Promise.resolve(answer(destination, commands));
+      },
+    };
+    return pipeline;
+  };
+  const node = (port: number) => ({
+    status: 'ready',
+    options: { host: '127.0.0.1', port },
+    pipeline: pipelineTo(`127.0.0.1:${port}`),
+  });
   const client = {
     isCluster: true,
+    options,
     refreshes: 0,
-    refreshSlotsCache(): void {
+    refreshSlotsCache(callback?: () => void): void {
       client.refreshes += 1;
+      callback?.();
     },
+    nodes: () => [node(7001), node(7002)],
+    pipeline: pipelineTo('slot map'),
     eval(script: string, _numkeys: number, ...keysAndArgs: string[]): Promise<unknown> {
       sent.push(`eval ${keysAndArgs[0] ?? ''}`);
       return Promise.resolve(script.includes('INCR') ? ['granted', '7'] : 1);
     },
-    evalsha(): Promise<unknown> {
-      sent.push('evalsha');
-      return Promise.reject(new Error('NOSCRIPT'));
-    },
+    evalsha: (): Promise<unknown> => Promise.reject(new Error('NOSCRIPT')),
     get: (): Promise<null> => Promise.resolve(null),
-    info: (): Promise<string> => Promise.resolve(wrongNode.info),
+    info: (): Promise<string> => Promise.resolve(replicaInfo),
     set: (): Promise<string> => Promise.resolve('OK'),
     del: (): Promise<number> => Promise.resolve(0),
-    pipeline() {
-      const replies: [Error | null, unknown][] = [];
-      const pipeline = {
-        pttl: () => (replies.push([moved(), null]), pipeline),
-        get: () => (replies.push([moved(), null]), pipeline),
-        set: () => (replies.push([moved(), null]), pipeline),
-        del: () => (replies.push([moved(), null]), pipeline),
-        eval: () => (replies.push([moved(), null]), pipeline),
-        evalsha: () => (replies.push([moved(), null]), pipeline),
-        info: () => (replies.push([null, wrongNode.info]), pipeline),
-        wait: () => (replies.push([null, wrongNode.wait]), pipeline),
-        exec: () => {
-          sent.push(`pipeline of ${replies.length}`);
-          return Promise.resolve(replies);
-        },
-      };
-      return pipeline;
-    },
   };
   return { client, sent };
 }
+
+const error = (message: string): Reply => [new Error(message), null];
+const firstError = (results: readonly Reply[]): Error | null | undefined => results[0]?.[0];
+/** What a node that serves the key answers: the script's reply, 1 for WAIT, the INFO text, -1 for PTTL. */
+const served = (commands: string[]): Reply[] =>
+  commands.map((command): Reply => {
+    const name = command.split(' ')[0];
+    return [null, name === 'wait' ? 1 : name === 'info' ? replicaInfo : name === 'pttl' ? 9_000 : 'ok'];
+  });
+/** What a node that does not serve the key answers: `redirection` for the keyed command, the rest from the wrong node. */
+const redirected = (redirection: string, commands: string[]): Reply[] =>
+  commands.map((command, index): Reply =>
+    index === 0 ? error(redirection) : [null, command.startsWith('wait') ? 0 : ''],
+  );
+
+const getAndInfo = (pipeline: { get(key: string): unknown; info(section: string): unknown }): void => {
+  pipeline.get('{orders}');
+  pipeline.info('replication');
+};
+
+describe('execRouted follows the redirections of a pipeline, as ioredis follows a lone command', () => {
+  it('sends the whole pipeline again to the node a MOVED names, and asks for a new slot map', async () => {
+    const { client, sent } = fakeCluster((destination, commands) =>
+      destination === 'slot map' ? redirected('MOVED 3999 127.0.0.1:7002', commands) : served(commands),
+    );
+    const results = await execRouted(client, () => client.pipeline(), getAndInfo);
+    expect(results).toEqual([
+      [null, 'ok'],
+      [null, replicaInfo],
+    ]);
+    expect(sent).toEqual([
+      'slot map: get {orders}, info replication',
+      '127.0.0.1:7002: get {orders}, info replication',
+    ]);
+    expect(client.refreshes).toBe(1);
+  });
+
+  it('sends ASKING and the pipeline to the node an ASK names, and leaves ASKING out of the replies', async () => {
+    const { client, sent } = fakeCluster((destination, commands) =>
+      destination === 'slot map'
+        ? redirected('ASK 3999 127.0.0.1:7001', commands)
+        : commands.map((command): Reply => [null, command === 'asking' ? 'OK' : 'ok']),
+    );
+    const results = await execRouted(client, () => client.pipeline(), getAndInfo);
+    expect(results).toEqual([
+      [null, 'ok'],
+      [null, 'ok'],
+    ]);
+    expect(sent).toEqual([
+      'slot map: get {orders}, info replication',
+      '127.0.0.1:7001: asking, get {orders}, info replication',
+    ]);
+    expect(client.refreshes).toBe(0);
+  });
+
+  it('maps the address of a redirection through natMap, an object or a function, to the connection', async () => {
+    for (const natMap of [
+      { '10.0.0.2:6379': { host: '127.0.0.1', port: 7002 } },
+      (key: string) => (key === '10.0.0.2:6379' ? { host: '127.0.0.1', port: 7002 } : null),
+    ]) {
+      const { client, sent } = fakeCluster(
+        (destination, commands) =>
+          destination === 'slot map' ? redirected('ASK 3999 10.0.0.2:6379', commands) : served(commands),
+        { natMap },
+      );
+      await execRouted(client, () => client.pipeline(), getAndInfo);
+      expect(sent.at(-1)).toBe('127.0.0.1:7002: asking, get {orders}, info replication');
+    }
+  });
+
+  it('sends the pipeline again through the slot map after retryDelayOnTryAgain on TRYAGAIN', async () => {
+    let tries = 0;
+    const { client, sent } = fakeCluster(
+      (_destination, commands) =>
+        (tries += 1) < 3
+          ? redirected('TRYAGAIN Multiple keys request during rehashing of slot', commands)
+          : served(commands),
+      { retryDelayOnTryAgain: 30 },
+    );
+    const startedAt = performance.now();
+    await execRouted(client, () => client.pipeline(), getAndInfo);
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(55);
+    expect(sent).toEqual(Array.from({ length: 3 }, () => 'slot map: get {orders}, info replication'));
+  });
+
+  it('waits for the new slot map when a MOVED names a node it has no connection to, then routes through it', async () => {
+    const { client, sent } = fakeCluster((_destination, commands) =>
+      client.refreshes === 0 ? redirected('MOVED 3999 127.0.0.1:7003', commands) : served(commands),
+    );
+    await execRouted(client, () => client.pipeline(), getAndInfo);
+    expect(sent).toEqual(Array.from({ length: 2 }, () => 'slot map: get {orders}, info replication'));
+    expect(client.refreshes).toBe(1);
+  });
+
+  it('gives up after maxRedirections, or before a TRYAGAIN delay would pass the command timeout, with an error saying so', async () => {
+    const always = (message: string) => (_destination: Destination, commands: string[]) =>
+      redirected(message, commands);
+    const moving = fakeCluster(always('MOVED 3999 127.0.0.1:7001'), { maxRedirections: 5 });
+    const gaveUp = firstError(await execRouted(moving.client, () => moving.client.pipeline(), getAndInfo));
+    expect(gaveUp?.message).toMatch(
+      /^Redis Cluster redirected this command 5 times .*\(last: MOVED 3999 127\.0\.0\.1:7001\), and it was not run.*Nothing was written/u,
+    );
+    expect(moving.sent).toHaveLength(5);
+
+    const splitting = fakeCluster(always('TRYAGAIN Multiple keys request during rehashing of slot'), {
+      retryDelayOnTryAgain: 40,
+      redisOptions: { commandTimeout: 100 },
+    });
+    const timedOut = firstError(await execRouted(splitting.client, () => splitting.client.pipeline(), getAndInfo));
+    expect(timedOut?.message).toMatch(/redirected this command 3 times/u);
+    expect(() => {
+      assertRouted(splitting.client, [[timedOut ?? null, null]]);
+    }).toThrow(/redirected this command 3 times/u);
+  });
+
+  it("leaves a redirection as the reply when mayResend says no, and a standalone client's as it came", async () => {
+    const { client, sent } = fakeCluster((_destination, commands) => redirected('MOVED 3999 127.0.0.1:7002', commands));
+    const notResent = firstError(
+      await execRouted(
+        client,
+        () => client.pipeline(),
+        getAndInfo,
+        () => false,
+      ),
+    );
+    expect(notResent?.message).toBe('MOVED 3999 127.0.0.1:7002');
+    client.isCluster = false;
+    const standalone = firstError(await execRouted(client, () => client.pipeline(), getAndInfo));
+    expect(standalone?.message).toBe('MOVED 3999 127.0.0.1:7002');
+    expect(sent).toHaveLength(2);
+  });
+});
 
 describe('assertRouted', () => {
   it("passes a pipeline whose routing command answered, and throws a redirected one's error after asking for a new slot map", () => {
@@ -63,17 +213,14 @@ describe('assertRouted', () => {
       ]);
     }).not.toThrow();
     expect(() => {
-      assertRouted(client, [
-        [moved(), null],
-        [null, 1],
-      ]);
+      assertRouted(client, [error('MOVED 3999 127.0.0.1:7001'), [null, 1]]);
     }).toThrow(/^MOVED 3999/u);
     expect(() => {
-      assertRouted(client, [[new Error('ASK 3999 127.0.0.1:7002'), null]]);
+      assertRouted(client, [error('ASK 3999 127.0.0.1:7002')]);
     }).toThrow(/^ASK/u);
     expect(client.refreshes).toBe(2);
     expect(() => {
-      assertRouted(client, [[new Error('CLUSTERDOWN The cluster is down'), null]]);
+      assertRouted(client, [error('CLUSTERDOWN The cluster is down')]);
     }).toThrow(/CLUSTERDOWN/u);
     expect(() => {
       assertRouted({}, null);
@@ -82,26 +229,78 @@ describe('assertRouted', () => {
   });
 });
 
-describe('replies of a pipeline a Cluster redirected are never used', () => {
-  it("hands a grant back when its [PTTL, WAIT] pipeline was redirected, though the wrong node's WAIT answered 1", async () => {
-    const { client, sent } = staleCluster({ wait: 1, info: replicaInfo });
-    const store = new RedisLeaseStore(client, 'lease:', { replicas: 1, timeoutMs: 10 });
-    await expect(store.acquire('orders', 'node-a', 10_000)).rejects.toThrow(
-      /Lease "lease:\{orders\}:lease" was not taken: token 7 reached no of the 1 replicas .*MOVED 3999/u,
+describe('grants and fenced writes whose slot is migrating', () => {
+  it('confirm a grant with the WAIT of the node that holds the lease now, never with the redirected one', async () => {
+    const { client, sent } = fakeCluster((destination, commands) =>
+      destination === 'slot map' ? redirected('ASK 3999 127.0.0.1:7002', commands) : served(commands),
     );
-    expect(sent).toEqual(['eval lease:{orders}:lease', 'pipeline of 2', 'eval lease:{orders}:lease']);
-    expect(client.refreshes).toBe(1);
+    const store = new RedisLeaseStore(client, 'lease:', { replicas: 1, timeoutMs: 10 });
+    await expect(store.acquire('orders', 'node-a', 10_000)).resolves.toBe(7n);
+    expect(sent).toEqual([
+      'eval lease:{orders}:lease',
+      'slot map: pttl lease:{orders}:lease, wait 1',
+      '127.0.0.1:7002: asking, pttl lease:{orders}:lease, wait 1',
+    ]);
   });
 
-  it("counts no replicas from the wrong node's INFO: the grant and the conditional write fail, and nothing is sent after", async () => {
-    const { client, sent } = staleCluster({ wait: 0, info: replicaInfo });
-    const store = new RedisLeaseStore(client, 'lease:', { replicas: 'auto', timeoutMs: 10 });
-    await expect(store.acquire('orders', 'node-a', 10_000)).rejects.toThrow(/^MOVED 3999/u);
-    const storage = new RedisCheckpointStorage(client);
-    await expect(storage.save('orders', 'cp-1', CheckpointWriteCondition.notOlderThan(7))).rejects.toThrow(
-      /^MOVED 3999/u,
+  it('hand a grant back when the redirections outlast maxRedirections, though the wrong node WAIT answered 1', async () => {
+    const { client, sent } = fakeCluster(
+      (_destination, commands) =>
+        commands.map((_command, index): Reply => (index === 0 ? error('MOVED 3999 127.0.0.1:7001') : [null, 1])),
+      { maxRedirections: 2 },
     );
-    expect(sent).toEqual(['eval lease:{orders}:lease', 'pipeline of 2', 'pipeline of 2']);
-    expect(client.refreshes).toBe(2);
+    const store = new RedisLeaseStore(client, 'lease:', { replicas: 1, timeoutMs: 10 });
+    await expect(store.acquire('orders', 'node-a', 10_000)).rejects.toThrow(
+      /Lease "lease:\{orders\}:lease" was not taken: token 7 reached no of the 1 replicas .*redirected this command 2 times/u,
+    );
+    expect(sent.at(-1)).toBe('eval lease:{orders}:lease');
+  });
+
+  it('send a fenced write and its WAIT again together, and count replicas on the node that runs it', async () => {
+    const { client, sent } = fakeCluster((destination, commands) =>
+      destination === 'slot map'
+        ? redirected('MOVED 3999 127.0.0.1:7001', commands)
+        : commands.map((command): Reply => [
+            null,
+            command.startsWith('wait') ? 1 : command.startsWith('info') ? replicaInfo : 'accepted',
+          ]),
+    );
+    const storage = new RedisCheckpointStorage(client);
+    await storage.save('{orders}', 'cp-1', CheckpointWriteCondition.notOlderThan(7));
+    expect(sent.map((line) => line.replace(/[0-9a-f]{64}/u, '<sha256>'))).toEqual([
+      'slot map: get checkpoint-fencing:version:{orders}<sha256>, info replication',
+      '127.0.0.1:7001: get checkpoint-fencing:version:{orders}<sha256>, info replication',
+      'slot map: eval, wait 1',
+      '127.0.0.1:7001: eval, wait 1',
+    ]);
+  });
+
+  it('refuse to send a redirected fenced write again once a later call on its keys was sent: it would land after it', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { client, sent } = fakeCluster((destination, commands) =>
+      destination === 'slot map' ? redirected('MOVED 3999 127.0.0.1:7001', commands) : served(commands),
+    );
+    const exec = client.pipeline;
+    client.pipeline = () => {
+      const pipeline = exec();
+      const reply = pipeline.exec;
+      // The first write's reply arrives only after the later delete was sent.
+      pipeline.exec = () => held.then(reply);
+      return pipeline;
+    };
+    const storage = new RedisCheckpointStorage(client, { waitForReplicas: { replicas: 1, timeoutMs: 10 } });
+    const written = storage.save('{orders}', 'cp-1', CheckpointWriteCondition.notOlderThan(7));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const deleted = storage.delete('{orders}');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    release();
+    await expect(written).rejects.toThrow(
+      /^The write was not run: its key's Cluster slot is being moved to another master, and a command this storage was asked for later on the same keys ran meanwhile.*Nothing was written; write again/u,
+    );
+    await deleted;
+    expect(sent.filter((line) => line.includes('eval'))).toHaveLength(1);
   });
 });
