@@ -105,7 +105,7 @@ describe('PostgresLeaseStrategy table', () => {
     expect(String(errors[0])).toContain('run `await strategy.createTable()` or apply `createTableSql()`');
   });
 
-  it('acquires and mints the token in one statement; refreshes and releases in one statement each', async () => {
+  it('acquires and mints the token in one statement, on a primary without standbys too (a guard checks for them); refreshes and releases in one statement each', async () => {
     const table = await leaseTable('lease_statements');
     const client = new RecordingPostgresClient(database());
     const clock = new ManualLeaseClock();
@@ -113,13 +113,19 @@ describe('PostgresLeaseStrategy table', () => {
     strategies.push(strategy);
     await strategy.register('orders', 'node-a');
     expect(client.statements).toHaveLength(1);
-    expect(client.statements[0]).toMatch(/^INSERT INTO .* ON CONFLICT .* RETURNING token::text AS token$/u);
+    expect(client.statements[0]).toMatch(
+      /^WITH standby_check AS \(SELECT set_config\('synchronous_commit', CASE .*\) INSERT INTO .* FROM standby_check ON CONFLICT .* RETURNING token::text AS token$/u,
+    );
     await clock.advance(1_000);
     expect(client.statements).toHaveLength(2);
-    expect(client.statements[1]).toMatch(/^UPDATE .* SET expires_at = clock_timestamp\(\)/u);
+    expect(client.statements[1]).toMatch(
+      /^WITH standby_check AS \(SELECT set_config\('synchronous_commit', 'local', true\)\) UPDATE .* SET expires_at = clock_timestamp\(\)/u,
+    );
     await strategy.release('orders', 'node-a');
     expect(client.statements).toHaveLength(3);
-    expect(client.statements[2]).toMatch(/^UPDATE .* SET owner = NULL, expires_at = NULL WHERE/u);
+    expect(client.statements[2]).toMatch(
+      /^WITH standby_check AS .* UPDATE .* SET owner = NULL, expires_at = NULL FROM standby_check WHERE/u,
+    );
     expect(client.statements.join('\n')).not.toMatch(/advisory|\bSET (SESSION|LOCAL)\b|\bnow\(\)|DELETE/iu);
   });
 
@@ -181,7 +187,7 @@ describe('PostgresLeaseStrategy.raiseFencingTokenAbove', () => {
     await raiser.raiseFencingTokenAbove('orders', 5n);
     expect(client.statements).toHaveLength(1);
     expect(client.statements[0]).toMatch(
-      /^INSERT INTO .* ON CONFLICT .* token = GREATEST\(lease.token, EXCLUDED.token\)/u,
+      /^WITH standby_check AS \(.*\) INSERT INTO .* ON CONFLICT .* token = GREATEST\(lease.token, EXCLUDED.token\)/u,
     );
     const strategy = node(table);
     await strategy.register('orders', 'node-a');

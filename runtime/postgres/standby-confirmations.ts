@@ -1,0 +1,292 @@
+import type { PostgresQueryResult } from './postgres-client.js';
+import type { WaitForStandbys } from './wait-for-standbys.js';
+
+/**
+ * How a write statement commits (ADR 0806):
+ * - `unchecked`: as written, under the session's `synchronous_commit` (`waitForStandbys: false`, and inside the
+ *   caller's transaction, whose commit is the caller's);
+ * - `local`: with `synchronous_commit = local` for its own transaction, so a synchronous standby that lags never
+ *   holds it in `SyncRep`; the library waits for the standbys itself, for as long as its timeout;
+ * - `guarded`: `local`, and it fails before writing anything when a standby streams (or the role cannot see the
+ *   walsenders): sent while none is expected, so a primary without standbys needs no second statement to know it.
+ */
+export type StatementForm = 'unchecked' | 'local' | 'guarded';
+
+/** One statement in each {@link StatementForm}. */
+export type StatementInEachForm = Readonly<Record<StatementForm, string>>;
+
+/** The statement `build` makes for each form. */
+export function inEachForm(build: (form: StatementForm) => string): StatementInEachForm {
+  return { unchecked: build('unchecked'), local: build('local'), guarded: build('guarded') };
+}
+
+/** The walsenders of physical replication: a walsender holding a logical slot feeds a subscriber, never a standby. */
+const physicalWalSenders =
+  'pg_stat_get_wal_senders() AS w WHERE NOT EXISTS ' +
+  "(SELECT FROM pg_get_replication_slots() AS s WHERE s.active_pid = w.pid AND s.slot_type = 'logical')";
+
+/**
+ * A standby that could be promoted: it replays WAL (`pg_receivewal` and `pg_basebackup` stream WAL but replay none),
+ * and is not a base backup. All columns but `pid` read NULL to a role without `pg_read_all_stats`.
+ */
+const promotable = "w.state <> 'backup' AND w.replay_lsn IS NOT NULL";
+
+/** What the guard sets `synchronous_commit` to instead of `local`, so that the statement fails (22023) unwritten. */
+const streamingMark = 'checkpoint-fencing: standbys stream';
+const hiddenMark = 'checkpoint-fencing: standbys hidden from ';
+
+const commitLocally = "set_config('synchronous_commit', 'local', true)";
+const commitLocallyUnlessStandbys =
+  "SELECT set_config('synchronous_commit', CASE " +
+  `WHEN bool_or(w.state IS NULL) THEN '${hiddenMark}' || current_user ` +
+  `WHEN count(*) FILTER (WHERE ${promotable}) > 0 OR current_setting('synchronous_standby_names') <> '' ` +
+  `THEN '${streamingMark}' ELSE 'local' END, true) FROM ${physicalWalSenders}`;
+
+/**
+ * The `WITH` a write statement in `form` starts with, `ctes` after the standby check: `''` for `unchecked` without
+ * `ctes`. A statement in a checked form reads a row of `standby_check` ({@link rowsFrom}, {@link joinStandbyCheck}), so
+ * that the check is evaluated, once, before anything is written.
+ */
+export function withStandbyCheck(form: StatementForm, ...ctes: string[]): string {
+  const check =
+    form === 'unchecked'
+      ? []
+      : [`standby_check AS (${form === 'local' ? `SELECT ${commitLocally}` : commitLocallyUnlessStandbys})`];
+  const all = [...check, ...ctes];
+  return all.length === 0 ? '' : `WITH ${all.join(', ')} `;
+}
+
+/** The rows an `INSERT` in `form` inserts: `VALUES (values)`, or `SELECT values FROM standby_check`. */
+export function rowsFrom(form: StatementForm, values: string): string {
+  return form === 'unchecked' ? `VALUES (${values})` : `SELECT ${values} FROM standby_check`;
+}
+
+/** `' FROM standby_check'` for an `UPDATE`, `' USING standby_check'` for a `DELETE` in a checked form; else `''`. */
+export function joinStandbyCheck(form: StatementForm, keyword: 'FROM' | 'USING'): string {
+  return form === 'unchecked' ? '' : ` ${keyword} standby_check`;
+}
+
+/**
+ * What a `guarded` statement's failure says: standbys stream (send it again as `local`, then wait), the role they are
+ * hidden from, or `undefined` for any other failure.
+ */
+export function trippedGuard(error: unknown): { readonly hiddenFrom?: string } | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code !== '22023' || typeof message !== 'string') {
+    return undefined;
+  }
+  if (message.includes(streamingMark)) {
+    return {};
+  }
+  const hidden = message.indexOf(hiddenMark);
+  return hidden < 0 ? undefined : { hiddenFrom: message.slice(hidden + hiddenMark.length).replace(/"$/u, '') };
+}
+
+/**
+ * The error for a primary whose walsenders `role` cannot see: waiting for standbys it cannot count would be silently
+ * unsafe, so nothing is written (or a write made is not confirmed) until the role can, or the wait is turned off.
+ */
+export function standbysHiddenError(owner: string, role: string | undefined): Error {
+  const who = role === undefined ? 'this role' : `role ${JSON.stringify(role)}`;
+  return new Error(
+    `${owner} waits for the standbys of the primary (waitForStandbys), and the primary streams WAL, but ${who} cannot ` +
+      "see the standbys' positions: pg_stat_replication shows them only to roles with pg_read_all_stats. Grant it " +
+      `(GRANT pg_monitor TO ${role === undefined ? '<role>' : quoteRole(role)}; pg_monitor includes pg_read_all_stats), ` +
+      'or set waitForStandbys: false to write without waiting for the standbys (unsafe across failovers: a promoted ' +
+      'standby may lack a grant or a write). doc/postgres.md, "Replication and failover".',
+  );
+}
+
+function quoteRole(role: string): string {
+  return /^[a-z_][a-z0-9_]*$/u.test(role) ? role : `"${role.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The primary's flush position, `synchronous_standby_names`, whether some walsender is hidden from the role, and the
+ * flush positions of the standbys that could be promoted, all of them and the synchronous ones. Read after a write
+ * committed: with `synchronous_commit = local` (or `on`) the commit was flushed before it was acknowledged, so the
+ * flush position is at or past it, and standbys reach exactly it (a record's end, never inside a page header).
+ */
+const pollStatement =
+  "SELECT pg_current_wal_flush_lsn()::text AS lsn, current_setting('synchronous_standby_names') AS names, " +
+  'bool_or(w.state IS NULL) AS hidden, current_user::text AS role, ' +
+  `array_agg(w.flush_lsn::text) FILTER (WHERE ${promotable}) AS flushed, ` +
+  `array_agg(w.flush_lsn::text) FILTER (WHERE ${promotable} AND w.sync_state IN ('sync', 'quorum')) AS synchronous ` +
+  `FROM ${physicalWalSenders}`;
+
+/** What one poll read. */
+interface Poll {
+  readonly lsn: bigint;
+  /** How many synchronous standbys `synchronous_standby_names` asks for; 0 when it is empty. */
+  readonly synchronousRequired: number;
+  readonly flushed: readonly bigint[];
+  readonly synchronous: readonly bigint[];
+}
+
+/** Why a wait fell short: how many standbys confirmed (unknown before the first poll) of how many it waited for. */
+export interface StandbyShortfall {
+  readonly acknowledged: number | undefined;
+  readonly required: number;
+  /** The poll's failure, when it failed (a lost connection, standbys hidden from the role). */
+  readonly cause?: unknown;
+}
+
+interface Waiter {
+  readonly wait: WaitForStandbys;
+  /** The primary's flush position read by the first poll sent after the write was acknowledged. */
+  target: bigint | undefined;
+  acknowledged: number | undefined;
+  required: number;
+  readonly settle: (shortfall: StandbyShortfall | undefined) => void;
+}
+
+/** Sends one statement without parameters. */
+export type PollSender = (text: string) => Promise<PostgresQueryResult>;
+
+/** How long the poll waits before it reads the standbys' positions again (a standby flushes in about a millisecond). */
+const pollIntervalMs = 1;
+
+const confirmationsByClient = new WeakMap<object, StandbyConfirmations>();
+
+/**
+ * The waits for standbys of everything over one client (a pool, a `pg.Client`): one poll at a time, shared by every
+ * write waiting, the way one Redis `WAIT` answers for every write before it. A write's target is the flush position
+ * the first poll sent after its commit reads; it is confirmed once enough standbys report flushing that far, and
+ * short once its timeout passes, whether a poll is answering or not.
+ */
+export class StandbyConfirmations {
+  /**
+   * Whether the last statement or poll saw standbys: `'auto'` then sends `local` statements and waits, else `guarded`
+   * ones. Starts false: a guard that trips costs one statement more, once.
+   */
+  expectsStandbys = false;
+  #unpolled: Waiter[] = [];
+  #polled: Waiter[] = [];
+  #polling = false;
+
+  private constructor(private readonly send: PollSender) {}
+
+  /** The confirmations of `client`, made at first use with `send` (any runner of that client). */
+  static of(client: object, send: PollSender): StandbyConfirmations {
+    let confirmations = confirmationsByClient.get(client);
+    if (confirmations === undefined) {
+      confirmations = new StandbyConfirmations(send);
+      confirmationsByClient.set(client, confirmations);
+    }
+    return confirmations;
+  }
+
+  /**
+   * Resolves once the standbys `wait` asks for have flushed every commit acknowledged before the call, to `undefined`;
+   * or, once `wait.timeoutMs` passed or a poll failed, to the shortfall. Never rejects.
+   */
+  confirm(wait: WaitForStandbys): Promise<StandbyShortfall | undefined> {
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        wait,
+        target: undefined,
+        acknowledged: undefined,
+        required: wait.standbys === 'auto' ? 1 : wait.standbys,
+        settle: (shortfall) => {
+          clearTimeout(timer);
+          this.#unpolled = this.#unpolled.filter((other) => other !== waiter);
+          this.#polled = this.#polled.filter((other) => other !== waiter);
+          resolve(shortfall);
+        },
+      };
+      const timer = setTimeout(() => {
+        waiter.settle({ acknowledged: waiter.acknowledged, required: waiter.required });
+      }, wait.timeoutMs);
+      this.#unpolled.push(waiter);
+      if (!this.#polling) {
+        void this.#poll();
+      }
+    });
+  }
+
+  async #poll(): Promise<void> {
+    this.#polling = true;
+    // Only waiters whose commit came before this poll was sent take its position as their target.
+    const targeted = this.#unpolled.splice(0);
+    let poll: Poll;
+    try {
+      poll = this.#read(await this.send(pollStatement));
+    } catch (cause) {
+      for (const waiter of [...this.#polled, ...targeted]) {
+        waiter.settle({ acknowledged: waiter.acknowledged, required: waiter.required, cause });
+      }
+      this.#next();
+      return;
+    }
+    for (const waiter of targeted) {
+      waiter.target = poll.lsn;
+    }
+    this.#polled.push(...targeted);
+    for (const waiter of [...this.#polled]) {
+      this.#judge(waiter, poll);
+    }
+    this.#next();
+  }
+
+  /** Polls again: at once for waiters without a target, after {@link pollIntervalMs} for waiters still waiting. */
+  #next(): void {
+    this.#polling = false;
+    if (this.#unpolled.length > 0) {
+      void this.#poll();
+    } else if (this.#polled.length > 0) {
+      this.#polling = true;
+      setTimeout(() => void this.#poll(), pollIntervalMs);
+    }
+  }
+
+  #judge(waiter: Waiter, poll: Poll): void {
+    const target = waiter.target ?? poll.lsn;
+    const wanted = waiter.wait.standbys === 'auto' ? Math.min(1, poll.flushed.length) : waiter.wait.standbys;
+    waiter.required = Math.max(wanted, poll.synchronousRequired);
+    const reached = (positions: readonly bigint[]): number => positions.filter((lsn) => lsn >= target).length;
+    waiter.acknowledged = reached(poll.flushed);
+    if (waiter.acknowledged >= wanted && reached(poll.synchronous) >= poll.synchronousRequired) {
+      waiter.settle(undefined);
+    }
+  }
+
+  /** One poll's row; throws {@link standbysHiddenError} when a walsender is hidden from the role. */
+  #read({ rows }: PostgresQueryResult): Poll {
+    const row = rows[0] ?? {};
+    if (row['hidden'] === true) {
+      // The next statement is guarded again, so it refuses before writing.
+      this.expectsStandbys = false;
+      throw standbysHiddenError('The wait for standbys', typeof row['role'] === 'string' ? row['role'] : undefined);
+    }
+    const positions = (value: unknown): bigint[] =>
+      Array.isArray(value) ? value.map((lsn) => (typeof lsn === 'string' ? parseLsn(lsn) : 0n)) : [];
+    const poll: Poll = {
+      lsn: parseLsn(String(row['lsn'])),
+      synchronousRequired: synchronousStandbysRequired(typeof row['names'] === 'string' ? row['names'] : ''),
+      flushed: positions(row['flushed']),
+      synchronous: positions(row['synchronous']),
+    };
+    this.expectsStandbys = poll.flushed.length > 0 || poll.synchronousRequired > 0;
+    return poll;
+  }
+}
+
+/** A `pg_lsn` as text (`16/B374D848`) as a number. @throws Error for anything else. */
+export function parseLsn(text: string): bigint {
+  const parts = /^([0-9A-F]{1,8})\/([0-9A-F]{1,8})$/iu.exec(text);
+  if (parts === null) {
+    throw new Error(`Not a WAL position (pg_lsn): ${JSON.stringify(text)}.`);
+  }
+  return (BigInt(`0x${parts[1] ?? ''}`) << 32n) + BigInt(`0x${parts[2] ?? ''}`);
+}
+
+/**
+ * How many synchronous standbys must confirm a commit under `synchronous_standby_names`: the `num_sync` of
+ * `FIRST n (…)`, `ANY n (…)` or `n (…)`; 1 for a plain list (`a, b`, `*`); 0 when it is empty.
+ */
+export function synchronousStandbysRequired(names: string): number {
+  if (names.trim() === '') {
+    return 0;
+  }
+  return Number(/^\s*(?:(?:first|any)\s+)?(\d+)\s*\(/iu.exec(names)?.[1] ?? 1);
+}
