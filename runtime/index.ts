@@ -92,6 +92,8 @@ export {
   type PostgresLeaseStrategyOptions,
   type PostgresQueryResult,
   type PostgresTableOptions,
+  type WaitForStandbysOption,
+  type WaitForStandbysOptions,
 } from './postgres/index.js';
 export {
   LeaseKeepingStrategy,

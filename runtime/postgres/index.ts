@@ -1,5 +1,9 @@
 export type { PostgresClient, PostgresQueryResult, PostgresTableOptions } from './postgres-client.js';
-export { PostgresCheckpointStorage, type PostgresCheckpointStorageOptions } from './postgres-checkpoint-storage.js';
+export {
+  PostgresCheckpointStorage,
+  type PostgresCheckpointStorageOptions,
+  type WaitForStandbysOptions,
+} from './postgres-checkpoint-storage.js';
 export {
   PostgresDualAnchorCheckpointStore,
   type PostgresDualAnchorCheckpointStoreOptions,
@@ -12,3 +16,4 @@ export {
   type PostgresInspectionTables,
 } from './postgres-inspection-statements.js';
 export { parseStoredInteger } from './postgres-stored-integer.js';
+export type { WaitForStandbysOption } from './wait-for-standbys.js';

@@ -38,6 +38,8 @@ export interface PostgresServerProcess extends PostgresConnectionDetails {
   kill(): Promise<void>;
   /** `pg_ctl start` after `kill()` (or a stop by hand), on the same port and data. */
   start(): Promise<void>;
+  /** `pg_ctl promote`: a standby ends recovery and takes writes, on a new timeline. Resolves once it does. */
+  promote(): Promise<void>;
   /** The server log, for failure messages. */
   log(): string;
 }
@@ -46,6 +48,14 @@ export interface PostgresServerProcess extends PostgresConnectionDetails {
 export interface StartPostgresServerOptions {
   /** Extra server settings (`-c name=value`), e.g. `{ max_connections: '300' }`. */
   readonly settings?: Readonly<Record<string, string>>;
+}
+
+/** Options of {@link startPostgresStandby}. */
+export interface StartPostgresStandbyOptions extends StartPostgresServerOptions {
+  /** Its `application_name` on the primary: what `pg_stat_replication` and `synchronous_standby_names` call it. */
+  readonly name?: string;
+  /** Where it streams from: the primary's port by default, or a relay's in front of it. */
+  readonly upstreamPort?: number;
 }
 
 const portAttempts = 5;
@@ -73,6 +83,30 @@ function stopAndRemoveNow(baseDirectory: string, binDirectory: string, user: Pos
  * dependency, so a shared global setup can call it as well as a test file, a soak or a benchmark.
  */
 export async function startPostgresServer(options: StartPostgresServerOptions = {}): Promise<PostgresServerProcess> {
+  return startServer(options.settings ?? {}, (server) => server.initdb());
+}
+
+/**
+ * Starts a streaming standby of `primary` as {@link startPostgresServer} starts a server: its data from
+ * `pg_basebackup -R` (a base backup, `standby.signal`), then `pg_ctl start` on a free port, streaming from
+ * `options.upstreamPort` (the primary's own by default) as `options.name` (`standby` by default). Resolves once it
+ * accepts connections; it streams soon after (`waitUntilStreaming` in the failover support waits for that).
+ */
+export async function startPostgresStandby(
+  primary: PostgresConnectionDetails,
+  options: StartPostgresStandbyOptions = {},
+): Promise<PostgresServerProcess> {
+  const upstream = `host=${primary.host} port=${options.upstreamPort ?? primary.port} user=${primary.user}`;
+  return startServer(
+    { ...options.settings, primary_conninfo: `${upstream} application_name=${options.name ?? 'standby'}` },
+    (server) => server.baseBackup(primary),
+  );
+}
+
+async function startServer(
+  settings: Readonly<Record<string, string>>,
+  createData: (server: RunningPostgresServer) => Promise<void>,
+): Promise<PostgresServerProcess> {
   const binDirectory = postgresBinDirectory();
   const user = postgresOsUser();
   const baseDirectory = mkdtempSync(join(tmpdir(), 'checkpoint-fencing-pg-'));
@@ -86,7 +120,8 @@ export async function startPostgresServer(options: StartPostgresServerOptions = 
     mkdirSync(socketDirectory);
     handToPostgresOsUser(socketDirectory, user);
     const server = new RunningPostgresServer(baseDirectory, dataDirectory, socketDirectory, binDirectory, user, forget);
-    await server.initialise(options.settings ?? {});
+    await createData(server);
+    await server.listen(settings);
     return server;
   } catch (error) {
     forget();
@@ -119,7 +154,7 @@ class RunningPostgresServer implements PostgresServerProcess {
     return `postgresql://postgres@${this.host}:${this.#port}/postgres`;
   }
 
-  async initialise(settings: Readonly<Record<string, string>>): Promise<void> {
+  async initdb(): Promise<void> {
     await this.#run('initdb', [
       '-D',
       this.dataDirectory,
@@ -130,6 +165,27 @@ class RunningPostgresServer implements PostgresServerProcess {
       '--locale=C',
       '--no-sync',
     ]);
+  }
+
+  /** The data directory as a base backup of `primary`, with `standby.signal` (`-R`), as a standby's. */
+  async baseBackup(primary: PostgresConnectionDetails): Promise<void> {
+    await this.#run('pg_basebackup', [
+      '-D',
+      this.dataDirectory,
+      '-h',
+      primary.host,
+      '-p',
+      String(primary.port),
+      '-U',
+      primary.user,
+      '-R',
+      '--checkpoint=fast',
+      '--no-sync',
+    ]);
+  }
+
+  /** `pg_ctl start` with `settings` on a free loopback port, trying another port when one is taken meanwhile. */
+  async listen(settings: Readonly<Record<string, string>>): Promise<void> {
     let lastError: unknown;
     for (let attempt = 0; attempt < portAttempts; attempt += 1) {
       this.#port = await freeLoopbackPort();
@@ -198,6 +254,10 @@ class RunningPostgresServer implements PostgresServerProcess {
     const opts = readFileSync(join(this.dataDirectory, 'postmaster.opts'), 'utf8');
     const settings = [...opts.matchAll(/"-c" "([^"]*)"/gu)].map(([, setting]) => `-c ${setting ?? ''}`).join(' ');
     await this.#pgCtl(['start', '-w', '-t', String(startTimeoutSeconds), '-l', this.#logFile, '-o', settings]);
+  }
+
+  async promote(): Promise<void> {
+    await this.#pgCtl(['promote', '-w', '-t', String(startTimeoutSeconds)]);
   }
 
   log(): string {
