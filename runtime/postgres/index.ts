@@ -17,3 +17,4 @@ export {
 } from './postgres-inspection-statements.js';
 export { parseStoredInteger } from './postgres-stored-integer.js';
 export type { WaitForStandbysOption } from './wait-for-standbys.js';
+export { replicationInspectionStatement } from './standby-confirmations.js';

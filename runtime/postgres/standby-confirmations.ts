@@ -114,6 +114,23 @@ const pollStatement =
   `array_agg(w.flush_lsn::text) FILTER (WHERE ${promotable} AND w.sync_state IN ('sync', 'quorum')) AS synchronous ` +
   `FROM ${physicalWalSenders}`;
 
+/**
+ * What `inspect` reads about a server's replication, with the same notion of a standby as the waits: whether it is
+ * itself in recovery, `synchronous_standby_names`, the role, each physical walsender (`name`, `state`, `sync` state,
+ * whether it is `promotable`, how many bytes its flush position is `behind` the primary's, as text), and the physical
+ * replication slots no walsender uses (a standby or archiver that is not streaming now).
+ */
+export const replicationInspectionStatement =
+  'SELECT pg_is_in_recovery() AS in_recovery, ' +
+  "current_setting('synchronous_standby_names') AS synchronous_standby_names, current_user::text AS role, " +
+  "coalesce((SELECT json_agg(json_build_object('name', (SELECT application_name FROM pg_stat_get_activity(w.pid)), " +
+  `'state', w.state, 'sync', w.sync_state, 'promotable', ${promotable}, 'behind', ` +
+  'CASE WHEN w.flush_lsn IS NULL OR pg_is_in_recovery() THEN NULL ' +
+  'ELSE pg_wal_lsn_diff(pg_current_wal_flush_lsn(), w.flush_lsn)::text END) ORDER BY w.pid) ' +
+  `FROM ${physicalWalSenders}), '[]') AS walsenders, ` +
+  "coalesce((SELECT json_agg(slot_name ORDER BY slot_name) FROM pg_replication_slots WHERE slot_type = 'physical' " +
+  "AND NOT active), '[]') AS idle_slots";
+
 /** What one poll read. */
 interface Poll {
   readonly lsn: bigint;
