@@ -25,10 +25,12 @@ export interface ReplicatedPostgres {
    */
   waitUntilCaughtUp(): Promise<void>;
   /**
-   * SIGKILLs the primary, drops whatever the held link still carried, promotes the standby and aims
-   * {@link service} at it; resolves once it takes writes. The old primary is removed; {@link recover} makes a standby.
+   * SIGKILLs the primary, closes the link (whatever a held link still carried is lost), runs `onKilled` (the standby's
+   * data is frozen there: its primary is dead and nothing promotes it before `onKilled` resolves), promotes the
+   * standby and aims {@link service} at it; resolves once it takes writes. The old primary is removed; {@link recover}
+   * makes a standby.
    */
-  failOver(): Promise<void>;
+  failOver(onKilled?: (standby: PostgresServerProcess) => Promise<void>): Promise<void>;
   /** A new standby of the primary from a base backup, streaming through {@link link}, caught up when this resolves. */
   recover(): Promise<void>;
   /** Runs one statement on the primary itself (not through the relay). */
@@ -110,7 +112,7 @@ class PostgresTopology implements ReplicatedPostgres {
     });
   }
 
-  async failOver(): Promise<void> {
+  async failOver(onKilled?: (standby: PostgresServerProcess) => Promise<void>): Promise<void> {
     const standby = this.#standby;
     if (standby === undefined) {
       throw new Error('failOver(): there is no standby to promote; call recover() first.');
@@ -119,6 +121,7 @@ class PostgresTopology implements ReplicatedPostgres {
     await old.kill();
     // The WAL the held link still carried dies with the primary; the standby has what it had.
     this.link.release();
+    await onKilled?.(standby);
     await standby.promote();
     this.current = standby;
     this.#standby = undefined;
