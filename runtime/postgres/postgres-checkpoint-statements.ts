@@ -1,11 +1,5 @@
 import { derivedIdentifier, type QualifiedTableName } from './postgres-identifiers.js';
-import {
-  inEachForm,
-  joinStandbyCheck,
-  rowsFrom,
-  withStandbyCheck,
-  type StatementInEachForm,
-} from './standby-confirmations.js';
+import { andStandbyCheck, inEachForm, rowsFrom, type StatementInEachForm } from './standby-confirmations.js';
 
 /**
  * Every statement `PostgresCheckpointStorage` sends, for one table. Each write is one statement that evaluates its
@@ -64,44 +58,35 @@ export function checkpointStatements(table: QualifiedTableName, tableName: strin
     writeVersion: `SELECT version::text AS version FROM ${t} WHERE subscription_id = $1`,
     saveAny: inEachForm(
       (form) =>
-        `${withStandbyCheck(form)}INSERT INTO ${t} AS stored (subscription_id, checkpoint) ${rowsFrom(form, '$1, $2')} ` +
+        `INSERT INTO ${t} AS stored (subscription_id, checkpoint) ${rowsFrom(form, '$1, $2')} ` +
         'ON CONFLICT (subscription_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint',
     ),
     saveNotOlderThan: inEachForm(
       (form) =>
-        `${withStandbyCheck(form)}INSERT INTO ${t} AS stored (subscription_id, checkpoint, version) ` +
+        `INSERT INTO ${t} AS stored (subscription_id, checkpoint, version) ` +
         `${rowsFrom(form, '$1, $2, $3::numeric')} ` +
         'ON CONFLICT (subscription_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, version = EXCLUDED.version ' +
         `WHERE ${newerOrEqual}`,
     ),
     saveIfAbsent: inEachForm(
       (form) =>
-        withStandbyCheck(
-          form,
-          `attempt AS (INSERT INTO ${t} AS stored (subscription_id, checkpoint) ${rowsFrom(form, '$1, $2')} ` +
-            'ON CONFLICT (subscription_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint WHERE stored.checkpoint IS NULL ' +
-            'RETURNING 1)',
-        ) +
+        `WITH attempt AS (INSERT INTO ${t} AS stored (subscription_id, checkpoint) ${rowsFrom(form, '$1, $2')} ` +
+        'ON CONFLICT (subscription_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint WHERE stored.checkpoint IS NULL ' +
+        'RETURNING 1) ' +
         `SELECT EXISTS (SELECT FROM attempt) AS accepted, (SELECT version::text FROM ${t} WHERE subscription_id = $1) AS stored_version`,
     ),
     advanceWriteVersion: inEachForm(
       (form) =>
-        `${withStandbyCheck(form)}INSERT INTO ${t} AS stored (subscription_id, checkpoint, version) ` +
+        `INSERT INTO ${t} AS stored (subscription_id, checkpoint, version) ` +
         `${rowsFrom(form, '$1, NULL, $2::numeric')} ` +
         `ON CONFLICT (subscription_id) DO UPDATE SET version = CASE WHEN ${newerOrEqual} THEN EXCLUDED.version ELSE stored.version END ` +
         'RETURNING version::text AS version',
     ),
-    delete: inEachForm(
-      (form) =>
-        `${withStandbyCheck(form)}DELETE FROM ${t}${joinStandbyCheck(form, 'USING')} WHERE subscription_id = $1`,
-    ),
+    delete: inEachForm((form) => `DELETE FROM ${t} WHERE subscription_id = $1${andStandbyCheck(form)}`),
     deleteCheckpointKeepingVersion: inEachForm(
       (form) =>
-        withStandbyCheck(
-          form,
-          `unfenced AS (DELETE FROM ${t}${joinStandbyCheck(form, 'USING')} WHERE subscription_id = $1 AND version IS NULL)`,
-        ) +
-        `UPDATE ${t} SET checkpoint = NULL${joinStandbyCheck(form, 'FROM')} WHERE subscription_id = $1 AND version IS NOT NULL`,
+        `WITH unfenced AS (DELETE FROM ${t} WHERE subscription_id = $1 AND version IS NULL${andStandbyCheck(form)}) ` +
+        `UPDATE ${t} SET checkpoint = NULL WHERE subscription_id = $1 AND version IS NOT NULL${andStandbyCheck(form)}`,
     ),
   };
 }

@@ -2,10 +2,9 @@ import type { CheckpointWriteCondition } from '../checkpoint-write-condition.js'
 import { columnsOf, dualAnchorColumns, type DualAnchorColumn } from './postgres-dual-anchor-row.js';
 import { derivedIdentifier, type QualifiedTableName } from './postgres-identifiers.js';
 import {
+  andStandbyCheck,
   inEachForm,
-  joinStandbyCheck,
   rowsFrom,
-  withStandbyCheck,
   type StatementForm,
   type StatementInEachForm,
 } from './standby-confirmations.js';
@@ -96,9 +95,7 @@ export function dualAnchorStatements(table: QualifiedTableName, tableName: strin
         )
         .join(', ') +
       ` FROM ${t} WHERE stream_name = $1`,
-    delete: inEachForm(
-      (form) => `${withStandbyCheck(form)}DELETE FROM ${t}${joinStandbyCheck(form, 'USING')} WHERE stream_name = $1`,
-    ),
+    delete: inEachForm((form) => `DELETE FROM ${t} WHERE stream_name = $1${andStandbyCheck(form)}`),
     writeVersion: `SELECT version::text AS version FROM ${t} WHERE stream_name = $1`,
     write: (columns, kind) => {
       const key = columns * kindCount + kindCode[kind];
@@ -134,23 +131,20 @@ function writeStatement(
   switch (kind) {
     case 'any':
       return (
-        `${withStandbyCheck(form)}INSERT INTO ${t} AS stored (stream_name, ${names.join(', ')}) ` +
+        `INSERT INTO ${t} AS stored (stream_name, ${names.join(', ')}) ` +
         `${rowsFrom(form, `$1, ${values.join(', ')}`)} ` +
         `ON CONFLICT (stream_name) DO UPDATE SET ${names.map(takeNew).join(', ')}`
       );
     case 'notOlderThan':
       return (
-        `${withStandbyCheck(form)}INSERT INTO ${t} AS stored (stream_name, ${names.join(', ')}, version) ` +
+        `INSERT INTO ${t} AS stored (stream_name, ${names.join(', ')}, version) ` +
         `${rowsFrom(form, `$1, ${values.join(', ')}, $${columns.length + 2}::numeric`)} ` +
         `ON CONFLICT (stream_name) DO UPDATE SET ${[...names, 'version'].map(takeNew).join(', ')}${notRefused}`
       );
     case 'ifAbsent':
       return (
-        withStandbyCheck(
-          form,
-          `attempt AS (INSERT INTO ${t} (stream_name, ${names.join(', ')}) ${rowsFrom(form, `$1, ${values.join(', ')}`)} ` +
-            'ON CONFLICT (stream_name) DO NOTHING RETURNING 1)',
-        ) +
+        `WITH attempt AS (INSERT INTO ${t} (stream_name, ${names.join(', ')}) ${rowsFrom(form, `$1, ${values.join(', ')}`)} ` +
+        'ON CONFLICT (stream_name) DO NOTHING RETURNING 1) ' +
         `SELECT EXISTS (SELECT FROM attempt) AS accepted, (SELECT version::text FROM ${t} WHERE stream_name = $1) AS stored_version`
       );
   }
@@ -168,7 +162,7 @@ function resetStatement(t: string, withVersion: boolean, form: StatementForm): s
     ...(withVersion ? [takeNew('version')] : []),
   ];
   return (
-    `${withStandbyCheck(form)}INSERT INTO ${t} AS stored (stream_name, ${installed.join(', ')}${withVersion ? ', version' : ''}) ` +
+    `INSERT INTO ${t} AS stored (stream_name, ${installed.join(', ')}${withVersion ? ', version' : ''}) ` +
     `${rowsFrom(form, `$1, $2, $3::timestamptz, $4::timestamptz${withVersion ? ', $5::numeric' : ''}`)} ` +
     `ON CONFLICT (stream_name) DO UPDATE SET ${assignments.join(', ')}` +
     (withVersion ? notRefused : '')

@@ -1,11 +1,5 @@
 import { derivedIdentifier, type QualifiedTableName } from './postgres-identifiers.js';
-import {
-  inEachForm,
-  joinStandbyCheck,
-  rowsFrom,
-  withStandbyCheck,
-  type StatementInEachForm,
-} from './standby-confirmations.js';
+import { andStandbyCheck, inEachForm, rowsFrom, type StatementInEachForm } from './standby-confirmations.js';
 
 /**
  * Every statement `PostgresLeaseStore` sends, for one table. One row per subscription holds the last token minted,
@@ -52,7 +46,7 @@ export function leaseStatements(table: QualifiedTableName, tableName: string): L
     ].join('\n'),
     acquire: inEachForm(
       (form) =>
-        `${withStandbyCheck(form)}INSERT INTO ${t} AS lease (subscription_id, token, owner, expires_at) ` +
+        `INSERT INTO ${t} AS lease (subscription_id, token, owner, expires_at) ` +
         `${rowsFrom(form, `$1, 0, $2, ${leaseFor}`)} ON CONFLICT (subscription_id) DO UPDATE SET ` +
         `token = CASE WHEN ${heldByOwner} THEN lease.token ELSE lease.token + 1 END, ` +
         'owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at ' +
@@ -61,18 +55,18 @@ export function leaseStatements(table: QualifiedTableName, tableName: string): L
     ),
     refresh: inEachForm(
       (form) =>
-        `${withStandbyCheck(form)}UPDATE ${t} SET expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond'` +
-        `${joinStandbyCheck(form, 'FROM')} ` +
-        'WHERE subscription_id = $1 AND owner = $2 AND token = $3::numeric AND expires_at > clock_timestamp()',
+        `UPDATE ${t} SET expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond' ` +
+        'WHERE subscription_id = $1 AND owner = $2 AND token = $3::numeric AND expires_at > clock_timestamp()' +
+        andStandbyCheck(form),
     ),
     release: inEachForm(
       (form) =>
-        `${withStandbyCheck(form)}UPDATE ${t} SET owner = NULL, expires_at = NULL${joinStandbyCheck(form, 'FROM')} ` +
-        'WHERE subscription_id = $1 AND owner = $2 AND token = $3::numeric',
+        `UPDATE ${t} SET owner = NULL, expires_at = NULL ` +
+        `WHERE subscription_id = $1 AND owner = $2 AND token = $3::numeric${andStandbyCheck(form)}`,
     ),
     raiseFencingTokenAbove: inEachForm(
       (form) =>
-        `${withStandbyCheck(form)}INSERT INTO ${t} AS lease (subscription_id, token) ${rowsFrom(form, '$1, $2::numeric')} ` +
+        `INSERT INTO ${t} AS lease (subscription_id, token) ${rowsFrom(form, '$1, $2::numeric')} ` +
         'ON CONFLICT (subscription_id) DO UPDATE SET token = GREATEST(lease.token, EXCLUDED.token), ' +
         'owner = CASE WHEN lease.token < EXCLUDED.token THEN NULL ELSE lease.owner END, ' +
         'expires_at = CASE WHEN lease.token < EXCLUDED.token THEN NULL ELSE lease.expires_at END',

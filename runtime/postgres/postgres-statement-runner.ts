@@ -7,7 +7,6 @@ import { explainPostgresError, type MissingTableHint } from './postgres-errors.j
 import { parseStoredInteger } from './postgres-stored-integer.js';
 import {
   StandbyConfirmations,
-  standbysHiddenError,
   trippedGuard,
   type StandbyShortfall,
   type StatementForm,
@@ -110,11 +109,11 @@ export class PostgresStatementRunner {
   }
 
   /**
-   * Sends a write nothing waits for (a refresh, a release, `any()`, a delete): under `waitForStandbys` it commits
-   * with `synchronous_commit = local`, so a synchronous standby that lags never holds it.
+   * Sends a write nothing waits for (a refresh, a release, `any()`, a delete). While standbys are expected it commits
+   * with `synchronous_commit = local`, so a synchronous standby that lags never holds it; otherwise as written.
    */
   write(statement: StatementInEachForm, values: readonly unknown[]): Promise<PostgresQueryResult> {
-    return this.query(statement[this.#wait === undefined || this.#inTransaction ? 'unchecked' : 'local'], values);
+    return this.query(statement[this.#formToConfirm() === 'local' ? 'local' : 'unchecked'], values);
   }
 
   /**
@@ -122,7 +121,6 @@ export class PostgresStatementRunner {
    * and whether it still needs confirming ({@link confirmOnStandbys}, {@link confirmWrite}): not under
    * `waitForStandbys: false`, nor when it went out `guarded` (no standby streamed as it ran). A guard that trips wrote
    * nothing: the write goes out again `local`, to be waited for. Inside a transaction it goes out `unchecked`.
-   * @throws Error, nothing written, when walsenders stream that the role cannot see ({@link standbysHiddenError}).
    */
   async writeToConfirm(
     statement: StatementInEachForm,
@@ -132,12 +130,8 @@ export class PostgresStatementRunner {
     try {
       return [await this.query(statement[form], values), form !== 'guarded' && this.#wait !== undefined];
     } catch (error) {
-      const tripped = form === 'guarded' ? trippedGuard(error) : undefined;
-      if (tripped === undefined) {
+      if (form !== 'guarded' || !trippedGuard(error)) {
         throw error;
-      }
-      if (tripped.hiddenFrom !== undefined) {
-        throw standbysHiddenError(this.#hint.className, tripped.hiddenFrom);
       }
       (this.#confirmations as StandbyConfirmations).expectsStandbys = true;
       return [await this.query(statement.local, values), true];

@@ -2,13 +2,14 @@ import type { PostgresQueryResult } from './postgres-client.js';
 import type { WaitForStandbys } from './wait-for-standbys.js';
 
 /**
- * How a write statement commits (ADR 0806):
- * - `unchecked`: as written, under the session's `synchronous_commit` (`waitForStandbys: false`, and inside the
- *   caller's transaction, whose commit is the caller's);
+ * How a write statement goes out under `waitForStandbys` (ADR 0806):
+ * - `unchecked`: as written (`waitForStandbys: false`, inside the caller's transaction, and a write nothing waits for
+ *   while no standby is expected);
  * - `local`: with `synchronous_commit = local` for its own transaction, so a synchronous standby that lags never
  *   holds it in `SyncRep`; the library waits for the standbys itself, for as long as its timeout;
- * - `guarded`: `local`, and it fails before writing anything when a standby streams (or the role cannot see the
- *   walsenders): sent while none is expected, so a primary without standbys needs no second statement to know it.
+ * - `guarded`: it fails before writing anything when a walsender that replays (or that the role cannot see) streams,
+ *   or `synchronous_standby_names` is set: sent while no standby is expected, so that a primary without standbys
+ *   needs no second statement to know it, and a standby that attached is noticed by the very write it must hold.
  */
 export type StatementForm = 'unchecked' | 'local' | 'guarded';
 
@@ -20,77 +21,63 @@ export function inEachForm(build: (form: StatementForm) => string): StatementInE
   return { unchecked: build('unchecked'), local: build('local'), guarded: build('guarded') };
 }
 
+/**
+ * A walsender the guard stops for: one that replays WAL (a standby, or a logical subscriber, which the poll then
+ * tells apart) or whose columns the role cannot see. `pg_receivewal` and `pg_basebackup` stream WAL but replay none.
+ * One sub-select on the function itself: a join with the replication slots to leave logical walsenders out tripled
+ * the guard's cost on a primary without any walsender (ADR 0806).
+ */
+const guardTrips =
+  'EXISTS (SELECT FROM pg_stat_get_wal_senders() AS w WHERE w.state IS NULL OR w.replay_lsn IS NOT NULL) ' +
+  "OR current_setting('synchronous_standby_names') <> ''";
+
+/** What the guard sets `synchronous_commit` to instead, so that the statement fails (22023) before it writes. */
+const guardMark = 'checkpoint-fencing: standbys stream';
+
+const checks: Readonly<Record<Exclude<StatementForm, 'unchecked'>, string>> = {
+  local: "set_config('synchronous_commit', 'local', true)",
+  guarded: `set_config('synchronous_commit', CASE WHEN ${guardTrips} THEN '${guardMark}' ELSE 'local' END, true)`,
+};
+
+/** The rows an `INSERT` in `form` inserts: `VALUES (values)`, or `SELECT values WHERE <the check>`. */
+export function rowsFrom(form: StatementForm, values: string): string {
+  return form === 'unchecked' ? `VALUES (${values})` : `SELECT ${values} WHERE ${checks[form]} IS NOT NULL`;
+}
+
+/**
+ * `' AND <the check>'`, for the `WHERE` of an `UPDATE` or `DELETE` in a checked form (evaluated for every row it
+ * changes); `''` for `unchecked`.
+ */
+export function andStandbyCheck(form: StatementForm): string {
+  return form === 'unchecked' ? '' : ` AND ${checks[form]} IS NOT NULL`;
+}
+
+/** Whether a `guarded` statement failed because its guard stopped it: nothing was written. */
+export function trippedGuard(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '22023' && typeof message === 'string' && message.includes(guardMark);
+}
+
 /** The walsenders of physical replication: a walsender holding a logical slot feeds a subscriber, never a standby. */
 const physicalWalSenders =
   'pg_stat_get_wal_senders() AS w WHERE NOT EXISTS ' +
   "(SELECT FROM pg_get_replication_slots() AS s WHERE s.active_pid = w.pid AND s.slot_type = 'logical')";
 
 /**
- * A standby that could be promoted: it replays WAL (`pg_receivewal` and `pg_basebackup` stream WAL but replay none),
- * and is not a base backup. All columns but `pid` read NULL to a role without `pg_read_all_stats`.
+ * A standby that could be promoted: it replays WAL, and is not a base backup. All columns but `pid` read NULL to a
+ * role without `pg_read_all_stats`.
  */
 const promotable = "w.state <> 'backup' AND w.replay_lsn IS NOT NULL";
 
-/** What the guard sets `synchronous_commit` to instead of `local`, so that the statement fails (22023) unwritten. */
-const streamingMark = 'checkpoint-fencing: standbys stream';
-const hiddenMark = 'checkpoint-fencing: standbys hidden from ';
-
-const commitLocally = "set_config('synchronous_commit', 'local', true)";
-const commitLocallyUnlessStandbys =
-  "SELECT set_config('synchronous_commit', CASE " +
-  `WHEN bool_or(w.state IS NULL) THEN '${hiddenMark}' || current_user ` +
-  `WHEN count(*) FILTER (WHERE ${promotable}) > 0 OR current_setting('synchronous_standby_names') <> '' ` +
-  `THEN '${streamingMark}' ELSE 'local' END, true) FROM ${physicalWalSenders}`;
-
-/**
- * The `WITH` a write statement in `form` starts with, `ctes` after the standby check: `''` for `unchecked` without
- * `ctes`. A statement in a checked form reads a row of `standby_check` ({@link rowsFrom}, {@link joinStandbyCheck}), so
- * that the check is evaluated, once, before anything is written.
- */
-export function withStandbyCheck(form: StatementForm, ...ctes: string[]): string {
-  const check =
-    form === 'unchecked'
-      ? []
-      : [`standby_check AS (${form === 'local' ? `SELECT ${commitLocally}` : commitLocallyUnlessStandbys})`];
-  const all = [...check, ...ctes];
-  return all.length === 0 ? '' : `WITH ${all.join(', ')} `;
-}
-
-/** The rows an `INSERT` in `form` inserts: `VALUES (values)`, or `SELECT values FROM standby_check`. */
-export function rowsFrom(form: StatementForm, values: string): string {
-  return form === 'unchecked' ? `VALUES (${values})` : `SELECT ${values} FROM standby_check`;
-}
-
-/** `' FROM standby_check'` for an `UPDATE`, `' USING standby_check'` for a `DELETE` in a checked form; else `''`. */
-export function joinStandbyCheck(form: StatementForm, keyword: 'FROM' | 'USING'): string {
-  return form === 'unchecked' ? '' : ` ${keyword} standby_check`;
-}
-
-/**
- * What a `guarded` statement's failure says: standbys stream (send it again as `local`, then wait), the role they are
- * hidden from, or `undefined` for any other failure.
- */
-export function trippedGuard(error: unknown): { readonly hiddenFrom?: string } | undefined {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (code !== '22023' || typeof message !== 'string') {
-    return undefined;
-  }
-  if (message.includes(streamingMark)) {
-    return {};
-  }
-  const hidden = message.indexOf(hiddenMark);
-  return hidden < 0 ? undefined : { hiddenFrom: message.slice(hidden + hiddenMark.length).replace(/"$/u, '') };
-}
-
 /**
  * The error for a primary whose walsenders `role` cannot see: waiting for standbys it cannot count would be silently
- * unsafe, so nothing is written (or a write made is not confirmed) until the role can, or the wait is turned off.
+ * unsafe, so no grant is kept and no conditional write confirmed until the role can, or the wait is turned off.
  */
-export function standbysHiddenError(owner: string, role: string | undefined): Error {
+export function standbysHiddenError(role: string | undefined): Error {
   const who = role === undefined ? 'this role' : `role ${JSON.stringify(role)}`;
   return new Error(
-    `${owner} waits for the standbys of the primary (waitForStandbys), and the primary streams WAL, but ${who} cannot ` +
-      "see the standbys' positions: pg_stat_replication shows them only to roles with pg_read_all_stats. Grant it " +
+    `The primary streams WAL to walsenders whose positions ${who} cannot see: pg_stat_replication shows them only to ` +
+      'roles with pg_read_all_stats, so waitForStandbys cannot tell whether a standby holds a grant or a write. Grant it ' +
       `(GRANT pg_monitor TO ${role === undefined ? '<role>' : quoteRole(role)}; pg_monitor includes pg_read_all_stats), ` +
       'or set waitForStandbys: false to write without waiting for the standbys (unsafe across failovers: a promoted ' +
       'standby may lack a grant or a write). doc/postgres.md, "Replication and failover".',
@@ -102,14 +89,15 @@ function quoteRole(role: string): string {
 }
 
 /**
- * The primary's flush position, `synchronous_standby_names`, whether some walsender is hidden from the role, and the
- * flush positions of the standbys that could be promoted, all of them and the synchronous ones. Read after a write
+ * The primary's flush position, `synchronous_standby_names`, whether some walsender is hidden from the role, whether
+ * the guard would stop a statement now, and the flush positions of the standbys that could be promoted, all of them
+ * and the synchronous ones. Read after a write
  * committed: with `synchronous_commit = local` (or `on`) the commit was flushed before it was acknowledged, so the
  * flush position is at or past it, and standbys reach exactly it (a record's end, never inside a page header).
  */
 const pollStatement =
   "SELECT pg_current_wal_flush_lsn()::text AS lsn, current_setting('synchronous_standby_names') AS names, " +
-  'bool_or(w.state IS NULL) AS hidden, current_user::text AS role, ' +
+  `bool_or(w.state IS NULL) AS hidden, current_user::text AS role, (${guardTrips}) AS trips, ` +
   `array_agg(w.flush_lsn::text) FILTER (WHERE ${promotable}) AS flushed, ` +
   `array_agg(w.flush_lsn::text) FILTER (WHERE ${promotable} AND w.sync_state IN ('sync', 'quorum')) AS synchronous ` +
   `FROM ${physicalWalSenders}`;
@@ -270,10 +258,11 @@ export class StandbyConfirmations {
   /** One poll's row; throws {@link standbysHiddenError} when a walsender is hidden from the role. */
   #read({ rows }: PostgresQueryResult): Poll {
     const row = rows[0] ?? {};
+    // Whether the guard would stop the next statement: a logical subscriber replays too, so it can be true with no
+    // standby to wait for; the statements then go out `local`, and each poll finds nothing to wait for.
+    this.expectsStandbys = row['trips'] === true;
     if (row['hidden'] === true) {
-      // The next statement is guarded again, so it refuses before writing.
-      this.expectsStandbys = false;
-      throw standbysHiddenError('The wait for standbys', typeof row['role'] === 'string' ? row['role'] : undefined);
+      throw standbysHiddenError(typeof row['role'] === 'string' ? row['role'] : undefined);
     }
     const positions = (value: unknown): bigint[] =>
       Array.isArray(value) ? value.map((lsn) => (typeof lsn === 'string' ? parseLsn(lsn) : 0n)) : [];
@@ -283,7 +272,6 @@ export class StandbyConfirmations {
       flushed: positions(row['flushed']),
       synchronous: positions(row['synchronous']),
     };
-    this.expectsStandbys = poll.flushed.length > 0 || poll.synchronousRequired > 0;
     return poll;
   }
 }

@@ -192,7 +192,7 @@ describe('PostgresDualAnchorCheckpointStore values sent', () => {
     await store.resetAfterHistoryLost('orders', null, null, at, notOlderThan(3));
     expect(sent).toEqual([
       {
-        text: statements.reset('any').local,
+        text: statements.reset('any').unchecked,
         values: ['orders', '{"fresh":1}', '2024-05-01T10:00:00.123Z', '2024-05-01T10:00:00.123Z', '"dead"'],
       },
       { text: statements.reset('notOlderThan').guarded, values: ['orders', null, null, null, '3', null] },
