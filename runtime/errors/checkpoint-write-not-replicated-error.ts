@@ -65,7 +65,7 @@ function notOnStandbysMessage(details: CheckpointWriteNotReplicatedDetails): str
   const shortfall =
     acknowledged === undefined
       ? `waiting for ${standbys} failed (${String(cause)})`
-      : `${acknowledged} of the ${standbys} it waits for had flushed it within ${timeoutMs} ms`;
+      : `${acknowledged} of the ${standbys} it waits for had written it within ${timeoutMs} ms`;
   return (
     `Checkpoint write ${operation} for subscription ${quoteText(subscriptionId)} was committed on the primary, but ${shortfall}: ` +
     'it may or may not survive a failover. This is not a refusal and the lease has not moved on, so do not treat it as one: ' +

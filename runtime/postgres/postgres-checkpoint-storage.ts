@@ -18,7 +18,7 @@ import { resolveWaitForStandbys, type WaitForStandbysOption } from './wait-for-s
 export interface WaitForStandbysOptions {
   /**
    * After a conditional write (`notOlderThan`, `ifAbsent`, `advanceWriteVersion`; a dual-anchor store's fenced writes
-   * and resets), wait until standbys have flushed it; one they did not confirm in time rejects with
+   * and resets), wait until standbys have written it; one they did not confirm in time rejects with
    * `CheckpointWriteNotReplicatedError`: it may or may not survive a failover. `'auto'` (the default) waits for one
    * standby while the primary streams to any (and for the synchronous ones `synchronous_standby_names` asks for), at
    * no cost on a primary without standbys; a number waits for that many; `false` never waits (unsafe across

@@ -16,7 +16,7 @@ import { resolveWaitForStandbys, type WaitForStandbysOption } from './wait-for-s
  */
 export interface PostgresLeaseStrategyOptions extends LeaseKeepingStrategyOptions, PostgresTableOptions {
   /**
-   * After minting a token, wait until standbys have flushed it; a token not on them in time is handed back unused, so
+   * After minting a token, wait until standbys have written it; a token not on them in time is handed back unused, so
    * a failover to a standby without it cannot mint it again for someone else. `'auto'` (the default) waits for one
    * standby while the primary streams to any (and for the synchronous ones `synchronous_standby_names` asks for), at
    * no cost on a primary without standbys; a number waits for that many; `false` never waits (unsafe across

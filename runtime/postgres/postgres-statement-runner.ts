@@ -64,7 +64,7 @@ export class PostgresStatementRunner {
     this.#inTransaction = bound !== undefined;
     this.#confirmations =
       bound?.confirmations ??
-      (wait === undefined ? undefined : StandbyConfirmations.of(client, (text) => this.query(text, [])));
+      (wait === undefined ? undefined : StandbyConfirmations.of(client, (text, values) => this.query(text, values)));
   }
 
   /**

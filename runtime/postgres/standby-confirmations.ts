@@ -89,23 +89,41 @@ function quoteRole(role: string): string {
 }
 
 /**
- * The primary's flush position, `synchronous_standby_names`, whether some walsender is hidden from the role, whether
- * the guard would stop a statement now, and the flush positions of the standbys that could be promoted, all of them
- * and the synchronous ones. Read after a write
- * committed: with `synchronous_commit = local` (or `on`) the commit was flushed before it was acknowledged, so the
- * flush position is at or past it, and standbys reach exactly it (a record's end, never inside a page header).
+ * One poll. It reads the primary's flush position (the target), then waits on the server, a millisecond at a time
+ * for at most $1 milliseconds, until $2 standbys that could be promoted have written that far ($3 true: or none
+ * streams, for `'auto'`) and $4 of them are synchronous ones; then it reads where every standby is, whether some
+ * walsender is hidden from the role, whether the guard would stop a statement now, and `synchronous_standby_names`.
+ * The target is read after the commits it answers for: with `synchronous_commit = local` (or `on`) a commit is
+ * flushed before it is acknowledged, and standbys reach exactly the flush position (a record's end, never inside a
+ * page header). Written, not flushed, as `synchronous_commit = remote_write` and Redis's `WAIT` count: a promoted
+ * standby replays what it wrote; waiting for its fsync too made each wait several times as long on a loaded machine.
+ * The walsenders are read in the target list of a sub-select on the iteration, so that each iteration calls the
+ * function again instead of rescanning its first answer (ADR 0806).
  */
 const pollStatement =
-  "SELECT pg_current_wal_flush_lsn()::text AS lsn, current_setting('synchronous_standby_names') AS names, " +
-  `bool_or(w.state IS NULL) AS hidden, current_user::text AS role, (${guardTrips}) AS trips, ` +
-  `array_agg(w.flush_lsn::text) FILTER (WHERE ${promotable}) AS flushed, ` +
-  `array_agg(w.flush_lsn::text) FILTER (WHERE ${promotable} AND w.sync_state IN ('sync', 'quorum')) AS synchronous ` +
-  `FROM ${physicalWalSenders}`;
+  'WITH RECURSIVE polls (n, target) AS (SELECT 0, pg_current_wal_flush_lsn() UNION ALL ' +
+  'SELECT polls.n + 1, polls.target FROM polls, LATERAL (SELECT count(*) AS standbys, ' +
+  'count(*) FILTER (WHERE (x.s).write_lsn >= polls.target) AS reached, ' +
+  "count(*) FILTER (WHERE (x.s).write_lsn >= polls.target AND (x.s).sync_state IN ('sync', 'quorum')) AS synchronous " +
+  "FROM (SELECT pg_stat_get_wal_senders() AS s, polls.n) AS x WHERE (x.s).state <> 'backup' " +
+  'AND (x.s).replay_lsn IS NOT NULL AND NOT EXISTS (SELECT FROM pg_get_replication_slots() AS l ' +
+  "WHERE l.active_pid = (x.s).pid AND l.slot_type = 'logical')) AS now " +
+  'WHERE polls.n < $1::integer AND CASE WHEN (now.reached >= $2::integer OR ($3::boolean AND now.standbys = 0)) ' +
+  'AND now.synchronous >= $4::integer THEN false ELSE pg_sleep(0.001) IS NOT NULL END) ' +
+  "SELECT done.target::text AS lsn, done.n AS waited, current_setting('synchronous_standby_names') AS names, " +
+  `(${guardTrips}) AS trips, now.* FROM (SELECT n, target FROM polls ORDER BY n DESC LIMIT 1) AS done, ` +
+  'LATERAL (SELECT bool_or(w.state IS NULL) AS hidden, current_user::text AS role, ' +
+  `array_agg(w.write_lsn::text) FILTER (WHERE ${promotable}) AS written, ` +
+  `array_agg(w.write_lsn::text) FILTER (WHERE ${promotable} AND w.sync_state IN ('sync', 'quorum')) AS synchronous ` +
+  `FROM ${physicalWalSenders} AND done.target IS NOT NULL) AS now`;
+
+/** How long one poll waits on the server, at most: waits that arrive meanwhile are polled for after it. */
+const pollWaitMs = 20;
 
 /**
  * What `inspect` reads about a server's replication, with the same notion of a standby as the waits: whether it is
  * itself in recovery, `synchronous_standby_names`, the role, each physical walsender (`name`, `state`, `sync` state,
- * whether it is `promotable`, how many bytes its flush position is `behind` the primary's, as text), and the physical
+ * whether it is `promotable`, how many bytes its write position is `behind` the primary's flush position, as text), and the physical
  * replication slots no walsender uses (a standby or archiver that is not streaming now).
  */
 export const replicationInspectionStatement =
@@ -113,8 +131,8 @@ export const replicationInspectionStatement =
   "current_setting('synchronous_standby_names') AS synchronous_standby_names, current_user::text AS role, " +
   "coalesce((SELECT json_agg(json_build_object('name', (SELECT application_name FROM pg_stat_get_activity(w.pid)), " +
   `'state', w.state, 'sync', w.sync_state, 'promotable', ${promotable}, 'behind', ` +
-  'CASE WHEN w.flush_lsn IS NULL OR pg_is_in_recovery() THEN NULL ' +
-  'ELSE pg_wal_lsn_diff(pg_current_wal_flush_lsn(), w.flush_lsn)::text END) ORDER BY w.pid) ' +
+  'CASE WHEN w.write_lsn IS NULL OR pg_is_in_recovery() THEN NULL ' +
+  'ELSE pg_wal_lsn_diff(pg_current_wal_flush_lsn(), w.write_lsn)::text END) ORDER BY w.pid) ' +
   `FROM ${physicalWalSenders}), '[]') AS walsenders, ` +
   "coalesce((SELECT json_agg(slot_name ORDER BY slot_name) FROM pg_replication_slots WHERE slot_type = 'physical' " +
   "AND NOT active), '[]') AS idle_slots";
@@ -122,9 +140,11 @@ export const replicationInspectionStatement =
 /** What one poll read. */
 interface Poll {
   readonly lsn: bigint;
+  /** Whether it waited on the server for the standbys. */
+  readonly waited: boolean;
   /** How many synchronous standbys `synchronous_standby_names` asks for; 0 when it is empty. */
   readonly synchronousRequired: number;
-  readonly flushed: readonly bigint[];
+  readonly written: readonly bigint[];
   readonly synchronous: readonly bigint[];
 }
 
@@ -145,10 +165,10 @@ interface Waiter {
   readonly settle: (shortfall: StandbyShortfall | undefined) => void;
 }
 
-/** Sends one statement without parameters. */
-export type PollSender = (text: string) => Promise<PostgresQueryResult>;
+/** Sends one statement. */
+export type PollSender = (text: string, values: readonly unknown[]) => Promise<PostgresQueryResult>;
 
-/** How long the poll waits before it reads the standbys' positions again (a standby flushes in about a millisecond). */
+/** How long to wait before polling again after a poll that did not wait on the server and settled nothing. */
 const pollIntervalMs = 1;
 
 const confirmationsByClient = new WeakMap<object, StandbyConfirmations>();
@@ -156,8 +176,8 @@ const confirmationsByClient = new WeakMap<object, StandbyConfirmations>();
 /**
  * The waits for standbys of everything over one client (a pool, a `pg.Client`): one poll at a time, shared by every
  * write waiting, the way one Redis `WAIT` answers for every write before it. A write's target is the flush position
- * the first poll sent after its commit reads; it is confirmed once enough standbys report flushing that far, and
- * short once its timeout passes, whether a poll is answering or not.
+ * the first poll sent after its commit reads; that poll waits on the server until enough standbys wrote that far, and
+ * the write is confirmed then, or short once its timeout passes, whether a poll is answering or not.
  */
 export class StandbyConfirmations {
   /**
@@ -165,6 +185,8 @@ export class StandbyConfirmations {
    * ones. Starts false: a guard that trips costs one statement more, once.
    */
   expectsStandbys = false;
+  /** `synchronous_standby_names`'s count as the last poll read it, for the next poll to wait for. */
+  #synchronousRequired = 0;
   #unpolled: Waiter[] = [];
   #polled: Waiter[] = [];
   #polling = false;
@@ -182,7 +204,7 @@ export class StandbyConfirmations {
   }
 
   /**
-   * Resolves once the standbys `wait` asks for have flushed every commit acknowledged before the call, to `undefined`;
+   * Resolves once the standbys `wait` asks for have written every commit acknowledged before the call, to `undefined`;
    * or, once `wait.timeoutMs` passed or a poll failed, to the shortfall. Never rejects.
    */
   confirm(wait: WaitForStandbys): Promise<StandbyShortfall | undefined> {
@@ -204,7 +226,9 @@ export class StandbyConfirmations {
       }, wait.timeoutMs);
       this.#unpolled.push(waiter);
       if (!this.#polling) {
-        void this.#poll();
+        // After the I/O of this turn of the event loop: every write acknowledged in it shares the poll.
+        this.#polling = true;
+        setImmediate(() => void this.#poll());
       }
     });
   }
@@ -213,9 +237,17 @@ export class StandbyConfirmations {
     this.#polling = true;
     // Only waiters whose commit came before this poll was sent take its position as their target.
     const targeted = this.#unpolled.splice(0);
+    const waiting = [...this.#polled, ...targeted].map(({ wait }) => wait.standbys);
     let poll: Poll;
     try {
-      poll = this.#read(await this.send(pollStatement));
+      poll = this.#read(
+        await this.send(pollStatement, [
+          pollWaitMs,
+          Math.max(...waiting.map((standbys) => (standbys === 'auto' ? 1 : standbys))),
+          waiting.every((standbys) => standbys === 'auto'),
+          this.#synchronousRequired,
+        ]),
+      );
     } catch (cause) {
       for (const waiter of [...this.#polled, ...targeted]) {
         waiter.settle({ acknowledged: waiter.acknowledged, required: waiter.required, cause });
@@ -227,29 +259,36 @@ export class StandbyConfirmations {
       waiter.target = poll.lsn;
     }
     this.#polled.push(...targeted);
+    const before = this.#polled.length;
     for (const waiter of [...this.#polled]) {
       this.#judge(waiter, poll);
     }
-    this.#next();
+    this.#next(poll.waited || this.#polled.length < before);
   }
 
-  /** Polls again: at once for waiters without a target, after {@link pollIntervalMs} for waiters still waiting. */
-  #next(): void {
-    this.#polling = false;
-    if (this.#unpolled.length > 0) {
+  /**
+   * Polls again while waiters are left: at once after a poll that waited on the server or settled some, else after
+   * {@link pollIntervalMs}, so that a poll that cannot wait (the count of synchronous standbys still unknown) never
+   * spins.
+   */
+  #next(progressed = true): void {
+    this.#polling = this.#unpolled.length > 0 || this.#polled.length > 0;
+    if (!this.#polling) {
+      return;
+    }
+    if (progressed) {
       void this.#poll();
-    } else if (this.#polled.length > 0) {
-      this.#polling = true;
+    } else {
       setTimeout(() => void this.#poll(), pollIntervalMs);
     }
   }
 
   #judge(waiter: Waiter, poll: Poll): void {
     const target = waiter.target ?? poll.lsn;
-    const wanted = waiter.wait.standbys === 'auto' ? Math.min(1, poll.flushed.length) : waiter.wait.standbys;
+    const wanted = waiter.wait.standbys === 'auto' ? Math.min(1, poll.written.length) : waiter.wait.standbys;
     waiter.required = Math.max(wanted, poll.synchronousRequired);
     const reached = (positions: readonly bigint[]): number => positions.filter((lsn) => lsn >= target).length;
-    waiter.acknowledged = reached(poll.flushed);
+    waiter.acknowledged = reached(poll.written);
     if (waiter.acknowledged >= wanted && reached(poll.synchronous) >= poll.synchronousRequired) {
       waiter.settle(undefined);
     }
@@ -268,10 +307,12 @@ export class StandbyConfirmations {
       Array.isArray(value) ? value.map((lsn) => (typeof lsn === 'string' ? parseLsn(lsn) : 0n)) : [];
     const poll: Poll = {
       lsn: parseLsn(String(row['lsn'])),
+      waited: typeof row['waited'] === 'number' && row['waited'] > 0,
       synchronousRequired: synchronousStandbysRequired(typeof row['names'] === 'string' ? row['names'] : ''),
-      flushed: positions(row['flushed']),
+      written: positions(row['written']),
       synchronous: positions(row['synchronous']),
     };
+    this.#synchronousRequired = poll.synchronousRequired;
     return poll;
   }
 }

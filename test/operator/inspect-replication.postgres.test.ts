@@ -36,7 +36,7 @@ describe('inspect --postgres on a primary with a streaming standby', { timeout: 
     const run = await inspectInProcess(['--postgres', url]);
     expect(run.code).toBe(0);
     expect(stream(run, 'out')).toMatch(
-      /^replication: 1 standby streams from this primary: standby1 \(async, streaming, flushed \d+ bytes behind\)\nreplication: waitForStandbys 'auto': grants and conditional writes wait until one standby flushed them\n0 subscriptions, all healthy; /u,
+      /^replication: 1 standby streams from this primary: standby1 \(async, streaming, written \d+ bytes behind\)\nreplication: waitForStandbys 'auto': grants and conditional writes wait until one standby wrote them\n0 subscriptions, all healthy; /u,
     );
   });
 

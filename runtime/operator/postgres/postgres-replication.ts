@@ -7,7 +7,7 @@ interface WalSender {
   readonly state: string | null;
   readonly sync: string | null;
   readonly promotable: boolean;
-  /** Bytes its flush position is behind the primary's, as text. */
+  /** Bytes its write position is behind the primary's flush position, as text. */
   readonly behind: string | null;
 }
 
@@ -64,7 +64,7 @@ export function judgeReplication(row: Record<string, unknown>, wait: WaitForStan
   } else if (standbys.length > 0 || names !== '') {
     lines.push(
       `replication: ${waits}: grants and conditional writes wait until ${wait === 'auto' ? 'one standby' : `${wait} standbys`}` +
-        `${names === '' ? '' : ' (and the synchronous ones synchronous_standby_names asks for)'} flushed them`,
+        `${names === '' ? '' : ' (and the synchronous ones synchronous_standby_names asks for)'} wrote them`,
     );
   }
   if (hidden.length > 0) {
@@ -89,6 +89,6 @@ export function judgeReplication(row: Record<string, unknown>, wait: WaitForStan
 }
 
 function describeStandby({ name, state, sync, behind }: WalSender): string {
-  const lag = behind === null ? 'nothing flushed yet' : `flushed ${behind} bytes behind`;
+  const lag = behind === null ? 'nothing written yet' : `written ${behind} bytes behind`;
   return `${name ?? '?'} (${sync ?? '?'}, ${state ?? '?'}, ${lag})`;
 }

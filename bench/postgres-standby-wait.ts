@@ -1,0 +1,120 @@
+import { availableParallelism } from 'node:os';
+import pg from 'pg';
+import { CheckpointWriteCondition, PostgresCheckpointStorage, PostgresLeaseStrategy } from '../runtime/index.js';
+import { startReplicatedPostgres } from '../test/support/postgres/index.js';
+import { comparePaired, formatComparison, loadAverage, type BenchSide, type PairedRun } from './paired-throughput.js';
+
+// What waitForStandbys costs (ADR 0806), on a primary with one asynchronous streaming standby on loopback:
+// notOlderThan saves with the default wait (polls of pg_stat_replication, one shared by every write waiting on the
+// pool) against the same saves with waitForStandbys false, and against the plain upsert, through one pg.Pool, in
+// back-to-back pairs as `npm run bench:postgres` does. Then the cost of a grant: PostgresLeaseStrategy.register of a
+// free lease, one at a time, with and without the wait. Every figure is printed with the load average before and after.
+
+const grants = Number(process.env['BENCH_GRANTS'] ?? 300);
+const pollText = 'SELECT pg_current_wal_flush_lsn()';
+
+/** Runs the comparison on a primary and standby it starts and stops itself; resolves to the exit code (always 0). */
+export async function benchStandbyWait(run: PairedRun): Promise<number> {
+  const topology = await startReplicatedPostgres();
+  const pool = new pg.Pool({ connectionString: topology.primary.connectionString, max: run.inFlight });
+  pool.on('error', () => undefined);
+  let polls = 0;
+  // The pool as the storage sees it (a pool: it has totalCount), counting the polls it sends.
+  const counted = Object.assign(Object.create(pool) as pg.Pool, {
+    query: (text: string, values: unknown[]) => {
+      polls += text.startsWith(pollText) ? 1 : 0;
+      return pool.query(text, values);
+    },
+  });
+  try {
+    const loadBefore = loadAverage();
+    const waiting = new PostgresCheckpointStorage(counted, { table: 'bench_waiting' });
+    const notWaiting = new PostgresCheckpointStorage(pool, { table: 'bench_not_waiting', waitForStandbys: false });
+    await waiting.createTable();
+    await notWaiting.createTable();
+    await pool.query(PostgresCheckpointStorage.createTableSql({ table: 'bench_plain' }));
+    await topology.waitUntilCaughtUp();
+    const tokens = new Map<string, bigint>();
+    const fenced = (name: string, storage: PostgresCheckpointStorage, prefix: string): BenchSide => ({
+      name,
+      write: (slot, sequence) => {
+        const token = (tokens.get(`${prefix}-${slot}`) ?? 0n) + 1n;
+        tokens.set(`${prefix}-${slot}`, token);
+        return storage.save(`${prefix}-${slot}`, `position-${sequence}`, CheckpointWriteCondition.notOlderThan(token));
+      },
+    });
+    const withWait = fenced("save notOlderThan, waitForStandbys 'auto'", waiting, 'waiting');
+    const withoutWait = fenced('save notOlderThan, waitForStandbys false', notWaiting, 'not-waiting');
+    const plainUpsert: BenchSide = {
+      name: 'plain INSERT … ON CONFLICT DO UPDATE',
+      write: (slot, sequence) =>
+        pool.query(
+          'INSERT INTO "bench_plain" (subscription_id, checkpoint, version) VALUES ($1, $2, $3) ' +
+            'ON CONFLICT (subscription_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, version = EXCLUDED.version',
+          [`plain-${slot}`, `position-${sequence}`, String(sequence)],
+        ),
+    };
+    const againstNoWait = await comparePaired(withoutWait, withWait, run);
+    const waitedWrites = (run.rounds + 1) * run.operations;
+    const pollsPerWrite = polls / waitedWrites;
+    const againstUpsert = await comparePaired(plainUpsert, withWait, run);
+    const grantWith = await grantLatencies(topology.primary.connectionString, 'auto');
+    const grantWithout = await grantLatencies(topology.primary.connectionString, false);
+    const version = (await pool.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version;
+    console.log(
+      `postgres notOlderThan with and without waiting for a standby: ${run.rounds} pairs of ${run.operations} writes each, ` +
+        `${run.inFlight} in flight, one pg.Pool, a primary with one asynchronous standby on loopback, postgres ${version ?? '?'}, ` +
+        `Node ${process.version}, load average ${loadBefore} before and ${loadAverage()} after, on ${availableParallelism()} cores`,
+    );
+    for (const line of formatComparison(againstNoWait, 'waiting / not waiting')) {
+      console.log(`  ${line}`);
+    }
+    console.log(
+      `  ${polls} polls of pg_stat_replication for ${waitedWrites} waiting writes: ${pollsPerWrite.toFixed(2)} a write`,
+    );
+    for (const line of formatComparison(againstUpsert, 'waiting / plain upsert')) {
+      console.log(`  ${line}`);
+    }
+    console.log(
+      `grant (register of a free lease, one at a time, ${grants} each): waiting p50 ${grantWith.p50.toFixed(2)} ms ` +
+        `p99 ${grantWith.p99.toFixed(2)} ms; waitForStandbys false p50 ${grantWithout.p50.toFixed(2)} ms p99 ${grantWithout.p99.toFixed(2)} ms`,
+    );
+    return 0;
+  } finally {
+    await pool.end();
+    await topology.stop();
+  }
+}
+
+/** p50 and p99 of `grants` registers of a free lease, each on a new id, with `waitForStandbys` as given. */
+async function grantLatencies(
+  connectionString: string,
+  waitForStandbys: 'auto' | false,
+): Promise<{ p50: number; p99: number }> {
+  const pool = new pg.Pool({ connectionString, max: 2 });
+  const strategy = new PostgresLeaseStrategy(pool, {
+    table: `bench_grants_${String(waitForStandbys)}`,
+    leaseTimeMs: 60_000,
+    waitForStandbys,
+  });
+  try {
+    await strategy.createTable();
+    await strategy.register('warm-up', 'bench');
+    const latencies: number[] = [];
+    for (let index = 0; index < grants; index += 1) {
+      const begun = process.hrtime.bigint();
+      if (!(await strategy.register(`grant-${index}`, 'bench'))) {
+        throw new Error(`The bench's grant ${index} was not granted: does the standby stream?`);
+      }
+      latencies.push(Number(process.hrtime.bigint() - begun) / 1e6);
+    }
+    latencies.sort((a, b) => a - b);
+    return {
+      p50: latencies[Math.floor(latencies.length / 2)] ?? Number.NaN,
+      p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? Number.NaN,
+    };
+  } finally {
+    await strategy.shutdown();
+    await pool.end();
+  }
+}
