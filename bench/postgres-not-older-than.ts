@@ -14,7 +14,7 @@ import { benchStandbyWait } from './postgres-standby-wait.js';
 // hits both sides of a pair alike; the ratio is the median of the pairs' ratios, throughput the median slice,
 // latency percentiles are over every timed operation. Target (issue 13): notOlderThan >= 0.9 x the plain upsert.
 // 3. what the default waitForStandbys costs on this primary, which has no standby: the same saves with
-//    waitForStandbys false, whose statement carries no guard (ADR 0806).
+//    waitForStandbys false, whose statement carries no guard (ADR 0807).
 // With --standby: what waiting for a standby costs, on a primary with one (bench/postgres-standby-wait.ts).
 
 const inFlight = 16;

@@ -6,7 +6,7 @@ import { andStandbyCheck, inEachForm, rowsFrom, type StatementInEachForm } from 
  * condition on the row it locks (`INSERT … ON CONFLICT … DO UPDATE` takes the row lock and judges the latest
  * committed version, under every isolation level), so no other writer can slip in between check and write. Versions
  * travel as decimal text and come back as `version::text`, so a type parser the application installed for `numeric`
- * never rounds them. Each write in each form `waitForStandbys` sends it in (ADR 0806).
+ * never rounds them. Each write in each form `waitForStandbys` sends it in (ADR 0807).
  */
 export interface CheckpointStatements {
   readonly createTable: string;

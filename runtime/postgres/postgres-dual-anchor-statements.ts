@@ -17,7 +17,7 @@ type ConditionKind = CheckpointWriteCondition['kind'];
  * locks the existing row and evaluates every `CASE` (the condition, the reset's guard) against its latest committed
  * version, so no writer of another column or of the same one can get in between. Versions travel as decimal text and
  * come back as `version::text`; timestamps go in as ISO 8601 UTC text and come back as epoch milliseconds (ADR 0904).
- * Each write in each form `waitForStandbys` sends it in (ADR 0806).
+ * Each write in each form `waitForStandbys` sends it in (ADR 0807).
  */
 export interface DualAnchorStatements {
   readonly createTable: string;

@@ -5,7 +5,7 @@ import { andStandbyCheck, inEachForm, rowsFrom, type StatementInEachForm } from 
  * Every statement `PostgresLeaseStore` sends, for one table. One row per subscription holds the last token minted,
  * the holder and the expiry. Expiry is computed and compared on the database's clock (`clock_timestamp()`, which
  * moves within a transaction, unlike `now()`), never on a node's. The row is never deleted, so tokens never restart.
- * Each write in each form `waitForStandbys` sends it in (ADR 0806).
+ * Each write in each form `waitForStandbys` sends it in (ADR 0807).
  */
 export interface LeaseStatements {
   readonly createTable: string;

@@ -2,7 +2,7 @@ import type { PostgresQueryResult } from './postgres-client.js';
 import type { WaitForStandbys } from './wait-for-standbys.js';
 
 /**
- * How a write statement goes out under `waitForStandbys` (ADR 0806):
+ * How a write statement goes out under `waitForStandbys` (ADRs 0806, 0807):
  * - `unchecked`: as written (`waitForStandbys: false`, inside the caller's transaction, and a write nothing waits for
  *   while no standby is expected);
  * - `local`: with `synchronous_commit = local` for its own transaction, so a synchronous standby that lags never
@@ -25,7 +25,7 @@ export function inEachForm(build: (form: StatementForm) => string): StatementInE
  * A walsender the guard stops for: one that replays WAL (a standby, or a logical subscriber, which the poll then
  * tells apart) or whose columns the role cannot see. `pg_receivewal` and `pg_basebackup` stream WAL but replay none.
  * One sub-select on the function itself: a join with the replication slots to leave logical walsenders out tripled
- * the guard's cost on a primary without any walsender (ADR 0806).
+ * the guard's cost on a primary without any walsender (ADR 0807).
  */
 const guardTrips =
   'EXISTS (SELECT FROM pg_stat_get_wal_senders() AS w WHERE w.state IS NULL OR w.replay_lsn IS NOT NULL) ' +
