@@ -1,22 +1,25 @@
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import { CheckpointWriteCondition, PostgresCheckpointStorage, PostgresLeaseStrategy } from '../runtime/index.js';
-import { startReplicatedPostgres } from '../test/support/postgres/index.js';
+import { startPostgresServer, startPostgresStandby } from '../test/support/postgres/index.js';
+import { measureGrants } from './grant-latencies.js';
 import { comparePaired, formatComparison, loadAverage, type BenchSide, type PairedRun } from './paired-throughput.js';
 
-// What waitForStandbys costs (ADR 0806), on a primary with one asynchronous streaming standby on loopback:
+// What waitForStandbys costs (ADR 0806), on a primary with one asynchronous standby streaming from it on loopback
+// (directly: a relay in this process, as the tests use to hold the standby back, would add its own CPU and latency):
 // notOlderThan saves with the default wait (polls of pg_stat_replication, one shared by every write waiting on the
 // pool) against the same saves with waitForStandbys false, and against the plain upsert, through one pg.Pool, in
 // back-to-back pairs as `npm run bench:postgres` does. Then the cost of a grant: PostgresLeaseStrategy.register of a
 // free lease, one at a time, with and without the wait. Every figure is printed with the load average before and after.
 
 const grants = Number(process.env['BENCH_GRANTS'] ?? 300);
-const pollText = 'SELECT pg_current_wal_flush_lsn()';
+const pollText = 'WITH RECURSIVE polls';
 
 /** Runs the comparison on a primary and standby it starts and stops itself; resolves to the exit code (always 0). */
 export async function benchStandbyWait(run: PairedRun): Promise<number> {
-  const topology = await startReplicatedPostgres();
-  const pool = new pg.Pool({ connectionString: topology.primary.connectionString, max: run.inFlight });
+  const primary = await startPostgresServer();
+  const standby = await startPostgresStandby(primary);
+  const pool = new pg.Pool({ connectionString: primary.connectionString, max: run.inFlight });
   pool.on('error', () => undefined);
   let polls = 0;
   // The pool as the storage sees it (a pool: it has totalCount), counting the polls it sends.
@@ -33,7 +36,9 @@ export async function benchStandbyWait(run: PairedRun): Promise<number> {
     await waiting.createTable();
     await notWaiting.createTable();
     await pool.query(PostgresCheckpointStorage.createTableSql({ table: 'bench_plain' }));
-    await topology.waitUntilCaughtUp();
+    while ((await pool.query('SELECT FROM pg_stat_replication WHERE replay_lsn IS NOT NULL')).rowCount !== 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const tokens = new Map<string, bigint>();
     const fenced = (name: string, storage: PostgresCheckpointStorage, prefix: string): BenchSide => ({
       name,
@@ -58,8 +63,8 @@ export async function benchStandbyWait(run: PairedRun): Promise<number> {
     const waitedWrites = (run.rounds + 1) * run.operations;
     const pollsPerWrite = polls / waitedWrites;
     const againstUpsert = await comparePaired(plainUpsert, withWait, run);
-    const grantWith = await grantLatencies(topology.primary.connectionString, 'auto');
-    const grantWithout = await grantLatencies(topology.primary.connectionString, false);
+    const grantWith = await grantsOn(primary.connectionString, 'auto');
+    const grantWithout = await grantsOn(primary.connectionString, false);
     const version = (await pool.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version;
     console.log(
       `postgres notOlderThan with and without waiting for a standby: ${run.rounds} pairs of ${run.operations} writes each, ` +
@@ -82,12 +87,13 @@ export async function benchStandbyWait(run: PairedRun): Promise<number> {
     return 0;
   } finally {
     await pool.end();
-    await topology.stop();
+    await standby.stop();
+    await primary.stop();
   }
 }
 
-/** p50 and p99 of `grants` registers of a free lease, each on a new id, with `waitForStandbys` as given. */
-async function grantLatencies(
+/** {@link measureGrants} on a strategy of its own, with `waitForStandbys` as given. */
+async function grantsOn(
   connectionString: string,
   waitForStandbys: 'auto' | false,
 ): Promise<{ p50: number; p99: number }> {
@@ -99,20 +105,7 @@ async function grantLatencies(
   });
   try {
     await strategy.createTable();
-    await strategy.register('warm-up', 'bench');
-    const latencies: number[] = [];
-    for (let index = 0; index < grants; index += 1) {
-      const begun = process.hrtime.bigint();
-      if (!(await strategy.register(`grant-${index}`, 'bench'))) {
-        throw new Error(`The bench's grant ${index} was not granted: does the standby stream?`);
-      }
-      latencies.push(Number(process.hrtime.bigint() - begun) / 1e6);
-    }
-    latencies.sort((a, b) => a - b);
-    return {
-      p50: latencies[Math.floor(latencies.length / 2)] ?? Number.NaN,
-      p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? Number.NaN,
-    };
+    return await measureGrants(strategy, grants, 'does the standby stream?');
   } finally {
     await strategy.shutdown();
     await pool.end();

@@ -1,9 +1,5 @@
 export type { PostgresClient, PostgresQueryResult, PostgresTableOptions } from './postgres-client.js';
-export {
-  PostgresCheckpointStorage,
-  type PostgresCheckpointStorageOptions,
-  type WaitForStandbysOptions,
-} from './postgres-checkpoint-storage.js';
+export { PostgresCheckpointStorage, type PostgresCheckpointStorageOptions } from './postgres-checkpoint-storage.js';
 export {
   PostgresDualAnchorCheckpointStore,
   type PostgresDualAnchorCheckpointStoreOptions,
@@ -16,5 +12,5 @@ export {
   type PostgresInspectionTables,
 } from './postgres-inspection-statements.js';
 export { parseStoredInteger } from './postgres-stored-integer.js';
-export type { WaitForStandbysOption } from './wait-for-standbys.js';
+export type { WaitForStandbysOption, WaitForStandbysOptions } from './wait-for-standbys.js';
 export { replicationInspectionStatement } from './standby-confirmations.js';

@@ -12,33 +12,13 @@ import type { MissingTableHint } from './postgres-errors.js';
 import { qualifiedTableName } from './postgres-identifiers.js';
 import { PostgresStatementRunner } from './postgres-statement-runner.js';
 import { assertPostgresText } from './postgres-text.js';
-import { resolveWaitForStandbys, type WaitForStandbysOption } from './wait-for-standbys.js';
-
-/** How a PostgreSQL store's conditional writes wait for the standbys (ADR 0806). */
-export interface WaitForStandbysOptions {
-  /**
-   * After a conditional write (`notOlderThan`, `ifAbsent`, `advanceWriteVersion`; a dual-anchor store's fenced writes
-   * and resets), wait until standbys have written it; one they did not confirm in time rejects with
-   * `CheckpointWriteNotReplicatedError`: it may or may not survive a failover. `'auto'` (the default) waits for one
-   * standby while the primary streams to any (and for the synchronous ones `synchronous_standby_names` asks for), at
-   * no cost on a primary without standbys; a number waits for that many; `false` never waits (unsafe across
-   * failovers). `any()` and deletes never wait. Needs `pg_read_all_stats` (e.g. `pg_monitor`) where standbys stream.
-   * Inside your transaction (`withinTransaction`) the commit is yours: call the bound store's `waitForStandbys()`
-   * after it. doc/postgres.md, "Replication and failover".
-   */
-  readonly waitForStandbys?: WaitForStandbysOption;
-  /** How long a write waits for the standbys; 500 ms by default. */
-  readonly waitForStandbysTimeoutMs?: number;
-}
+import { storeWaitForStandbys, type WaitForStandbysOptions } from './wait-for-standbys.js';
 
 /**
  * Options of {@link PostgresCheckpointStorage}: the table (`checkpoint_fencing_checkpoints` by default), its schema,
  * how its conditional writes wait for the standbys, and where its writes are recorded.
  */
 export type PostgresCheckpointStorageOptions = PostgresTableOptions & WaitForStandbysOptions & TelemetryOptions;
-
-/** How long a conditional write waits for the standbys unless told otherwise. */
-export const defaultStandbyTimeoutMs = 500;
 
 /** The table `PostgresCheckpointStorage` uses unless told otherwise. */
 export const defaultCheckpointTable = 'checkpoint_fencing_checkpoints';
@@ -76,12 +56,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
     this.#runner = new PostgresStatementRunner(
       client,
       this.#hint,
-      resolveWaitForStandbys(
-        options.waitForStandbys,
-        options.waitForStandbysTimeoutMs,
-        defaultStandbyTimeoutMs,
-        'PostgresCheckpointStorage',
-      ),
+      storeWaitForStandbys(options, 'PostgresCheckpointStorage'),
     );
     this.#telemetry = CheckpointWriteTelemetry.resolve('postgres', options);
   }

@@ -8,7 +8,6 @@ import {
 } from '../dual-anchor/index.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import type { TelemetryOptions } from '../telemetry/index.js';
-import { defaultStandbyTimeoutMs, type WaitForStandbysOptions } from './postgres-checkpoint-storage.js';
 import { assertPostgresClient, type PostgresClient, type PostgresTableOptions } from './postgres-client.js';
 import { createTableIdempotently } from './postgres-create-table.js';
 import { columnValues, nullableTimestampText, storedFieldsOfRow } from './postgres-dual-anchor-row.js';
@@ -18,7 +17,7 @@ import { qualifiedTableName } from './postgres-identifiers.js';
 import { PostgresStatementRunner } from './postgres-statement-runner.js';
 import { assertPostgresText } from './postgres-text.js';
 import type { StatementInEachForm } from './standby-confirmations.js';
-import { resolveWaitForStandbys } from './wait-for-standbys.js';
+import { storeWaitForStandbys, type WaitForStandbysOptions } from './wait-for-standbys.js';
 
 /**
  * Options of {@link PostgresDualAnchorCheckpointStore}: the table (`checkpoint_fencing_dual_anchor_checkpoints` by
@@ -55,16 +54,7 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
     this.#options = { ...options };
     this.#statements = dualAnchorStatements(table, tableName);
     this.#hint = { className, instanceName: 'store', tableDisplay: table.display, schema: table.schema };
-    this.#runner = new PostgresStatementRunner(
-      client,
-      this.#hint,
-      resolveWaitForStandbys(
-        options.waitForStandbys,
-        options.waitForStandbysTimeoutMs,
-        defaultStandbyTimeoutMs,
-        className,
-      ),
-    );
+    this.#runner = new PostgresStatementRunner(client, this.#hint, storeWaitForStandbys(options, className));
   }
 
   /**

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { CheckpointWriteNotReplicatedError } from '../../../runtime/index.js';
 import type { PostgresQueryResult } from '../../../runtime/postgres/postgres-client.js';
 import {
   parseLsn,
@@ -199,20 +198,6 @@ describe('standby helpers', () => {
     }
     expect(() => resolveWaitForStandbys('auto', 0, 500, 'X')).toThrow(
       /^X: waitForStandbysTimeoutMs must be a whole number of milliseconds ≥ 1; got 0\.$/u,
-    );
-  });
-
-  it('CheckpointWriteNotReplicatedError names the standbys a PostgreSQL write waited for', () => {
-    const error = new CheckpointWriteNotReplicatedError({
-      subscriptionId: 'orders',
-      operation: 'notOlderThan(7)',
-      replicas: 1,
-      acknowledged: 0,
-      timeoutMs: 500,
-      waitedFor: 'standbys',
-    });
-    expect(error.message).toMatch(
-      /^Checkpoint write notOlderThan\(7\) for subscription "orders" was committed on the primary, but 0 of the 1 standby it waits for had written it within 500 ms: it may or may not survive a failover\. This is not a refusal/u,
     );
   });
 });

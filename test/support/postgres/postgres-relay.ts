@@ -1,5 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { loopbackHost } from '../free-loopback-port.js';
+import { listenOnFreeLoopbackPort, loopbackHost } from '../free-loopback-port.js';
 
 /**
  * A TCP relay on a free loopback port in front of a PostgreSQL server: an address that outlives the server behind
@@ -30,19 +30,9 @@ export class PostgresRelay {
 
   /** Listens on a free loopback port, forwarding to the server on `targetPort`. */
   static async open(targetPort: number): Promise<PostgresRelay> {
-    const server = createServer({ pauseOnConnect: true });
-    const port = await new Promise<number>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: loopbackHost, port: 0, exclusive: true }, () => {
-        const address = server.address();
-        if (address !== null && typeof address === 'object') {
-          resolve(address.port);
-        } else {
-          reject(new Error('The relay has no port.'));
-        }
-      });
-    });
-    return new PostgresRelay(server, port, targetPort);
+    // Without Nagle's algorithm, as PostgreSQL sets its own sockets: delayed small packets held replies 40 ms.
+    const server = createServer({ pauseOnConnect: true, noDelay: true });
+    return new PostgresRelay(server, await listenOnFreeLoopbackPort(server), targetPort);
   }
 
   /** Whether bytes through the relay are dropped. */
@@ -79,7 +69,7 @@ export class PostgresRelay {
   }
 
   #open(client: Socket): void {
-    const server = connect({ host: loopbackHost, port: this.#targetPort });
+    const server = connect({ host: loopbackHost, port: this.#targetPort, noDelay: true });
     const link = [client, server] as const;
     this.#links.add(link);
     for (const [from, to] of [link, [server, client] as const]) {
