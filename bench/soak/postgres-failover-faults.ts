@@ -26,9 +26,11 @@ export function postgresFailoverFaults(options: {
   const { topology, checkpointTable, subscriptionIds, leaseMs, leaseHolder, failovers } = options;
   const failover = async (partitioned: boolean, afterKill: () => void = () => undefined): Promise<boolean> => {
     let snapshot = new Map<string, CheckpointState>();
-    const killedAt = process.hrtime.bigint();
+    // When the primary's processes were signalled: every operation invoked earlier ran there or nowhere.
+    let killedAt = 0n;
     const started = performance.now();
-    await topology.failOver(async (standby) => {
+    await topology.failOver(async (standby, signalledAt) => {
+      killedAt = signalledAt;
       afterKill();
       snapshot = await readSnapshot(standby, checkpointTable, subscriptionIds);
     });

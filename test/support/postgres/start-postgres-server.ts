@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort, loopbackHost } from '../free-loopback-port.js';
@@ -34,8 +34,11 @@ export interface PostgresServerProcess extends PostgresConnectionDetails {
    * `fast` a clean shutdown. Same port, same data. Resolves once the server accepts connections again.
    */
   restart(mode?: 'fast' | 'immediate'): Promise<void>;
-  /** `pg_ctl kill KILL <postmaster pid>`: a crash with no cleanup; call `start()` to bring it back. */
-  kill(): Promise<void>;
+  /**
+   * SIGKILL of the postmaster and every process it started: a crash with no cleanup; `start()` brings it back.
+   * Resolves, once the postmaster is gone, to when the signals were sent (`process.hrtime.bigint()`).
+   */
+  kill(): Promise<bigint>;
   /** `pg_ctl start` after `kill()` (or a stop by hand), on the same port and data. */
   start(): Promise<void>;
   /** `pg_ctl promote`: a standby ends recovery and takes writes, on a new timeline. Resolves once it does. */
@@ -239,14 +242,26 @@ class RunningPostgresServer implements PostgresServerProcess {
     await this.#pgCtl(['restart', '-w', '-m', mode, '-t', String(startTimeoutSeconds), '-l', this.#logFile]);
   }
 
-  async kill(): Promise<void> {
-    const pid = readFileSync(join(this.dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]?.trim() ?? '';
-    await this.#pgCtl(['kill', 'KILL', pid], false);
+  async kill(): Promise<bigint> {
+    const pid = Number(readFileSync(join(this.dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]?.trim());
+    // A crash takes every process down at once: a backend outlives a postmaster killed alone until it notices, and
+    // meanwhile answers its client from the dead server's data (a failover soak read a write the standby never had).
+    // The postmaster first, so that it starts no process in place of one killed before it.
+    const processes = [pid, ...childrenOf(pid)];
+    const killedAt = process.hrtime.bigint();
+    for (const target of processes) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
     // Until the dead postmaster is reaped, its pid still answers signals and a new start would refuse to run.
     const deadline = Date.now() + 30_000;
-    while (processExists(Number(pid)) && Date.now() < deadline) {
+    while (processExists(pid) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    return killedAt;
   }
 
   async start(): Promise<void> {
@@ -297,6 +312,22 @@ class RunningPostgresServer implements PostgresServerProcess {
       );
     });
   }
+}
+
+/** The processes whose parent is `pid`, from `/proc`. */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/u.test(entry)) {
+      return [];
+    }
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The parent pid is the second field after the command, which is in parentheses and may hold spaces.
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(entry)] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 function processExists(pid: number): boolean {

@@ -25,12 +25,13 @@ export interface ReplicatedPostgres {
    */
   waitUntilCaughtUp(): Promise<void>;
   /**
-   * SIGKILLs the primary, closes the link (whatever a held link still carried is lost), runs `onKilled` (the standby's
-   * data is frozen there: its primary is dead and nothing promotes it before `onKilled` resolves), promotes the
+   * SIGKILLs the primary, closes the link (whatever a held link still carried is lost), runs `onKilled` with when the
+   * primary was killed (the standby's data is frozen there: its primary is dead and nothing promotes it before
+   * `onKilled` resolves), promotes the
    * standby and aims {@link service} at it; resolves once it takes writes. The old primary is removed; {@link recover}
    * makes a standby.
    */
-  failOver(onKilled?: (standby: PostgresServerProcess) => Promise<void>): Promise<void>;
+  failOver(onKilled?: (standby: PostgresServerProcess, killedAt: bigint) => Promise<void>): Promise<void>;
   /** A new standby of the primary from a base backup, streaming through {@link link}, caught up when this resolves. */
   recover(): Promise<void>;
   /** Runs one statement on the primary itself (not through the relay). */
@@ -112,16 +113,16 @@ class PostgresTopology implements ReplicatedPostgres {
     });
   }
 
-  async failOver(onKilled?: (standby: PostgresServerProcess) => Promise<void>): Promise<void> {
+  async failOver(onKilled?: (standby: PostgresServerProcess, killedAt: bigint) => Promise<void>): Promise<void> {
     const standby = this.#standby;
     if (standby === undefined) {
       throw new Error('failOver(): there is no standby to promote; call recover() first.');
     }
     const old = this.current;
-    await old.kill();
+    const killedAt = await old.kill();
     // The WAL the held link still carried dies with the primary; the standby has what it had.
     this.link.release();
-    await onKilled?.(standby);
+    await onKilled?.(standby, killedAt);
     await standby.promote();
     this.current = standby;
     this.#standby = undefined;
