@@ -1,5 +1,5 @@
 import { derivedIdentifier, type QualifiedTableName } from './postgres-identifiers.js';
-import { andStandbyCheck, inEachForm, rowsFrom, type StatementInEachForm } from './standby-confirmations.js';
+import { andStandbyCheck, inEachForm, rowsFrom, type StatementInEachForm } from './standby-statement-forms.js';
 
 /**
  * Every statement `PostgresCheckpointStorage` sends, for one table. Each write is one statement that evaluates its

@@ -16,7 +16,7 @@ import type { MissingTableHint } from './postgres-errors.js';
 import { qualifiedTableName } from './postgres-identifiers.js';
 import { PostgresStatementRunner } from './postgres-statement-runner.js';
 import { assertPostgresText } from './postgres-text.js';
-import type { StatementInEachForm } from './standby-confirmations.js';
+import type { StatementInEachForm } from './standby-statement-forms.js';
 import { storeWaitForStandbys, type WaitForStandbysOptions } from './wait-for-standbys.js';
 
 /**

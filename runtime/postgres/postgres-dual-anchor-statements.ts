@@ -7,7 +7,7 @@ import {
   rowsFrom,
   type StatementForm,
   type StatementInEachForm,
-} from './standby-confirmations.js';
+} from './standby-statement-forms.js';
 
 type ConditionKind = CheckpointWriteCondition['kind'];
 

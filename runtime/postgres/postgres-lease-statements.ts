@@ -1,5 +1,5 @@
 import { derivedIdentifier, type QualifiedTableName } from './postgres-identifiers.js';
-import { andStandbyCheck, inEachForm, rowsFrom, type StatementInEachForm } from './standby-confirmations.js';
+import { andStandbyCheck, inEachForm, rowsFrom, type StatementInEachForm } from './standby-statement-forms.js';
 
 /**
  * Every statement `PostgresLeaseStore` sends, for one table. One row per subscription holds the last token minted,

@@ -5,13 +5,8 @@ import { CheckpointWriteNotReplicatedError } from '../errors/checkpoint-write-no
 import type { PostgresClient, PostgresQueryResult } from './postgres-client.js';
 import { explainPostgresError, type MissingTableHint } from './postgres-errors.js';
 import { parseStoredInteger } from './postgres-stored-integer.js';
-import {
-  StandbyConfirmations,
-  trippedGuard,
-  type StandbyShortfall,
-  type StatementForm,
-  type StatementInEachForm,
-} from './standby-confirmations.js';
+import { StandbyConfirmations, type StandbyShortfall } from './standby-confirmations.js';
+import { trippedGuard, type StatementForm, type StatementInEachForm } from './standby-statement-forms.js';
 import type { WaitForStandbys } from './wait-for-standbys.js';
 
 /**

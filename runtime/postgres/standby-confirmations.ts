@@ -1,73 +1,6 @@
 import type { PostgresQueryResult } from './postgres-client.js';
+import { guardTrips, physicalWalSenders, promotable } from './standby-statement-forms.js';
 import type { WaitForStandbys } from './wait-for-standbys.js';
-
-/**
- * How a write statement goes out under `waitForStandbys` (ADRs 0806, 0807):
- * - `unchecked`: as written (`waitForStandbys: false`, inside the caller's transaction, and a write nothing waits for
- *   while no standby is expected);
- * - `local`: with `synchronous_commit = local` for its own transaction, so a synchronous standby that lags never
- *   holds it in `SyncRep`; the library waits for the standbys itself, for as long as its timeout;
- * - `guarded`: it fails before writing anything when a walsender that replays (or that the role cannot see) streams,
- *   or `synchronous_standby_names` is set: sent while no standby is expected, so that a primary without standbys
- *   needs no second statement to know it, and a standby that attached is noticed by the very write it must hold.
- */
-export type StatementForm = 'unchecked' | 'local' | 'guarded';
-
-/** One statement in each {@link StatementForm}. */
-export type StatementInEachForm = Readonly<Record<StatementForm, string>>;
-
-/** The statement `build` makes for each form. */
-export function inEachForm(build: (form: StatementForm) => string): StatementInEachForm {
-  return { unchecked: build('unchecked'), local: build('local'), guarded: build('guarded') };
-}
-
-/**
- * A walsender the guard stops for: one that replays WAL (a standby, or a logical subscriber, which the poll then
- * tells apart) or whose columns the role cannot see. `pg_receivewal` and `pg_basebackup` stream WAL but replay none.
- * One sub-select on the function itself: a join with the replication slots to leave logical walsenders out tripled
- * the guard's cost on a primary without any walsender (ADR 0807).
- */
-const guardTrips =
-  'EXISTS (SELECT FROM pg_stat_get_wal_senders() AS w WHERE w.state IS NULL OR w.replay_lsn IS NOT NULL) ' +
-  "OR current_setting('synchronous_standby_names') <> ''";
-
-/** What the guard sets `synchronous_commit` to instead, so that the statement fails (22023) before it writes. */
-const guardMark = 'checkpoint-fencing: standbys stream';
-
-const checks: Readonly<Record<Exclude<StatementForm, 'unchecked'>, string>> = {
-  local: "set_config('synchronous_commit', 'local', true)",
-  guarded: `set_config('synchronous_commit', CASE WHEN ${guardTrips} THEN '${guardMark}' ELSE 'local' END, true)`,
-};
-
-/** The rows an `INSERT` in `form` inserts: `VALUES (values)`, or `SELECT values WHERE <the check>`. */
-export function rowsFrom(form: StatementForm, values: string): string {
-  return form === 'unchecked' ? `VALUES (${values})` : `SELECT ${values} WHERE ${checks[form]} IS NOT NULL`;
-}
-
-/**
- * `' AND <the check>'`, for the `WHERE` of an `UPDATE` or `DELETE` in a checked form (evaluated for every row it
- * changes); `''` for `unchecked`.
- */
-export function andStandbyCheck(form: StatementForm): string {
-  return form === 'unchecked' ? '' : ` AND ${checks[form]} IS NOT NULL`;
-}
-
-/** Whether a `guarded` statement failed because its guard stopped it: nothing was written. */
-export function trippedGuard(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === '22023' && typeof message === 'string' && message.includes(guardMark);
-}
-
-/** The walsenders of physical replication: a walsender holding a logical slot feeds a subscriber, never a standby. */
-const physicalWalSenders =
-  'pg_stat_get_wal_senders() AS w WHERE NOT EXISTS ' +
-  "(SELECT FROM pg_get_replication_slots() AS s WHERE s.active_pid = w.pid AND s.slot_type = 'logical')";
-
-/**
- * A standby that could be promoted: it replays WAL, and is not a base backup. All columns but `pid` read NULL to a
- * role without `pg_read_all_stats`.
- */
-const promotable = "w.state <> 'backup' AND w.replay_lsn IS NOT NULL";
 
 /**
  * The error for a primary whose walsenders `role` cannot see: waiting for standbys it cannot count would be silently
@@ -119,23 +52,6 @@ const pollStatement =
 
 /** How long one poll waits on the server, at most: waits that arrive meanwhile are polled for after it. */
 const pollWaitMs = 20;
-
-/**
- * What `inspect` reads about a server's replication, with the same notion of a standby as the waits: whether it is
- * itself in recovery, `synchronous_standby_names`, the role, each physical walsender (`name`, `state`, `sync` state,
- * whether it is `promotable`, how many bytes its write position is `behind` the primary's flush position, as text), and the physical
- * replication slots no walsender uses (a standby or archiver that is not streaming now).
- */
-export const replicationInspectionStatement =
-  'SELECT pg_is_in_recovery() AS in_recovery, ' +
-  "current_setting('synchronous_standby_names') AS synchronous_standby_names, current_user::text AS role, " +
-  "coalesce((SELECT json_agg(json_build_object('name', (SELECT application_name FROM pg_stat_get_activity(w.pid)), " +
-  `'state', w.state, 'sync', w.sync_state, 'promotable', ${promotable}, 'behind', ` +
-  'CASE WHEN w.write_lsn IS NULL OR pg_is_in_recovery() THEN NULL ' +
-  'ELSE pg_wal_lsn_diff(pg_current_wal_flush_lsn(), w.write_lsn)::text END) ORDER BY w.pid) ' +
-  `FROM ${physicalWalSenders}), '[]') AS walsenders, ` +
-  "coalesce((SELECT json_agg(slot_name ORDER BY slot_name) FROM pg_replication_slots WHERE slot_type = 'physical' " +
-  "AND NOT active), '[]') AS idle_slots";
 
 /** What one poll read. */
 interface Poll {
@@ -234,7 +150,6 @@ export class StandbyConfirmations {
   }
 
   async #poll(): Promise<void> {
-    this.#polling = true;
     // Only waiters whose commit came before this poll was sent take its position as their target.
     const targeted = this.#unpolled.splice(0);
     const waiting = [...this.#polled, ...targeted].map(({ wait }) => wait.standbys);

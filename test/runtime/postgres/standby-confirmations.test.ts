@@ -4,8 +4,8 @@ import {
   parseLsn,
   StandbyConfirmations,
   synchronousStandbysRequired,
-  trippedGuard,
 } from '../../../runtime/postgres/standby-confirmations.js';
+import { trippedGuard } from '../../../runtime/postgres/standby-statement-forms.js';
 import { resolveWaitForStandbys } from '../../../runtime/postgres/wait-for-standbys.js';
 
 /** A poll's answer: the target it read and where each standby had written, as `pg_lsn` text. */
