@@ -61,7 +61,7 @@ export async function benchStandbyWait(run: PairedRun): Promise<number> {
     };
     const againstNoWait = await comparePaired(withoutWait, withWait, run);
     const waitedWrites = (run.rounds + 1) * run.operations;
-    const pollsPerWrite = polls / waitedWrites;
+    const pollsSent = polls;
     const againstUpsert = await comparePaired(plainUpsert, withWait, run);
     const grantWith = await grantsOn(primary.connectionString, 'auto');
     const grantWithout = await grantsOn(primary.connectionString, false);
@@ -75,7 +75,7 @@ export async function benchStandbyWait(run: PairedRun): Promise<number> {
       console.log(`  ${line}`);
     }
     console.log(
-      `  ${polls} polls of pg_stat_replication for ${waitedWrites} waiting writes: ${pollsPerWrite.toFixed(2)} a write`,
+      `  ${pollsSent} polls for ${waitedWrites} waiting writes: ${(waitedWrites / Math.max(1, pollsSent)).toFixed(1)} writes share a poll`,
     );
     for (const line of formatComparison(againstUpsert, 'waiting / plain upsert')) {
       console.log(`  ${line}`);

@@ -65,6 +65,7 @@ export class PostgresLeaseStore implements LeaseStore {
       throw notConfirmed(
         `Lease of subscription ${JSON.stringify(subscriptionId)} was not taken: token ${token}`,
         shortfall,
+        'The strategy tries again',
       );
     }
     return token;
@@ -103,20 +104,21 @@ export class PostgresLeaseStore implements LeaseStore {
       throw notConfirmed(
         `The token floor of subscription ${JSON.stringify(subscriptionId)} was raised above ${version} on the primary, but the raise`,
         shortfall,
+        'Raise it again once the standbys have caught up',
       );
     }
   }
 }
 
-/** The error for a grant or raise the standbys did not confirm: `what` reached too few of them. */
-function notConfirmed(what: string, { acknowledged, required, cause }: StandbyShortfall): Error {
+/** The error for a grant or raise the standbys did not confirm: `what` reached too few of them; `next`, what follows. */
+function notConfirmed(what: string, { acknowledged, required, cause }: StandbyShortfall, next: string): Error {
   const reached =
     cause === undefined
       ? `reached ${acknowledged ?? 'no'} of the ${required} standby${required === 1 ? '' : 's'} waitForStandbys asks for in time`
       : `could not be confirmed on the standbys (${cause instanceof Error ? cause.message : describeValue(cause)})`;
   return new Error(
-    `${what} ${reached}, so a failover could lose it. The strategy tries again; check replication ` +
-      '(pg_stat_replication on the primary), or set waitForStandbys to false to take leases without waiting (unsafe on failover).',
+    `${what} ${reached}, so a failover could lose it. ${next}; check replication (pg_stat_replication on the ` +
+      'primary), or set waitForStandbys to false to take leases without waiting (unsafe on failover).',
     cause === undefined ? undefined : { cause },
   );
 }
