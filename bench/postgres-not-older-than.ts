@@ -3,6 +3,7 @@ import pg from 'pg';
 import { CheckpointWriteCondition, PostgresCheckpointStorage } from '../runtime/index.js';
 import { startPostgresServer } from '../test/support/postgres/index.js';
 import { comparePaired, formatComparison, type BenchSide } from './paired-throughput.js';
+import { benchStandbyWait } from './postgres-standby-wait.js';
 
 // Two comparisons on one throwaway PostgreSQL server, through one pg.Pool with 16 writes in flight:
 // 1. save with notOlderThan(token) against a plain INSERT … ON CONFLICT DO UPDATE of the same row shape (same table
@@ -12,6 +13,9 @@ import { comparePaired, formatComparison, type BenchSide } from './paired-throug
 // Each side runs in short back-to-back pairs (order alternating) so load from other processes on a shared machine
 // hits both sides of a pair alike; the ratio is the median of the pairs' ratios, throughput the median slice,
 // latency percentiles are over every timed operation. Target (issue 13): notOlderThan >= 0.9 x the plain upsert.
+// 3. what the default waitForStandbys costs on this primary, which has no standby: the same saves with
+//    waitForStandbys false, whose statement carries no check for standbys (ADR 0807).
+// With --standby: what waiting for a standby costs, on a primary with one (bench/postgres-standby-wait.ts).
 
 const inFlight = 16;
 const operations = Number(process.env['BENCH_OPERATIONS'] ?? 4_000);
@@ -20,6 +24,11 @@ const target = 0.9;
 const { notOlderThan } = CheckpointWriteCondition;
 
 const run = { inFlight, operations, rounds };
+
+if (process.argv.includes('--standby')) {
+  // It stops what it started before it resolves.
+  process.exit(await benchStandbyWait(run));
+}
 
 async function compare(
   title: string,
@@ -46,6 +55,11 @@ try {
   const plainTable = 'bench_plain_checkpoints';
   const storage = new PostgresCheckpointStorage(pool, { table: fencedTable });
   await storage.createTable();
+  const unchecked = new PostgresCheckpointStorage(pool, {
+    table: 'bench_unchecked_checkpoints',
+    waitForStandbys: false,
+  });
+  await unchecked.createTable();
   // The same table definition, so both sides write the same row shape under the same constraints.
   await pool.query(PostgresCheckpointStorage.createTableSql({ table: plainTable }));
   await pool.query('CREATE TABLE bench_projection (order_id text PRIMARY KEY, handled integer NOT NULL)');
@@ -55,8 +69,12 @@ try {
   const project =
     'INSERT INTO bench_projection VALUES ($1, $2) ON CONFLICT (order_id) DO UPDATE SET handled = EXCLUDED.handled';
   // Ever higher tokens per slot, so every fenced write is accepted, as a lease holder's are.
-  const tokens = { plain: new Array<bigint>(inFlight).fill(0n), fenced: new Array<bigint>(inFlight).fill(0n) };
-  const nextToken = (side: 'plain' | 'fenced', slot: number): bigint => {
+  const tokens = {
+    plain: new Array<bigint>(inFlight).fill(0n),
+    fenced: new Array<bigint>(inFlight).fill(0n),
+    unchecked: new Array<bigint>(inFlight).fill(0n),
+  };
+  const nextToken = (side: keyof typeof tokens, slot: number): bigint => {
     tokens[side][slot] = (tokens[side][slot] ?? 0n) + 1n;
     return tokens[side][slot];
   };
@@ -94,6 +112,20 @@ try {
     operations,
     target,
   );
+  const checkRatio = await compare(
+    'what the default waitForStandbys costs on a primary without standbys',
+    {
+      name: 'save notOlderThan, waitForStandbys false',
+      write: (slot, sequence) =>
+        unchecked.save(`orders-${slot}`, `position-${sequence}`, notOlderThan(nextToken('unchecked', slot))),
+    },
+    {
+      name: "save notOlderThan, waitForStandbys 'auto'",
+      write: (slot, sequence) =>
+        storage.save(`orders-${slot}`, `position-${sequence}`, notOlderThan(nextToken('fenced', slot))),
+    },
+    operations,
+  );
   const transactionRatio = await compare(
     'projection row + checkpoint in one transaction',
     {
@@ -119,6 +151,7 @@ try {
   const loadAfter = loadavg()[0] ?? Number.NaN;
   console.log(
     `target: save notOlderThan >= ${target} x plain upsert: ${saveRatio >= target ? 'met' : 'NOT met'} (${saveRatio.toFixed(3)}); ` +
+      `the standby check ${checkRatio.toFixed(3)} x the same saves without it; ` +
       `withinTransaction ${transactionRatio.toFixed(3)} x a plain transaction; load average ${loadAfter.toFixed(1)} after the run`,
   );
   process.exitCode = saveRatio >= target ? 0 : 1;

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Redis } from 'ioredis';
 import { CheckpointWriteCondition, RedisCheckpointStorage, RedisLeaseStrategy } from '../runtime/index.js';
 import { startReplicatedRedis } from '../test/support/redis/index.js';
+import { measureGrants } from './grant-latencies.js';
 import { comparePaired, formatComparison, loadAverage, type BenchSide, type PairedRun } from './paired-throughput.js';
 
 // What waitForReplicas costs (ADR 1101), on a master with one replica: notOlderThan saves with the default wait
@@ -83,7 +84,7 @@ function commandCalls(commandstats: string): Map<string, number> {
   return calls;
 }
 
-/** p50 and p99 of `grants` registers of a free lease, each on a new id, with `waitForReplicas` as given. */
+/** {@link measureGrants} on a client and strategy of its own, with `waitForReplicas` as given. */
 async function grantLatencies(
   master: { host: string; port: number },
   waitForReplicas: 'auto' | false,
@@ -95,20 +96,7 @@ async function grantLatencies(
     waitForReplicas,
   });
   try {
-    await strategy.register('warm-up', 'bench');
-    const latencies: number[] = [];
-    for (let index = 0; index < grants; index += 1) {
-      const begun = process.hrtime.bigint();
-      if (!(await strategy.register(`grant-${index}`, 'bench'))) {
-        throw new Error(`The bench's grant ${index} was not granted: is the replica online?`);
-      }
-      latencies.push(Number(process.hrtime.bigint() - begun) / 1e6);
-    }
-    latencies.sort((a, b) => a - b);
-    return {
-      p50: latencies[Math.floor(latencies.length / 2)] ?? Number.NaN,
-      p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? Number.NaN,
-    };
+    return await measureGrants(strategy, grants, 'is the replica online?');
   } finally {
     await strategy.shutdown();
     client.disconnect();

@@ -93,6 +93,8 @@ export {
   type PostgresLeaseStrategyOptions,
   type PostgresQueryResult,
   type PostgresTableOptions,
+  type WaitForStandbysOption,
+  type WaitForStandbysOptions,
 } from './postgres/index.js';
 export {
   LeaseKeepingStrategy,

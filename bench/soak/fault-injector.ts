@@ -10,7 +10,9 @@ export type WorkerFaultKind = 'stall' | 'sigstop';
  * replication link cut, the lease holder stopped so the lease changes hands during the cut, then the master killed),
  * `master-pause` (SIGSTOP of the master until the Sentinels promote its replica, then SIGCONT: deposed while it lives).
  * PostgreSQL: `pg-restart` (`pg_ctl restart -m immediate`), `pg-terminate` (`pg_terminate_backend` on every client
- * backend), `pg-row-lock` (the rows held locked longer than the clients' statement timeout).
+ * backend), `pg-row-lock` (the rows held locked longer than the clients' statement timeout). PostgreSQL failover:
+ * `standby-hold` (the standby's link dropping every byte), `primary-kill` (SIGKILL of the primary, its standby
+ * promoted), `primary-partition-kill` (the link held, the lease holder stopped, then the primary killed).
  */
 export type ServerFaultKind =
   | 'client-pause'
@@ -22,7 +24,10 @@ export type ServerFaultKind =
   | 'master-pause'
   | 'pg-restart'
   | 'pg-terminate'
-  | 'pg-row-lock';
+  | 'pg-row-lock'
+  | 'standby-hold'
+  | 'primary-kill'
+  | 'primary-partition-kill';
 
 /** Every fault the soak injects. */
 export type FaultKind = WorkerFaultKind | ServerFaultKind;

@@ -22,9 +22,10 @@ export interface SoakBackend {
 export function connectSoakBackend(target: SoakTarget): SoakBackend {
   if (target.mode === 'postgres') {
     const pool = createSoakPool(target.connectionString);
+    const wait = target.waitForStandbys === false ? { waitForStandbys: false as const } : {};
     return {
-      storage: new PostgresCheckpointStorage(pool, { table: target.checkpointTable }),
-      strategy: (options) => new PostgresLeaseStrategy(pool, { ...options, table: target.leaseTable }),
+      storage: new PostgresCheckpointStorage(pool, { table: target.checkpointTable, ...wait }),
+      strategy: (options) => new PostgresLeaseStrategy(pool, { ...options, table: target.leaseTable, ...wait }),
       close: () => pool.end(),
     };
   }

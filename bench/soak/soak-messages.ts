@@ -18,6 +18,8 @@ export interface SoakPostgresTarget {
   readonly connectionString: string;
   readonly checkpointTable: string;
   readonly leaseTable: string;
+  /** `false`: storages and strategies never wait for standbys (the failover soak's negative control). */
+  readonly waitForStandbys?: false;
 }
 
 /** The backend every process of one soak run uses for checkpoints and leases. */

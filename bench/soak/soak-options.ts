@@ -9,6 +9,13 @@ export interface SoakOptions {
   readonly postgres: boolean;
   /** Run on a master, a replica and three Sentinels, failing the master over (SIGKILL) among the faults. */
   readonly sentinel: boolean;
+  /** Run on a PostgreSQL primary and a streaming standby, killing the primary and promoting the standby among the faults. */
+  readonly postgresFailover: boolean;
+  /**
+   * Whether the PostgreSQL storages and lease strategies wait for standbys, their default. False
+   * (`--no-wait-for-standbys`, with `--postgres-failover`) is that soak's negative control.
+   */
+  readonly waitForStandbys: boolean;
   /**
    * Whether the Redis storages and lease strategies wait for replicas, their default. False (`--no-wait-for-replicas`,
    * Sentinel only) is the failover soak's negative control: it must report duplicated tokens or anomalies.
@@ -20,8 +27,8 @@ export interface SoakOptions {
    */
   readonly deposedMaster: boolean;
   /**
-   * Sentinel only (`--min-failovers N`): the fewest failovers the run must drive; fewer end it with exit code 4, since
-   * a run that failed over too rarely says little about failovers. 0 (the default) asks for none.
+   * Sentinel and PostgreSQL failover only (`--min-failovers N`): the fewest failovers the run must drive; fewer end it
+   * with exit code 4, since a run that failed over too rarely says little about failovers. 0 (the default) asks for none.
    */
   readonly minFailovers: number;
   readonly workers: number;
@@ -37,7 +44,8 @@ export interface SoakOptions {
 }
 
 const usage =
-  'Usage: npm run soak -- --seconds N [--cluster | --postgres | --sentinel [--no-wait-for-replicas] [--deposed-master] [--min-failovers N]] ' +
+  'Usage: npm run soak -- --seconds N [--cluster | --postgres | --sentinel [--no-wait-for-replicas] [--deposed-master] [--min-failovers N] ' +
+  '| --postgres-failover [--no-wait-for-standbys] [--min-failovers N]] ' +
   '[--workers 4] [--subscriptions 2] ' +
   '[--lease-ms 600] [--max-operations 200000] [--lose-writes-on-restart]';
 
@@ -50,6 +58,8 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       cluster: { type: 'boolean', default: false },
       postgres: { type: 'boolean', default: false },
       sentinel: { type: 'boolean', default: false },
+      'postgres-failover': { type: 'boolean', default: false },
+      'no-wait-for-standbys': { type: 'boolean', default: false },
       'no-wait-for-replicas': { type: 'boolean', default: false },
       'deposed-master': { type: 'boolean', default: false },
       'min-failovers': { type: 'string', default: '0' },
@@ -84,15 +94,32 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       `--deposed-master stops a Sentinel-managed master until it is failed over; add --sentinel.\n${usage}`,
     );
   }
+  if (
+    values['postgres-failover'] &&
+    (values.cluster || values.postgres || values.sentinel || values['lose-writes-on-restart'])
+  ) {
+    throw new Error(
+      `--postgres-failover runs on a PostgreSQL primary and its standby; it takes none of --cluster, --postgres, --sentinel, --lose-writes-on-restart.\n${usage}`,
+    );
+  }
+  if (values['no-wait-for-standbys'] && !values['postgres-failover']) {
+    throw new Error(
+      `--no-wait-for-standbys is the PostgreSQL failover soak's negative control; add --postgres-failover.\n${usage}`,
+    );
+  }
   const minFailovers = bounded('--min-failovers', values['min-failovers'], 0, 1_000);
-  if (minFailovers > 0 && !values.sentinel) {
-    throw new Error(`--min-failovers counts the failovers of a Sentinel soak; add --sentinel.\n${usage}`);
+  if (minFailovers > 0 && !values.sentinel && !values['postgres-failover']) {
+    throw new Error(
+      `--min-failovers counts the failovers of a failover soak; add --sentinel or --postgres-failover.\n${usage}`,
+    );
   }
   return {
     seconds: bounded('--seconds', values.seconds, 1, 3_600),
     cluster: values.cluster,
     postgres: values.postgres,
     sentinel: values.sentinel,
+    postgresFailover: values['postgres-failover'],
+    waitForStandbys: !values['no-wait-for-standbys'],
     waitForReplicas: !values['no-wait-for-replicas'],
     deposedMaster: values['deposed-master'],
     minFailovers,

@@ -11,11 +11,11 @@ export interface DuplicatedToken {
   readonly workers: readonly string[];
 }
 
-/** What only a Sentinel soak reports. */
+/** What only a failover soak (Sentinel, PostgreSQL failover) reports. */
 export interface FailoverReportInput {
   readonly analysis: FailoverSoakAnalysis;
   readonly records: readonly FailoverRecord[];
-  /** Failovers the Sentinels made without the harness killing a master (a master they judged down on their own). */
+  /** Failovers the Sentinels made without the harness killing a master (a master they judged down on their own); 0 on PostgreSQL. */
   readonly unplanned: number;
   readonly duplicatedTokens: readonly DuplicatedToken[];
 }
@@ -44,6 +44,9 @@ const faultNames: Record<FaultKind, string> = {
   'pg-restart': 'pg_ctl restart -m immediate',
   'pg-terminate': 'pg_terminate_backend',
   'pg-row-lock': 'rows locked past the statement timeout',
+  'standby-hold': 'standby link held',
+  'primary-kill': 'primary SIGKILL + standby promoted',
+  'primary-partition-kill': 'standby link held + lease holder SIGSTOP + primary SIGKILL + standby promoted',
 };
 
 /**
@@ -131,6 +134,14 @@ function setupName(options: SoakOptions): string {
       (options.waitForReplicas
         ? "waitForReplicas 'auto' (the default)"
         : 'waitForReplicas false (negative control: grants and writes never wait for the replica)')
+    );
+  }
+  if (options.postgresFailover) {
+    return (
+      'a PostgreSQL primary and an asynchronous streaming standby, statement_timeout 1000 ms, ' +
+      (options.waitForStandbys
+        ? "waitForStandbys 'auto' (the default)"
+        : 'waitForStandbys false (negative control: grants and writes never wait for the standby)')
     );
   }
   if (options.postgres) {

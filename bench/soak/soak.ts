@@ -8,7 +8,7 @@ import {
   RecordingCheckpointStorage,
   type TimedHistoryEvent,
 } from '../../test/support/linearizability/index.js';
-import { startPostgresServer } from '../../test/support/postgres/index.js';
+import { startPostgresServer, startReplicatedPostgres } from '../../test/support/postgres/index.js';
 import {
   startRedisCluster,
   startRedisSentinel,
@@ -19,6 +19,7 @@ import {
 } from '../../test/support/redis/index.js';
 import { analyseFailoverSoak } from './failover-epochs.js';
 import { FaultInjector, type ServerFault, type ServerFaultKind } from './fault-injector.js';
+import { postgresFailoverFaults } from './postgres-failover-faults.js';
 import { postgresServerFaults } from './postgres-server-faults.js';
 import { redisServerFaults } from './redis-server-faults.js';
 import { sentinelServerFaults, type FailoverRecord } from './sentinel-server-faults.js';
@@ -51,7 +52,7 @@ async function soak(options: SoakOptions): Promise<number> {
   try {
     const subscriptionIds = Array.from({ length: options.subscriptions }, (_, index) => `orders-${index}`);
     const failovers: FailoverRecord[] = [];
-    const { target, serverFaults, sentinel } = await startBackend(options, cleanups, {
+    const { target, serverFaults, unplannedFailovers } = await startBackend(options, cleanups, {
       subscriptionIds,
       failovers,
       leaseHolder: () => latestWriter(workers)?.process,
@@ -119,7 +120,7 @@ async function soak(options: SoakOptions): Promise<number> {
     const parts = [...workers.map(({ events }) => events), observer.timedEvents()];
     let failover: FailoverReportInput | undefined;
     let analysis;
-    if (sentinel === undefined) {
+    if (unplannedFailovers === undefined) {
       analysis = analyseSoakHistory(mergeTimedHistories(...parts));
     } else {
       const failoverAnalysis = analyseFailoverSoak(mergeTimedEvents(...parts), failovers);
@@ -127,7 +128,7 @@ async function soak(options: SoakOptions): Promise<number> {
       failover = {
         analysis: failoverAnalysis,
         records: failovers,
-        unplanned: (await failoversMadeBy(sentinel)) - failovers.length,
+        unplanned: await unplannedFailovers(),
         duplicatedTokens: duplicatedTokens(workers),
       };
     }
@@ -149,7 +150,7 @@ async function soak(options: SoakOptions): Promise<number> {
       console.error(
         `soak: ${failovers.length} failovers driven in ${elapsedSeconds.toFixed(1)} s, fewer than the ${options.minFailovers} ` +
           '--min-failovers asks for, so the run says too little about failovers to pass. Give it more --seconds ' +
-          '(a failover fault comes about every 9 s), or ask for fewer.',
+          '(a failover fault comes about every 9 s on Sentinel), or ask for fewer.',
       );
       return 4;
     }
@@ -171,7 +172,7 @@ interface SentinelFaultContext {
 
 /**
  * Starts the store the options name, registers its teardown in `cleanups`, and returns where it is, how to hurt it,
- * and for a Sentinel soak the topology.
+ * and for a failover soak how many failovers happened that the harness did not drive.
  */
 async function startBackend(
   options: SoakOptions,
@@ -180,8 +181,33 @@ async function startBackend(
 ): Promise<{
   target: SoakTarget;
   serverFaults: ReadonlyMap<ServerFaultKind, ServerFault>;
-  sentinel?: RedisSentinelTopology;
+  unplannedFailovers?: () => Promise<number>;
 }> {
+  if (options.postgresFailover) {
+    const topology = await startReplicatedPostgres();
+    cleanups.push(() => topology.stop());
+    const target = {
+      mode: 'postgres',
+      connectionString: topology.service.connectionString,
+      checkpointTable: 'soak_checkpoints',
+      leaseTable: 'soak_leases',
+      ...(options.waitForStandbys ? {} : { waitForStandbys: false as const }),
+    } as const;
+    const admin = createSoakPool(topology.service.connectionString);
+    try {
+      await new PostgresCheckpointStorage(admin, { table: target.checkpointTable }).createTable();
+      await new PostgresLeaseStrategy(admin, { table: target.leaseTable }).createTable();
+    } finally {
+      await admin.end();
+    }
+    await topology.waitUntilCaughtUp();
+    return {
+      target,
+      serverFaults: postgresFailoverFaults({ topology, ...context, ...target, leaseMs: options.leaseMs }),
+      // Nothing but the harness promotes a standby.
+      unplannedFailovers: async () => 0,
+    };
+  }
   if (options.sentinel) {
     const topology = await startRedisSentinel();
     cleanups.push(() => topology.stop());
@@ -198,7 +224,7 @@ async function startBackend(
         deposedMaster: options.deposedMaster,
         ...context,
       }),
-      sentinel: topology,
+      unplannedFailovers: async () => (await failoversMadeBy(topology)) - context.failovers.length,
     };
   }
   if (options.postgres) {

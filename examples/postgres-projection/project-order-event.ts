@@ -19,7 +19,8 @@ export const createOrderStatusTableSql = `CREATE TABLE IF NOT EXISTS order_statu
 /**
  * Projects one event and records its checkpoint in the same transaction, fenced with the lease's token. When the
  * lease has moved on, the checkpoint write is refused, the transaction rolls back, and the projection row vanishes
- * with it: a zombie cannot leave half its work behind.
+ * with it: a zombie cannot leave half its work behind. Once committed, it waits until a standby has the commit, where
+ * standbys stream: a failover must not lose a checkpoint reported written.
  */
 export async function projectOrderEvent(
   pool: pg.Pool,
@@ -30,6 +31,7 @@ export async function projectOrderEvent(
   beforeCheckpoint: () => Promise<void> = async () => undefined,
 ): Promise<void> {
   const client = await pool.connect();
+  const checkpoints = storage.withinTransaction(client);
   try {
     await client.query('BEGIN');
     await client.query(
@@ -39,9 +41,7 @@ export async function projectOrderEvent(
       [event.orderId, event.status, event.position, String(token)],
     );
     await beforeCheckpoint();
-    await storage
-      .withinTransaction(client)
-      .save(subscriptionId, event.position, CheckpointWriteCondition.notOlderThan(token));
+    await checkpoints.save(subscriptionId, event.position, CheckpointWriteCondition.notOlderThan(token));
     await client.query('COMMIT');
   } catch (error) {
     // A refusal (CheckpointWriteConditionNotFulfilledError) lands here too: roll back, never retry.
@@ -50,4 +50,5 @@ export async function projectOrderEvent(
   } finally {
     client.release();
   }
+  await checkpoints.waitForStandbys();
 }

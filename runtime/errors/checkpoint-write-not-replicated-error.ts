@@ -12,11 +12,13 @@ export interface CheckpointWriteNotReplicatedDetails {
   readonly timeoutMs: number;
   /** Why `WAIT` failed, when it did not answer with a count. */
   readonly cause?: unknown;
+  /** What the write waited for: Redis replicas (`WAIT`, the default) or PostgreSQL standbys (`waitForStandbys`). */
+  readonly waitedFor?: 'replicas' | 'standbys';
 }
 
 /**
- * A conditional checkpoint write that the master applied, but that fewer replicas than it waits for (`waitForReplicas`)
- * acknowledged in time: it may or may not survive a failover. Not a refusal, and deliberately not a
+ * A conditional checkpoint write that the master applied, but that fewer replicas than it waits for (`waitForReplicas`,
+ * or on PostgreSQL fewer standbys than `waitForStandbys` asks for) acknowledged in time: it may or may not survive a failover. Not a refusal, and deliberately not a
  * `CheckpointWriteConditionNotFulfilledError`: the condition held and the lease has not moved on. Treat it like a
  * connection error: the outcome is unknown; read back or write again with the same token.
  */
@@ -39,6 +41,9 @@ export class CheckpointWriteNotReplicatedError extends Error {
 }
 
 function notReplicatedMessage(details: CheckpointWriteNotReplicatedDetails): string {
+  if (details.waitedFor === 'standbys') {
+    return notOnStandbysMessage(details);
+  }
   const { subscriptionId, operation, replicas, acknowledged, timeoutMs, cause } = details;
   const shortfall =
     acknowledged === undefined
@@ -51,5 +56,20 @@ function notReplicatedMessage(details: CheckpointWriteNotReplicatedDetails): str
     '(a later write the replicas acknowledge carries this one with it). A master that reports no replica but had one under ' +
     'its replication ID is still waited for, since a failover may have replaced it (ADR 1102): attach a replica; if it was ' +
     'removed for good, restart this process or set waitForReplicas to false (unsafe on failover).'
+  );
+}
+
+function notOnStandbysMessage(details: CheckpointWriteNotReplicatedDetails): string {
+  const { subscriptionId, operation, replicas, acknowledged, timeoutMs, cause } = details;
+  const standbys = `${replicas} standby${replicas === 1 ? '' : 's'}`;
+  const shortfall =
+    acknowledged === undefined
+      ? `waiting for ${standbys} failed (${String(cause)})`
+      : `${acknowledged} of the ${standbys} it waits for had written it within ${timeoutMs} ms`;
+  return (
+    `Checkpoint write ${operation} for subscription ${quoteText(subscriptionId)} was committed on the primary, but ${shortfall}: ` +
+    'it may or may not survive a failover. This is not a refusal and the lease has not moved on, so do not treat it as one: ' +
+    'read the checkpoint back, or write again with the same token once replication has caught up. Check the standbys ' +
+    '(pg_stat_replication on the primary); set waitForStandbys to false to write without waiting for them (unsafe on failover).'
   );
 }

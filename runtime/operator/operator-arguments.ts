@@ -7,6 +7,7 @@ import {
   defaultRedisVersionKeyPrefix,
   redisLeaseKeys,
 } from '../redis/index.js';
+import type { WaitForStandbysOption } from '../postgres/index.js';
 import { parsePostgresUrl, parseRedisUrl, type PostgresAddress, type RedisAddress } from './connection-url.js';
 import { OperatorUsageError } from './operator-error.js';
 import type { OperatorCommandName } from './operator-usage.js';
@@ -33,7 +34,7 @@ export interface OperatorInvocation {
 
 const defaultTimeoutMs = 10_000;
 const redisOnly = ['cluster', 'key-prefix', 'version-key-prefix', 'lease-key-prefix'] as const;
-const postgresOnly = ['schema', 'table', 'lease-table'] as const;
+const postgresOnly = ['schema', 'table', 'lease-table', 'wait-for-standbys'] as const;
 
 /**
  * Reads the arguments of `command`, checking everything that can be checked before connecting: one store, its URL
@@ -63,6 +64,7 @@ export function parseOperatorArguments(
         schema: { type: 'string' },
         table: { type: 'string' },
         'lease-table': { type: 'string' },
+        'wait-for-standbys': { type: 'string' },
         'timeout-ms': { type: 'string' },
         json: { type: 'boolean' },
         prometheus: { type: 'boolean' },
@@ -203,7 +205,23 @@ function postgresOptions(values: Record<string, unknown>, timeoutMs: number): Po
   } catch (error) {
     throw new OperatorUsageError((error as Error).message.replace(/\.$/u, ''));
   }
-  return { ...tables, timeoutMs };
+  return { ...tables, timeoutMs, waitForStandbys: parseWaitForStandbys(values['wait-for-standbys']) };
+}
+
+/** `--wait-for-standbys`: the application's `waitForStandbys`, `auto` unless given. */
+function parseWaitForStandbys(value: unknown): WaitForStandbysOption {
+  if (value === undefined || value === 'auto') {
+    return 'auto';
+  }
+  if (value === 'false') {
+    return false;
+  }
+  if (typeof value === 'string' && /^[1-9][0-9]{0,2}$/u.test(value)) {
+    return Number(value);
+  }
+  throw new OperatorUsageError(
+    `--wait-for-standbys must be auto, false or a whole number of standbys, as the application's waitForStandbys; got ${JSON.stringify(value)}`,
+  );
 }
 
 /** Refuses an id no storage or lease could hold, by their own rules, before anything connects. */

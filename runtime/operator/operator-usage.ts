@@ -16,6 +16,7 @@ const store = `Where (one of):
     --schema <S>                the schema of both tables (default: the server's search_path)
     --table <T>                 the checkpoint table (default: checkpoint_fencing_checkpoints)
     --lease-table <LT>          the lease table (default: checkpoint_fencing_leases)
+    --wait-for-standbys <W>     the application's waitForStandbys: auto (default), false or a number
   --timeout-ms <n>              give up on a server that does not answer within n ms (default: 10000)
 Connects only to the URL given (with --cluster, to it and the nodes it announces) and never prints a password.
 Needs ioredis (--redis) or pg (--postgres) installed in the project it runs in.`;
@@ -26,11 +27,12 @@ export const operatorUsage: Record<OperatorCommandName, string> = {
 
 Shows every subscription's checkpoint, stored version, lease holder, lease token, time to expiry, the next token a
 grant mints, and health flags: stuck, unfenceable, stray-version, no-version, expired-lease (doc/operations.md).
-Without ids, reads every subscription (Redis: SCAN on every master, never KEYS). Reads only.
+Without ids, reads every subscription (Redis: SCAN on every master, never KEYS). On PostgreSQL, first the standbys
+streaming from the server and whether a failover can lose grants with the application's waitForStandbys. Reads only.
   --json                        print the rows as JSON
   --prometheus                  print the health figures as Prometheus text (counts, no ids)
 ${store}
-Exit codes: 0 all healthy, 1 a flag raised or a value no storage writes, 2 error.`,
+Exit codes: 0 all healthy, 1 a flag raised, a value no storage writes or a replication set-up flagged, 2 error.`,
   repair: `Usage: ${PACKAGE_NAME} repair <id…> --raise-token [--yes] (--redis <url> | --postgres <url>) [options]
 
 Raises each stuck subscription's token counter past its stored version with the lease strategy's own

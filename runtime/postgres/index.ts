@@ -7,8 +7,10 @@ export {
 export { PostgresLeaseStrategy, type PostgresLeaseStrategyOptions } from './postgres-lease-strategy.js';
 export {
   postgresInspectionStatements,
+  replicationInspectionStatement,
   type PostgresInspectionSettingNames,
   type PostgresInspectionStatements,
   type PostgresInspectionTables,
 } from './postgres-inspection-statements.js';
 export { parseStoredInteger } from './postgres-stored-integer.js';
+export type { WaitForStandbysOption, WaitForStandbysOptions } from './wait-for-standbys.js';

@@ -12,12 +12,13 @@ import type { MissingTableHint } from './postgres-errors.js';
 import { qualifiedTableName } from './postgres-identifiers.js';
 import { PostgresStatementRunner } from './postgres-statement-runner.js';
 import { assertPostgresText } from './postgres-text.js';
+import { storeWaitForStandbys, type WaitForStandbysOptions } from './wait-for-standbys.js';
 
 /**
  * Options of {@link PostgresCheckpointStorage}: the table (`checkpoint_fencing_checkpoints` by default), its schema,
- * and where its writes are recorded.
+ * how its conditional writes wait for the standbys, and where its writes are recorded.
  */
-export type PostgresCheckpointStorageOptions = PostgresTableOptions & TelemetryOptions;
+export type PostgresCheckpointStorageOptions = PostgresTableOptions & WaitForStandbysOptions & TelemetryOptions;
 
 /** The table `PostgresCheckpointStorage` uses unless told otherwise. */
 export const defaultCheckpointTable = 'checkpoint_fencing_checkpoints';
@@ -36,7 +37,10 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   #runner: PostgresStatementRunner;
   readonly #telemetry: CheckpointWriteTelemetry | undefined;
 
-  /** @throws TypeError for a client without `query`, or a `table`/`schema` that is not a plain identifier. */
+  /**
+   * @throws TypeError for a client without `query`, or a `table`/`schema` that is not a plain identifier; RangeError
+   * for a bad `waitForStandbys` or `waitForStandbysTimeoutMs`.
+   */
   constructor(client: PostgresClient, options: PostgresCheckpointStorageOptions = {}) {
     assertPostgresClient('PostgresCheckpointStorage', client);
     const tableName = options.table ?? defaultCheckpointTable;
@@ -49,7 +53,11 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
       tableDisplay: table.display,
       schema: table.schema,
     };
-    this.#runner = new PostgresStatementRunner(client, this.#hint);
+    this.#runner = new PostgresStatementRunner(
+      client,
+      this.#hint,
+      storeWaitForStandbys(options, 'PostgresCheckpointStorage'),
+    );
     this.#telemetry = CheckpointWriteTelemetry.resolve('postgres', options);
   }
 
@@ -76,6 +84,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
    * throws `CheckpointWriteConditionNotFulfilledError`; roll the transaction back, so a zombie's other writes vanish with
    * its checkpoint. Once `client` is released to the pool this storage was built over, every statement of the bound
    * storage is refused with an `Error`: its transaction is over, and the statement would otherwise commit on its own.
+   * Its conditional writes wait for no standby: your commit is still to come. Call {@link waitForStandbys} after it.
    * @throws TypeError for a `pg.Pool`, whose statements would each run on any connection, outside your transaction.
    */
   withinTransaction(client: PostgresClient): PostgresCheckpointStorage {
@@ -83,6 +92,17 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
     const bound = new PostgresCheckpointStorage(client, this.#options);
     bound.#runner = runner;
     return bound;
+  }
+
+  /**
+   * On a storage bound by {@link withinTransaction}, after your `COMMIT` (before or after `client.release()`): waits
+   * until the standbys `waitForStandbys` asks for have that commit, as a write outside a transaction waits before it
+   * resolves. Resolves at once when no conditional write went through the binding, or under `waitForStandbys: false`.
+   * @throws CheckpointWriteNotReplicatedError (as a rejection) naming the first conditional write made through the
+   * binding, when the standbys did not confirm the commit within `waitForStandbysTimeoutMs`.
+   */
+  async waitForStandbys(): Promise<void> {
+    await this.#runner.confirmCommitted();
   }
 
   async read(subscriptionId: string): Promise<Checkpoint | undefined> {
@@ -114,10 +134,10 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
     assertPostgresText('checkpoint', checkpoint);
     switch (judged.kind) {
       case 'any':
-        await this.#runner.query(this.#statements.saveAny, [subscriptionId, checkpoint]);
+        await this.#runner.write(this.#statements.saveAny, [subscriptionId, checkpoint]);
         return checkpoint;
       case 'notOlderThan': {
-        const written = await this.#runner.query(this.#statements.saveNotOlderThan, [
+        const [written, unconfirmed] = await this.#runner.writeToConfirm(this.#statements.saveNotOlderThan, [
           subscriptionId,
           checkpoint,
           String(judged.version),
@@ -128,16 +148,25 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
           { what: 'subscription', id: subscriptionId },
           judged,
         );
+        if (unconfirmed) {
+          await this.#runner.confirmWrite(subscriptionId, `notOlderThan(${judged.version})`);
+        }
         return checkpoint;
       }
       case 'ifAbsent': {
-        const { rows } = await this.#runner.query(this.#statements.saveIfAbsent, [subscriptionId, checkpoint]);
+        const [{ rows }, unconfirmed] = await this.#runner.writeToConfirm(this.#statements.saveIfAbsent, [
+          subscriptionId,
+          checkpoint,
+        ]);
         if (rows[0]?.['accepted'] !== true) {
           throw new CheckpointWriteConditionNotFulfilledError(
             subscriptionId,
             judged,
             this.#runner.version(rows[0]?.['stored_version']),
           );
+        }
+        if (unconfirmed) {
+          await this.#runner.confirmWrite(subscriptionId, 'ifAbsent()');
         }
         return checkpoint;
       }
@@ -156,15 +185,20 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   async #advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
     this.assertSubscriptionId(subscriptionId);
     assertWriteVersion(version);
-    const stored = this.#runner.returnedVersion(
-      await this.#runner.query(this.#statements.advanceWriteVersion, [subscriptionId, String(version)]),
-    );
+    const [written, unconfirmed] = await this.#runner.writeToConfirm(this.#statements.advanceWriteVersion, [
+      subscriptionId,
+      String(version),
+    ]);
+    const stored = this.#runner.returnedVersion(written);
     if (stored !== String(version)) {
       throw new CheckpointWriteConditionNotFulfilledError(
         subscriptionId,
         CheckpointWriteCondition.notOlderThan(version),
         this.#runner.version(stored),
       );
+    }
+    if (unconfirmed) {
+      await this.#runner.confirmWrite(subscriptionId, `advanceWriteVersion(${version})`);
     }
   }
 
@@ -177,7 +211,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   /** Deletes the row: checkpoint and version together. */
   async delete(subscriptionId: string): Promise<void> {
     this.assertSubscriptionId(subscriptionId);
-    await this.#runner.query(this.#statements.delete, [subscriptionId]);
+    await this.#runner.write(this.#statements.delete, [subscriptionId]);
   }
 
   /**
@@ -187,7 +221,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
    */
   async deleteCheckpointKeepingVersion(subscriptionId: string): Promise<void> {
     this.assertSubscriptionId(subscriptionId);
-    await this.#runner.query(this.#statements.deleteCheckpointKeepingVersion, [subscriptionId]);
+    await this.#runner.write(this.#statements.deleteCheckpointKeepingVersion, [subscriptionId]);
   }
 
   /** True: every condition is evaluated inside the statement that writes. */

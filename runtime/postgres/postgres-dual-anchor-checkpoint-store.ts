@@ -16,12 +16,14 @@ import type { MissingTableHint } from './postgres-errors.js';
 import { qualifiedTableName } from './postgres-identifiers.js';
 import { PostgresStatementRunner } from './postgres-statement-runner.js';
 import { assertPostgresText } from './postgres-text.js';
+import type { StatementInEachForm } from './standby-statement-forms.js';
+import { storeWaitForStandbys, type WaitForStandbysOptions } from './wait-for-standbys.js';
 
 /**
  * Options of {@link PostgresDualAnchorCheckpointStore}: the table (`checkpoint_fencing_dual_anchor_checkpoints` by
- * default) and its schema.
+ * default), its schema, and how its fenced writes and resets wait for the standbys (as `PostgresCheckpointStorage`'s).
  */
-export type PostgresDualAnchorCheckpointStoreOptions = PostgresTableOptions & TelemetryOptions;
+export type PostgresDualAnchorCheckpointStoreOptions = PostgresTableOptions & WaitForStandbysOptions & TelemetryOptions;
 
 const defaultTable = 'checkpoint_fencing_dual_anchor_checkpoints';
 const className = 'PostgresDualAnchorCheckpointStore';
@@ -40,7 +42,10 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
   /** Replaced by a transaction's runner in {@link withinTransaction}. */
   #runner: PostgresStatementRunner;
 
-  /** @throws TypeError for a client without `query`, or a `table`/`schema` that is not a plain identifier. */
+  /**
+   * @throws TypeError for a client without `query`, or a `table`/`schema` that is not a plain identifier; RangeError
+   * for a bad `waitForStandbys` or `waitForStandbysTimeoutMs`.
+   */
   constructor(client: PostgresClient, options: PostgresDualAnchorCheckpointStoreOptions = {}) {
     super('postgres', options);
     assertPostgresClient(className, client);
@@ -49,7 +54,7 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
     this.#options = { ...options };
     this.#statements = dualAnchorStatements(table, tableName);
     this.#hint = { className, instanceName: 'store', tableDisplay: table.display, schema: table.schema };
-    this.#runner = new PostgresStatementRunner(client, this.#hint);
+    this.#runner = new PostgresStatementRunner(client, this.#hint, storeWaitForStandbys(options, className));
   }
 
   /**
@@ -73,6 +78,7 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
    * throws `CheckpointWriteConditionNotFulfilledError`; roll the transaction back, so a zombie's other writes vanish
    * with its anchor. Once `client` is released to the pool this store was built over, every statement of the bound
    * store is refused with an `Error`: its transaction is over, and the statement would otherwise commit on its own.
+   * Its conditional writes wait for no standby: your commit is still to come. Call {@link waitForStandbys} after it.
    * @throws TypeError for a `pg.Pool`, whose statements would each run on any connection, outside your transaction.
    */
   withinTransaction(client: PostgresClient): PostgresDualAnchorCheckpointStore {
@@ -80,6 +86,16 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
     const bound = new PostgresDualAnchorCheckpointStore(client, this.#options);
     bound.#runner = runner;
     return bound;
+  }
+
+  /**
+   * On a store bound by {@link withinTransaction}, after your `COMMIT`: waits until the standbys `waitForStandbys`
+   * asks for have it, as `PostgresCheckpointStorage.waitForStandbys()` does.
+   * @throws CheckpointWriteNotReplicatedError (as a rejection) naming the first conditional write made through the
+   * binding, when the standbys did not confirm the commit in time.
+   */
+  async waitForStandbys(): Promise<void> {
+    await this.#runner.confirmCommitted();
   }
 
   /** True: every condition is evaluated inside the statement that writes. */
@@ -100,14 +116,14 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
     }
     const { condition } = write;
     const { columns, values } = columnValues(write.streamName, write.fields);
-    const text = this.#statements.write(columns, condition.kind);
+    const statement = this.#statements.write(columns, condition.kind);
     if (condition.kind === 'any') {
-      return this.#runner.query(text, values);
+      return this.#runner.write(statement, values);
     }
     if (condition.kind === 'notOlderThan') {
       values.push(String(condition.version));
     }
-    return this.#send(write.streamName, condition, text, values);
+    return this.#send(write.streamName, condition, statement, values);
   }
 
   /** One statement with the guard inside under every condition; under `ifAbsent()` the insert of a new row. */
@@ -145,38 +161,40 @@ export class PostgresDualAnchorCheckpointStore extends DualAnchorCheckpointStore
   /** One `DELETE` of the row, version included. */
   protected async removeRecord(streamName: string): Promise<void> {
     assertPostgresText('streamName', streamName);
-    await this.#runner.query(this.#statements.delete, [streamName]);
+    await this.#runner.write(this.#statements.delete, [streamName]);
   }
 
-  /** Sends a write and turns its answer into a refusal, with the stored version, when its condition did not hold. */
+  /**
+   * Sends a write, turns its answer into a refusal, with the stored version, when its condition did not hold, and
+   * otherwise waits for the standbys; under `any()` it only sends it.
+   */
   async #send(
     streamName: string,
     condition: CheckpointWriteCondition,
-    text: string,
+    statement: StatementInEachForm,
     values: readonly unknown[],
   ): Promise<void> {
-    const result = await this.#runner.query(text, values);
-    switch (condition.kind) {
-      case 'any':
-        return;
-      case 'notOlderThan':
-        return this.#runner.refusedUnlessWritten(
-          result,
-          this.#statements.writeVersion,
-          { what: 'stream', id: streamName },
-          condition,
-        );
-      case 'ifAbsent': {
-        const row = result.rows[0];
-        if (row?.['accepted'] !== true) {
-          throw new CheckpointWriteConditionNotFulfilledError(
-            streamName,
-            condition,
-            this.#runner.version(row?.['stored_version']),
-          );
-        }
-        return;
-      }
+    if (condition.kind === 'any') {
+      await this.#runner.write(statement, values);
+      return;
+    }
+    const [result, unconfirmed] = await this.#runner.writeToConfirm(statement, values);
+    if (condition.kind === 'notOlderThan') {
+      await this.#runner.refusedUnlessWritten(
+        result,
+        this.#statements.writeVersion,
+        { what: 'stream', id: streamName },
+        condition,
+      );
+    } else if (result.rows[0]?.['accepted'] !== true) {
+      throw new CheckpointWriteConditionNotFulfilledError(
+        streamName,
+        condition,
+        this.#runner.version(result.rows[0]?.['stored_version']),
+      );
+    }
+    if (unconfirmed) {
+      await this.#runner.confirmWrite(streamName, condition.toString());
     }
   }
 }

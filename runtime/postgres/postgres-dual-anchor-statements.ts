@@ -1,6 +1,13 @@
 import type { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import { columnsOf, dualAnchorColumns, type DualAnchorColumn } from './postgres-dual-anchor-row.js';
 import { derivedIdentifier, type QualifiedTableName } from './postgres-identifiers.js';
+import {
+  andStandbyCheck,
+  inEachForm,
+  rowsFrom,
+  type StatementForm,
+  type StatementInEachForm,
+} from './standby-statement-forms.js';
 
 type ConditionKind = CheckpointWriteCondition['kind'];
 
@@ -10,13 +17,14 @@ type ConditionKind = CheckpointWriteCondition['kind'];
  * locks the existing row and evaluates every `CASE` (the condition, the reset's guard) against its latest committed
  * version, so no writer of another column or of the same one can get in between. Versions travel as decimal text and
  * come back as `version::text`; timestamps go in as ISO 8601 UTC text and come back as epoch milliseconds (ADR 0904).
+ * Each write in each form `waitForStandbys` sends it in (ADR 0807).
  */
 export interface DualAnchorStatements {
   readonly createTable: string;
   /** $1 stream → every column, timestamps as epoch-millisecond text; no row when nothing is stored. */
   readonly find: string;
   /** $1 stream. */
-  readonly delete: string;
+  readonly delete: StatementInEachForm;
   /** $1 stream → `version` as text, or no row: the version behind a refusal. */
   readonly writeVersion: string;
   /**
@@ -27,7 +35,7 @@ export interface DualAnchorStatements {
    *   not greater than v, so the row count is 1 when accepted and 0 when refused (ADR 0804);
    * - `ifAbsent`: inserts or does nothing; answers `accepted`, and the `stored_version` the statement's snapshot shows.
    */
-  write(columns: number, kind: ConditionKind): string;
+  write(columns: number, kind: ConditionKind): StatementInEachForm;
   /**
    * `resetAfterHistoryLost` under `any` or `notOlderThan`, the guard inside: $1 stream, $2 seen token, $3 seen
    * timestamp, $4 heartbeat, then v for `notOlderThan`, then the expected dead processed token (canonical JSON or NULL).
@@ -36,7 +44,7 @@ export interface DualAnchorStatements {
    * keeps every column, and its row count is 0). Under `ifAbsent` a reset is the plain insert of {@link write}: a new
    * row has no processed pair to guard.
    */
-  reset(kind: 'any' | 'notOlderThan'): string;
+  reset(kind: 'any' | 'notOlderThan'): StatementInEachForm;
 }
 
 /**
@@ -53,10 +61,10 @@ const kindCount = 3;
 export function dualAnchorStatements(table: QualifiedTableName, tableName: string): DualAnchorStatements {
   const t = table.sql;
   // Built once per shape and condition, then looked up by a number, with nothing made on a hit: every write asks.
-  const cache = new Map<number, string>();
-  const remembered = (key: number, text: string): string => {
-    cache.set(key, text);
-    return text;
+  const cache = new Map<number, StatementInEachForm>();
+  const remembered = (key: number, statement: StatementInEachForm): StatementInEachForm => {
+    cache.set(key, statement);
+    return statement;
   };
   return {
     createTable: [
@@ -87,44 +95,62 @@ export function dualAnchorStatements(table: QualifiedTableName, tableName: strin
         )
         .join(', ') +
       ` FROM ${t} WHERE stream_name = $1`,
-    delete: `DELETE FROM ${t} WHERE stream_name = $1`,
+    delete: inEachForm((form) => `DELETE FROM ${t} WHERE stream_name = $1${andStandbyCheck(form)}`),
     writeVersion: `SELECT version::text AS version FROM ${t} WHERE stream_name = $1`,
     write: (columns, kind) => {
       const key = columns * kindCount + kindCode[kind];
-      return cache.get(key) ?? remembered(key, writeStatement(t, columnsOf(columns), kind));
+      return (
+        cache.get(key) ??
+        remembered(
+          key,
+          inEachForm((form) => writeStatement(t, columnsOf(columns), kind, form)),
+        )
+      );
     },
     reset: (kind) => {
       const key = -1 - kindCode[kind];
-      return cache.get(key) ?? remembered(key, resetStatement(t, kind === 'notOlderThan'));
+      return (
+        cache.get(key) ??
+        remembered(
+          key,
+          inEachForm((form) => resetStatement(t, kind === 'notOlderThan', form)),
+        )
+      );
     },
   };
 }
 
-function writeStatement(t: string, columns: readonly DualAnchorColumn[], kind: ConditionKind): string {
+function writeStatement(
+  t: string,
+  columns: readonly DualAnchorColumn[],
+  kind: ConditionKind,
+  form: StatementForm,
+): string {
   const names = columns.map(({ column }) => column);
   const values = columns.map((column, index) => parameter(column, index + 2));
   switch (kind) {
     case 'any':
       return (
-        `INSERT INTO ${t} AS stored (stream_name, ${names.join(', ')}) VALUES ($1, ${values.join(', ')}) ` +
+        `INSERT INTO ${t} AS stored (stream_name, ${names.join(', ')}) ` +
+        `${rowsFrom(form, `$1, ${values.join(', ')}`)} ` +
         `ON CONFLICT (stream_name) DO UPDATE SET ${names.map(takeNew).join(', ')}`
       );
     case 'notOlderThan':
       return (
         `INSERT INTO ${t} AS stored (stream_name, ${names.join(', ')}, version) ` +
-        `VALUES ($1, ${values.join(', ')}, $${columns.length + 2}::numeric) ` +
+        `${rowsFrom(form, `$1, ${values.join(', ')}, $${columns.length + 2}::numeric`)} ` +
         `ON CONFLICT (stream_name) DO UPDATE SET ${[...names, 'version'].map(takeNew).join(', ')}${notRefused}`
       );
     case 'ifAbsent':
       return (
-        `WITH attempt AS (INSERT INTO ${t} (stream_name, ${names.join(', ')}) VALUES ($1, ${values.join(', ')}) ` +
+        `WITH attempt AS (INSERT INTO ${t} (stream_name, ${names.join(', ')}) ${rowsFrom(form, `$1, ${values.join(', ')}`)} ` +
         'ON CONFLICT (stream_name) DO NOTHING RETURNING 1) ' +
         `SELECT EXISTS (SELECT FROM attempt) AS accepted, (SELECT version::text FROM ${t} WHERE stream_name = $1) AS stored_version`
       );
   }
 }
 
-function resetStatement(t: string, withVersion: boolean): string {
+function resetStatement(t: string, withVersion: boolean, form: StatementForm): string {
   const installed = ['last_seen_token', 'last_seen_timestamp', 'last_heartbeat_timestamp'];
   const expected = `$${withVersion ? 6 : 5}::text`;
   const dead = `WHEN stored.last_processed_token IS NOT DISTINCT FROM ${expected} THEN NULL`;
@@ -137,7 +163,7 @@ function resetStatement(t: string, withVersion: boolean): string {
   ];
   return (
     `INSERT INTO ${t} AS stored (stream_name, ${installed.join(', ')}${withVersion ? ', version' : ''}) ` +
-    `VALUES ($1, $2, $3::timestamptz, $4::timestamptz${withVersion ? ', $5::numeric' : ''}) ` +
+    `${rowsFrom(form, `$1, $2, $3::timestamptz, $4::timestamptz${withVersion ? ', $5::numeric' : ''}`)} ` +
     `ON CONFLICT (stream_name) DO UPDATE SET ${assignments.join(', ')}` +
     (withVersion ? notRefused : '')
   );

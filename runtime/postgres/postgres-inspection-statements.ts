@@ -1,6 +1,7 @@
 import { defaultCheckpointTable } from './postgres-checkpoint-storage.js';
 import { qualifiedTableName, type TableSettingNames } from './postgres-identifiers.js';
 import { defaultLeaseTable } from './postgres-lease-strategy.js';
+import { physicalWalSenders, promotable } from './standby-statement-forms.js';
 
 /** The tables an inspection reads: those of a `PostgresCheckpointStorage` and a `PostgresLeaseStrategy`. */
 export interface PostgresInspectionTables {
@@ -72,3 +73,20 @@ export function postgresInspectionStatements(
       'ORDER BY page.subscription_id',
   };
 }
+
+/**
+ * What `inspect` reads about a server's replication, with the same notion of a standby as the waits: whether it is
+ * itself in recovery, `synchronous_standby_names`, the role, each physical walsender (`name`, `state`, `sync` state,
+ * whether it is `promotable`, how many bytes its write position is `behind` the primary's flush position, as text),
+ * and the physical replication slots no walsender uses (a standby or archiver that is not streaming now).
+ */
+export const replicationInspectionStatement =
+  'SELECT pg_is_in_recovery() AS in_recovery, ' +
+  "current_setting('synchronous_standby_names') AS synchronous_standby_names, current_user::text AS role, " +
+  "coalesce((SELECT json_agg(json_build_object('name', (SELECT application_name FROM pg_stat_get_activity(w.pid)), " +
+  `'state', w.state, 'sync', w.sync_state, 'promotable', ${promotable}, 'behind', ` +
+  'CASE WHEN w.write_lsn IS NULL OR pg_is_in_recovery() THEN NULL ' +
+  'ELSE pg_wal_lsn_diff(pg_current_wal_flush_lsn(), w.write_lsn)::text END) ORDER BY w.pid) ' +
+  `FROM ${physicalWalSenders}), '[]') AS walsenders, ` +
+  "coalesce((SELECT json_agg(slot_name ORDER BY slot_name) FROM pg_replication_slots WHERE slot_type = 'physical' " +
+  "AND NOT active), '[]') AS idle_slots";

@@ -1,9 +1,11 @@
 import { derivedIdentifier, type QualifiedTableName } from './postgres-identifiers.js';
+import { andStandbyCheck, inEachForm, rowsFrom, type StatementInEachForm } from './standby-statement-forms.js';
 
 /**
  * Every statement `PostgresLeaseStore` sends, for one table. One row per subscription holds the last token minted,
  * the holder and the expiry. Expiry is computed and compared on the database's clock (`clock_timestamp()`, which
  * moves within a transaction, unlike `now()`), never on a node's. The row is never deleted, so tokens never restart.
+ * Each write in each form `waitForStandbys` sends it in (ADR 0807).
  */
 export interface LeaseStatements {
   readonly createTable: string;
@@ -11,17 +13,17 @@ export interface LeaseStatements {
    * $1 id, $2 owner, $3 lease ms. Takes a free or expired lease and mints the next token (0 on a new row) in the
    * same statement; gives `owner` its own token back while it holds the lease. No row when another owner holds it.
    */
-  readonly acquire: string;
+  readonly acquire: StatementInEachForm;
   /** $1 id, $2 owner, $3 token, $4 lease ms. One row updated when `owner` still holds an unexpired lease with `token`. */
-  readonly refresh: string;
+  readonly refresh: StatementInEachForm;
   /** $1 id, $2 owner, $3 token. Frees the lease when `owner` still holds it with `token`; keeps the row and its token. */
-  readonly release: string;
+  readonly release: StatementInEachForm;
   /**
    * $1 id, $2 version. Raises the counter to at least `version`, never lowers it, so the next grant mints a token
    * above it. A lease held with a token below the new floor is freed: the counter is also the holder's token, so
    * keeping the lease would hand that holder the floor itself as its token (ADR 0803).
    */
-  readonly raiseFencingTokenAbove: string;
+  readonly raiseFencingTokenAbove: StatementInEachForm;
 }
 
 /** The statements for `table`, whose name is already validated and quoted. */
@@ -42,23 +44,32 @@ export function leaseStatements(table: QualifiedTableName, tableName: string): L
       `  CONSTRAINT ${derivedIdentifier(tableName, 'owner_with_expiry')} CHECK ((owner IS NULL) = (expires_at IS NULL))`,
       ')',
     ].join('\n'),
-    acquire:
-      `INSERT INTO ${t} AS lease (subscription_id, token, owner, expires_at) VALUES ($1, 0, $2, ${leaseFor}) ` +
-      'ON CONFLICT (subscription_id) DO UPDATE SET ' +
-      `token = CASE WHEN ${heldByOwner} THEN lease.token ELSE lease.token + 1 END, ` +
-      'owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at ' +
-      'WHERE lease.owner IS NULL OR lease.expires_at <= clock_timestamp() OR lease.owner = EXCLUDED.owner ' +
-      'RETURNING token::text AS token',
-    refresh:
-      `UPDATE ${t} SET expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond' ` +
-      'WHERE subscription_id = $1 AND owner = $2 AND token = $3::numeric AND expires_at > clock_timestamp()',
-    release:
-      `UPDATE ${t} SET owner = NULL, expires_at = NULL ` +
-      'WHERE subscription_id = $1 AND owner = $2 AND token = $3::numeric',
-    raiseFencingTokenAbove:
-      `INSERT INTO ${t} AS lease (subscription_id, token) VALUES ($1, $2::numeric) ` +
-      'ON CONFLICT (subscription_id) DO UPDATE SET token = GREATEST(lease.token, EXCLUDED.token), ' +
-      'owner = CASE WHEN lease.token < EXCLUDED.token THEN NULL ELSE lease.owner END, ' +
-      'expires_at = CASE WHEN lease.token < EXCLUDED.token THEN NULL ELSE lease.expires_at END',
+    acquire: inEachForm(
+      (form) =>
+        `INSERT INTO ${t} AS lease (subscription_id, token, owner, expires_at) ` +
+        `${rowsFrom(form, `$1, 0, $2, ${leaseFor}`)} ON CONFLICT (subscription_id) DO UPDATE SET ` +
+        `token = CASE WHEN ${heldByOwner} THEN lease.token ELSE lease.token + 1 END, ` +
+        'owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at ' +
+        'WHERE lease.owner IS NULL OR lease.expires_at <= clock_timestamp() OR lease.owner = EXCLUDED.owner ' +
+        'RETURNING token::text AS token',
+    ),
+    refresh: inEachForm(
+      (form) =>
+        `UPDATE ${t} SET expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond' ` +
+        'WHERE subscription_id = $1 AND owner = $2 AND token = $3::numeric AND expires_at > clock_timestamp()' +
+        andStandbyCheck(form),
+    ),
+    release: inEachForm(
+      (form) =>
+        `UPDATE ${t} SET owner = NULL, expires_at = NULL ` +
+        `WHERE subscription_id = $1 AND owner = $2 AND token = $3::numeric${andStandbyCheck(form)}`,
+    ),
+    raiseFencingTokenAbove: inEachForm(
+      (form) =>
+        `INSERT INTO ${t} AS lease (subscription_id, token) ${rowsFrom(form, '$1, $2::numeric')} ` +
+        'ON CONFLICT (subscription_id) DO UPDATE SET token = GREATEST(lease.token, EXCLUDED.token), ' +
+        'owner = CASE WHEN lease.token < EXCLUDED.token THEN NULL ELSE lease.owner END, ' +
+        'expires_at = CASE WHEN lease.token < EXCLUDED.token THEN NULL ELSE lease.expires_at END',
+    ),
   };
 }

@@ -1,3 +1,4 @@
+import { describeValue } from '../describe-value.js';
 import type { LeaseStore } from '../leases/lease-store.js';
 import type { PostgresClient } from './postgres-client.js';
 import { createTableIdempotently } from './postgres-create-table.js';
@@ -6,20 +7,34 @@ import { leaseStatements, type LeaseStatements } from './postgres-lease-statemen
 import { parseStoredInteger } from './postgres-stored-integer.js';
 import { PostgresStatementRunner } from './postgres-statement-runner.js';
 import { assertPostgresText } from './postgres-text.js';
+import type { StandbyShortfall } from './standby-confirmations.js';
+import type { WaitForStandbys } from './wait-for-standbys.js';
 
-/** Leases and their token counters in one PostgreSQL table; each method is one statement, with no session state. */
+/**
+ * Leases and their token counters in one PostgreSQL table; each method is one statement, with no session state. Under
+ * `waitForStandbys` a grant and a token raise are confirmed on the standbys before they count (ADR 0806).
+ */
 export class PostgresLeaseStore implements LeaseStore {
   readonly #statements: LeaseStatements;
   readonly #runner: PostgresStatementRunner;
 
-  constructor(client: PostgresClient, table: QualifiedTableName, tableName: string) {
+  constructor(
+    client: PostgresClient,
+    table: QualifiedTableName,
+    tableName: string,
+    waitForStandbys: WaitForStandbys | undefined,
+  ) {
     this.#statements = leaseStatements(table, tableName);
-    this.#runner = new PostgresStatementRunner(client, {
-      className: 'PostgresLeaseStrategy',
-      instanceName: 'strategy',
-      tableDisplay: table.display,
-      schema: table.schema,
-    });
+    this.#runner = new PostgresStatementRunner(
+      client,
+      {
+        className: 'PostgresLeaseStrategy',
+        instanceName: 'strategy',
+        tableDisplay: table.display,
+        schema: table.schema,
+      },
+      waitForStandbys,
+    );
   }
 
   get createTableSql(): string {
@@ -30,13 +45,34 @@ export class PostgresLeaseStore implements LeaseStore {
     await createTableIdempotently(this.#runner, this.#statements.createTable);
   }
 
+  /**
+   * Mints the token in one statement, then waits until the standbys have it: a token not on them in time is handed
+   * back unused, since a failover to a standby without it would mint it again for someone else.
+   */
   async acquire(subscriptionId: string, owner: string, leaseTimeMs: number): Promise<bigint | undefined> {
-    const { rows } = await this.#runner.query(this.#statements.acquire, [subscriptionId, owner, String(leaseTimeMs)]);
-    return parseStoredInteger(rows[0]?.['token'], `the token column of ${this.#runner.tableDisplay}`);
+    const [{ rows }, unconfirmed] = await this.#runner.writeToConfirm(this.#statements.acquire, [
+      subscriptionId,
+      owner,
+      String(leaseTimeMs),
+    ]);
+    const token = parseStoredInteger(rows[0]?.['token'], `the token column of ${this.#runner.tableDisplay}`);
+    if (token === undefined || !unconfirmed) {
+      return token;
+    }
+    const shortfall = await this.#runner.confirmOnStandbys();
+    if (shortfall !== undefined) {
+      await this.release(subscriptionId, owner, token);
+      throw notConfirmed(
+        `Lease of subscription ${JSON.stringify(subscriptionId)} was not taken: token ${token}`,
+        shortfall,
+        'The strategy tries again',
+      );
+    }
+    return token;
   }
 
   async refresh(subscriptionId: string, owner: string, token: bigint, leaseTimeMs: number): Promise<boolean> {
-    const { rowCount } = await this.#runner.query(this.#statements.refresh, [
+    const { rowCount } = await this.#runner.write(this.#statements.refresh, [
       subscriptionId,
       owner,
       String(token),
@@ -46,17 +82,43 @@ export class PostgresLeaseStore implements LeaseStore {
   }
 
   async release(subscriptionId: string, owner: string, token: bigint): Promise<void> {
-    await this.#runner.query(this.#statements.release, [subscriptionId, owner, String(token)]);
+    await this.#runner.write(this.#statements.release, [subscriptionId, owner, String(token)]);
   }
 
   /**
    * One statement that raises the token counter of `subscriptionId` to at least `version` (`GREATEST`, so never
    * lower); the next grant mints above it. The counter is also the holder's token, so a lease held with a token below
-   * the new floor is freed rather than kept (ADR 0803): its holder's writes would be refused anyway.
-   * @throws TypeError for an id holding NUL, which PostgreSQL text cannot store, before anything is sent.
+   * the new floor is freed rather than kept (ADR 0803): its holder's writes would be refused anyway. Confirmed on the
+   * standbys like a grant.
+   * @throws TypeError for an id holding NUL, which PostgreSQL text cannot store, before anything is sent; Error when
+   * the standbys did not confirm the raise in time (it may or may not survive a failover: raise it again).
    */
   async raiseFencingTokenAbove(subscriptionId: string, version: bigint): Promise<void> {
     assertPostgresText('subscriptionId', subscriptionId);
-    await this.#runner.query(this.#statements.raiseFencingTokenAbove, [subscriptionId, String(version)]);
+    const [, unconfirmed] = await this.#runner.writeToConfirm(this.#statements.raiseFencingTokenAbove, [
+      subscriptionId,
+      String(version),
+    ]);
+    const shortfall = unconfirmed ? await this.#runner.confirmOnStandbys() : undefined;
+    if (shortfall !== undefined) {
+      throw notConfirmed(
+        `The token floor of subscription ${JSON.stringify(subscriptionId)} was raised above ${version} on the primary, but the raise`,
+        shortfall,
+        'Raise it again once the standbys have caught up',
+      );
+    }
   }
+}
+
+/** The error for a grant or raise the standbys did not confirm: `what` reached too few of them; `next`, what follows. */
+function notConfirmed(what: string, { acknowledged, required, cause }: StandbyShortfall, next: string): Error {
+  const reached =
+    cause === undefined
+      ? `reached ${acknowledged ?? 'no'} of the ${required} standby${required === 1 ? '' : 's'} waitForStandbys asks for in time`
+      : `could not be confirmed on the standbys (${cause instanceof Error ? cause.message : describeValue(cause)})`;
+  return new Error(
+    `${what} ${reached}, so a failover could lose it. ${next}; check replication (pg_stat_replication on the ` +
+      'primary), or set waitForStandbys to false to take leases without waiting (unsafe on failover).',
+    cause === undefined ? undefined : { cause },
+  );
 }

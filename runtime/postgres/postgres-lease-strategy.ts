@@ -1,12 +1,31 @@
-import { LeaseKeepingStrategy, type LeaseKeepingStrategyOptions } from '../leases/lease-keeping-strategy.js';
+import {
+  defaultLeaseTimeMs,
+  LeaseKeepingStrategy,
+  type LeaseKeepingStrategyOptions,
+} from '../leases/lease-keeping-strategy.js';
 import { assertPostgresClient, type PostgresClient, type PostgresTableOptions } from './postgres-client.js';
 import { qualifiedTableName } from './postgres-identifiers.js';
 import { leaseStatements } from './postgres-lease-statements.js';
 import { PostgresLeaseStore } from './postgres-lease-store.js';
 import { assertPostgresText } from './postgres-text.js';
+import { resolveWaitForStandbys, type WaitForStandbysOption } from './wait-for-standbys.js';
 
-/** Options of {@link PostgresLeaseStrategy}: the lease time, the clock, and the table (`checkpoint_fencing_leases` by default). */
-export interface PostgresLeaseStrategyOptions extends LeaseKeepingStrategyOptions, PostgresTableOptions {}
+/**
+ * Options of {@link PostgresLeaseStrategy}: the lease time, the clock, the table (`checkpoint_fencing_leases` by
+ * default), and how grants wait for the standbys.
+ */
+export interface PostgresLeaseStrategyOptions extends LeaseKeepingStrategyOptions, PostgresTableOptions {
+  /**
+   * After minting a token, wait until standbys have written it; a token not on them in time is handed back unused, so
+   * a failover to a standby without it cannot mint it again for someone else. `'auto'` (the default) waits for one
+   * standby while the primary streams to any (and for the synchronous ones `synchronous_standby_names` asks for), at
+   * no cost on a primary without standbys; a number waits for that many; `false` never waits (unsafe across
+   * failovers). Needs `pg_read_all_stats` (e.g. `pg_monitor`) where standbys stream. doc/postgres.md, ADR 0806.
+   */
+  readonly waitForStandbys?: WaitForStandbysOption;
+  /** How long a grant waits for the standbys: a tenth of the lease time by default, at most 500 ms. */
+  readonly waitForStandbysTimeoutMs?: number;
+}
 
 /** The table `PostgresLeaseStrategy` uses unless told otherwise. */
 export const defaultLeaseTable = 'checkpoint_fencing_leases';
@@ -21,7 +40,10 @@ export const defaultLeaseTable = 'checkpoint_fencing_leases';
 export class PostgresLeaseStrategy extends LeaseKeepingStrategy {
   readonly #store: PostgresLeaseStore;
 
-  /** @throws TypeError for a client without `query` or a bad `table`/`schema`; RangeError for a bad lease time. */
+  /**
+   * @throws TypeError for a client without `query` or a bad `table`/`schema`; RangeError for a bad lease time or
+   * `waitForStandbys`.
+   */
   constructor(client: PostgresClient, options: PostgresLeaseStrategyOptions = {}) {
     assertPostgresClient('PostgresLeaseStrategy', client);
     const tableName = options.table ?? defaultLeaseTable;
@@ -29,6 +51,13 @@ export class PostgresLeaseStrategy extends LeaseKeepingStrategy {
       client,
       qualifiedTableName('PostgresLeaseStrategy options', tableName, options.schema),
       tableName,
+      resolveWaitForStandbys(
+        options.waitForStandbys,
+        options.waitForStandbysTimeoutMs,
+        // A grant's wait counts against the lease it grants (hasLock is measured from when the acquire was sent).
+        Math.max(1, Math.min(500, Math.floor((options.leaseTimeMs ?? defaultLeaseTimeMs) / 10))),
+        'PostgresLeaseStrategy',
+      ),
     );
     super(store, options);
     this.#store = store;

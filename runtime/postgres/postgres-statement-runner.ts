@@ -1,9 +1,13 @@
 import type { NotOlderThanWriteCondition } from '../checkpoint-write-condition.js';
 import { quoteText } from '../describe-value.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
+import { CheckpointWriteNotReplicatedError } from '../errors/checkpoint-write-not-replicated-error.js';
 import type { PostgresClient, PostgresQueryResult } from './postgres-client.js';
 import { explainPostgresError, type MissingTableHint } from './postgres-errors.js';
 import { parseStoredInteger } from './postgres-stored-integer.js';
+import { StandbyConfirmations, type StandbyShortfall } from './standby-confirmations.js';
+import { trippedGuard, type StatementForm, type StatementInEachForm } from './standby-statement-forms.js';
+import type { WaitForStandbys } from './wait-for-standbys.js';
 
 /**
  * The last statement sent on each single connection (a `pg.Client`, a `PoolClient`), settled or not, across every
@@ -16,7 +20,8 @@ const lastOnConnection = new WeakMap<PostgresClient, Promise<unknown>>();
  * Sends a store's statements through the caller's client, one self-contained statement a call, and turns a missing
  * table into an error that says what to run. A pool's statements go out at once, each on a connection of its own; on
  * any other client (one connection: a `pg.Client`, the `PoolClient` of a transaction) they go out one after another.
- * Shared by every PostgreSQL store of this folder.
+ * Under `waitForStandbys` it picks the form each write goes out in and waits for the standbys (ADR 0806). Shared by
+ * every PostgreSQL store of this folder.
  */
 export class PostgresStatementRunner {
   readonly #client: PostgresClient;
@@ -28,12 +33,33 @@ export class PostgresStatementRunner {
 
   /** For a runner bound by `withinTransaction`: whether its client went back to the pool since. */
   readonly #released: (() => boolean) | undefined;
+  /** `waitForStandbys` resolved; `undefined` for `false`. */
+  readonly #wait: WaitForStandbys | undefined;
+  /** The waits of the client the store was built over, shared with every store over it; set with {@link #wait}. */
+  readonly #confirmations: StandbyConfirmations | undefined;
+  /** Bound by `withinTransaction`: the commit is the caller's, so its writes go out `unchecked` and wait for nothing. */
+  readonly #inTransaction: boolean;
+  /** In a transaction: the first conditional write to confirm once the caller committed ({@link confirmCommitted}). */
+  #awaitingCommit: { readonly subscriptionId: string; readonly operation: string } | undefined;
 
-  constructor(client: PostgresClient, hint: MissingTableHint, released?: () => boolean) {
+  constructor(
+    client: PostgresClient,
+    hint: MissingTableHint,
+    wait: WaitForStandbys | undefined,
+    bound?: {
+      readonly released: (() => boolean) | undefined;
+      readonly confirmations: StandbyConfirmations | undefined;
+    },
+  ) {
     this.#client = client;
     this.#hint = hint;
     this.#oneConnection = !isPool(client);
-    this.#released = released;
+    this.#released = bound?.released;
+    this.#wait = wait;
+    this.#inTransaction = bound !== undefined;
+    this.#confirmations =
+      bound?.confirmations ??
+      (wait === undefined ? undefined : StandbyConfirmations.of(client, (text, values) => this.query(text, values)));
   }
 
   /**
@@ -49,11 +75,10 @@ export class PostgresStatementRunner {
           'outside your transaction.',
       );
     }
-    return new PostgresStatementRunner(
-      client,
-      this.#hint,
-      isPool(this.#client) ? watchRelease(this.#client, client) : undefined,
-    );
+    return new PostgresStatementRunner(client, this.#hint, this.#wait, {
+      released: isPool(this.#client) ? watchRelease(this.#client, client) : undefined,
+      confirmations: this.#confirmations,
+    });
   }
 
   /** The table's name for messages: `schema.table` or `table`. */
@@ -76,6 +101,93 @@ export class PostgresStatementRunner {
       result.catch(() => undefined),
     );
     return result;
+  }
+
+  /**
+   * Sends a write nothing waits for (a refresh, a release, `any()`, a delete). While standbys are expected it commits
+   * with `synchronous_commit = local`, so a synchronous standby that lags never holds it; otherwise as written.
+   */
+  write(statement: StatementInEachForm, values: readonly unknown[]): Promise<PostgresQueryResult> {
+    return this.query(statement[this.#formToConfirm() === 'local' ? 'local' : 'unchecked'], values);
+  }
+
+  /**
+   * Sends a write the standbys must confirm (a grant, a token raise, a conditional write), and resolves to its result
+   * and whether it still needs confirming ({@link confirmOnStandbys}, {@link confirmWrite}): not under
+   * `waitForStandbys: false`, nor when it went out `guarded` (no standby streamed as it ran). A guard that trips wrote
+   * nothing: the write goes out again `local`, to be waited for. Inside a transaction it goes out `unchecked`.
+   */
+  async writeToConfirm(
+    statement: StatementInEachForm,
+    values: readonly unknown[],
+  ): Promise<[result: PostgresQueryResult, unconfirmed: boolean]> {
+    const form = this.#formToConfirm();
+    try {
+      return [await this.query(statement[form], values), form !== 'guarded' && this.#wait !== undefined];
+    } catch (error) {
+      if (form !== 'guarded' || !trippedGuard(error)) {
+        throw error;
+      }
+      (this.#confirmations as StandbyConfirmations).expectsStandbys = true;
+      return [await this.query(statement.local, values), true];
+    }
+  }
+
+  #formToConfirm(): StatementForm {
+    if (this.#wait === undefined || this.#inTransaction) {
+      return 'unchecked';
+    }
+    return this.#wait.standbys === 'auto' && this.#confirmations?.expectsStandbys !== true ? 'guarded' : 'local';
+  }
+
+  /**
+   * Waits until the standbys `waitForStandbys` asks for have every commit acknowledged before the call; resolves to
+   * `undefined` then, to the shortfall once its timeout passed (or a poll failed), and at once under `false`.
+   */
+  async confirmOnStandbys(): Promise<StandbyShortfall | undefined> {
+    return this.#wait === undefined ? undefined : this.#confirmations?.confirm(this.#wait);
+  }
+
+  /**
+   * {@link confirmOnStandbys} for a checkpoint write {@link writeToConfirm} left unconfirmed. Inside a transaction the
+   * commit is the caller's, still to come: the write is remembered for {@link confirmCommitted} instead.
+   * @throws CheckpointWriteNotReplicatedError naming `subscriptionId` and `operation` when it fell short.
+   */
+  async confirmWrite(subscriptionId: string, operation: string): Promise<void> {
+    if (this.#inTransaction) {
+      this.#awaitingCommit ??= { subscriptionId, operation };
+      return;
+    }
+    await this.#confirmWritten(subscriptionId, operation);
+  }
+
+  /**
+   * For a runner bound by `withinTransaction`, once the caller committed: waits for the standbys as
+   * {@link confirmWrite} would have for the first conditional write made through it; at once when there was none. The
+   * polls go through the client the store was built over, so the transaction's client may have been released.
+   * @throws CheckpointWriteNotReplicatedError naming that write when the standbys fell short.
+   */
+  async confirmCommitted(): Promise<void> {
+    const write = this.#awaitingCommit;
+    if (write !== undefined) {
+      await this.#confirmWritten(write.subscriptionId, write.operation);
+      this.#awaitingCommit = undefined;
+    }
+  }
+
+  async #confirmWritten(subscriptionId: string, operation: string): Promise<void> {
+    const shortfall = await this.confirmOnStandbys();
+    if (shortfall !== undefined) {
+      throw new CheckpointWriteNotReplicatedError({
+        subscriptionId,
+        operation,
+        replicas: shortfall.required,
+        acknowledged: shortfall.cause === undefined ? shortfall.acknowledged : undefined,
+        timeoutMs: this.#wait?.timeoutMs ?? 0,
+        waitedFor: 'standbys',
+        ...(shortfall.cause === undefined ? {} : { cause: shortfall.cause }),
+      });
+    }
   }
 
   /**

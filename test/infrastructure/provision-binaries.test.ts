@@ -22,6 +22,8 @@ const packageFiles: Record<string, readonly string[]> = {
     '/usr/lib/postgresql/15/bin/initdb',
     '/usr/lib/postgresql/15/bin/pg_ctl',
     '/usr/lib/postgresql/15/bin/postgres',
+    // From postgresql-client, which postgresql depends on.
+    '/usr/lib/postgresql/15/bin/pg_basebackup',
   ],
   pgbouncer: ['/usr/sbin/pgbouncer'],
 };
@@ -169,9 +171,11 @@ describe('provisionBinaries', () => {
         '/usr/lib/postgresql/15/bin/initdb',
         '/usr/lib/postgresql/15/bin/pg_ctl',
         '/usr/lib/postgresql/15/bin/postgres',
+        '/usr/lib/postgresql/15/bin/pg_basebackup',
         '/usr/lib/postgresql/16/bin/initdb',
         '/usr/lib/postgresql/16/bin/pg_ctl',
         '/usr/lib/postgresql/16/bin/postgres',
+        '/usr/lib/postgresql/16/bin/pg_basebackup',
         '/usr/sbin/pgbouncer',
       ],
     });
@@ -179,17 +183,18 @@ describe('provisionBinaries', () => {
       initdb: '/usr/lib/postgresql/16/bin/initdb',
       pg_ctl: '/usr/lib/postgresql/16/bin/pg_ctl',
       postgres: '/usr/lib/postgresql/16/bin/postgres',
+      pg_basebackup: '/usr/lib/postgresql/16/bin/pg_basebackup',
       pgbouncer: '/usr/sbin/pgbouncer',
     });
     expect(runs).toEqual([]);
   });
 
-  it('installs postgresql once for its three programs, and pgbouncer beside it', async () => {
+  it('installs postgresql once for its four programs, and pgbouncer beside it', async () => {
     const { host, runs, printed } = fakeHost();
     const located = await provisionBinaries([postgres], host);
     expect(runs.at(-1)?.args).toEqual(['install', '-y', '-qq', '--no-install-recommends', 'postgresql', 'pgbouncer']);
     expect(printed).toEqual([
-      'Installing postgresql and pgbouncer with apt-get: initdb, pg_ctl, postgres and pgbouncer are not installed, and the postgres test project needs them.',
+      'Installing postgresql and pgbouncer with apt-get: initdb, pg_ctl, postgres, pg_basebackup and pgbouncer are not installed, and the postgres test project needs them.',
     ]);
     expect(located.get('postgres')).toBe('/usr/lib/postgresql/15/bin/postgres');
   });

@@ -65,7 +65,8 @@ describe('credentials on a real PostgreSQL server', { timeout: 60_000 }, () => {
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toBe(
-      `0 subscriptions, all healthy; 0 rows read from checkpoint_fencing_checkpoints and checkpoint_fencing_leases (${at('postgres:***@')}, ${/(\d+\.\d) s\)$/mu.exec(run.stdout)?.[1] ?? ''} s)\n`,
+      'replication: no standby streams from this primary\n' +
+        `0 subscriptions, all healthy; 0 rows read from checkpoint_fencing_checkpoints and checkpoint_fencing_leases (${at('postgres:***@')}, ${/(\d+\.\d) s\)$/mu.exec(run.stdout)?.[1] ?? ''} s)\n`,
     );
     expect(run.stdout).not.toContain(password);
   });

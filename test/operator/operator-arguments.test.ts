@@ -111,6 +111,19 @@ const cases: readonly (readonly [OperatorCommandName, readonly string[], RegExp]
     /--prometheus is not an option of repair; drop it/u,
   ],
   ['reset', [...postgres], /name the subscriptions to reset: reset <id…>/u],
+  [
+    'inspect',
+    [...redis, '--wait-for-standbys', 'false'],
+    /--wait-for-standbys is a setting of --postgres, and this is --redis; drop it/u,
+  ],
+  ...['true', '0', 'one'].map(
+    (value) =>
+      [
+        'inspect',
+        [...postgres, '--wait-for-standbys', value],
+        /--wait-for-standbys must be auto, false or a whole number of standbys, as the application's waitForStandbys; got "/u,
+      ] as const,
+  ),
   ['reset', [...postgres, '--raise-token', 'orders'], /--raise-token is not an option of reset; drop it/u],
 ];
 

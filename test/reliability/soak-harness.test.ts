@@ -142,6 +142,8 @@ describe('soak options', () => {
       cluster: false,
       postgres: false,
       sentinel: false,
+      postgresFailover: false,
+      waitForStandbys: true,
       waitForReplicas: true,
       deposedMaster: false,
       minFailovers: 0,
@@ -179,6 +181,13 @@ describe('soak options', () => {
     expect(parseSoakOptions(['--sentinel', '--min-failovers', '4'])).toMatchObject({ minFailovers: 4 });
     expect(() => parseSoakOptions(['--min-failovers', '4'])).toThrow(/--min-failovers counts the failovers/);
     expect(() => parseSoakOptions(['--sentinel', '--min-failovers', '2.5'])).toThrow(/--min-failovers "2.5"/);
+    expect(parseSoakOptions(['--postgres-failover', '--no-wait-for-standbys', '--min-failovers', '2'])).toMatchObject({
+      postgresFailover: true,
+      waitForStandbys: false,
+      minFailovers: 2,
+    });
+    expect(() => parseSoakOptions(['--postgres-failover', '--postgres'])).toThrow(/--postgres-failover runs on/);
+    expect(() => parseSoakOptions(['--no-wait-for-standbys'])).toThrow(/negative control; add --postgres-failover/);
     expect(() => parseSoakOptions(['--unknown'])).toThrow();
   });
 });

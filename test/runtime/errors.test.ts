@@ -55,6 +55,16 @@ describe('errors', () => {
         'its replication ID is still waited for, since a failover may have replaced it (ADR 1102): attach a replica; if it was ' +
         'removed for good, restart this process or set waitForReplicas to false (unsafe on failover).',
     );
+    // A PostgreSQL store's write, which waited for standbys.
+    const { subscriptionId, operation, replicas, acknowledged, timeoutMs } = error;
+    const onStandbys = { subscriptionId, operation, replicas, acknowledged, timeoutMs, waitedFor: 'standbys' as const };
+    expect(new CheckpointWriteNotReplicatedError(onStandbys).message).toBe(
+      'Checkpoint write notOlderThan(7) for subscription "orders" was committed on the primary, but 0 of the 1 standby it ' +
+        'waits for had written it within 500 ms: it may or may not survive a failover. This is not a refusal and the lease ' +
+        'has not moved on, so do not treat it as one: read the checkpoint back, or write again with the same token once ' +
+        'replication has caught up. Check the standbys (pg_stat_replication on the primary); set waitForStandbys to false ' +
+        'to write without waiting for them (unsafe on failover).',
+    );
   });
 
   it('CheckpointWriteNotReplicatedError names a WAIT that failed, and keeps its cause', () => {

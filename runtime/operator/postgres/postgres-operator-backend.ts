@@ -4,20 +4,33 @@ import {
   PostgresCheckpointStorage,
   postgresInspectionStatements,
   PostgresLeaseStrategy,
+  replicationInspectionStatement,
   type PostgresInspectionStatements,
   type PostgresInspectionTables,
+  type WaitForStandbysOption,
 } from '../../postgres/index.js';
 import type { PostgresAddress } from '../connection-url.js';
-import type { InspectedBatch, Inspection, InspectionCoverage, OperatorBackend } from '../operator-backend.js';
+import type {
+  InspectedBatch,
+  Inspection,
+  InspectionCoverage,
+  OperatorBackend,
+  ReplicationInspection,
+} from '../operator-backend.js';
 import { OperatorError } from '../operator-error.js';
 import type { ScanProgress } from '../scan-progress.js';
 import type { RecordedLease, SubscriptionState } from '../subscription-health.js';
 import { connectPostgres, type PgModule, type PostgresConnection } from './postgres-connection.js';
 import { postgresFailure } from './postgres-failure.js';
+import { judgeReplication } from './postgres-replication.js';
 
-/** The `--postgres` settings: the tables of the storage and the strategy the application runs with. */
+/**
+ * The `--postgres` settings: the tables of the storage and the strategy the application runs with, and its
+ * `waitForStandbys`, which `repair` and `reset` write with too.
+ */
 export interface PostgresOperatorOptions extends PostgresInspectionTables {
   readonly timeoutMs: number;
+  readonly waitForStandbys: WaitForStandbysOption;
 }
 
 /** Subscriptions read a statement: a page is judged and printed before the next is read. */
@@ -153,9 +166,19 @@ export class PostgresOperatorBackend implements OperatorBackend {
     }
   }
 
+  async inspectReplication(): Promise<ReplicationInspection> {
+    try {
+      const { rows } = await this.#connection.client.query<Record<string, unknown>>(replicationInspectionStatement);
+      return judgeReplication(rows[0] ?? {}, this.#options.waitForStandbys);
+    } catch (error) {
+      throw this.#failure(error);
+    }
+  }
+
   async raiseFencingTokenAbove(id: string, version: bigint): Promise<void> {
     const strategy = new PostgresLeaseStrategy(this.#connection.client, {
       ...tableOptions(this.#options.leaseTable, this.#options.schema),
+      waitForStandbys: this.#options.waitForStandbys,
     });
     try {
       await strategy.raiseFencingTokenAbove(id, version);
@@ -232,10 +255,10 @@ export class PostgresOperatorBackend implements OperatorBackend {
 
   /** The application's checkpoint storage, over the command's one connection. */
   #storage(): PostgresCheckpointStorage {
-    return new PostgresCheckpointStorage(
-      this.#connection.client,
-      tableOptions(this.#options.table, this.#options.schema),
-    );
+    return new PostgresCheckpointStorage(this.#connection.client, {
+      ...tableOptions(this.#options.table, this.#options.schema),
+      waitForStandbys: this.#options.waitForStandbys,
+    });
   }
 
   #failure(error: unknown): OperatorError {

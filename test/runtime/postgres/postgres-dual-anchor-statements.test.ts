@@ -21,7 +21,7 @@ function statementOf(write: DualAnchorFieldWrite): { text: string; values: unkno
   if (write.condition.kind === 'notOlderThan') {
     values.push(String(write.condition.version));
   }
-  return { text: statements.write(columns, write.condition.kind), values };
+  return { text: statements.write(columns, write.condition.kind).unchecked, values };
 }
 
 describe('PostgresDualAnchorCheckpointStore statements', () => {
@@ -80,7 +80,7 @@ describe('PostgresDualAnchorCheckpointStore statements', () => {
   });
 
   it('resetAfterHistoryLost: the guard is inside the statement, against the locked row', () => {
-    expect(statements.reset('any')).toBe(
+    expect(statements.reset('any').unchecked).toBe(
       'INSERT INTO "anchors" AS stored (stream_name, last_seen_token, last_seen_timestamp, last_heartbeat_timestamp) ' +
         'VALUES ($1, $2, $3::timestamptz, $4::timestamptz) ON CONFLICT (stream_name) DO UPDATE SET ' +
         'last_seen_token = EXCLUDED.last_seen_token, last_seen_timestamp = EXCLUDED.last_seen_timestamp, ' +
@@ -88,7 +88,7 @@ describe('PostgresDualAnchorCheckpointStore statements', () => {
         'last_processed_token = CASE WHEN stored.last_processed_token IS NOT DISTINCT FROM $5::text THEN NULL ELSE stored.last_processed_token END, ' +
         'last_processed_timestamp = CASE WHEN stored.last_processed_token IS NOT DISTINCT FROM $5::text THEN NULL ELSE stored.last_processed_timestamp END',
     );
-    expect(statements.reset('notOlderThan')).toBe(
+    expect(statements.reset('notOlderThan').unchecked).toBe(
       'INSERT INTO "anchors" AS stored (stream_name, last_seen_token, last_seen_timestamp, last_heartbeat_timestamp, version) ' +
         'VALUES ($1, $2, $3::timestamptz, $4::timestamptz, $5::numeric) ON CONFLICT (stream_name) DO UPDATE SET ' +
         'last_seen_token = EXCLUDED.last_seen_token, last_seen_timestamp = EXCLUDED.last_seen_timestamp, ' +
@@ -114,7 +114,7 @@ describe('PostgresDualAnchorCheckpointStore statements', () => {
       lastProcessedToken: '"p"',
       lastProcessedTimestamp: 1,
     });
-    expect(statements.write(columns, 'any')).toBe(
+    expect(statements.write(columns, 'any').unchecked).toBe(
       'INSERT INTO "anchors" AS stored (stream_name, last_heartbeat_timestamp, last_processed_token, last_processed_timestamp) ' +
         'VALUES ($1, $2::timestamptz, $3, $4::timestamptz) ON CONFLICT (stream_name) DO UPDATE SET ' +
         'last_heartbeat_timestamp = EXCLUDED.last_heartbeat_timestamp, last_processed_token = EXCLUDED.last_processed_token, ' +
@@ -192,10 +192,10 @@ describe('PostgresDualAnchorCheckpointStore values sent', () => {
     await store.resetAfterHistoryLost('orders', null, null, at, notOlderThan(3));
     expect(sent).toEqual([
       {
-        text: statements.reset('any'),
+        text: statements.reset('any').unchecked,
         values: ['orders', '{"fresh":1}', '2024-05-01T10:00:00.123Z', '2024-05-01T10:00:00.123Z', '"dead"'],
       },
-      { text: statements.reset('notOlderThan'), values: ['orders', null, null, null, '3', null] },
+      { text: statements.reset('notOlderThan').guarded, values: ['orders', null, null, null, '3', null] },
     ]);
   });
 

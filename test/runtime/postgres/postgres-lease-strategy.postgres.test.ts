@@ -105,7 +105,7 @@ describe('PostgresLeaseStrategy table', () => {
     expect(String(errors[0])).toContain('run `await strategy.createTable()` or apply `createTableSql()`');
   });
 
-  it('acquires and mints the token in one statement; refreshes and releases in one statement each', async () => {
+  it('acquires and mints the token in one statement, on a primary without standbys too (a guard checks for them); refreshes and releases in one statement each', async () => {
     const table = await leaseTable('lease_statements');
     const client = new RecordingPostgresClient(database());
     const clock = new ManualLeaseClock();
@@ -113,7 +113,9 @@ describe('PostgresLeaseStrategy table', () => {
     strategies.push(strategy);
     await strategy.register('orders', 'node-a');
     expect(client.statements).toHaveLength(1);
-    expect(client.statements[0]).toMatch(/^INSERT INTO .* ON CONFLICT .* RETURNING token::text AS token$/u);
+    expect(client.statements[0]).toMatch(
+      /^INSERT INTO .* SELECT \$1, 0, \$2, .* WHERE set_config\('synchronous_commit', CASE WHEN EXISTS \(SELECT FROM pg_stat_get_wal_senders\(\) .* ON CONFLICT .* RETURNING token::text AS token$/u,
+    );
     await clock.advance(1_000);
     expect(client.statements).toHaveLength(2);
     expect(client.statements[1]).toMatch(/^UPDATE .* SET expires_at = clock_timestamp\(\)/u);
@@ -181,7 +183,7 @@ describe('PostgresLeaseStrategy.raiseFencingTokenAbove', () => {
     await raiser.raiseFencingTokenAbove('orders', 5n);
     expect(client.statements).toHaveLength(1);
     expect(client.statements[0]).toMatch(
-      /^INSERT INTO .* ON CONFLICT .* token = GREATEST\(lease.token, EXCLUDED.token\)/u,
+      /^INSERT INTO .* WHERE set_config\('synchronous_commit', CASE WHEN EXISTS .* ON CONFLICT .* token = GREATEST\(lease.token, EXCLUDED.token\)/u,
     );
     const strategy = node(table);
     await strategy.register('orders', 'node-a');

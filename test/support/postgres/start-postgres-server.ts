@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort, loopbackHost } from '../free-loopback-port.js';
@@ -34,10 +34,15 @@ export interface PostgresServerProcess extends PostgresConnectionDetails {
    * `fast` a clean shutdown. Same port, same data. Resolves once the server accepts connections again.
    */
   restart(mode?: 'fast' | 'immediate'): Promise<void>;
-  /** `pg_ctl kill KILL <postmaster pid>`: a crash with no cleanup; call `start()` to bring it back. */
-  kill(): Promise<void>;
+  /**
+   * SIGKILL of the postmaster and every process it started: a crash with no cleanup; `start()` brings it back.
+   * Resolves, once the postmaster is gone, to when the signals were sent (`process.hrtime.bigint()`).
+   */
+  kill(): Promise<bigint>;
   /** `pg_ctl start` after `kill()` (or a stop by hand), on the same port and data. */
   start(): Promise<void>;
+  /** `pg_ctl promote`: a standby ends recovery and takes writes, on a new timeline. Resolves once it does. */
+  promote(): Promise<void>;
   /** The server log, for failure messages. */
   log(): string;
 }
@@ -46,6 +51,14 @@ export interface PostgresServerProcess extends PostgresConnectionDetails {
 export interface StartPostgresServerOptions {
   /** Extra server settings (`-c name=value`), e.g. `{ max_connections: '300' }`. */
   readonly settings?: Readonly<Record<string, string>>;
+}
+
+/** Options of {@link startPostgresStandby}. */
+export interface StartPostgresStandbyOptions extends StartPostgresServerOptions {
+  /** Its `application_name` on the primary: what `pg_stat_replication` and `synchronous_standby_names` call it. */
+  readonly name?: string;
+  /** Where it streams from: the primary's port by default, or a relay's in front of it. */
+  readonly upstreamPort?: number;
 }
 
 const portAttempts = 5;
@@ -73,6 +86,30 @@ function stopAndRemoveNow(baseDirectory: string, binDirectory: string, user: Pos
  * dependency, so a shared global setup can call it as well as a test file, a soak or a benchmark.
  */
 export async function startPostgresServer(options: StartPostgresServerOptions = {}): Promise<PostgresServerProcess> {
+  return startServer(options.settings ?? {}, (server) => server.initdb());
+}
+
+/**
+ * Starts a streaming standby of `primary` as {@link startPostgresServer} starts a server: its data from
+ * `pg_basebackup -R` (a base backup, `standby.signal`), then `pg_ctl start` on a free port, streaming from
+ * `options.upstreamPort` (the primary's own by default) as `options.name` (`standby` by default). Resolves once it
+ * accepts connections; it streams soon after (`waitUntilStreaming` in the failover support waits for that).
+ */
+export async function startPostgresStandby(
+  primary: PostgresConnectionDetails,
+  options: StartPostgresStandbyOptions = {},
+): Promise<PostgresServerProcess> {
+  const upstream = `host=${primary.host} port=${options.upstreamPort ?? primary.port} user=${primary.user}`;
+  return startServer(
+    { ...options.settings, primary_conninfo: `${upstream} application_name=${options.name ?? 'standby'}` },
+    (server) => server.baseBackup(primary),
+  );
+}
+
+async function startServer(
+  settings: Readonly<Record<string, string>>,
+  createData: (server: RunningPostgresServer) => Promise<void>,
+): Promise<PostgresServerProcess> {
   const binDirectory = postgresBinDirectory();
   const user = postgresOsUser();
   const baseDirectory = mkdtempSync(join(tmpdir(), 'checkpoint-fencing-pg-'));
@@ -86,7 +123,8 @@ export async function startPostgresServer(options: StartPostgresServerOptions = 
     mkdirSync(socketDirectory);
     handToPostgresOsUser(socketDirectory, user);
     const server = new RunningPostgresServer(baseDirectory, dataDirectory, socketDirectory, binDirectory, user, forget);
-    await server.initialise(options.settings ?? {});
+    await createData(server);
+    await server.listen(settings);
     return server;
   } catch (error) {
     forget();
@@ -119,7 +157,7 @@ class RunningPostgresServer implements PostgresServerProcess {
     return `postgresql://postgres@${this.host}:${this.#port}/postgres`;
   }
 
-  async initialise(settings: Readonly<Record<string, string>>): Promise<void> {
+  async initdb(): Promise<void> {
     await this.#run('initdb', [
       '-D',
       this.dataDirectory,
@@ -130,6 +168,27 @@ class RunningPostgresServer implements PostgresServerProcess {
       '--locale=C',
       '--no-sync',
     ]);
+  }
+
+  /** The data directory as a base backup of `primary`, with `standby.signal` (`-R`), as a standby's. */
+  async baseBackup(primary: PostgresConnectionDetails): Promise<void> {
+    await this.#run('pg_basebackup', [
+      '-D',
+      this.dataDirectory,
+      '-h',
+      primary.host,
+      '-p',
+      String(primary.port),
+      '-U',
+      primary.user,
+      '-R',
+      '--checkpoint=fast',
+      '--no-sync',
+    ]);
+  }
+
+  /** `pg_ctl start` with `settings` on a free loopback port, trying another port when one is taken meanwhile. */
+  async listen(settings: Readonly<Record<string, string>>): Promise<void> {
     let lastError: unknown;
     for (let attempt = 0; attempt < portAttempts; attempt += 1) {
       this.#port = await freeLoopbackPort();
@@ -183,14 +242,26 @@ class RunningPostgresServer implements PostgresServerProcess {
     await this.#pgCtl(['restart', '-w', '-m', mode, '-t', String(startTimeoutSeconds), '-l', this.#logFile]);
   }
 
-  async kill(): Promise<void> {
-    const pid = readFileSync(join(this.dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]?.trim() ?? '';
-    await this.#pgCtl(['kill', 'KILL', pid], false);
+  async kill(): Promise<bigint> {
+    const pid = Number(readFileSync(join(this.dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]?.trim());
+    // A crash takes every process down at once: a backend outlives a postmaster killed alone until it notices, and
+    // meanwhile answers its client from the dead server's data (a failover soak read a write the standby never had).
+    // The postmaster first, so that it starts no process in place of one killed before it.
+    const processes = [pid, ...childrenOf(pid)];
+    const killedAt = process.hrtime.bigint();
+    for (const target of processes) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
     // Until the dead postmaster is reaped, its pid still answers signals and a new start would refuse to run.
     const deadline = Date.now() + 30_000;
-    while (processExists(Number(pid)) && Date.now() < deadline) {
+    while (processExists(pid) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    return killedAt;
   }
 
   async start(): Promise<void> {
@@ -198,6 +269,10 @@ class RunningPostgresServer implements PostgresServerProcess {
     const opts = readFileSync(join(this.dataDirectory, 'postmaster.opts'), 'utf8');
     const settings = [...opts.matchAll(/"-c" "([^"]*)"/gu)].map(([, setting]) => `-c ${setting ?? ''}`).join(' ');
     await this.#pgCtl(['start', '-w', '-t', String(startTimeoutSeconds), '-l', this.#logFile, '-o', settings]);
+  }
+
+  async promote(): Promise<void> {
+    await this.#pgCtl(['promote', '-w', '-t', String(startTimeoutSeconds)]);
   }
 
   log(): string {
@@ -237,6 +312,22 @@ class RunningPostgresServer implements PostgresServerProcess {
       );
     });
   }
+}
+
+/** The processes whose parent is `pid`, from `/proc`. */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/u.test(entry)) {
+      return [];
+    }
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The parent pid is the second field after the command, which is in parentheses and may hold spaces.
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(entry)] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 function processExists(pid: number): boolean {

@@ -75,6 +75,8 @@ export const testProjects: readonly TestProjectDefinition[] = [
       { name: 'initdb', debianPackage: 'postgresql', searchDirectories: postgresBinDirectories },
       { name: 'pg_ctl', debianPackage: 'postgresql', searchDirectories: postgresBinDirectories },
       { name: 'postgres', debianPackage: 'postgresql', searchDirectories: postgresBinDirectories },
+      // Standbys for the failover suites; Debian ships it in postgresql-client, which postgresql depends on.
+      { name: 'pg_basebackup', debianPackage: 'postgresql', searchDirectories: postgresBinDirectories },
       // Debian puts pgbouncer in /usr/sbin, which is not on most users' PATH.
       { name: 'pgbouncer', debianPackage: 'pgbouncer', searchDirectories: ['/usr/sbin'] },
     ],

@@ -1,5 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { loopbackHost } from '../free-loopback-port.js';
+import { listenOnFreeLoopbackPort, loopbackHost } from '../free-loopback-port.js';
 
 /** One client connection through a {@link RedisFrontDoor} and the connection it opened to the server. */
 interface Passage {
@@ -42,18 +42,7 @@ export class RedisFrontDoor {
   /** Listens on a free loopback port; connections are refused (closed) until {@link aimAt} names the server. */
   static async open(): Promise<RedisFrontDoor> {
     const server = createServer({ pauseOnConnect: true });
-    const port = await new Promise<number>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: loopbackHost, port: 0, exclusive: true }, () => {
-        const address = server.address();
-        if (address !== null && typeof address === 'object') {
-          resolve(address.port);
-        } else {
-          reject(new Error('The front door has no port.'));
-        }
-      });
-    });
-    return new RedisFrontDoor(server, port);
+    return new RedisFrontDoor(server, await listenOnFreeLoopbackPort(server));
   }
 
   /** Forwards connections made from now on to the redis-server on `port`. */
