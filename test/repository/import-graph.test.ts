@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { temporaryProject } from '../support/temporary-directory.js';
@@ -13,6 +13,17 @@ const REPOSITORY = resolve(import.meta.dirname, '../..');
 
 /** The folders with code that are not workspace packages: shared names, tools, benchmarks, examples, tests. */
 const NON_PACKAGE_FOLDERS = ['vocabulary', 'tools', 'bench', 'examples', 'build', 'test'];
+
+/**
+ * The lint plugin's layers, lowest first (doc/adr/0313): the syntax helpers and shared answers, the speed gates, the
+ * recognisers, the rules. A file imports from its own layer and those below it, never from one above.
+ */
+const PLUGIN_LAYERS = [
+  'eslint-plugin/analysis',
+  'eslint-plugin/analysis/gates',
+  'eslint-plugin/analysis/recognisers',
+  'eslint-plugin/rules',
+];
 
 /** Build output, dependencies, and the users' code the tools are run on. */
 const NOT_OUR_SOURCE = new Set(['node_modules', 'dist', 'fixtures', '.tmp']);
@@ -88,16 +99,19 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>, name: (node: stri
   return found;
 }
 
+/** Every import of the repository's code, from the workspace packages and the other folders with code. */
+function repositoryImports(root: string): Map<string, string[]> {
+  const folders = [...workspaceFolders(root), ...NON_PACKAGE_FOLDERS].map((folder) => join(root, folder));
+  return resolvedImports(root, folders.filter(existsSync).flatMap(sourceFiles));
+}
+
 /**
  * The circles of imports between the repository's source files, and between its packages: a package that imports
  * another by name reaches its build, which no file-level circle shows.
  */
-function importCircles(root: string): { files: string[][]; packages: string[][] } {
+function importCircles(root: string, imports: ReadonlyMap<string, readonly string[]>) {
   const packages = workspaceFolders(root);
-  const folders = [...packages, ...NON_PACKAGE_FOLDERS].map((folder) => join(root, folder)).filter(existsSync);
-  const files = folders.flatMap(sourceFiles);
-  const imports = resolvedImports(root, files);
-  const ours = new Set(files);
+  const ours = new Set(imports.keys());
   const fileGraph = new Map([...imports].map(([file, targets]) => [file, targets.filter((t) => ours.has(t))]));
   const packageOf = (path: string): string | undefined =>
     packages.find((folder) => relative(join(root, folder), path).split(sep)[0] !== '..');
@@ -112,12 +126,26 @@ function importCircles(root: string): { files: string[][]; packages: string[][] 
   };
 }
 
+/** Each import from a file of one of `layers` (a folder's own files) to a file of a higher one. */
+function upwardImports(root: string, imports: ReadonlyMap<string, readonly string[]>, layers: readonly string[]) {
+  const layerOf = (file: string): number => layers.indexOf(relative(root, dirname(file)));
+  return [...imports].flatMap(([file, targets]) =>
+    targets
+      .filter((target) => layerOf(file) !== -1 && layerOf(target) > layerOf(file))
+      .map((target) => `${relative(root, file)} imports ${relative(root, target)}`),
+  );
+}
+
 describe('the repository’s modules', () => {
   it('import one another in no circle, within a package or across packages', () => {
     for (const folder of [...workspaceFolders(REPOSITORY), ...NON_PACKAGE_FOLDERS]) {
       expect(existsSync(join(REPOSITORY, folder)), `${folder} is gone: update NON_PACKAGE_FOLDERS`).toBe(true);
     }
-    expect(importCircles(REPOSITORY)).toEqual({ files: [], packages: [] });
+    expect(importCircles(REPOSITORY, repositoryImports(REPOSITORY))).toEqual({ files: [], packages: [] });
+  });
+
+  it('in the lint plugin, import from their own layer and those below it, never from one above', () => {
+    expect(upwardImports(REPOSITORY, repositoryImports(REPOSITORY), PLUGIN_LAYERS)).toEqual([]);
   });
 
   it('are found through type-only, dynamic and require imports, and between packages through their names', () => {
@@ -140,12 +168,27 @@ describe('the repository’s modules', () => {
     mkdirSync(join(root, 'node_modules'));
     symlinkSync(join(root, 'packages/d'), join(root, 'node_modules/d'));
     symlinkSync(join(root, 'packages/e'), join(root, 'node_modules/e'));
-    const circles = importCircles(root);
+    const circles = importCircles(root, repositoryImports(root));
     expect(circles.files.map((circle) => circle.toSorted().join(' ')).toSorted()).toEqual([
       'packages/a/b.ts packages/a/types.ts',
       'packages/a/eager.ts packages/a/lazy.ts',
       'packages/a/required.cts packages/a/requiring.cts',
     ]);
     expect(circles.packages.map((circle) => circle.toSorted().join(' '))).toEqual(['packages/d packages/e']);
+  });
+
+  it('are found importing from a layer above their own', () => {
+    const root = temporaryProject('import-layers', {
+      'package.json': JSON.stringify({ workspaces: ['plugin'] }),
+      'tsconfig.base.json': JSON.stringify({ compilerOptions: { module: 'nodenext' } }),
+      'plugin/gates/gate.ts':
+        "import { recognise } from '../recognisers/recogniser.js';\nexport const gate = recognise;\n",
+      'plugin/recognisers/recogniser.ts':
+        "import type { Gate } from '../gates/types.js';\nexport const recognise = (g: Gate) => g;\n",
+      'plugin/gates/types.ts': 'export type Gate = number;\n',
+    });
+    expect(upwardImports(root, repositoryImports(root), ['plugin/gates', 'plugin/recognisers'])).toEqual([
+      'plugin/gates/gate.ts imports plugin/recognisers/recogniser.ts',
+    ]);
   });
 });
