@@ -284,10 +284,7 @@ function* carriersOf(start: TSESTree.Node): Generator<CarrierStep> {
 }
 
 /** The variables `step`'s expression is stored in: a declarator's, an assigned identifier, an object assigned into. */
-function variablesAssigned(
-  step: CarrierStep,
-  sourceCode: Readonly<TSESLint.SourceCode>,
-): readonly TSESLint.Scope.Variable[] {
+function variablesAssigned(step: CarrierStep, sourceCode: SourceCode): readonly TSESLint.Scope.Variable[] {
   const { node, from } = step;
   if (node.type === AST_NODE_TYPES.VariableDeclarator && node.init === from) {
     return sourceCode.getDeclaredVariables(node);

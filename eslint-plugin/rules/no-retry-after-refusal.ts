@@ -297,7 +297,7 @@ type RefusalPolarity = 'refusal' | 'notRefusal' | 'unknown';
 function refusalPolarity(
   test: TSESTree.Node,
   caught: TSESLint.Scope.Variable,
-  sourceCode: Readonly<TSESLint.SourceCode>,
+  sourceCode: SourceCode,
 ): RefusalPolarity {
   const node = skipTransparentWrappers(test);
   if (node.type === AST_NODE_TYPES.UnaryExpression && node.operator === '!') {
@@ -340,11 +340,7 @@ function refusalPolarity(
   return node.operator.startsWith('!') ? 'notRefusal' : 'refusal';
 }
 
-function isCaught(
-  node: TSESTree.Node,
-  caught: TSESLint.Scope.Variable,
-  sourceCode: Readonly<TSESLint.SourceCode>,
-): boolean {
+function isCaught(node: TSESTree.Node, caught: TSESLint.Scope.Variable, sourceCode: SourceCode): boolean {
   const target = skipTransparentWrappers(node);
   return target.type === AST_NODE_TYPES.Identifier && findVariable(sourceCode.getScope(target), target) === caught;
 }

@@ -5,6 +5,7 @@ import {
   parentOf,
   skipTransparentWrappers,
   staticMemberName,
+  staticName,
   typeInformationFor,
 } from '../analysis/index.js';
 import { mayNameFencingTokens } from '../analysis/gates/index.js';
@@ -227,11 +228,6 @@ function isLoggingCall(call: TSESTree.CallExpression): boolean {
     return false;
   }
   const owner = skipTransparentWrappers(callee.object);
-  const ownerName =
-    owner.type === AST_NODE_TYPES.Identifier
-      ? owner.name
-      : owner.type === AST_NODE_TYPES.MemberExpression
-        ? staticMemberName(owner)
-        : undefined;
+  const ownerName = staticName(owner);
   return ownerName !== undefined && LOGGER_NAME.test(ownerName.replace(/^#/u, ''));
 }

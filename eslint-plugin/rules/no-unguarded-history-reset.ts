@@ -5,6 +5,7 @@ import {
   referencedVariable,
   skipTransparentWrappers,
   staticMemberName,
+  staticName,
   staticPropertyKeyName,
 } from '../analysis/index.js';
 import {
@@ -145,12 +146,7 @@ function storedAnchorCompared(
     const record = node.arguments[0];
     return record !== undefined && !isParameterValue(record, parameters, sourceCode) ? record : undefined;
   }
-  const name =
-    callee.type === AST_NODE_TYPES.Identifier
-      ? callee.name
-      : callee.type === AST_NODE_TYPES.MemberExpression
-        ? staticMemberName(callee)
-        : undefined;
+  const name = staticName(callee);
   return name !== undefined && EQUALITY_FUNCTIONS.test(name)
     ? node.arguments.find((argument) => holdsStoredProcessed(argument, parameters, store, sourceCode))
     : undefined;

@@ -2,7 +2,7 @@ import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { enclosingClass } from '../descendant-nodes.js';
 import { findVariable, isParameter, isVariable } from '../scope-variables.js';
-import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../static-member-name.js';
+import { skipTransparentWrappers, staticMemberName, staticName, staticPropertyKeyName } from '../static-member-name.js';
 import type { TypeInformation } from '../type-information.js';
 import { refersToRuntimeExport, typeAnnotationNamesRuntimeExport } from './checkpoint-fencing-imports.js';
 import { isCheckpointStorageType } from './storage-types.js';
@@ -39,18 +39,8 @@ export function isCheckpointStorageReceiver(
   if (declared !== 'unknown') {
     return declared === 'storage';
   }
-  const name = receiverName(target);
+  const name = staticName(target)?.replace(/^#/, '');
   return name !== undefined && recognition.storagePattern.test(name);
-}
-
-function receiverName(target: TSESTree.Node): string | undefined {
-  if (target.type === AST_NODE_TYPES.Identifier) {
-    return target.name;
-  }
-  if (target.type === AST_NODE_TYPES.MemberExpression) {
-    return staticMemberName(target)?.replace(/^#/, '');
-  }
-  return undefined;
 }
 
 function declaredRoleOf(target: TSESTree.Node, scope: Scope): DeclaredRole {

@@ -3,7 +3,7 @@ import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { parentOf } from '../descendant-nodes.js';
 import { perFile, remember } from '../memo.js';
 import { findVariable, isParameter, isVariable } from '../scope-variables.js';
-import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../static-member-name.js';
+import { skipTransparentWrappers, staticMemberName, staticName, staticPropertyKeyName } from '../static-member-name.js';
 import { isNumericTokenType, type TypeInformation } from '../type-information.js';
 import { typeAnnotationNamesRuntimeExport } from './checkpoint-fencing-imports.js';
 
@@ -33,12 +33,7 @@ export function isFencingTokenSourceCall(expression: TSESTree.Node, recognition:
     return false;
   }
   const callee = skipTransparentWrappers(target.callee);
-  const name =
-    callee.type === AST_NODE_TYPES.Identifier
-      ? callee.name
-      : callee.type === AST_NODE_TYPES.MemberExpression
-        ? staticMemberName(callee)
-        : undefined;
+  const name = staticName(callee);
   if (name !== undefined && recognition.tokenPattern.test(name)) {
     return true;
   }
