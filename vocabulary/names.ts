@@ -32,6 +32,12 @@ export const RUNTIME_TYPE_EXPORTS = [
 /** A runtime export the recipes or rules name. */
 export type RuntimeExportName = (typeof RUNTIME_VALUE_EXPORTS)[number] | (typeof RUNTIME_TYPE_EXPORTS)[number];
 
+/** The type of a write condition, named in the parameter lists generated code writes. */
+export const CONDITION_TYPE = 'CheckpointWriteCondition' satisfies RuntimeExportName;
+
+/** The error a storage that cannot evaluate a condition refuses it with, as generated code does. */
+export const UNSUPPORTED_ERROR = 'UnsupportedWriteConditionError' satisfies RuntimeExportName;
+
 /** Every member of `CheckpointStorage`, by name. */
 export const STORAGE_MEMBER_NAMES = [
   'read',

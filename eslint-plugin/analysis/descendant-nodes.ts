@@ -103,6 +103,23 @@ export function enclosingFunction(
   return undefined;
 }
 
+/** The class whose `this` a member expression reads: the nearest class, unless a plain function rebinds `this` first. */
+export function enclosingClass(node: TSESTree.Node): TSESTree.ClassDeclaration | TSESTree.ClassExpression | undefined {
+  let crossedFunction = false;
+  for (let current = parentOf(node); current !== undefined; current = parentOf(current)) {
+    if (current.type === AST_NODE_TYPES.ClassBody) {
+      return current.parent;
+    }
+    if (current.type === AST_NODE_TYPES.FunctionDeclaration || current.type === AST_NODE_TYPES.FunctionExpression) {
+      if (crossedFunction || current.parent.type !== AST_NODE_TYPES.MethodDefinition) {
+        return undefined;
+      }
+      crossedFunction = true;
+    }
+  }
+  return undefined;
+}
+
 /** The parent of `node`, or `undefined` above `Program`: ESLint gives `Program` a `null` parent although the types say `undefined`. */
 export function parentOf(node: TSESTree.Node): TSESTree.Node | undefined {
   return node.parent ?? undefined;

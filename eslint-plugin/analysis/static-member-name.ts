@@ -14,6 +14,15 @@ export function staticMemberName(member: TSESTree.MemberExpression): string | un
   return staticKeyValue(member.property);
 }
 
+/** The name `node` spells as an identifier (`x`), or as a member expression ({@link staticMemberName}: `a.b`, `a.#b`). */
+export function staticName(node: TSESTree.Node): string | undefined {
+  return node.type === AST_NODE_TYPES.Identifier
+    ? node.name
+    : node.type === AST_NODE_TYPES.MemberExpression
+      ? staticMemberName(node)
+      : undefined;
+}
+
 /** The name of a class member or object property key, following the same rules as {@link staticMemberName}. */
 export function staticPropertyKeyName(key: TSESTree.Node, computed: boolean): string | undefined {
   if (!computed) {

@@ -98,3 +98,16 @@ export function isNumericTokenType(type: ts.Type, checker: ts.TypeChecker): bool
     parts.every((part) => checker.isTypeAssignableTo(part, bigint) || checker.isTypeAssignableTo(part, number))
   );
 }
+
+/**
+ * The JSDoc `@implements {T}` tags of a JavaScript class, which TypeScript checks the class against but does not
+ * count among its heritage clauses.
+ */
+export function jsDocImplementsTags(declaration: ts.Node): ts.JSDocImplementsTag[] {
+  // TypeScript keeps a declaration's parsed JSDoc on the node; its getJSDocImplementsTags() reads the same property,
+  // but is a value of the compiler, which plugin code must not load (ADR 0304).
+  const { jsDoc } = declaration as { readonly jsDoc?: readonly ts.JSDoc[] };
+  return (jsDoc ?? [])
+    .flatMap((comment) => comment.tags ?? [])
+    .filter((tag): tag is ts.JSDocImplementsTag => tag.tagName.text === 'implements' && 'class' in tag);
+}

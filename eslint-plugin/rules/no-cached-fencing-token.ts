@@ -1,17 +1,20 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { findVariable } from '../analysis/find-variable.js';
-import { optionPattern } from '../analysis/option-patterns.js';
-import { refersToRuntimeExport } from '../analysis/checkpoint-fencing-imports.js';
-import { enclosingClass } from '../analysis/checkpoint-storage-receivers.js';
-import { enclosingFunction } from '../analysis/descendant-nodes.js';
+import {
+  enclosingClass,
+  enclosingFunction,
+  findVariable,
+  skipTransparentWrappers,
+  staticMemberName,
+  staticPropertyKeyName,
+} from '../analysis/index.js';
+import { mayNameFencingTokens } from '../analysis/gates/index.js';
 import {
   isFencingTokenSourceCall,
   isFencingTokenVariable,
+  refersToRuntimeExport,
   type TokenRecognition,
-  mayNameFencingTokens,
-} from '../analysis/fencing-token-bindings.js';
-import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
+} from '../analysis/recognisers/index.js';
 import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
@@ -78,7 +81,7 @@ export const noCachedFencingToken: CheckpointFencingRule<NoCachedFencingTokenMes
         return {};
       }
       const recognition: TokenRecognition = {
-        tokenPattern: optionPattern(tokenPatternSource),
+        tokenPattern: new RegExp(tokenPatternSource, 'iu'),
         types: undefined,
       };
       const { sourceCode } = context;

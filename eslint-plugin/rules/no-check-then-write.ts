@@ -1,25 +1,27 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { isAnyCondition } from '../analysis/checkpoint-save-calls.js';
 import {
-  classImplementing,
-  objectImplementing,
-  type ContractImplementation,
-} from '../analysis/contract-implementations.js';
-import { descendantNodes, isFunctionNode, parentOf } from '../analysis/descendant-nodes.js';
-import { parameterVariables } from '../analysis/parameter-variables.js';
-import { skipTransparentWrappers } from '../analysis/static-member-name.js';
-import { mayImplementCheckpointStorage } from '../analysis/storage-text-gate.js';
+  descendantNodes,
+  isFunctionNode,
+  parameterVariables,
+  parentOf,
+  skipTransparentWrappers,
+} from '../analysis/index.js';
+import { mayImplementCheckpointStorage } from '../analysis/gates/index.js';
 import {
   ATOMIC_STEP_METHODS,
   calleeName,
+  classImplementing,
+  type ContractImplementation,
   hasSqlVersionGuard,
+  isAnyCondition,
   isSqlRead,
   isSqlWrite,
+  objectImplementing,
   sqlStatementOf,
   STORE_READ_METHODS,
   STORE_WRITE_METHODS,
-} from '../analysis/store-calls.js';
+} from '../analysis/recognisers/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Message ids of `no-check-then-write`. */
@@ -73,7 +75,7 @@ export const noCheckThenWrite: CheckpointFencingRule<NoCheckThenWriteMessageId, 
         check(classImplementing('CheckpointStorage', classNode, sourceCode.getScope(classNode), undefined));
       },
       ObjectExpression(object) {
-        check(objectImplementing('CheckpointStorage', 'save', object, sourceCode.getScope(object), undefined));
+        check(objectImplementing('CheckpointStorage', object, sourceCode.getScope(object), undefined));
       },
     };
   },

@@ -1,24 +1,30 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import {
+  parentOf,
+  referencedVariable,
+  skipTransparentWrappers,
+  staticMemberName,
+  staticPropertyKeyName,
+} from '../analysis/index.js';
+import {
   bodyNodes,
+  calleeName,
   DUAL_ANCHOR_RULE_DEFAULTS,
   DUAL_ANCHOR_RULE_SCHEMA,
-  dualAnchorStoreListeners,
-  methodWithHelpers,
-  operationsOf,
-  PARTIAL_WRITE_STEPS,
-  storeCallKind,
-  usesAtomicStep,
   type DualAnchorRuleOptions,
   type DualAnchorStore,
-} from '../analysis/dual-anchor-stores.js';
-import { namesExpectedVersion, namesVersion } from '../analysis/anchor-field-names.js';
-import { parentOf } from '../analysis/descendant-nodes.js';
-import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
-import { calleeName, hasSqlVersionGuard, sqlStatementOf } from '../analysis/store-calls.js';
-import { carriersOf, variablesAssigned } from '../analysis/value-flow.js';
-import { DUAL_ANCHOR_PARTIAL_OPERATIONS } from '../../vocabulary/index.js';
+  dualAnchorStoreListeners,
+  hasSqlVersionGuard,
+  methodWithHelpers,
+  normalizedFieldName,
+  operationsOf,
+  PARTIAL_WRITE_STEPS,
+  sqlStatementOf,
+  storeCallKind,
+  usesAtomicStep,
+} from '../analysis/recognisers/index.js';
+import { DUAL_ANCHOR_PARTIAL_OPERATIONS, DUAL_ANCHOR_RECORD_FIELD_NAMES } from '../../vocabulary/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Message ids of `no-read-modify-write-anchor`. */
@@ -47,6 +53,38 @@ const UPSERT_CHAIN_METHODS: ReadonlySet<string> = new Set([
 const SQL_CREATE_ONLY = /^\s*insert\b(?![\s\S]*\bon\s+(?:conflict\b[\s\S]*\bdo\s+update|duplicate\s+key\s+update)\b)/iu;
 type WriteNode = TSESTree.CallExpression | TSESTree.TaggedTemplateExpression;
 
+/** The record's own fields, as {@link normalizedFieldName} spells them: `lastProcessedToken` is state, not an id. */
+const RECORD_FIELDS: ReadonlySet<string> = new Set(
+  DUAL_ANCHOR_RECORD_FIELD_NAMES.filter((name) => name !== 'streamName').map(normalizedFieldName),
+);
+
+/** Names that identify or version a record rather than hold its state: reading one back is not copying the record. */
+const KEY_OR_VERSION: ReadonlySet<string> = new Set([
+  'id',
+  'key',
+  'version',
+  'etag',
+  'rev',
+  'revision',
+  'cas',
+  'v',
+  'rowcount',
+  'length',
+  'count',
+]);
+
+/** Names of the version a write judges itself (optimistic concurrency): `version`, `_version`, `__v`, `revision`. */
+const VERSIONS: ReadonlySet<string> = new Set(['version', 'v', 'revision', 'rev', 'etag', 'cas']);
+/** Option names that make a write judge an expected version: `expectedVersion`, `expectedRevision`, `ifMatch`. */
+const EXPECTED_VERSIONS: ReadonlySet<string> = new Set([
+  'expectedversion',
+  'expectedrevision',
+  'expectedetag',
+  'ifmatch',
+]);
+
+const TESTS: ReadonlySet<string> = new Set(['===', '!==', '==', '!=', '<', '<=', '>', '>=', 'instanceof', 'in']);
+
 /** Reports a partial write of a dual-anchor store that reads the record and writes it back whole. */
 export const noReadModifyWriteAnchor: CheckpointFencingRule<NoReadModifyWriteAnchorMessageId, [DualAnchorRuleOptions]> =
   createRule<[DualAnchorRuleOptions], NoReadModifyWriteAnchorMessageId>({
@@ -74,7 +112,7 @@ export const noReadModifyWriteAnchor: CheckpointFencingRule<NoReadModifyWriteAnc
       return dualAnchorStoreListeners(context, options, (store) => {
         const reported = new Set<TSESTree.Node>();
         for (const operation of operationsOf(store, DUAL_ANCHOR_PARTIAL_OPERATIONS, PARTIAL_WRITE_STEPS)) {
-          for (const method of methodWithHelpers(store, operation.method, sourceCode.visitorKeys)) {
+          for (const method of methodWithHelpers(store, operation.method, sourceCode)) {
             for (const { read, write } of readModifyWrites(method, store, sourceCode)) {
               if (!reported.has(write)) {
                 reported.add(write);
@@ -106,7 +144,7 @@ function readModifyWrites(
     return [];
   }
   const found: { read: TSESTree.CallExpression; write: WriteNode }[] = [];
-  for (const node of bodyNodes(method, sourceCode.visitorKeys)) {
+  for (const node of bodyNodes(method, sourceCode)) {
     if (node.type === AST_NODE_TYPES.CallExpression && storeCallKind(node, store, sourceCode) === 'read') {
       const write = writeCarrying(node, store, sourceCode);
       if (write !== undefined) {
@@ -221,4 +259,106 @@ function objectKeys(node: TSESTree.Node): string[] {
         property.type === AST_NODE_TYPES.Property ? [staticPropertyKeyName(property.key, property.computed) ?? ''] : [],
       )
     : [];
+}
+
+// Where a value read from a store goes inside one function: which expressions around it still carry it (a copy, a
+// spread, a function of it, a choice between it and a default) and which only test it or pick its key or version.
+
+/** A step of a value up the tree: the expression `node` that now carries the value its child `from` held. */
+interface CarrierStep {
+  readonly node: TSESTree.Node;
+  readonly from: TSESTree.Node;
+}
+
+/**
+ * The expressions that carry the value of `start` outward, innermost first, ending at the first one that does not
+ * (a test, a pick of an id or version, a statement). A call carries the values of its arguments (`JSON.parse(raw)`,
+ * `encode(record)`), so the chain passes through the calls a value is handed to.
+ */
+function* carriersOf(start: TSESTree.Node): Generator<CarrierStep> {
+  let child = start;
+  for (let parent = parentOf(start); parent !== undefined && carries(child, parent); parent = parentOf(parent)) {
+    yield { node: parent, from: child };
+    child = parent;
+  }
+}
+
+/** The variables `step`'s expression is stored in: a declarator's, an assigned identifier, an object assigned into. */
+function variablesAssigned(step: CarrierStep, sourceCode: SourceCode): readonly TSESLint.Scope.Variable[] {
+  const { node, from } = step;
+  if (node.type === AST_NODE_TYPES.VariableDeclarator && node.init === from) {
+    return sourceCode.getDeclaredVariables(node);
+  }
+  if (node.type === AST_NODE_TYPES.AssignmentExpression && node.right === from) {
+    const root = rootIdentifier(node.left);
+    const variable = root === undefined ? undefined : referencedVariable(root, sourceCode);
+    return variable === undefined ? [] : [variable];
+  }
+  return [];
+}
+
+/** The identifier a member chain starts from: `record` in `record.a.b`, `rows` in `rows[0]?.x`. */
+function rootIdentifier(node: TSESTree.Node): TSESTree.Identifier | undefined {
+  let current = node;
+  while (current.type === AST_NODE_TYPES.MemberExpression || current.type === AST_NODE_TYPES.ChainExpression) {
+    current = current.type === AST_NODE_TYPES.MemberExpression ? current.object : current.expression;
+  }
+  return current.type === AST_NODE_TYPES.Identifier ? current : undefined;
+}
+
+/** Whether `parent` still carries the value `child` holds: not a test, nor a pick of its key or version. */
+function carries(child: TSESTree.Node, parent: TSESTree.Node): boolean {
+  switch (parent.type) {
+    case AST_NODE_TYPES.AwaitExpression:
+    case AST_NODE_TYPES.ChainExpression:
+    case AST_NODE_TYPES.TSAsExpression:
+    case AST_NODE_TYPES.TSNonNullExpression:
+    case AST_NODE_TYPES.TSSatisfiesExpression:
+    case AST_NODE_TYPES.TSTypeAssertion:
+    case AST_NODE_TYPES.SpreadElement:
+    case AST_NODE_TYPES.ArrayExpression:
+    case AST_NODE_TYPES.ObjectExpression:
+    case AST_NODE_TYPES.TemplateLiteral:
+    case AST_NODE_TYPES.TaggedTemplateExpression:
+    case AST_NODE_TYPES.CallExpression:
+    case AST_NODE_TYPES.NewExpression:
+    case AST_NODE_TYPES.LogicalExpression:
+    case AST_NODE_TYPES.VariableDeclarator:
+      return true;
+    case AST_NODE_TYPES.Property:
+      return parent.value === child;
+    case AST_NODE_TYPES.AssignmentExpression:
+      return parent.right === child;
+    case AST_NODE_TYPES.ConditionalExpression:
+      return parent.test !== child;
+    case AST_NODE_TYPES.BinaryExpression:
+      return !TESTS.has(parent.operator);
+    case AST_NODE_TYPES.UnaryExpression:
+      return parent.operator === '-' || parent.operator === '+';
+    case AST_NODE_TYPES.MemberExpression: {
+      if (parent.object !== child) {
+        return false;
+      }
+      const name = staticMemberName(parent);
+      return name === undefined || !namesKeyOrVersion(name);
+    }
+    default:
+      return false;
+  }
+}
+
+/** Whether `name` is a record's version, as a filter on it makes a compare-and-set: `version`, `_version`, `__v`. */
+function namesVersion(name: string): boolean {
+  return VERSIONS.has(normalizedFieldName(name));
+}
+
+/** Whether `name` is an option that makes a write judge an expected version: `expectedVersion`, `ifMatch`. */
+function namesExpectedVersion(name: string): boolean {
+  return EXPECTED_VERSIONS.has(normalizedFieldName(name));
+}
+
+/** Whether `name` identifies or versions a record (`id`, `streamId`, `version`, `_id`, `__v`, `rowCount`). */
+function namesKeyOrVersion(name: string): boolean {
+  const plain = normalizedFieldName(name);
+  return KEY_OR_VERSION.has(plain) || (plain.endsWith('id') && !RECORD_FIELDS.has(plain));
 }

@@ -1,9 +1,16 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { findVariable } from '../analysis/find-variable.js';
-import { asSaveCall, writeConditionKind, type SaveCall } from '../analysis/checkpoint-save-calls.js';
-import { descendantNodes, isFunctionNode, parentOf, type VisitorKeys } from '../analysis/descendant-nodes.js';
-import { mayTestForRefusal, refusalPolarity } from '../analysis/refusal-checks.js';
+import {
+  descendantNodes,
+  findVariable,
+  isFunctionNode,
+  parentOf,
+  skipTransparentWrappers,
+  staticMemberName,
+  type VisitorKeys,
+} from '../analysis/index.js';
+import { mayTestForRefusal } from '../analysis/gates/index.js';
+import { asSaveCall, refersToRuntimeExport, type SaveCall, writeConditionKind } from '../analysis/recognisers/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Message ids of `no-retry-after-refusal`. */
@@ -11,6 +18,8 @@ export type NoRetryAfterRefusalMessageId = 'retryInCatch' | 'retryByLoop';
 
 type SourceCode = Readonly<TSESLint.SourceCode>;
 type Loop = TSESTree.WhileStatement | TSESTree.DoWhileStatement | TSESTree.ForStatement;
+
+const REFUSAL_ERROR = 'CheckpointWriteConditionNotFulfilledError';
 
 /** Reports writing a checkpoint again after the storage refused it with `CheckpointWriteConditionNotFulfilledError`. */
 export const noRetryAfterRefusal: CheckpointFencingRule<NoRetryAfterRefusalMessageId, []> = createRule<
@@ -275,4 +284,63 @@ function isPropertyName(identifier: TSESTree.Identifier): boolean {
     (parent.type === AST_NODE_TYPES.MemberExpression && parent.property === identifier && !parent.computed) ||
     (parent.type === AST_NODE_TYPES.Property && parent.key === identifier && !parent.computed)
   );
+}
+
+/** What a test being true says about the caught error. */
+type RefusalPolarity = 'refusal' | 'notRefusal' | 'unknown';
+
+/**
+ * What `test` says about `caught` (the catch parameter): `e instanceof CheckpointWriteConditionNotFulfilledError`
+ * (the checkpoint-fencing import, aliased or via a namespace) and `e.name === 'CheckpointWriteConditionNotFulfilledError'`
+ * say refusal; their negations, `!==` and `!(...)`, say not-refusal; `a && refusal` says refusal.
+ */
+function refusalPolarity(
+  test: TSESTree.Node,
+  caught: TSESLint.Scope.Variable,
+  sourceCode: SourceCode,
+): RefusalPolarity {
+  const node = skipTransparentWrappers(test);
+  if (node.type === AST_NODE_TYPES.UnaryExpression && node.operator === '!') {
+    const inner = refusalPolarity(node.argument, caught, sourceCode);
+    return inner === 'refusal' ? 'notRefusal' : inner === 'notRefusal' ? 'refusal' : 'unknown';
+  }
+  if (node.type === AST_NODE_TYPES.LogicalExpression && node.operator === '&&') {
+    const sides = [refusalPolarity(node.left, caught, sourceCode), refusalPolarity(node.right, caught, sourceCode)];
+    return sides.includes('refusal') ? 'refusal' : 'unknown';
+  }
+  if (node.type !== AST_NODE_TYPES.BinaryExpression) {
+    return 'unknown';
+  }
+  if (node.operator === 'instanceof') {
+    // Most files do not import checkpoint-fencing at all, which the export check sees at once.
+    return refersToRuntimeExport(node.right, REFUSAL_ERROR, sourceCode.getScope(node)) &&
+      isCaught(node.left, caught, sourceCode)
+      ? 'refusal'
+      : 'unknown';
+  }
+  if (!['===', '==', '!==', '!='].includes(node.operator)) {
+    return 'unknown';
+  }
+  const sides = [node.left, node.right];
+  const namesRefusal = sides.some((side) => side.type === AST_NODE_TYPES.Literal && side.value === REFUSAL_ERROR);
+  if (!namesRefusal) {
+    return 'unknown';
+  }
+  const readsCaughtName = sides.some((side) => {
+    const member = skipTransparentWrappers(side);
+    return (
+      member.type === AST_NODE_TYPES.MemberExpression &&
+      staticMemberName(member) === 'name' &&
+      isCaught(member.object, caught, sourceCode)
+    );
+  });
+  if (!readsCaughtName) {
+    return 'unknown';
+  }
+  return node.operator.startsWith('!') ? 'notRefusal' : 'refusal';
+}
+
+function isCaught(node: TSESTree.Node, caught: TSESLint.Scope.Variable, sourceCode: SourceCode): boolean {
+  const target = skipTransparentWrappers(node);
+  return target.type === AST_NODE_TYPES.Identifier && findVariable(sourceCode.getScope(target), target) === caught;
 }

@@ -1,23 +1,29 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { namesAnchor, namesHeartbeat } from '../analysis/anchor-field-names.js';
-import { descendantNodes, parentOf } from '../analysis/descendant-nodes.js';
+import {
+  descendantNodes,
+  parameterVariables,
+  parentOf,
+  referencedVariable,
+  skipTransparentWrappers,
+  staticMemberName,
+  staticPropertyKeyName,
+} from '../analysis/index.js';
 import {
   bodyNodes,
   DUAL_ANCHOR_RULE_DEFAULTS,
   DUAL_ANCHOR_RULE_SCHEMA,
-  dualAnchorStoreListeners,
-  FIELDS_STEP,
-  operationsOf,
-  storeCallKind,
-  usesAtomicStep,
   type DualAnchorRuleOptions,
   type DualAnchorStore,
-} from '../analysis/dual-anchor-stores.js';
-import { parameterVariables } from '../analysis/parameter-variables.js';
-import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
-import { isSqlRead, sqlStatementOf } from '../analysis/store-calls.js';
-import { referencedVariable } from '../analysis/value-flow.js';
+  dualAnchorStoreListeners,
+  FIELDS_STEP,
+  isSqlRead,
+  normalizedFieldName,
+  operationsOf,
+  sqlStatementOf,
+  storeCallKind,
+  usesAtomicStep,
+} from '../analysis/recognisers/index.js';
 import type { DualAnchorPartialOperation } from '../../vocabulary/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
@@ -115,7 +121,7 @@ function writeUnits(
     heartbeat: variablesOf(step ? [] : [HEARTBEAT_PARAMETER]),
   };
   const units: WriteUnit[] = [];
-  for (const node of bodyNodes(method, sourceCode.visitorKeys)) {
+  for (const node of bodyNodes(method, sourceCode)) {
     const settled =
       node.type === AST_NODE_TYPES.AwaitExpression
         ? node.argument
@@ -308,4 +314,15 @@ function leavesBefore(first: TSESTree.Node, common: TSESTree.Node, secondChild: 
     }
   }
   return false;
+}
+
+/** Whether `name` is the heartbeat confirmation: `lastHeartbeatTimestamp`, `last_heartbeat_ts`, `heartbeat`, … */
+function namesHeartbeat(name: string): boolean {
+  return normalizedFieldName(name).includes('heartbeat');
+}
+
+/** Whether `name` is an anchor (seen or processed): `lastSeenToken`, `last_processed_ts`, … */
+function namesAnchor(name: string): boolean {
+  const plain = normalizedFieldName(name);
+  return plain.includes('seen') || plain.includes('processed');
 }

@@ -1,16 +1,15 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { findVariable } from '../analysis/find-variable.js';
-import { localSpellingOfRuntimeExport } from '../analysis/checkpoint-fencing-imports.js';
-import { asSaveCall, isAnyCondition } from '../analysis/checkpoint-save-calls.js';
-import { isCheckpointStorageReceiver } from '../analysis/checkpoint-storage-receivers.js';
-import { fencingTokenInScope, mayNameFencingTokens } from '../analysis/fencing-token-bindings.js';
-import { addRuntimeImport } from '../analysis/runtime-import-fix.js';
-import { isVariable } from '../analysis/scope-definitions.js';
-import { skipTransparentWrappers } from '../analysis/static-member-name.js';
-import { typeInformationFor } from '../analysis/type-information.js';
-import { optionPattern } from '../analysis/option-patterns.js';
-import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
+import { findVariable, isVariable, skipTransparentWrappers, typeInformationFor } from '../analysis/index.js';
+import { mayNameFencingTokens } from '../analysis/gates/index.js';
+import {
+  asSaveCall,
+  fencingTokenInScope,
+  importedName,
+  isAnyCondition,
+  isCheckpointStorageReceiver,
+} from '../analysis/recognisers/index.js';
+import { DEFAULT_TOKEN_PATTERN, PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
 /** Options of `no-unfenced-write`. */
@@ -82,8 +81,8 @@ export const noUnfencedWrite: CheckpointFencingRule<NoUnfencedWriteMessageId, [N
     if (!mayNameFencingTokens(context.sourceCode, tokenPatternSource)) {
       return {};
     }
-    const tokens = { tokenPattern: optionPattern(tokenPatternSource), types };
-    const storages = { storagePattern: optionPattern(options.storagePattern ?? defaults.storagePattern), types };
+    const tokens = { tokenPattern: new RegExp(tokenPatternSource, 'iu'), types };
+    const storages = { storagePattern: new RegExp(options.storagePattern ?? defaults.storagePattern, 'iu'), types };
     const { sourceCode } = context;
     return {
       CallExpression(call) {
@@ -217,4 +216,77 @@ function stampSuggestion(
       },
     },
   ];
+}
+
+/**
+ * The fix that imports value `exportName` from checkpoint-fencing under its own name: appended to an existing
+ * named import of the module when there is one, else a new import after the last import (or at the top), in the
+ * quote style the file already uses.
+ */
+function addRuntimeImport(
+  fixer: TSESLint.RuleFixer,
+  program: TSESTree.Program,
+  exportName: RuntimeExportName,
+): TSESLint.RuleFix {
+  for (const declaration of runtimeValueImports(program)) {
+    const named = declaration.specifiers.filter((specifier) => specifier.type === AST_NODE_TYPES.ImportSpecifier);
+    const last = named.at(-1);
+    if (last !== undefined) {
+      return fixer.insertTextAfter(last, `, ${exportName}`);
+    }
+  }
+  const imports = program.body.filter((statement) => statement.type === AST_NODE_TYPES.ImportDeclaration);
+  const quote = imports[0]?.source.raw.startsWith('"') === true ? '"' : "'";
+  const statement = `import { ${exportName} } from ${quote}${PACKAGE_NAME}${quote};`;
+  const lastImport = imports.at(-1);
+  if (lastImport !== undefined) {
+    return fixer.insertTextAfter(lastImport, `\n${statement}`);
+  }
+  const first = program.body[0];
+  return first === undefined
+    ? fixer.insertTextAfterRange([0, 0], statement)
+    : fixer.insertTextBefore(first, `${statement}\n`);
+}
+
+/**
+ * How code at `scope` can spell runtime value export `exportName` without a new import: the local name of a value
+ * import (`WC` for `import { CheckpointWriteCondition as WC }`), or `ns.exportName` for a namespace import;
+ * `undefined` when neither exists or the local name is shadowed at `scope`.
+ */
+function localSpellingOfRuntimeExport(
+  program: TSESTree.Program,
+  exportName: RuntimeExportName,
+  scope: TSESLint.Scope.Scope,
+): string | undefined {
+  for (const declaration of runtimeValueImports(program)) {
+    for (const specifier of declaration.specifiers) {
+      if (
+        specifier.type === AST_NODE_TYPES.ImportDefaultSpecifier ||
+        (specifier.type === AST_NODE_TYPES.ImportSpecifier && specifier.importKind === 'type')
+      ) {
+        continue;
+      }
+      const spelling =
+        specifier.type === AST_NODE_TYPES.ImportNamespaceSpecifier
+          ? `${specifier.local.name}.${exportName}`
+          : importedName(specifier) === exportName
+            ? specifier.local.name
+            : undefined;
+      const localName = specifier.local.name;
+      if (spelling !== undefined && findVariable(scope, localName)?.defs[0]?.node === specifier) {
+        return spelling;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The value import declarations of checkpoint-fencing (`import type` ones cannot provide a value). */
+function runtimeValueImports(program: TSESTree.Program): TSESTree.ImportDeclaration[] {
+  return program.body.filter(
+    (statement): statement is TSESTree.ImportDeclaration =>
+      statement.type === AST_NODE_TYPES.ImportDeclaration &&
+      statement.source.value === PACKAGE_NAME &&
+      statement.importKind !== 'type',
+  );
 }

@@ -1,24 +1,29 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { namesProcessedAnchor } from '../analysis/anchor-field-names.js';
-import { refersToRuntimeExport } from '../analysis/checkpoint-fencing-imports.js';
-import { descendantNodes } from '../analysis/descendant-nodes.js';
+import {
+  descendantNodes,
+  referencedVariable,
+  skipTransparentWrappers,
+  staticMemberName,
+  staticName,
+  staticPropertyKeyName,
+} from '../analysis/index.js';
 import {
   bodyNodes,
   DUAL_ANCHOR_RULE_DEFAULTS,
   DUAL_ANCHOR_RULE_SCHEMA,
-  dualAnchorStoreListeners,
-  methodWithHelpers,
-  operationsOf,
-  RESET_STEP,
-  storeCallKind,
-  usesAtomicStep,
   type DualAnchorRuleOptions,
   type DualAnchorStore,
-} from '../analysis/dual-anchor-stores.js';
-import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
-import { sqlStatementOf } from '../analysis/store-calls.js';
-import { referencedVariable } from '../analysis/value-flow.js';
+  dualAnchorStoreListeners,
+  methodWithHelpers,
+  normalizedFieldName,
+  operationsOf,
+  refersToRuntimeExport,
+  RESET_STEP,
+  sqlStatementOf,
+  storeCallKind,
+  usesAtomicStep,
+} from '../analysis/recognisers/index.js';
 import type { DualAnchorPartialOperation, RuntimeExportName } from '../../vocabulary/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
@@ -64,7 +69,7 @@ export const noUnguardedHistoryReset: CheckpointFencingRule<NoUnguardedHistoryRe
       return dualAnchorStoreListeners(context, options, (store) => {
         const reported = new Set<TSESTree.Node>();
         for (const operation of operationsOf(store, [RESET], [RESET_STEP])) {
-          for (const method of methodWithHelpers(store, operation.method, sourceCode.visitorKeys)) {
+          for (const method of methodWithHelpers(store, operation.method, sourceCode)) {
             for (const { guard, write } of guardsInNode(method, store, sourceCode)) {
               if (!reported.has(guard)) {
                 reported.add(guard);
@@ -90,7 +95,7 @@ function guardsInNode(
     return [];
   }
   const parameters = new Set(sourceCode.getDeclaredVariables(method));
-  const nodes = bodyNodes(method, sourceCode.visitorKeys);
+  const nodes = bodyNodes(method, sourceCode);
   const found: { guard: TSESTree.Node; write: TSESTree.Node }[] = [];
   for (const node of nodes) {
     const stored = storedAnchorCompared(node, parameters, store, sourceCode);
@@ -141,12 +146,7 @@ function storedAnchorCompared(
     const record = node.arguments[0];
     return record !== undefined && !isParameterValue(record, parameters, sourceCode) ? record : undefined;
   }
-  const name =
-    callee.type === AST_NODE_TYPES.Identifier
-      ? callee.name
-      : callee.type === AST_NODE_TYPES.MemberExpression
-        ? staticMemberName(callee)
-        : undefined;
+  const name = staticName(callee);
   return name !== undefined && EQUALITY_FUNCTIONS.test(name)
     ? node.arguments.find((argument) => holdsStoredProcessed(argument, parameters, store, sourceCode))
     : undefined;
@@ -290,4 +290,9 @@ function isWrite(node: TSESTree.Node, store: DualAnchorStore, sourceCode: Source
   }
   const kind = storeCallKind(node, store, sourceCode);
   return kind === 'write' || kind === 'statement';
+}
+
+/** Whether `name` is a processed-anchor field: `lastProcessedToken`, `last_processed_token`, `processed`, … */
+function namesProcessedAnchor(name: string): boolean {
+  return normalizedFieldName(name).includes('processed');
 }

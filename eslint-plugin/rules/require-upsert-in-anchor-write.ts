@@ -1,21 +1,28 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { descendantNodes, parentOf } from '../analysis/descendant-nodes.js';
+import {
+  descendantNodes,
+  findVariable,
+  parentOf,
+  skipTransparentWrappers,
+  staticMemberName,
+  staticPropertyKeyName,
+} from '../analysis/index.js';
 import {
   bodyNodes,
+  calleeName,
   DUAL_ANCHOR_RULE_DEFAULTS,
   DUAL_ANCHOR_RULE_SCHEMA,
+  type DualAnchorRuleOptions,
+  type DualAnchorStore,
   dualAnchorStoreListeners,
   methodWithHelpers,
   operationsOf,
   PARTIAL_WRITE_STEPS,
+  type SqlStatement,
+  sqlStatementOf,
   storeCallKind,
-  type DualAnchorRuleOptions,
-  type DualAnchorStore,
-} from '../analysis/dual-anchor-stores.js';
-import { findVariable } from '../analysis/find-variable.js';
-import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../analysis/static-member-name.js';
-import { calleeName, sqlStatementOf, type SqlStatement } from '../analysis/store-calls.js';
+} from '../analysis/recognisers/index.js';
 import { DUAL_ANCHOR_PARTIAL_OPERATIONS } from '../../vocabulary/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
 
@@ -105,8 +112,8 @@ export const requireUpsertInAnchorWrite: CheckpointFencingRule<
         }
       };
       for (const operation of operationsOf(store, DUAL_ANCHOR_PARTIAL_OPERATIONS, PARTIAL_WRITE_STEPS)) {
-        const methods = methodWithHelpers(store, operation.method, sourceCode.visitorKeys);
-        const nodes = methods.flatMap((method) => bodyNodes(method, sourceCode.visitorKeys));
+        const methods = methodWithHelpers(store, operation.method, sourceCode);
+        const nodes = methods.flatMap((method) => bodyNodes(method, sourceCode));
         const statements = nodes
           .map((node) => sqlStatementOf(node, sourceCode.getScope(node)))
           .filter((statement) => statement !== undefined);

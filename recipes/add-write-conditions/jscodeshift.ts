@@ -6,7 +6,7 @@ import { StorageResolver } from './storage-resolver.js';
 import { decideUpgrades } from './shape-decision.js';
 import { refusalsForSubclassesElsewhere } from './subclasses-in-other-files.js';
 import { upgradeFileText } from './upgrade-file-text.js';
-import { NEVER_TOUCHED } from './upgrade.js';
+import { NEVER_TOUCHED } from './upgrade-data.js';
 
 /** The part of jscodeshift's file argument the transform reads. */
 export interface TransformFile {

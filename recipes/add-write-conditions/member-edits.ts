@@ -1,13 +1,8 @@
 import type { ts as Typescript } from 'ts-morph';
-import { ts } from './typescript.js';
-import type { SaveFacts } from './implementer-facts.js';
-import { commentLines, fillTemplate, listEdits, TEMPLATES } from './member-templates.js';
-import { isThisParameter, type FileFacts } from './read-implementer-facts.js';
-import { attachedCommentsStart } from './read-import-facts.js';
-import type { UpgradeDecision } from './shape-decision.js';
+import { attachedCommentsStart, ts } from './typescript.js';
+import { commentLines, fillTemplate, listEdits, markerText, TEMPLATES } from './member-templates.js';
 import { columns, lineIndent, type SourceStyle } from './source-style.js';
-import type { TextEdit } from './upgrade-file-text.js';
-import { markerText } from './upgrade-messages.js';
+import type { FileFacts, SaveFacts, TextEdit, UpgradeDecision } from './upgrade-data.js';
 
 /** The members a decision adds, by name, for reports. */
 export function membersAdded(decision: UpgradeDecision): string[] {
@@ -145,8 +140,8 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
     fn?.typeParameters === undefined
       ? ''
       : source.slice(fn.typeParameters.pos - 1, source.indexOf('>', fn.typeParameters.end) + 1);
-  // An arrow function has no `this` of its own to declare.
-  const thisParameter = kind === 'arrow-field' ? undefined : fn?.parameters.find(isThisParameter)?.getText();
+  // An arrow function has no `this` of its own to declare; the facts' parameters leave a `this` parameter out.
+  const thisParameter = kind === 'arrow-field' ? undefined : fn?.parameters.find((p) => !like?.parameters.includes(p));
   const [decorators] = tokens(source, modifiers(like).filter(ts.isDecorator));
   const moved = decorators === undefined ? '' : source.slice(decorators.start, decorators.end);
   // `like`'s decorators stay on lines of their own, or inline, as they stood.
@@ -169,7 +164,7 @@ function generatedSave(writer: Writer, like: SaveFacts | undefined, target: stri
     refusal: refusal(writer, decision.saveIsAsync),
     error: writer.names.unsupportedError,
     parameters: [
-      ...(thisParameter === undefined ? [] : [thisParameter]),
+      ...(thisParameter === undefined ? [] : [thisParameter.getText()]),
       parameter(writer, id, naming.idType),
       parameter(writer, checkpoint, naming.checkpointType),
       parameter(writer, naming.condition, writer.names.conditionType, !refusing),

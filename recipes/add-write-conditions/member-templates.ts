@@ -1,12 +1,7 @@
-import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
+import { CONDITION_TYPE, PACKAGE_NAME } from '../../vocabulary/index.js';
 import type { ts as Typescript } from 'ts-morph';
 import { columns, lineAt, lineIndent, type SourceStyle } from './source-style.js';
-import type { TextEdit } from './upgrade-file-text.js';
-
-/** The type of a write condition, named in generated parameter lists. */
-export const CONDITION_TYPE: RuntimeExportName = 'CheckpointWriteCondition';
-/** The error a generated `save` refuses a condition with. */
-export const UNSUPPORTED_ERROR: RuntimeExportName = 'UnsupportedWriteConditionError';
+import type { TextEdit, UpgradeDecision } from './upgrade-data.js';
 
 // The text the recipe writes, in one canonical layout: two spaces a level, single quotes, semicolons, `{{name}}`
 // holes. {@link fillTemplate} turns it into the file's own layout. A hole filled with a list (parameters, imported
@@ -65,6 +60,28 @@ ${INDENTED_GUARD}
   /** For a TypeScript file in CommonJS syntax, where `import { … }` is not allowed under `verbatimModuleSyntax`. */
   namespaceImport: `import {{namespace}} = require('${PACKAGE_NAME}');`,
 } as const;
+
+/** A path in the installed package, not a versioned URL, so upgraded code does not change with releases. */
+export const MARKER_DOC_POINTER = `${PACKAGE_NAME}/README.md#evaluating-conditions-atomically`;
+
+/** The marker of one upgraded implementer: what generated code now does and the decision left; the caller wraps it. */
+export function markerText({
+  saveShape,
+  addWriteVersion,
+}: Pick<UpgradeDecision, 'saveShape' | 'addWriteVersion'>): string {
+  const done = [
+    saveShape === 'refusing'
+      ? 'save() now refuses every write, any() included, as this store had no save to send it to'
+      : saveShape !== 'unchanged' && 'save() now refuses every write condition but any()',
+    addWriteVersion && 'writeVersion() reports no version',
+  ].filter((part) => part !== false);
+  return (
+    `TODO [${PACKAGE_NAME} upgrade] ${done.join(', and ')}. ` +
+    'Keep that if this store cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() ' +
+    'atomically with the write and remove this TODO. ' +
+    `How common stores do it: ${MARKER_DOC_POINTER}`
+  );
+}
 
 /** The lines of `template` in `style` at `indent`, holes filled from `values`. */
 export function fillTemplate(

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ESLint } from 'eslint';
-import type { UpgradedText } from './upgrade-file-text.js';
+import type { UpgradedText } from './upgrade-data.js';
 import { clause, upgradeMessages } from './upgrade-messages.js';
 
 /** The URL code in `file` imports `name` from: the project's own copy of an optional peer, never one of ours. */

@@ -1,7 +1,7 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import type { StorageMemberName } from '../../vocabulary/index.js';
-import type { ImplementerFacts, ImportFacts, SaveFacts } from './implementer-facts.js';
+import type { FileFacts, ImplementerFacts, SaveFacts } from './upgrade-data.js';
 import { readImportFacts } from './read-import-facts.js';
 import { importBindings, isJavaScriptFile, jsDocComments, type StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
@@ -13,15 +13,6 @@ const ID_TAKING_MEMBERS: readonly StorageMemberName[] = ['read', 'writeVersion',
 
 type Member = Typescript.ClassElement | Typescript.ObjectLiteralElementLike;
 type Container = Typescript.ClassLikeDeclaration | Typescript.ObjectLiteralExpression;
-
-/** What one file holds: its implementers of `CheckpointStorage` and its imports from checkpoint-fencing. */
-export interface FileFacts {
-  readonly path: string;
-  /** The text offsets refer to, as the parser read it (without a byte order mark). */
-  readonly text: string;
-  readonly implementers: readonly ImplementerFacts[];
-  readonly imports: ImportFacts;
-}
 
 /** Every implementer of `CheckpointStorage` in `sourceFile`, `resolver` asked what syntax cannot tell (ADR 0204). */
 export function readImplementerFacts(
@@ -345,7 +336,7 @@ function originOf(name: Typescript.Identifier): string | undefined {
   return imported === undefined ? undefined : `imported from '${imported.specifier}'`;
 }
 
-export function isThisParameter(parameter: Typescript.ParameterDeclaration): boolean {
+function isThisParameter(parameter: Typescript.ParameterDeclaration): boolean {
   return ts.isIdentifier(parameter.name) && parameter.name.text === 'this';
 }
 

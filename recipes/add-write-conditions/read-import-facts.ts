@@ -1,9 +1,8 @@
 import { dirname, resolve } from 'node:path';
 import type { ts as Typescript } from 'ts-morph';
-import { ts } from './typescript.js';
-import { PACKAGE_NAME } from '../../vocabulary/index.js';
-import type { ImportFacts } from './implementer-facts.js';
-import { CONDITION_TYPE, UNSUPPORTED_ERROR } from './member-templates.js';
+import { attachedCommentsStart, ts } from './typescript.js';
+import { CONDITION_TYPE, PACKAGE_NAME, UNSUPPORTED_ERROR } from '../../vocabulary/index.js';
+import type { ImportFacts } from './upgrade-data.js';
 import { nearestManifestField } from './package-manifest.js';
 import { importBindings, isJavaScriptFile } from './storage-resolver.js';
 
@@ -136,19 +135,4 @@ function writesCommonJs({ fileName: path, statements, text }: Typescript.SourceF
       !esm &&
       (commonJsText || nearestManifestField(dirname(resolve(path)), 'type') !== 'module'))
   );
-}
-
-/**
- * Where the comments directly above `node` begin, so new text goes above a node's documentation, not between; a blank
- * line ends the run.
- */
-export function attachedCommentsStart(text: string, node: Typescript.Node): number {
-  let at = node.getStart();
-  for (const range of (ts.getLeadingCommentRanges(text, node.pos) ?? []).reverse()) {
-    if (/\n[ \t]*\r?\n/.test(text.slice(range.end, at))) {
-      break;
-    }
-    at = range.pos;
-  }
-  return at;
 }

@@ -1,34 +1,5 @@
-import type { ImplementerFacts } from './implementer-facts.js';
+import type { ImplementerFacts, UpgradeDecision } from './upgrade-data.js';
 import { upgradeMessages } from './upgrade-messages.js';
-
-/**
- * The shape of `save` written for an implementer (doc/adr/0202, 0205): `delegating` keeps its own two-parameter `save`
- * under a new name and sends `any()` to it, `follows-base` renames its own as an implementing base's was, `inherited`
- * sends `any()` to a plain base's `super.save`, `object-literal` and `constructor-assigned` (the instance's own `save`,
- * which shadows any base's) take the condition in place, `refusing` (no two-parameter `save` anywhere) refuses every
- * write; `unchanged`: `save` already takes a condition, or a subclass provides it.
- */
-export type SaveShape =
-  'delegating' | 'object-literal' | 'constructor-assigned' | 'inherited' | 'refusing' | 'follows-base' | 'unchanged';
-
-/** What to do with one implementer. */
-export interface UpgradeDecision {
-  readonly implementer: ImplementerFacts;
-  readonly saveShape: SaveShape;
-  /** The new name of the existing two-parameter `save` (`delegating` and `follows-base`). */
-  readonly unconditionalSaveName: string | undefined;
-  /** The generated `save` overrides an inherited one (`override`). */
-  readonly saveOverrides: boolean;
-  /** The generated `save` is `async`, as the `save` it wraps is; a refusing one never is. */
-  readonly saveIsAsync: boolean;
-  readonly addWriteVersion: boolean;
-  /** An arrow field when every unconditional write it may call is one, else a method or a field like the class's own. */
-  readonly saveMember: 'method' | 'arrow-field' | 'function-field';
-  /** Set when a base renamed its `save`: every `super.save` in this class is renamed to this. */
-  readonly superSaveRename: string | undefined;
-  /** Set when the implementer is left alone because the recipe cannot decide safely. */
-  readonly skipReason: string | undefined;
-}
 
 /** What a class passes on to its subclasses: a base outside the run as it stands, one in the run as decided. */
 interface ChainSummary {

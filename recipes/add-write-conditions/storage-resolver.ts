@@ -1,13 +1,7 @@
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import type { RuntimeExportName } from '../../vocabulary/index.js';
-
-/** The class a class extends, as far as a resolver can see. */
-export type BaseClass =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'visible'; readonly declaration: Typescript.ClassLikeDeclaration }
-  /** Declared where the resolver cannot look: another file (the jscodeshift transform), or an unresolved package. */
-  | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
+import type { BaseClass } from './upgrade-data.js';
 
 /** Every JSDoc comment on `node`: a `@typedef` has its own, and `getJSDocCommentsAndTags` returns only the last. */
 export function jsDocComments(node: Typescript.Node): readonly Typescript.JSDoc[] {

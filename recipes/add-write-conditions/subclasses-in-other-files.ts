@@ -4,11 +4,10 @@ import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import type { StorageMemberName } from '../../vocabulary/index.js';
 import { nearestManifest } from './package-manifest.js';
-import type { UpgradeDecision } from './shape-decision.js';
 import { memberName } from './read-implementer-facts.js';
 import { extendsExpression, importBindings } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
-import { NEVER_TOUCHED } from './upgrade.js';
+import { NEVER_TOUCHED, type UpgradeDecision } from './upgrade-data.js';
 
 const SAVE: StorageMemberName = 'save';
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];

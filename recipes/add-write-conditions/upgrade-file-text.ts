@@ -1,24 +1,17 @@
 import { resolve } from 'node:path';
-import type { ImportFacts, NamedImportList } from './implementer-facts.js';
 import { memberEdits } from './member-edits.js';
-import type { FileFacts } from './read-implementer-facts.js';
-import { CONDITION_TYPE, fillTemplate, listEdits, TEMPLATES, UNSUPPORTED_ERROR } from './member-templates.js';
-import type { UpgradeDecision } from './shape-decision.js';
+import { CONDITION_TYPE, UNSUPPORTED_ERROR } from '../../vocabulary/index.js';
+import { fillTemplate, listEdits, TEMPLATES } from './member-templates.js';
 import { detectSourceStyle, type SourceStyle } from './source-style.js';
 import { ts } from './typescript.js';
-
-/** One replacement in a file's text: `[start, end)` becomes `text`; an insertion has `start === end`. */
-export interface TextEdit {
-  readonly start: number;
-  readonly end: number;
-  readonly text: string;
-}
-
-/** A file's text after the upgrade, and the `[start, end)` ranges of it the upgrade wrote, in order. */
-export interface UpgradedText {
-  readonly text: string;
-  readonly inserted: readonly (readonly [number, number])[];
-}
+import type {
+  FileFacts,
+  ImportFacts,
+  NamedImportList,
+  TextEdit,
+  UpgradedText,
+  UpgradeDecision,
+} from './upgrade-data.js';
 
 /** The file's text with its decisions' members and imports, as edits of the original text (ADR 0201). */
 export function upgradeFileText(file: FileFacts, decisions: readonly UpgradeDecision[]): UpgradedText {

@@ -1,5 +1,4 @@
 import { CODEMOD_PACKAGE_NAME, PACKAGE_NAME } from '../../vocabulary/index.js';
-import type { UpgradeDecision } from './shape-decision.js';
 
 /**
  * Every sentence the upgrade shows a user (errors, notes, why an implementer was skipped), in one place so that a
@@ -71,23 +70,4 @@ export const upgradeMessages = {
 /** A sentence quoted inside another one: its own closing period dropped, so no message ends in `..`. */
 export function clause(text: string): string {
   return text.trim().replace(/\.+$/, '');
-}
-
-/** A path in the installed package, not a versioned URL, so upgraded code does not change with releases. */
-export const MARKER_DOC_POINTER = `${PACKAGE_NAME}/README.md#evaluating-conditions-atomically`;
-
-/** The marker of one upgraded implementer: what generated code now does and the decision left; the caller wraps it. */
-export function markerText({ saveShape, addWriteVersion }: UpgradeDecision): string {
-  const done = [
-    saveShape === 'refusing'
-      ? 'save() now refuses every write, any() included, as this store had no save to send it to'
-      : saveShape !== 'unchanged' && 'save() now refuses every write condition but any()',
-    addWriteVersion && 'writeVersion() reports no version',
-  ].filter((part) => part !== false);
-  return (
-    `TODO [${PACKAGE_NAME} upgrade] ${done.join(', and ')}. ` +
-    'Keep that if this store cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() ' +
-    'atomically with the write and remove this TODO. ' +
-    `How common stores do it: ${MARKER_DOC_POINTER}`
-  );
 }

@@ -1,4 +1,4 @@
-import type { SaveShape } from './shape-decision.js';
+import type { SaveShape } from './upgrade-data.js';
 
 /** An implementer the recipe left alone, and why. */
 export interface SkippedImplementer {

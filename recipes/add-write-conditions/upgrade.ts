@@ -7,6 +7,7 @@ import { decideUpgrades, refusalsForPartialRun } from './shape-decision.js';
 import { openTypedProject } from './typed-project.js';
 import { projectTools } from './project-tools.js';
 import { upgradeFileText } from './upgrade-file-text.js';
+import { NEVER_TOUCHED } from './upgrade-data.js';
 import { upgradeMessages } from './upgrade-messages.js';
 import type { FileChange, ImplementerReport, SkippedImplementer, UpgradeReport } from './upgrade-report.js';
 
@@ -33,8 +34,6 @@ export class UpgradeError extends Error {
   override readonly name = 'UpgradeError';
 }
 
-/** Dependencies, build output, declarations: never changed; tested relative to the project, which may be in dist. */
-export const NEVER_TOUCHED = /(?:^|[\\/])(?:node_modules|dist)[\\/]|\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;
 /** JavaScript files are in a project's file names only under `allowJs`, as the project compiles them. */
 const UPGRADABLE = /\.(?:ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 const BOM = '\uFEFF';

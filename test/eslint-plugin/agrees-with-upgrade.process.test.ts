@@ -5,7 +5,7 @@ import tsParser, { parse } from '@typescript-eslint/parser';
 import type { TSESTree } from '@typescript-eslint/utils';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
-import { declaredTypeOfLiteral } from '../../eslint-plugin/analysis/storage-declarations.js';
+import { declaredTypeOfLiteral } from '../../eslint-plugin/analysis/recognisers/index.js';
 import plugin from '../../eslint-plugin/index.js';
 import { upgrade } from '../../recipes/index.js';
 import {

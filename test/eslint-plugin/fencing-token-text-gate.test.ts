@@ -1,6 +1,6 @@
 import type { TSESLint } from '@typescript-eslint/utils';
 import { describe, expect, it } from 'vitest';
-import { mayNameFencingTokens } from '../../eslint-plugin/analysis/fencing-token-bindings.js';
+import { mayNameFencingTokens } from '../../eslint-plugin/analysis/gates/index.js';
 import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
 
 // The token rules skip a file whose text cannot name a fencing token (ADR 0308); these cases pin what "cannot" means.

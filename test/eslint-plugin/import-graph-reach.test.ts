@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { countingProgram } from '../support/counting-program.js';
 import { temporaryProject } from '../support/temporary-directory.js';
-import { fileMayReachPackage } from '../../eslint-plugin/analysis/import-graph-reach.js';
+import { fileMayReachPackage } from '../../eslint-plugin/analysis/gates/index.js';
 
 // With types, a file is analysed for storages only if checkpoint-fencing's types may be seen in it (ADR 0312): these
 // cases pin which imports lead to the package, in a project with fake installed packages.

@@ -4,8 +4,8 @@ import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
 import { describe, expect, it } from 'vitest';
 import { countingProgram } from '../support/counting-program.js';
 import { temporaryProject } from '../support/temporary-directory.js';
-import { classImplementing, objectImplementing } from '../../eslint-plugin/analysis/contract-implementations.js';
-import type { TypeInformation } from '../../eslint-plugin/analysis/type-information.js';
+import { classImplementing, objectImplementing } from '../../eslint-plugin/analysis/recognisers/index.js';
+import type { TypeInformation } from '../../eslint-plugin/analysis/index.js';
 
 // With types, a class is asked for its type only when the names in its heritage clauses may lead to checkpoint-fencing
 // (ADR 0311): resolving a class's type resolves its bases' too, checker work no other rule may need. These cases pin
@@ -128,7 +128,7 @@ function implementationsAsked(
     const init =
       declarator?.init?.type === AST_NODE_TYPES.TSAsExpression ? declarator.init.expression : declarator?.init;
     if (declarator?.id.type === AST_NODE_TYPES.Identifier && init?.type === AST_NODE_TYPES.ObjectExpression) {
-      const found = objectImplementing('CheckpointStorage', 'save', init, scope, types);
+      const found = objectImplementing('CheckpointStorage', init, scope, types);
       answers[declarator.id.name] = { storage: found !== undefined, ...counts() };
     }
   }

@@ -2,10 +2,12 @@ import path from 'node:path';
 import type { TSESLint } from '@typescript-eslint/utils';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { mayDeclareExaminedMembers } from '../../eslint-plugin/analysis/dual-anchor-stores.js';
-import { mayTestForRefusal } from '../../eslint-plugin/analysis/refusal-checks.js';
-import { mayImplementCheckpointStorage } from '../../eslint-plugin/analysis/storage-text-gate.js';
-import type { TypeInformation } from '../../eslint-plugin/analysis/type-information.js';
+import {
+  mayDeclareExaminedMembers,
+  mayImplementCheckpointStorage,
+  mayTestForRefusal,
+} from '../../eslint-plugin/analysis/gates/index.js';
+import type { TypeInformation } from '../../eslint-plugin/analysis/index.js';
 import { rules, type RuleName } from '../../eslint-plugin/index.js';
 
 // The dual-anchor rules and no-retry-after-refusal (ADR 0309), no-ignored-write-condition and no-check-then-write

@@ -3,13 +3,10 @@ import { join } from 'node:path';
 import { ts } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
 import { decideUpgrades } from '../../recipes/add-write-conditions/shape-decision.js';
-import {
-  MARKER_DOC_POINTER,
-  markerText,
-  upgradeMessages,
-} from '../../recipes/add-write-conditions/upgrade-messages.js';
+import { MARKER_DOC_POINTER, markerText } from '../../recipes/add-write-conditions/member-templates.js';
+import { upgradeMessages } from '../../recipes/add-write-conditions/upgrade-messages.js';
 import { summaryLine } from '../../recipes/index.js';
-import type { ImplementerFacts } from '../../recipes/add-write-conditions/implementer-facts.js';
+import type { ImplementerFacts } from '../../recipes/add-write-conditions/upgrade-data.js';
 import { REPO } from './support/fixture-project.js';
 
 type Messages = typeof upgradeMessages;

@@ -1,10 +1,13 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
-import { remember } from './remembered-answer.js';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import type { RuntimeExportName } from '../../vocabulary/index.js';
+import type { DualAnchorStoreMemberName, RuntimeExportName, StorageMemberName } from '../../../vocabulary/index.js';
+import { heritageMayReachPackage, nameMayReachPackage, namesClassOrInterface } from '../gates/package-reach.js';
+import { perFile } from '../memo.js';
+import { fileOf } from '../scope-variables.js';
+import { staticPropertyKeyName } from '../static-member-name.js';
+import type { TypeInformation } from '../type-information.js';
 import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
 import { jsDocImplementsContract } from './jsdoc-implements.js';
-import { staticPropertyKeyName } from './static-member-name.js';
 import {
   declaredTypeOfLiteral,
   namesContractInterface,
@@ -12,14 +15,7 @@ import {
   sameFileBaseClass,
   type ContractName,
 } from './storage-declarations.js';
-import {
-  extendsRuntimeClass,
-  heritageMayReachPackage,
-  isContractType,
-  nameMayReachPackage,
-  namesClassOrInterface,
-} from './storage-types.js';
-import type { TypeInformation } from './type-information.js';
+import { extendsRuntimeClass, isContractType } from './storage-types.js';
 
 /** A class or object literal that implements a checkpoint-fencing contract, with the members it declares itself. */
 export interface ContractImplementation {
@@ -43,6 +39,12 @@ const CONTRACT_BASE_CLASS: Readonly<Record<ContractName, RuntimeExportName | und
   DualAnchorCheckpointStore: 'DualAnchorCheckpointStoreBase',
 };
 
+/** A member every implementation of a contract declares: a literal typed only by its context is asked about with it. */
+const MEMBER_HINT: Readonly<Record<ContractName, string>> = {
+  CheckpointStorage: 'save' satisfies StorageMemberName,
+  DualAnchorCheckpointStore: 'saveSeen' satisfies DualAnchorStoreMemberName,
+};
+
 /**
  * `classNode` as an implementation of `contract` when it says `implements <contract>` (the checkpoint-fencing
  * import, aliased or through a namespace, or an interface or alias of this file derived from it), extends the
@@ -56,41 +58,29 @@ export function classImplementing(
   scope: Scope,
   types: TypeInformation | undefined,
 ): ContractImplementation | undefined {
-  // A class has no member hint: its question is keyed 'class', which no member of a contract is called.
-  return remembered(answersFor(contract, 'class', types), classNode, () =>
-    implementationOfClass(contract, classNode, scope, types),
-  );
+  return remembered(contract, classNode, scope, types, () => implementationOfClass(contract, classNode, scope, types));
 }
 
-type Answers = WeakMap<TSESTree.Node, ContractImplementation | null>;
-
-interface AnswersByMode {
-  readonly syntactic: Answers;
-  readonly typed: Answers;
-}
+type Answers = (file: TSESTree.Program) => Map<TSESTree.Node, ContractImplementation | null>;
 
 /**
- * What the rules found each class or literal to implement, by contract, member hint and mode: several rules ask about
+ * What the rules found each class or literal of a file to implement, by contract and mode: several rules ask about
  * the same node (the two storage rules, in the syntactic config the same question), and each question is answered
- * once. One map a question, looked up without building a key, so a question asked only once costs next to nothing.
+ * once.
  */
-const answersByQuestion = new Map<ContractName, Map<string, AnswersByMode>>();
-
-function answersFor(contract: ContractName, hint: string, types: TypeInformation | undefined): Answers {
-  const byHint = answersByQuestion.get(contract) ?? remember(answersByQuestion, contract, new Map());
-  const byMode = byHint.get(hint) ?? remember(byHint, hint, noAnswersYet());
-  return types === undefined ? byMode.syntactic : byMode.typed;
-}
-
-function noAnswersYet(): AnswersByMode {
-  return { syntactic: new WeakMap(), typed: new WeakMap() };
-}
+const answersByQuestion: Readonly<Record<ContractName, { readonly syntactic: Answers; readonly typed: Answers }>> = {
+  CheckpointStorage: { syntactic: perFile(), typed: perFile() },
+  DualAnchorCheckpointStore: { syntactic: perFile(), typed: perFile() },
+};
 
 function remembered(
-  answers: Answers,
+  contract: ContractName,
   node: TSESTree.Node,
+  scope: Scope,
+  types: TypeInformation | undefined,
   answer: () => ContractImplementation | undefined,
 ): ContractImplementation | undefined {
+  const answers = answersByQuestion[contract][types === undefined ? 'syntactic' : 'typed'](fileOf(scope));
   const known = answers.get(node);
   if (known !== undefined) {
     return known ?? undefined;
@@ -161,10 +151,9 @@ export function extendsRuntimeBaseClass(
     return false;
   }
   if (types !== undefined) {
-    const checker = types.program.getTypeChecker();
     return (
       heritageMayReachPackage(types.esTreeNodeToTSNodeMap.get(classNode), types.program) &&
-      extendsRuntimeClass(types.getTypeAtLocation(classNode), checker, className)
+      extendsRuntimeClass(types.getTypeAtLocation(classNode), types.program, className)
     );
   }
   return declaresThroughSameFileBases(classNode, scope, (node) => extendsDirectly(node, className, scope));
@@ -175,10 +164,9 @@ export function extendsRuntimeBaseClass(
  * class without a heritage clause or a JSDoc `@implements` has none, and is never asked.
  */
 function isContractTypeByHeritage(classNode: ClassNode, types: TypeInformation, contract: ContractName): boolean {
-  const checker = types.program.getTypeChecker();
   return (
     heritageMayReachPackage(types.esTreeNodeToTSNodeMap.get(classNode), types.program) &&
-    isContractType(types.getTypeAtLocation(classNode), checker, contract)
+    isContractType(types.getTypeAtLocation(classNode), types.program, contract)
   );
 }
 
@@ -222,30 +210,26 @@ function extendsDirectly(classNode: ClassNode, className: RuntimeExportName, sco
  * (`const s: CheckpointStorage = {...}`, `{...} satisfies CheckpointStorage`, `{...} as CheckpointStorage`, returned
  * from a function declared to return one); with types, also when its contextual type is one (an argument to a
  * parameter of that type). With types, a literal with no declared type is asked about only when it declares
- * `memberHint`, a member every implementation of the contract has.
+ * {@link MEMBER_HINT}, a member every implementation of the contract has.
  */
 export function objectImplementing(
   contract: ContractName,
-  memberHint: string,
   object: TSESTree.ObjectExpression,
   scope: Scope,
   types: TypeInformation | undefined,
 ): ContractImplementation | undefined {
-  return remembered(answersFor(contract, memberHint, types), object, () =>
-    implementationOfObject(contract, memberHint, object, scope, types),
-  );
+  return remembered(contract, object, scope, types, () => implementationOfObject(contract, object, scope, types));
 }
 
 function implementationOfObject(
   contract: ContractName,
-  memberHint: string,
   object: TSESTree.ObjectExpression,
   scope: Scope,
   types: TypeInformation | undefined,
 ): ContractImplementation | undefined {
   const declared = declaredTypeOfLiteral(object);
   const declaresHint = object.properties.some(
-    (property) => property.type === AST_NODE_TYPES.Property && keyName(property) === memberHint,
+    (property) => property.type === AST_NODE_TYPES.Property && keyName(property) === MEMBER_HINT[contract],
   );
   const implementsContract =
     namesContractType(declared, contract, scope) ||
@@ -285,14 +269,14 @@ function isContextually(
   declared: TSESTree.TypeNode | undefined,
   types: TypeInformation,
 ): boolean {
-  const checker = types.program.getTypeChecker();
   if (declared !== undefined) {
     return (
-      typeNodeMayReachPackage(declared, types) && isContractType(types.getTypeAtLocation(declared), checker, contract)
+      typeNodeMayReachPackage(declared, types) &&
+      isContractType(types.getTypeAtLocation(declared), types.program, contract)
     );
   }
-  const contextual = checker.getContextualType(types.esTreeNodeToTSNodeMap.get(object));
-  return contextual !== undefined && isContractType(contextual, checker, contract);
+  const contextual = types.program.getTypeChecker().getContextualType(types.esTreeNodeToTSNodeMap.get(object));
+  return contextual !== undefined && isContractType(contextual, types.program, contract);
 }
 
 /**

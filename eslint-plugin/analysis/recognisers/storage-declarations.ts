@@ -1,7 +1,8 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import type { RuntimeExportName } from '../../vocabulary/index.js';
-import { findVariable } from './find-variable.js';
+import type { RuntimeExportName } from '../../../vocabulary/index.js';
+import { enclosingFunction } from '../descendant-nodes.js';
+import { findVariable } from '../scope-variables.js';
 import { fileImportsPackage, refersToRuntimeExport } from './checkpoint-fencing-imports.js';
 
 type Scope = TSESLint.Scope.Scope;
@@ -136,19 +137,6 @@ export function declaredTypeOfLiteral(object: TSESTree.ObjectExpression): TSESTr
         ? parent
         : undefined;
   return awaitedType(returning?.returnType?.typeAnnotation);
-}
-
-function enclosingFunction(node: TSESTree.Node): TSESTree.FunctionLike | undefined {
-  for (let current = node.parent; current !== undefined; current = current.parent) {
-    if (
-      current.type === AST_NODE_TYPES.FunctionDeclaration ||
-      current.type === AST_NODE_TYPES.FunctionExpression ||
-      current.type === AST_NODE_TYPES.ArrowFunctionExpression
-    ) {
-      return current;
-    }
-  }
-  return undefined;
 }
 
 /** `Promise<T>` unwrapped to `T`. */

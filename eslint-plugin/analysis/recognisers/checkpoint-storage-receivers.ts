@@ -1,12 +1,11 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
-import { isParameter, isVariable } from './scope-definitions.js';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { findVariable } from './find-variable.js';
+import { enclosingClass } from '../descendant-nodes.js';
+import { findVariable, isParameter, isVariable } from '../scope-variables.js';
+import { skipTransparentWrappers, staticMemberName, staticName, staticPropertyKeyName } from '../static-member-name.js';
+import type { TypeInformation } from '../type-information.js';
 import { refersToRuntimeExport, typeAnnotationNamesRuntimeExport } from './checkpoint-fencing-imports.js';
-import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
 import { isCheckpointStorageType } from './storage-types.js';
-import type { TypeInformation } from './type-information.js';
-import { parentOf } from './descendant-nodes.js';
 
 /** How a rule decides that the receiver of a `save` call is a checkpoint storage. */
 export interface StorageRecognition {
@@ -34,27 +33,14 @@ export function isCheckpointStorageReceiver(
 ): boolean {
   const target = skipTransparentWrappers(receiver);
   if (recognition.types !== undefined) {
-    return isCheckpointStorageType(
-      recognition.types.getTypeAtLocation(target),
-      recognition.types.program.getTypeChecker(),
-    );
+    return isCheckpointStorageType(recognition.types.getTypeAtLocation(target), recognition.types.program);
   }
   const declared = declaredRoleOf(target, scope);
   if (declared !== 'unknown') {
     return declared === 'storage';
   }
-  const name = receiverName(target);
+  const name = staticName(target)?.replace(/^#/, '');
   return name !== undefined && recognition.storagePattern.test(name);
-}
-
-function receiverName(target: TSESTree.Node): string | undefined {
-  if (target.type === AST_NODE_TYPES.Identifier) {
-    return target.name;
-  }
-  if (target.type === AST_NODE_TYPES.MemberExpression) {
-    return staticMemberName(target)?.replace(/^#/, '');
-  }
-  return undefined;
 }
 
 function declaredRoleOf(target: TSESTree.Node, scope: Scope): DeclaredRole {
@@ -150,23 +136,6 @@ function classMemberDeclaring(
           return { annotation: parameter.parameter.typeAnnotation?.typeAnnotation, initializer: undefined };
         }
       }
-    }
-  }
-  return undefined;
-}
-
-/** The class whose `this` a member expression reads: the nearest class, unless a plain function rebinds `this` first. */
-export function enclosingClass(node: TSESTree.Node): TSESTree.ClassDeclaration | TSESTree.ClassExpression | undefined {
-  let crossedFunction = false;
-  for (let current = parentOf(node); current !== undefined; current = parentOf(current)) {
-    if (current.type === AST_NODE_TYPES.ClassBody) {
-      return current.parent;
-    }
-    if (current.type === AST_NODE_TYPES.FunctionDeclaration || current.type === AST_NODE_TYPES.FunctionExpression) {
-      if (crossedFunction || current.parent.type !== AST_NODE_TYPES.MethodDefinition) {
-        return undefined;
-      }
-      crossedFunction = true;
     }
   }
   return undefined;

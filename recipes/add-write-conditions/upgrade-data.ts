@@ -1,7 +1,7 @@
-// What the fact reader found of an implementer and its bases: names, flags and the syntax nodes the writer edits
-// (doc/adr/0201).
+// The plain data the upgrade's steps hand on (doc/adr/0201): the facts the readers find (names, flags and the syntax
+// nodes the writer edits), the decision for each implementer, and the text edits that carry it out. It imports no
+// step, so read, decide, write and the front ends that run them all depend on it and on nothing above them.
 import type { ts as Typescript } from 'ts-morph';
-import type { BaseClass } from './storage-resolver.js';
 
 /** One implementer of `CheckpointStorage`: a class, or an object literal standing where a storage is expected. */
 export interface ImplementerFacts {
@@ -82,3 +82,64 @@ export interface GeneratedNames {
 
 /** The `{ … }` of an import or `const { … } = require(…)`, with at least one name. */
 export type NamedImportList = Typescript.NamedImports | Typescript.ObjectBindingPattern;
+
+/** The class a class extends, as far as a resolver can see. */
+export type BaseClass =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'visible'; readonly declaration: Typescript.ClassLikeDeclaration }
+  /** Declared where the resolver cannot look: another file (the jscodeshift transform), or an unresolved package. */
+  | { readonly kind: 'unknown'; readonly name: string; readonly where: 'another-file' | 'another-package' };
+
+/** What one file holds: its implementers of `CheckpointStorage` and its imports from checkpoint-fencing. */
+export interface FileFacts {
+  readonly path: string;
+  /** The text offsets refer to, as the parser read it (without a byte order mark). */
+  readonly text: string;
+  readonly implementers: readonly ImplementerFacts[];
+  readonly imports: ImportFacts;
+}
+
+/**
+ * The shape of `save` written for an implementer (doc/adr/0202, 0205): `delegating` keeps its own two-parameter `save`
+ * under a new name and sends `any()` to it, `follows-base` renames its own as an implementing base's was, `inherited`
+ * sends `any()` to a plain base's `super.save`, `object-literal` and `constructor-assigned` (the instance's own `save`,
+ * which shadows any base's) take the condition in place, `refusing` (no two-parameter `save` anywhere) refuses every
+ * write; `unchanged`: `save` already takes a condition, or a subclass provides it.
+ */
+export type SaveShape =
+  'delegating' | 'object-literal' | 'constructor-assigned' | 'inherited' | 'refusing' | 'follows-base' | 'unchanged';
+
+/** What to do with one implementer. */
+export interface UpgradeDecision {
+  readonly implementer: ImplementerFacts;
+  readonly saveShape: SaveShape;
+  /** The new name of the existing two-parameter `save` (`delegating` and `follows-base`). */
+  readonly unconditionalSaveName: string | undefined;
+  /** The generated `save` overrides an inherited one (`override`). */
+  readonly saveOverrides: boolean;
+  /** The generated `save` is `async`, as the `save` it wraps is; a refusing one never is. */
+  readonly saveIsAsync: boolean;
+  readonly addWriteVersion: boolean;
+  /** An arrow field when every unconditional write it may call is one, else a method or a field like the class's own. */
+  readonly saveMember: 'method' | 'arrow-field' | 'function-field';
+  /** Set when a base renamed its `save`: every `super.save` in this class is renamed to this. */
+  readonly superSaveRename: string | undefined;
+  /** Set when the implementer is left alone because the recipe cannot decide safely. */
+  readonly skipReason: string | undefined;
+}
+
+/** One replacement in a file's text: `[start, end)` becomes `text`; an insertion has `start === end`. */
+export interface TextEdit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+/** A file's text after the upgrade, and the `[start, end)` ranges of it the upgrade wrote, in order. */
+export interface UpgradedText {
+  readonly text: string;
+  readonly inserted: readonly (readonly [number, number])[];
+}
+
+/** Dependencies, build output, declarations: never changed; tested relative to the project, which may be in dist. */
+export const NEVER_TOUCHED = /(?:^|[\\/])(?:node_modules|dist)[\\/]|\.d\.[mc]?ts$|\.d\.[^\\/]*\.ts$/;

@@ -1,7 +1,7 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { skipTransparentWrappers, staticMemberName } from '../static-member-name.js';
 import { refersToRuntimeExport } from './checkpoint-fencing-imports.js';
-import { skipTransparentWrappers, staticMemberName } from './static-member-name.js';
 
 /** A `receiver.save(...)` call in any spelling: `a.save()`, `a?.save()`, `a['save']()`, `this.#a.save()`. */
 export interface SaveCall {

@@ -1,8 +1,8 @@
 import { AST_NODE_TYPES, AST_TOKEN_TYPES } from '@typescript-eslint/types';
-import { remember } from './remembered-answer.js';
 import type { TSESTree } from '@typescript-eslint/utils';
-import { PACKAGE_NAME } from '../../vocabulary/index.js';
-import { parentOf } from './descendant-nodes.js';
+import { PACKAGE_NAME } from '../../../vocabulary/index.js';
+import { parentOf } from '../descendant-nodes.js';
+import { once } from '../memo.js';
 import type { ContractName } from './storage-declarations.js';
 
 // JavaScript states what TypeScript writes as syntax in JSDoc comments. Without types the rule reads the comments'
@@ -40,19 +40,10 @@ export function jsDocImplementsContract(classNode: ClassNode, contract: Contract
   });
 }
 
-const implementsTagByProgram = new WeakMap<TSESTree.Program, boolean>();
-
 /** Whether any comment of the file has an `@implements` tag: most files have none, and then no class needs looking at. */
-function hasImplementsTag(program: TSESTree.Program): boolean {
-  return (
-    implementsTagByProgram.get(program) ??
-    remember(
-      implementsTagByProgram,
-      program,
-      (program.comments ?? []).some((comment) => comment.value.includes('@implements')),
-    )
-  );
-}
+const hasImplementsTag = once((program: TSESTree.Program) =>
+  (program.comments ?? []).some((comment) => comment.value.includes('@implements')),
+);
 
 function programOf(node: TSESTree.Node): TSESTree.Program {
   let current = node;

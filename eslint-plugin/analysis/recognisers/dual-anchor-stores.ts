@@ -1,5 +1,4 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
-import { remember } from './remembered-answer.js';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import {
   DUAL_ANCHOR_BASE_STEP_NAMES,
@@ -8,16 +7,18 @@ import {
   type DualAnchorBaseStepName,
   type DualAnchorStoreMemberName,
   type RuntimeExportName,
-} from '../../vocabulary/index.js';
+} from '../../../vocabulary/index.js';
+import { descendantNodeList } from '../descendant-nodes.js';
+import { EXAMINED_MEMBERS, mayDeclareExaminedMembers } from '../gates/text-gates.js';
+import { perFile, remember } from '../memo.js';
+import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../static-member-name.js';
+import { typeInformationFor, type TypeInformation } from '../type-information.js';
 import {
   classImplementing,
   extendsRuntimeBaseClass,
   objectImplementing,
   type ContractImplementation,
 } from './contract-implementations.js';
-import { descendantNodeList, type VisitorKeys } from './descendant-nodes.js';
-import { spelledNamesPattern } from './spelled-names.js';
-import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
 import {
   ATOMIC_STEP_METHODS,
   calleeName,
@@ -28,14 +29,11 @@ import {
   STORE_READ_METHODS,
   STORE_WRITE_METHODS,
 } from './store-calls.js';
-import { typeInformationFor, type TypeInformation } from './type-information.js';
 
 // What the four dual-anchor rules share: which classes and literals are dual-anchor stores, which of their methods
 // are the partial operations, and what each call in those methods does to the backend.
 
 const BASE_CLASS: RuntimeExportName = 'DualAnchorCheckpointStoreBase';
-/** A member every `DualAnchorCheckpointStore` declares: a literal typed only by context is asked about when it has it. */
-const MEMBER_HINT: DualAnchorStoreMemberName = 'saveSeen';
 const WRITE_FIELDS: DualAnchorBaseStepName = 'writeFields';
 const WRITE_RESET: DualAnchorBaseStepName = 'writeReset';
 const FIND: DualAnchorStoreMemberName = 'findByStreamName';
@@ -94,11 +92,6 @@ export interface StoreOperation {
 /** What a call in a store's operation does to the backend, when the rules can tell. */
 export type StoreCallKind = 'read' | 'write' | 'statement';
 
-const storesByNode = new WeakMap<
-  TSESTree.Node,
-  { syntactic?: DualAnchorStore | null; typed?: DualAnchorStore | null }
->();
-
 /**
  * The listeners that hand `check` every dual-anchor store of a file: classes that implement the interface or extend
  * the base class, and object literals written against the interface. Four rules ask about the same nodes, so each
@@ -118,38 +111,13 @@ export function dualAnchorStoreListeners(
     if (!declaresExaminedMember(node)) {
       return;
     }
-    const store = dualAnchorStoreOf(node, context.sourceCode.getScope(node), types);
+    const store = dualAnchorStoreOf(node, context.sourceCode, types);
     if (store !== undefined) {
       check(store);
     }
   };
   return { ClassDeclaration: visit, ClassExpression: visit, ObjectExpression: visit };
 }
-
-/** The members the dual-anchor rules examine: the partial operations and the base class's two atomic writes. */
-const EXAMINED_MEMBERS: ReadonlySet<string> = new Set<string>([
-  ...DUAL_ANCHOR_PARTIAL_OPERATIONS,
-  WRITE_FIELDS,
-  WRITE_RESET,
-]);
-
-/**
- * Whether a file's text can declare one of {@link EXAMINED_MEMBERS}: every key the rules read (`saveSeen() {}`,
- * `'saveSeen': …`, ``[`saveSeen`]: …``) spells the name, unless an escape spells it (`'save\u0053een'`,
- * `'save\Seen'`), and any such escape keeps the file in.
- * A file without one cannot report, so the four rules register no listener there (ADR 0309): most files of a project
- * are such files, and ESLint's listener calls on each of their classes and literals cost. Searched once a file for
- * the four rules.
- */
-export function mayDeclareExaminedMembers(sourceCode: Readonly<TSESLint.SourceCode>): boolean {
-  return (
-    examinedMemberSpelled.get(sourceCode) ??
-    remember(examinedMemberSpelled, sourceCode, EXAMINED_MEMBER_TEXT.test(sourceCode.text))
-  );
-}
-
-const EXAMINED_MEMBER_TEXT = spelledNamesPattern(EXAMINED_MEMBERS);
-const examinedMemberSpelled = new WeakMap<Readonly<TSESLint.SourceCode>, boolean>();
 
 function declaresExaminedMember(node: ClassNode | TSESTree.ObjectExpression): boolean {
   const members: readonly TSESTree.Node[] =
@@ -163,19 +131,24 @@ function declaresExaminedMember(node: ClassNode | TSESTree.ObjectExpression): bo
   );
 }
 
+/** The stores of a file by node, recognised once per mode: four rules ask about the same nodes. */
+const storesByMode = {
+  syntactic: perFile<TSESTree.Node, DualAnchorStore | null>(),
+  typed: perFile<TSESTree.Node, DualAnchorStore | null>(),
+};
+
 function dualAnchorStoreOf(
   node: ClassNode | TSESTree.ObjectExpression,
-  scope: TSESLint.Scope.Scope,
+  sourceCode: Readonly<TSESLint.SourceCode>,
   types: TypeInformation | undefined,
 ): DualAnchorStore | undefined {
-  const mode = types === undefined ? 'syntactic' : 'typed';
-  const known = storesByNode.get(node) ?? {};
-  const cached = known[mode];
-  if (cached !== undefined) {
-    return cached ?? undefined;
+  const stores = storesByMode[types === undefined ? 'syntactic' : 'typed'](sourceCode.ast);
+  const known = stores.get(node);
+  if (known !== undefined) {
+    return known ?? undefined;
   }
-  const store = recognise(node, scope, types);
-  storesByNode.set(node, { ...known, [mode]: store ?? null });
+  const store = recognise(node, sourceCode.getScope(node), types);
+  stores.set(node, store ?? null);
   return store;
 }
 
@@ -190,10 +163,8 @@ function recognise(
 ): DualAnchorStore | undefined {
   if (node.type === AST_NODE_TYPES.ObjectExpression) {
     const implementation =
-      objectImplementing('DualAnchorCheckpointStore', MEMBER_HINT, node, scope, undefined) ??
-      (types === undefined
-        ? undefined
-        : objectImplementing('DualAnchorCheckpointStore', MEMBER_HINT, node, scope, types));
+      objectImplementing('DualAnchorCheckpointStore', node, scope, undefined) ??
+      (types === undefined ? undefined : objectImplementing('DualAnchorCheckpointStore', node, scope, types));
     return implementation === undefined ? undefined : { implementation, extendsBase: false };
   }
   const implementation =
@@ -233,19 +204,23 @@ export const RESET_STEP: DualAnchorBaseStepName = WRITE_RESET;
 /** The base class's step that carries every partial write but the reset. */
 export const FIELDS_STEP: DualAnchorBaseStepName = WRITE_FIELDS;
 
-const bodyNodesByMethod = new WeakMap<TSESTree.FunctionLike, readonly TSESTree.Node[]>();
+const bodyNodesByMethod = perFile<TSESTree.FunctionLike, readonly TSESTree.Node[]>();
 
 /**
  * The nodes of `method`'s body that run as part of it: the body itself and everything in it but nested functions.
  * Four rules walk the same operations and helpers, so each body is walked once.
  */
-export function bodyNodes(method: TSESTree.FunctionLike, visitorKeys: VisitorKeys): readonly TSESTree.Node[] {
+export function bodyNodes(
+  method: TSESTree.FunctionLike,
+  sourceCode: Readonly<TSESLint.SourceCode>,
+): readonly TSESTree.Node[] {
+  const known = bodyNodesByMethod(sourceCode.ast);
   return (
-    bodyNodesByMethod.get(method) ??
+    known.get(method) ??
     remember(
-      bodyNodesByMethod,
+      known,
       method,
-      method.body == null ? [] : descendantNodeList(method.body, visitorKeys, true, [method.body]),
+      method.body == null ? [] : descendantNodeList(method.body, sourceCode.visitorKeys, true, [method.body]),
     )
   );
 }
@@ -258,23 +233,24 @@ export function bodyNodes(method: TSESTree.FunctionLike, visitorKeys: VisitorKey
 export function methodWithHelpers(
   store: DualAnchorStore,
   method: TSESTree.FunctionLike,
-  visitorKeys: VisitorKeys,
+  sourceCode: Readonly<TSESLint.SourceCode>,
 ): readonly TSESTree.FunctionLike[] {
-  const known = storeMemo(store).helpers.get(method);
+  const { helpers } = storeMemo(store, sourceCode);
+  const known = helpers.get(method);
   if (known !== undefined) {
     return known;
   }
   const found = [method];
   for (let index = 0; index < found.length; index += 1) {
     const current = found[index];
-    for (const node of current === undefined ? [] : bodyNodes(current, visitorKeys)) {
+    for (const node of current === undefined ? [] : bodyNodes(current, sourceCode)) {
       const helper = node.type === AST_NODE_TYPES.CallExpression ? helperOf(node, store) : undefined;
       if (helper !== undefined && !found.includes(helper)) {
         found.push(helper);
       }
     }
   }
-  storeMemo(store).helpers.set(method, found);
+  helpers.set(method, found);
   return found;
 }
 
@@ -284,10 +260,11 @@ interface StoreMemo {
   readonly callKinds: Map<TSESTree.CallExpression, StoreCallKind | undefined>;
 }
 
-const memoByStore = new WeakMap<DualAnchorStore, StoreMemo>();
+const memoByStore = perFile<DualAnchorStore, StoreMemo>();
 
-function storeMemo(store: DualAnchorStore): StoreMemo {
-  return memoByStore.get(store) ?? remember(memoByStore, store, { helpers: new Map(), callKinds: new Map() });
+function storeMemo(store: DualAnchorStore, sourceCode: Readonly<TSESLint.SourceCode>): StoreMemo {
+  const known = memoByStore(sourceCode.ast);
+  return known.get(store) ?? remember(known, store, { helpers: new Map(), callKinds: new Map() });
 }
 
 /** The helper method `call` calls on the store itself, if it is one. */
@@ -310,7 +287,7 @@ export function storeCallKind(
   store: DualAnchorStore,
   sourceCode: Readonly<TSESLint.SourceCode>,
 ): StoreCallKind | undefined {
-  const { callKinds } = storeMemo(store);
+  const { callKinds } = storeMemo(store, sourceCode);
   if (callKinds.has(call)) {
     return callKinds.get(call);
   }
@@ -353,7 +330,7 @@ function helperKind(
   }
   seen.add(helper);
   let kind: StoreCallKind | undefined;
-  for (const node of bodyNodes(helper, sourceCode.visitorKeys)) {
+  for (const node of bodyNodes(helper, sourceCode)) {
     if (node.type !== AST_NODE_TYPES.CallExpression) {
       continue;
     }
@@ -374,13 +351,14 @@ function helperKind(
  * locks the rows it reads (`BEGIN`, `SELECT … FOR UPDATE`).
  */
 export function usesAtomicStep(method: TSESTree.FunctionLike, sourceCode: Readonly<TSESLint.SourceCode>): boolean {
-  return atomicByMethod.get(method) ?? remember(atomicByMethod, method, makesAtomicStep(method, sourceCode));
+  const known = atomicByMethod(sourceCode.ast);
+  return known.get(method) ?? remember(known, method, makesAtomicStep(method, sourceCode));
 }
 
-const atomicByMethod = new WeakMap<TSESTree.FunctionLike, boolean>();
+const atomicByMethod = perFile<TSESTree.FunctionLike, boolean>();
 
 function makesAtomicStep(method: TSESTree.FunctionLike, sourceCode: Readonly<TSESLint.SourceCode>): boolean {
-  for (const node of bodyNodes(method, sourceCode.visitorKeys)) {
+  for (const node of bodyNodes(method, sourceCode)) {
     if (node.type === AST_NODE_TYPES.CallExpression && ATOMIC_STEP_METHODS.has(calleeName(node) ?? '')) {
       return true;
     }
@@ -392,4 +370,12 @@ function makesAtomicStep(method: TSESTree.FunctionLike, sourceCode: Readonly<TSE
     }
   }
   return false;
+}
+
+/**
+ * A record field's name as the rules compare it: lower case, without `_` and `-`, so every spelling of one field
+ * matches (`lastProcessedToken`, the SQL column `last_processed_token`, a hash field or document key).
+ */
+export function normalizedFieldName(name: string): string {
+  return name.replace(/[-_]/gu, '').toLowerCase();
 }

@@ -1,10 +1,9 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
-import { remember } from './remembered-answer.js';
-import { isImportBinding } from './scope-definitions.js';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { findVariable } from './find-variable.js';
-import { PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
-import { skipTransparentWrappers, staticMemberName } from './static-member-name.js';
+import { PACKAGE_NAME, type RuntimeExportName } from '../../../vocabulary/index.js';
+import { once } from '../memo.js';
+import { fileOf, findVariable, isImportBinding } from '../scope-variables.js';
+import { skipTransparentWrappers, staticMemberName } from '../static-member-name.js';
 
 type Scope = TSESLint.Scope.Scope;
 
@@ -48,53 +47,15 @@ export function typeAnnotationNamesRuntimeExport(
 }
 
 /**
- * How code at `scope` can spell runtime value export `exportName` without a new import: the local name of a value
- * import (`WC` for `import { CheckpointWriteCondition as WC }`), or `ns.exportName` for a namespace import;
- * `undefined` when neither exists or the local name is shadowed at `scope`.
- */
-export function localSpellingOfRuntimeExport(
-  program: TSESTree.Program,
-  exportName: RuntimeExportName,
-  scope: Scope,
-): string | undefined {
-  for (const declaration of runtimeValueImports(program)) {
-    for (const specifier of declaration.specifiers) {
-      if (
-        specifier.type === AST_NODE_TYPES.ImportDefaultSpecifier ||
-        (specifier.type === AST_NODE_TYPES.ImportSpecifier && specifier.importKind === 'type')
-      ) {
-        continue;
-      }
-      const spelling =
-        specifier.type === AST_NODE_TYPES.ImportNamespaceSpecifier
-          ? `${specifier.local.name}.${exportName}`
-          : importedName(specifier) === exportName
-            ? specifier.local.name
-            : undefined;
-      const localName = specifier.local.name;
-      if (spelling !== undefined && findVariable(scope, localName)?.defs[0]?.node === specifier) {
-        return spelling;
-      }
-    }
-  }
-  return undefined;
-}
-
-const importsByProgram = new WeakMap<TSESTree.Node, boolean>();
-
-/**
  * Whether the file `scope` belongs to has an import declaration of checkpoint-fencing, at top level or in a
  * `declare module` block: without one no name in it refers to a runtime export, which most files of a project show
  * at the cost of one look at their statements.
  */
 export function fileImportsPackage(scope: Scope): boolean {
-  let outermost = scope;
-  while (outermost.upper !== null) {
-    outermost = outermost.upper;
-  }
-  const program = outermost.block;
-  return importsByProgram.get(program) ?? remember(importsByProgram, program, containsRuntimeImport(program.body));
+  return importsPackage(fileOf(scope));
 }
+
+const importsPackage = once((file: TSESTree.Program) => containsRuntimeImport(file.body));
 
 function containsRuntimeImport(statements: readonly TSESTree.Node[]): boolean {
   return statements.some((statement) => {
@@ -105,18 +66,8 @@ function containsRuntimeImport(statements: readonly TSESTree.Node[]): boolean {
   });
 }
 
-/** The value import declarations of checkpoint-fencing (`import type` ones cannot provide a value). */
-export function runtimeValueImports(program: TSESTree.Program): TSESTree.ImportDeclaration[] {
-  return program.body.filter(
-    (statement): statement is TSESTree.ImportDeclaration =>
-      statement.type === AST_NODE_TYPES.ImportDeclaration &&
-      statement.source.value === PACKAGE_NAME &&
-      statement.importKind !== 'type',
-  );
-}
-
 /** The exported name an import specifier binds (`a` in `import { a as b }`, also for string names `import { 'a' as b }`). */
-function importedName(specifier: TSESTree.ImportSpecifier): string {
+export function importedName(specifier: TSESTree.ImportSpecifier): string {
   return specifier.imported.type === AST_NODE_TYPES.Identifier ? specifier.imported.name : specifier.imported.value;
 }
 

@@ -1,13 +1,11 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
-import { remember } from './remembered-answer.js';
-import { isParameter, isVariable } from './scope-definitions.js';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { findVariable } from './find-variable.js';
+import { parentOf } from '../descendant-nodes.js';
+import { perFile, remember } from '../memo.js';
+import { findVariable, isParameter, isVariable } from '../scope-variables.js';
+import { skipTransparentWrappers, staticMemberName, staticName, staticPropertyKeyName } from '../static-member-name.js';
+import { isNumericTokenType, type TypeInformation } from '../type-information.js';
 import { typeAnnotationNamesRuntimeExport } from './checkpoint-fencing-imports.js';
-import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
-import { isNumericTokenType, type TypeInformation } from './type-information.js';
-import { parentOf } from './descendant-nodes.js';
-import { DEFAULT_TOKEN_PATTERN } from '../../vocabulary/index.js';
 
 /** How a rule decides that a binding holds a fencing token. */
 export interface TokenRecognition {
@@ -20,24 +18,6 @@ export interface TokenRecognition {
 type Scope = TSESLint.Scope.Scope;
 type Variable = TSESLint.Scope.Variable;
 type SourceCode = Readonly<TSESLint.SourceCode>;
-
-/**
- * Whether a file can name a fencing token under the default `tokenPattern`: every way the default recognises one
- * (a binding or a token-source callee named like `fencingToken`, an annotation `FencingToken` or `FencingTokenSource`)
- * spells "fencing" in the file, so a file without it cannot report, and the token rules register no listener there.
- * Most files of a project are such files, and ESLint's listener calls cost on each of them. The one recognition it
- * gives up: with types, a callee typed `FencingTokenSource` by inference alone, in a file that never spells "fencing"
- * (ADR 0308). A custom `tokenPattern` says nothing about the text, so such files are always analysed.
- */
-export function mayNameFencingTokens(sourceCode: SourceCode, tokenPatternSource: string): boolean {
-  if (tokenPatternSource !== DEFAULT_TOKEN_PATTERN) {
-    return true;
-  }
-  return spellsFencing.get(sourceCode) ?? remember(spellsFencing, sourceCode, /fencing/iu.test(sourceCode.text));
-}
-
-/** Whether a file's text spells "fencing", searched once for the three token rules (a shared per-file cache). */
-const spellsFencing = new WeakMap<SourceCode, boolean>();
 
 /**
  * Whether `expression` (possibly awaited) calls a fencing-token source: `fencingToken(id)`,
@@ -53,12 +33,7 @@ export function isFencingTokenSourceCall(expression: TSESTree.Node, recognition:
     return false;
   }
   const callee = skipTransparentWrappers(target.callee);
-  const name =
-    callee.type === AST_NODE_TYPES.Identifier
-      ? callee.name
-      : callee.type === AST_NODE_TYPES.MemberExpression
-        ? staticMemberName(callee)
-        : undefined;
+  const name = staticName(callee);
   if (name !== undefined && recognition.tokenPattern.test(name)) {
     return true;
   }
@@ -165,7 +140,7 @@ export function fencingTokenInScope(
   const inner: Scope[] = [];
   let carried: TokenInScope | undefined;
   for (let scope: Scope | null = sourceCode.getScope(node); scope !== null; scope = scope.upper) {
-    for (const variable of declaredNewestFirst(scope)) {
+    for (const variable of declaredNewestFirst(scope, sourceCode)) {
       if (!isDeclaredBefore(variable, node) || inner.some((shadowing) => shadowing.set.has(variable.name))) {
         continue;
       }
@@ -182,18 +157,19 @@ export function fencingTokenInScope(
   return carried;
 }
 
-const declaredByScope = new WeakMap<Scope, readonly Variable[]>();
+const declaredByScope = perFile<Scope, readonly Variable[]>();
 
 /**
  * The variables of `scope` that the file declares, the last declared first. Every save asks about the scopes around
  * it, and the global scope alone holds every library global (hundreds with DOM or @types/node), none declared in the
  * file: the list is made once per scope.
  */
-function declaredNewestFirst(scope: Scope): readonly Variable[] {
+function declaredNewestFirst(scope: Scope, sourceCode: SourceCode): readonly Variable[] {
+  const known = declaredByScope(sourceCode.ast);
   return (
-    declaredByScope.get(scope) ??
+    known.get(scope) ??
     remember(
-      declaredByScope,
+      known,
       scope,
       scope.variables
         .filter((variable) => variable.defs[0] !== undefined)

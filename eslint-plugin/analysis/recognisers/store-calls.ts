@@ -1,7 +1,7 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { findVariable } from './find-variable.js';
-import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from './static-member-name.js';
+import { findVariable } from '../scope-variables.js';
+import { skipTransparentWrappers, staticMemberName, staticPropertyKeyName } from '../static-member-name.js';
 
 // What the calls in a store's own code do to the backend, by their names and, for SQL, by the statement text: the
 // vocabulary the rules about storages share. Names cover Redis clients, key-value and document stores, ORMs and query
