@@ -31,14 +31,22 @@ interface Answer {
   readonly askedAt: number;
 }
 
+/** What one Sentinel answered: how many Sentinels it counts (itself and those it knows), and the replicas it lists. */
+export interface SentinelView {
+  readonly sentinels: number;
+  /** The replicas it could consider for promotion, by address, and whether it flags each down. */
+  readonly replicas: readonly { readonly address: string; readonly down: boolean }[];
+}
+
 /**
  * The replicas the Sentinels a client knows would consider for promotion (ADR 1106): each Sentinel's
  * `SENTINEL REPLICAS <name>`, united by address, less a replica with `replica-priority 0` (never promoted), one the
  * Sentinel has never reached (no run ID: a stale address), and one it last saw answering as a master (a deposed master
- * waiting to be made a replica, or a dead one). A replica it cannot reach now is counted: on the other side of a
- * partition it is the one the majority may promote. Asked of every Sentinel at once, each with the wait's timeout;
- * the answers that came decide, and `undefined` says none came. An answer is used for a second, then read again in
- * the background while it goes on answering: it errs towards waiting, since the master's own replicas are counted too.
+ * waiting to be made a replica, or a dead one). A replica the Sentinels cannot reach is counted too (on the other side
+ * of a partition, it is the one the majority may promote), unless a majority of the Sentinels answered and every one of
+ * them that lists it flags it down: no Sentinel majority can promote it then. Asked of every Sentinel at once, each
+ * with the wait's timeout; the answers that came decide, and `undefined` says none came. An answer is used for a
+ * second, then read again in the background while it goes on answering.
  */
 export class SentinelReplicas {
   #answer: Answer | undefined;
@@ -81,19 +89,12 @@ export class SentinelReplicas {
       return this.#asking;
     }
     const askedAt = performance.now();
-    const asking = Promise.allSettled(this.sentinels.map((sentinel) => this.#replicasKnownTo(sentinel, timeoutMs)))
+    const asking = Promise.allSettled(this.sentinels.map((sentinel) => this.#viewOf(sentinel, timeoutMs)))
       .then((answers) => {
-        const known = new Set<string>();
-        let answered = false;
-        for (const answer of answers) {
-          if (answer.status === 'fulfilled') {
-            answered = true;
-            answer.value.forEach((address) => known.add(address));
-          }
-        }
+        const views = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
         // No Sentinel answered: an earlier answer stays, and the next call asks again.
-        const replicas = answered ? known.size : this.#answer?.replicas;
-        this.#answer = { replicas, askedAt: answered ? askedAt : (this.#answer?.askedAt ?? askedAt) };
+        const replicas = views.length > 0 ? promotableReplicasIn(views) : this.#answer?.replicas;
+        this.#answer = { replicas, askedAt: views.length > 0 ? askedAt : (this.#answer?.askedAt ?? askedAt) };
         return replicas;
       })
       .finally(() => {
@@ -103,11 +104,11 @@ export class SentinelReplicas {
     return asking;
   }
 
-  /** The addresses of the replicas `sentinel` would consider for promotion. */
-  async #replicasKnownTo(
+  /** What `sentinel` answers `SENTINEL MASTER` and `SENTINEL REPLICAS` with, within `timeoutMs`. */
+  async #viewOf(
     sentinel: { readonly host?: string; readonly port?: number },
     timeoutMs: number,
-  ): Promise<string[]> {
+  ): Promise<SentinelView> {
     const { options = {} } = this.client;
     const duplicate: unknown = Reflect.get(this.client, 'duplicate');
     if (typeof duplicate !== 'function') {
@@ -138,15 +139,18 @@ export class SentinelReplicas {
     connection.on('error', () => undefined);
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const reply = await Promise.race([
-        connection.call('SENTINEL', 'REPLICAS', this.name),
+      const [master, replicas] = await Promise.race([
+        Promise.all([
+          connection.call('SENTINEL', 'MASTER', this.name),
+          connection.call('SENTINEL', 'REPLICAS', this.name),
+        ]),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
             reject(new Error(`no answer within ${timeoutMs} ms`));
           }, timeoutMs);
         }),
       ]);
-      return promotableReplicasIn(reply);
+      return sentinelViewIn(master, replicas);
     } finally {
       clearTimeout(timer);
       connection.disconnect();
@@ -154,20 +158,55 @@ export class SentinelReplicas {
   }
 }
 
-/** The `ip:port` of each replica a `SENTINEL REPLICAS` reply lists that its Sentinel could promote ({@link SentinelReplicas}). */
-export function promotableReplicasIn(reply: unknown): string[] {
-  if (!Array.isArray(reply)) {
-    throw new Error('SENTINEL REPLICAS did not answer with a list.');
+/**
+ * One Sentinel's view from its `SENTINEL MASTER` and `SENTINEL REPLICAS` replies: the Sentinels it counts
+ * (`num-other-sentinels` and itself), and the replicas it could promote (not `replica-priority 0`, reached once, last
+ * seen as a replica), each flagged down when it is `s_down`, `o_down` or `disconnected` there.
+ */
+export function sentinelViewIn(master: unknown, replicas: unknown): SentinelView {
+  if (!Array.isArray(master) || !Array.isArray(replicas)) {
+    throw new Error('SENTINEL MASTER or SENTINEL REPLICAS did not answer with a list.');
   }
-  return reply.flatMap((entry: unknown) => {
-    const fields = new Map<string, string>();
-    const flat = Array.isArray(entry) ? (entry as unknown[]) : [];
-    for (let index = 0; index + 1 < flat.length; index += 2) {
-      fields.set(String(flat[index]), String(flat[index + 1]));
+  return {
+    sentinels: Number(fieldsOf(master).get('num-other-sentinels') ?? 0) + 1,
+    replicas: replicas.flatMap((entry: unknown) => {
+      const fields = fieldsOf(entry);
+      const priority = fields.get('replica-priority') ?? fields.get('slave-priority');
+      if (priority === '0' || (fields.get('runid') ?? '') === '' || fields.get('role-reported') === 'master') {
+        return [];
+      }
+      return [
+        {
+          address: `${fields.get('ip') ?? ''}:${fields.get('port') ?? ''}`,
+          down: /(^|,)(s_down|o_down|disconnected)(,|$)/u.test(fields.get('flags') ?? ''),
+        },
+      ];
+    }),
+  };
+}
+
+/**
+ * How many replicas the answering Sentinels' `views` list that could be promoted: united by address, less those that
+ * every Sentinel listing them flags down, when the views are a majority of the Sentinels (as the most of them count).
+ */
+export function promotableReplicasIn(views: readonly SentinelView[]): number {
+  const sentinels = Math.max(...views.map((view) => view.sentinels));
+  const aMajorityAnswered = views.length >= Math.floor(sentinels / 2) + 1;
+  const upSomewhere = new Map<string, boolean>();
+  for (const { replicas } of views) {
+    for (const { address, down } of replicas) {
+      upSomewhere.set(address, upSomewhere.get(address) === true || !down);
     }
-    const priority = fields.get('replica-priority') ?? fields.get('slave-priority');
-    return priority === '0' || (fields.get('runid') ?? '') === '' || fields.get('role-reported') === 'master'
-      ? []
-      : [`${fields.get('ip') ?? ''}:${fields.get('port') ?? ''}`];
-  });
+  }
+  return [...upSomewhere.values()].filter((up) => up || !aMajorityAnswered).length;
+}
+
+/** A flat `[name, value, name, value, ...]` reply as a map. */
+function fieldsOf(entry: unknown): Map<string, string> {
+  const fields = new Map<string, string>();
+  const flat = Array.isArray(entry) ? (entry as unknown[]) : [];
+  for (let index = 0; index + 1 < flat.length; index += 2) {
+    fields.set(String(flat[index]), String(flat[index + 1]));
+  }
+  return fields;
 }

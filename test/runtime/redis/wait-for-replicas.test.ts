@@ -8,7 +8,7 @@ import {
   replicationStateIn,
   type ReplicatedClient,
 } from '../../../runtime/redis/promotable-replicas.js';
-import { promotableReplicasIn } from '../../../runtime/redis/sentinel-replicas.js';
+import { promotableReplicasIn, sentinelViewIn } from '../../../runtime/redis/sentinel-replicas.js';
 import { clusterHashSlot } from '../../../runtime/redis/cluster-hash-slot.js';
 import { resolveWaitForReplicas } from '../../../runtime/redis/wait-for-replicas.js';
 import { CheckpointWriteCondition, RedisCheckpointStorage, RedisLeaseStrategy } from '../../../runtime/index.js';
@@ -157,7 +157,7 @@ describe('PromotableReplicas: what a write must reach, by topology', () => {
     const requirement = await judged(promotable, masterInfo(1, newHistory(), 1));
     expect(requirement.replicas).toBe(2);
     expect(requirement.reason).toMatch(/the Sentinels list 2 replicas that could be promoted/u);
-    expect(sentinels.asked).toBe(3);
+    expect(sentinels.asked).toBe(6);
     expect(sentinels.open).toBe(0);
   });
 
@@ -174,7 +174,7 @@ describe('PromotableReplicas: what a write must reach, by topology', () => {
     promotable.expected('server', 10);
     await judged(promotable, masterInfo(0, newHistory(), 0));
     await judged(promotable, masterInfo(0, newHistory(), 0));
-    expect(sentinels.asked).toBe(1);
+    expect(sentinels.asked).toBe(2);
   });
 
   it('expects the count the last write judged, until the client reconnects or a Cluster changes its slot map or nodes', async () => {
@@ -227,18 +227,45 @@ describe('PromotableReplicas: what a write must reach, by topology', () => {
   });
 });
 
-describe('promotableReplicasIn and replicaServerOf', () => {
+describe("the Sentinels' replicas, and replicaServerOf", () => {
   it('leaves out a replica never promoted (priority 0), never reached (no run ID), and one last seen as a master', () => {
+    const view = sentinelViewIn(sentinelMaster(3), [
+      replicaEntry('10.0.0.2'),
+      replicaEntry('10.0.0.3', { 'slave-priority': '0' }),
+      replicaEntry('10.0.0.4', { runid: '' }),
+      replicaEntry('10.0.0.5', { 'role-reported': 'master', flags: 's_down,slave,disconnected' }),
+      replicaEntry('10.0.0.6', { flags: 's_down,slave' }),
+    ]);
+    expect(view).toEqual({
+      sentinels: 3,
+      replicas: [
+        { address: '10.0.0.2:6379', down: false },
+        { address: '10.0.0.6:6379', down: true },
+      ],
+    });
+    expect(() => sentinelViewIn('ERR No such master with that name', [])).toThrow(/did not answer with a list/u);
+  });
+
+  it('counts a replica every answering Sentinel flags down only while they are not a majority of the Sentinels', () => {
+    const down = { address: 'a:1', down: true };
+    const up = { address: 'a:1', down: false };
+    const other = { address: 'b:1', down: true };
+    // The minority's one Sentinel of three: the replica it cannot reach may be the one the majority promotes.
+    expect(promotableReplicasIn([{ sentinels: 3, replicas: [down, other] }])).toBe(2);
+    // Two of three, both seeing them down: no majority can promote them.
     expect(
       promotableReplicasIn([
-        replicaEntry('10.0.0.2'),
-        replicaEntry('10.0.0.3', { 'slave-priority': '0' }),
-        replicaEntry('10.0.0.4', { runid: '' }),
-        replicaEntry('10.0.0.5', { 'role-reported': 'master', flags: 's_down,slave,disconnected' }),
-        replicaEntry('10.0.0.6', { flags: 's_down,slave,disconnected' }),
+        { sentinels: 3, replicas: [down, other] },
+        { sentinels: 3, replicas: [down] },
       ]),
-    ).toEqual(['10.0.0.2:6379', '10.0.0.6:6379']);
-    expect(() => promotableReplicasIn('ERR No such master with that name')).toThrow(/not answer with a list/u);
+    ).toBe(0);
+    // One of the majority reaches it: counted.
+    expect(
+      promotableReplicasIn([
+        { sentinels: 3, replicas: [down] },
+        { sentinels: 3, replicas: [up] },
+      ]),
+    ).toBe(1);
   });
 
   it('keeps one count for a server, and one per hash slot on a Cluster, where each master has its own replicas', () => {
@@ -268,9 +295,14 @@ function replicaEntry(ip: string, fields: Record<string, string> = {}): string[]
   return Object.entries(entry).flat();
 }
 
+/** A `SENTINEL MASTER` reply of a Sentinel that counts `sentinels` Sentinels, itself included. */
+function sentinelMaster(sentinels: number): string[] {
+  return ['name', 'mymaster', 'flags', 'master', 'num-other-sentinels', String(sentinels - 1), 'quorum', '2'];
+}
+
 /**
- * A Sentinel client whose `duplicate` makes a connection to each Sentinel of `answers` in turn, answering
- * `SENTINEL REPLICAS` with its entries or failing; counts the questions and the connections left open.
+ * A Sentinel client whose `duplicate` makes a connection to each Sentinel of `answers` in turn (one of three),
+ * answering `SENTINEL REPLICAS` with its entries or failing; counts the questions and the connections left open.
  */
 function fakeSentinels(answers: readonly (string[][] | Error)[]): {
   readonly client: ReplicatedClient;
@@ -291,8 +323,11 @@ function fakeSentinels(answers: readonly (string[][] | Error)[]): {
         },
         call: (...args: string[]) => {
           asked += 1;
-          expect(args).toEqual(['SENTINEL', 'REPLICAS', 'mymaster']);
-          return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+          if (answer instanceof Error) {
+            return Promise.reject(answer);
+          }
+          expect(args.slice(0, 1).concat(args.slice(2))).toEqual(['SENTINEL', 'mymaster']);
+          return Promise.resolve(args[1] === 'MASTER' ? sentinelMaster(3) : answer);
         },
       };
     },

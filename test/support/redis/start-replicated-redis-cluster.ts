@@ -158,7 +158,7 @@ class RunningReplicatedCluster implements ReplicatedRedisCluster {
     const { master: killed, replica: promoted } = shard;
     const startedAt = performance.now();
     killed.process.kill();
-    killed.door.healReplication();
+    killed.door.heal();
     const live = this.#servers.filter((server) => server !== killed);
     const deadline = Date.now() + failoverDeadlineMs;
     for (;;) {
