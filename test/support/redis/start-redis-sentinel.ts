@@ -211,6 +211,14 @@ export async function startRedisSentinel(options: StartRedisSentinelOptions = {}
         : undefined;
       const process = await startRedisServer({ configText: sentinelConfig(servers, id, door), args: ['--sentinel'] });
       started.push(process);
+      if (partitionable) {
+        // Every second rather than every 10 s: a server made a replica after a partition healed is seen as one (and the
+        // Sentinels learn of each other) in a second or two. Nothing here moves a replica's link onto another address
+        // that the Sentinels would move back as soon as they see it.
+        await withAdminConnection(process, (admin) =>
+          admin.call('SENTINEL', 'DEBUG', 'info-period', '1000', 'publish-period', '500'),
+        );
+      }
       for (const sentinelDoor of [door, clientDoors?.minority, clientDoors?.majority]) {
         sentinelDoor?.aimAt(process.port);
       }
