@@ -24,6 +24,15 @@ export async function inspectCommand(
       ? new JsonInspectionReport(io.out)
       : new TextInspectionReport(io.out);
   const tally = new InspectionTally();
+  const replication = await backend.inspectReplication?.();
+  if (replication !== undefined) {
+    report.replication?.(replication);
+    if (invocation.json) {
+      // stdout holds the rows alone; what needs attention goes to stderr.
+      const flagged = replication.lines.filter((line) => line.startsWith('!'));
+      io.err(flagged.map((line) => `${line}\n`).join(''));
+    }
+  }
   const judgeAndPrint = async (states: readonly SubscriptionState[]): Promise<void> => {
     const subscriptions = states.map(judgeSubscription);
     progress.interrupt();
@@ -41,5 +50,5 @@ export async function inspectCommand(
   }
   const seconds = (performance.now() - startedAt) / 1_000;
   report.end(tally.summary(read.coverage, backend.target, seconds));
-  return tally.needsAttention ? 1 : 0;
+  return tally.needsAttention || replication?.needsAttention === true ? 1 : 0;
 }

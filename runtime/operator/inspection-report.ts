@@ -1,3 +1,4 @@
+import type { ReplicationInspection } from './operator-backend.js';
 import type { JudgedSubscription } from './subscription-health.js';
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what must not reach a terminal raw.
@@ -49,6 +50,8 @@ export function inspectionJsonRow(subscription: JudgedSubscription): InspectionJ
 /** The report `inspect` prints as it reads: each batch as it comes, then the end. */
 export interface InspectionReport {
   write(subscriptions: readonly JudgedSubscription[]): void;
+  /** The replication of the server read, before any subscription, where the store reports it. */
+  replication?(inspection: ReplicationInspection): void;
   /** Ends the report; `summary` is the line the text report ends with. */
   end(summary: string): void;
 }
@@ -96,6 +99,10 @@ export class TextInspectionReport implements InspectionReport {
   constructor(out: (text: string) => void, widthSampleRows = 1_000) {
     this.#out = out;
     this.#widthSampleRows = widthSampleRows;
+  }
+
+  replication({ lines }: ReplicationInspection): void {
+    this.#out(lines.map((line) => `${line}\n`).join(''));
   }
 
   write(subscriptions: readonly JudgedSubscription[]): void {

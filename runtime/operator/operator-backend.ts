@@ -18,6 +18,16 @@ export interface Inspection extends InspectionCoverage {
  */
 export type InspectedBatch = (subscriptions: readonly SubscriptionState[]) => Promise<void>;
 
+/** What `inspect` reports about the replication of the server it reads (PostgreSQL). */
+export interface ReplicationInspection {
+  /** Lines to print; those that need attention start with `!`. */
+  readonly lines: readonly string[];
+  /** A set-up in which a failover can lose grants or writes, or every grant fails: `inspect` exits 1. */
+  readonly needsAttention: boolean;
+  /** The standbys that could be promoted, by how commits wait for them. */
+  readonly standbys: { readonly synchronous: number; readonly asynchronous: number };
+}
+
 /**
  * A store the operator commands work on: a Redis server or Cluster, or a PostgreSQL database. Every change goes
  * through the storage's or the strategy's own method, never through a statement or script of the operator's own.
@@ -32,6 +42,8 @@ export interface OperatorBackend {
    * what it holds at once does not grow with the store. Changes nothing.
    */
   inspectEverySubscription(progress: ScanProgress, report: InspectedBatch): Promise<InspectionCoverage>;
+  /** The replication of the server read, where the store can tell (PostgreSQL's standbys). Changes nothing. */
+  inspectReplication?(): Promise<ReplicationInspection>;
   /** The lease strategy's own `raiseFencingTokenAbove(id, version)`. */
   raiseFencingTokenAbove(id: string, version: bigint): Promise<void>;
   /**

@@ -1,4 +1,5 @@
 import type { InspectionReport } from './inspection-report.js';
+import type { ReplicationInspection } from './operator-backend.js';
 import { hasLiveLease, healthFlags, type HealthFlag, type JudgedSubscription } from './subscription-health.js';
 
 /**
@@ -12,9 +13,14 @@ export class PrometheusInspectionReport implements InspectionReport {
   #subscriptions = 0;
   #withProblems = 0;
   #liveLeases = 0;
+  #replication: ReplicationInspection | undefined;
 
   constructor(out: (text: string) => void) {
     this.#out = out;
+  }
+
+  replication(inspection: ReplicationInspection): void {
+    this.#replication = inspection;
   }
 
   write(subscriptions: readonly JudgedSubscription[]): void {
@@ -44,6 +50,17 @@ checkpoint_fencing_inspect_problems ${this.#withProblems}
 # HELP checkpoint_fencing_inspect_live_leases Subscriptions whose lease is held and not expired.
 # TYPE checkpoint_fencing_inspect_live_leases gauge
 checkpoint_fencing_inspect_live_leases ${this.#liveLeases}
-`);
+${this.#replication === undefined ? '' : replicationGauges(this.#replication)}`);
   }
+}
+
+function replicationGauges({ standbys, needsAttention }: ReplicationInspection): string {
+  return `# HELP checkpoint_fencing_inspect_standbys Standbys streaming from the server read, by how commits wait for them.
+# TYPE checkpoint_fencing_inspect_standbys gauge
+checkpoint_fencing_inspect_standbys{sync="sync"} ${standbys.synchronous}
+checkpoint_fencing_inspect_standbys{sync="async"} ${standbys.asynchronous}
+# HELP checkpoint_fencing_inspect_replication_flagged 1 when a failover can lose grants or writes, or every grant fails (doc/postgres.md).
+# TYPE checkpoint_fencing_inspect_replication_flagged gauge
+checkpoint_fencing_inspect_replication_flagged ${needsAttention ? 1 : 0}
+`;
 }

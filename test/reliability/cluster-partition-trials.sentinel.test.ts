@@ -11,6 +11,7 @@ import {
   type TrialOutcome,
   type Variant,
 } from '../support/redis/failover-trial-clients.js';
+import { inspectInProcess } from '../operator/support/in-process-inspect.js';
 import {
   startReplicatedRedisCluster,
   withAdminConnection,
@@ -223,6 +224,25 @@ function checkTrials(label: string, trials: readonly Trial[]): void {
   expect(count('opted out', 'duplicatedToken')).toBeGreaterThan(trials.length / 2);
   expect(count('opted out', 'acceptedWriteLost')).toBeGreaterThan(trials.length / 2);
 }
+
+describe('inspect --cluster on the 3+3 Cluster', () => {
+  it("reports each master's replica from its INFO and its node table, and flags them for an application that does not wait", async () => {
+    const [seed] = started().nodes;
+    const args = ['--cluster', '--redis', `redis://127.0.0.1:${seed?.port ?? 0}`];
+    const healthy = await inspectInProcess(args);
+    const text = healthy.writes.flatMap((write) => (write.stream === 'out' ? [write.text] : [])).join('');
+    expect(healthy.code).toBe(0);
+    expect(
+      text.match(
+        /^replication: master .*: lists 1 replica \(.*\); the Cluster's node table 1; min-replicas-to-write 0 /gmu,
+      ),
+    ).toHaveLength(3);
+    const optedOut = await inspectInProcess([...args, '--wait-for-replicas', 'false']);
+    const flagged = optedOut.writes.flatMap((write) => (write.stream === 'out' ? [write.text] : [])).join('');
+    expect(optedOut.code).toBe(1);
+    expect(flagged.match(/^! replication: partition-can-lose-grants: /gmu)).toHaveLength(3);
+  });
+});
 
 describe('Cluster 3+3: a master cut off by a partition, which lists no replica, while the majority promotes its replica', () => {
   it(`${trialsOfEachKind} trials each, with a client that starts after the partition straight against it and with clients warmed up on it: by default both are refused; opted out, most trials duplicate a token and lose a write`, async () => {
