@@ -106,10 +106,26 @@ export class RedisFrontDoor {
   /**
    * From now on every byte of a connection whose peer `isCut` names ({@link peerIn}; `undefined` for one whose first
    * bytes did not say who opened it) is dropped, both ways, and nothing is closed; a connection such a peer opens
-   * meanwhile is closed as soon as it says who it is, as a connect across a partition fails. Replaces any cut before.
+   * meanwhile is closed as soon as it says who it is, as a connect across a partition fails. A named client's
+   * connection is closed at once instead: a client learns of a partition from its own timeouts, and then asks its
+   * Sentinels again, which closing it stands for. Replaces any cut before.
    */
   isolate(isCut: (peer: string | undefined) => boolean): void {
     this.#cut = (passage) => isCut(passage.peer);
+    for (const passage of this.#passages) {
+      if (passage.peer?.startsWith('client:') === true && isCut(passage.peer)) {
+        this.#close(passage);
+      }
+    }
+  }
+
+  /** Closes every connection through the door whose peer ({@link peerIn}) `matches`, on both sides. */
+  closeClients(matches: (peer: string) => boolean): void {
+    for (const passage of this.#passages) {
+      if (passage.peer !== undefined && matches(passage.peer)) {
+        this.#close(passage);
+      }
+    }
   }
 
   /**

@@ -49,7 +49,7 @@ export interface StartRedisSentinelOptions {
 }
 
 /**
- * A master, its replicas and three Sentinels on loopback (down-after 500 ms, quorum 2), started by
+ * A master, its replicas and three Sentinels on loopback (down-after 500 ms, 1 s when partitionable; quorum 2), started by
  * {@link startRedisSentinel}. By default Sentinels, clients and replicas reach the servers directly, and to cut a
  * replica's link like a partition, the replica is first moved onto a {@link RedisFrontDoor} in front of its master; in
  * a partitionable topology every connection goes through doors.
@@ -82,12 +82,12 @@ export interface RedisSentinelTopology {
   /** Ends the cut: the replicas replicate from the master directly again, and have caught up when this resolves. */
   healReplicationLink(): Promise<void>;
   /**
-   * SIGKILLs the master, ends a cut (a partition that outlived the master), runs `onKilled` (the replicas' data is
-   * frozen there: their master is dead and nothing is promoted before Sentinels agree, at least 500 ms later), then
+   * SIGKILLs the master, ends a cut (a partition that outlived the master), runs `onKilled` with the replicas (their
+   * data is frozen there: their master is dead and nothing is promoted before Sentinels agree, at least 500 ms later), then
    * resolves once every Sentinel names a replica as master and it answers as one. The killed server stays down until
    * {@link recover}. A replica paused with SIGSTOP must be resumed inside `onKilled`.
    */
-  killMaster(onKilled?: (replica: SentinelDataServer) => Promise<void>): Promise<FailoverOutcome>;
+  killMaster(onKilled?: (replicas: readonly SentinelDataServer[]) => Promise<void>): Promise<FailoverOutcome>;
   /**
    * SIGSTOPs the master, runs `onStopped` (the replicas' data is frozen as with {@link killMaster}), waits until every
    * Sentinel names a replica as master and it answers as one, then continues the old master (SIGCONT): a master too
@@ -95,7 +95,7 @@ export interface RedisSentinelTopology {
    * Sentinels reach it and make it a replica of the new one, which discards whatever it acknowledged meanwhile.
    * {@link recover} then waits until it replicates from the new master.
    */
-  pauseMaster(onStopped?: (replica: SentinelDataServer) => Promise<void>): Promise<FailoverOutcome>;
+  pauseMaster(onStopped?: (replicas: readonly SentinelDataServer[]) => Promise<void>): Promise<FailoverOutcome>;
   /**
    * Cuts the master, the replicas `withMaster` and the first `sentinelsWithMaster` Sentinels off from the others, both
    * ways, closing nothing (partitionable topologies only): the minority keeps its master, which goes on answering its
@@ -114,6 +114,11 @@ export interface RedisSentinelTopology {
    * its `repl-timeout` does after 60 s), and lists only the ones on its side. Their side of the links stays silent.
    */
   dropCutReplicas(): void;
+  /**
+   * Closes the connections of the clients on `side` (their connection name starts with it) through every door: they
+   * find the master through the Sentinels again, as clients that learnt of a healed partition would.
+   */
+  disconnectClients(side: PartitionSide): void;
   /**
    * Restarts the killed server as a replica of the master through the master's door, so that
    * {@link cutReplicationLink} cuts it at once, and resolves once the master lists it online and it acknowledges a
@@ -157,6 +162,12 @@ interface SentinelNode {
 const masterName = 'checkpoint-fencing';
 const downAfterMs = 500;
 /**
+ * The down-after of a partitionable topology: its Sentinels' pings go through this process, which under load (a soak's
+ * workers through the same doors, other jobs on the cores) can hold one up past 500 ms and start a failover of a
+ * healthy master.
+ */
+const partitionableDownAfterMs = 1_000;
+/**
  * Also how long a Sentinel waits before it tries again after a failover it could not finish (twice this: a split
  * vote, which a loaded machine makes likelier, costs 4 s), and at least how long after it noticed a replica
  * replicating from another address than the master's (a cut link) it moves the replica back. It notices and acts only
@@ -170,7 +181,7 @@ const conversionDeadlineMs = 60_000;
 /**
  * Starts a Sentinel topology: a redis-server and `replicas` replicas of it (with {@link replicationTestArgs}), each with
  * a {@link RedisFrontDoor} for cutting links, then three Sentinels monitoring the master with quorum 2, down-after
- * 500 ms and `announce-ip 127.0.0.1`, and resolves once {@link RedisSentinelTopology.waitUntilStable} holds.
+ * 500 ms (1 s when partitionable) and `announce-ip 127.0.0.1`, and resolves once {@link RedisSentinelTopology.waitUntilStable} holds.
  * Everything binds and announces 127.0.0.1 only. Outside a partitionable topology, Sentinels and clients reach the
  * servers directly, never through this process: a busy test process cannot make a Sentinel think a server is down.
  * Rejects (never skips) when redis-server is missing; stops what it started on failure. Suites that kill masters keep
@@ -209,7 +220,10 @@ export async function startRedisSentinel(options: StartRedisSentinelOptions = {}
       const clientDoors = partitionable
         ? { minority: await openDoor(started), majority: await openDoor(started) }
         : undefined;
-      const process = await startRedisServer({ configText: sentinelConfig(servers, id, door), args: ['--sentinel'] });
+      const process = await startRedisServer({
+        configText: sentinelConfig(servers, id, door, partitionable ? partitionableDownAfterMs : downAfterMs),
+        args: ['--sentinel'],
+      });
       started.push(process);
       if (partitionable) {
         // Every second rather than every 10 s: a server made a replica after a partition healed is seen as one (and the
@@ -241,7 +255,12 @@ async function openDoor(started: { stop(): Promise<void> }[]): Promise<RedisFron
   return door;
 }
 
-function sentinelConfig(servers: readonly SentinelDataServer[], id: string, door: RedisFrontDoor | undefined): string {
+function sentinelConfig(
+  servers: readonly SentinelDataServer[],
+  id: string,
+  door: RedisFrontDoor | undefined,
+  downAfter: number,
+): string {
   const [master, ...replicas] = servers;
   return [
     'sentinel resolve-hostnames no',
@@ -249,7 +268,7 @@ function sentinelConfig(servers: readonly SentinelDataServer[], id: string, door
     ...(door === undefined ? [] : [`sentinel announce-port ${door.port}`]),
     `sentinel myid ${id}`,
     `sentinel monitor ${masterName} ${loopbackHost} ${master?.announcedPort} 2`,
-    `sentinel down-after-milliseconds ${masterName} ${downAfterMs}`,
+    `sentinel down-after-milliseconds ${masterName} ${downAfter}`,
     `sentinel failover-timeout ${masterName} ${failoverTimeoutMs}`,
     `sentinel parallel-syncs ${masterName} 1`,
     // Known from the start: a Sentinel would otherwise learn of a replica from the master's INFO, every 10 s.
@@ -337,18 +356,18 @@ class SentinelTopology implements RedisSentinelTopology {
     await waitUntilReplicating({ host: loopbackHost, port }, replica, replica.announcedPort);
   }
 
-  killMaster(onKilled?: (replica: SentinelDataServer) => Promise<void>): Promise<FailoverOutcome> {
+  killMaster(onKilled?: (replicas: readonly SentinelDataServer[]) => Promise<void>): Promise<FailoverOutcome> {
     return this.#failOver('kill', onKilled);
   }
 
-  pauseMaster(onStopped?: (replica: SentinelDataServer) => Promise<void>): Promise<FailoverOutcome> {
+  pauseMaster(onStopped?: (replicas: readonly SentinelDataServer[]) => Promise<void>): Promise<FailoverOutcome> {
     return this.#failOver('pause', onStopped);
   }
 
   /** Kills or stops the master, runs `onDown`, and resolves once a replica is promoted (continuing a stopped master). */
   async #failOver(
     how: 'kill' | 'pause',
-    onDown: ((replica: SentinelDataServer) => Promise<void>) | undefined,
+    onDown: ((replicas: readonly SentinelDataServer[]) => Promise<void>) | undefined,
   ): Promise<FailoverOutcome> {
     if (this.#killed !== undefined || this.#partitioned) {
       throw new Error(`${how}Master(): the last failover was not recovered from yet; call recover() first.`);
@@ -363,7 +382,7 @@ class SentinelTopology implements RedisSentinelTopology {
     }
     let promoted: SentinelDataServer;
     try {
-      await onDown?.(this.replica());
+      await onDown?.(this.#replicas);
       promoted = await this.#promotedAmong(
         this.#replicas,
         this.#sentinelAddresses(),
@@ -472,6 +491,12 @@ class SentinelTopology implements RedisSentinelTopology {
         );
       }
       await sleep(20);
+    }
+  }
+
+  disconnectClients(side: PartitionSide): void {
+    for (const door of this.#doors()) {
+      door.closeClients((peer) => peer.startsWith(`client:${side}`));
     }
   }
 
