@@ -13,6 +13,8 @@ import { benchReplicaWait } from './redis-replica-wait.js';
 // Then the storage's one-tick pipeline (ADR 0103) against ioredis's enableAutoPipelining: the same saves through the
 // storage over a plain client, and through the storage over an auto-pipelining client with its own batching off (the
 // client is handed over without pipeline(), so each command goes to the client on its own, in order, as on a Cluster).
+// Then what waitForReplicas 'auto' costs on a server that has no replica (ADR 1105: INFO replication rides in each
+// tick's pipeline, behind the writes), against false, with 64 writes in flight and with one.
 // With --replica: what waiting for a replica costs, on a master with one (bench/redis-replica-wait.ts).
 
 const run = {
@@ -87,10 +89,62 @@ async function benchAgainstSet(): Promise<void> {
       console.log(line);
     }
     await benchAgainstAutoPipelining(server);
+    await benchAutoWithoutReplicas(server);
     process.exitCode = comparison.ratio >= target ? 0 : 1;
   } finally {
     client.disconnect();
     await server.stop();
+  }
+}
+
+/** A side that saves `notOlderThan` through `storage`, one key and token a slot of `inFlight`. */
+function fenced(name: string, storage: RedisCheckpointStorage, keys: string, inFlight = run.inFlight): BenchSide {
+  const tokens = Array.from({ length: inFlight }, () => 0n);
+  return {
+    name,
+    write: (slot, sequence) => {
+      tokens[slot] = (tokens[slot] ?? 0n) + 1n;
+      return storage.save(
+        `${keys}-${slot}`,
+        `position-${sequence}`,
+        CheckpointWriteCondition.notOlderThan(tokens[slot]),
+      );
+    },
+  };
+}
+
+/** Saves with waitForReplicas 'auto' against false, on a server without replicas: 64 in flight, then one at a time. */
+async function benchAutoWithoutReplicas(server: { readonly host: string; readonly port: number }): Promise<void> {
+  const client = new Redis({ host: server.host, port: server.port });
+  try {
+    for (const inFlight of [run.inFlight, 1]) {
+      const sized = { ...run, inFlight, operations: inFlight === 1 ? Math.ceil(run.operations / 5) : run.operations };
+      const loadBefore = loadAverage();
+      const comparison = await comparePaired(
+        fenced(
+          'save, waitForReplicas false',
+          new RedisCheckpointStorage(client, { waitForReplicas: false }),
+          `bench-off-${inFlight}`,
+          inFlight,
+        ),
+        fenced(
+          "save, waitForReplicas 'auto'",
+          new RedisCheckpointStorage(client),
+          `bench-auto-wait-${inFlight}`,
+          inFlight,
+        ),
+        sized,
+      );
+      console.log(
+        `redis notOlderThan on a server without replicas, waitForReplicas 'auto' against false: ${sized.rounds} pairs of ` +
+          `${sized.operations} writes each, ${inFlight} in flight, load average ${loadBefore} before and ${loadAverage()} after`,
+      );
+      for (const line of formatComparison(comparison, "'auto' / false")) {
+        console.log(line);
+      }
+    }
+  } finally {
+    client.disconnect();
   }
 }
 
@@ -106,20 +160,6 @@ async function benchAgainstAutoPipelining(server: { readonly host: string; reado
     evalsha: (sha1, numkeys, ...keysAndArgs) => autoPipelined.evalsha(sha1, numkeys, ...keysAndArgs),
     eval: (script, numkeys, ...keysAndArgs) => autoPipelined.eval(script, numkeys, ...keysAndArgs),
     info: (section) => autoPipelined.info(section),
-  };
-  const fenced = (name: string, storage: RedisCheckpointStorage, keys: string): BenchSide => {
-    const tokens = Array.from({ length: run.inFlight }, () => 0n);
-    return {
-      name,
-      write: (slot, sequence) => {
-        tokens[slot] = (tokens[slot] ?? 0n) + 1n;
-        return storage.save(
-          `${keys}-${slot}`,
-          `position-${sequence}`,
-          CheckpointWriteCondition.notOlderThan(tokens[slot]),
-        );
-      },
-    };
   };
   try {
     const loadBefore = loadAverage();

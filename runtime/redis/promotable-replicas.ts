@@ -74,6 +74,8 @@ const replicasSeenUnder = new Map<string, number>();
 export class PromotableReplicas {
   readonly #judged = new Map<string, { readonly epoch: number; readonly replicas: number }>();
   readonly #sentinels: SentinelReplicas | undefined;
+  /** The last reply read and what it says: the writes of one tick share one `INFO replication`. */
+  #lastRead: { readonly info: string; readonly state: ReplicationState } | undefined;
   #epoch = 0;
 
   private constructor(private readonly client: ReplicatedClient) {
