@@ -120,7 +120,9 @@ export class PromotableReplicas {
     epoch: number,
     timeoutMs: number,
   ): Promise<ReplicaRequirement> {
-    const state = replicationStateIn(info);
+    const last = this.#lastRead;
+    const state = last?.info === info ? last.state : replicationStateIn(info);
+    this.#lastRead = { info, state };
     let requirement: ReplicaRequirement = {
       replicas: state.counted,
       reason:
