@@ -2,8 +2,8 @@ import { availableParallelism } from 'node:os';
 import { Redis } from 'ioredis';
 import { CheckpointWriteCondition, RedisCheckpointStorage, type RedisCheckpointClient } from '../runtime/index.js';
 import { startRedisServer } from '../test/support/redis/index.js';
-import { comparePaired, formatComparison, loadAverage, type BenchSide, type SideFigures } from './paired-throughput.js';
-import { benchReplicaWait } from './redis-replica-wait.js';
+import { comparePaired, formatComparison, loadAverage, type SideFigures } from './paired-throughput.js';
+import { benchReplicaWait, fencedSaves } from './redis-replica-wait.js';
 
 // notOlderThan saves against plain SET through the same ioredis client, on one real redis-server, with 64 writes in
 // flight. The two run in short back-to-back pairs (order alternating) so load from other processes on a shared machine
@@ -97,22 +97,6 @@ async function benchAgainstSet(): Promise<void> {
   }
 }
 
-/** A side that saves `notOlderThan` through `storage`, one key and token a slot of `inFlight`. */
-function fenced(name: string, storage: RedisCheckpointStorage, keys: string, inFlight = run.inFlight): BenchSide {
-  const tokens = Array.from({ length: inFlight }, () => 0n);
-  return {
-    name,
-    write: (slot, sequence) => {
-      tokens[slot] = (tokens[slot] ?? 0n) + 1n;
-      return storage.save(
-        `${keys}-${slot}`,
-        `position-${sequence}`,
-        CheckpointWriteCondition.notOlderThan(tokens[slot]),
-      );
-    },
-  };
-}
-
 /** Saves with waitForReplicas 'auto' against false, on a server without replicas: 64 in flight, then one at a time. */
 async function benchAutoWithoutReplicas(server: { readonly host: string; readonly port: number }): Promise<void> {
   const client = new Redis({ host: server.host, port: server.port });
@@ -121,13 +105,13 @@ async function benchAutoWithoutReplicas(server: { readonly host: string; readonl
       const sized = { ...run, inFlight, operations: inFlight === 1 ? Math.ceil(run.operations / 5) : run.operations };
       const loadBefore = loadAverage();
       const comparison = await comparePaired(
-        fenced(
+        fencedSaves(
           'save, waitForReplicas false',
           new RedisCheckpointStorage(client, { waitForReplicas: false }),
           `bench-off-${inFlight}`,
           inFlight,
         ),
-        fenced(
+        fencedSaves(
           "save, waitForReplicas 'auto'",
           new RedisCheckpointStorage(client),
           `bench-auto-wait-${inFlight}`,
@@ -164,11 +148,17 @@ async function benchAgainstAutoPipelining(server: { readonly host: string; reado
   try {
     const loadBefore = loadAverage();
     const comparison = await comparePaired(
-      fenced('save, storage batching, plain client', new RedisCheckpointStorage(plain), 'bench-batched'),
-      fenced(
+      fencedSaves(
+        'save, storage batching, plain client',
+        new RedisCheckpointStorage(plain),
+        'bench-batched',
+        run.inFlight,
+      ),
+      fencedSaves(
         'save, enableAutoPipelining, no storage batching',
         new RedisCheckpointStorage(withoutPipeline),
         'bench-auto',
+        run.inFlight,
       ),
       run,
     );

@@ -1,23 +1,20 @@
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CheckpointWriteCondition, RedisCheckpointStorage, redisLeaseKeys } from '../../runtime/index.js';
 import { clusterHashSlot } from '../../runtime/redis/cluster-hash-slot.js';
-import { eventually } from '../support/leases/event-log.js';
-import {
-  FailoverTrialClients,
-  prefixOf,
-  variants,
-  type OldHolders,
-  type TrialOutcome,
-  type Variant,
-} from '../support/redis/failover-trial-clients.js';
+import { FailoverTrialClients, type OldHolders, type Variant } from '../support/redis/failover-trial-clients.js';
 import { inspectInProcess } from '../operator/support/in-process-inspect.js';
+import { startReplicatedRedisCluster, type ReplicatedRedisCluster } from '../support/redis/index.js';
 import {
-  startReplicatedRedisCluster,
-  withAdminConnection,
-  type ClusterDataServer,
-  type ReplicatedRedisCluster,
-} from '../support/redis/index.js';
+  checkPartitionTrials,
+  endTrial,
+  expectMissingOn,
+  grantAndWrite,
+  newHoldersTake,
+  outcomesOf,
+  warmUp,
+  writeBeforeTheCut,
+  type PartitionTrial,
+} from '../support/redis/partition-trial.js';
 
 // Issue 33's Cluster trial: three masters with a replica each; a partition cuts one master off from every other node
 // (its Cluster bus and its replica's link, both ways), and its replica's link times out on its side, so it lists no
@@ -78,151 +75,34 @@ function leaseIdIn(slot: number, trial: number): string {
 }
 
 /**
- * Writes version 1 of `checkpoint` on the master and waits until its replica has it, without waitForReplicas (this
- * process reads no replica count of the master that way).
- */
-async function writeBeforeTheCut(master: ClusterDataServer, checkpoint: string): Promise<void> {
-  await withAdminConnection(master, async (admin) => {
-    for (const variant of variants) {
-      const storage = new RedisCheckpointStorage(admin, {
-        keyPrefix: prefixOf(variant),
-        versionKeyPrefix: `${prefixOf(variant)}version:`,
-        waitForReplicas: false,
-      });
-      await storage.save(checkpoint, 'before@1', CheckpointWriteCondition.notOlderThan(1));
-    }
-    expect(await admin.call('WAIT', '1', '5000'), 'the replica has the write before the cut').toBe(1);
-  });
-}
-
-/** Each variant's old holder is granted (or refused) and writes (or is refused): what its write reports. */
-async function grantAndWrite(oldHolders: OldHolders, lease: string): Promise<Record<Variant, unknown>> {
-  const [granted, written] = await Promise.all([
-    Promise.all(variants.map((variant) => oldHolders.strategies[variant].register(lease, 'old-holder'))),
-    Promise.all(
-      variants.map((variant) =>
-        oldHolders.storages[variant].save(`{${lease}}`, 'during@2', CheckpointWriteCondition.notOlderThan(2)).then(
-          () => 'accepted' as const,
-          (error: unknown) => error,
-        ),
-      ),
-    ),
-  ]);
-  // The negative control's precondition: opted out, the cut-off master grants and takes the write.
-  expect(granted[1], 'opted out: granted on the cut-off master').toBe(true);
-  expect(written[1], 'opted out: written on the cut-off master').toBe('accepted');
-  return { default: written[0], 'opted out': written[1] };
-}
-
-/**
- * One grant and one conditional write by each old holder in `lease`'s slot, tried until made: after a failover the
- * Cluster client learns of the new master only when a call fails or its slots are refreshed, and a single `GET`
- * (what a subscription does after a failed write: read the checkpoint again) makes it refresh.
- */
-async function warmUp(oldHolders: OldHolders, lease: string): Promise<void> {
-  for (const variant of variants) {
-    const strategy = oldHolders.strategies[variant];
-    const storage = oldHolders.storages[variant];
-    await eventually(`${variant}: a warm-up grant`, async () => {
-      const granted = await strategy.register(lease, 'warm-up');
-      await strategy.unregister(lease, 'warm-up');
-      return granted;
-    });
-    await eventually(`${variant}: a warm-up write`, () =>
-      storage.save(`{${lease}}warm-up`, 'warm-up@0', CheckpointWriteCondition.notOlderThan(0)).then(
-        () => true,
-        async () => {
-          await storage.read(`{${lease}}warm-up`).catch(() => undefined);
-          return false;
-        },
-      ),
-    );
-  }
-}
-
-/** One trial: the outcome of each variant, and how long the subscription stayed unowned under the default. */
-interface Trial {
-  readonly outcomes: Record<Variant, TrialOutcome>;
-  readonly unownedMs: number;
-}
-
-/**
  * Cuts the master of `lease`'s shard off; `oldHolders` (made by `holders`, at once after the cut or before) act on
  * it; the new holders take the lease on its promoted replica. Recovers the Cluster afterwards.
  */
-async function trialOn(lease: string, holders: () => OldHolders): Promise<Trial> {
+async function trialOn(lease: string, holders: () => OldHolders): Promise<PartitionTrial> {
   const slot = clusterHashSlot(lease);
+  const checkpoint = `{${lease}}`;
   const { master } = started().shardOf(slot);
   const majority = started().nodes.filter(({ port }) => port !== master.door.port);
   const newHolders = clusterClients(majority);
   const acting: { holders?: OldHolders } = {};
   try {
-    await writeBeforeTheCut(master, `{${lease}}`);
+    await writeBeforeTheCut(master, checkpoint, 1);
     let written: Record<Variant, unknown> = { default: undefined, 'opted out': undefined };
     const cutAt = performance.now();
     const { promoted } = await started().partitionMaster(slot, async () => {
       acting.holders = holders();
-      written = await grantAndWrite(acting.holders, lease);
+      written = await grantAndWrite(acting.holders, lease, checkpoint);
     });
-    await withAdminConnection(promoted, async (admin) => {
-      for (const variant of variants) {
-        expect(await admin.exists(redisLeaseKeys(prefixOf(variant), lease).token), `${variant}: token key`).toBe(0);
-        expect(await admin.get(`${prefixOf(variant)}{${lease}}`), `${variant}: checkpoint`).toBe('before@1');
-      }
-    });
-    const outcomes = {} as Record<Variant, TrialOutcome>;
-    let unownedMs = Number.NaN;
-    for (const variant of variants) {
-      const newHolder = newHolders.strategy(variant);
-      await eventually(`${variant}: the new holder takes the lease on the promoted replica`, () =>
-        newHolder.register(lease, 'new-holder'),
-      );
-      const token = newHolder.fencingToken(lease);
-      await eventually(`${variant}: the new holder's first fenced write is accepted`, () =>
-        newHolders
-          .storage(variant)
-          .save(`{${lease}}new-holder`, `new@${token}`, CheckpointWriteCondition.notOlderThan(token ?? 0n))
-          .then(
-            () => true,
-            () => false,
-          ),
-      );
-      if (variant === 'default') {
-        unownedMs = performance.now() - cutAt;
-      }
-      const old = acting.holders?.strategies[variant];
-      outcomes[variant] = {
-        duplicatedToken: old?.hasLock(lease, 'old-holder') === true && old.fencingToken(lease) === token,
-        acceptedWriteLost: written[variant] === 'accepted',
-      };
-    }
-    return { outcomes, unownedMs };
+    await expectMissingOn(promoted, lease, checkpoint);
+    const { tokens, writtenAt } = await newHoldersTake(newHolders, lease, checkpoint);
+    return {
+      outcomes: outcomesOf(acting.holders ?? holders(), lease, written, tokens),
+      unownedMs: writtenAt - cutAt,
+    };
   } finally {
-    const { holders: old } = acting;
-    if (old !== undefined) {
-      await Promise.all(variants.map((variant) => old.strategies[variant].unregister(lease, 'old-holder')));
-    }
-    await newHolders.close();
+    await endTrial(acting.holders, lease, [newHolders]);
     await started().recover();
   }
-}
-
-/** Reports the trials' outcomes and unowned times, and checks them. */
-function checkTrials(label: string, trials: readonly Trial[]): void {
-  const count = (variant: Variant, key: keyof TrialOutcome): number =>
-    trials.filter(({ outcomes }) => outcomes[variant][key]).length;
-  const unowned = trials.map(({ unownedMs }) => Math.round(unownedMs)).sort((a, b) => a - b);
-  console.info(
-    `${label}: ${trials.length} per variant; default: ${count('default', 'duplicatedToken')} duplicated tokens, ` +
-      `${count('default', 'acceptedWriteLost')} accepted writes lost; waitForReplicas false: ` +
-      `${count('opted out', 'duplicatedToken')} duplicated tokens, ${count('opted out', 'acceptedWriteLost')} accepted writes lost; ` +
-      `unowned from the cut until the new holder wrote: median ${unowned[Math.floor(unowned.length / 2)]} ms ` +
-      `(${unowned[0]}–${unowned.at(-1)} ms)`,
-  );
-  expect(count('default', 'duplicatedToken')).toBe(0);
-  expect(count('default', 'acceptedWriteLost')).toBe(0);
-  expect(count('opted out', 'duplicatedToken')).toBeGreaterThan(trials.length / 2);
-  expect(count('opted out', 'acceptedWriteLost')).toBeGreaterThan(trials.length / 2);
 }
 
 describe('inspect --cluster on the 3+3 Cluster', () => {
@@ -248,8 +128,8 @@ describe('Cluster 3+3: a master cut off by a partition, which lists no replica, 
   it(`${trialsOfEachKind} trials each, with a client that starts after the partition straight against it and with clients warmed up on it: by default both are refused; opted out, most trials duplicate a token and lose a write`, async () => {
     const warm = clusterClients();
     const warmedUp = warm.oldHolders();
-    const fresh: Trial[] = [];
-    const kept: Trial[] = [];
+    const fresh: PartitionTrial[] = [];
+    const kept: PartitionTrial[] = [];
     const made: FailoverTrialClients<Cluster>[] = [];
     try {
       for (let trial = 0; trial < trialsOfEachKind; trial += 1) {
@@ -264,13 +144,14 @@ describe('Cluster 3+3: a master cut off by a partition, which lists no replica, 
           }),
         );
         const warmLease = leaseIdIn(slotOf.warmedUp, trial);
-        await warmUp(warmedUp, leaseIdIn(slotOf.warmedUp, trialsOfEachKind + trial));
+        const warmUpLease = leaseIdIn(slotOf.warmedUp, trialsOfEachKind + trial);
+        await warmUp(warmedUp, warmUpLease, `{${warmUpLease}}`);
         kept.push(await trialOn(warmLease, () => warmedUp));
       }
     } finally {
       await Promise.all([warm, ...made].map((clients) => clients.close()));
     }
-    checkTrials('cluster partition trials, a client started after the cut', fresh);
-    checkTrials('cluster partition trials, warmed-up clients', kept);
+    checkPartitionTrials('cluster partition trials, a client started after the cut', fresh);
+    checkPartitionTrials('cluster partition trials, warmed-up clients', kept);
   }, 300_000);
 });
