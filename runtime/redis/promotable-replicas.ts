@@ -4,15 +4,13 @@ import { assertRouted, type SlotMapClient } from './cluster-redirection.js';
 import { SentinelReplicas, type SentinelClient } from './sentinel-replicas.js';
 
 /**
- * The events of an ioredis `Redis` or `Cluster` after which a reply may describe a server that no longer takes the
- * writes: `close` (a standalone or Sentinel client reconnects, maybe to a promoted replica), and on a Cluster
- * `refresh` (a new slot map: a failover moved a slot to another master), `+node`, `-node`, and each node's `close`.
- * Typed structurally, so the package needs no ioredis types; a client without `on` (a stub) has no such events.
+ * The events of an ioredis `Redis` or `Cluster` after which a command may go out on another connection than the write
+ * before it: `close` (a standalone or Sentinel client reconnects, maybe to a promoted replica), and on a Cluster each
+ * node's `close` (its nodes, and those `+node` adds). Typed structurally, so the package needs no ioredis types; a
+ * client without `on` (a stub) has no such events.
  */
 export interface ReconnectingClient {
   on?(event: string, listener: (node: ReconnectingClient) => void): unknown;
-  /** ioredis's connection status: `'ready'` once it answers commands. */
-  readonly status?: string;
   /** An ioredis `Cluster`'s node connections. */
   nodes?(role: 'all'): readonly ReconnectingClient[];
 }
@@ -82,7 +80,7 @@ export class PromotableReplicas {
     this.#sentinels = client.isCluster === true ? undefined : SentinelReplicas.over(client);
   }
 
-  /** The instance of `client`, made on first use; a new epoch starts at each of its reconnections. */
+  /** The instance of `client`, made on first use; a new epoch starts at each of its connections' closes. */
   static of(client: ReplicatedClient): PromotableReplicas {
     let replicas = requirementsByClient.get(client);
     if (replicas === undefined) {
@@ -93,7 +91,7 @@ export class PromotableReplicas {
     return replicas;
   }
 
-  /** Bumped at each reconnection: a `WAIT` sent in a later epoch than its write may run on another connection. */
+  /** Bumped at each connection's close: a `WAIT` sent in a later epoch than its write may run on another connection. */
   get epoch(): number {
     return this.#epoch;
   }
@@ -167,28 +165,19 @@ export class PromotableReplicas {
     return requirement;
   }
 
+  /**
+   * A new epoch at each connection that closes. A Cluster's new slot map changes no connection: a write it sends to
+   * another node is waited for there, in the write's own pipeline, or by a `WAIT` routed by the write's key.
+   */
   #watch(client: ReconnectingClient): void {
-    // Before its first `ready` a client answers nothing, so its connect-time events (a Cluster's `+node` and
-    // `refresh`) change nothing a reply was read over; commands sent meanwhile wait in its offline queue.
-    let answered = client.status === 'ready';
-    client.on?.('ready', () => {
-      answered = true;
-    });
     const newEpoch = (): void => {
-      if (answered) {
-        this.#epoch += 1;
-      }
+      this.#epoch += 1;
     };
     const watchNode = (node: ReconnectingClient): void => {
       node.on?.('close', newEpoch);
     };
     client.on?.('close', newEpoch);
-    client.on?.('refresh', newEpoch);
-    client.on?.('-node', newEpoch);
-    client.on?.('+node', (node) => {
-      newEpoch();
-      watchNode(node);
-    });
+    client.on?.('+node', watchNode);
     client.nodes?.('all').forEach(watchNode);
   }
 }
