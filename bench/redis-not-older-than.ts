@@ -2,8 +2,8 @@ import { availableParallelism } from 'node:os';
 import { Redis } from 'ioredis';
 import { CheckpointWriteCondition, RedisCheckpointStorage, type RedisCheckpointClient } from '../runtime/index.js';
 import { startRedisServer } from '../test/support/redis/index.js';
-import { comparePaired, formatComparison, loadAverage, type BenchSide, type SideFigures } from './paired-throughput.js';
-import { benchReplicaWait } from './redis-replica-wait.js';
+import { comparePaired, formatComparison, loadAverage, type SideFigures } from './paired-throughput.js';
+import { benchReplicaWait, fencedSaves } from './redis-replica-wait.js';
 
 // notOlderThan saves against plain SET through the same ioredis client, on one real redis-server, with 64 writes in
 // flight. The two run in short back-to-back pairs (order alternating) so load from other processes on a shared machine
@@ -13,6 +13,8 @@ import { benchReplicaWait } from './redis-replica-wait.js';
 // Then the storage's one-tick pipeline (ADR 0103) against ioredis's enableAutoPipelining: the same saves through the
 // storage over a plain client, and through the storage over an auto-pipelining client with its own batching off (the
 // client is handed over without pipeline(), so each command goes to the client on its own, in order, as on a Cluster).
+// Then what waitForReplicas 'auto' costs on a server that has no replica (ADR 1105: INFO replication rides in each
+// tick's pipeline, behind the writes), against false, with 64 writes in flight and with one.
 // With --replica: what waiting for a replica costs, on a master with one (bench/redis-replica-wait.ts).
 
 const run = {
@@ -87,10 +89,46 @@ async function benchAgainstSet(): Promise<void> {
       console.log(line);
     }
     await benchAgainstAutoPipelining(server);
+    await benchAutoWithoutReplicas(server);
     process.exitCode = comparison.ratio >= target ? 0 : 1;
   } finally {
     client.disconnect();
     await server.stop();
+  }
+}
+
+/** Saves with waitForReplicas 'auto' against false, on a server without replicas: 64 in flight, then one at a time. */
+async function benchAutoWithoutReplicas(server: { readonly host: string; readonly port: number }): Promise<void> {
+  const client = new Redis({ host: server.host, port: server.port });
+  try {
+    for (const inFlight of [run.inFlight, 1]) {
+      const sized = { ...run, inFlight, operations: inFlight === 1 ? Math.ceil(run.operations / 5) : run.operations };
+      const loadBefore = loadAverage();
+      const comparison = await comparePaired(
+        fencedSaves(
+          'save, waitForReplicas false',
+          new RedisCheckpointStorage(client, { waitForReplicas: false }),
+          `bench-off-${inFlight}`,
+          inFlight,
+        ),
+        fencedSaves(
+          "save, waitForReplicas 'auto'",
+          new RedisCheckpointStorage(client),
+          `bench-auto-wait-${inFlight}`,
+          inFlight,
+        ),
+        sized,
+      );
+      console.log(
+        `redis notOlderThan on a server without replicas, waitForReplicas 'auto' against false: ${sized.rounds} pairs of ` +
+          `${sized.operations} writes each, ${inFlight} in flight, load average ${loadBefore} before and ${loadAverage()} after`,
+      );
+      for (const line of formatComparison(comparison, "'auto' / false")) {
+        console.log(line);
+      }
+    }
+  } finally {
+    client.disconnect();
   }
 }
 
@@ -107,28 +145,20 @@ async function benchAgainstAutoPipelining(server: { readonly host: string; reado
     eval: (script, numkeys, ...keysAndArgs) => autoPipelined.eval(script, numkeys, ...keysAndArgs),
     info: (section) => autoPipelined.info(section),
   };
-  const fenced = (name: string, storage: RedisCheckpointStorage, keys: string): BenchSide => {
-    const tokens = Array.from({ length: run.inFlight }, () => 0n);
-    return {
-      name,
-      write: (slot, sequence) => {
-        tokens[slot] = (tokens[slot] ?? 0n) + 1n;
-        return storage.save(
-          `${keys}-${slot}`,
-          `position-${sequence}`,
-          CheckpointWriteCondition.notOlderThan(tokens[slot]),
-        );
-      },
-    };
-  };
   try {
     const loadBefore = loadAverage();
     const comparison = await comparePaired(
-      fenced('save, storage batching, plain client', new RedisCheckpointStorage(plain), 'bench-batched'),
-      fenced(
+      fencedSaves(
+        'save, storage batching, plain client',
+        new RedisCheckpointStorage(plain),
+        'bench-batched',
+        run.inFlight,
+      ),
+      fencedSaves(
         'save, enableAutoPipelining, no storage batching',
         new RedisCheckpointStorage(withoutPipeline),
         'bench-auto',
+        run.inFlight,
       ),
       run,
     );

@@ -13,6 +13,22 @@ import { comparePaired, formatComparison, loadAverage, type BenchSide, type Pair
 
 const grants = Number(process.env['BENCH_GRANTS'] ?? 300);
 
+/** A side that saves `notOlderThan` through `storage`, one key and token a slot of `inFlight`, each token one up. */
+export function fencedSaves(name: string, storage: RedisCheckpointStorage, keys: string, inFlight: number): BenchSide {
+  const tokens = Array.from({ length: inFlight }, () => 0n);
+  return {
+    name,
+    write: (slot, sequence) => {
+      tokens[slot] = (tokens[slot] ?? 0n) + 1n;
+      return storage.save(
+        `${keys}-${slot}`,
+        `position-${sequence}`,
+        CheckpointWriteCondition.notOlderThan(tokens[slot]),
+      );
+    },
+  };
+}
+
 /** Runs the comparison on a replicated pair it starts and stops itself; resolves to the exit code (always 0). */
 export async function benchReplicaWait(run: PairedRun): Promise<number> {
   const servers = await startReplicatedRedis();
@@ -21,20 +37,13 @@ export async function benchReplicaWait(run: PairedRun): Promise<number> {
     const loadBefore = loadAverage();
     const waiting = new RedisCheckpointStorage(client);
     const notWaiting = new RedisCheckpointStorage(client, { waitForReplicas: false });
-    const tokens = Array.from({ length: run.inFlight }, () => 0n);
-    const fenced = (name: string, storage: RedisCheckpointStorage, keys: string): BenchSide => ({
-      name,
-      write: (slot, sequence) => {
-        tokens[slot] = (tokens[slot] ?? 0n) + 1n;
-        return storage.save(
-          `${keys}-${slot}`,
-          `position-${sequence}`,
-          CheckpointWriteCondition.notOlderThan(tokens[slot]),
-        );
-      },
-    });
-    const withWait = fenced('save notOlderThan, WAIT for 1 replica', waiting, 'bench-waiting');
-    const withoutWait = fenced('save notOlderThan, waitForReplicas false', notWaiting, 'bench-not-waiting');
+    const withWait = fencedSaves('save notOlderThan, WAIT for 1 replica', waiting, 'bench-waiting', run.inFlight);
+    const withoutWait = fencedSaves(
+      'save notOlderThan, waitForReplicas false',
+      notWaiting,
+      'bench-not-waiting',
+      run.inFlight,
+    );
     const plainSet: BenchSide = {
       name: 'plain SET',
       write: (slot, sequence) => client.set(`bench-set-${slot}`, `position-${sequence}`),

@@ -41,6 +41,17 @@ export interface FailoverSoakAnalysis extends SoakAnalysis {
   readonly rollbacks: readonly FailoverRollback[];
   /** Failovers whose replica was already promoted when it was read, so nothing could be checked against it. */
   readonly unreadableSnapshots: number;
+  /**
+   * Calls the workers on a cut-off master's side made during a partition (`--partition`): they went to that master or
+   * failed, so they belong to no epoch and are not checked for linearizability (its readers see its own past).
+   */
+  readonly cutOffCalls: number;
+  /** Saves accepted on a cut-off master's side: each an anomaly, thrown away when it became a replica. */
+  readonly acceptedWhileCutOff: readonly {
+    readonly subscriptionId: string;
+    readonly failover: number;
+    readonly checkpoint: string;
+  }[];
 }
 
 /**
@@ -60,17 +71,35 @@ export function analyseFailoverSoak(
   const epochs: HistoryEvent[][] = [[], ...boundaries.map((failover, index) => startingFrom(failover, index + 1))];
   const synthetic = epochs.reduce((sum, epoch) => sum + epoch.length / 2, 0);
   const epochOfOpenCall = new Map<string, number>();
+  /** Calls of the cut-off side, by the failover (1 for the first) whose partition they fell in. */
+  const cutOff = new Map<number, HistoryEvent[]>();
   for (const { time, event } of events) {
     let epoch: number;
     if (event.type === 'invoke') {
-      epoch = boundaries.filter(({ killedAt }) => killedAt <= time).length;
+      const partition = boundaries.findIndex(({ killedAt, minority }) =>
+        minority === undefined
+          ? false
+          : killedAt <= time && time < minority.until && minority.workers.includes(event.process.split('/')[0] ?? ''),
+      );
+      // Negative: on the cut-off side of the partition of failover -epoch.
+      epoch = partition >= 0 ? -(partition + 1) : boundaries.filter(({ killedAt }) => killedAt <= time).length;
       epochOfOpenCall.set(event.process, epoch);
     } else {
       epoch = epochOfOpenCall.get(event.process) ?? boundaries.filter(({ killedAt }) => killedAt <= time).length;
       epochOfOpenCall.delete(event.process);
     }
-    epochs[epoch]?.push(event);
+    if (epoch < 0) {
+      const calls = cutOff.get(-epoch) ?? [];
+      cutOff.set(-epoch, calls);
+      calls.push(event);
+    } else {
+      epochs[epoch]?.push(event);
+    }
   }
+  const acceptedWhileCutOff = [...cutOff].flatMap(([failover, calls]) =>
+    acceptedSaves(calls).map(([subscriptionId, checkpoint]) => ({ subscriptionId, failover, checkpoint })),
+  );
+  const cutOffCalls = [...cutOff.values()].reduce((sum, calls) => sum + calls.length / 2, 0);
   const analyses = epochs.map((epoch) => analyseSoakHistory(epoch));
   const lostAcknowledgedWrites: LostWrite[] = [];
   const rollbacks: FailoverRollback[] = [];
@@ -114,11 +143,17 @@ export function analyseFailoverSoak(
     checkMs: sum((analysis) => analysis.checkMs),
     staleBackwardMoves: analyses.flatMap((analysis) => analysis.staleBackwardMoves),
     handoverRewinds: analyses.flatMap((analysis) => analysis.handoverRewinds),
-    anomalies: sum((analysis) => analysis.anomalies) + lostAcknowledgedWrites.length + unreadableSnapshots,
+    anomalies:
+      sum((analysis) => analysis.anomalies) +
+      lostAcknowledgedWrites.length +
+      unreadableSnapshots +
+      acceptedWhileCutOff.length,
     failovers: boundaries.length,
     lostAcknowledgedWrites,
     rollbacks,
     unreadableSnapshots,
+    cutOffCalls,
+    acceptedWhileCutOff,
   };
 }
 

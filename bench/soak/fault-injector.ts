@@ -8,7 +8,8 @@ export type WorkerFaultKind = 'stall' | 'sigstop';
  * Faults on the store. Redis: `client-pause`, `restart` (standalone), `node-pause` (Cluster). Sentinel:
  * `replica-pause` (SIGSTOP of the replica), `master-kill` (SIGKILL of the master, a failover), `partition-kill` (the
  * replication link cut, the lease holder stopped so the lease changes hands during the cut, then the master killed),
- * `master-pause` (SIGSTOP of the master until the Sentinels promote its replica, then SIGCONT: deposed while it lives).
+ * `master-pause` (SIGSTOP of the master until the Sentinels promote its replica, then SIGCONT: deposed while it lives),
+ * `minority-partition` (the master, one replica and one Sentinel cut off from the rest, half the workers with them).
  * PostgreSQL: `pg-restart` (`pg_ctl restart -m immediate`), `pg-terminate` (`pg_terminate_backend` on every client
  * backend), `pg-row-lock` (the rows held locked longer than the clients' statement timeout). PostgreSQL failover:
  * `standby-hold` (the standby's link dropping every byte), `primary-kill` (SIGKILL of the primary, its standby
@@ -22,6 +23,7 @@ export type ServerFaultKind =
   | 'master-kill'
   | 'partition-kill'
   | 'master-pause'
+  | 'minority-partition'
   | 'pg-restart'
   | 'pg-terminate'
   | 'pg-row-lock'

@@ -10,6 +10,8 @@ export type SoakRedisTarget =
       readonly name: string;
       /** `false`: storages and strategies never wait for replicas (the negative control); otherwise their default. */
       readonly waitForReplicas: boolean;
+      /** The client's connection name: in a partition, it says the client's side (`--partition`). */
+      readonly connectionName?: string;
     };
 
 /** Where a worker's PostgreSQL is, and the two tables the harness created there. */

@@ -27,6 +27,12 @@ export interface SoakOptions {
    */
   readonly deposedMaster: boolean;
   /**
+   * Sentinel only (`--partition`): a master with two replicas, every server and Sentinel behind a door, and the
+   * minority-partition fault among the others: the master, one replica and one Sentinel cut off from the rest while
+   * half the workers stay on their side, the other replica promoted by the majority, the partition healed later.
+   */
+  readonly partition: boolean;
+  /**
    * Sentinel and PostgreSQL failover only (`--min-failovers N`): the fewest failovers the run must drive; fewer end it
    * with exit code 4, since a run that failed over too rarely says little about failovers. 0 (the default) asks for none.
    */
@@ -44,7 +50,7 @@ export interface SoakOptions {
 }
 
 const usage =
-  'Usage: npm run soak -- --seconds N [--cluster | --postgres | --sentinel [--no-wait-for-replicas] [--deposed-master] [--min-failovers N] ' +
+  'Usage: npm run soak -- --seconds N [--cluster | --postgres | --sentinel [--no-wait-for-replicas] [--deposed-master] [--partition] [--min-failovers N] ' +
   '| --postgres-failover [--no-wait-for-standbys] [--min-failovers N]] ' +
   '[--workers 4] [--subscriptions 2] ' +
   '[--lease-ms 600] [--max-operations 200000] [--lose-writes-on-restart]';
@@ -62,6 +68,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       'no-wait-for-standbys': { type: 'boolean', default: false },
       'no-wait-for-replicas': { type: 'boolean', default: false },
       'deposed-master': { type: 'boolean', default: false },
+      partition: { type: 'boolean', default: false },
       'min-failovers': { type: 'string', default: '0' },
       workers: { type: 'string', default: '4' },
       subscriptions: { type: 'string', default: '2' },
@@ -94,6 +101,9 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       `--deposed-master stops a Sentinel-managed master until it is failed over; add --sentinel.\n${usage}`,
     );
   }
+  if (values.partition && !values.sentinel) {
+    throw new Error(`--partition cuts a Sentinel-managed master off in a minority; add --sentinel.\n${usage}`);
+  }
   if (
     values['postgres-failover'] &&
     (values.cluster || values.postgres || values.sentinel || values['lose-writes-on-restart'])
@@ -122,6 +132,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     waitForStandbys: !values['no-wait-for-standbys'],
     waitForReplicas: !values['no-wait-for-replicas'],
     deposedMaster: values['deposed-master'],
+    partition: values.partition,
     minFailovers,
     workers: bounded('--workers', values.workers, 2, 16),
     subscriptions: bounded('--subscriptions', values.subscriptions, 1, 16),

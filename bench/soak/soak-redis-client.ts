@@ -25,6 +25,9 @@ export function createSoakClient(target: SoakRedisTarget): Redis | Cluster {
       sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
       name: target.name,
       sentinelRetryStrategy: (attempt: number) => Math.min(attempt * 25, 250),
+      // A master the Sentinels made a replica keeps its connections: ask the Sentinels again (doc/redis.md).
+      reconnectOnError: (error) => error.message.startsWith('READONLY'),
+      ...(target.connectionName === undefined ? {} : { connectionName: target.connectionName }),
     });
   }
   return new Cluster(

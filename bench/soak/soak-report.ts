@@ -41,6 +41,7 @@ const faultNames: Record<FaultKind, string> = {
   'master-kill': 'master SIGKILL + failover',
   'partition-kill': 'replication link cut + lease holder SIGSTOP + master SIGKILL + failover',
   'master-pause': 'master SIGSTOP + failover + SIGCONT (deposed while alive)',
+  'minority-partition': 'master, a replica and a Sentinel cut off in a minority + failover on the other side',
   'pg-restart': 'pg_ctl restart -m immediate',
   'pg-terminate': 'pg_terminate_backend',
   'pg-row-lock': 'rows locked past the statement timeout',
@@ -107,6 +108,19 @@ function failoverLines({ analysis, records, unplanned, duplicatedTokens }: Failo
     ...(analysis.lostAcknowledgedWrites.length > 5
       ? [`  … and ${analysis.lostAcknowledgedWrites.length - 5} more`]
       : []),
+    ...(records.some((record) => record.minority !== undefined)
+      ? [
+          `calls on a cut-off master's side during a partition (not checked for linearizability): ${Math.round(analysis.cutOffCalls)}; ` +
+            `saves accepted there (lost when it became a replica): ${analysis.acceptedWhileCutOff.length}` +
+            analysis.acceptedWhileCutOff
+              .slice(0, 3)
+              .map(
+                ({ subscriptionId, failover, checkpoint }) =>
+                  `; ${JSON.stringify(checkpoint)} on ${subscriptionId} in failover ${failover}`,
+              )
+              .join(''),
+        ]
+      : []),
     `accepted writes lost in failovers: ${analysis.lostAcknowledgedWrites.length}; states a failover took back ` +
       `(unconfirmed writes, unless listed as lost above): ${analysis.rollbacks.length}` +
       (largestRollback === undefined ? '' : `, largest ${describeRollback(largestRollback)}`),
@@ -130,7 +144,9 @@ function describeRollback(rollback: FailoverRollback): string {
 function setupName(options: SoakOptions): string {
   if (options.sentinel) {
     return (
-      'a master, a replica and three Sentinels (down-after 500 ms), ' +
+      (options.partition
+        ? 'a master, two replicas and three Sentinels behind doors (down-after 1 s), '
+        : 'a master, a replica and three Sentinels (down-after 500 ms), ') +
       (options.waitForReplicas
         ? "waitForReplicas 'auto' (the default)"
         : 'waitForReplicas false (negative control: grants and writes never wait for the replica)')

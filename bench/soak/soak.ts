@@ -14,6 +14,7 @@ import {
   startRedisSentinel,
   startRedisServer,
   withAdminConnection,
+  type PartitionSide,
   type RedisSentinelTopology,
   type RedisServerProcess,
 } from '../../test/support/redis/index.js';
@@ -52,14 +53,17 @@ async function soak(options: SoakOptions): Promise<number> {
   try {
     const subscriptionIds = Array.from({ length: options.subscriptions }, (_, index) => `orders-${index}`);
     const failovers: FailoverRecord[] = [];
-    const { target, serverFaults, unplannedFailovers } = await startBackend(options, cleanups, {
+    const workerNames = Array.from({ length: options.workers }, (_, index) => `worker-${index}`);
+    const { target, targetOf, serverFaults, unplannedFailovers } = await startBackend(options, cleanups, {
       subscriptionIds,
       failovers,
       leaseHolder: () => latestWriter(workers)?.process,
+      // In a partition, every other worker stays with the cut-off master.
+      minorityWorkers: options.partition ? workerNames.filter((_, index) => index % 2 === 0) : undefined,
     });
 
-    const workers: RunningWorker[] = Array.from({ length: options.workers }, (_, index) =>
-      startWorker(`worker-${index}`, target, subscriptionIds, options),
+    const workers: RunningWorker[] = workerNames.map((name) =>
+      startWorker(name, targetOf?.(name) ?? target, subscriptionIds, options),
     );
     cleanups.push(() => {
       for (const worker of workers) {
@@ -168,11 +172,14 @@ interface SentinelFaultContext {
   /** Filled with every failover the faults drive. */
   readonly failovers: FailoverRecord[];
   readonly leaseHolder: () => ChildProcess | undefined;
+  /** `--partition`: the workers on the cut-off master's side. */
+  readonly minorityWorkers: readonly string[] | undefined;
 }
 
 /**
- * Starts the store the options name, registers its teardown in `cleanups`, and returns where it is, how to hurt it,
- * and for a failover soak how many failovers happened that the harness did not drive.
+ * Starts the store the options name, registers its teardown in `cleanups`, and returns where it is (for the observer,
+ * and for each worker when they differ), how to hurt it, and for a failover soak how many failovers happened that the
+ * harness did not drive.
  */
 async function startBackend(
   options: SoakOptions,
@@ -180,6 +187,7 @@ async function startBackend(
   context: SentinelFaultContext,
 ): Promise<{
   target: SoakTarget;
+  targetOf?: (worker: string) => SoakTarget;
   serverFaults: ReadonlyMap<ServerFaultKind, ServerFault>;
   unplannedFailovers?: () => Promise<number>;
 }> {
@@ -209,15 +217,35 @@ async function startBackend(
     };
   }
   if (options.sentinel) {
-    const topology = await startRedisSentinel();
+    const topology = await startRedisSentinel(options.partition ? { replicas: 2, partitionable: true } : {});
     cleanups.push(() => topology.stop());
+    const { minorityWorkers } = context;
+    // In a partition a client is on the side its Sentinels' doors and its connection name say; the observer reads
+    // from the majority's, whose history is the one checked.
+    const on = (side: PartitionSide, connectionName: string): SoakTarget => ({
+      mode: 'sentinel',
+      ...topology.sentinelOptionsOn(side),
+      waitForReplicas: options.waitForReplicas,
+      connectionName,
+    });
     return {
-      target: {
-        mode: 'sentinel',
-        sentinels: topology.sentinelOptions.sentinels,
-        name: topology.sentinelOptions.name,
-        waitForReplicas: options.waitForReplicas,
-      },
+      target:
+        minorityWorkers === undefined
+          ? {
+              mode: 'sentinel',
+              sentinels: topology.sentinelOptions.sentinels,
+              name: topology.sentinelOptions.name,
+              waitForReplicas: options.waitForReplicas,
+            }
+          : on('majority', 'majority-observer'),
+      ...(minorityWorkers === undefined
+        ? {}
+        : {
+            targetOf: (worker: string) =>
+              minorityWorkers.includes(worker)
+                ? on('minority', `minority-${worker}`)
+                : on('majority', `majority-${worker}`),
+          }),
       serverFaults: sentinelServerFaults({
         topology,
         leaseMs: options.leaseMs,

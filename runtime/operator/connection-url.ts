@@ -30,23 +30,24 @@ const postgresForm = 'postgres://[user[:password]@]host[:port]/database[?sslmode
 const sslModes = ['disable', 'require', 'verify-full'] as const;
 
 /**
- * Reads a `--redis` URL. The password is registered with `redactor` before anything can fail, and no message ever
- * repeats the URL as given. @throws OperatorUsageError for anything but the one form accepted.
+ * Reads a `--redis` URL (or the URL of another option, `flag`: `--sentinel`). The password is registered with
+ * `redactor` before anything can fail, and no message ever repeats the URL as given.
+ * @throws OperatorUsageError for anything but the one form accepted.
  */
-export function parseRedisUrl(text: string, redactor: SecretRedactor): RedisAddress {
-  const url = parseUrl(text, '--redis', redisForm, redactor);
+export function parseRedisUrl(text: string, redactor: SecretRedactor, flag = '--redis'): RedisAddress {
+  const url = parseUrl(text, flag, redisForm, redactor);
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
     throw new OperatorUsageError(
-      `--redis ${displayUrl(url)}: the scheme must be redis:// or rediss://; use ${redisForm}`,
+      `${flag} ${displayUrl(url)}: the scheme must be redis:// or rediss://; use ${redisForm}`,
     );
   }
   const path = url.pathname.replace(/^\//u, '');
   if (!/^(0|[1-9][0-9]{0,4})?$/u.test(path)) {
     throw new OperatorUsageError(
-      `--redis ${displayUrl(url)}: the path must be a database number such as /0; use ${redisForm}`,
+      `${flag} ${displayUrl(url)}: the path must be a database number such as /0; use ${redisForm}`,
     );
   }
-  const address = commonParts(url, '--redis', redisForm, 6379);
+  const address = commonParts(url, flag, redisForm, 6379);
   return {
     ...address,
     username: address.user,

@@ -33,7 +33,14 @@ export interface OperatorInvocation {
 }
 
 const defaultTimeoutMs = 10_000;
-const redisOnly = ['cluster', 'key-prefix', 'version-key-prefix', 'lease-key-prefix'] as const;
+const redisOnly = [
+  'cluster',
+  'key-prefix',
+  'version-key-prefix',
+  'lease-key-prefix',
+  'sentinel',
+  'wait-for-replicas',
+] as const;
 const postgresOnly = ['schema', 'table', 'lease-table', 'wait-for-standbys'] as const;
 
 /**
@@ -60,6 +67,8 @@ export function parseOperatorArguments(
         'key-prefix': { type: 'string' },
         'version-key-prefix': { type: 'string' },
         'lease-key-prefix': { type: 'string' },
+        sentinel: { type: 'string' },
+        'wait-for-replicas': { type: 'string' },
         postgres: { type: 'string' },
         schema: { type: 'string' },
         table: { type: 'string' },
@@ -92,11 +101,19 @@ export function parseOperatorArguments(
   const timeoutMs = parseTimeout(values['timeout-ms']);
   if (values.redis !== undefined) {
     const address = parseRedisUrl(values.redis, redactor);
+    const sentinel = values.sentinel === undefined ? undefined : parseRedisUrl(values.sentinel, redactor, '--sentinel');
     refuseFlags(given(postgresOnly), (flag) => `--${flag} is a setting of --postgres, and this is --redis; drop it`);
     if (values.cluster === true && address.db !== 0) {
       throw new OperatorUsageError(`a Redis Cluster has database 0 only; drop the /${address.db} from the URL`);
     }
-    store = { kind: 'redis', address, options: redisOptions(values, timeoutMs) };
+    if (sentinel !== undefined && (values.cluster === true || sentinel.db !== 0)) {
+      throw new OperatorUsageError(
+        values.cluster === true
+          ? 'a Redis Cluster has no Sentinel: its node table says which replicas it has; drop --sentinel'
+          : `a Sentinel has no databases; drop the /${sentinel.db} from the --sentinel URL`,
+      );
+    }
+    store = { kind: 'redis', address, options: { ...redisOptions(values, timeoutMs), sentinel } };
   } else if (values.postgres !== undefined) {
     const address = parsePostgresUrl(values.postgres, redactor);
     refuseFlags(given(redisOnly), (flag) => `--${flag} is a setting of --redis, and this is --postgres; drop it`);
@@ -183,6 +200,8 @@ function redisOptions(values: Record<string, unknown>, timeoutMs: number): Redis
     versionKeyPrefix: optionalString(values['version-key-prefix']),
     leaseKeyPrefix: optionalString(values['lease-key-prefix']),
     timeoutMs,
+    waitForReplicas: parseWaitForReplicas(values['wait-for-replicas']),
+    sentinel: undefined,
   };
   try {
     // The layouts' own checks: a prefix the storage or the strategy would refuse is refused here too.
@@ -192,6 +211,19 @@ function redisOptions(values: Record<string, unknown>, timeoutMs: number): Redis
     throw new OperatorUsageError(`a prefix is refused: ${(error as Error).message.replace(/\.$/u, '')}`);
   }
   return options;
+}
+
+/** `--wait-for-replicas`: the application's `waitForReplicas`, `auto` unless given. */
+function parseWaitForReplicas(value: unknown): RedisOperatorOptions['waitForReplicas'] {
+  if (value === undefined || value === 'auto' || value === 'false') {
+    return value === 'false' ? false : 'auto';
+  }
+  if (typeof value === 'string' && /^[1-9][0-9]{0,2}$/u.test(value)) {
+    return Number(value);
+  }
+  throw new OperatorUsageError(
+    `--wait-for-replicas must be auto, false or a whole number of replicas, as the application's waitForReplicas; got ${JSON.stringify(value)}`,
+  );
 }
 
 function postgresOptions(values: Record<string, unknown>, timeoutMs: number): PostgresOperatorOptions {

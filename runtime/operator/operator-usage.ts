@@ -12,13 +12,15 @@ const store = `Where (one of):
     --key-prefix <P>            the storage's keyPrefix (default: none)
     --version-key-prefix <V>    the storage's versionKeyPrefix (default: checkpoint-fencing:version:)
     --lease-key-prefix <L>      the lease strategy's keyPrefix (default: checkpoint-fencing:lease:)
+    --wait-for-replicas <W>     the application's waitForReplicas: auto (default), false or a number
+    --sentinel <url>            a Sentinel monitoring the server: inspect reports the replicas it knows too
   --postgres <url>              postgres://[user[:password]@]host[:port]/database[?sslmode=disable|require|verify-full]
     --schema <S>                the schema of both tables (default: the server's search_path)
     --table <T>                 the checkpoint table (default: checkpoint_fencing_checkpoints)
     --lease-table <LT>          the lease table (default: checkpoint_fencing_leases)
     --wait-for-standbys <W>     the application's waitForStandbys: auto (default), false or a number
   --timeout-ms <n>              give up on a server that does not answer within n ms (default: 10000)
-Connects only to the URL given (with --cluster, to it and the nodes it announces) and never prints a password.
+Connects only to the URLs given (with --cluster, to them and the nodes announced) and never prints a password.
 Needs ioredis (--redis) or pg (--postgres) installed in the project it runs in.`;
 
 /** `--help` of each command. */

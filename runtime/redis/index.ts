@@ -15,6 +15,8 @@ export {
 } from './redis-lease-keys.js';
 export type { RedisLeaseClient, RedisLeasePipeline } from './redis-lease-store.js';
 export type { WaitForReplicas, WaitForReplicasOption } from './wait-for-replicas.js';
+export { replicasListedIn } from './promotable-replicas.js';
+export { promotableReplicasIn, sentinelViewIn, type SentinelView } from './sentinel-replicas.js';
 export { RedisLeaseStrategy, type RedisLeaseStrategyOptions } from './redis-lease-strategy.js';
 export {
   RedisDualAnchorCheckpointStore,

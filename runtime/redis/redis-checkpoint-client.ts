@@ -1,5 +1,5 @@
 import type { SlotMapClient } from './cluster-redirection.js';
-import type { ReconnectingClient } from './connected-replicas.js';
+import type { ReplicatedClient } from './promotable-replicas.js';
 
 /** The commands a `RedisScriptRunner` sends: an ioredis `Redis` or `Cluster`, version 5 or 6. */
 export interface RedisScriptClient {
@@ -12,7 +12,7 @@ export interface RedisScriptClient {
  * The client a `RedisCheckpointStorage` works over: an ioredis `Redis` or `Cluster`, version 5 or 6, which the caller
  * owns, connects and closes. Typed by the few commands the storage sends, so the package needs no ioredis types.
  */
-export interface RedisCheckpointClient extends RedisScriptClient, ReconnectingClient, SlotMapClient {
+export interface RedisCheckpointClient extends RedisScriptClient, ReplicatedClient, SlotMapClient {
   get(key: string): Promise<string | null>;
   set(key: string, value: string): Promise<unknown>;
   del(...keys: string[]): Promise<number>;

@@ -7,11 +7,10 @@ import { assertWriteVersion, validateSaveArguments } from '../storage-arguments.
 import { assertSubscriptionId } from '../subscription-id.js';
 import { advanceWriteVersionCondition, CheckpointWriteTelemetry, type TelemetryOptions } from '../telemetry/index.js';
 import { advanceWriteVersionScript, ifAbsentScript, notOlderThanScript } from './checkpoint-scripts.js';
-import { execRouted } from './cluster-redirection.js';
 import { CheckpointKeyLayout, defaultRedisVersionKeyPrefix, type CheckpointKeys } from './checkpoint-key-layout.js';
-import { ConnectedReplicaCounts, replicaServerOf, replicasToWaitFor, replicationInfoAt } from './connected-replicas.js';
+import { PromotableReplicas, replicaServerOf, waitOnMasterOf } from './promotable-replicas.js';
 import type { RedisCheckpointClient } from './redis-checkpoint-client.js';
-import { RedisCommandBatcher, type CommandSlot } from './redis-command-batcher.js';
+import { RedisCommandBatcher } from './redis-command-batcher.js';
 import type { RedisLuaScript } from './redis-lua-script.js';
 import { RedisScriptRunner } from './redis-script-runner.js';
 import { judgeScriptReply, storedVersion } from './script-reply.js';
@@ -25,9 +24,9 @@ export interface RedisCheckpointStorageOptions extends TelemetryOptions {
   readonly keyPrefix?: string;
   /**
    * Whether a `notOlderThan`/`ifAbsent` write (and `advanceWriteVersion`) counts as made only once replicas have it:
-   * `'auto'` (the default) waits with `WAIT` for one replica, at most 500 ms, while the master reports a connected
-   * replica (`INFO replication`, read again at most once a second), and not at all on a server without one;
-   * `{ replicas, timeoutMs }` waits for a fixed number; `false` never waits. A write the replicas did not acknowledge
+   * `'auto'` (the default) waits with `WAIT`, at most 500 ms, for every replica that could be promoted (read with
+   * `INFO replication` right after the write, and from the Sentinels or the Cluster's node table), and not at all on a
+   * server that has had none; `{ replicas, timeoutMs }` waits for a fixed number; `false` never waits. A write the replicas did not acknowledge
    * in time rejects with `CheckpointWriteNotReplicatedError`: it may or may not survive a failover. `any()` and
    * `delete` never wait (ADR 1101).
    */
@@ -36,6 +35,11 @@ export interface RedisCheckpointStorageOptions extends TelemetryOptions {
 
 /** `'auto'`'s `WAIT` timeout: well below the `commandTimeout` doc/redis.md recommends (2 s). */
 const defaultWaitTimeoutMs = 500;
+
+/** Why a write over a client without `pipeline()` that had to wait for replicas counts as not replicated. */
+const noPipelineToWait =
+  'The server has replicas to wait for, and WAIT must follow the write on its own connection, which needs pipeline(): ' +
+  'pass an ioredis Redis or Cluster client, or set waitForReplicas to false (unsafe on failover).';
 
 /**
  * A checkpoint storage in Redis over an ioredis `Redis` or `Cluster` client the caller owns. `any()` is one plain
@@ -49,10 +53,8 @@ export class RedisCheckpointStorage implements CheckpointStorage {
   readonly #layout: CheckpointKeyLayout;
   readonly #client: RedisCheckpointClient;
   readonly #wait: WaitForReplicas | undefined;
-  readonly #replicaCounts: ConnectedReplicaCounts;
+  readonly #promotable: PromotableReplicas;
   readonly #telemetry: CheckpointWriteTelemetry | undefined;
-  /** Reads `INFO replication` of the one server behind a client that is not a Cluster; made once, not per write. */
-  readonly #readServerReplication = (): Promise<string> => this.#client.info('replication');
   #clusterSafe = true;
 
   /**
@@ -69,7 +71,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
       options.versionKeyPrefix ?? defaultRedisVersionKeyPrefix,
     );
     this.#wait = resolveWaitForReplicas(options.waitForReplicas, defaultWaitTimeoutMs, 'RedisCheckpointStorage');
-    this.#replicaCounts = ConnectedReplicaCounts.of(client);
+    this.#promotable = PromotableReplicas.of(client);
     this.#telemetry = CheckpointWriteTelemetry.resolve('redis', options);
   }
 
@@ -203,7 +205,10 @@ export class RedisCheckpointStorage implements CheckpointStorage {
   /**
    * Runs a version-judging script over both keys and judges its reply: a refusal or a bad stored version throws as
    * such whatever the replicas did (nothing was written). An accepted write that must wait for replicas is sent with a
-   * `WAIT` behind it on its connection, and counts only when enough replicas acknowledged it.
+   * `WAIT` behind it on its connection, and counts only when enough replicas acknowledged it. Under `'auto'`,
+   * `INFO replication` goes right after it too, and the write waits for every replica that could be promoted as the
+   * server lists them then, and as the topology knows them (ADR 1104–1106): the `WAIT` sent with it is the count the
+   * last write judged, and a further `WAIT` follows when this one finds more.
    */
   async #runConditional(
     subscriptionId: string,
@@ -214,75 +219,83 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     args: readonly string[],
   ): Promise<void> {
     const wait = this.#wait;
-    let replicas = wait === undefined ? 0 : this.#replicasToWaitFor(wait, keys.versionKey);
-    let slot: CommandSlot | undefined;
-    if (typeof replicas !== 'number') {
-      // The write keeps its place among the storage's calls while the replicas are counted (ADR 0103).
-      slot = this.#commands.reserve();
-      try {
-        replicas = await replicas;
-      } catch (error) {
-        this.#commands.giveUp(slot);
-        throw error;
-      }
-    }
     const scriptKeys = [keys.checkpointKey, keys.versionKey];
-    if (wait === undefined || replicas === 0) {
-      judgeScriptReply(
-        await this.#scripts.run(script, scriptKeys, args, slot),
-        subscriptionId,
-        condition,
-        keys.versionKey,
-      );
+    const judge = (reply: unknown): void => {
+      judgeScriptReply(reply, subscriptionId, condition, keys.versionKey);
+    };
+    if (wait === undefined) {
+      judge(await this.#scripts.run(script, scriptKeys, args));
       return;
     }
     const { timeoutMs } = wait;
-    const { reply, acknowledged, waitError } = await this.#scripts.runWaited(
-      script,
-      scriptKeys,
-      args,
-      { replicas, timeoutMs },
-      slot,
-    );
-    judgeScriptReply(reply, subscriptionId, condition, keys.versionKey);
-    if (acknowledged === undefined || acknowledged < replicas) {
-      // The replicas may have gone (a failover, say): count them again before the next write.
-      this.#replicaCounts.forget(replicaServerOf(keys.versionKey, this.#client.isCluster === true));
-      throw new CheckpointWriteNotReplicatedError({
+    const notReplicated = (replicas: number, acknowledged: number | undefined, cause: unknown): Error =>
+      new CheckpointWriteNotReplicatedError({
         subscriptionId,
         operation,
         replicas,
         acknowledged,
         timeoutMs,
-        ...(acknowledged === undefined ? { cause: waitError } : {}),
+        ...(cause === undefined ? {} : { cause }),
       });
+    if (wait.replicas !== 'auto') {
+      const { reply, acknowledged, waitError } = await this.#scripts.runWaited(script, scriptKeys, args, {
+        replicas: wait.replicas,
+        timeoutMs,
+      });
+      judge(reply);
+      if (acknowledged === undefined || acknowledged < wait.replicas) {
+        throw notReplicated(wait.replicas, acknowledged, waitError);
+      }
+      return;
     }
-  }
-
-  /** How many replicas a conditional write on `versionKey` waits for; a number at once while the count is cached. */
-  #replicasToWaitFor(wait: WaitForReplicas, versionKey: string): number | Promise<number> {
-    if (this.#client.isCluster !== true) {
-      return replicasToWaitFor(wait, this.#replicaCounts, 'server', this.#readServerReplication);
+    const server = replicaServerOf(keys.versionKey, this.#client.isCluster === true);
+    const epoch = this.#promotable.epoch;
+    const expected = this.#promotable.expected(server, timeoutMs);
+    const { reply, acknowledged, waitError, replication } = await this.#scripts.runWaited(script, scriptKeys, args, {
+      replicas: expected,
+      timeoutMs,
+      readsReplication: true,
+    });
+    judge(reply);
+    if (replication === undefined) {
+      throw notReplicated(Math.max(expected, 1), undefined, waitError);
     }
-    return replicasToWaitFor(wait, this.#replicaCounts, replicaServerOf(versionKey, true), () =>
-      this.#readClusterReplication(versionKey),
-    );
-  }
-
-  /** `INFO replication` of the Cluster master that holds `key`: a pipeline routed by a `GET` of the key. */
-  async #readClusterReplication(key: string): Promise<string> {
-    const newPipeline = this.#client.pipeline?.bind(this.#client);
-    if (newPipeline === undefined) {
-      throw new Error(
-        'RedisCheckpointStorage cannot count the replicas of a Cluster master over a client without pipeline(). ' +
-          'Pass an ioredis Cluster, or set waitForReplicas to false. Nothing was sent.',
+    const { replicas, reason } = await this.#promotable.judge(server, keys.versionKey, replication, epoch, timeoutMs);
+    let confirmed: { readonly acknowledged: number | undefined; readonly error?: unknown } = {
+      acknowledged,
+      error: waitError,
+    };
+    if (acknowledged !== undefined && acknowledged < replicas && expected < replicas) {
+      confirmed = await this.#waitAgain(keys.versionKey, replicas, timeoutMs, epoch);
+    }
+    if (confirmed.acknowledged === undefined || confirmed.acknowledged < replicas) {
+      throw notReplicated(
+        replicas,
+        confirmed.acknowledged,
+        confirmed.error ?? (reason === undefined ? undefined : new Error(`Waited for ${replicas} because ${reason}.`)),
       );
     }
-    const results = await execRouted(this.#client, newPipeline, (pipeline) => {
-      pipeline.get(key);
-      pipeline.info('replication');
-    });
-    return replicationInfoAt(this.#client, results, 1);
+  }
+
+  /**
+   * A further `WAIT` for a write whose own pipeline found more replicas than it waited for, on the connection that
+   * wrote it (routed by its key). None after a reconnection (a new `epoch`): a `WAIT` there counts none of the old
+   * connection's writes and would answer at once.
+   */
+  async #waitAgain(
+    key: string,
+    replicas: number,
+    timeoutMs: number,
+    epoch: number,
+  ): Promise<{ readonly acknowledged: number | undefined; readonly error?: unknown }> {
+    const newPipeline = this.#client.pipeline?.bind(this.#client);
+    if (newPipeline === undefined) {
+      return { acknowledged: undefined, error: new Error(noPipelineToWait) };
+    }
+    if (epoch !== this.#promotable.epoch) {
+      return { acknowledged: undefined, error: new Error('the client reconnected after the write') };
+    }
+    return waitOnMasterOf(this.#client, newPipeline, key, replicas, timeoutMs);
   }
 
   #assertClusterAligned(subscriptionId: string, keys: CheckpointKeys, operation: string): void {

@@ -19,10 +19,12 @@ type Command =
       readonly keysAndArgs: readonly string[];
     };
 
-/** A `WAIT` to send after a write on the write's own connection: `WAIT replicas timeoutMs`. */
+/** A `WAIT` to send after a write on the write's own connection: `WAIT replicas timeoutMs`, none for 0 replicas. */
 export interface ReplicaWait {
   readonly replicas: number;
   readonly timeoutMs: number;
+  /** Also `INFO replication` right after the write, before the `WAIT`: the replica set `'auto'` judges it by. */
+  readonly readsReplication?: boolean;
 }
 
 /** A write's reply, and what the `WAIT` sent after it on the same connection answered. */
@@ -32,6 +34,8 @@ export interface WaitedReply {
   readonly acknowledged: number | undefined;
   /** Why `WAIT` failed, when it did. */
   readonly waitError?: unknown;
+  /** What `INFO replication` answered right after the write, when asked ({@link ReplicaWait.readsReplication}). */
+  readonly replication?: string;
 }
 
 interface Queued {
@@ -200,7 +204,14 @@ export class RedisCommandBatcher {
     const batch = this.#queue.splice(0, ready).flatMap(({ queued }) => (queued === undefined ? [] : [queued]));
     const wait = strictestWait(batch);
     const pipeline = this.#batching && (batch.length > 1 || wait !== undefined) ? this.#client.pipeline?.() : undefined;
-    if (pipeline === undefined || !queuedAll(pipeline, batch, wait)) {
+    if (
+      pipeline === undefined ||
+      !queuedAll(
+        pipeline,
+        batch.map(({ command }) => command),
+        wait,
+      )
+    ) {
       // No pipeline, or one that cannot carry one of the commands (nothing of it was sent): each on its own, in order.
       for (const { command, wait: waited, resolve, reject } of batch) {
         this.#direct(command, waited).then(resolve, reject);
@@ -210,7 +221,7 @@ export class RedisCommandBatcher {
     const sent = batch.map(({ command }) => this.#track(command));
     execute(pipeline).then(
       (results) => {
-        const waitOutcome = wait === undefined ? undefined : waitOutcomeOf(results[batch.length]);
+        const waitOutcome = wait === undefined ? undefined : waitOutcomeOf(results, batch.length, wait);
         for (const [index, { wait: waited, resolve, reject }] of batch.entries()) {
           const [error, reply] = results[index] ?? [new Error('The pipeline gave no reply for this command.'), null];
           const overtaken = this.#answered(sent[index]);
@@ -296,43 +307,64 @@ export class RedisCommandBatcher {
   }
 
   /**
-   * The write and its `WAIT` as one pipeline, which follows the write's Cluster redirections ({@link execRouted}) while
-   * no later command on its keys was sent: sending it again after one would put it behind that command.
+   * The write, its `INFO` and its `WAIT` as one pipeline, which follows the write's Cluster redirections
+   * ({@link execRouted}) while no later command on its keys was sent: sending it again after one would put it behind
+   * that command.
    */
   async #directWaited(command: Command, wait: ReplicaWait, sent: SentCommand): Promise<WaitedReply> {
     const newPipeline = this.#client.pipeline?.bind(this.#client);
-    if (newPipeline === undefined) {
-      throw new Error(
-        'RedisCheckpointStorage cannot wait for replicas over a client without pipeline(): WAIT must follow the write on ' +
-          'its own connection. Pass an ioredis Redis or Cluster client, or set waitForReplicas to false. Nothing was sent.',
-      );
+    const results =
+      newPipeline === undefined
+        ? undefined
+        : await execRouted(
+            this.#client,
+            newPipeline,
+            (pipeline) => {
+              if (!queuedAll(pipeline, [command], wait)) {
+                // Before exec(): nothing of the pipeline is sent.
+                throw new PipelineCannotCarry();
+              }
+            },
+            () => !this.#overtaken(sent),
+          ).catch((error: unknown) => {
+            if (error instanceof PipelineCannotCarry) {
+              return undefined;
+            }
+            throw error;
+          });
+    if (results !== undefined) {
+      assertRouted(this.#client, results);
+      return { reply: results[0]?.[1], ...waitOutcomeOf(results, 1, wait) };
     }
-    const results = await execRouted(
-      this.#client,
-      newPipeline,
-      (pipeline) => {
-        queueOn(pipeline, command);
-        pipeline.wait(wait.replicas, wait.timeoutMs);
-      },
-      () => !this.#overtaken(sent),
+    if (wait.replicas === 0) {
+      // No pipeline that carries the command (a stub's, a mock's): INFO after it on its connection says the same.
+      const reply = await this.#sendAlone(command, undefined, sent);
+      return wait.readsReplication === true
+        ? { reply, acknowledged: 0, replication: await this.#client.info('replication') }
+        : { reply, acknowledged: 0 };
+    }
+    throw new Error(
+      'RedisCheckpointStorage cannot wait for replicas over a client without pipeline(): WAIT must follow the write on ' +
+        'its own connection. Pass an ioredis Redis or Cluster client, or set waitForReplicas to false. Nothing was sent.',
     );
-    assertRouted(this.#client, results);
-    return { reply: results[0]?.[1], ...waitOutcomeOf(results[1]) };
   }
 }
 
-/** Queues the batch (and its `WAIT`) on `pipeline`; false when the pipeline lacks a command's method (a mock's, say). */
+/** A pipeline lacks a method of the commands it was to carry (a mock's, say). */
+class PipelineCannotCarry extends Error {}
+
+/** Queues the commands (and their `WAIT`) on `pipeline`; false when the pipeline lacks a command's method (a mock's, say). */
 function queuedAll(
   pipeline: RedisCheckpointPipeline,
-  batch: readonly Queued[],
+  commands: readonly Command[],
   wait: ReplicaWait | undefined,
 ): boolean {
   try {
-    for (const { command } of batch) {
+    for (const command of commands) {
       queueOn(pipeline, command);
     }
     if (wait !== undefined) {
-      pipeline.wait(wait.replicas, wait.timeoutMs);
+      queueWait(pipeline, wait);
     }
     return true;
   } catch {
@@ -384,6 +416,7 @@ function strictestWait(batch: readonly Queued[]): ReplicaWait | undefined {
           : {
               replicas: Math.max(strictest.replicas, wait.replicas),
               timeoutMs: Math.max(strictest.timeoutMs, wait.timeoutMs),
+              readsReplication: strictest.readsReplication === true || wait.readsReplication === true,
             };
     }
   }
@@ -407,15 +440,48 @@ function replyOf(result: [Error | null, unknown] | undefined): unknown {
   return reply;
 }
 
-function waitOutcomeOf(result: [Error | null, unknown] | undefined): Omit<WaitedReply, 'reply'> {
-  const [error, acknowledged] = result ?? [new Error('The pipeline gave no reply to WAIT.'), undefined];
+/** `INFO replication` when `wait` reads it, then `WAIT` unless it waits for no replica. */
+function queueWait(pipeline: RedisCheckpointPipeline, wait: ReplicaWait): void {
+  if (wait.readsReplication === true) {
+    pipeline.info('replication');
+  }
+  if (wait.replicas > 0) {
+    pipeline.wait(wait.replicas, wait.timeoutMs);
+  }
+}
+
+/** What the commands {@link queueWait} queued from `results[at]` on answered. */
+function waitOutcomeOf(
+  results: readonly [Error | null, unknown][],
+  at: number,
+  wait: ReplicaWait,
+): Omit<WaitedReply, 'reply'> {
+  let replication: { replication?: string } = {};
+  if (wait.readsReplication === true) {
+    const [error, info] = results[at] ?? [new Error('The pipeline gave no reply to INFO replication.'), undefined];
+    if (error !== null || typeof info !== 'string') {
+      return { acknowledged: undefined, waitError: error ?? new Error(`INFO replication answered ${String(info)}.`) };
+    }
+    replication = { replication: info };
+  }
+  if (wait.replicas === 0) {
+    return { acknowledged: 0, ...replication };
+  }
+  const [error, acknowledged] = results[at + (wait.readsReplication === true ? 1 : 0)] ?? [
+    new Error('The pipeline gave no reply to WAIT.'),
+    undefined,
+  ];
   if (error !== null) {
-    return { acknowledged: undefined, waitError: error };
+    return { acknowledged: undefined, waitError: error, ...replication };
   }
   if (typeof acknowledged !== 'number') {
-    return { acknowledged: undefined, waitError: new Error(`WAIT answered ${String(acknowledged)}, not a count.`) };
+    return {
+      acknowledged: undefined,
+      waitError: new Error(`WAIT answered ${String(acknowledged)}, not a count.`),
+      ...replication,
+    };
   }
-  return { acknowledged };
+  return { acknowledged, ...replication };
 }
 
 function queueOn(pipeline: RedisCheckpointPipeline, command: Command): void {

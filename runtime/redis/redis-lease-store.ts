@@ -2,12 +2,14 @@ import { describeValue, quoteText } from '../describe-value.js';
 import type { LeaseStore } from '../leases/lease-store.js';
 import { assertRouted, execRouted, type SlotMapClient } from './cluster-redirection.js';
 import {
-  ConnectedReplicaCounts,
+  PromotableReplicas,
   replicaServerOf,
-  replicasToWaitFor,
   replicationInfoAt,
-  type ReconnectingClient,
-} from './connected-replicas.js';
+  replicationStateIn,
+  waitOnMasterOf,
+  type KeyRoutedWaitPipeline,
+  type ReplicatedClient,
+} from './promotable-replicas.js';
 import { redisLeaseKeys, type RedisLeaseKeys } from './redis-lease-keys.js';
 import {
   acquireLeaseScript,
@@ -18,25 +20,22 @@ import {
 import type { WaitForReplicas } from './wait-for-replicas.js';
 
 /**
- * The client a `RedisLeaseStrategy` works over: an ioredis `Redis` or `Cluster` (a standalone or replicated server, or
- * a Cluster), which the caller owns. Typed by the few commands the strategy sends, so the package needs no ioredis types.
+ * The client a `RedisLeaseStrategy` works over: an ioredis `Redis` or `Cluster` (a standalone or replicated server, a
+ * Sentinel client, or a Cluster), which the caller owns. Typed by the few commands the strategy sends, so the package
+ * needs no ioredis types.
  */
-export interface RedisLeaseClient extends ReconnectingClient, SlotMapClient {
+export interface RedisLeaseClient extends ReplicatedClient, SlotMapClient {
   eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
   pipeline(): RedisLeasePipeline;
-  /** `true` on an ioredis `Cluster`: replica counts are then kept per hash slot. */
-  readonly isCluster?: boolean;
 }
 
 /**
- * The part of an ioredis pipeline `waitForReplicas` uses: a keyed command to route it (to the key's master, on a
- * Cluster), then `WAIT`, or `INFO replication` to count that master's replicas.
+ * The part of an ioredis pipeline `waitForReplicas` uses: the grant's script followed by `INFO replication` (the
+ * replica set right after it), and a `GET` of the lease key to route a `WAIT` to the key's master (on a Cluster).
  */
-export interface RedisLeasePipeline {
-  pttl(key: string): RedisLeasePipeline;
-  wait(replicas: number, timeoutMs: number): RedisLeasePipeline;
+export interface RedisLeasePipeline extends KeyRoutedWaitPipeline {
+  eval(script: string, numkeys: number, ...keysAndArgs: string[]): RedisLeasePipeline;
   info(section: string): RedisLeasePipeline;
-  exec(): Promise<[Error | null, unknown][] | null>;
 }
 
 /** Leases and token counters in Redis; one script per step, lease expiry by the server's own clock (`PX`). */
@@ -44,30 +43,79 @@ export class RedisLeaseStore implements LeaseStore {
   readonly #client: RedisLeaseClient;
   readonly #keyPrefix: string;
   readonly #waitForReplicas: WaitForReplicas | undefined;
-  readonly #replicaCounts: ConnectedReplicaCounts;
+  readonly #promotable: PromotableReplicas;
 
   /** `waitForReplicas` resolved: `undefined` sends no `WAIT`. */
   constructor(client: RedisLeaseClient, keyPrefix: string, waitForReplicas: WaitForReplicas | undefined) {
     this.#client = client;
     this.#keyPrefix = keyPrefix;
     this.#waitForReplicas = waitForReplicas;
-    this.#replicaCounts = ConnectedReplicaCounts.of(client);
+    this.#promotable = PromotableReplicas.of(client);
   }
 
   keys(subscriptionId: string): RedisLeaseKeys {
     return redisLeaseKeys(this.#keyPrefix, subscriptionId);
   }
 
+  /**
+   * Under `'auto'` the script goes out with `INFO replication` behind it in one pipeline, and the grant waits for every
+   * replica that could be promoted as the server lists them right after it, and the topology knows them (ADR 1104–1106).
+   * A poll that finds the lease taken reads the list too: the replicas a master had under its replication ID are
+   * remembered (ADR 1102), and a node that never read them before a failover would not know it mints on a master that
+   * lost them.
+   */
   async acquire(subscriptionId: string, owner: string, leaseTimeMs: number): Promise<bigint | undefined> {
     const keys = this.keys(subscriptionId);
-    const reply = await this.#client.eval(acquireLeaseScript, 2, keys.lease, keys.token, owner, String(leaseTimeMs));
-    const [outcome, token] = parseAcquireReply(reply, keys);
+    const wait = this.#waitForReplicas;
+    const args = [keys.lease, keys.token, owner, String(leaseTimeMs)] as const;
+    if (wait?.replicas !== 'auto') {
+      const epoch = this.#promotable.epoch;
+      const [outcome, token] = parseAcquireReply(await this.#client.eval(acquireLeaseScript, 2, ...args), keys);
+      if (outcome === 'taken') {
+        return undefined;
+      }
+      if (wait !== undefined) {
+        await this.#confirmOnReplicas(
+          subscriptionId,
+          owner,
+          token,
+          keys,
+          wait,
+          { replicas: wait.replicas, reason: undefined },
+          epoch,
+        );
+      }
+      return token;
+    }
+    const server = replicaServerOf(keys.lease, this.#client.isCluster === true);
+    const epoch = this.#promotable.epoch;
+    this.#promotable.expected(server, wait.timeoutMs);
+    const replies = await execRouted(
+      this.#client,
+      () => this.#client.pipeline(),
+      (pipeline) => pipeline.eval(acquireLeaseScript, 2, ...args).info('replication'),
+    );
+    assertRouted(this.#client, replies);
+    const [outcome, token] = parseAcquireReply(replies[0]?.[1], keys);
     if (outcome === 'taken') {
-      this.#keepReplicaCountRead(keys.lease);
+      replicationStateIn(replicationInfoAt(this.#client, replies, 1));
       return undefined;
     }
-    if (this.#waitForReplicas !== undefined) {
-      await this.#confirmOnReplicas(subscriptionId, owner, token, keys, this.#waitForReplicas);
+    let requirement;
+    try {
+      requirement = await this.#promotable.judge(
+        server,
+        keys.lease,
+        replicationInfoAt(this.#client, replies, 1),
+        epoch,
+        wait.timeoutMs,
+      );
+    } catch (error) {
+      await this.release(subscriptionId, owner, token);
+      throw error;
+    }
+    if (requirement.replicas > 0) {
+      await this.#confirmOnReplicas(subscriptionId, owner, token, keys, wait, requirement, epoch);
     }
     return token;
   }
@@ -109,10 +157,10 @@ export class RedisLeaseStore implements LeaseStore {
   }
 
   /**
-   * WAIT on the node that minted the token: a pipeline whose only keyed command names the lease key is routed to
-   * that key's master on a Cluster too. A token not yet on enough replicas is handed back unused, because a
-   * failover to a replica without it would mint the same token again. With `'auto'` on a server that has had no
-   * replica there is nothing to wait for.
+   * WAIT on the node that minted the token, on the connection the script went out on: a token not yet on enough
+   * replicas is handed back unused, because a failover to a replica without it would mint the same token again. A
+   * reconnection since the script (a new `epoch`) hands it back too: a `WAIT` on a new connection counts none of the
+   * old one's writes and would answer at once.
    */
   async #confirmOnReplicas(
     subscriptionId: string,
@@ -120,72 +168,30 @@ export class RedisLeaseStore implements LeaseStore {
     token: bigint,
     keys: RedisLeaseKeys,
     wait: WaitForReplicas,
+    { replicas, reason }: { readonly replicas: number; readonly reason: string | undefined },
+    epoch: number,
   ): Promise<void> {
-    const server = replicaServerOf(keys.lease, this.#client.isCluster === true);
-    const replicas = await replicasToWaitFor(wait, this.#replicaCounts, server, () =>
-      this.#readReplicationInfo(keys.lease),
-    );
-    if (replicas === 0) {
+    const { acknowledged, error } =
+      epoch === this.#promotable.epoch
+        ? await waitOnMasterOf(this.#client, () => this.#client.pipeline(), keys.lease, replicas, wait.timeoutMs)
+        : { acknowledged: undefined, error: new Error('the client reconnected after the grant') };
+    if (acknowledged !== undefined && acknowledged >= replicas) {
       return;
     }
-    const replies = await this.#routed((pipeline) => pipeline.pttl(keys.lease).wait(replicas, wait.timeoutMs));
-    const [error, acknowledged] = waitReplyOf(this.#client, replies);
-    if (error !== null || typeof acknowledged !== 'number' || acknowledged < replicas) {
-      // Replicas may have gone (a failover, say): count them again before the next grant.
-      this.#replicaCounts.forget(server);
-      await this.release(subscriptionId, owner, token);
-      throw new Error(
-        `Lease ${quoteText(keys.lease)} was not taken: token ${token} reached ${typeof acknowledged === 'number' ? acknowledged : 'no'} ` +
-          `of the ${replicas} replicas waitForReplicas asks for within ${wait.timeoutMs} ms` +
-          `${error === null ? '' : ` (${String(error)})`}, so a failover could mint it again. ` +
-          'The strategy tries again; check replication. A master that reports no replica but had one under its replication ID is ' +
-          'still waited for, since a failover may have replaced it (ADR 1102): attach a replica; if it was removed for good, restart ' +
-          'this process or set waitForReplicas to false to take leases without waiting (unsafe on failover).',
-      );
-    }
-  }
-
-  /**
-   * Keeps reading the replica count (at most once a second, in the background) while this node only waits for a lease
-   * held elsewhere. Under `'auto'` the count remembers the replication IDs it saw replicas under (ADR 1102); a node
-   * that never read it before a failover would not know that the master it then mints on lost its replica.
-   */
-  #keepReplicaCountRead(key: string): void {
-    if (this.#waitForReplicas?.replicas !== 'auto') {
-      return;
-    }
-    const count = this.#replicaCounts.count(replicaServerOf(key, this.#client.isCluster === true), () =>
-      this.#readReplicationInfo(key),
+    await this.release(subscriptionId, owner, token);
+    throw new Error(
+      `Lease ${quoteText(keys.lease)} was not taken: token ${token} reached ${acknowledged ?? 'no'} ` +
+        `of the ${replicas} replica${replicas === 1 ? '' : 's'} waitForReplicas waits for within ${wait.timeoutMs} ms` +
+        `${error === undefined ? '' : ` (${String(error)})`}${reason === undefined ? '' : `; ${replicas === 1 ? 'it is' : 'they are'} waited for because ${reason}`}, ` +
+        'so a failover could mint it again. The strategy tries again; check replication. A replica removed for good: ' +
+        'on Sentinel, SENTINEL RESET on every Sentinel; otherwise restart this process (the replicas a master had under its ' +
+        'replication ID are remembered). waitForReplicas false takes leases without waiting (unsafe on failover; doc/redis.md).',
     );
-    if (typeof count !== 'number') {
-      // A failed read is not cached; the next grant reads again and reports the error there.
-      count.catch(() => undefined);
-    }
-  }
-
-  /** `INFO replication` of the master that holds `key`, routed like the `WAIT` after it. */
-  async #readReplicationInfo(key: string): Promise<string> {
-    return replicationInfoAt(this.#client, await this.#routed((pipeline) => pipeline.pttl(key).info('replication')), 1);
-  }
-
-  /** A pipeline routed by its first command's key, with its Cluster redirections followed ({@link execRouted}). */
-  #routed(queue: (pipeline: RedisLeasePipeline) => unknown): Promise<[Error | null, unknown][]> {
-    return execRouted(this.#client, () => this.#client.pipeline(), queue);
   }
 }
 
 /** The largest value Redis's `INCR` can produce: 2**63 - 1. */
 const largestMintableToken = 2n ** 63n - 1n;
-
-/** The `WAIT` reply of a `[PTTL, WAIT]` pipeline; the routing error instead when `PTTL` was redirected ({@link assertRouted}). */
-function waitReplyOf(client: RedisLeaseClient, replies: [Error | null, unknown][] | null): [Error | null, unknown] {
-  try {
-    assertRouted(client, replies);
-  } catch (error) {
-    return [error instanceof Error ? error : new Error(String(error)), undefined];
-  }
-  return replies?.[1] ?? [new Error('no reply to WAIT'), undefined];
-}
 
 function parseAcquireReply(reply: unknown, keys: RedisLeaseKeys): ['granted' | 'held' | 'taken', bigint] {
   if (Array.isArray(reply) && reply.length === 2) {

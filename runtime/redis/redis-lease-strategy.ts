@@ -13,10 +13,10 @@ export interface RedisLeaseStrategyOptions extends LeaseKeepingStrategyOptions {
   readonly keyPrefix?: string;
   /**
    * After minting a token, `WAIT` until replicas have it; a token that did not reach them in time is handed back
-   * unused, so a failover cannot mint it again for someone else. `'auto'` (the default) waits for one replica while the
-   * master reports a connected replica (counted with `INFO replication`, read again at most once a second), for at
-   * most a tenth of the lease time and never more than 500 ms; `{ replicas, timeoutMs }` waits for a fixed number;
-   * `false` never waits. Narrows, but cannot close, the window in which a failover re-mints a token (ADR 1101).
+   * unused, so a failover cannot mint it again for someone else. `'auto'` (the default) waits for every replica that
+   * could be promoted (read with `INFO replication` right after the grant, and from the Sentinels or the Cluster's node
+   * table), for at most a tenth of the lease time and never more than 500 ms; `{ replicas, timeoutMs }` waits for a
+   * fixed number; `false` never waits (unsafe on failover). doc/redis.md says what each topology needs (ADRs 1101–1106).
    */
   readonly waitForReplicas?: WaitForReplicasOption;
 }

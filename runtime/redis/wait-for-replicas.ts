@@ -6,9 +6,10 @@ import { describeValue } from '../describe-value.js';
  */
 export interface WaitForReplicas {
   /**
-   * A whole number of replicas (at least 1), or `'auto'`: one replica while the server's `INFO replication` reports an
-   * online replica, or reports none but had one under its current replication ID (a master a failover may have
-   * replaced, ADR 1102); none on a server that has had no replica.
+   * A whole number of replicas (at least 1), or `'auto'`: every replica that could be promoted in the master's place,
+   * as `INFO replication` lists them right after the write, and as the topology knows them (the Sentinels' lists, a
+   * Cluster's node table, the most the master listed under its replication ID); none on a server that has had no
+   * replica (ADRs 1102, 1104–1106).
    */
   readonly replicas: number | 'auto';
   /** How long `WAIT` may block, in milliseconds; at least 1 (`WAIT` with 0 blocks for ever). */

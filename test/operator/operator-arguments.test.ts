@@ -125,6 +125,19 @@ const cases: readonly (readonly [OperatorCommandName, readonly string[], RegExp]
       ] as const,
   ),
   ['reset', [...postgres, '--raise-token', 'orders'], /--raise-token is not an option of reset; drop it/u],
+  [
+    'inspect',
+    [...redis, '--wait-for-replicas', 'all'],
+    /--wait-for-replicas must be auto, false or a whole number of replicas, as the application's waitForReplicas; got "all"/u,
+  ],
+  [
+    'inspect',
+    [...redis, '--sentinel', 'http://:hunter2@h:26379'],
+    /--sentinel http:\/\/:\*\*\*@h:26379\/: the scheme must be redis:\/\/ or rediss:\/\//u,
+  ],
+  ['inspect', [...redis, '--sentinel', 'redis://h:26379/2'], /a Sentinel has no databases; drop the \/2/u],
+  ['inspect', ['--cluster', ...redis, '--sentinel', 'redis://h:26379'], /a Redis Cluster has no Sentinel/u],
+  ['inspect', [...postgres, '--sentinel', 'redis://h'], /--sentinel is a setting of --redis, and this is --postgres/u],
 ];
 
 describe('operator command lines', () => {

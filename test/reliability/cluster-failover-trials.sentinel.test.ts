@@ -2,7 +2,6 @@ import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckpointWriteCondition, redisLeaseKeys } from '../../runtime/index.js';
 import { clusterHashSlot } from '../../runtime/redis/cluster-hash-slot.js';
-import { replicaCountRefreshMs } from '../../runtime/redis/connected-replicas.js';
 import { eventually } from '../support/leases/event-log.js';
 import {
   FailoverTrialClients,
@@ -31,8 +30,11 @@ import {
 // with a 1 s node timeout must not compete with other suites for the two cores.
 
 const trials = 6;
-/** How long the Cluster stays as it is after the old master rejoined: several times a cached count's freshness. */
-const stableBeforeTheTrialMs = 3 * replicaCountRefreshMs + 500;
+/**
+ * How long the Cluster stays as it is after the old master rejoined: several times the second for which a count of
+ * none read on the lone master was trusted before ADR 1105.
+ */
+const stableBeforeTheTrialMs = 3_500;
 const leaseTimeMs = 30_000;
 
 /**

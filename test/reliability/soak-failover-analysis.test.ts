@@ -106,6 +106,42 @@ describe('analyseFailoverSoak', () => {
     expect(analysis).toMatchObject({ unreadableSnapshots: 1, anomalies: 1 });
   });
 
+  it("leaves the cut-off side's calls during a partition out of every epoch, and counts a save accepted there as an anomaly", () => {
+    const timeline = new Timeline().call('worker-1/orders-0', save(5, 1n), ok('worker-1/orders-0'));
+    const killedAt = timeline.now;
+    // The cut-off master serves its own past and its unconfirmed writes: not linearizable with the majority's history.
+    timeline
+      .call('worker-0/orders-0', save(6, 1n), info('worker-0/orders-0'))
+      .call('worker-0/orders-0', read, ok('worker-0/orders-0', '6@1'))
+      .call('worker-1/orders-0', save(1, 2n), ok('worker-1/orders-0'))
+      .call('obs', read, ok('obs', '1@2'));
+    const healed = timeline.now;
+    timeline.call('worker-0/orders-0', read, ok('worker-0/orders-0', '1@2'));
+    const record = {
+      ...failoverAt(killedAt, { checkpoint: '5@1', version: 1n }),
+      minority: { workers: ['worker-0'], until: healed },
+    };
+    expect(analyseFailoverSoak(timeline.events, [record])).toMatchObject({
+      anomalies: 0,
+      cutOffCalls: 2,
+      acceptedWhileCutOff: [],
+    });
+    // Opted out, the cut-off master takes a save: it is lost when that master becomes a replica.
+    const optedOut = new Timeline().call('worker-1/orders-0', save(5, 1n), ok('worker-1/orders-0'));
+    const cutAt = optedOut.now;
+    optedOut.call('worker-0/orders-0', save(6, 1n), ok('worker-0/orders-0'));
+    const analysis = analyseFailoverSoak(optedOut.events, [
+      {
+        ...failoverAt(cutAt, { checkpoint: '5@1', version: 1n }),
+        minority: { workers: ['worker-0'], until: optedOut.now },
+      },
+    ]);
+    expect(analysis).toMatchObject({
+      anomalies: 1,
+      acceptedWhileCutOff: [{ subscriptionId: id, failover: 1, checkpoint: '6@1' }],
+    });
+  });
+
   it('still finds a stale token moving the checkpoint back within an epoch', () => {
     const timeline = new Timeline().call('w0', save(5, 1n), ok('w0'));
     const killedAt = timeline.now;

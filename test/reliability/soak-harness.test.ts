@@ -146,6 +146,7 @@ describe('soak options', () => {
       waitForStandbys: true,
       waitForReplicas: true,
       deposedMaster: false,
+      partition: false,
       minFailovers: 0,
       workers: 4,
       subscriptions: 2,
@@ -178,6 +179,8 @@ describe('soak options', () => {
     expect(() => parseSoakOptions(['--no-wait-for-replicas'])).toThrow(/negative control; add --sentinel/);
     expect(parseSoakOptions(['--sentinel', '--deposed-master'])).toMatchObject({ deposedMaster: true });
     expect(() => parseSoakOptions(['--deposed-master'])).toThrow(/--deposed-master stops a Sentinel-managed master/);
+    expect(parseSoakOptions(['--sentinel', '--partition'])).toMatchObject({ partition: true });
+    expect(() => parseSoakOptions(['--partition'])).toThrow(/--partition cuts a Sentinel-managed master off/);
     expect(parseSoakOptions(['--sentinel', '--min-failovers', '4'])).toMatchObject({ minFailovers: 4 });
     expect(() => parseSoakOptions(['--min-failovers', '4'])).toThrow(/--min-failovers counts the failovers/);
     expect(() => parseSoakOptions(['--sentinel', '--min-failovers', '2.5'])).toThrow(/--min-failovers "2.5"/);

@@ -86,7 +86,8 @@ function clientOptions(address: RedisAddress, timeoutMs: number): IORedis.RedisO
   };
 }
 
-async function connectedServer(
+/** A connection to `address` alone (a server, or a Sentinel), no retries; it answers commands when this resolves. */
+export async function connectedServer(
   ioredis: IORedisModule,
   address: RedisAddress,
   timeoutMs: number,

@@ -1,3 +1,4 @@
+import type * as IORedis from 'ioredis';
 import { CheckpointWriteConditionNotFulfilledError } from '../../errors/index.js';
 import {
   CheckpointKeyLayout,
@@ -9,12 +10,19 @@ import {
   redisLeaseKeys,
   RedisLeaseStrategy,
   storedVersion,
+  type WaitForReplicasOption,
 } from '../../redis/index.js';
 import type { RedisAddress } from '../connection-url.js';
-import type { InspectedBatch, Inspection, InspectionCoverage, OperatorBackend } from '../operator-backend.js';
+import type {
+  InspectedBatch,
+  Inspection,
+  InspectionCoverage,
+  OperatorBackend,
+  ReplicationInspection,
+} from '../operator-backend.js';
 import type { ScanProgress } from '../scan-progress.js';
 import type { RecordedLease, SubscriptionState } from '../subscription-health.js';
-import { connectRedis, type IORedisModule, type RedisConnection } from './redis-connection.js';
+import { connectedServer, connectRedis, type IORedisModule, type RedisConnection } from './redis-connection.js';
 import {
   idOfUnclaimedCheckpointKey,
   keysRankedAbove,
@@ -25,6 +33,7 @@ import {
   type RedisKeyspaceLayout,
 } from './redis-keyspace-scan.js';
 import { getEach, type StringRead } from './redis-string-reads.js';
+import { judgeRedisReplication, readMasterReplication, type WaitedReplicas } from './redis-replication.js';
 
 /** The `--redis` settings: the layout of the storage and the strategy the application runs with. */
 export interface RedisOperatorOptions {
@@ -33,6 +42,10 @@ export interface RedisOperatorOptions {
   readonly versionKeyPrefix: string | undefined;
   readonly leaseKeyPrefix: string | undefined;
   readonly timeoutMs: number;
+  /** The application's `waitForReplicas`: what `inspect` judges replication by, and what `repair` and `reset` wait with. */
+  readonly waitForReplicas: WaitedReplicas;
+  /** `--sentinel`: a Sentinel monitoring the server, asked which replicas it knows. */
+  readonly sentinel: RedisAddress | undefined;
 }
 
 /** Ids read at once: one `MGET` of their keys and a `PTTL` each, sent together. */
@@ -57,16 +70,22 @@ export class RedisOperatorBackend implements OperatorBackend {
   readonly #layout: CheckpointKeyLayout;
   readonly #leaseKeyPrefix: string;
   readonly #storage: RedisCheckpointStorage;
+  readonly #options: RedisOperatorOptions;
+  readonly #sentinel: IORedis.Redis | undefined;
 
   private constructor(
     connection: RedisConnection,
     options: RedisOperatorOptions,
     readonly target: string,
+    sentinel: IORedis.Redis | undefined,
   ) {
     this.#connection = connection;
+    this.#options = options;
+    this.#sentinel = sentinel;
     const storageOptions = {
       ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
       ...(options.versionKeyPrefix === undefined ? {} : { versionKeyPrefix: options.versionKeyPrefix }),
+      waitForReplicas: waitForReplicasOption(options.waitForReplicas),
     };
     this.#storage = connection.isCluster
       ? new RedisCheckpointStorage(connection.client, storageOptions)
@@ -82,7 +101,31 @@ export class RedisOperatorBackend implements OperatorBackend {
     options: RedisOperatorOptions,
   ): Promise<RedisOperatorBackend> {
     const connection = await connectRedis(ioredis, address, options);
-    return new RedisOperatorBackend(connection, options, address.display);
+    let sentinel: IORedis.Redis | undefined;
+    try {
+      sentinel =
+        options.sentinel === undefined
+          ? undefined
+          : await connectedServer(ioredis, options.sentinel, options.timeoutMs);
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
+    return new RedisOperatorBackend(connection, options, address.display, sentinel);
+  }
+
+  /** Each master's replicas and `min-replicas-to-write`, judged for the application's `waitForReplicas`. */
+  async inspectReplication(): Promise<ReplicationInspection> {
+    try {
+      const masters = await Promise.all(
+        this.#connection
+          .masters()
+          .map((master) => readMasterReplication(master, this.#connection.isCluster, this.#sentinel)),
+      );
+      return judgeRedisReplication(masters, this.#options.waitForReplicas, this.#options.sentinel);
+    } catch (error) {
+      throw this.#connection.failure(error);
+    }
   }
 
   async inspect(ids: readonly string[]): Promise<Inspection> {
@@ -157,7 +200,10 @@ export class RedisOperatorBackend implements OperatorBackend {
   }
 
   async raiseFencingTokenAbove(id: string, version: bigint): Promise<void> {
-    const strategy = new RedisLeaseStrategy(this.#connection.client, { keyPrefix: this.#leaseKeyPrefix });
+    const strategy = new RedisLeaseStrategy(this.#connection.client, {
+      keyPrefix: this.#leaseKeyPrefix,
+      waitForReplicas: waitForReplicasOption(this.#options.waitForReplicas),
+    });
     try {
       await strategy.raiseFencingTokenAbove(id, version);
     } catch (error) {
@@ -198,6 +244,7 @@ export class RedisOperatorBackend implements OperatorBackend {
 
   async close(): Promise<void> {
     this.#connection.close();
+    this.#sentinel?.disconnect();
   }
 
   /**
@@ -320,6 +367,11 @@ export class RedisOperatorBackend implements OperatorBackend {
       };
     });
   }
+}
+
+/** `--wait-for-replicas` as the storage and the strategy take it; a count waits `'auto'`'s 500 ms for a write. */
+function waitForReplicasOption(wait: WaitedReplicas): WaitForReplicasOption {
+  return typeof wait === 'number' ? { replicas: wait, timeoutMs: 500 } : wait;
 }
 
 function checkpointKeyLayout(options: RedisOperatorOptions): CheckpointKeyLayout {

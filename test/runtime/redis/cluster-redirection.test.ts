@@ -28,7 +28,6 @@ function fakeCluster(answer: (destination: Destination, commands: string[]) => R
       };
     const pipeline = {
       asking: queue('asking'),
-      pttl: queue('pttl'),
       get: queue('get'),
       set: queue('set'),
       del: queue('del'),
@@ -47,6 +46,8 @@ function fakeCluster(answer: (destination: Destination, commands: string[]) => R
     status: 'ready',
     options: { host: '127.0.0.1', port },
     pipeline: pipelineTo(`127.0.0.1:${port}`),
+    // A node's connection events ('close'); none happen here.
+    on: (): void => undefined,
   });
   const client = {
     isCluster: true,
@@ -73,11 +74,11 @@ function fakeCluster(answer: (destination: Destination, commands: string[]) => R
 
 const error = (message: string): Reply => [new Error(message), null];
 const firstError = (results: readonly Reply[]): Error | null | undefined => results[0]?.[0];
-/** What a node that serves the key answers: the script's reply, 1 for WAIT, the INFO text, -1 for PTTL. */
+/** What a node that serves the key answers: the script's reply, 1 for WAIT, the INFO text. */
 const served = (commands: string[]): Reply[] =>
   commands.map((command): Reply => {
     const name = command.split(' ')[0];
-    return [null, name === 'wait' ? 1 : name === 'info' ? replicaInfo : name === 'pttl' ? 9_000 : 'ok'];
+    return [null, name === 'wait' ? 1 : name === 'info' ? replicaInfo : 'ok'];
   });
 /** What a node that does not serve the key answers: `redirection` for the keyed command, the rest from the wrong node. */
 const redirected = (redirection: string, commands: string[]): Reply[] =>
@@ -238,8 +239,24 @@ describe('grants and fenced writes whose slot is migrating', () => {
     await expect(store.acquire('orders', 'node-a', 10_000)).resolves.toBe(7n);
     expect(sent).toEqual([
       'eval lease:{orders}:lease',
-      'slot map: pttl lease:{orders}:lease, wait 1',
-      '127.0.0.1:7002: asking, pttl lease:{orders}:lease, wait 1',
+      'slot map: get lease:{orders}:lease, wait 1',
+      '127.0.0.1:7002: asking, get lease:{orders}:lease, wait 1',
+    ]);
+  });
+
+  it("send an 'auto' grant's script and its INFO again together, and its WAIT to the node that ran them", async () => {
+    const { client, sent } = fakeCluster((destination, commands) =>
+      destination === 'slot map'
+        ? redirected('ASK 3999 127.0.0.1:7002', commands)
+        : commands.map((command): Reply => [null, command === 'eval' ? ['granted', '7'] : served([command])[0]?.[1]]),
+    );
+    const store = new RedisLeaseStore(client, 'lease:', { replicas: 'auto', timeoutMs: 10 });
+    await expect(store.acquire('orders', 'node-a', 10_000)).resolves.toBe(7n);
+    expect(sent).toEqual([
+      'slot map: eval, info replication',
+      '127.0.0.1:7002: asking, eval, info replication',
+      'slot map: get lease:{orders}:lease, wait 1',
+      '127.0.0.1:7002: asking, get lease:{orders}:lease, wait 1',
     ]);
   });
 
@@ -251,12 +268,12 @@ describe('grants and fenced writes whose slot is migrating', () => {
     );
     const store = new RedisLeaseStore(client, 'lease:', { replicas: 1, timeoutMs: 10 });
     await expect(store.acquire('orders', 'node-a', 10_000)).rejects.toThrow(
-      /Lease "lease:\{orders\}:lease" was not taken: token 7 reached no of the 1 replicas .*redirected this command 2 times/u,
+      /Lease "lease:\{orders\}:lease" was not taken: token 7 reached no of the 1 replica .*redirected this command 2 times/u,
     );
     expect(sent.at(-1)).toBe('eval lease:{orders}:lease');
   });
 
-  it('send a fenced write and its WAIT again together, and count replicas on the node that runs it', async () => {
+  it('send a fenced write and its INFO again together, and its WAIT to the node that ran it', async () => {
     const { client, sent } = fakeCluster((destination, commands) =>
       destination === 'slot map'
         ? redirected('MOVED 3999 127.0.0.1:7001', commands)
@@ -267,11 +284,12 @@ describe('grants and fenced writes whose slot is migrating', () => {
     );
     const storage = new RedisCheckpointStorage(client);
     await storage.save('{orders}', 'cp-1', CheckpointWriteCondition.notOlderThan(7));
+    // The write and the INFO read right behind it (ADR 1105), then the WAIT for the replica that INFO lists.
     expect(sent.map((line) => line.replace(/[0-9a-f]{64}/u, '<sha256>'))).toEqual([
-      'slot map: get checkpoint-fencing:version:{orders}<sha256>, info replication',
-      '127.0.0.1:7001: get checkpoint-fencing:version:{orders}<sha256>, info replication',
-      'slot map: eval, wait 1',
-      '127.0.0.1:7001: eval, wait 1',
+      'slot map: eval, info replication',
+      '127.0.0.1:7001: eval, info replication',
+      'slot map: get checkpoint-fencing:version:{orders}<sha256>, wait 1',
+      '127.0.0.1:7001: get checkpoint-fencing:version:{orders}<sha256>, wait 1',
     ]);
   });
 

@@ -80,19 +80,51 @@ describe('RedisCheckpointStorage on ioredis-mock', () => {
 
   it('a conditional write is one EVAL with both keys declared the first time on a storage (it loads the script), then one EVALSHA', async () => {
     const { client, calls } = await recordingRedisMock();
-    const storage = new RedisCheckpointStorage(client);
+    // Without the INFO replication 'auto' sends in each write's pipeline, which the mock's pipeline cannot carry.
+    const storage = new RedisCheckpointStorage(client, { waitForReplicas: false });
     await storage.save('orders', 'cp', notOlderThan(1));
     await storage.save('orders', 'cp', notOlderThan(2));
     const versionKey = `checkpoint-fencing:version:{orders}${sha256('orders')}`;
     const sha = notOlderThanScript.withoutShebang.sha1;
-    // waitForReplicas 'auto' counts the replicas first; the mock reports none, so no WAIT follows. No NOSCRIPT round
-    // trip on the first write: it sends the script's text, in its place among the storage's calls.
+    // No NOSCRIPT round trip on the first write: it sends the script's text, in its place among the storage's calls.
     expect(calls).toEqual([
-      ['info', 'replication'],
       ['info', 'server'],
       ['eval', notOlderThanScript.withoutShebang.text, 2, 'orders', versionKey, 'cp', '1'],
       ['evalsha', sha, 2, 'orders', versionKey, 'cp', '2'],
     ]);
+    client.disconnect();
+  });
+
+  it('a write that must wait for a replica over a pipeline that cannot carry WAIT is refused, none of it sent', async () => {
+    const { client } = await recordingRedisMock();
+    const executed: string[][] = [];
+    // A pipeline with the scripts and INFO but no WAIT: the write must not go out without the WAIT behind it.
+    const withoutWait = new Proxy(client, {
+      get(object, property, receiver): unknown {
+        if (property !== 'pipeline') {
+          return Reflect.get(object, property, receiver);
+        }
+        return () => {
+          const queued: string[] = [];
+          const pipeline = {
+            eval: () => (queued.push('eval'), pipeline),
+            evalsha: () => (queued.push('evalsha'), pipeline),
+            info: () => (queued.push('info'), pipeline),
+            exec: () => {
+              executed.push(queued);
+              return Promise.resolve(queued.map(() => [null, 'OK']));
+            },
+          };
+          return pipeline;
+        };
+      },
+    });
+    const storage = new RedisCheckpointStorage(withoutWait, { waitForReplicas: { replicas: 1, timeoutMs: 10 } });
+    await expect(storage.save('orders', 'cp', notOlderThan(1))).rejects.toThrow(
+      /^RedisCheckpointStorage cannot wait for replicas .*Nothing was sent\.$/u,
+    );
+    expect(executed).toEqual([]);
+    expect(await client.get('orders')).toBeNull();
     client.disconnect();
   });
 
@@ -206,10 +238,11 @@ describe('RedisCheckpointStorage.advanceWriteVersion on ioredis-mock', () => {
     calls.length = 0;
     await storage.advanceWriteVersion('orders', 6n);
     const versionKey = `checkpoint-fencing:version:{orders}${sha256('orders')}`;
-    expect(calls).toEqual([
-      ['info', 'replication'],
+    // waitForReplicas 'auto' reads INFO replication right after the write; the mock lists no replica, so no WAIT.
+    expect(calls.filter(([name]) => name !== 'pipeline')).toEqual([
       ['info', 'server'],
       ['eval', advanceWriteVersionScript.withoutShebang.text, 2, 'orders', versionKey, '6'],
+      ['info', 'replication'],
     ]);
     expect(await client.get('orders')).toBe('kept');
     expect(await client.get(versionKey)).toBe('6');

@@ -111,56 +111,6 @@ describe('RedisLeaseStrategy keys on a real redis-server', () => {
   });
 });
 
-describe('RedisLeaseStrategy waitForReplicas on a real redis-server', () => {
-  it('hands back a token that no replica acknowledged, leaving the lease free for others', async () => {
-    const keyPrefix = freshPrefix();
-    const errors: unknown[] = [];
-    const waiting = new RedisLeaseStrategy(connect(), {
-      keyPrefix,
-      leaseTimeMs: 3_000,
-      waitForReplicas: { replicas: 1, timeoutMs: 50 },
-      onError: (error) => errors.push(error),
-    });
-    const plain = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 3_000 });
-    expect(await waiting.register('orders', 'node-a')).toBe(false);
-    expect(String(errors[0])).toMatch(/reached 0 of the 1 replicas/u);
-    expect(await plain.register('orders', 'node-b')).toBe(true);
-    expect(plain.fencingToken('orders')).toBe(1n);
-    await Promise.all([waiting.shutdown(), plain.shutdown()]);
-  });
-
-  it('grants the lease once a real replica acknowledged the token', async () => {
-    if (server === undefined) {
-      throw new Error('no server');
-    }
-    const replica = await startRedisServer({ args: ['--replicaof', server.host, String(server.port)] });
-    const replicaClient = new Redis({ host: replica.host, port: replica.port });
-    try {
-      await eventually('the replica is in sync', async () =>
-        (await replicaClient.info('replication')).includes('master_link_status:up'),
-      );
-      const keyPrefix = freshPrefix();
-      const strategy = new RedisLeaseStrategy(connect(), {
-        keyPrefix,
-        leaseTimeMs: 3_000,
-        waitForReplicas: { replicas: 1, timeoutMs: 2_000 },
-      });
-      expect(await strategy.register('orders', 'node-a')).toBe(true);
-      expect(await replicaClient.get(strategy.leaseKeys('orders').token)).toBe('0');
-      await strategy.shutdown();
-    } finally {
-      replicaClient.disconnect();
-      await replica.stop();
-    }
-  });
-
-  it('refuses a waitForReplicas that WAIT would turn into a wait forever', () => {
-    expect(() => new RedisLeaseStrategy(connect(), { waitForReplicas: { replicas: 1, timeoutMs: 0 } })).toThrow(
-      RangeError,
-    );
-  });
-});
-
 describe('RedisLeaseStrategy while the redis-server is stopped', () => {
   it('stops answering hasLock while no refresh gets through, and hands the lease on with a higher token once Redis is back', async () => {
     if (server === undefined) {
@@ -210,10 +160,85 @@ describe('RedisLeaseStrategy over ioredis 6 (RESP3 by default)', () => {
       await waiting.register('orders', 'node-b');
       await first.unregister('orders', 'node-a');
       await eventually('the waiting node has tried WAIT on the freed lease', () => errors.length > 0);
-      expect(String(errors[0])).toMatch(/token 1 reached 0 of the 1 replicas/u);
+      expect(String(errors[0])).toMatch(/token 1 reached 0 of the 1 replica waitForReplicas waits for/u);
       await Promise.all([first.shutdown(), waiting.shutdown()]);
     } finally {
       v6.disconnect();
     }
+  });
+});
+
+// Last: a replica attached here leaves the server with an active replication backlog, which 'auto' heeds.
+describe('RedisLeaseStrategy waitForReplicas on a real redis-server', () => {
+  it('hands back a token that no replica acknowledged, leaving the lease free for others', async () => {
+    const keyPrefix = freshPrefix();
+    const errors: unknown[] = [];
+    const waiting = new RedisLeaseStrategy(connect(), {
+      keyPrefix,
+      leaseTimeMs: 3_000,
+      waitForReplicas: { replicas: 1, timeoutMs: 50 },
+      onError: (error) => errors.push(error),
+    });
+    const plain = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 3_000 });
+    expect(await waiting.register('orders', 'node-a')).toBe(false);
+    expect(String(errors[0])).toMatch(/reached 0 of the 1 replica waitForReplicas waits for/u);
+    expect(await plain.register('orders', 'node-b')).toBe(true);
+    expect(plain.fencingToken('orders')).toBe(1n);
+    await Promise.all([waiting.shutdown(), plain.shutdown()]);
+  });
+
+  it('grants the lease once a real replica acknowledged the token', async () => {
+    if (server === undefined) {
+      throw new Error('no server');
+    }
+    const replica = await startRedisServer({ args: ['--replicaof', server.host, String(server.port)] });
+    const replicaClient = new Redis({ host: replica.host, port: replica.port });
+    try {
+      await eventually('the replica is in sync', async () =>
+        (await replicaClient.info('replication')).includes('master_link_status:up'),
+      );
+      const keyPrefix = freshPrefix();
+      const strategy = new RedisLeaseStrategy(connect(), {
+        keyPrefix,
+        leaseTimeMs: 3_000,
+        waitForReplicas: { replicas: 1, timeoutMs: 2_000 },
+      });
+      expect(await strategy.register('orders', 'node-a')).toBe(true);
+      expect(await replicaClient.get(strategy.leaseKeys('orders').token)).toBe('0');
+      await strategy.shutdown();
+    } finally {
+      replicaClient.disconnect();
+      await replica.stop();
+    }
+  });
+
+  // After the case above: the server had a replica, and keeps its replication backlog for repl-backlog-ttl.
+  it("'auto' in a process that never saw the replica refuses a server that lists none but had one; opted out, it grants", async () => {
+    if (server === undefined) {
+      throw new Error('no server');
+    }
+    await eventually('the server lists no replica', async () =>
+      /^connected_slaves:0\r?$/mu.test(await connect().info('replication')),
+    );
+    const keyPrefix = freshPrefix();
+    const errors: unknown[] = [];
+    const fresh = new RedisLeaseStrategy(connect(), {
+      keyPrefix,
+      leaseTimeMs: 3_000,
+      onError: (error) => errors.push(error),
+    });
+    const optedOut = new RedisLeaseStrategy(connect(), { keyPrefix, leaseTimeMs: 3_000, waitForReplicas: false });
+    expect(await fresh.register('orders', 'node-a')).toBe(false);
+    expect(String(errors[0])).toMatch(
+      /replication backlog is active.*waitForReplicas false takes leases without waiting/u,
+    );
+    expect(await optedOut.register('orders', 'node-b')).toBe(true);
+    await Promise.all([fresh.shutdown(), optedOut.shutdown()]);
+  });
+
+  it('refuses a waitForReplicas that WAIT would turn into a wait forever', () => {
+    expect(() => new RedisLeaseStrategy(connect(), { waitForReplicas: { replicas: 1, timeoutMs: 0 } })).toThrow(
+      RangeError,
+    );
   });
 });

@@ -229,7 +229,7 @@ describe("RedisLeaseStrategy's default waitForReplicas ('auto') on a master with
     ]);
     expect(granted).toBe(false);
     expect(waiting.fencingToken('orders')).toBeUndefined();
-    expect(String(errors[0])).toMatch(/token 0 reached 0 of the 1 replicas waitForReplicas asks for within 200 ms/u);
+    expect(String(errors[0])).toMatch(/token 0 reached 0 of the 1 replica waitForReplicas waits for within 200 ms/u);
     expect(grantedOptedOut).toBe(true);
     await eventually('the waiting node takes the lease once the replica is back', () =>
       waiting.hasLock('orders', 'node-a'),

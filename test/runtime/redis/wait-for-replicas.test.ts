@@ -2,35 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import {
-  ConnectedReplicaCounts,
-  connectedReplicasIn,
+  PromotableReplicas,
   replicaServerOf,
-  replicasToWaitFor,
-  replicaCountRefreshMs,
-  replicasToCountIn,
-} from '../../../runtime/redis/connected-replicas.js';
+  replicasListedIn,
+  replicationStateIn,
+  type ReplicatedClient,
+} from '../../../runtime/redis/promotable-replicas.js';
+import { promotableReplicasIn, sentinelViewIn } from '../../../runtime/redis/sentinel-replicas.js';
 import { clusterHashSlot } from '../../../runtime/redis/cluster-hash-slot.js';
 import { resolveWaitForReplicas } from '../../../runtime/redis/wait-for-replicas.js';
 import { CheckpointWriteCondition, RedisCheckpointStorage, RedisLeaseStrategy } from '../../../runtime/index.js';
 import { recordingRedisMock } from './recording-redis-mock.js';
-
-const replicationInfo = (count: number): string =>
-  `# Replication\r\nrole:master\r\nconnected_slaves:${count}\r\nmaster_failover_state:no-failover\r\n`;
-
-/** A reader of INFO replication that answers from `answers` in turn and counts its calls. */
-function scriptedReader(...answers: (number | Error)[]): { read: () => Promise<string>; readonly calls: number } {
-  let calls = 0;
-  return {
-    read: () => {
-      const answer = answers[Math.min(calls, answers.length - 1)];
-      calls += 1;
-      return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(replicationInfo(answer ?? 0));
-    },
-    get calls() {
-      return calls;
-    },
-  };
-}
 
 describe('resolveWaitForReplicas', () => {
   it("reads a missing option and 'auto' as { replicas: 'auto' } with the owner's default timeout, and false as no wait", () => {
@@ -73,219 +55,202 @@ describe('resolveWaitForReplicas', () => {
   });
 });
 
-/** An `INFO replication` reply of a master with `connected` replicas under the replication ID `history`. */
-const masterInfo = (connected: number, history: string): string =>
+/**
+ * An `INFO replication` reply of a master with `connected` replicas under the replication ID `history`, its backlog
+ * active or not.
+ */
+const masterInfo = (connected: number, history: string, backlogActive: 0 | 1 = 1): string =>
   `# Replication\r\nrole:master\r\nconnected_slaves:${connected}\r\nmaster_replid:${history}\r\n` +
-  'master_replid2:0000000000000000000000000000000000000000\r\nmaster_repl_offset:920\r\n';
+  'master_replid2:0000000000000000000000000000000000000000\r\nmaster_repl_offset:920\r\n' +
+  `repl_backlog_active:${backlogActive}\r\n`;
+
+/** {@link masterInfo} with `lines` as its `slaveN:` lines. */
+const withLines = (history: string, ...lines: string[]): string =>
+  masterInfo(lines.length, history).replace('\r\nmaster_replid', `\r\n${lines.join('\r\n')}\r\nmaster_replid`);
 
 /** A replication ID no other case uses (the IDs seen with a replica are remembered process-wide). */
 const newHistory = (): string => randomBytes(20).toString('hex');
 
-describe('replicasToCountIn', () => {
-  it('counts a replica a master lost under the replication ID it had it under, and none under a new ID', () => {
+describe('replicationStateIn', () => {
+  it('counts the most replicas a master listed under its replication ID, and none under a new ID', () => {
     const deposed = newHistory();
-    expect(replicasToCountIn(masterInfo(0, deposed))).toBe(0);
-    expect(replicasToCountIn(masterInfo(2, deposed))).toBe(2);
-    expect(replicasToCountIn(masterInfo(0, deposed))).toBe(1);
-    expect(replicasToCountIn(masterInfo(0, newHistory()))).toBe(0);
-    expect(replicasToCountIn(replicationInfo(0))).toBe(0);
+    expect(replicationStateIn(masterInfo(0, deposed)).counted).toBe(0);
+    expect(replicationStateIn(masterInfo(2, deposed)).counted).toBe(2);
+    expect(replicationStateIn(masterInfo(1, deposed))).toMatchObject({ listed: 1, counted: 2 });
+    expect(replicationStateIn(masterInfo(0, deposed))).toMatchObject({ listed: 0, counted: 2 });
+    expect(replicationStateIn(masterInfo(0, newHistory())).counted).toBe(0);
+    expect(replicationStateIn('# Replication\r\nrole:master\r\nconnected_slaves:0\r\n').counted).toBe(0);
   });
 
-  it('counts only online replicas with a listening port: a backup with redis-cli --rdb is neither waited for nor remembered', () => {
+  it('counts every replica with a listening port whatever its state, never a backup with redis-cli --rdb', () => {
     const history = newHistory();
-    const withLines = (...lines: string[]): string =>
-      masterInfo(lines.length, history).replace('\r\nmaster_replid', `\r\n${lines.join('\r\n')}\r\nmaster_replid`);
-    expect(replicasToCountIn(withLines('slave0:ip=127.0.0.1,port=0,state=wait_bgsave,offset=0,lag=0'))).toBe(0);
-    expect(replicasToCountIn(masterInfo(0, history))).toBe(0);
     expect(
-      replicasToCountIn(
-        withLines(
-          'slave0:ip=10.0.0.2,port=6379,state=online,offset=920,lag=0',
-          'slave1:ip=10.0.0.3,port=6379,state=send_bulk,offset=0,lag=0',
-          'slave2:ip=127.0.0.1,port=0,state=online,offset=920,lag=0',
-        ),
-      ),
-    ).toBe(1);
-    expect(replicasToCountIn(masterInfo(0, history))).toBe(1);
+      replicationStateIn(withLines(history, 'slave0:ip=127.0.0.1,port=0,state=wait_bgsave,offset=0,lag=0')).counted,
+    ).toBe(0);
+    expect(replicationStateIn(masterInfo(0, history)).counted).toBe(0);
+    const three = withLines(
+      history,
+      'slave0:ip=10.0.0.2,port=6379,state=online,offset=920,lag=0',
+      'slave1:ip=10.0.0.3,port=6379,state=send_bulk,offset=0,lag=0',
+      'slave2:ip=10.0.0.4,port=6379,state=wait_bgsave,offset=0,lag=0',
+      'slave3:ip=127.0.0.1,port=0,state=online,offset=920,lag=0',
+    );
+    expect(replicasListedIn(three)).toBe(3);
+    expect(replicationStateIn(masterInfo(0, history)).counted).toBe(0);
+    replicationStateIn(three);
+    expect(replicationStateIn(masterInfo(0, history)).counted).toBe(3);
+    expect(replicasListedIn('# Server\r\nredis_version:6.2.14\r\n')).toBe(0);
+  });
+
+  it('reads whether the replication backlog is active', () => {
+    expect(replicationStateIn(masterInfo(0, newHistory(), 1)).backlogActive).toBe(true);
+    expect(replicationStateIn(masterInfo(0, newHistory(), 0)).backlogActive).toBe(false);
   });
 
   it('forgets the oldest histories past a thousand, and keeps one seen again', () => {
     const [first, second] = [newHistory(), newHistory()];
-    replicasToCountIn(masterInfo(1, first));
-    replicasToCountIn(masterInfo(1, second));
+    replicationStateIn(masterInfo(1, first));
+    replicationStateIn(masterInfo(1, second));
     for (let failover = 0; failover < 999; failover += 1) {
-      replicasToCountIn(masterInfo(1, newHistory()));
+      replicationStateIn(masterInfo(1, newHistory()));
       if (failover === 500) {
-        replicasToCountIn(masterInfo(1, first));
+        replicationStateIn(masterInfo(1, first));
       }
     }
-    expect(replicasToCountIn(masterInfo(0, first))).toBe(1);
-    expect(replicasToCountIn(masterInfo(0, second))).toBe(0);
+    expect(replicationStateIn(masterInfo(0, first)).counted).toBe(1);
+    expect(replicationStateIn(masterInfo(0, second)).counted).toBe(0);
   });
 });
 
-describe('ConnectedReplicaCounts', () => {
-  it('reads connected_slaves, and 0 from a reply without it', () => {
-    expect(connectedReplicasIn(replicationInfo(2))).toBe(2);
-    expect(connectedReplicasIn('# Server\r\nredis_version:6.2.14\r\n')).toBe(0);
+describe('PromotableReplicas: what a write must reach, by topology', () => {
+  it('on a plain client: what the server lists; one when it lists none but its backlog says it had a replica', async () => {
+    const promotable = PromotableReplicas.of({});
+    expect(await judged(promotable, masterInfo(0, newHistory(), 0))).toEqual({ replicas: 0, reason: undefined });
+    expect(await judged(promotable, masterInfo(2, newHistory(), 1))).toEqual({ replicas: 2, reason: undefined });
+    const cutOff = await judged(promotable, masterInfo(0, newHistory(), 1));
+    expect(cutOff.replicas).toBe(1);
+    expect(cutOff.reason).toMatch(/replication backlog is active/u);
   });
 
-  it('asks once, answers from the cache at once for a second, then refreshes in the background while the old count answers', async () => {
-    let now = 0;
-    const counts = new ConnectedReplicaCounts(() => now);
-    const reader = scriptedReader(1, 0);
-    const first = counts.count('server', reader.read);
-    expect(first).toBeInstanceOf(Promise);
-    expect(await first).toBe(1);
-    now = replicaCountRefreshMs - 1;
-    expect(counts.count('server', reader.read)).toBe(1);
-    expect(reader.calls).toBe(1);
-    now = replicaCountRefreshMs;
-    expect(counts.count('server', reader.read)).toBe(1);
-    expect(counts.count('server', reader.read)).toBe(1);
-    expect(reader.calls).toBe(2);
-    await Promise.resolve();
-    await Promise.resolve();
-    expect(counts.count('server', reader.read)).toBe(0);
+  it("on a Cluster: the replicas the slot table lists for the key's slot when more than its master lists", async () => {
+    const slot = clusterHashSlot('{orders}');
+    const slots: string[][] = [];
+    slots[slot] = ['10.0.0.1:7000', '10.0.0.2:7000', '10.0.0.3:7000'];
+    const promotable = PromotableReplicas.of({ isCluster: true, slots });
+    const requirement = await promotable.judge('slot', '{orders}', masterInfo(0, newHistory(), 1), 0, 10);
+    expect(requirement.replicas).toBe(2);
+    expect(requirement.reason).toMatch(new RegExp(`node table lists 2 replicas of the master of slot ${slot}`, 'u'));
+    // No backlog rule on a Cluster: its node table says which replicas exist.
+    expect(await promotable.judge('other', '{other}', masterInfo(0, newHistory(), 1), 0, 10)).toEqual({
+      replicas: 0,
+      reason: undefined,
+    });
   });
 
-  it('shares one read among concurrent first callers, and keeps servers apart', async () => {
-    const counts = new ConnectedReplicaCounts(() => 0);
-    const reader = scriptedReader(3);
-    const other = scriptedReader(0);
-    const answers = await Promise.all([
-      counts.count('slot 1', reader.read),
-      counts.count('slot 1', reader.read),
-      counts.count('slot 2', other.read),
+  it('on a Sentinel client: the replicas its Sentinels list that could be promoted, united by address', async () => {
+    const sentinels = fakeSentinels([
+      [replicaEntry('10.0.0.2'), replicaEntry('10.0.0.3', { flags: 's_down,slave,disconnected' })],
+      [replicaEntry('10.0.0.3'), replicaEntry('10.0.0.4', { 'slave-priority': '0' })],
+      new Error('connection timed out'),
     ]);
-    expect(answers).toEqual([3, 3, 0]);
-    expect([reader.calls, other.calls]).toEqual([1, 1]);
+    const promotable = PromotableReplicas.of(sentinels.client);
+    const requirement = await judged(promotable, masterInfo(1, newHistory(), 1));
+    expect(requirement.replicas).toBe(2);
+    expect(requirement.reason).toMatch(/the Sentinels list 2 replicas that could be promoted/u);
+    expect(sentinels.asked).toBe(6);
+    expect(sentinels.open).toBe(0);
   });
 
-  it('does not cache a first read that failed, and keeps the old count when a refresh fails', async () => {
-    let now = 0;
-    const counts = new ConnectedReplicaCounts(() => now);
-    const reader = scriptedReader(new Error('down'), 1, new Error('down again'), 0);
-    await expect(counts.count('server', reader.read)).rejects.toThrow('down');
-    expect(await counts.count('server', reader.read)).toBe(1);
-    now = replicaCountRefreshMs;
-    expect(counts.count('server', reader.read)).toBe(1);
-    await Promise.resolve();
-    await Promise.resolve();
-    expect(counts.count('server', reader.read)).toBe(1);
-    await Promise.resolve();
-    await Promise.resolve();
-    expect(reader.calls).toBe(4);
-    expect(counts.count('server', reader.read)).toBe(0);
+  it('on a Sentinel client none answering: one replica, so a master that lists none grants nothing', async () => {
+    const promotable = PromotableReplicas.of(fakeSentinels([new Error('down'), new Error('down')]).client);
+    const requirement = await judged(promotable, masterInfo(0, newHistory(), 0));
+    expect(requirement.replicas).toBe(1);
+    expect(requirement.reason).toMatch(/no Sentinel the client knows answered SENTINEL REPLICAS within 10 ms/u);
   });
 
-  it('forget makes the next caller wait for a fresh count', async () => {
-    const counts = new ConnectedReplicaCounts(() => 0);
-    const reader = scriptedReader(1, 0);
-    expect(await counts.count('server', reader.read)).toBe(1);
-    counts.forget('server');
-    expect(await counts.count('server', reader.read)).toBe(0);
+  it('uses an answer of the Sentinels for a second, then asks again in the background', async () => {
+    const sentinels = fakeSentinels([[replicaEntry('10.0.0.2')]]);
+    const promotable = PromotableReplicas.of(sentinels.client);
+    promotable.expected('server', 10);
+    await judged(promotable, masterInfo(0, newHistory(), 0));
+    await judged(promotable, masterInfo(0, newHistory(), 0));
+    expect(sentinels.asked).toBe(2);
   });
 
-  it('reads a count of 0 again before it decides once it is a refresh interval old: a replica may have attached since', async () => {
-    let now = 0;
-    const counts = new ConnectedReplicaCounts(() => now);
-    const reader = scriptedReader(0, 1);
-    expect(await counts.count('server', reader.read)).toBe(0);
-    now = replicaCountRefreshMs - 1;
-    expect(counts.count('server', reader.read)).toBe(0);
-    now = 60_000;
-    const stale = counts.count('server', reader.read);
-    expect(stale).toBeInstanceOf(Promise);
-    expect(await stale).toBe(1);
-    expect(reader.calls).toBe(2);
+  it('expects the count the last write judged until a connection closes; a new Cluster slot map or node keeps it', async () => {
+    const client = new EventEmitter();
+    const promotable = PromotableReplicas.of(client);
+    expect(promotable.expected('server', 10)).toBe(0);
+    await promotable.judge('server', 'k', masterInfo(2, newHistory()), promotable.epoch, 10);
+    client.emit('refresh');
+    client.emit('+node', new EventEmitter());
+    client.emit('-node', new EventEmitter());
+    expect(promotable.expected('server', 10)).toBe(2);
+    client.emit('close');
+    expect(promotable.expected('server', 10)).toBe(0);
+    // A reply read over the old connections is not kept.
+    await promotable.judge('server', 'k', masterInfo(2, newHistory()), promotable.epoch - 1, 10);
+    expect(promotable.expected('server', 10)).toBe(0);
   });
 
-  it("measures a count's age from when it was asked for, not from when the answer came", async () => {
-    let now = 0;
-    const counts = new ConnectedReplicaCounts(() => now);
-    let answer: (info: string) => void = () => undefined;
-    const first = counts.count('server', () => new Promise((resolve) => (answer = resolve)));
-    now = replicaCountRefreshMs;
-    answer(replicationInfo(0));
-    expect(await first).toBe(0);
-    expect(counts.count('server', scriptedReader(0).read)).toBeInstanceOf(Promise);
-  });
-
-  it('reads every count again before it decides after the client reconnects, and after a Cluster changes its slot map or nodes', async () => {
-    for (const reconnect of [
-      (client: EventEmitter) => client.emit('close'),
-      (client: EventEmitter) => client.emit('refresh'),
-      (client: EventEmitter) => client.emit('-node', new EventEmitter()),
-      (client: EventEmitter) => client.emit('+node', new EventEmitter()),
-    ]) {
-      const client = Object.assign(new EventEmitter(), { status: 'ready' });
-      const counts = ConnectedReplicaCounts.of(client);
-      const reader = scriptedReader(0, 1, 0);
-      expect(await counts.count('slot 1', reader.read)).toBe(0);
-      expect(await counts.count('slot 2', reader.read)).toBe(1);
-      reconnect(client);
-      const [first, second] = [counts.count('slot 1', reader.read), counts.count('slot 2', reader.read)];
-      expect([first, second].every((count) => count instanceof Promise)).toBe(true);
-      expect(reader.calls).toBe(4);
-    }
-  });
-
-  it("starts a new epoch when one of a Cluster's nodes closes, those it had before the counts were made included", async () => {
+  it("starts a new epoch when one of a Cluster's nodes closes, those it had first and those it adds", () => {
     const [before, added] = [new EventEmitter(), new EventEmitter()];
-    const cluster = Object.assign(new EventEmitter(), { status: 'ready', nodes: () => [before] });
-    const counts = ConnectedReplicaCounts.of(cluster);
+    const cluster = Object.assign(new EventEmitter(), { nodes: () => [before] });
+    const promotable = PromotableReplicas.of(cluster);
     cluster.emit('+node', added);
     for (const node of [before, added]) {
-      expect(await counts.count('slot 1', scriptedReader(1).read)).toBe(1);
+      const epoch = promotable.epoch;
       node.emit('close');
-      expect(counts.count('slot 1', scriptedReader(1).read)).toBeInstanceOf(Promise);
+      expect(promotable.epoch).toBe(epoch + 1);
     }
-  });
-
-  it('counts no connect-time event as a reconnection before the client first answers', async () => {
-    const cluster = Object.assign(new EventEmitter(), { status: 'connecting' });
-    const counts = ConnectedReplicaCounts.of(cluster);
-    const reader = scriptedReader(0);
-    const first = counts.count('slot 1', reader.read);
-    cluster.emit('+node', new EventEmitter());
-    cluster.emit('refresh');
-    cluster.emit('ready');
-    expect(await first).toBe(0);
-    expect(counts.count('slot 1', reader.read)).toBe(0);
-    cluster.emit('refresh');
-    expect(counts.count('slot 1', reader.read)).toBeInstanceOf(Promise);
-  });
-
-  it('does not trust a count whose reply was on its way when the client reconnected', async () => {
-    const client = Object.assign(new EventEmitter(), { status: 'ready' });
-    const counts = ConnectedReplicaCounts.of(client);
-    let answer: (info: string) => void = () => undefined;
-    const inFlight = counts.count('server', () => new Promise((resolve) => (answer = resolve)));
-    client.emit('close');
-    answer(replicationInfo(0));
-    expect(await inFlight).toBe(0);
-    const reader = scriptedReader(1);
-    expect(await counts.count('server', reader.read)).toBe(1);
-    expect(reader.calls).toBe(1);
   });
 
   it('is one instance per client, shared by everything over it', () => {
     const client = {};
-    expect(ConnectedReplicaCounts.of(client)).toBe(ConnectedReplicaCounts.of(client));
-    expect(ConnectedReplicaCounts.of(client)).not.toBe(ConnectedReplicaCounts.of({}));
+    expect(PromotableReplicas.of(client)).toBe(PromotableReplicas.of(client));
+    expect(PromotableReplicas.of(client)).not.toBe(PromotableReplicas.of({}));
   });
 });
 
-describe('replicasToWaitFor and replicaServerOf', () => {
-  it("waits for an explicit count without asking, and for 'auto' for one replica exactly while the server has any", async () => {
-    const counts = new ConnectedReplicaCounts(() => 0);
-    const never = scriptedReader(new Error('must not be asked'));
-    expect(replicasToWaitFor({ replicas: 2, timeoutMs: 10 }, counts, 'server', never.read)).toBe(2);
-    expect(never.calls).toBe(0);
-    expect(await replicasToWaitFor({ replicas: 'auto', timeoutMs: 10 }, counts, 'a', scriptedReader(3).read)).toBe(1);
-    expect(await replicasToWaitFor({ replicas: 'auto', timeoutMs: 10 }, counts, 'b', scriptedReader(0).read)).toBe(0);
-    expect(replicasToWaitFor({ replicas: 'auto', timeoutMs: 10 }, counts, 'a', never.read)).toBe(1);
+describe("the Sentinels' replicas, and replicaServerOf", () => {
+  it('leaves out a replica never promoted (priority 0), never reached (no run ID), and one last seen as a master', () => {
+    const view = sentinelViewIn(sentinelMaster(3), [
+      replicaEntry('10.0.0.2'),
+      replicaEntry('10.0.0.3', { 'slave-priority': '0' }),
+      replicaEntry('10.0.0.4', { runid: '' }),
+      replicaEntry('10.0.0.5', { 'role-reported': 'master', flags: 's_down,slave,disconnected' }),
+      replicaEntry('10.0.0.6', { flags: 's_down,slave' }),
+    ]);
+    expect(view).toEqual({
+      sentinels: 3,
+      replicas: [
+        { address: '10.0.0.2:6379', down: false },
+        { address: '10.0.0.6:6379', down: true },
+      ],
+    });
+    expect(() => sentinelViewIn('ERR No such master with that name', [])).toThrow(/did not answer with a list/u);
+  });
+
+  it('counts a replica every answering Sentinel flags down only while they are not a majority of the Sentinels', () => {
+    const down = { address: 'a:1', down: true };
+    const up = { address: 'a:1', down: false };
+    const other = { address: 'b:1', down: true };
+    // The minority's one Sentinel of three: the replica it cannot reach may be the one the majority promotes.
+    expect(promotableReplicasIn([{ sentinels: 3, replicas: [down, other] }])).toBe(2);
+    // Two of three, both seeing them down: no majority can promote them.
+    expect(
+      promotableReplicasIn([
+        { sentinels: 3, replicas: [down, other] },
+        { sentinels: 3, replicas: [down] },
+      ]),
+    ).toBe(0);
+    // One of the majority reaches it: counted.
+    expect(
+      promotableReplicasIn([
+        { sentinels: 3, replicas: [down] },
+        { sentinels: 3, replicas: [up] },
+      ]),
+    ).toBe(1);
   });
 
   it('keeps one count for a server, and one per hash slot on a Cluster, where each master has its own replicas', () => {
@@ -295,18 +260,93 @@ describe('replicasToWaitFor and replicaServerOf', () => {
   });
 });
 
+/** The requirement of a write on a server that answered `info`. */
+function judged(promotable: PromotableReplicas, info: string): ReturnType<PromotableReplicas['judge']> {
+  return promotable.judge('server', 'k', info, promotable.epoch, 10);
+}
+
+/** A `SENTINEL REPLICAS` entry of a replica at `ip`:6379 its Sentinel could promote, with `fields` over it. */
+function replicaEntry(ip: string, fields: Record<string, string> = {}): string[] {
+  const entry: Record<string, string> = {
+    name: `${ip}:6379`,
+    ip,
+    port: '6379',
+    runid: randomBytes(20).toString('hex'),
+    flags: 'slave',
+    'role-reported': 'slave',
+    'slave-priority': '100',
+    ...fields,
+  };
+  return Object.entries(entry).flat();
+}
+
+/** A `SENTINEL MASTER` reply of a Sentinel that counts `sentinels` Sentinels, itself included. */
+function sentinelMaster(sentinels: number): string[] {
+  return ['name', 'mymaster', 'flags', 'master', 'num-other-sentinels', String(sentinels - 1), 'quorum', '2'];
+}
+
+/**
+ * A Sentinel client whose `duplicate` makes a connection to each Sentinel of `answers` in turn (one of three),
+ * answering `SENTINEL REPLICAS` with its entries or failing; counts the questions and the connections left open.
+ */
+function fakeSentinels(answers: readonly (string[][] | Error)[]): {
+  readonly client: ReplicatedClient;
+  readonly asked: number;
+  readonly open: number;
+} {
+  let asked = 0;
+  let open = 0;
+  const client = {
+    options: { sentinels: answers.map((_, index) => ({ host: '127.0.0.1', port: 26379 + index })), name: 'mymaster' },
+    duplicate: (override: { port: number }) => {
+      const answer = answers[override.port - 26379];
+      open += 1;
+      return {
+        on: () => undefined,
+        disconnect: () => {
+          open -= 1;
+        },
+        call: (...args: string[]) => {
+          asked += 1;
+          if (answer instanceof Error) {
+            return Promise.reject(answer);
+          }
+          expect(args.slice(0, 1).concat(args.slice(2))).toEqual(['SENTINEL', 'mymaster']);
+          return Promise.resolve(args[1] === 'MASTER' ? sentinelMaster(3) : answer);
+        },
+      };
+    },
+  };
+  return {
+    client,
+    get asked() {
+      return asked;
+    },
+    get open() {
+      return open;
+    },
+  };
+}
+
 describe('RedisCheckpointStorage with the default waitForReplicas on ioredis-mock (no replicas)', () => {
-  it('asks INFO replication once, then sends no WAIT and no further INFO within the refresh interval', async () => {
+  it('asks nothing before a write: each reads INFO replication right after it, and sends no WAIT', async () => {
     const { client, calls } = await recordingRedisMock();
     const storage = new RedisCheckpointStorage(client);
     for (let version = 1; version <= 5; version += 1) {
+      const before = calls.length;
       await storage.save('orders', `cp-${version}`, CheckpointWriteCondition.notOlderThan(version));
+      // Later writes' EVALSHA and INFO go out in one pipeline (recorded as 'pipeline'); the mock's pipeline cannot
+      // carry the first write's EVAL, which goes alone, INFO replication right after it.
+      expect(calls.slice(before).filter(([name]) => name !== 'info' || version > 1)).toEqual(
+        version === 1 ? [['pipeline'], ['pipeline'], expect.arrayContaining(['eval'])] : [['pipeline']],
+      );
     }
     expect(calls.filter(([name]) => name === 'info')).toEqual([
-      ['info', 'replication'],
       ['info', 'server'],
+      ['info', 'replication'],
     ]);
-    expect(calls.some(([name]) => name === 'wait' || name === 'pipeline')).toBe(false);
+    expect(calls.some(([name]) => name === 'wait')).toBe(false);
+    expect(await storage.writeVersion('orders')).toBe(5n);
     client.disconnect();
   });
 });

@@ -19,8 +19,11 @@ export {
 export {
   startRedisSentinel,
   type FailoverOutcome,
+  type PartitionSide,
   type RedisSentinelTopology,
   type SentinelDataServer,
+  type SentinelOptions,
+  type StartRedisSentinelOptions,
 } from './start-redis-sentinel.js';
 export { sentinelForThisFile, type SentinelForThisFile } from './sentinel-for-this-file.js';
 export { useSharedRedis, useSharedRedisCluster, type SharedRedis, type SharedRedisCluster } from './shared-redis.js';

@@ -13,6 +13,8 @@ export interface ClusterDataServer {
   readonly process: RedisServerProcess;
   /** The port the node announces to the Cluster: its replica's link and clients go through it. */
   readonly door: RedisFrontDoor;
+  /** In a partitionable Cluster, the door of its Cluster bus, which it announces too. */
+  readonly busDoor: RedisFrontDoor | undefined;
 }
 
 /** A master and its replica, and the slots they serve. */
@@ -58,9 +60,17 @@ export interface ReplicatedRedisCluster {
    */
   killMaster(slot: number): Promise<ClusterFailoverOutcome>;
   /**
-   * Restarts the killed node with its `nodes.conf`: the Cluster tells it its slots have a newer owner and it makes
-   * itself a replica of the promoted one by itself. Resolves once it replicates through the promoted node's door,
-   * acknowledges a `WAIT`, and every node reports `cluster_state:ok`.
+   * Cuts `slot`'s master off from every other node, both ways, on the Cluster bus and on its replica's link, closing
+   * nothing (partitionable Clusters only): it goes on answering its clients as the master of its slots, until it
+   * notices it lost the majority (`cluster_state:fail`, about a node timeout later). Its replica's link times out on
+   * its side at once: it lists no replica. Runs `onCut`, then resolves once the other nodes have promoted its replica
+   * (as {@link killMaster} does). The partition holds until {@link recover}.
+   */
+  partitionMaster(slot: number, onCut?: () => Promise<void>): Promise<ClusterFailoverOutcome>;
+  /**
+   * Restarts the killed node with its `nodes.conf`, or heals the partition around the cut-off one: the Cluster tells
+   * it its slots have a newer owner and it makes itself a replica of the promoted one by itself. Resolves once it
+   * replicates through the promoted node's door, acknowledges a `WAIT`, and every node reports `cluster_state:ok`.
    */
   recover(): Promise<void>;
   /** Stops every node and door. Idempotent. */
@@ -74,10 +84,14 @@ const rejoinDeadlineMs = 30_000;
 /**
  * Starts six `redis-server --cluster-enabled yes` nodes, each behind a door it announces, joins them with
  * `redis-cli --cluster create ... --cluster-replicas 1`, and resolves once every master has its replica online and
- * every node reports `cluster_state:ok`. Rejects (never skips) when redis-server or redis-cli is missing; stops what
- * it started on failure. For suites that fail masters over; they belong to the `sentinel` project (doc/testing.md).
+ * every node reports `cluster_state:ok`. With `partitionable`, each node's Cluster bus goes through a door it announces
+ * too, so that {@link ReplicatedRedisCluster.partitionMaster} can cut a master off; off by default, since failure
+ * detection then waits on this process. Rejects (never skips) when redis-server or redis-cli is missing; stops what it
+ * started on failure. For suites that fail masters over; they belong to the `sentinel` project (doc/testing.md).
  */
-export async function startReplicatedRedisCluster(): Promise<ReplicatedRedisCluster> {
+export async function startReplicatedRedisCluster(
+  options: { readonly partitionable?: boolean } = {},
+): Promise<ReplicatedRedisCluster> {
   const servers: ClusterDataServer[] = [];
   const doors: RedisFrontDoor[] = [];
   const stop = async (): Promise<void> => {
@@ -88,6 +102,10 @@ export async function startReplicatedRedisCluster(): Promise<ReplicatedRedisClus
     for (let index = 0; index < 6; index += 1) {
       const door = await RedisFrontDoor.open();
       doors.push(door);
+      const busDoor = options.partitionable === true ? await RedisFrontDoor.open() : undefined;
+      if (busDoor !== undefined) {
+        doors.push(busDoor);
+      }
       const process = await startRedisServer({
         reserveClusterBusPort: true,
         args: [
@@ -95,10 +113,12 @@ export async function startReplicatedRedisCluster(): Promise<ReplicatedRedisClus
           ...['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'],
           ...['--cluster-node-timeout', String(clusterNodeTimeoutMs)],
           ...['--cluster-announce-ip', loopbackHost, '--cluster-announce-port', String(door.port)],
+          ...(busDoor === undefined ? [] : ['--cluster-announce-bus-port', String(busDoor.port)]),
         ],
       });
       door.aimAt(process.port);
-      servers.push({ host: loopbackHost, port: process.port, process, door });
+      busDoor?.aimAt(process.port + 10_000);
+      servers.push({ host: loopbackHost, port: process.port, process, door, busDoor });
     }
     // Real ports here: redis-cli sends CLUSTER MEET to the bus port at the given port + 10000.
     await redisCli([
@@ -125,7 +145,9 @@ class RunningReplicatedCluster implements ReplicatedRedisCluster {
   readonly nodes: readonly RedisAddress[];
   readonly #servers: readonly ClusterDataServer[];
   readonly #shards: ClusterShard[];
-  #killed: { readonly node: ClusterDataServer; readonly promoted: ClusterDataServer } | undefined;
+  /** A master killed, or cut off by a partition that still holds, and the replica promoted in its place. */
+  #killed:
+    { readonly node: ClusterDataServer; readonly promoted: ClusterDataServer; readonly cutOff: boolean } | undefined;
   #stopped = false;
 
   constructor(
@@ -150,15 +172,49 @@ class RunningReplicatedCluster implements ReplicatedRedisCluster {
     this.shardOf(slot).master.door.cutReplication();
   }
 
-  async killMaster(slot: number): Promise<ClusterFailoverOutcome> {
+  killMaster(slot: number): Promise<ClusterFailoverOutcome> {
+    return this.#failOver(slot, false, (killed) => {
+      killed.process.kill();
+      killed.door.heal();
+      return Promise.resolve();
+    });
+  }
+
+  partitionMaster(slot: number, onCut?: () => Promise<void>): Promise<ClusterFailoverOutcome> {
+    return this.#failOver(slot, true, async (cutOff) => {
+      const others = this.#servers.filter((server) => server !== cutOff);
+      const cutOffPeer = `node:${cutOff.door.port}`;
+      const isNode = (peer: string | undefined): boolean => peer?.startsWith('node:') === true;
+      if (cutOff.busDoor === undefined) {
+        throw new Error('partitionMaster(): start the Cluster with partitionable: true.');
+      }
+      cutOff.busDoor.isolate((peer) => isNode(peer) && peer !== cutOffPeer);
+      cutOff.door.isolate((peer) => isNode(peer) && peer !== cutOffPeer);
+      for (const other of others) {
+        other.busDoor?.isolate((peer) => peer === cutOffPeer);
+        other.door.isolate((peer) => peer === cutOffPeer);
+      }
+      cutOff.door.closeCutReplicationOnServerSide();
+      await onCut?.();
+    });
+  }
+
+  /**
+   * Takes `slot`'s master down with `takeDown` (SIGKILL, or a partition that cuts it off: `cutOff`), and resolves once
+   * its replica answers as master and every other node names it for the slot.
+   */
+  async #failOver(
+    slot: number,
+    cutOff: boolean,
+    takeDown: (master: ClusterDataServer) => Promise<void>,
+  ): Promise<ClusterFailoverOutcome> {
     if (this.#killed !== undefined) {
-      throw new Error('killMaster(): the last killed master was not recovered yet; call recover() first.');
+      throw new Error('A master was killed or cut off and not recovered yet; call recover() first.');
     }
     const shard = this.shardOf(slot);
     const { master: killed, replica: promoted } = shard;
     const startedAt = performance.now();
-    killed.process.kill();
-    killed.door.healReplication();
+    await takeDown(killed);
     const live = this.#servers.filter((server) => server !== killed);
     const deadline = Date.now() + failoverDeadlineMs;
     for (;;) {
@@ -169,13 +225,13 @@ class RunningReplicatedCluster implements ReplicatedRedisCluster {
       if (Date.now() > deadline) {
         throw new Error(
           `The Cluster did not promote ${promoted.port} (announced as ${promoted.door.port}) within ` +
-            `${failoverDeadlineMs} ms of the SIGKILL of master ${killed.port}; the live nodes name ${views.join(', ')} for slot ${shard.firstSlot}.`,
+            `${failoverDeadlineMs} ms of taking master ${killed.port} down; the live nodes name ${views.join(', ')} for slot ${shard.firstSlot}.`,
         );
       }
       await sleep(20);
     }
     this.#shards[this.#shards.indexOf(shard)] = { ...shard, master: promoted, replica: killed };
-    this.#killed = { node: killed, promoted };
+    this.#killed = { node: killed, promoted, cutOff };
     return { killed, promoted, elapsedMs: performance.now() - startedAt };
   }
 
@@ -184,12 +240,19 @@ class RunningReplicatedCluster implements ReplicatedRedisCluster {
     if (killed === undefined) {
       return;
     }
-    await killed.node.process.restart();
+    if (killed.cutOff) {
+      for (const server of this.#servers) {
+        server.door.heal();
+        server.busDoor?.heal();
+      }
+    } else {
+      await killed.node.process.restart();
+    }
     const deadline = Date.now() + rejoinDeadlineMs;
     for (let role = await roleOf(killed.node); !isReplicaOf(role, killed.promoted); role = await roleOf(killed.node)) {
       if (Date.now() > deadline) {
         throw new Error(
-          `The restarted node ${killed.node.port} did not make itself a replica of ${killed.promoted.port} (announced as ` +
+          `The node ${killed.node.port} did not make itself a replica of ${killed.promoted.port} (announced as ` +
             `${killed.promoted.door.port}) within ${rejoinDeadlineMs} ms; it answers ROLE with ${role.join(' ')}.`,
         );
       }

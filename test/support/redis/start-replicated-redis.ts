@@ -49,13 +49,17 @@ export async function startReplicatedRedis(): Promise<ReplicatedRedisProcess> {
 }
 
 /**
- * Resolves once `replica` reports its link to its master up, `master` lists it as `state=online`, and a `WAIT 1` on
- * the master is answered: only then does a write's `WAIT` find the replica. After a diskless full sync Redis 7 lists a
- * replica online yet sends it no command stream until the replica's first `REPLCONF ACK`, which it sends on its
- * once-a-second timer, so a `WAIT` in that second times out (measured: 3 of 15 fresh pairs, a 500 ms `WAIT`).
- * Rejects after 20 s with both servers' `INFO replication`.
+ * Resolves once `replica` reports its link to its master up, `master` lists it as `state=online` (on `listedPort`,
+ * the port it announces: its own unless said), and a `WAIT 1` on the master is answered: only then does a write's
+ * `WAIT` find the replica. After a diskless full sync Redis 7 lists a replica online yet sends it no command stream
+ * until the replica's first `REPLCONF ACK`, which it sends on its once-a-second timer, so a `WAIT` in that second times
+ * out (measured: 3 of 15 fresh pairs, a 500 ms `WAIT`). Rejects after 20 s with both servers' `INFO replication`.
  */
-export async function waitUntilReplicating(master: RedisAddress, replica: RedisAddress): Promise<void> {
+export async function waitUntilReplicating(
+  master: RedisAddress,
+  replica: RedisAddress,
+  listedPort = replica.port,
+): Promise<void> {
   const deadline = Date.now() + syncTimeoutMs;
   for (;;) {
     const [replicaInfo, masterInfo] = await Promise.all([
@@ -64,7 +68,7 @@ export async function waitUntilReplicating(master: RedisAddress, replica: RedisA
     ]);
     if (
       replicaInfo.includes('master_link_status:up') &&
-      new RegExp(`^slave\\d+:ip=[^,]*,port=${replica.port},state=online`, 'mu').test(masterInfo) &&
+      new RegExp(`^slave\\d+:ip=[^,]*,port=${listedPort},state=online`, 'mu').test(masterInfo) &&
       (await replicaAcknowledges(master))
     ) {
       return;
