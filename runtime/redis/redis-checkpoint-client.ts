@@ -25,8 +25,8 @@ export interface RedisCheckpointClient extends RedisScriptClient, ReplicatedClie
 }
 
 /**
- * The part of an ioredis pipeline the storage queues its commands on; `WAIT` follows the writes that wait for
- * replicas, and on a Cluster `INFO replication` follows a keyed command that routes it to the key's master.
+ * The part of an ioredis pipeline the storage queues its commands on; `INFO replication` and `WAIT` follow the writes
+ * that wait for replicas, and a `GET` of a written key routes a further `WAIT` to the master that ran the write.
  */
 export interface RedisCheckpointPipeline {
   get(key: string): unknown;

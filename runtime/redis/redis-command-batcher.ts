@@ -46,16 +46,6 @@ interface Queued {
   readonly reject: (error: unknown) => void;
 }
 
-/**
- * A command's place in the order of the storage's calls, taken when the call starts: a call that must ask something
- * first (how many replicas to wait for, whether the server takes the `#!lua` shebang) fills it later, and the commands
- * of calls made after it wait behind it. Given up when the call ends without sending.
- */
-export interface CommandSlot {
-  queued: Queued | undefined;
-  settled: boolean;
-}
-
 /** A command on its way: its number among the commands sent, and its keys, each numbered with it until its reply. */
 interface SentCommand {
   readonly number: number;
@@ -69,12 +59,12 @@ interface SentCommand {
  * costs. A tick with one command sends it on its own; a Cluster client sends every command on its own (a pipeline
  * there must stay within one node, and redirections would apply to all of it).
  *
- * A write that waits for replicas goes out with a `WAIT` behind it on its connection: one `WAIT` at the end of the
- * tick's pipeline answers for every write before it (it counts the replicas that have the connection's last write,
- * and replication keeps order), so the writes of one tick share one wait (ADR 1101). A waiting write alone, or on a
- * Cluster, goes out as a pipeline of itself and its `WAIT`, routed by the write's keys to the master that runs it, and
- * sent again, whole, where a slot migration redirects it (`MOVED`, `ASK`, `TRYAGAIN`; ADR 0104); ioredis follows the
- * redirections of the commands sent on their own.
+ * A write that waits for replicas goes out with `INFO replication` (under `'auto'`, ADR 1105) and a `WAIT` behind it on
+ * its connection: one of each at the end of the tick's pipeline answers for every write before it (`WAIT` counts the
+ * replicas that have the connection's last write, and replication keeps order), so the writes of one tick share one
+ * wait (ADR 1101). A waiting write alone, or on a Cluster, goes out as a pipeline of itself, its `INFO` and its `WAIT`,
+ * routed by the write's keys to the master that runs it, and sent again, whole, where a slot migration redirects it
+ * (`MOVED`, `ASK`, `TRYAGAIN`; ADR 0104); ioredis follows the redirections of the commands sent on their own.
  *
  * A script the server no longer has (`NOSCRIPT` after a restart, a `SCRIPT FLUSH` or a failover) is run again from its
  * text only when no command on its keys was sent after it; otherwise the script's reply is an error saying nothing was
@@ -89,7 +79,7 @@ export class RedisCommandBatcher {
    * but sends a pipeline at once, so a lone command too goes out in a pipeline, or a later tick's would overtake it.
    */
   readonly #autoPipelined: boolean;
-  #queue: CommandSlot[] = [];
+  #queue: Queued[] = [];
   #flushScheduled = false;
   /** How many commands were sent; each command sent is numbered by it. */
   #sent = 0;
@@ -103,44 +93,28 @@ export class RedisCommandBatcher {
   }
 
   get(key: string): Promise<string | null> {
-    return this.#send({ method: 'get', key }, undefined, undefined) as Promise<string | null>;
+    return this.#send({ method: 'get', key }, undefined) as Promise<string | null>;
   }
 
   set(key: string, value: string): Promise<unknown> {
-    return this.#send({ method: 'set', key, value }, undefined, undefined);
+    return this.#send({ method: 'set', key, value }, undefined);
   }
 
   del(...keys: string[]): Promise<unknown> {
-    return this.#send({ method: 'del', keys }, undefined, undefined);
-  }
-
-  /** Takes the next place in the order of the storage's commands, for a call that sends its command later. */
-  reserve(): CommandSlot {
-    const slot: CommandSlot = { queued: undefined, settled: false };
-    this.#queue.push(slot);
-    return slot;
-  }
-
-  /** Gives up `slot` when its call ends without sending (a failed replica count, say); harmless once filled. */
-  giveUp(slot: CommandSlot): void {
-    if (!slot.settled) {
-      slot.settled = true;
-      this.#schedule();
-    }
+    return this.#send({ method: 'del', keys }, undefined);
   }
 
   /**
    * `EVALSHA` of a script known to be loaded, followed by `WAIT` when `wait` is given (it then resolves to a
-   * {@link WaitedReply}); in `slot` when given, else after every command asked for before it.
+   * {@link WaitedReply}); after every command asked for before it.
    */
   evalsha(
     sha1: string,
     numkeys: number,
     keysAndArgs: readonly string[],
     wait: ReplicaWait | undefined,
-    slot: CommandSlot | undefined,
   ): Promise<unknown> {
-    return this.#send({ method: 'evalsha', sha1, numkeys, keysAndArgs }, wait, slot);
+    return this.#send({ method: 'evalsha', sha1, numkeys, keysAndArgs }, wait);
   }
 
   /** `EVAL` of a script not known to be loaded: ordered and batched like {@link evalsha}, with no `NOSCRIPT` to fear. */
@@ -149,9 +123,8 @@ export class RedisCommandBatcher {
     numkeys: number,
     keysAndArgs: readonly string[],
     wait: ReplicaWait | undefined,
-    slot: CommandSlot | undefined,
   ): Promise<unknown> {
-    return this.#send({ method: 'eval', script, numkeys, keysAndArgs }, wait, slot);
+    return this.#send({ method: 'eval', script, numkeys, keysAndArgs }, wait);
   }
 
   /**
@@ -167,20 +140,15 @@ export class RedisCommandBatcher {
     return this.#direct({ method: 'eval', script, numkeys, keysAndArgs }, wait);
   }
 
-  #send(command: Command, wait: ReplicaWait | undefined, slot: CommandSlot | undefined): Promise<unknown> {
+  #send(command: Command, wait: ReplicaWait | undefined): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const queued: Queued = { command, wait, resolve, reject };
-      if (slot !== undefined) {
-        slot.queued = queued;
-        slot.settled = true;
-      } else if (!this.#batching && this.#queue.length === 0) {
-        // Nothing waits before it: on its own, at once, as a client that does not batch always sends.
-        this.#direct(command, wait).then(resolve, reject);
-        return;
+      if (this.#batching) {
+        this.#queue.push({ command, wait, resolve, reject });
+        this.#schedule();
       } else {
-        this.#queue.push({ queued, settled: true });
+        // On its own, at once, as a client that does not batch always sends.
+        this.#direct(command, wait).then(resolve, reject);
       }
-      this.#schedule();
     });
   }
 
@@ -195,13 +163,9 @@ export class RedisCommandBatcher {
     }
   }
 
-  /** Sends the queued commands up to the first place still reserved, in order. */
+  /** Sends the queued commands, in order. */
   #flush(): void {
-    let ready = 0;
-    while (ready < this.#queue.length && this.#queue[ready]?.settled === true) {
-      ready += 1;
-    }
-    const batch = this.#queue.splice(0, ready).flatMap(({ queued }) => (queued === undefined ? [] : [queued]));
+    const batch = this.#queue.splice(0);
     const wait = strictestWait(batch);
     const pipeline = this.#batching && (batch.length > 1 || wait !== undefined) ? this.#client.pipeline?.() : undefined;
     if (

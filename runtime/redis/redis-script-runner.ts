@@ -1,5 +1,5 @@
 import type { RedisScriptClient } from './redis-checkpoint-client.js';
-import type { CommandSlot, RedisCommandBatcher, ReplicaWait, WaitedReply } from './redis-command-batcher.js';
+import type { RedisCommandBatcher, ReplicaWait, WaitedReply } from './redis-command-batcher.js';
 import type { LuaScriptSource, RedisLuaScript } from './redis-lua-script.js';
 
 /** Sends one run of a script: its source, `KEYS` count, keys and args, and whether it is known to be loaded. */
@@ -44,13 +44,13 @@ export class RedisScriptRunner {
   readonly #eval: ScriptSender<unknown> = (source, numkeys, keysAndArgs) =>
     this.client.eval(source.text, numkeys, ...keysAndArgs);
 
-  /** Runs `script` with `KEYS` = `keys` and `ARGV` = `args`, through the batcher in `slot` when given. */
-  run(script: RedisLuaScript, keys: readonly string[], args: readonly string[], slot?: CommandSlot): Promise<unknown> {
+  /** Runs `script` with `KEYS` = `keys` and `ARGV` = `args`, through the batcher when given. */
+  run(script: RedisLuaScript, keys: readonly string[], args: readonly string[]): Promise<unknown> {
     const commands = this.commands;
     if (commands === undefined) {
       return this.#run(script, keys, args, this.#send, this.#eval);
     }
-    return this.#runBatched(commands, script, keys, args, undefined, slot);
+    return this.#runBatched(commands, script, keys, args, undefined);
   }
 
   /**
@@ -62,7 +62,6 @@ export class RedisScriptRunner {
     keys: readonly string[],
     args: readonly string[],
     wait: ReplicaWait,
-    slot?: CommandSlot,
   ): Promise<WaitedReply> {
     const commands = this.commands;
     if (commands === undefined) {
@@ -70,7 +69,7 @@ export class RedisScriptRunner {
         new Error('RedisScriptRunner.runWaited needs the RedisCommandBatcher the writes go through.'),
       );
     }
-    return this.#runBatched(commands, script, keys, args, wait, slot) as Promise<WaitedReply>;
+    return this.#runBatched(commands, script, keys, args, wait) as Promise<WaitedReply>;
   }
 
   /** One run through the batcher, sent in the same tick it was asked for; `EVAL` again at once after `NOSCRIPT`. */
@@ -80,7 +79,6 @@ export class RedisScriptRunner {
     keys: readonly string[],
     args: readonly string[],
     wait: ReplicaWait | undefined,
-    slot: CommandSlot | undefined,
   ): Promise<unknown> {
     this.#shebang ??= shebangAnswers.get(this.client);
     if (this.#shebang === undefined) {
@@ -98,8 +96,8 @@ export class RedisScriptRunner {
       args,
       (source, numkeys, keysAndArgs, loaded) =>
         loaded
-          ? commands.evalsha(source.sha1, numkeys, keysAndArgs, wait, slot)
-          : commands.eval(source.text, numkeys, keysAndArgs, wait, slot),
+          ? commands.evalsha(source.sha1, numkeys, keysAndArgs, wait)
+          : commands.eval(source.text, numkeys, keysAndArgs, wait),
       (source, numkeys, keysAndArgs) => commands.evalNow(source.text, numkeys, keysAndArgs, wait),
     );
   }
