@@ -1,4 +1,4 @@
-import { quoteText } from '../describe-value.js';
+import { describeValue, quoteText } from '../describe-value.js';
 
 /** What {@link CheckpointWriteNotReplicatedError} reports about one write. */
 export interface CheckpointWriteNotReplicatedDetails {
@@ -49,13 +49,20 @@ function notReplicatedMessage(details: CheckpointWriteNotReplicatedDetails): str
     acknowledged === undefined
       ? `WAIT for ${replicas} replica${replicas === 1 ? '' : 's'} failed (${String(cause)})`
       : `${acknowledged} of the ${replicas} replica${replicas === 1 ? '' : 's'} it waits for acknowledged it within ${timeoutMs} ms`;
+  // With a count, the cause says why that many were waited for (more than the master listed).
+  const why =
+    acknowledged === undefined || cause === undefined
+      ? ''
+      : ` ${cause instanceof Error ? cause.message : describeValue(cause)}`;
   return (
     `Checkpoint write ${operation} for subscription ${quoteText(subscriptionId)} was applied on the master, but ${shortfall}: ` +
-    'it may or may not survive a failover. This is not a refusal and the lease has not moved on, so do not treat it as one: ' +
-    'read the checkpoint back, or write again with the same token once replication has caught up ' +
-    '(a later write the replicas acknowledge carries this one with it). A master that reports no replica but had one under ' +
-    'its replication ID is still waited for, since a failover may have replaced it (ADR 1102): attach a replica; if it was ' +
-    'removed for good, restart this process or set waitForReplicas to false (unsafe on failover).'
+    `it may or may not survive a failover.${why} This is not a refusal and the lease has not moved on, so do not treat it as ` +
+    'one: read the checkpoint back, or write again with the same token once the replicas have caught up (a later write ' +
+    "they acknowledge carries this one with it). waitForReplicas 'auto' waits for every replica that could be promoted " +
+    "in the master's place (ADRs 1104-1106): check that each is up and replicating (npx checkpoint-fencing inspect " +
+    '--redis). One removed for good is waited for until this process restarts (it remembers the replicas a master ' +
+    'listed under its replication ID), once the Sentinels or the Cluster no longer list it (SENTINEL RESET, CLUSTER ' +
+    'FORGET). waitForReplicas false writes without waiting (unsafe on failover; doc/redis.md).'
   );
 }
 
@@ -70,6 +77,7 @@ function notOnStandbysMessage(details: CheckpointWriteNotReplicatedDetails): str
     `Checkpoint write ${operation} for subscription ${quoteText(subscriptionId)} was committed on the primary, but ${shortfall}: ` +
     'it may or may not survive a failover. This is not a refusal and the lease has not moved on, so do not treat it as one: ' +
     'read the checkpoint back, or write again with the same token once replication has caught up. Check the standbys ' +
-    '(pg_stat_replication on the primary); set waitForStandbys to false to write without waiting for them (unsafe on failover).'
+    'streaming from the primary, which waitForStandbys waits for (ADR 0806): pg_stat_replication on the primary, or ' +
+    'npx checkpoint-fencing inspect --postgres. Set waitForStandbys to false to write without waiting for them (unsafe on failover).'
   );
 }

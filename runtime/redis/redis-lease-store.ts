@@ -183,9 +183,11 @@ export class RedisLeaseStore implements LeaseStore {
       `Lease ${quoteText(keys.lease)} was not taken: token ${token} reached ${acknowledged ?? 'no'} ` +
         `of the ${replicas} replica${replicas === 1 ? '' : 's'} waitForReplicas waits for within ${wait.timeoutMs} ms` +
         `${error === undefined ? '' : ` (${String(error)})`}${reason === undefined ? '' : `; ${replicas === 1 ? 'it is' : 'they are'} waited for because ${reason}`}, ` +
-        'so a failover could mint it again. The strategy tries again; check replication. A replica removed for good: ' +
-        'on Sentinel, SENTINEL RESET on every Sentinel; otherwise restart this process (the replicas a master had under its ' +
-        'replication ID are remembered). waitForReplicas false takes leases without waiting (unsafe on failover; doc/redis.md).',
+        'so a failover could mint it again. The strategy tries again; check that every replica that could be promoted is up ' +
+        'and replicating (npx checkpoint-fencing inspect --redis). One removed for good is waited for until this process ' +
+        'restarts (it remembers the replicas a master listed under its replication ID), once the Sentinels or the Cluster ' +
+        'no longer list it (SENTINEL RESET, CLUSTER FORGET). waitForReplicas false takes leases without waiting (unsafe ' +
+        'on failover; doc/redis.md).',
     );
   }
 }

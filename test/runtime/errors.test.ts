@@ -50,10 +50,12 @@ describe('errors', () => {
     expect(error.message).toBe(
       'Checkpoint write notOlderThan(7) for subscription "orders" was applied on the master, but 0 of the 1 replica it waits for ' +
         'acknowledged it within 500 ms: it may or may not survive a failover. This is not a refusal and the lease has not moved on, ' +
-        'so do not treat it as one: read the checkpoint back, or write again with the same token once replication has caught up ' +
-        '(a later write the replicas acknowledge carries this one with it). A master that reports no replica but had one under ' +
-        'its replication ID is still waited for, since a failover may have replaced it (ADR 1102): attach a replica; if it was ' +
-        'removed for good, restart this process or set waitForReplicas to false (unsafe on failover).',
+        'so do not treat it as one: read the checkpoint back, or write again with the same token once the replicas have caught ' +
+        "up (a later write they acknowledge carries this one with it). waitForReplicas 'auto' waits for every replica that " +
+        "could be promoted in the master's place (ADRs 1104-1106): check that each is up and replicating (npx " +
+        'checkpoint-fencing inspect --redis). One removed for good is waited for until this process restarts (it remembers ' +
+        'the replicas a master listed under its replication ID), once the Sentinels or the Cluster no longer list it ' +
+        '(SENTINEL RESET, CLUSTER FORGET). waitForReplicas false writes without waiting (unsafe on failover; doc/redis.md).',
     );
     // A PostgreSQL store's write, which waited for standbys.
     const { subscriptionId, operation, replicas, acknowledged, timeoutMs } = error;
@@ -62,8 +64,25 @@ describe('errors', () => {
       'Checkpoint write notOlderThan(7) for subscription "orders" was committed on the primary, but 0 of the 1 standby it ' +
         'waits for had written it within 500 ms: it may or may not survive a failover. This is not a refusal and the lease ' +
         'has not moved on, so do not treat it as one: read the checkpoint back, or write again with the same token once ' +
-        'replication has caught up. Check the standbys (pg_stat_replication on the primary); set waitForStandbys to false ' +
-        'to write without waiting for them (unsafe on failover).',
+        'replication has caught up. Check the standbys streaming from the primary, which waitForStandbys waits for (ADR ' +
+        '0806): pg_stat_replication on the primary, or npx checkpoint-fencing inspect --postgres. Set waitForStandbys to ' +
+        'false to write without waiting for them (unsafe on failover).',
+    );
+  });
+
+  it('CheckpointWriteNotReplicatedError with a count says why that many replicas were waited for', () => {
+    const reason = new Error('Waited for 2 because the Sentinels list 2 replicas that could be promoted.');
+    const error = new CheckpointWriteNotReplicatedError({
+      subscriptionId: 'orders',
+      operation: 'ifAbsent()',
+      replicas: 2,
+      acknowledged: 1,
+      timeoutMs: 500,
+      cause: reason,
+    });
+    expect(error.cause).toBe(reason);
+    expect(error.message).toMatch(
+      /^Checkpoint write ifAbsent\(\) for subscription "orders" was applied on the master, but 1 of the 2 replicas it waits for acknowledged it within 500 ms: it may or may not survive a failover\. Waited for 2 because the Sentinels list 2 replicas that could be promoted\. This is not a refusal/u,
     );
   });
 
