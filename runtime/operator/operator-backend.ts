@@ -24,8 +24,8 @@ export interface ReplicationInspection {
   readonly lines: readonly string[];
   /** A set-up in which a failover can lose grants or writes, or every grant fails: `inspect` exits 1. */
   readonly needsAttention: boolean;
-  /** The standbys that could be promoted, by how commits wait for them. */
-  readonly standbys: { readonly synchronous: number; readonly asynchronous: number };
+  /** The replicas (Redis) or standbys (PostgreSQL) that could be promoted, by how commits wait for them. */
+  readonly replicas: { readonly synchronous: number; readonly asynchronous: number };
 }
 
 /**
@@ -42,7 +42,7 @@ export interface OperatorBackend {
    * what it holds at once does not grow with the store. Changes nothing.
    */
   inspectEverySubscription(progress: ScanProgress, report: InspectedBatch): Promise<InspectionCoverage>;
-  /** The replication of the server read, where the store can tell (PostgreSQL's standbys). Changes nothing. */
+  /** The replication of the server read, where the store can tell (Redis's replicas, PostgreSQL's standbys). Changes nothing. */
   inspectReplication?(): Promise<ReplicationInspection>;
   /** The lease strategy's own `raiseFencingTokenAbove(id, version)`. */
   raiseFencingTokenAbove(id: string, version: bigint): Promise<void>;

@@ -54,12 +54,12 @@ ${this.#replication === undefined ? '' : replicationGauges(this.#replication)}`)
   }
 }
 
-function replicationGauges({ standbys, needsAttention }: ReplicationInspection): string {
-  return `# HELP checkpoint_fencing_inspect_standbys Standbys streaming from the server read, by how commits wait for them.
-# TYPE checkpoint_fencing_inspect_standbys gauge
-checkpoint_fencing_inspect_standbys{sync="sync"} ${standbys.synchronous}
-checkpoint_fencing_inspect_standbys{sync="async"} ${standbys.asynchronous}
-# HELP checkpoint_fencing_inspect_replication_flagged 1 when a failover can lose grants or writes, or every grant fails (doc/postgres.md).
+function replicationGauges({ replicas, needsAttention }: ReplicationInspection): string {
+  return `# HELP checkpoint_fencing_inspect_replicas Replicas (Redis) or standbys (PostgreSQL) that could be promoted, by whether commits wait for them synchronously.
+# TYPE checkpoint_fencing_inspect_replicas gauge
+checkpoint_fencing_inspect_replicas{sync="sync"} ${replicas.synchronous}
+checkpoint_fencing_inspect_replicas{sync="async"} ${replicas.asynchronous}
+# HELP checkpoint_fencing_inspect_replication_flagged 1 when a failover can lose grants or writes, or every grant fails (doc/operations.md).
 # TYPE checkpoint_fencing_inspect_replication_flagged gauge
 checkpoint_fencing_inspect_replication_flagged ${needsAttention ? 1 : 0}
 `;

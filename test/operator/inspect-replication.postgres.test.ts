@@ -52,7 +52,7 @@ describe('inspect --postgres on a primary with a streaming standby', { timeout: 
     expect(stream(json, 'err')).toMatch(/^! replication: failover-can-lose-grants: /u);
     const prometheus = await inspectInProcess(['--postgres', url, '--wait-for-standbys', 'false', '--prometheus']);
     expect(stream(prometheus, 'out')).toContain(
-      'checkpoint_fencing_inspect_standbys{sync="sync"} 0\ncheckpoint_fencing_inspect_standbys{sync="async"} 1\n',
+      'checkpoint_fencing_inspect_replicas{sync="sync"} 0\ncheckpoint_fencing_inspect_replicas{sync="async"} 1\n',
     );
     expect(stream(prometheus, 'out')).toContain('checkpoint_fencing_inspect_replication_flagged 1\n');
   });

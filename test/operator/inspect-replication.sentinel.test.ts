@@ -69,7 +69,7 @@ describe('inspect --redis on a master with a replica, and a Sentinel', { timeout
     expect(JSON.parse(stream(json, 'out'))).toEqual([]);
     expect(stream(json, 'err')).toMatch(/^! replication: partition-can-lose-grants: /u);
     const prometheus = await inspectInProcess([...urls(), '--wait-for-replicas', 'false', '--prometheus']);
-    expect(stream(prometheus, 'out')).toContain('checkpoint_fencing_inspect_standbys{sync="async"} 1\n');
+    expect(stream(prometheus, 'out')).toContain('checkpoint_fencing_inspect_replicas{sync="async"} 1\n');
     expect(stream(prometheus, 'out')).toContain('checkpoint_fencing_inspect_replication_flagged 1\n');
   });
 

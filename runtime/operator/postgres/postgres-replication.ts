@@ -30,7 +30,7 @@ export function judgeReplication(row: Record<string, unknown>, wait: WaitForStan
         'replication: this server is a standby (in recovery); grants and writes go to its primary: inspect the primary to see the standbys the application waits for',
       ],
       needsAttention: false,
-      standbys: { synchronous: 0, asynchronous: 0 },
+      replicas: { synchronous: 0, asynchronous: 0 },
     };
   }
   const hidden = senders.filter(({ state }) => state === null);
@@ -84,7 +84,7 @@ export function judgeReplication(row: Record<string, unknown>, wait: WaitForStan
   return {
     lines,
     needsAttention: lines.some((line) => line.startsWith('!')),
-    standbys: { synchronous: synchronous.length, asynchronous },
+    replicas: { synchronous: synchronous.length, asynchronous },
   };
 }
 

@@ -102,7 +102,7 @@ export function judgeRedisReplication(
     lines,
     needsAttention: lines.some((line) => line.startsWith('!')),
     // Redis replicates asynchronously; WAIT is what the application waits with.
-    standbys: { synchronous: 0, asynchronous: promotableInAll },
+    replicas: { synchronous: 0, asynchronous: promotableInAll },
   };
 }
 
