@@ -194,8 +194,7 @@ async function writeBeforeTheCut(
 /**
  * One grant and one conditional write by each old holder in `ids`' slot on its freshly promoted master, which has no
  * replica until the killed node is restarted. Tried until made: the Cluster client learns of the promotion only when
- * a call fails or its slots are refreshed, and a count of one cached before the failover makes the first attempt wait
- * for a replica that is not there.
+ * a call fails or its slots are refreshed.
  */
 async function warmUpOnThePromotedMaster(oldHolders: OldHolders, ids: TrialIds): Promise<void> {
   for (const variant of variants) {
@@ -211,9 +210,10 @@ async function warmUpOnThePromotedMaster(oldHolders: OldHolders, ids: TrialIds):
         await storage.save(ids.warmUpCheckpoint, 'warm-up@0', CheckpointWriteCondition.notOlderThan(0));
         return true;
       } catch (error) {
-        // What DurableSubscription does after a failed write: read the stored checkpoint again. The client may still
-        // route the slot to the killed node; ioredis follows a MOVED of a pipeline only when its other commands are
-        // read-only, which the write's WAIT is not, so only a single command such as this GET makes it refresh.
+        // What DurableSubscription does after a failed write: read the stored checkpoint again. A write that meets a
+        // MOVED follows it and has the slot map reloaded (execRouted, ADR 0104), but while the map still names the
+        // killed node the write fails on its closed connection, and ioredis reloads the map and retries after that
+        // (retryDelayOnFailover) only for a command sent on its own, such as this GET.
         await storage.read(ids.warmUpCheckpoint).catch(() => undefined);
         throw error;
       }
