@@ -7,28 +7,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import plugin from '../../eslint-plugin/index.js';
 import { fixtureCompilerOptions } from '../recipes/support/fixture-project.js';
 import { temporaryProject } from '../support/temporary-directory.js';
+import { consumerWithStorageNamedCache } from './shared-fixtures.js';
 
 // What the rules do on what older parsers and TypeScripts give them: an older parser's services, an older checker, an
 // older parser's syntax tree, made here from the current ones. The process test
 // typescript-and-parser-matrix.process.test.ts runs the real old versions.
 
-/**
- * The first write is unfenced in both modes; the second receiver is named like a storage but typed as a cache, which
- * only the type-aware mode clears.
- */
-const consumer = `import { type CheckpointStorage } from 'checkpoint-fencing';
-
-export async function handle(storage: CheckpointStorage, subscriptionId: string, fencingToken: bigint): Promise<void> {
-  await storage.save(subscriptionId, 'position-7');
-  console.log(fencingToken);
-}
-
-type Cache = { save(key: string, value: string): Promise<void> };
-
-export async function remember(storage: Cache, fencingToken: bigint): Promise<void> {
-  await storage.save('last-token', String(fencingToken));
-}
-`;
 const TYPE_AWARE = ['consumer.ts:4 checkpoint-fencing/no-unfenced-write'];
 const SYNTACTIC = [...TYPE_AWARE, 'consumer.ts:11 checkpoint-fencing/no-unfenced-write'];
 
@@ -46,7 +30,7 @@ function parserWith(change: (services: ParserServices) => ParserServices): Linte
 /** `file:line rule` of what `recommended-type-checked` reports on the consumer, parsed by `parser`. */
 async function lint(parser: Linter.Parser): Promise<string[]> {
   const root = temporaryProject('missing-type-apis', {
-    'consumer.ts': consumer,
+    'consumer.ts': consumerWithStorageNamedCache,
     'tsconfig.json': JSON.stringify({ compilerOptions: fixtureCompilerOptions(), include: ['consumer.ts'] }),
   });
   const eslint = new ESLint({
