@@ -167,8 +167,8 @@ export function isNumericTokenType(type: ts.Type, checker: ts.TypeChecker): bool
 }
 
 /**
- * `ts.TypeFlags.BigInt | ts.TypeFlags.BigIntLiteral` as TypeScript 3.3 to 5.9 number them (6.0
- * renumbered its flags), spelled out: the flags are values of the compiler, which plugin code does not load.
+ * `ts.TypeFlags.BigInt | ts.TypeFlags.BigIntLiteral` as TypeScript 3.3 to 5.9 number them (6.0 renumbered its
+ * flags), spelled out: the flags are values of the compiler, which plugin code does not load.
  */
 const BIGINT_LIKE_TYPE_FLAGS_BEFORE_5_1 = (1 << 6) | (1 << 11);
 
