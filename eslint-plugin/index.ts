@@ -4,6 +4,7 @@ import type {
   ConfigName,
   DisableTypeCheckedConfig,
   PluginConfig,
+  PluginConfigs,
   PluginRule,
   PluginRuleEntry,
   RuleName,
@@ -24,22 +25,29 @@ const disableTypeChecked: DisableTypeCheckedConfig = {
   languageOptions: { parserOptions: { program: null, project: false, projectService: false } },
 };
 
-const configs: Record<ConfigName, PluginConfig> & { 'disable-type-checked': DisableTypeCheckedConfig } = {
+// The flat configs carry the plugin object and are filled in once it exists; the eslintrc ones, as typescript-eslint's
+// are, name the plugin, which ESLint loads by that name: `extends: ['plugin:checkpoint-fencing/legacy-recommended']`.
+const configsToFill: Record<ConfigName, PluginConfig> & Omit<PluginConfigs, ConfigName> = {
   recommended: { name: '', plugins: {}, rules: {} },
   'recommended-type-checked': { name: '', plugins: {}, rules: {} },
   'disable-type-checked': disableTypeChecked,
+  'legacy-recommended': { plugins: [PLUGIN_NAMESPACE], rules: recommendedRules(false) },
+  'legacy-recommended-type-checked': { plugins: [PLUGIN_NAMESPACE], rules: recommendedRules(true) },
+  'legacy-disable-type-checked': { parserOptions: disableTypeChecked.languageOptions.parserOptions },
 };
 
 /**
  * The checkpoint-fencing ESLint plugin. `configs.recommended` works with any parser, syntactically;
  * `configs['recommended-type-checked']` turns on `useTypeInformation` for every rule that has it and needs
  * `languageOptions.parserOptions.projectService`; `configs['disable-type-checked']`, for files no tsconfig covers
- * (JavaScript config files), turns type information off there, so those rules run syntactically on them.
+ * (JavaScript config files), turns type information off there, so those rules run syntactically on them. The same
+ * three for an `.eslintrc` are `legacy-recommended`, `legacy-recommended-type-checked` and
+ * `legacy-disable-type-checked`.
  */
 const plugin: CheckpointFencingPlugin = {
   meta: { name: ESLINT_PLUGIN_PACKAGE_NAME, version: packageVersion(ESLINT_PLUGIN_PACKAGE_NAME) },
   rules,
-  configs,
+  configs: configsToFill,
 };
 
 function recommendedRules(useTypeInformation: boolean): Record<string, PluginRuleEntry> {
@@ -55,16 +63,22 @@ function recommendedRules(useTypeInformation: boolean): Record<string, PluginRul
   );
 }
 
-configs.recommended = {
+configsToFill.recommended = {
   name: 'checkpoint-fencing/recommended',
   plugins: { [PLUGIN_NAMESPACE]: plugin },
   rules: recommendedRules(false),
 };
-configs['recommended-type-checked'] = {
+configsToFill['recommended-type-checked'] = {
   name: 'checkpoint-fencing/recommended-type-checked',
   plugins: { [PLUGIN_NAMESPACE]: plugin },
   rules: recommendedRules(true),
 };
+
+/**
+ * The plugin's configs, flat and eslintrc, as a named export too: ESLint's eslintrc loads a plugin with `require()`
+ * and reads its `configs` and `rules`, which `require()` of this ES module gives as its named exports.
+ */
+export const configs: PluginConfigs = configsToFill;
 
 export default plugin;
 export type {
@@ -72,7 +86,11 @@ export type {
   CheckpointFencingRuleDocs,
   ConfigName,
   DisableTypeCheckedConfig,
+  LegacyConfigName,
+  LegacyDisableTypeCheckedConfig,
+  LegacyPluginConfig,
   PluginConfig,
+  PluginConfigs,
   PluginRule,
   PluginRuleDocs,
   PluginRuleEntry,

@@ -19,6 +19,9 @@ export type RuleName =
 /** The names of the plugin's flat configs that turn its rules on. */
 export type ConfigName = 'recommended' | 'recommended-type-checked';
 
+/** The names of the plugin's eslintrc configs that turn its rules on: `plugin:checkpoint-fencing/<name>`. */
+export type LegacyConfigName = 'legacy-recommended' | 'legacy-recommended-type-checked';
+
 /** What a rule's `meta.docs` says beyond ESLint's own fields; the meta-tests keep it in sync with doc/rules/. */
 export interface CheckpointFencingRuleDocs {
   /** Whether the rule is in `configs.recommended` (and so in `configs['recommended-type-checked']`). */
@@ -89,12 +92,29 @@ export interface DisableTypeCheckedConfig {
   };
 }
 
+/** One of the plugin's eslintrc configs that turn rules on: names the plugin, as an `.eslintrc` does, and its rules. */
+export interface LegacyPluginConfig {
+  // Mutable, as ESLint's LegacyConfigObject declares it: a readonly array would not be assignable to it.
+  readonly plugins: string[];
+  readonly rules: { readonly [rule: string]: PluginRuleEntry };
+}
+
+/** `configs['legacy-disable-type-checked']`: {@link DisableTypeCheckedConfig}'s parser options, for an `.eslintrc`. */
+export interface LegacyDisableTypeCheckedConfig {
+  readonly parserOptions: DisableTypeCheckedConfig['languageOptions']['parserOptions'];
+}
+
+/** Every config of the plugin: the flat ones by their names, the eslintrc ones by `legacy-` and theirs. */
+export type PluginConfigs = Readonly<Record<ConfigName, PluginConfig>> &
+  Readonly<Record<LegacyConfigName, LegacyPluginConfig>> & {
+    readonly 'disable-type-checked': DisableTypeCheckedConfig;
+    readonly 'legacy-disable-type-checked': LegacyDisableTypeCheckedConfig;
+  };
+
 /**
- * The flat-config plugin: `{ meta, rules, configs }`; each config that turns rules on registers this same object as
- * its plugin.
+ * The plugin: `{ meta, rules, configs }`. Each flat config that turns rules on registers this same object as its
+ * plugin; the eslintrc configs name it, `checkpoint-fencing`, and ESLint loads it by that name.
  */
 export interface CheckpointFencingPlugin extends PluginRules {
-  readonly configs: Readonly<Record<ConfigName, PluginConfig>> & {
-    readonly 'disable-type-checked': DisableTypeCheckedConfig;
-  };
+  readonly configs: PluginConfigs;
 }

@@ -3,6 +3,7 @@ import tsParser from '@typescript-eslint/parser';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import plugin from '../../eslint-plugin/index.js';
+import { legacyAppFindings } from './shared-fixtures.js';
 
 const repository = path.resolve(import.meta.dirname, '../..');
 const legacyApp = path.join(repository, 'fixtures/legacy-app');
@@ -36,30 +37,11 @@ async function reportsOf(config: 'recommended' | 'recommended-type-checked'): Pr
 
 describe('fixtures/legacy-app linted with the plugin', () => {
   it('configs.recommended reports the unfenced loop, the logged-only token and every storage that drops the condition', async () => {
-    expect(await reportsOf('recommended')).toEqual([
-      'src/consumer/checkpointing-consumer.ts:29 checkpoint-fencing/no-token-without-write',
-      'src/consumer/checkpointing-consumer.ts:38 checkpoint-fencing/no-unfenced-write',
-      'src/storages/key-value-checkpoint-storage.ts:14 checkpoint-fencing/no-ignored-write-condition',
-      'src/storages/key-value-checkpoint-storage.ts:19 checkpoint-fencing/no-ignored-write-condition',
-      'src/storages/map-checkpoint-storage.ts:15 checkpoint-fencing/no-ignored-write-condition',
-      'src/storages/map-checkpoint-storage.ts:7 checkpoint-fencing/no-ignored-write-condition',
-      'src/storages/sql-checkpoint-storage.ts:20 checkpoint-fencing/no-ignored-write-condition',
-      'src/storages/sql-checkpoint-storage.ts:8 checkpoint-fencing/no-ignored-write-condition',
-    ]);
+    expect(await reportsOf('recommended')).toEqual(legacyAppFindings.recommended);
   });
 
   it("configs['recommended-type-checked'] also reports the Postgres subclass, which only inherits the interface", async () => {
-    expect(await reportsOf('recommended-type-checked')).toEqual([
-      'src/consumer/checkpointing-consumer.ts:29 checkpoint-fencing/no-token-without-write',
-      'src/consumer/checkpointing-consumer.ts:38 checkpoint-fencing/no-unfenced-write',
-      'src/storages/key-value-checkpoint-storage.ts:14 checkpoint-fencing/no-ignored-write-condition',
-      'src/storages/key-value-checkpoint-storage.ts:19 checkpoint-fencing/no-ignored-write-condition',
-      'src/storages/map-checkpoint-storage.ts:15 checkpoint-fencing/no-ignored-write-condition',
-      'src/storages/map-checkpoint-storage.ts:7 checkpoint-fencing/no-ignored-write-condition',
-      'src/storages/postgres-checkpoint-storage.ts:10 checkpoint-fencing/no-ignored-write-condition',
-      'src/storages/sql-checkpoint-storage.ts:20 checkpoint-fencing/no-ignored-write-condition',
-      'src/storages/sql-checkpoint-storage.ts:8 checkpoint-fencing/no-ignored-write-condition',
-    ]);
+    expect(await reportsOf('recommended-type-checked')).toEqual(legacyAppFindings['recommended-type-checked']);
     // Building the type-checked program for the app takes seconds on a busy two-core machine.
   }, 60_000);
 });

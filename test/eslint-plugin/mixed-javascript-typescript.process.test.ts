@@ -4,27 +4,13 @@ import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { builtPackage } from '../support/built-package.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
+import { consumerWithStorageNamedCache } from './shared-fixtures.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const ESLINT = join(REPO, 'node_modules/eslint/bin/eslint.js');
 
-/**
- * A consumer whose first write is unfenced (reported in both modes); the second receiver only has a storage's name,
- * which the syntactic mode takes for a storage and the type-aware mode, seeing its type, does not.
- */
-const consumer = `import { type CheckpointStorage } from 'checkpoint-fencing';
-
-export async function handle(storage: CheckpointStorage, subscriptionId: string, fencingToken: bigint): Promise<void> {
-  await storage.save(subscriptionId, 'position-7');
-  console.log(fencingToken);
-}
-
-type Cache = { save(key: string, value: string): Promise<void> };
-
-export async function remember(storage: Cache, fencingToken: bigint): Promise<void> {
-  await storage.save('last-token', String(fencingToken));
-}
-
+/** The shared consumer, and a `let` never reassigned, for a fix pass (`prefer-const`). */
+const consumer = `${consumerWithStorageNamedCache}
 export let attempts = 0;
 `;
 

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import tseslintPlugin from '@typescript-eslint/eslint-plugin';
 import tsParser from '@typescript-eslint/parser';
 import { Linter } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ruleDocUrl } from '../../eslint-plugin/create-rule.js';
-import plugin, { rules, type RuleName } from '../../eslint-plugin/index.js';
+import plugin, { configs, rules, type RuleName } from '../../eslint-plugin/index.js';
 import { codeBlocks, docSections, documentedRuleNames, ruleDoc } from './rule-docs.js';
 
 const ruleNames = Object.keys(rules).sort() as RuleName[];
@@ -15,7 +16,10 @@ const packageJson = JSON.parse(
 ) as {
   name: string;
   version: string;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
+const readme = readFileSync(path.resolve(import.meta.dirname, '../../eslint-plugin/README.md'), 'utf8');
 
 /** The rules `useTypeInformation` makes more precise: the ones a file without type information concerns. */
 const typeAwareRuleNames = ruleNames.filter((name) => rules[name].meta.docs?.usesTypeInformationWhenAsked === true);
@@ -95,7 +99,6 @@ describe('rules, docs and configs stay in sync', () => {
   );
 
   it("the plugin's README lists every rule with a link to its doc", () => {
-    const readme = readFileSync(path.resolve(import.meta.dirname, '../../eslint-plugin/README.md'), 'utf8');
     const listed = [...readme.matchAll(/^\| \[`([\w-]+)`\]\(\.\.\/doc\/rules\/([\w-]+)\.md\)/gmu)].map(
       ([, name, file]) => {
         expect(file).toBe(name);
@@ -139,6 +142,9 @@ describe('rules, docs and configs stay in sync', () => {
   it("configs['disable-type-checked'] turns type information off exactly as typescript-eslint's disableTypeChecked does, and touches no rule", () => {
     expect(Object.keys(plugin.configs).sort()).toEqual([
       'disable-type-checked',
+      'legacy-disable-type-checked',
+      'legacy-recommended',
+      'legacy-recommended-type-checked',
       'recommended',
       'recommended-type-checked',
     ]);
@@ -148,6 +154,45 @@ describe('rules, docs and configs stay in sync', () => {
         parserOptions: (tseslint.configs.disableTypeChecked as Linter.Config).languageOptions?.parserOptions,
       },
     });
+  });
+
+  it('the eslintrc configs name the plugin and turn on what the flat ones do; legacy-disable-type-checked sets what typescript-eslint’s does', () => {
+    expect(plugin.configs['legacy-recommended']).toEqual({
+      plugins: ['checkpoint-fencing'],
+      rules: plugin.configs.recommended.rules,
+    });
+    expect(plugin.configs['legacy-recommended-type-checked']).toEqual({
+      plugins: ['checkpoint-fencing'],
+      rules: plugin.configs['recommended-type-checked'].rules,
+    });
+    expect(plugin.configs['legacy-disable-type-checked']).toEqual({
+      parserOptions: tseslintPlugin.configs['disable-type-checked']?.parserOptions,
+    });
+    // ESLint's eslintrc loads a plugin with require() and reads `configs` and `rules` off what it returns.
+    expect(configs).toBe(plugin.configs);
+  });
+
+  it("the plugin's README lists every config, flat and eslintrc, in its configs table", () => {
+    const table = readme.slice(readme.indexOf('## Configs'), readme.indexOf('## Type-aware mode'));
+    const flat = [...table.matchAll(/^\| `configs(?:\.([\w-]+)|\['([\w-]+)'\])`/gmu)].map(
+      ([, dotted, quoted]) => dotted ?? quoted,
+    );
+    const legacy = [...table.matchAll(/`plugin:checkpoint-fencing\/([\w-]+)`/gu)].map(([, name]) => name);
+    expect([...flat, ...legacy].sort()).toEqual(Object.keys(plugin.configs).sort());
+  });
+
+  it("the plugin's README states the peer ranges of its package.json, and which are optional", () => {
+    const rows = [...readme.matchAll(/^\| `([@\w/-]+)`( \(optional\))? *\| `([^`]+)`/gmu)].map(
+      ([, name, optional, range]) => [name, { range: range?.replaceAll('\\|', '|'), optional: optional !== undefined }],
+    );
+    expect(Object.fromEntries(rows)).toEqual(
+      Object.fromEntries(
+        Object.entries(packageJson.peerDependencies).map(([name, range]) => [
+          name,
+          { range, optional: packageJson.peerDependenciesMeta[name]?.optional === true },
+        ]),
+      ),
+    );
   });
 
   const wrongExamples = typeAwareRuleNames.flatMap((name) =>

@@ -53,9 +53,17 @@ describe('eslint-plugin-checkpoint-fencing, installed alone', { timeout: 600_000
     );
   }
 
-  it('declares ESLint as a peer and what it imports at run time as dependencies, and installs no runtime', async () => {
+  it('declares ESLint as a peer, TypeScript and the parser as optional ones, what it imports at run time as dependencies, and installs no runtime', async () => {
     const { manifest } = packedTarball('eslint-plugin-checkpoint-fencing');
-    expect(Object.keys(manifest.peerDependencies ?? {})).toEqual(['eslint']);
+    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual([
+      '@typescript-eslint/parser',
+      'eslint',
+      'typescript',
+    ]);
+    expect(manifest.peerDependenciesMeta).toEqual({
+      '@typescript-eslint/parser': { optional: true },
+      typescript: { optional: true },
+    });
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(['@typescript-eslint/types']);
     expect(await readdir(join(project.directory, 'node_modules'))).not.toContain('checkpoint-fencing');
   });

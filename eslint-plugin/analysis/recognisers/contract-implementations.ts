@@ -13,6 +13,7 @@ import {
   namesContractInterface,
   namesContractType,
   sameFileBaseClass,
+  typeArgumentsOf,
   type ContractName,
 } from './storage-declarations.js';
 import { extendsRuntimeClass, isContractType } from './storage-types.js';
@@ -295,7 +296,7 @@ function typeNodeMayReachPackage(node: TSESTree.TypeNode, types: TypeInformation
   return (
     nameMayReachPackage(name, types.program) ||
     (!namesClassOrInterface(name, types.program) &&
-      (node.typeArguments?.params ?? []).some((argument) => typeNodeMayReachPackage(argument, types)))
+      typeArgumentsOf(node).some((argument) => typeNodeMayReachPackage(argument, types)))
   );
 }
 

@@ -63,7 +63,9 @@ function attachedJsDoc(classNode: ClassNode, comments: readonly TSESTree.Comment
   const siblings: readonly TSESTree.Node[] =
     container !== undefined && 'body' in container && Array.isArray(container.body) ? container.body : [];
   const previous = siblings.filter((sibling) => sibling.range[1] <= target.range[0]).at(-1);
-  const after = previous?.range[1] ?? container?.range[0] ?? 0;
+  // Older parsers (espree before 11, typescript-eslint's parser 8.0 and before) start a Program's range at its first
+  // token, leaving the comments above the first statement outside it.
+  const after = previous?.range[1] ?? (container?.type === AST_NODE_TYPES.Program ? 0 : (container?.range[0] ?? 0));
   return comments.filter(
     (comment) =>
       comment.type === AST_TOKEN_TYPES.Block &&

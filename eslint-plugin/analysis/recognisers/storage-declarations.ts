@@ -42,7 +42,9 @@ export function namesContractInterface(
   }
   seen.add(declaration);
   if (declaration.type === AST_NODE_TYPES.TSInterfaceDeclaration) {
-    return declaration.extends.some((heritage) => namesContractInterface(heritage.expression, contract, scope, seen));
+    // typescript-eslint 5 leaves `extends` out of an interface that has none, though its types say it is there.
+    const { extends: heritage = [] } = declaration as { readonly extends?: readonly TSESTree.TSInterfaceHeritage[] };
+    return heritage.some((base) => namesContractInterface(base.expression, contract, scope, seen));
   }
   return (
     declaration.type === AST_NODE_TYPES.TSTypeAliasDeclaration &&
@@ -88,13 +90,13 @@ function readonlyArgument(annotation: TSESTree.TypeNode, scope: Scope): TSESTree
     annotation.type !== AST_NODE_TYPES.TSTypeReference ||
     annotation.typeName.type !== AST_NODE_TYPES.Identifier ||
     annotation.typeName.name !== 'Readonly' ||
-    annotation.typeArguments?.params.length !== 1
+    typeArgumentsOf(annotation).length !== 1
   ) {
     return undefined;
   }
   // typescript-eslint's scope manager knows lib types as variables without definitions.
   const declared = findVariable(scope, 'Readonly')?.defs.length ?? 0;
-  return declared === 0 ? annotation.typeArguments.params[0] : undefined;
+  return declared === 0 ? typeArgumentsOf(annotation)[0] : undefined;
 }
 
 /** The class a class extends, when it is declared in this file: `class Pg extends SqlStorage` with `SqlStorage` here. */
@@ -146,7 +148,16 @@ function awaitedType(annotation: TSESTree.TypeNode | undefined): TSESTree.TypeNo
     annotation.typeName.type === AST_NODE_TYPES.Identifier &&
     annotation.typeName.name === 'Promise'
   ) {
-    return annotation.typeArguments?.params[0];
+    return typeArgumentsOf(annotation)[0];
   }
   return annotation;
+}
+
+/** The type arguments of a type reference, which typescript-eslint 5 calls `typeParameters`. */
+export function typeArgumentsOf(reference: TSESTree.TSTypeReference): readonly TSESTree.TypeNode[] {
+  // Read only where `typeArguments` is missing: typescript-eslint 6 and 7 warn of a deprecation when it is read.
+  const instantiation =
+    reference.typeArguments ??
+    (reference as { readonly typeParameters?: TSESTree.TSTypeParameterInstantiation }).typeParameters;
+  return instantiation?.params ?? [];
 }
