@@ -3,7 +3,7 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import type { StorageMemberName } from '../../vocabulary/index.js';
-import { nearestManifest } from './package-manifest.js';
+import { nearestManifest, workspacePackageFolders } from './workspace-layout.js';
 import { memberName } from './read-implementer-facts.js';
 import { extendsExpression, importBindings } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
@@ -53,7 +53,7 @@ function refusalForSubclassDeclaringSave(file: string, className: string): strin
 function packageRoot(start: string): string {
   const own = nearestManifest(start);
   let manifest = own;
-  while (manifest !== undefined && !('workspaces' in manifest.fields)) {
+  while (manifest !== undefined && workspacePackageFolders(manifest.folder) === undefined) {
     const above = dirname(manifest.folder);
     manifest = above === manifest.folder ? undefined : nearestManifest(above);
   }
