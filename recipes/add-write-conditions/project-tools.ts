@@ -154,5 +154,5 @@ function lintFixSkipped(file: string, reason: string): string {
 }
 
 function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+  return error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
 }

@@ -24,10 +24,6 @@ export interface SourceStyle {
  * configuration applies, its formatter settings (over Biome's defaults) win.
  */
 export function detectSourceStyle(source: string, file: string): SourceStyle {
-  return { ...styleOfText(source, file), ...biomeStyle(dirname(file)) };
-}
-
-function styleOfText(source: string, file: string): SourceStyle {
   const crlf = count(source, /\r\n/g);
   const trailingCommas = count(source, /,[ \t]*\r?\n[ \t]*[\]}]/g) >= count(source, /[\w'"`)\]][ \t]*\r?\n[ \t]*\]/g);
   const parameterCommas = count(source, /,[ \t]*\r?\n[ \t]*\)/g);
@@ -53,6 +49,7 @@ function styleOfText(source: string, file: string): SourceStyle {
     bracketSpacing:
       count(source, /\b(?:import|export)(?:\s+type)?\s*\{[ \t]+\S|\bconst\s*\{[ \t]+\S/g) >=
       count(source, /\b(?:import|export)(?:\s+type)?\s*\{[^\s}]|\bconst\s*\{[^\s}]/g),
+    ...biomeStyle(dirname(file)),
   };
 }
 
@@ -130,18 +127,18 @@ export function biomeConfig(folder: string): string | undefined {
 }
 
 /** The formatter settings of a Biome configuration after those of the files it extends (`//` is the root's). */
-function biomeFormatter(path: string): Record<string, unknown> {
-  type Settings = { extends?: string | string[]; formatter?: object; javascript?: { formatter?: object } };
-  const { extends: bases = [], formatter, javascript } = parseJsonc(readFileSync(path, 'utf8')) as Settings;
+function biomeFormatter(path: string): Formatter {
+  type Config = { extends?: string | string[]; formatter?: Formatter; javascript?: { formatter?: Formatter } };
+  const { extends: bases = [], formatter, javascript } = parseJsonc(readFileSync(path, 'utf8')) as Config;
   const extended = [bases]
     .flat()
     .map((base) => (base === '//' ? biomeConfig(dirname(dirname(path))) : resolve(dirname(path), base)))
     .filter((base): base is string => base !== undefined && existsSync(base));
-  return Object.assign({}, ...extended.map(biomeFormatter), formatter, javascript?.formatter) as Record<
-    string,
-    unknown
-  >;
+  return Object.assign({}, ...extended.map(biomeFormatter), formatter, javascript?.formatter) as Formatter;
 }
+
+/** Settings of Biome's `formatter` or `javascript.formatter`, by name. */
+type Formatter = Readonly<Record<string, unknown>>;
 
 /** JSON with comments and trailing commas, as biome.jsonc and tsconfig.json allow; `{}` when it does not parse. */
 function parseJsonc(text: string): unknown {

@@ -14,9 +14,9 @@ import type { FileChange, ImplementerReport, SkippedImplementer, UpgradeReport }
 
 /** Options of {@link upgrade}. */
 export interface UpgradeOptions {
-  /** Files or directories to upgrade, relative to `cwd`; the whole project when empty or absent. */
+  /** Files or directories to upgrade, relative to `cwd`; the whole project (in a workspace's package, `cwd`) by default. */
   readonly paths?: readonly string[];
-  /** The tsconfig that defines the project, relative to `cwd`; by default `tsconfig.json` in `cwd` or the nearest folder above. */
+  /** The tsconfig that defines the project, relative to `cwd`; by default a workspace's, else the nearest `tsconfig.json`. */
   readonly project?: string;
   /** The directory paths are relative to; the process's working directory by default. */
   readonly cwd?: string;

@@ -4,17 +4,10 @@ import { dirname, join, relative } from 'node:path';
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 
-/** The nearest package.json at or above `folder`: its folder and top-level fields (none when it does not parse). */
-export function nearestManifest(
-  folder: string,
-): { folder: string; fields: Readonly<Record<string, unknown>> } | undefined {
-  const path = ts.findConfigFile(folder, existsSync, 'package.json');
-  return path === undefined ? undefined : { folder: dirname(path), fields: readJson(path) };
-}
-
 /** A string field of the nearest package.json at or above `folder`; `undefined` when it is not a string or absent. */
 export function nearestManifestField(folder: string, field: 'name' | 'type'): string | undefined {
-  const value = nearestManifest(folder)?.fields[field];
+  const path = ts.findConfigFile(folder, existsSync, 'package.json');
+  const value = path === undefined ? undefined : readJson(path)[field];
   return typeof value === 'string' ? value : undefined;
 }
 
@@ -70,12 +63,10 @@ function yamlList(yaml: string, key: string): string[] {
 }
 
 /** The top-level fields of a JSON (or JSONC) file; none when it is missing or does not parse. */
-export function readJson(path: string): Readonly<Record<string, unknown>> {
+function readJson(path: string): Readonly<Record<string, unknown>> {
   // readConfigFile does not throw, and reads comments and trailing commas; Object() makes a non-object have no fields.
-  return Object((ts.readConfigFile(path, (file) => ts.sys.readFile(file)) as { config?: unknown }).config) as Record<
-    string,
-    unknown
-  >;
+  const { config } = ts.readConfigFile(path, (file) => ts.sys.readFile(file)) as { config?: unknown };
+  return Object(config) as Record<string, unknown>;
 }
 
 /** The part of Yarn's Plug'n'Play API (`pnpapi`) the upgrade uses. */
@@ -100,18 +91,14 @@ export function resolutionHost(folder: string): Typescript.ModuleResolutionHost 
   if (process.versions['pnp'] === undefined) {
     api.setup();
   }
-  const folders = new Map<string, string | null>();
-  const installed = (name: string): string | null => {
-    try {
-      folders.set(name, folders.get(name) ?? api.resolveToUnqualified(name, `${folder}/`));
-    } catch {
-      folders.set(name, null);
-    }
-    return folders.get(name) ?? null;
-  };
+  // A path in node_modules/<package> is one in the folder Plug'n'Play installed the package in, if it did.
   const real = (path: string): string => {
-    const [, name = '', rest = ''] = /.*[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)(.*)$/.exec(path) ?? [];
-    return (name === '' ? null : installed(name))?.concat(rest) ?? path;
+    const [, name, rest = ''] = /.*[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)(.*)$/.exec(path) ?? [];
+    try {
+      return (name === undefined ? null : api.resolveToUnqualified(name, `${folder}/`))?.concat(rest) ?? path;
+    } catch {
+      return path;
+    }
   };
   return {
     ...ts.sys,
