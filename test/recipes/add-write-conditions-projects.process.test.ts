@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { upgrade, type UpgradeReport } from '../../recipes/index.js';
@@ -122,6 +122,28 @@ describe.each(projectCases())('project case $name', { timeout: 180_000 }, (proje
     const { stdout } = await run(process.execPath, [script], { cwd: root });
     expect(JSON.parse(stdout)).toEqual(['12', 'UnsupportedWriteConditionError', '12']);
   });
+});
+
+describe('a workspace upgraded from inside one of its packages', () => {
+  it("upgrades that package's files, skipping a hierarchy that crosses into another package", async () => {
+    const projectCase = projectCases().find((candidate) => candidate.name === 'pnpm-turborepo-biome');
+    if (projectCase === undefined) {
+      throw new Error('the pnpm-turborepo-biome case is missing from fixtures/recipes/add-write-conditions.');
+    }
+    const root = copyProjectCase(projectCase);
+    const report = await upgrade({ cwd: join(root, 'apps/worker') });
+    expect(report.changes.map((change) => relative(root, change.file))).toEqual([
+      'apps/worker/src/ledger-checkpoint-storage.ts',
+    ]);
+    expect(report.skipped).toEqual([
+      expect.objectContaining({
+        class: 'AuditedCheckpointStorage',
+        reason: expect.stringContaining(
+          `TableCheckpointStorage in ${join(root, 'packages/core/src/table-checkpoint-storage.ts')} belongs to the same class hierarchy`,
+        ) as string,
+      }),
+    ]);
+  }, 120_000);
 });
 
 // The formatter installed formats what the upgrade wrote; without it, the upgrade reads its configuration and writes
