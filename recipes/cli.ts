@@ -20,7 +20,7 @@ Run ${CODEMOD_PACKAGE_NAME} upgrade --help for its options, ${CODEMOD_PACKAGE_NA
 const UPGRADE_USAGE = `Usage: ${CODEMOD_PACKAGE_NAME} upgrade [paths…] [--project tsconfig.json] [--dry-run] [--check] [--json] [--allow-dirty] [--no-lint-fix]
 
 Adds the three-parameter save and writeVersion to every pre-fencing CheckpointStorage implementer.
-  --project <file>  the tsconfig that defines the project (default: the nearest tsconfig.json, here or above)
+  --project <file>  the tsconfig that defines the project (default: a workspace's, else the nearest tsconfig.json)
   --dry-run         print a unified diff (git apply accepts it) and write nothing
   --check           write nothing; exit 1 when any file would change or any implementer is skipped
   --json            print a machine-readable report instead of text

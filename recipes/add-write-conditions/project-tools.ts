@@ -1,8 +1,10 @@
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ESLint } from 'eslint';
+import { biomeConfig } from './source-style.js';
 import type { UpgradedText } from './upgrade-data.js';
 import { clause, upgradeMessages } from './upgrade-messages.js';
 
@@ -19,7 +21,6 @@ function projectModuleUrl(file: string, name: string): string | undefined {
 interface Prettier {
   resolveConfig(file: string, options?: { editorconfig?: boolean }): Promise<Record<string, unknown> | null>;
   getFileInfo(file: string, options?: { ignorePath?: string }): Promise<{ ignored: boolean }>;
-  check(source: string, options: Record<string, unknown>): Promise<boolean>;
   format(source: string, options: Record<string, unknown>): Promise<string>;
 }
 
@@ -41,7 +42,8 @@ const NO_CONFIG = new Set(['config-file-missing', 'no-config-found']);
 
 /**
  * The project's own tools applied to an upgraded file: its ESLint's fixes inside the text the upgrade wrote (unless
- * `lintFix` is false), then its Prettier when configured and `before` was formatted, so no other code is reformatted.
+ * `lintFix` is false), then its Biome or Prettier when configured and `before` was formatted, so no other code is
+ * reformatted.
  * A tool missing, unconfigured or failing leaves the text as it is, with a line in `notices`.
  */
 export function projectTools(cwd: string, lintFix: boolean) {
@@ -71,21 +73,31 @@ export function projectTools(cwd: string, lintFix: boolean) {
       return NO_CONFIG.has(String(template)) ? unfixed : { ...unfixed, notice: lintFixSkipped(file, firstLine(error)) };
     }
   };
-  const format = async (file: string, before: string, after: string, notices: string[]): Promise<string> => {
+  // The project's formatter as a function of a file's text: Biome where a Biome configuration applies, else Prettier.
+  const formatter = async (file: string): Promise<((text: string) => Promise<string>) | undefined> => {
+    const biome = projectModuleUrl(file, '@biomejs/biome/bin/biome');
+    if (biome !== undefined && biomeConfig(dirname(file)) !== undefined) {
+      // Its CLI, as the project runs it from here: formats, and sorts imports as `biome ci` wants them; no lint fixes.
+      const args = [fileURLToPath(biome), 'check', '--write', '--linter-enabled=false', `--stdin-file-path=${file}`];
+      return async (text) =>
+        execFileSync(process.execPath, args, { cwd, input: text, encoding: 'utf8', stdio: 'pipe' });
+    }
     const url = projectModuleUrl(file, 'prettier');
     const prettier = url === undefined ? undefined : await import(url).then(prettierApi, () => undefined);
-    if (prettier === undefined) {
-      return after;
-    }
+    const config = await prettier?.resolveConfig(file, { editorconfig: true });
+    const ignorePath = join(cwd, '.prettierignore');
+    const info = await prettier?.getFileInfo(file, existsSync(ignorePath) ? { ignorePath } : {});
+    return prettier && config && !info?.ignored
+      ? (text) => prettier.format(text, { ...config, filepath: file })
+      : undefined;
+  };
+  // Only a file the formatter leaves as it is gets formatted: no other code is reformatted.
+  const format = async (file: string, before: string, after: string, notices: string[]): Promise<string> => {
     try {
-      const config = await prettier.resolveConfig(file, { editorconfig: true });
-      const ignorePath = join(cwd, '.prettierignore');
-      const info = await prettier.getFileInfo(file, existsSync(ignorePath) ? { ignorePath } : {});
-      const options = { ...config, filepath: file };
-      const formatted = config !== null && !info.ignored && (await prettier.check(before, options));
-      return formatted ? await prettier.format(after, options) : after;
+      const tool = await formatter(file);
+      return tool !== undefined && (await tool(before)) === before ? await tool(after) : after;
     } catch (error) {
-      notices.push(upgradeMessages.prettierFailed(file, firstLine(error)));
+      notices.push(upgradeMessages.formatterFailed(file, firstLine(error)));
       return after;
     }
   };

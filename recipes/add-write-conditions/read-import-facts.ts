@@ -3,7 +3,7 @@ import type { ts as Typescript } from 'ts-morph';
 import { attachedCommentsStart, ts } from './typescript.js';
 import { CONDITION_TYPE, PACKAGE_NAME, UNSUPPORTED_ERROR } from '../../vocabulary/index.js';
 import type { ImportFacts } from './upgrade-data.js';
-import { nearestManifestField } from './package-manifest.js';
+import { nearestManifestField } from './workspace-layout.js';
 import { importBindings, isJavaScriptFile } from './storage-resolver.js';
 
 /** The local name an `import x = require('checkpoint-fencing')` gets, unless the file already uses it. */

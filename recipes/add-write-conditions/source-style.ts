@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /** How a file is written, so that generated code reads like the code around it. */
 export interface SourceStyle {
@@ -19,7 +19,10 @@ export interface SourceStyle {
   readonly bracketSpacing: boolean;
 }
 
-/** Reads the style off `source` (the text of `file`), with Prettier's defaults where it shows none. */
+/**
+ * Reads the style off `source` (the text of `file`), with Prettier's defaults where it shows none; where a Biome
+ * configuration applies, its formatter settings (over Biome's defaults) win.
+ */
 export function detectSourceStyle(source: string, file: string): SourceStyle {
   const crlf = count(source, /\r\n/g);
   const trailingCommas = count(source, /,[ \t]*\r?\n[ \t]*[\]}]/g) >= count(source, /[\w'"`)\]][ \t]*\r?\n[ \t]*\]/g);
@@ -46,6 +49,7 @@ export function detectSourceStyle(source: string, file: string): SourceStyle {
     bracketSpacing:
       count(source, /\b(?:import|export)(?:\s+type)?\s*\{[ \t]+\S|\bconst\s*\{[ \t]+\S/g) >=
       count(source, /\b(?:import|export)(?:\s+type)?\s*\{[^\s}]|\bconst\s*\{[^\s}]/g),
+    ...biomeStyle(dirname(file)),
   };
 }
 
@@ -91,6 +95,61 @@ function prettierWidth(folder: string): number | undefined {
     }
   }
   return dirname(folder) === folder ? undefined : prettierWidth(dirname(folder));
+}
+
+/**
+ * How the nearest biome.json or biome.jsonc (with the configurations it extends) formats JavaScript and TypeScript:
+ * `javascript.formatter` over `formatter`, over Biome's defaults (a tab, 80 columns, double quotes, semicolons, trailing
+ * commas everywhere). None without a configuration or with its formatter off; `overrides` are not read.
+ */
+function biomeStyle(folder: string): Partial<SourceStyle> | undefined {
+  const config = biomeConfig(folder);
+  const settings = config === undefined ? { enabled: false } : biomeFormatter(config);
+  const { indentStyle = 'tab', indentWidth = settings['indentSize'] ?? 2, lineWidth = 80, quoteStyle } = settings;
+  const { semicolons, trailingCommas = settings['trailingComma'] ?? 'all', bracketSpacing, enabled } = settings;
+  return enabled === false
+    ? undefined
+    : {
+        indentUnit: indentStyle === 'tab' ? '\t' : ' '.repeat(Number(indentWidth)),
+        width: Number(lineWidth),
+        quote: quoteStyle === 'single' ? "'" : '"',
+        semicolons: semicolons !== 'asNeeded',
+        trailingCommas: trailingCommas !== 'none',
+        parameterTrailingCommas: trailingCommas === 'all',
+        bracketSpacing: bracketSpacing !== false,
+      };
+}
+
+/** The nearest biome.json or biome.jsonc at or above `folder`. */
+export function biomeConfig(folder: string): string | undefined {
+  const found = ['biome.json', 'biome.jsonc'].map((name) => join(folder, name)).find((path) => existsSync(path));
+  return found ?? (dirname(folder) === folder ? undefined : biomeConfig(dirname(folder)));
+}
+
+/** The formatter settings of a Biome configuration after those of the files it extends (`//` is the root's). */
+function biomeFormatter(path: string): Formatter {
+  type Config = { extends?: string | string[]; formatter?: Formatter; javascript?: { formatter?: Formatter } };
+  const { extends: bases = [], formatter, javascript } = parseJsonc(readFileSync(path, 'utf8')) as Config;
+  const extended = [bases]
+    .flat()
+    .map((base) => (base === '//' ? biomeConfig(dirname(dirname(path))) : resolve(dirname(path), base)))
+    .filter((base): base is string => base !== undefined && existsSync(base));
+  return Object.assign({}, ...extended.map(biomeFormatter), formatter, javascript?.formatter) as Formatter;
+}
+
+/** Settings of Biome's `formatter` or `javascript.formatter`, by name. */
+type Formatter = Readonly<Record<string, unknown>>;
+
+/** JSON with comments and trailing commas, as biome.jsonc and tsconfig.json allow; `{}` when it does not parse. */
+function parseJsonc(text: string): unknown {
+  const json = text
+    .replace(/("(?:\\.|[^"\\])*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_match, string?: string) => string ?? '')
+    .replace(/("(?:\\.|[^"\\])*")|,(\s*[\]}])/g, (_match, string?: string, end?: string) => string ?? end ?? '');
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return {};
+  }
 }
 
 /** `max_line_length` of the `.editorconfig` sections that match `file`, the nearest file winning, up to `root = true`. */

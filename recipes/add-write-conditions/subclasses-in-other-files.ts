@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { ts as Typescript } from 'ts-morph';
 import { ts } from './typescript.js';
 import type { StorageMemberName } from '../../vocabulary/index.js';
-import { nearestManifest } from './package-manifest.js';
+import { enclosingWorkspace } from './workspace-layout.js';
 import { memberName } from './read-implementer-facts.js';
 import { extendsExpression, importBindings } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
@@ -51,13 +51,8 @@ function refusalForSubclassDeclaringSave(file: string, className: string): strin
 
 /** The folder whose files may subclass a class of `start`: its workspace's root, else its package's. */
 function packageRoot(start: string): string {
-  const own = nearestManifest(start);
-  let manifest = own;
-  while (manifest !== undefined && !('workspaces' in manifest.fields)) {
-    const above = dirname(manifest.folder);
-    manifest = above === manifest.folder ? undefined : nearestManifest(above);
-  }
-  return (manifest ?? own)?.folder ?? start;
+  const manifest = ts.findConfigFile(start, existsSync, 'package.json');
+  return enclosingWorkspace(start)?.root ?? (manifest === undefined ? start : dirname(manifest));
 }
 
 const filesByRoot = new Map<string, { path: string; text: string }[]>();

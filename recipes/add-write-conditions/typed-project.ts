@@ -8,7 +8,7 @@ import { readImplementerFacts, syntaxError } from './read-implementer-facts.js';
 import type { FileFacts } from './upgrade-data.js';
 import { StorageResolver } from './storage-resolver.js';
 import { upgradeMessages } from './upgrade-messages.js';
-import { nearestManifestField } from './package-manifest.js';
+import { nearestManifestField, resolutionHost } from './workspace-layout.js';
 
 /** This upgrade's own declarations of checkpoint-fencing: built, or the runtime's source in the repository. */
 const OWN_DECLARATIONS = ['../../runtime/index.d.ts', '../../runtime/index.ts']
@@ -22,18 +22,25 @@ interface LeafProject {
   readonly tsconfig: string;
   readonly parsed: Typescript.ParsedCommandLine;
   readonly cache: Typescript.ModuleResolutionCache;
+  /** How modules resolve, through Yarn Plug'n'Play where it installed the project. */
+  readonly host: Typescript.ModuleResolutionHost;
   readonly workspace: ReturnType<typeof workspacePackages>;
 }
 
 /**
- * Reads `tsconfigPath` and, for a solution-style tsconfig, every project it references, each under its own options.
+ * Reads the tsconfigs and, for a solution-style one, every project it references, each under its own options. One
+ * tsconfig must match source files; of several (a workspace's packages), those that match none are passed over.
  * `analyse` returns the facts of files in the order given, with notes for the user in `notices`; `rootOf` gives the
  * folder of the tsconfig a file belongs to.
  * @throws Error naming the tsconfig when it is invalid, its `extends` target is missing, or it (or a project it
  * references) matches no source files; `analyse` throws naming the file and position when one does not parse.
  */
-export function openTypedProject(tsconfigPath: string, notices: string[]) {
-  const leaves = leafProjects(resolve(tsconfigPath), new Set());
+export function openTypedProject(tsconfigs: readonly string[], notices: string[]) {
+  const seen = new Set<string>();
+  const leaves = tsconfigs.flatMap((tsconfig) => leafProjects(resolve(tsconfig), seen, tsconfigs.length > 1));
+  if (leaves.length === 0) {
+    throw new Error(upgradeMessages.noSourceFiles(tsconfigs[0] ?? ''));
+  }
   const workspace = workspacePackages(leaves.map((project) => project.parsed));
   const projects: LeafProject[] = leaves.map((project) => ({ ...project, workspace }));
   const owners = new Map<string, LeafProject>();
@@ -96,20 +103,22 @@ export function openTypedProject(tsconfigPath: string, notices: string[]) {
   };
 }
 
-function leafProjects(tsconfig: string, seen: Set<string>): Omit<LeafProject, 'workspace'>[] {
+function leafProjects(tsconfig: string, seen: Set<string>, optional: boolean): Omit<LeafProject, 'workspace'>[] {
   if (seen.has(tsconfig)) {
     return [];
   }
   seen.add(tsconfig);
   const parsed = parseTsconfig(tsconfig);
   const references = parsed.projectReferences ?? [];
-  if (parsed.fileNames.length === 0 && references.length === 0) {
+  if (parsed.fileNames.length === 0 && references.length === 0 && !optional) {
     throw new Error(upgradeMessages.noSourceFiles(tsconfig));
   }
   const cache = ts.createModuleResolutionCache(dirname(tsconfig), (name) => name, parsed.options);
   return [
-    ...(parsed.fileNames.length === 0 ? [] : [{ tsconfig, parsed, cache }]),
-    ...references.flatMap((reference) => leafProjects(resolve(ts.resolveProjectReferencePath(reference)), seen)),
+    ...(parsed.fileNames.length === 0 ? [] : [{ tsconfig, parsed, cache, host: resolutionHost(dirname(tsconfig)) }]),
+    ...references.flatMap((reference) =>
+      leafProjects(resolve(ts.resolveProjectReferencePath(reference)), seen, optional),
+    ),
   ];
 }
 
@@ -232,7 +241,7 @@ function emitsCommonJs(sourceFile: Typescript.SourceFile, options: Typescript.Co
  * project's own classes, and parsing the declarations of every library the project uses would dominate the run time.
  */
 function resolveFollowed(
-  { parsed: { options }, cache, workspace }: LeafProject,
+  { parsed: { options }, cache, host, workspace }: LeafProject,
   followAll: boolean,
   name: string,
   containingFile: string,
@@ -241,13 +250,13 @@ function resolveFollowed(
   const [first = '', second = ''] = name.split('/');
   if (workspace.names.has(first.startsWith('@') ? `${first}/${second}` : first)) {
     const sourceOfOutput = workspace.outputs();
-    const host: Typescript.ModuleResolutionHost = {
-      ...ts.sys,
+    const outputs: Typescript.ModuleResolutionHost = {
+      ...host,
       // An output that is not built yet exists for resolution's sake when its source does.
-      fileExists: (path) => ts.sys.fileExists(path) || sourceOfOutput.has(realPath(path)),
-      realpath: realPath,
+      fileExists: (path) => host.fileExists(path) || sourceOfOutput.has(realPath(path)),
+      realpath: (path) => realPath(host.realpath?.(path) ?? path),
     };
-    const resolved = ts.resolveModuleName(name, containingFile, options, host, cache).resolvedModule;
+    const resolved = ts.resolveModuleName(name, containingFile, options, outputs, cache).resolvedModule;
     const file = resolved === undefined ? undefined : realPath(resolved.resolvedFileName);
     const source =
       file === undefined ? undefined : (sourceOfOutput.get(file) ?? (workspace.sources.has(file) ? file : undefined));
@@ -263,7 +272,7 @@ function resolveFollowed(
       return suffix === undefined ? name === pattern : name.startsWith(prefix) && name.endsWith(suffix);
     });
   return followed
-    ? ts.resolveModuleName(name, containingFile, options, ts.sys, cache, undefined, mode).resolvedModule
+    ? ts.resolveModuleName(name, containingFile, options, host, cache, undefined, mode).resolvedModule
     : undefined;
 }
 

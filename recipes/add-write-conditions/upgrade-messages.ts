@@ -8,7 +8,7 @@ import { CODEMOD_PACKAGE_NAME, PACKAGE_NAME } from '../../vocabulary/index.js';
 export const upgradeMessages = {
   noTsconfig: (tsconfig: string) => `${tsconfig}: no tsconfig here; pass the project's tsconfig with --project <path>.`,
   noTsconfigAbove: (folder: string) =>
-    `${folder}: no tsconfig.json here or in any folder above; run the upgrade in the project, or pass its tsconfig with --project <path>.`,
+    `${folder}: no tsconfig.json here, in any folder above, or in a workspace package here; run the upgrade in the project or at its workspace root, or pass its tsconfig with --project <path>.`,
   tsconfigFoundAbove: (tsconfig: string) =>
     `note: no tsconfig.json in the current folder; upgrading the project of ${tsconfig}, the nearest one above (pass paths to upgrade only some of its files).`,
   missingExtendsTarget: (tsconfig: string, target: string) =>
@@ -35,8 +35,8 @@ export const upgradeMessages = {
     `note: ${tsconfig} resolves modules with ${resolution}, which cannot resolve the installed '${PACKAGE_NAME}'; read its declarations from ${declarations} instead.`,
   packageNotInstalled: (tsconfig: string, declarations: string) =>
     `note: '${PACKAGE_NAME}' is not installed for the project of ${tsconfig}; read its declarations from ${declarations} instead: install it (npm install ${PACKAGE_NAME}) before compiling the upgraded code.`,
-  prettierFailed: (file: string, reason: string) =>
-    `note: ${file}: the project's Prettier could not format it (${clause(reason)}); it is written in the recipe's own layout.`,
+  formatterFailed: (file: string, reason: string) =>
+    `note: ${file}: the project's formatter could not format it (${clause(reason)}); it is written in the recipe's own layout.`,
   extendsItself: (implementer: string, file: string) =>
     `${file}: ${implementer} extends itself through its base classes; break the cycle and run the upgrade again.`,
   baseNotVisible: (base: string, where: 'another-file' | 'another-package') =>
@@ -59,7 +59,7 @@ export const upgradeMessages = {
   subclassCannotFollow: (subclass: string, file: string, reason: string) =>
     `its subclass ${subclass} in ${file} cannot be changed along with it (${clause(reason)}), and would be left overriding or calling a renamed save; upgrade the two by hand.`,
   outsideSelection: (other: string, file: string) =>
-    `${other} in ${file} belongs to the same class hierarchy and would have to change with it, but is outside the paths given; pass both paths, or none to upgrade the whole project.`,
+    `${other} in ${file} belongs to the same class hierarchy and would have to change with it, but is outside the paths given (or the workspace folder the upgrade runs in); pass both paths, or run the upgrade on the whole project or at the workspace root.`,
   inheritsSaveField: (base: string, implementer: string) =>
     `inherits save as a field of ${base} (an arrow function set in its constructor), which no method here can wrap; give ${implementer} a save that takes the condition by hand.`,
   subclassInAnotherFile: (subclass: string, file: string) =>

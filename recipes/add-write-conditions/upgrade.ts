@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ts } from './typescript.js';
 import { uncommittedFiles } from './git-worktree.js';
 import { membersAdded } from './member-edits.js';
@@ -9,13 +9,14 @@ import { projectTools } from './project-tools.js';
 import { upgradeFileText } from './upgrade-file-text.js';
 import { NEVER_TOUCHED } from './upgrade-data.js';
 import { upgradeMessages } from './upgrade-messages.js';
+import { enclosingWorkspace } from './workspace-layout.js';
 import type { FileChange, ImplementerReport, SkippedImplementer, UpgradeReport } from './upgrade-report.js';
 
 /** Options of {@link upgrade}. */
 export interface UpgradeOptions {
-  /** Files or directories to upgrade, relative to `cwd`; the whole project when empty or absent. */
+  /** Files or directories to upgrade, relative to `cwd`; the whole project (in a workspace's package, `cwd`) by default. */
   readonly paths?: readonly string[];
-  /** The tsconfig that defines the project, relative to `cwd`; by default `tsconfig.json` in `cwd` or the nearest folder above. */
+  /** The tsconfig that defines the project, relative to `cwd`; by default a workspace's, else the nearest `tsconfig.json`. */
   readonly project?: string;
   /** The directory paths are relative to; the process's working directory by default. */
   readonly cwd?: string;
@@ -48,13 +49,14 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
   const started = performance.now();
   const cwd = resolve(options.cwd ?? process.cwd());
   const notices: string[] = [];
-  const tsconfig = options.project === undefined ? nearestTsconfig(cwd, notices) : resolve(cwd, options.project);
-  const project = asUpgradeError(() => openTypedProject(tsconfig, notices));
+  const { tsconfigs, scope = [] } =
+    options.project === undefined ? projectTsconfigs(cwd, notices) : { tsconfigs: [resolve(cwd, options.project)] };
+  const project = asUpgradeError(() => openTypedProject(tsconfigs, notices));
   const upgradable = project.fileNames.filter(
     (file) => UPGRADABLE.test(file) && !NEVER_TOUCHED.test(relative(project.rootOf(file), file)),
   );
-  const paths = (options.paths ?? []).map((path) => resolve(cwd, path));
-  const selected = selectFiles(upgradable, paths, tsconfig);
+  const paths = options.paths?.length ? options.paths.map((path) => resolve(cwd, path)) : scope;
+  const selected = selectFiles(upgradable, paths, tsconfigs.length === 1 ? (tsconfigs[0] ?? cwd) : cwd);
   const inRun = new Set(selected);
 
   // A run over some paths still reads the whole project: a class hierarchy may reach outside the paths, and one
@@ -129,7 +131,7 @@ export async function upgrade(options: UpgradeOptions = {}): Promise<UpgradeRepo
 }
 
 /** The files of `candidates` that are one of `paths` or lie in one; every path must exist and select a file. */
-function selectFiles(candidates: readonly string[], paths: readonly string[], tsconfig: string): string[] {
+function selectFiles(candidates: readonly string[], paths: readonly string[], project: string): string[] {
   const missing = paths.find((path) => !existsSync(path));
   if (missing !== undefined) {
     throw new UpgradeError(upgradeMessages.noSuchPath(missing));
@@ -140,13 +142,23 @@ function selectFiles(candidates: readonly string[], paths: readonly string[], ts
   };
   const unmatched = paths.find((path) => !candidates.some((file) => within(file, path)));
   if (unmatched !== undefined) {
-    throw new UpgradeError(upgradeMessages.pathOutsideProject(unmatched, tsconfig));
+    throw new UpgradeError(upgradeMessages.pathOutsideProject(unmatched, project));
   }
   return candidates.filter((file) => paths.length === 0 || paths.some((path) => within(file, path)));
 }
 
-/** The `tsconfig.json` in `cwd` or the nearest folder above, as `tsc` finds it; one above is named in a notice. */
-function nearestTsconfig(cwd: string, notices: string[]): string {
+/**
+ * In a workspace, the tsconfig.json of its root (if any) and of every package, and from below its root, the current
+ * folder as the scope (so that class hierarchies across packages are seen whole); elsewhere the `tsconfig.json` in
+ * `cwd` or the nearest folder above, as `tsc` finds it, one above named in a notice.
+ */
+function projectTsconfigs(cwd: string, notices: string[]): { tsconfigs: string[]; scope?: string[] } {
+  const workspace = enclosingWorkspace(cwd);
+  const folders = workspace === undefined ? [] : [workspace.root, ...workspace.packages];
+  const tsconfigs = folders.map((folder) => join(folder, 'tsconfig.json')).filter((path) => existsSync(path));
+  if (tsconfigs.length > 0) {
+    return { tsconfigs, scope: workspace?.root === cwd ? [] : [cwd] };
+  }
   const found = ts.findConfigFile(cwd, (path) => ts.sys.fileExists(path));
   if (found === undefined) {
     throw new UpgradeError(upgradeMessages.noTsconfigAbove(cwd));
@@ -155,7 +167,7 @@ function nearestTsconfig(cwd: string, notices: string[]): string {
   if (dirname(tsconfig) !== cwd) {
     notices.push(upgradeMessages.tsconfigFoundAbove(tsconfig));
   }
-  return tsconfig;
+  return { tsconfigs: [tsconfig] };
 }
 
 /** Runs `step`, turning what it throws (an expected failure, stated in one line) into an {@link UpgradeError}. */

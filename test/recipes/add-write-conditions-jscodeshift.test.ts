@@ -335,7 +335,12 @@ describe('the project cases through the jscodeshift transform, one file at a tim
   }
 
   /** Cases where a subclass in another file makes the transform leave a base alone (tested below). */
-  const refused = new Set(['abstract-base-subclass-in-another-file', 'workspace-packages']);
+  const refused = new Set([
+    'abstract-base-subclass-in-another-file',
+    'workspace-packages',
+    'pnpm-turborepo-biome',
+    'nx-integrated',
+  ]);
   for (const { name } of projectCases().filter((candidate) => !refused.has(candidate.name))) {
     it(`${name}: writes what the CLI writes`, () => {
       const { root, reports } = transformProject(name);
@@ -347,19 +352,50 @@ describe('the project cases through the jscodeshift transform, one file at a tim
     });
   }
 
-  it('refuses a base whose subclass in another workspace package overrides its save, naming the subclass', () => {
-    const name = 'workspace-packages';
-    const { root, reports } = transformProject(name);
-    expect(reports).toEqual([
-      "packages/core/src/base-storage.ts: skipped BaseStorage (line 3): its subclass AuditedStorage in packages/app/src/audited-storage.ts declares its own save, which this transform cannot rename along with this class's; run `npx checkpoint-fencing-codemod upgrade`, which upgrades both.",
-    ]);
-    const written = projectFiles(root);
-    const input = projectFiles(join(RECIPE_FIXTURES, name, 'input'));
-    expect(written.get('packages/core/src/base-storage.ts')).toEqual(input.get('packages/core/src/base-storage.ts'));
-    expect(written.get('packages/app/src/audited-storage.ts')).toEqual(
-      input.get('packages/app/src/audited-storage.ts'),
-    );
-  });
+  // npm workspaces, pnpm-workspace.yaml and Nx's project.json all make one workspace, searched whole for subclasses.
+  it.each([
+    [
+      'workspace-packages',
+      'packages/core/src/base-storage.ts',
+      'BaseStorage',
+      3,
+      'packages/app/src/audited-storage.ts',
+    ],
+    [
+      'pnpm-turborepo-biome',
+      'packages/core/src/table-checkpoint-storage.ts',
+      'TableCheckpointStorage',
+      4,
+      'apps/worker/src/audited-checkpoint-storage.ts',
+    ],
+    [
+      'nx-integrated',
+      'libs/checkpoints/src/lib/memory-checkpoint-storage.ts',
+      'MemoryCheckpointStorage',
+      3,
+      'apps/projector/src/app/cached-checkpoint-storage.ts',
+    ],
+  ])(
+    '%s: refuses a base whose subclass in another workspace package overrides its save, naming the subclass',
+    (name, base, baseClass, line, subclass) => {
+      const { root, reports } = transformProject(name);
+      const subclassName = /export class (\w+)/.exec(readFileSync(join(root, subclass), 'utf8'))?.[1] ?? '';
+      expect(reports).toEqual([
+        `${base}: skipped ${baseClass} (line ${line}): its subclass ${subclassName} in ${subclass} declares its own save, which this transform cannot rename along with this class's; run \`npx checkpoint-fencing-codemod upgrade\`, which upgrades both.`,
+      ]);
+      const written = projectFiles(root);
+      const input = projectFiles(join(RECIPE_FIXTURES, name, 'input'));
+      const output = projectFiles(join(RECIPE_FIXTURES, name, 'output'));
+      expect(written.get(base)).toEqual(input.get(base));
+      expect(written.get(subclass)).toEqual(input.get(subclass));
+      // Every other file it changes, it changes as the CLI does.
+      for (const [file, bytes] of written) {
+        if (!bytes.equals(input.get(file) ?? Buffer.alloc(0))) {
+          expect(bytes.toString('utf8'), file).toBe(output.get(file)?.toString('utf8'));
+        }
+      }
+    },
+  );
 
   it('refuses, with a report naming the subclass, a base whose subclass in another file overrides the save it would rename', () => {
     const name = 'abstract-base-subclass-in-another-file';

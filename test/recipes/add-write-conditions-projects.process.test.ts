@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { upgrade, type UpgradeReport } from '../../recipes/index.js';
@@ -32,7 +32,12 @@ async function makeStorage(root: string, storage: CaseStorage): Promise<object> 
 /** Runs the repository's TypeScript over the project; its output when it fails. */
 async function typeCheck(root: string, projectCase: ProjectCase): Promise<string> {
   // Projects on TypeScript 5 write "moduleResolution": "node" and baseUrl without the opt-in TypeScript 6 asks for.
-  const args = projectCase.build === true ? ['-b', root] : ['-p', root, '--ignoreDeprecations', '6.0'];
+  const args =
+    projectCase.projects !== undefined
+      ? ['-b', ...projectCase.projects.map((project) => join(root, project))]
+      : projectCase.build === true
+        ? ['-b', root]
+        : ['-p', root, '--ignoreDeprecations', '6.0'];
   return run(process.execPath, [tsc, ...args]).then(
     () => '',
     (error: unknown) =>
@@ -87,6 +92,13 @@ describe.each(projectCases())('project case $name', { timeout: 180_000 }, (proje
     }
   });
 
+  if (projectCase.link?.includes('@biomejs/biome') === true) {
+    it('passes `biome ci`: formatted, imports sorted, lint clean', async () => {
+      const biome = join(root, 'node_modules/@biomejs/biome/bin/biome');
+      await expect(run(process.execPath, [biome, 'ci', '--colors=off', '.'], { cwd: root })).resolves.toBeDefined();
+    });
+  }
+
   const compiled = projectCase.compiled;
   if (compiled === undefined) {
     return;
@@ -112,18 +124,41 @@ describe.each(projectCases())('project case $name', { timeout: 180_000 }, (proje
   });
 });
 
-describe('an 80-column Prettier project without Prettier installed', () => {
-  it('gets the same bytes from the recipe wrapping at the configured width', async () => {
-    const projectCase = projectCases().find((candidate) => candidate.name === 'prettier-80-columns');
+describe('a workspace upgraded from inside one of its packages', () => {
+  it("upgrades that package's files, skipping a hierarchy that crosses into another package", async () => {
+    const projectCase = projectCases().find((candidate) => candidate.name === 'pnpm-turborepo-biome');
     if (projectCase === undefined) {
-      throw new Error('the prettier-80-columns case is missing from fixtures/recipes/add-write-conditions.');
+      throw new Error('the pnpm-turborepo-biome case is missing from fixtures/recipes/add-write-conditions.');
     }
-    const root = copyProjectCase(projectCase, { link: false });
-    const report = await upgrade({ cwd: root });
-    expect(report.notices).toEqual([]);
-    const expected = projectFiles(join(RECIPE_FIXTURES, projectCase.name, 'output'));
-    for (const [file, bytes] of expected) {
-      expect(projectFiles(root).get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
-    }
+    const root = copyProjectCase(projectCase);
+    const report = await upgrade({ cwd: join(root, 'apps/worker') });
+    expect(report.changes.map((change) => relative(root, change.file))).toEqual([
+      'apps/worker/src/ledger-checkpoint-storage.ts',
+    ]);
+    expect(report.skipped).toEqual([
+      expect.objectContaining({
+        class: 'AuditedCheckpointStorage',
+        reason: expect.stringContaining(
+          `TableCheckpointStorage in ${join(root, 'packages/core/src/table-checkpoint-storage.ts')} belongs to the same class hierarchy`,
+        ) as string,
+      }),
+    ]);
   }, 120_000);
 });
+
+// The formatter installed formats what the upgrade wrote; without it, the upgrade reads its configuration and writes
+// the same bytes itself.
+describe.each(projectCases().filter((projectCase) => projectCase.link !== undefined))(
+  '$name without its formatter installed',
+  (projectCase) => {
+    it('gets the same bytes from the recipe wrapping at the configured width', async () => {
+      const root = copyProjectCase(projectCase, { link: false });
+      const report = await upgrade({ cwd: root });
+      expect(report.notices).toEqual([]);
+      const expected = projectFiles(join(RECIPE_FIXTURES, projectCase.name, 'output'));
+      for (const [file, bytes] of expected) {
+        expect(projectFiles(root).get(file)?.toString('utf8'), file).toBe(bytes.toString('utf8'));
+      }
+    }, 120_000);
+  },
+);

@@ -562,7 +562,7 @@ describe('add-write-conditions over parts of a project and across work trees', (
         file: join(root, 'src/base/map-storage.ts'),
         class: 'MapStorage',
         line: 3,
-        reason: `LoggingStorage in ${join(root, 'src/impl/logging-storage.ts')} belongs to the same class hierarchy and would have to change with it, but is outside the paths given; pass both paths, or none to upgrade the whole project.`,
+        reason: `LoggingStorage in ${join(root, 'src/impl/logging-storage.ts')} belongs to the same class hierarchy and would have to change with it, but is outside the paths given (or the workspace folder the upgrade runs in); pass both paths, or run the upgrade on the whole project or at the workspace root.`,
       },
     ]);
     const whole = await upgrade({ cwd: root, mode: 'check' });

@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectSourceStyle } from '../../recipes/add-write-conditions/source-style.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
@@ -34,5 +34,55 @@ describe('the width generated lines wrap at', () => {
     writeFileSync(join(folder, '.editorconfig'), 'root = true\n[*.ts]\nmax_line_length = 100\n');
     expect(detectSourceStyle('const a = 1;\n', join(folder, 'storage.js')).width).toBe(80);
     expect(detectSourceStyle('const a = 1;\n', join(folder, 'storage.ts')).width).toBe(100);
+  });
+});
+
+describe("a Biome configuration's formatter settings", () => {
+  /** The style of a file with nothing to read off it, under `files` (biome.json and others) in a fresh folder. */
+  function styleWith(files: Readonly<Record<string, string>>, file = 'src/storage.ts') {
+    const folder = temporaryDirectory('source-style');
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(folder, name)), { recursive: true });
+      writeFileSync(join(folder, name), text);
+    }
+    const { indentUnit, width, quote, semicolons, trailingCommas, parameterTrailingCommas, bracketSpacing } =
+      detectSourceStyle('const a = 1;\n', join(folder, file));
+    return { indentUnit, width, quote, semicolons, trailingCommas, parameterTrailingCommas, bracketSpacing };
+  }
+
+  it("are Biome's defaults where it sets none: a tab, 80 columns, double quotes, semicolons, commas everywhere", () => {
+    expect(styleWith({ 'biome.json': '{}' })).toEqual({
+      ...{ indentUnit: '\t', width: 80, quote: '"', semicolons: true },
+      ...{ trailingCommas: true, parameterTrailingCommas: true, bracketSpacing: true },
+    });
+  });
+
+  it('read javascript.formatter over formatter, from biome.jsonc with comments and trailing commas', () => {
+    const jsonc = `{
+      // the house style
+      "formatter": { "indentStyle": "space", "indentWidth": 4, "lineWidth": 100, },
+      /* JavaScript and TypeScript */
+      "javascript": { "formatter": { "lineWidth": 120, "quoteStyle": "single", "semicolons": "asNeeded",
+        "trailingCommas": "es5", "bracketSpacing": false } },
+    }`;
+    expect(styleWith({ 'biome.jsonc': jsonc })).toEqual({
+      ...{ indentUnit: '    ', width: 120, quote: "'", semicolons: false },
+      ...{ trailingCommas: true, parameterTrailingCommas: false, bracketSpacing: false },
+    });
+  });
+
+  it('follow extends, by path and to the root ("//"), the nearest configuration winning', () => {
+    const root = '{ "formatter": { "lineWidth": 110 }, "javascript": { "formatter": { "quoteStyle": "single" } } }';
+    const nested = '{ "extends": "//", "formatter": { "indentStyle": "space" } }';
+    expect(
+      styleWith({ 'biome.json': root, 'packages/core/biome.json': nested }, 'packages/core/src/a.ts'),
+    ).toMatchObject({ indentUnit: '  ', width: 110, quote: "'" });
+    const shared = { 'config/biome.json': '{ "formatter": { "lineWidth": 90 } }' };
+    expect(styleWith({ ...shared, 'biome.json': '{ "extends": ["./config/biome.json"] }' }).width).toBe(90);
+  });
+
+  it('are not read when its formatter is off', () => {
+    expect(styleWith({ 'biome.json': '{ "formatter": { "enabled": false, "lineWidth": 120 } }' }).width).toBe(80);
+    expect(styleWith({ 'biome.json': '{ "formatter": { "enabled": false } }' }).indentUnit).toBe('  ');
   });
 });

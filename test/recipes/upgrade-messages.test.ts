@@ -36,7 +36,7 @@ const samples: { readonly [Name in keyof Messages]: Parameters<Messages[Name]> }
     '/app/node_modules/checkpoint-fencing/dist/runtime/index.d.ts',
   ],
   packageNotInstalled: ['/app/tsconfig.json', '/usr/lib/node_modules/checkpoint-fencing/dist/runtime/index.d.ts'],
-  prettierFailed: ['/app/src/storage.ts', 'Cannot find package "prettier-plugin-organize-imports".'],
+  formatterFailed: ['/app/src/storage.ts', 'Cannot find package "prettier-plugin-organize-imports".'],
   extendsItself: ['Storage', '/app/src/storage.ts'],
   baseNotVisible: ['Table', 'another-file'],
   baseLeftAlone: ['SqlStorage', 'extends Table, whose members cannot be seen here.'],

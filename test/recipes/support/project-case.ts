@@ -18,7 +18,9 @@ export interface ProjectCase {
   readonly storages: readonly CaseStorage[];
   /** Type-check with `tsc -b` (a solution-style tsconfig of composite projects) instead of `tsc -p`. */
   readonly build?: boolean;
-  /** Packages of this checkout's node_modules the project has installed (a Prettier it formats with). */
+  /** The projects to build with `tsc -b`, in order, where the root has no tsconfig (a workspace of packages). */
+  readonly projects?: readonly string[];
+  /** Packages of this checkout's node_modules the project has installed (a Prettier or Biome it formats with). */
   readonly link?: readonly string[];
   /** Folders of `input/` that are workspace packages, linked into node_modules under their names as npm does. */
   readonly workspaces?: readonly string[];
@@ -52,6 +54,7 @@ export function copyProjectCase(projectCase: ProjectCase, options: { link?: bool
   mkdirSync(join(root, 'node_modules'), { recursive: true });
   symlinkSync(builtPackage('runtime'), join(root, 'node_modules/checkpoint-fencing'), 'dir');
   for (const name of options.link === false ? [] : (projectCase.link ?? [])) {
+    mkdirSync(dirname(join(root, 'node_modules', name)), { recursive: true });
     symlinkSync(join(REPO, 'node_modules', name), join(root, 'node_modules', name), 'dir');
   }
   for (const folder of projectCase.workspaces ?? []) {
