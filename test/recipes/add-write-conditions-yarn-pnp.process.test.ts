@@ -14,7 +14,10 @@ const TYPESCRIPT = (
   JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as Record<string, Record<string, string>>
 ).devDependencies?.['typescript'];
 
-/** Yarn 4 in `root`, fetching from the npm registry only, into a cache this checkout keeps between runs. */
+/**
+ * Yarn 4 in `root`, fetching from the npm registry only, into a cache this checkout keeps between runs. Yarn makes
+ * installs immutable when it sees `CI` set, and this project has no lockfile to keep, so the test allows one.
+ */
 async function yarn(root: string, ...args: string[]): Promise<string> {
   const env = {
     ...process.env,
@@ -22,6 +25,7 @@ async function yarn(root: string, ...args: string[]): Promise<string> {
     YARN_CACHE_FOLDER: join(REPO, '.tmp/yarn-cache'),
     YARN_NPM_REGISTRY_SERVER: 'https://registry.npmjs.org',
     YARN_ENABLE_TELEMETRY: '0',
+    YARN_ENABLE_IMMUTABLE_INSTALLS: 'false',
   };
   return (await run(process.execPath, [YARN, ...args], { cwd: root, env })).stdout;
 }
