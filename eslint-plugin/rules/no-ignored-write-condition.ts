@@ -18,6 +18,7 @@ import {
   objectImplementing,
 } from '../analysis/recognisers/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
+import { asOneFix, fixContext, storageUpgrade } from '../fixes/index.js';
 
 /** Options of `no-ignored-write-condition`. */
 export interface NoIgnoredWriteConditionOptions {
@@ -27,7 +28,11 @@ export interface NoIgnoredWriteConditionOptions {
 
 /** Message ids of `no-ignored-write-condition`. */
 export type NoIgnoredWriteConditionMessageId =
-  'saveIgnoresCondition' | 'saveNeverReadsCondition' | 'inheritedSaveIgnoresCondition' | 'missingWriteVersion';
+  | 'saveIgnoresCondition'
+  | 'saveNeverReadsCondition'
+  | 'inheritedSaveIgnoresCondition'
+  | 'missingWriteVersion'
+  | 'upgradeStorage';
 
 const defaults = { useTypeInformation: false } satisfies Required<NoIgnoredWriteConditionOptions>;
 
@@ -45,6 +50,7 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       requiresTypeChecking: false,
       usesTypeInformationWhenAsked: true,
     },
+    hasSuggestions: true,
     messages: {
       saveIgnoresCondition:
         'This CheckpointStorage save() declares {{count}} of its three parameters, so it never sees the write condition and fencing is silently off. ' +
@@ -58,6 +64,8 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       missingWriteVersion:
         'This CheckpointStorage has no writeVersion(), so no write condition can be judged and fencing is silently off. ' +
         'Store a version with each checkpoint and read it back in writeVersion(subscriptionId); `npx checkpoint-fencing-codemod upgrade` adds it.',
+      upgradeStorage:
+        'Make the edit `npx checkpoint-fencing-codemod upgrade` makes here: {{change}}, under a TODO to evaluate conditions atomically.',
     },
     schema: [
       {
@@ -75,6 +83,7 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
     if (!mayImplementCheckpointStorage(context.sourceCode, types)) {
       return {};
     }
+    const fixes = fixContext(context, types);
     const check = (
       implementation: ContractImplementation | undefined,
       inherited: InheritedMembers | undefined,
@@ -82,6 +91,24 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       if (implementation === undefined) {
         return;
       }
+      // The codemod's edit of the storage, offered on each report it clears; written once, and only on a report.
+      let suggestions: TSESLint.SuggestionReportDescriptor<NoIgnoredWriteConditionMessageId>[] | undefined;
+      const suggest = () => {
+        if (suggestions === undefined) {
+          const upgrade = storageUpgrade(implementation.node, fixes);
+          suggestions =
+            upgrade === undefined
+              ? []
+              : [
+                  {
+                    messageId: 'upgradeStorage',
+                    data: { change: upgrade.change },
+                    fix: (fixer) => asOneFix(fixer, context.sourceCode.text, upgrade.edits),
+                  },
+                ];
+        }
+        return suggestions;
+      };
       const assigned =
         implementation.node.type === AST_NODE_TYPES.ObjectExpression
           ? new Map<string, AssignedMember>()
@@ -95,6 +122,7 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
           node: assignedSave?.key ?? saveKey(save),
           messageId: 'saveIgnoresCondition',
           data: { count: argumentParameters(save).length },
+          suggest: suggest(),
         });
       } else if (save !== undefined && condition !== undefined && neverReads(save, condition, context.sourceCode)) {
         context.report({
@@ -123,7 +151,7 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
           ? !implementation.mayInheritMembers
           : !inherited.unseenBase && !inherited.writeVersionCovered);
       if (lacksWriteVersion) {
-        context.report({ node: implementation.reportNode, messageId: 'missingWriteVersion' });
+        context.report({ node: implementation.reportNode, messageId: 'missingWriteVersion', suggest: suggest() });
       }
     };
     return {

@@ -1,11 +1,10 @@
 import { CONDITION_TYPE, PACKAGE_NAME } from '../../vocabulary/index.js';
-import type { ts as Typescript } from 'ts-morph';
 import { columns, lineAt, lineIndent, type SourceStyle } from './source-style.js';
-import type { TextEdit, UpgradeDecision } from './upgrade-data.js';
 
 // The text the recipe writes, in one canonical layout: two spaces a level, single quotes, semicolons, `{{name}}`
 // holes. {@link fillTemplate} turns it into the file's own layout. A hole filled with a list (parameters, imported
 // names) stays on its line when that fits the width, and is broken one item a line otherwise, as Prettier does.
+// The lint plugin compiles this module in for its editor fix, so its types are structural: no ts-morph, no step's data.
 
 const GUARD = `if ({{condition}} !== undefined && {{condition}}.kind !== 'any') {
   {{refusal}};
@@ -68,7 +67,10 @@ export const MARKER_DOC_POINTER = `${PACKAGE_NAME}/README.md#evaluating-conditio
 export function markerText({
   saveShape,
   addWriteVersion,
-}: Pick<UpgradeDecision, 'saveShape' | 'addWriteVersion'>): string {
+}: {
+  readonly saveShape: string;
+  readonly addWriteVersion: boolean;
+}): string {
   const done = [
     saveShape === 'refusing'
       ? 'save() now refuses every write, any() included, as this store had no save to send it to'
@@ -138,10 +140,10 @@ export function listEdits(
   source: string,
   style: SourceStyle,
   [open, close]: readonly [number, number],
-  items: readonly Typescript.Node[],
+  items: readonly { readonly end: number; getText(): string }[],
   added: readonly string[],
   { lineEnd = Infinity, wider = 0 }: { lineEnd?: number | undefined; wider?: number } = {},
-): TextEdit[] {
+): { start: number; end: number; text: string }[] {
   const last = items.at(-1);
   const comma = last === undefined ? '' : (/^\s*,/.exec(source.slice(last.end))?.[0] ?? '');
   const at = last === undefined ? open + 1 : last.end + comma.length;
