@@ -1,6 +1,11 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { fillTemplate, listEdits, TEMPLATES } from '../../recipes/add-write-conditions/member-templates.js';
+import {
+  fillTemplate,
+  listEdits,
+  newImportEdit,
+  TEMPLATES,
+} from '../../recipes/add-write-conditions/member-templates.js';
 import type { SourceStyle } from '../../recipes/add-write-conditions/source-style.js';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import type { TypeInformation } from '../analysis/index.js';
@@ -15,7 +20,7 @@ const NAMESPACE_NAME = 'checkpointFencing';
 /** The braces of an `import { … }` or `const { … } = require(…)` with at least one name, and its statement's end. */
 interface NamedList {
   readonly braces: readonly [number, number];
-  readonly elements: readonly TSESTree.Node[];
+  readonly elements: readonly ReturnType<typeof listItem>[];
   readonly statementEnd: number;
 }
 
@@ -41,7 +46,7 @@ export interface RuntimeImports {
   /** After the last import, else after the directive prologue, else before the first statement and its comments. */
   readonly newImport: { readonly at: number; readonly after: 'import' | 'directive' | undefined };
   /** `require` in a CommonJS JavaScript file, where `import` is a syntax error. */
-  readonly syntax: 'import' | 'require';
+  readonly newImportSyntax: 'import' | 'require';
 }
 
 /** Reads how the file imports checkpoint-fencing. */
@@ -91,7 +96,7 @@ export function runtimeImports({ sourceCode, filename, types }: FixContext): Run
         (first === undefined ? 0 : attachedCommentsStart(sourceCode, first)),
       after: lastImport !== undefined ? 'import' : directive !== undefined ? 'directive' : undefined,
     },
-    syntax,
+    newImportSyntax: syntax,
   };
 }
 
@@ -107,20 +112,14 @@ export function runtimeImportEdits(
 ): TextEdit[] {
   if (imports.newNamespace !== undefined) {
     const statement = fillTemplate(TEMPLATES.namespaceImport, { namespace: imports.newNamespace }, '', style);
-    return types.length + values.length === 0 ? [] : [newImport(imports, style, statement.join(style.newline))];
+    return types.length + values.length === 0
+      ? []
+      : [newImportEdit(imports.newImport, statement.join(style.newline), style.newline)];
   }
   const typeNames = types.map((name) => `type ${name}`);
-  const merged = (list: NamedList, added: readonly string[]) =>
-    listEdits(
-      text,
-      style,
-      list.braces,
-      list.elements.map((element) => listItem(element, text)),
-      added,
-      {
-        lineEnd: list.statementEnd,
-      },
-    );
+  // Adds names to the braces of `list`: in place when its statement still fits, else broken one name a line.
+  const merged = ({ braces, elements, statementEnd }: NamedList, added: readonly string[]) =>
+    listEdits(text, style, braces, elements, added, { lineEnd: statementEnd });
   const { valueImport, typeImport } = imports;
   if (valueImport !== undefined) {
     return merged(valueImport, [...typeNames, ...values]);
@@ -128,19 +127,11 @@ export function runtimeImportEdits(
   const edits = typeImport === undefined ? [] : merged(typeImport, types);
   const added = [...(typeImport === undefined ? typeNames : []), ...values];
   if (added.length > 0) {
-    const template = imports.syntax === 'require' ? TEMPLATES.requireImport : TEMPLATES.valueImport;
+    const template = imports.newImportSyntax === 'require' ? TEMPLATES.requireImport : TEMPLATES.valueImport;
     const statement = fillTemplate(template, { names: added }, '', style).join(style.newline);
-    edits.push(newImport(imports, style, statement, typeImport?.statementEnd));
+    edits.push(newImportEdit(imports.newImport, statement, style.newline, typeImport?.statementEnd));
   }
   return edits;
-}
-
-/** A new import statement: after `anchor` or the file's last import, else after its directives, else first. */
-function newImport(imports: RuntimeImports, style: SourceStyle, statement: string, anchor?: number): TextEdit {
-  const nl = style.newline;
-  const { at, after } = anchor === undefined ? imports.newImport : { at: anchor, after: 'import' };
-  const text = after === 'import' ? nl + statement : after === 'directive' ? nl + nl + statement : statement + nl + nl;
-  return { start: at, end: at, text };
 }
 
 /**
@@ -210,7 +201,11 @@ function importOf(
       list:
         named.length === 0
           ? undefined
-          : { braces: braces(sourceCode, named), elements: named, statementEnd: statement.range[1] },
+          : {
+              braces: braces(sourceCode, named),
+              elements: named.map((s) => listItem(s, sourceCode.text)),
+              statementEnd: statement.range[1],
+            },
     };
   }
   if (statement.type === AST_NODE_TYPES.TSImportEqualsDeclaration) {
@@ -263,7 +258,11 @@ function importOf(
     named,
     list:
       elements.length > 0 && !restLast
-        ? { braces: braces(sourceCode, elements), elements, statementEnd: statement.range[1] }
+        ? {
+            braces: braces(sourceCode, elements),
+            elements: elements.map((element) => listItem(element, sourceCode.text)),
+            statementEnd: statement.range[1],
+          }
         : undefined,
   };
 }

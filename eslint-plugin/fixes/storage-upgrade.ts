@@ -6,16 +6,18 @@ import {
   listEdits,
   markerText,
   TEMPLATES,
+  writeVersionLines,
 } from '../../recipes/add-write-conditions/member-templates.js';
-import { columns, lineIndent } from '../../recipes/add-write-conditions/source-style.js';
+import { lineIndent } from '../../recipes/add-write-conditions/source-style.js';
 import {
   CONDITION_TYPE,
   STORAGE_MEMBER_NAMES,
   UNSUPPORTED_ERROR,
   type StorageMemberName,
 } from '../../vocabulary/index.js';
-import { descendantNodeList, isFunctionNode, staticMemberName, staticPropertyKeyName } from '../analysis/index.js';
+import { descendantNodeList, parameterBinding, staticMemberName, staticPropertyKeyName } from '../analysis/index.js';
 import { runtimeImportEdits, runtimeImports, type RuntimeImports } from './runtime-imports.js';
+import type { ContractImplementation } from '../analysis/recognisers/index.js';
 import { extendedInAnotherFile } from './subclasses-elsewhere.js';
 import { attachedCommentsStart, listItem, type FixContext, type TextEdit } from './text-edits.js';
 
@@ -60,12 +62,20 @@ export interface StorageUpgrade {
   readonly change: string;
 }
 
+/** A class member assigned a function by its field initialiser (`read = this.readRow.bind(this)`), by name. */
+export type AssignedFunctions = ReadonlyMap<string, { readonly value: TSESTree.FunctionLike | undefined }>;
+
 /**
- * The codemod's edit of `storage` (a class or object literal the rule found implementing `CheckpointStorage`), or
- * `undefined` where the codemod would skip it, edit another class or file with it, or change nothing.
+ * The codemod's edit of a class or object literal the rule found implementing `CheckpointStorage`, or `undefined`
+ * where the codemod would skip it, edit another class or file with it, or change nothing.
  */
-export function storageUpgrade(storage: Storage, context: FixContext): StorageUpgrade | undefined {
+export function storageUpgrade(
+  implementation: ContractImplementation,
+  assigned: AssignedFunctions,
+  context: FixContext,
+): StorageUpgrade | undefined {
   const { sourceCode, filename } = context;
+  const storage = implementation.node;
   // The type-aware codemod upgrades TypeScript; JavaScript is the jscodeshift transform's, with JSDoc types.
   if (/\.[cm]?jsx?$/u.test(filename) || !fixable(storage, sourceCode)) {
     return undefined;
@@ -74,7 +84,11 @@ export function storageUpgrade(storage: Storage, context: FixContext): StorageUp
   if (save === null) {
     return undefined;
   }
-  const decision = decide(storage, save);
+  // Declared, or in a literal maybe brought by a spread or a computed key.
+  const ownWriteVersion =
+    implementation.memberNames.has(WRITE_VERSION) ||
+    (storage.type === AST_NODE_TYPES.ObjectExpression && implementation.mayInheritMembers);
+  const decision = decide(storage, save, ownWriteVersion);
   const renames = decision?.saveShape === 'delegating' && storage.type !== AST_NODE_TYPES.ObjectExpression;
   if (decision === undefined || (renames && maySubclass(storage, context))) {
     return undefined;
@@ -91,7 +105,7 @@ export function storageUpgrade(storage: Storage, context: FixContext): StorageUp
     .filter((part) => part !== undefined)
     .join(', and ');
   const imports = runtimeImports(context);
-  const writer = writerFor(storage, save, decision, context, imports);
+  const writer = writerFor(implementation, assigned, save, decision, context, imports);
   const written = memberEdits(writer);
   // The names generated code uses that the file does not import yet (upgrade-file-text.ts's `importEdits`).
   const text = written.map((edit) => edit.text).join('\n');
@@ -148,33 +162,27 @@ function membersNamed(storage: Storage, name: string) {
 }
 
 /**
- * The storage's own `save`; `undefined` without one, `null` when it has one the fix does not rewrite: computed or
- * quoted, an accessor, overloads, a value that is not a function written there, decorators on a literal's.
+ * The storage's own `save`; `undefined` without one, `null` when it has one the fix does not rewrite: overloads, a
+ * computed or quoted name, `override`, an accessor, or a value that is not a function written there.
  */
 function ownSave(storage: Storage): Save | undefined | null {
-  const [member, ...others] = membersNamed(storage, SAVE);
+  const [member, ...overloads] = membersNamed(storage, SAVE);
   if (member === undefined) {
     return undefined;
   }
-  const plainKey = 'key' in member && !member.computed && member.key.type === AST_NODE_TYPES.Identifier;
-  if (others.length > 0 || !plainKey || ('override' in member && member.override)) {
-    return null;
-  }
-  const fn =
-    member.type === AST_NODE_TYPES.MethodDefinition || member.type === AST_NODE_TYPES.Property
-      ? member.kind === 'get' || member.kind === 'set' || member.kind === 'constructor'
-        ? undefined
-        : member.value
-      : member.type === AST_NODE_TYPES.PropertyDefinition
-        ? member.value
-        : undefined;
+  const rewritable =
+    (member.type === AST_NODE_TYPES.MethodDefinition ||
+      member.type === AST_NODE_TYPES.PropertyDefinition ||
+      member.type === AST_NODE_TYPES.Property) &&
+    overloads.length === 0 &&
+    member.key.type === AST_NODE_TYPES.Identifier &&
+    !member.computed &&
+    !('override' in member && member.override) &&
+    !('kind' in member && (member.kind === 'get' || member.kind === 'set'));
+  const fn = rewritable ? member.value : null;
   if (
-    fn == null ||
-    (fn.type !== AST_NODE_TYPES.FunctionExpression && fn.type !== AST_NODE_TYPES.ArrowFunctionExpression) ||
-    fn.generator ||
-    (member.type !== AST_NODE_TYPES.MethodDefinition &&
-      member.type !== AST_NODE_TYPES.PropertyDefinition &&
-      member.type !== AST_NODE_TYPES.Property)
+    !rewritable ||
+    (fn?.type !== AST_NODE_TYPES.FunctionExpression && fn?.type !== AST_NODE_TYPES.ArrowFunctionExpression)
   ) {
     return null;
   }
@@ -193,12 +201,7 @@ function isThisParameter(parameter: TSESTree.Parameter): boolean {
 }
 
 /** The codemod's decision (shape-decision.ts) for a storage with no base class: `undefined` when nothing changes. */
-function decide(storage: Storage, save: Save | undefined): Decision | undefined {
-  const literal = storage.type === AST_NODE_TYPES.ObjectExpression;
-  // Declared, or in a literal maybe brought by a spread or a computed key.
-  const ownWriteVersion =
-    membersNamed(storage, WRITE_VERSION).length > 0 ||
-    (literal && storage.properties.some((property) => memberName(property) === undefined));
+function decide(storage: Storage, save: Save | undefined, ownWriteVersion: boolean): Decision | undefined {
   const kept = {
     saveMember: 'method' as const,
     saveIsAsync: save?.fn.async ?? true,
@@ -213,7 +216,7 @@ function decide(storage: Storage, save: Save | undefined): Decision | undefined 
   if (acceptsCondition) {
     return ownWriteVersion ? undefined : { ...kept, saveShape: 'unchanged' };
   }
-  if (literal) {
+  if (storage.type === AST_NODE_TYPES.ObjectExpression) {
     return { ...kept, saveShape: 'object-literal' };
   }
   const names = new Set(storage.body.body.flatMap((member) => memberName(member) ?? []));
@@ -254,13 +257,15 @@ function maySubclass(storage: TSESTree.ClassDeclaration | TSESTree.ClassExpressi
 
 /** One storage being written: what its text depends on (member-edits.ts's `writerFor`). */
 function writerFor(
-  storage: Storage,
+  implementation: ContractImplementation,
+  assigned: AssignedFunctions,
   save: Save | undefined,
   decision: Decision,
   { sourceCode, style: styleOf }: FixContext,
   imports: RuntimeImports,
 ) {
   const { text: source } = sourceCode;
+  const storage = implementation.node;
   const style = styleOf();
   const literal = storage.type === AST_NODE_TYPES.ObjectExpression;
   const members = literal ? storage.properties : storage.body.body;
@@ -285,7 +290,7 @@ function writerFor(
     const annotation = typeAnnotationOf(parameter);
     return annotation && sourceCode.getText(annotation);
   });
-  const id = idName ?? idParameterName(storage) ?? 'subscriptionId';
+  const id = idName ?? idParameterName(implementation, assigned) ?? 'subscriptionId';
   const checkpoint = checkpointName ?? 'checkpoint';
   const condition = id === 'condition' || checkpoint === 'condition' ? 'writeCondition' : 'condition';
   const qualified = (name: string) => {
@@ -322,13 +327,8 @@ function writerFor(
 type Writer = ReturnType<typeof writerFor>;
 
 function parameterName(parameter: TSESTree.Parameter): string | undefined {
-  const target =
-    parameter.type === AST_NODE_TYPES.AssignmentPattern
-      ? parameter.left
-      : parameter.type === AST_NODE_TYPES.RestElement
-        ? parameter.argument
-        : parameter;
-  return target.type === AST_NODE_TYPES.Identifier ? target.name : undefined;
+  const binding = parameterBinding(parameter);
+  return binding.type === AST_NODE_TYPES.Identifier ? binding.name : undefined;
 }
 
 /** The type written on a parameter, without its colon. */
@@ -337,46 +337,10 @@ function typeAnnotationOf(parameter: TSESTree.Parameter): TSESTree.TypeNode | un
   return 'typeAnnotation' in target ? target.typeAnnotation?.typeAnnotation : undefined;
 }
 
-/** The function a member is or holds, the method a field binds (`this.m.bind(this)`), as read-implementer-facts.ts. */
-function functionOf(storage: Storage, member: TSESTree.Node | undefined): FunctionValue | undefined {
-  const value =
-    member?.type === AST_NODE_TYPES.MethodDefinition ||
-    member?.type === AST_NODE_TYPES.Property ||
-    member?.type === AST_NODE_TYPES.PropertyDefinition
-      ? member.value
-      : undefined;
-  if (value == null || member?.type === AST_NODE_TYPES.MethodDefinition) {
-    return value?.type === AST_NODE_TYPES.FunctionExpression ? value : undefined;
-  }
-  if (value.type === AST_NODE_TYPES.FunctionExpression || value.type === AST_NODE_TYPES.ArrowFunctionExpression) {
-    return value;
-  }
-  const callee = value.type === AST_NODE_TYPES.CallExpression ? value.callee : undefined;
-  const bound =
-    callee?.type === AST_NODE_TYPES.MemberExpression &&
-    staticMemberName(callee) === 'bind' &&
-    value.type === AST_NODE_TYPES.CallExpression &&
-    value.arguments.length === 1 &&
-    value.arguments[0]?.type === AST_NODE_TYPES.ThisExpression &&
-    callee.object.type === AST_NODE_TYPES.MemberExpression &&
-    callee.object.object.type === AST_NODE_TYPES.ThisExpression
-      ? staticMemberName(callee.object)
-      : undefined;
-  const [method, ...overloads] = bound === undefined ? [] : membersNamed(storage, bound);
-  return method?.type === AST_NODE_TYPES.MethodDefinition && overloads.length === 0 && isFunctionNode(method.value)
-    ? method.value
-    : undefined;
-}
-
-/** The id parameter name `read`, `writeVersion` or `delete` uses, leading underscores off. */
-function idParameterName(storage: Storage): string | undefined {
+/** The id parameter name `read`, `writeVersion` or `delete` uses, leading underscores off (read-implementer-facts.ts). */
+function idParameterName({ methods }: ContractImplementation, assigned: AssignedFunctions): string | undefined {
   const [first] = ID_TAKING_MEMBERS.flatMap((wanted) => {
-    const members = membersNamed(storage, wanted);
-    // Among overloads, the one with a body.
-    const withBody = members.find(
-      (m) => !('value' in m) || m.value?.type !== AST_NODE_TYPES.TSEmptyBodyFunctionExpression,
-    );
-    const fn = functionOf(storage, withBody ?? members[0]);
+    const fn = methods.get(wanted) ?? assigned.get(wanted)?.value;
     const [parameter] = (fn?.params ?? []).filter((p) => !isThisParameter(p));
     const name = parameter === undefined ? undefined : parameterName(parameter);
     return name === undefined ? [] : [name];
@@ -509,12 +473,7 @@ function writeVersion(writer: Writer): string[] {
     assign: literal ? ':' : ' =',
     end: literal ? '' : fieldEnd(writer, save),
   };
-  if (save?.form !== 'arrow') {
-    return fillTemplate(TEMPLATES.writeVersion, values, indent, style);
-  }
-  const [single, broken] = TEMPLATES.arrowWriteVersion;
-  const lines = fillTemplate(single, values, indent, style);
-  return lines.every((line) => columns(line) <= style.width) ? lines : fillTemplate(broken, values, indent, style);
+  return writeVersionLines(values, save?.form === 'arrow', indent, style);
 }
 
 /** A literal's `save` takes the condition in place: a third parameter and the refusal first, the rest untouched. */

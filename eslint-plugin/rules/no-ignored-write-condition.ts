@@ -2,6 +2,7 @@ import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import {
   isFunctionNode,
+  parameterBinding,
   parameterVariables,
   skipTransparentWrappers,
   staticMemberName,
@@ -18,7 +19,7 @@ import {
   objectImplementing,
 } from '../analysis/recognisers/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
-import { asOneFix, fixContext, storageUpgrade } from '../fixes/index.js';
+import { asOneFix, fixContext, storageUpgrade, type StorageUpgrade } from '../fixes/index.js';
 
 /** Options of `no-ignored-write-condition`. */
 export interface NoIgnoredWriteConditionOptions {
@@ -91,28 +92,14 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       if (implementation === undefined) {
         return;
       }
-      // The codemod's edit of the storage, offered on each report it clears; written once, and only on a report.
-      let suggestions: TSESLint.SuggestionReportDescriptor<NoIgnoredWriteConditionMessageId>[] | undefined;
-      const suggest = () => {
-        if (suggestions === undefined) {
-          const upgrade = storageUpgrade(implementation.node, fixes);
-          suggestions =
-            upgrade === undefined
-              ? []
-              : [
-                  {
-                    messageId: 'upgradeStorage',
-                    data: { change: upgrade.change },
-                    fix: (fixer) => asOneFix(fixer, context.sourceCode.text, upgrade.edits),
-                  },
-                ];
-        }
-        return suggestions;
-      };
       const assigned =
         implementation.node.type === AST_NODE_TYPES.ObjectExpression
           ? new Map<string, AssignedMember>()
           : assignedMembers(implementation.node, implementation.methods);
+      // The codemod's edit of the storage, offered on each report it clears: written once, and only on a report.
+      let suggestions: Suggestion[] | undefined;
+      const suggest = () =>
+        (suggestions ??= upgradeSuggestions(storageUpgrade(implementation, assigned, fixes), context.sourceCode.text));
       const declaredSave = implementation.methods.get('save');
       const assignedSave = declaredSave === undefined ? assigned.get('save') : undefined;
       const save = declaredSave ?? assignedSave?.value;
@@ -171,6 +158,21 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
   },
 });
 
+type Suggestion = TSESLint.SuggestionReportDescriptor<NoIgnoredWriteConditionMessageId>;
+
+/** The suggestion that makes the codemod's edit of a storage, where the fix writes one. */
+function upgradeSuggestions(upgrade: StorageUpgrade | undefined, text: string): Suggestion[] {
+  return upgrade === undefined
+    ? []
+    : [
+        {
+          messageId: 'upgradeStorage',
+          data: { change: upgrade.change },
+          fix: (fixer) => asOneFix(fixer, text, upgrade.edits),
+        },
+      ];
+}
+
 /** With types, what a storage class gets from its base classes. */
 function inheritedFrom(
   classNode: TSESTree.ClassDeclaration | TSESTree.ClassExpression,
@@ -215,12 +217,7 @@ function neverReads(
 
 /** How the message names the parameter: its name, or its pattern's text for a destructured one. */
 function parameterName(parameter: TSESTree.Parameter, sourceCode: Readonly<TSESLint.SourceCode>): string {
-  const target =
-    parameter.type === AST_NODE_TYPES.AssignmentPattern
-      ? parameter.left
-      : parameter.type === AST_NODE_TYPES.RestElement
-        ? parameter.argument
-        : parameter;
+  const target = parameterBinding(parameter);
   if (target.type === AST_NODE_TYPES.Identifier) {
     return target.name;
   }

@@ -64,13 +64,7 @@ ${INDENTED_GUARD}
 export const MARKER_DOC_POINTER = `${PACKAGE_NAME}/README.md#evaluating-conditions-atomically`;
 
 /** The marker of one upgraded implementer: what generated code now does and the decision left; the caller wraps it. */
-export function markerText({
-  saveShape,
-  addWriteVersion,
-}: {
-  readonly saveShape: string;
-  readonly addWriteVersion: boolean;
-}): string {
+export function markerText({ saveShape, addWriteVersion }: { saveShape: string; addWriteVersion: boolean }): string {
   const done = [
     saveShape === 'refusing'
       ? 'save() now refuses every write, any() included, as this store had no save to send it to'
@@ -110,6 +104,21 @@ export function fillTemplate(
     // A line that fills to nothing (an empty `{{statements}}`) is left out.
     return list !== undefined ? listLines(lead, text, list, style) : text === '' ? [] : [lead + text];
   });
+}
+
+/** `writeVersion` filled from `holes`: an arrow-function field or property when `arrow`, broken when too wide. */
+export function writeVersionLines(holes: Record<string, string>, arrow: boolean, indent: string, style: SourceStyle) {
+  const [single, broken] = arrow ? TEMPLATES.arrowWriteVersion : [TEMPLATES.writeVersion];
+  const lines = fillTemplate(single, holes, indent, style);
+  const fits = lines.every((line) => columns(line) <= style.width);
+  return broken === undefined || fits ? lines : fillTemplate(broken, holes, indent, style);
+}
+
+/** A new import statement: after `anchor` or the file's last import, else after its directives, else first. */
+export function newImportEdit(to: { at: number; after: string | undefined }, line: string, nl: string, at = to.at) {
+  const after = at === to.at ? to.after : 'import';
+  const text = after === 'import' ? nl + line : after === 'directive' ? nl + nl + line : line + nl + nl;
+  return { start: at, end: at, text };
 }
 
 /** A line holding a bracketed list (at `\0`): on one line when it fits `width`, else one item a line. */
