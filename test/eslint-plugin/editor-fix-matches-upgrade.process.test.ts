@@ -46,6 +46,9 @@ const FIXED_PROJECT_FILES: Readonly<Record<string, readonly string[]>> = {
   'workspace-packages': ['packages/app/src/port-storage.ts'],
 };
 
+/** The TypeScript fixtures the codemod leaves as they are, where the rule reports nothing. */
+const UNCHANGED = ['already-upgraded', 'unrelated-interface', 'untouched-crlf-bom-no-final-newline'];
+
 /** A linter of `root` with the rule alone, with types (as `recommended-type-checked` runs it) or without. */
 function linter(root: string, useTypeInformation: boolean): ESLint {
   return new ESLint({
@@ -112,7 +115,7 @@ describe('the no-ignored-write-condition suggestion is the codemod’s edit', { 
       const { text, applied } = await applySuggestions(eslint, join(ruleRoot, name, input));
       const before = readFileSync(join(RECIPE_FIXTURES, name, input), 'utf8');
       const codemod = readFileSync(join(codemodRoot, name, input), 'utf8');
-      if (name in WITHOUT_FIX || codemod === before) {
+      if (name in WITHOUT_FIX || UNCHANGED.includes(name)) {
         expect({ name, applied }).toEqual({ name, applied: 0 });
         expect(codemod !== before, `${name}: the codemod changes it`).toBe(name in WITHOUT_FIX);
         continue;
@@ -125,19 +128,22 @@ describe('the no-ignored-write-condition suggestion is the codemod’s edit', { 
     console.log(
       `editor fix = codemod, byte for byte, with types: ${fixed.length} of ${cases.length} TypeScript fixtures`,
     );
-    expect(fixed.length).toBe(cases.length - Object.keys(WITHOUT_FIX).length - 3);
+    expect(fixed.length).toBe(cases.length - Object.keys(WITHOUT_FIX).length - UNCHANGED.length);
   });
 
   it('without types: the same text wherever the rule reports the storage', async () => {
     const eslint = linter(ruleRoot, false);
-    let fixed = 0;
+    const unfixed: string[] = [];
     for (const name of cases) {
       const input = inputOf(name) ?? '';
       const { text, applied } = await applySuggestions(eslint, join(ruleRoot, name, input));
       expect(applied === 0 || text === readFileSync(join(codemodRoot, name, input), 'utf8'), name).toBe(true);
-      fixed += applied > 0 ? 1 : 0;
+      unfixed.push(...(applied === 0 ? [name] : []));
     }
+    const fixed = cases.length - unfixed.length;
     console.log(`editor fix = codemod, byte for byte, without types: ${fixed} of ${cases.length} TypeScript fixtures`);
+    // Only types show that a class implementing an interface re-exported through a barrel is a storage.
+    expect(unfixed.filter((name) => !(name in WITHOUT_FIX))).toEqual([...UNCHANGED, 'barrel-reexport'].sort());
   });
 
   for (const projectCase of projectCases()) {
