@@ -1,3 +1,4 @@
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 
 // Variables in scope: the one a name refers to, the kind of its definition, the ones a parameter declares.
@@ -61,6 +62,15 @@ export function parameterVariables(
     .filter((variable) =>
       variable.defs.some((definition) => start <= definition.name.range[0] && definition.name.range[1] <= end),
     );
+}
+
+/** The pattern a parameter binds: itself, the left side of its default (`id = 'x'`), or its rest element's argument. */
+export function parameterBinding(parameter: TSESTree.Parameter): TSESTree.Node {
+  return parameter.type === AST_NODE_TYPES.AssignmentPattern
+    ? parameter.left
+    : parameter.type === AST_NODE_TYPES.RestElement
+      ? parameter.argument
+      : parameter;
 }
 
 /** The variable an identifier refers to, from the scope it is in. */

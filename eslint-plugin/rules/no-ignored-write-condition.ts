@@ -2,6 +2,7 @@ import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import {
   isFunctionNode,
+  parameterBinding,
   parameterVariables,
   skipTransparentWrappers,
   staticMemberName,
@@ -18,6 +19,7 @@ import {
   objectImplementing,
 } from '../analysis/recognisers/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
+import { asOneFix, fixContext, storageUpgrade, type StorageUpgrade } from '../fixes/index.js';
 
 /** Options of `no-ignored-write-condition`. */
 export interface NoIgnoredWriteConditionOptions {
@@ -27,7 +29,11 @@ export interface NoIgnoredWriteConditionOptions {
 
 /** Message ids of `no-ignored-write-condition`. */
 export type NoIgnoredWriteConditionMessageId =
-  'saveIgnoresCondition' | 'saveNeverReadsCondition' | 'inheritedSaveIgnoresCondition' | 'missingWriteVersion';
+  | 'saveIgnoresCondition'
+  | 'saveNeverReadsCondition'
+  | 'inheritedSaveIgnoresCondition'
+  | 'missingWriteVersion'
+  | 'upgradeStorage';
 
 const defaults = { useTypeInformation: false } satisfies Required<NoIgnoredWriteConditionOptions>;
 
@@ -45,6 +51,7 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       requiresTypeChecking: false,
       usesTypeInformationWhenAsked: true,
     },
+    hasSuggestions: true,
     messages: {
       saveIgnoresCondition:
         'This CheckpointStorage save() declares {{count}} of its three parameters, so it never sees the write condition and fencing is silently off. ' +
@@ -58,6 +65,8 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
       missingWriteVersion:
         'This CheckpointStorage has no writeVersion(), so no write condition can be judged and fencing is silently off. ' +
         'Store a version with each checkpoint and read it back in writeVersion(subscriptionId); `npx checkpoint-fencing-codemod upgrade` adds it.',
+      upgradeStorage:
+        'Make the edit `npx checkpoint-fencing-codemod upgrade` makes here: {{change}}, under a TODO to evaluate conditions atomically.',
     },
     schema: [
       {
@@ -75,6 +84,7 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
     if (!mayImplementCheckpointStorage(context.sourceCode, types)) {
       return {};
     }
+    const fixes = fixContext(context, types);
     const check = (
       implementation: ContractImplementation | undefined,
       inherited: InheritedMembers | undefined,
@@ -86,6 +96,10 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
         implementation.node.type === AST_NODE_TYPES.ObjectExpression
           ? new Map<string, AssignedMember>()
           : assignedMembers(implementation.node, implementation.methods);
+      // The codemod's edit of the storage, offered on each report it clears: written once, and only on a report.
+      let suggestions: Suggestion[] | undefined;
+      const suggest = () =>
+        (suggestions ??= upgradeSuggestions(storageUpgrade(implementation, assigned, fixes), context.sourceCode.text));
       const declaredSave = implementation.methods.get('save');
       const assignedSave = declaredSave === undefined ? assigned.get('save') : undefined;
       const save = declaredSave ?? assignedSave?.value;
@@ -95,6 +109,7 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
           node: assignedSave?.key ?? saveKey(save),
           messageId: 'saveIgnoresCondition',
           data: { count: argumentParameters(save).length },
+          suggest: suggest(),
         });
       } else if (save !== undefined && condition !== undefined && neverReads(save, condition, context.sourceCode)) {
         context.report({
@@ -123,7 +138,7 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
           ? !implementation.mayInheritMembers
           : !inherited.unseenBase && !inherited.writeVersionCovered);
       if (lacksWriteVersion) {
-        context.report({ node: implementation.reportNode, messageId: 'missingWriteVersion' });
+        context.report({ node: implementation.reportNode, messageId: 'missingWriteVersion', suggest: suggest() });
       }
     };
     return {
@@ -142,6 +157,21 @@ export const noIgnoredWriteCondition: CheckpointFencingRule<
     };
   },
 });
+
+type Suggestion = TSESLint.SuggestionReportDescriptor<NoIgnoredWriteConditionMessageId>;
+
+/** The suggestion that makes the codemod's edit of a storage, where the fix writes one. */
+function upgradeSuggestions(upgrade: StorageUpgrade | undefined, text: string): Suggestion[] {
+  return upgrade === undefined
+    ? []
+    : [
+        {
+          messageId: 'upgradeStorage',
+          data: { change: upgrade.change },
+          fix: (fixer) => asOneFix(fixer, text, upgrade.edits),
+        },
+      ];
+}
 
 /** With types, what a storage class gets from its base classes. */
 function inheritedFrom(
@@ -187,12 +217,7 @@ function neverReads(
 
 /** How the message names the parameter: its name, or its pattern's text for a destructured one. */
 function parameterName(parameter: TSESTree.Parameter, sourceCode: Readonly<TSESLint.SourceCode>): string {
-  const target =
-    parameter.type === AST_NODE_TYPES.AssignmentPattern
-      ? parameter.left
-      : parameter.type === AST_NODE_TYPES.RestElement
-        ? parameter.argument
-        : parameter;
+  const target = parameterBinding(parameter);
   if (target.type === AST_NODE_TYPES.Identifier) {
     return target.name;
   }

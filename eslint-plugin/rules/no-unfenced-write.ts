@@ -11,6 +11,7 @@ import {
 } from '../analysis/recognisers/index.js';
 import { DEFAULT_TOKEN_PATTERN, PACKAGE_NAME, type RuntimeExportName } from '../../vocabulary/index.js';
 import { createRule, type CheckpointFencingRule } from '../create-rule.js';
+import { fixContext, runtimeImportEdits, runtimeImports, type FixContext } from '../fixes/index.js';
 
 /** Options of `no-unfenced-write`. */
 export interface NoUnfencedWriteOptions {
@@ -27,6 +28,9 @@ const defaults = {
   storagePattern: 'storage$|^store$|^checkpoints?_?store$',
   useTypeInformation: false,
 } satisfies Required<NoUnfencedWriteOptions>;
+
+/** The runtime's write conditions, whose `notOlderThan` the suggestion writes. */
+const WRITE_CONDITION = 'CheckpointWriteCondition' satisfies RuntimeExportName;
 
 /** Message ids of `no-unfenced-write`. */
 export type NoUnfencedWriteMessageId = 'unfencedWrite' | 'unfencedFallback' | 'stampWithToken';
@@ -84,6 +88,7 @@ export const noUnfencedWrite: CheckpointFencingRule<NoUnfencedWriteMessageId, [N
     const tokens = { tokenPattern: new RegExp(tokenPatternSource, 'iu'), types };
     const storages = { storagePattern: new RegExp(options.storagePattern ?? defaults.storagePattern, 'iu'), types };
     const { sourceCode } = context;
+    const fixes = fixContext(context, types);
     return {
       CallExpression(call) {
         const save = asSaveCall(call);
@@ -111,7 +116,7 @@ export const noUnfencedWrite: CheckpointFencingRule<NoUnfencedWriteMessageId, [N
               node: call,
               messageId: 'unfencedWrite',
               data: { token: token.expression },
-              suggest: stampSuggestion(call, token.expression, scope, sourceCode.ast),
+              suggest: stampSuggestion(call, token.expression, scope, fixes),
             });
           }
           return;
@@ -194,13 +199,18 @@ function stampSuggestion(
   call: TSESTree.CallExpression,
   token: string,
   scope: TSESLint.Scope.Scope,
-  program: TSESTree.Program,
+  fixes: FixContext,
 ): TSESLint.SuggestionReportDescriptor<NoUnfencedWriteMessageId>[] {
-  const spelling = localSpellingOfRuntimeExport(program, 'CheckpointWriteCondition', scope);
-  if (spelling === undefined && findVariable(scope, 'CheckpointWriteCondition') !== null) {
+  const { sourceCode } = fixes;
+  const spelling = localSpellingOfRuntimeExport(sourceCode.ast, WRITE_CONDITION, scope);
+  if (spelling === undefined && findVariable(scope, WRITE_CONDITION) !== null) {
     return [];
   }
-  const condition = `${spelling ?? 'CheckpointWriteCondition'}.notOlderThan(${token})`;
+  // Else the import is added as the codemod adds its own: merged into the file's import of the package, or a new
+  // statement in the file's quotes and semicolons (in a CommonJS TypeScript file, `import x = require(…)`).
+  const imports = spelling === undefined ? runtimeImports(fixes) : undefined;
+  const namespace = imports?.newNamespace;
+  const condition = `${spelling ?? (namespace === undefined ? '' : `${namespace}.`) + WRITE_CONDITION}.notOlderThan(${token})`;
   const [, checkpoint, existing] = call.arguments;
   return [
     {
@@ -210,42 +220,16 @@ function stampSuggestion(
         yield existing === undefined
           ? fixer.insertTextAfter(checkpoint ?? call.callee, `, ${condition}`)
           : fixer.replaceText(existing, condition);
-        if (spelling === undefined) {
-          yield addRuntimeImport(fixer, program, 'CheckpointWriteCondition');
+        const edits =
+          imports === undefined
+            ? []
+            : runtimeImportEdits(sourceCode.text, imports, fixes.style(), { types: [], values: [WRITE_CONDITION] });
+        for (const edit of edits) {
+          yield fixer.replaceTextRange([edit.start, edit.end], edit.text);
         }
       },
     },
   ];
-}
-
-/**
- * The fix that imports value `exportName` from checkpoint-fencing under its own name: appended to an existing
- * named import of the module when there is one, else a new import after the last import (or at the top), in the
- * quote style the file already uses.
- */
-function addRuntimeImport(
-  fixer: TSESLint.RuleFixer,
-  program: TSESTree.Program,
-  exportName: RuntimeExportName,
-): TSESLint.RuleFix {
-  for (const declaration of runtimeValueImports(program)) {
-    const named = declaration.specifiers.filter((specifier) => specifier.type === AST_NODE_TYPES.ImportSpecifier);
-    const last = named.at(-1);
-    if (last !== undefined) {
-      return fixer.insertTextAfter(last, `, ${exportName}`);
-    }
-  }
-  const imports = program.body.filter((statement) => statement.type === AST_NODE_TYPES.ImportDeclaration);
-  const quote = imports[0]?.source.raw.startsWith('"') === true ? '"' : "'";
-  const statement = `import { ${exportName} } from ${quote}${PACKAGE_NAME}${quote};`;
-  const lastImport = imports.at(-1);
-  if (lastImport !== undefined) {
-    return fixer.insertTextAfter(lastImport, `\n${statement}`);
-  }
-  const first = program.body[0];
-  return first === undefined
-    ? fixer.insertTextAfterRange([0, 0], statement)
-    : fixer.insertTextBefore(first, `${statement}\n`);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { ts as Typescript } from 'ts-morph';
 import { attachedCommentsStart, ts } from './typescript.js';
-import { commentLines, fillTemplate, listEdits, markerText, TEMPLATES } from './member-templates.js';
-import { columns, lineIndent, type SourceStyle } from './source-style.js';
+import { commentLines, fillTemplate, listEdits, markerText, TEMPLATES, writeVersionLines } from './member-templates.js';
+import { lineIndent, type SourceStyle } from './source-style.js';
 import type { FileFacts, SaveFacts, TextEdit, UpgradeDecision } from './upgrade-data.js';
 
 /** The members a decision adds, by name, for reports. */
@@ -189,12 +189,7 @@ function writeVersion(writer: Writer): string[] {
     assign: literal ? ':' : ' =',
     end: literal ? '' : fieldEnd(writer, save),
   };
-  if (save?.form !== 'arrow') {
-    return fillTemplate(TEMPLATES.writeVersion, values, indent, style);
-  }
-  const [single, broken] = TEMPLATES.arrowWriteVersion;
-  const lines = fillTemplate(single, values, indent, style);
-  return lines.every((line) => columns(line) <= style.width) ? lines : fillTemplate(broken, values, indent, style);
+  return writeVersionLines(values, save?.form === 'arrow', indent, style);
 }
 
 /**

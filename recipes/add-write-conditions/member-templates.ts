@@ -1,11 +1,10 @@
 import { CONDITION_TYPE, PACKAGE_NAME } from '../../vocabulary/index.js';
-import type { ts as Typescript } from 'ts-morph';
 import { columns, lineAt, lineIndent, type SourceStyle } from './source-style.js';
-import type { TextEdit, UpgradeDecision } from './upgrade-data.js';
 
 // The text the recipe writes, in one canonical layout: two spaces a level, single quotes, semicolons, `{{name}}`
 // holes. {@link fillTemplate} turns it into the file's own layout. A hole filled with a list (parameters, imported
 // names) stays on its line when that fits the width, and is broken one item a line otherwise, as Prettier does.
+// The lint plugin compiles this module in for its editor fix, so its types are structural: no ts-morph, no step's data.
 
 const GUARD = `if ({{condition}} !== undefined && {{condition}}.kind !== 'any') {
   {{refusal}};
@@ -65,10 +64,7 @@ ${INDENTED_GUARD}
 export const MARKER_DOC_POINTER = `${PACKAGE_NAME}/README.md#evaluating-conditions-atomically`;
 
 /** The marker of one upgraded implementer: what generated code now does and the decision left; the caller wraps it. */
-export function markerText({
-  saveShape,
-  addWriteVersion,
-}: Pick<UpgradeDecision, 'saveShape' | 'addWriteVersion'>): string {
+export function markerText({ saveShape, addWriteVersion }: { saveShape: string; addWriteVersion: boolean }): string {
   const done = [
     saveShape === 'refusing'
       ? 'save() now refuses every write, any() included, as this store had no save to send it to'
@@ -110,6 +106,21 @@ export function fillTemplate(
   });
 }
 
+/** `writeVersion` filled from `holes`: an arrow-function field or property when `arrow`, broken when too wide. */
+export function writeVersionLines(holes: Record<string, string>, arrow: boolean, indent: string, style: SourceStyle) {
+  const [single, broken] = arrow ? TEMPLATES.arrowWriteVersion : [TEMPLATES.writeVersion];
+  const lines = fillTemplate(single, holes, indent, style);
+  const fits = lines.every((line) => columns(line) <= style.width);
+  return broken === undefined || fits ? lines : fillTemplate(broken, holes, indent, style);
+}
+
+/** A new import statement: after `anchor` or the file's last import, else after its directives, else first. */
+export function newImportEdit(to: { at: number; after: string | undefined }, line: string, nl: string, at = to.at) {
+  const after = at === to.at ? to.after : 'import';
+  const text = after === 'import' ? nl + line : after === 'directive' ? nl + nl + line : line + nl + nl;
+  return { start: at, end: at, text };
+}
+
 /** A line holding a bracketed list (at `\0`): on one line when it fits `width`, else one item a line. */
 function listLines(lead: string, line: string, items: readonly string[], style: SourceStyle, width = style.width) {
   const at = line.indexOf('\0');
@@ -138,10 +149,10 @@ export function listEdits(
   source: string,
   style: SourceStyle,
   [open, close]: readonly [number, number],
-  items: readonly Typescript.Node[],
+  items: readonly { readonly end: number; getText(): string }[],
   added: readonly string[],
   { lineEnd = Infinity, wider = 0 }: { lineEnd?: number | undefined; wider?: number } = {},
-): TextEdit[] {
+): { start: number; end: number; text: string }[] {
   const last = items.at(-1);
   const comma = last === undefined ? '' : (/^\s*,/.exec(source.slice(last.end))?.[0] ?? '');
   const at = last === undefined ? open + 1 : last.end + comma.length;

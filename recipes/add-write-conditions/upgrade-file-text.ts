@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { memberEdits } from './member-edits.js';
 import { CONDITION_TYPE, UNSUPPORTED_ERROR } from '../../vocabulary/index.js';
-import { fillTemplate, listEdits, TEMPLATES } from './member-templates.js';
+import { fillTemplate, listEdits, newImportEdit, TEMPLATES } from './member-templates.js';
 import { detectSourceStyle, type SourceStyle } from './source-style.js';
 import { ts } from './typescript.js';
 import type {
@@ -29,12 +29,13 @@ export function upgradeFileText(file: FileFacts, decisions: readonly UpgradeDeci
 /** The imports of the names `written` uses: merged into the file's import of the package, else a new one. */
 function importEdits(source: string, facts: ImportFacts, style: SourceStyle, written: string): TextEdit[] {
   const { names, missing, valueImport, typeImport } = facts;
+  const nl = style.newline;
   const type = missing.conditionType && written.includes(`: ${names.conditionType}`) ? [CONDITION_TYPE] : [];
   const error =
     missing.unsupportedError && written.includes(`new ${names.unsupportedError}(`) ? [UNSUPPORTED_ERROR] : [];
   if (facts.newNamespace !== undefined) {
     const statement = fillTemplate(TEMPLATES.namespaceImport, { namespace: facts.newNamespace }, '', style);
-    return type.length + error.length === 0 ? [] : [newImport(facts, style, statement.join(style.newline))];
+    return type.length + error.length === 0 ? [] : [newImportEdit(facts.newImport, statement.join(nl), nl)];
   }
   const typeNames = type.map((name) => `type ${name}`);
   // Adds names to the braces of `list`: in place when its statement still fits, else broken one name a line.
@@ -47,18 +48,10 @@ function importEdits(source: string, facts: ImportFacts, style: SourceStyle, wri
   const added = [...(typeImport === undefined ? typeNames : []), ...error];
   if (added.length > 0) {
     const template = facts.newImportSyntax === 'require' ? TEMPLATES.requireImport : TEMPLATES.valueImport;
-    const statement = fillTemplate(template, { names: added }, '', style).join(style.newline);
-    edits.push(newImport(facts, style, statement, typeImport && statementEnd(typeImport)));
+    const statement = fillTemplate(template, { names: added }, '', style).join(nl);
+    edits.push(newImportEdit(facts.newImport, statement, nl, typeImport && statementEnd(typeImport)));
   }
   return edits;
-}
-
-/** A new import statement: after `anchor` or the file's last import, else after its directives, else first. */
-function newImport(facts: ImportFacts, style: SourceStyle, statement: string, anchor?: number): TextEdit {
-  const nl = style.newline;
-  const { at, after } = anchor === undefined ? facts.newImport : { at: anchor, after: 'import' };
-  const text = after === 'import' ? nl + statement : after === 'directive' ? nl + nl + statement : statement + nl + nl;
-  return { start: at, end: at, text };
 }
 
 /** The end of the import statement holding `list`, a statement of the file. */

@@ -1,6 +1,193 @@
 import { noIgnoredWriteCondition } from '../../eslint-plugin/rules/no-ignored-write-condition.js';
 import { syntacticRuleTester, typeAwareRuleTester } from './rule-tester.js';
 
+// What the upgrade suggestion writes for each storage with two reports (it is offered on both).
+
+// an object literal returned from a factory declared to return a storage (the upgrade changes it too)
+const FACTORY_LITERAL_UPGRADED = `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+import { UnsupportedWriteConditionError } from 'checkpoint-fencing';
+export function createStorage(): CheckpointStorage {
+  return {
+    read: async (id) => undefined,
+    // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(), and writeVersion() reports
+    // no version. Keep that if this store cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent()
+    // atomically with the write and remove this TODO. How common stores do it:
+    // checkpoint-fencing/README.md#evaluating-conditions-atomically
+    save: async (id, cp, condition?) => {
+      if (condition !== undefined && condition.kind !== 'any') {
+        throw new UnsupportedWriteConditionError(condition);
+      }
+      return cp;
+    },
+    delete: async (id) => {},
+    writeVersion: () => Promise.resolve(undefined),
+  };
+}
+      `;
+
+// a class implementing an interface of the same file that extends the storage interface
+const DERIVED_INTERFACE_CLASS_UPGRADED = `
+import type { CheckpointStorage, CheckpointWriteCondition } from 'checkpoint-fencing';
+import { UnsupportedWriteConditionError } from 'checkpoint-fencing';
+interface ListableStorage extends CheckpointStorage {
+  list(): Promise<string[]>;
+}
+export class ListableMapStorage implements ListableStorage {
+  async list() { return []; }
+  // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(), and writeVersion() reports no
+  // version. Keep that if this store cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent()
+  // atomically with the write and remove this TODO. How common stores do it:
+  // checkpoint-fencing/README.md#evaluating-conditions-atomically
+  async saveUnconditionally(id: string, cp: string) { return cp; }
+  async save(id: string, cp: string, condition?: CheckpointWriteCondition): Promise<string> {
+    if (condition !== undefined && condition.kind !== 'any') {
+      throw new UnsupportedWriteConditionError(condition);
+    }
+    return this.saveUnconditionally(id, cp);
+  }
+  writeVersion(): Promise<bigint | undefined> {
+    return Promise.resolve(undefined);
+  }
+}
+      `;
+
+// an aliased import, a two-parameter save and no writeVersion
+const ALIASED_IMPORT_CLASS_UPGRADED = `
+import {
+  type CheckpointStorage as Store,
+  type CheckpointWriteCondition,
+  UnsupportedWriteConditionError,
+} from 'checkpoint-fencing';
+export class LegacyStore implements Store {
+  async read(id) {}
+  // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(), and writeVersion() reports no
+  // version. Keep that if this store cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent()
+  // atomically with the write and remove this TODO. How common stores do it:
+  // checkpoint-fencing/README.md#evaluating-conditions-atomically
+  async saveUnconditionally(id, cp) {}
+  async save(id: string, cp: string, condition?: CheckpointWriteCondition): Promise<string> {
+    if (condition !== undefined && condition.kind !== 'any') {
+      throw new UnsupportedWriteConditionError(condition);
+    }
+    return this.saveUnconditionally(id, cp);
+  }
+  async delete(id) {}
+  writeVersion(): Promise<bigint | undefined> {
+    return Promise.resolve(undefined);
+  }
+}
+      `;
+
+// an object literal typed by an intersection with the storage interface, and a class implementing such an alias
+const INTERSECTION_ALIAS_CLASS_UPGRADED = `
+import type { CheckpointStorage, CheckpointWriteCondition } from 'checkpoint-fencing';
+import { UnsupportedWriteConditionError } from 'checkpoint-fencing';
+interface Closeable { close(): Promise<void> }
+export const storage: CheckpointStorage & Closeable = {
+  save: (id, cp) => Promise.resolve(cp),
+  writeVersion: () => Promise.resolve(undefined),
+  close: () => Promise.resolve(),
+};
+type ClosableStorage = Closeable & CheckpointStorage;
+export class S implements ClosableStorage { // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(), and writeVersion() reports no
+  // version. Keep that if this store cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent()
+  // atomically with the write and remove this TODO. How common stores do it:
+  // checkpoint-fencing/README.md#evaluating-conditions-atomically
+  async saveUnconditionally(id, cp) { return cp; }
+  async save(id: string, cp: string, condition?: CheckpointWriteCondition): Promise<string> {
+    if (condition !== undefined && condition.kind !== 'any') {
+      throw new UnsupportedWriteConditionError(condition);
+    }
+    return this.saveUnconditionally(id, cp);
+  } async close() {}
+  writeVersion(): Promise<bigint | undefined> {
+    return Promise.resolve(undefined);
+  } }
+      `;
+
+// an intersection with the storage interface, as a type alias too, with types
+const SATISFIES_ALIAS_UPGRADED = `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+import checkpointFencing = require('checkpoint-fencing');
+interface Closeable { close(): Promise<void> }
+const rows = new Map<string, string>();
+export const storage: CheckpointStorage & Closeable = {
+  read: (id) => Promise.resolve(rows.get(id)),
+  save: (id, cp) => { rows.set(id, cp); return Promise.resolve(cp); },
+  delete: (id) => Promise.resolve(void rows.delete(id)),
+  writeVersion: () => Promise.resolve(undefined),
+  close: () => Promise.resolve(),
+};
+type Port = Readonly<Closeable> & CheckpointStorage;
+export const other = { // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(), and writeVersion() reports no
+  // version. Keep that if this store cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent()
+  // atomically with the write and remove this TODO. How common stores do it:
+  // checkpoint-fencing/README.md#evaluating-conditions-atomically
+  save: async (
+  id: string,
+  _checkpoint: string,
+  condition?: checkpointFencing.CheckpointWriteCondition,
+) => {
+  if (condition !== undefined && condition.kind !== 'any') {
+    throw new checkpointFencing.UnsupportedWriteConditionError(condition);
+  }
+  return id;
+},
+  writeVersion: (): Promise<bigint | undefined> => Promise.resolve(undefined) } satisfies Port;
+      `;
+
+// an interface re-declared locally and an object literal typed only by context
+const ALIAS_IMPLEMENTER_UPGRADED = `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+import checkpointFencing = require('checkpoint-fencing');
+type Port = CheckpointStorage;
+class S implements Port {
+  // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(), and writeVersion() reports no
+  // version. Keep that if this store cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent()
+  // atomically with the write and remove this TODO. How common stores do it:
+  // checkpoint-fencing/README.md#evaluating-conditions-atomically
+  async saveUnconditionally(id: string, cp: string) { return cp; }
+  async save(id: string, cp: string, condition?: checkpointFencing.CheckpointWriteCondition): Promise<string> {
+    if (condition !== undefined && condition.kind !== 'any') {
+      throw new checkpointFencing.UnsupportedWriteConditionError(condition);
+    }
+    return this.saveUnconditionally(id, cp);
+  }
+  writeVersion(): Promise<bigint | undefined> {
+    return Promise.resolve(undefined);
+  }
+}
+declare function register(storage: CheckpointStorage): void;
+register({ async save(id: string, cp: string) { return cp; }, writeVersion: async () => undefined });
+register({ async save(id: string) { return id; } } as CheckpointStorage);
+      `;
+
+// an interface re-declared locally and an object literal typed only by context
+const ASSERTED_LITERAL_UPGRADED = `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+import checkpointFencing = require('checkpoint-fencing');
+type Port = CheckpointStorage;
+class S implements Port {
+  async save(id: string, cp: string) { return cp; }
+}
+declare function register(storage: CheckpointStorage): void;
+register({ async save(id: string, cp: string) { return cp; }, writeVersion: async () => undefined });
+register({ // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(), and writeVersion() reports no
+  // version. Keep that if this store cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent()
+  // atomically with the write and remove this TODO. How common stores do it:
+  // checkpoint-fencing/README.md#evaluating-conditions-atomically
+  async save(id: string, _checkpoint: string, condition?: checkpointFencing.CheckpointWriteCondition) {
+  if (condition !== undefined && condition.kind !== 'any') {
+    throw new checkpointFencing.UnsupportedWriteConditionError(condition);
+  }
+  return id;
+},
+  writeVersion(): Promise<bigint | undefined> {
+    return Promise.resolve(undefined);
+  } } as CheckpointStorage);
+      `;
+
 syntacticRuleTester().run('no-ignored-write-condition', noIgnoredWriteCondition, {
   valid: [
     {
@@ -249,8 +436,23 @@ export function createStorage(): CheckpointStorage {
 }
       `,
       errors: [
-        { messageId: 'missingWriteVersion', line: 3, column: 34, endLine: 3, endColumn: 51 },
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 6, column: 5, endLine: 6, endColumn: 9 },
+        {
+          messageId: 'missingWriteVersion',
+          line: 3,
+          column: 34,
+          endLine: 3,
+          endColumn: 51,
+          suggestions: [{ messageId: 'upgradeStorage', output: FACTORY_LITERAL_UPGRADED }],
+        },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 6,
+          column: 5,
+          endLine: 6,
+          endColumn: 9,
+          suggestions: [{ messageId: 'upgradeStorage', output: FACTORY_LITERAL_UPGRADED }],
+        },
       ],
     },
     {
@@ -266,8 +468,23 @@ export class ListableMapStorage implements ListableStorage {
 }
       `,
       errors: [
-        { messageId: 'missingWriteVersion', line: 6, column: 14, endLine: 6, endColumn: 32 },
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 8, column: 9, endLine: 8, endColumn: 13 },
+        {
+          messageId: 'missingWriteVersion',
+          line: 6,
+          column: 14,
+          endLine: 6,
+          endColumn: 32,
+          suggestions: [{ messageId: 'upgradeStorage', output: DERIVED_INTERFACE_CLASS_UPGRADED }],
+        },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 8,
+          column: 9,
+          endLine: 8,
+          endColumn: 13,
+          suggestions: [{ messageId: 'upgradeStorage', output: DERIVED_INTERFACE_CLASS_UPGRADED }],
+        },
       ],
     },
     {
@@ -281,8 +498,23 @@ export class LegacyStore implements Store {
 }
       `,
       errors: [
-        { messageId: 'missingWriteVersion', line: 3, column: 14, endLine: 3, endColumn: 25 },
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 5, column: 9, endLine: 5, endColumn: 13 },
+        {
+          messageId: 'missingWriteVersion',
+          line: 3,
+          column: 14,
+          endLine: 3,
+          endColumn: 25,
+          suggestions: [{ messageId: 'upgradeStorage', output: ALIASED_IMPORT_CLASS_UPGRADED }],
+        },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 5,
+          column: 9,
+          endLine: 5,
+          endColumn: 13,
+          suggestions: [{ messageId: 'upgradeStorage', output: ALIASED_IMPORT_CLASS_UPGRADED }],
+        },
       ],
     },
     {
@@ -294,7 +526,139 @@ const S = class implements cf.CheckpointStorage {
   writeVersion(id) {}
 };
       `,
-      errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 3, endLine: 4, endColumn: 7 }],
+      errors: [
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 4,
+          column: 3,
+          endLine: 4,
+          endColumn: 7,
+          suggestions: [
+            {
+              messageId: 'upgradeStorage',
+              output: `
+import * as cf from 'checkpoint-fencing';
+const S = class implements cf.CheckpointStorage {
+  // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(). Keep that if this store
+  // cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() atomically with the write and remove
+  // this TODO. How common stores do it: checkpoint-fencing/README.md#evaluating-conditions-atomically
+  saveUnconditionally(id, cp) {}
+  save(id: string, cp: string, condition?: cf.CheckpointWriteCondition): Promise<string> {
+    if (condition !== undefined && condition.kind !== 'any') {
+      return Promise.reject(new cf.UnsupportedWriteConditionError(condition));
+    }
+    return this.saveUnconditionally(id, cp);
+  }
+  writeVersion(id) {}
+};
+      `,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: "the upgrade suggestion follows the file's style: double quotes, no semicolons, its imports too",
+      code: `
+import type { CheckpointStorage } from "checkpoint-fencing"
+
+export const storage: CheckpointStorage = {
+  save: async (id: string, cp: string) => cp,
+  writeVersion: async () => undefined,
+}
+      `,
+      errors: [
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 5,
+          column: 3,
+          endLine: 5,
+          endColumn: 7,
+          suggestions: [
+            {
+              messageId: 'upgradeStorage',
+              output: `
+import type { CheckpointStorage, CheckpointWriteCondition } from "checkpoint-fencing"
+import { UnsupportedWriteConditionError } from "checkpoint-fencing"
+
+export const storage: CheckpointStorage = {
+  // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(). Keep that if this store
+  // cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() atomically with the write and remove
+  // this TODO. How common stores do it: checkpoint-fencing/README.md#evaluating-conditions-atomically
+  save: async (id: string, cp: string, condition?: CheckpointWriteCondition) => {
+    if (condition !== undefined && condition.kind !== "any") {
+      throw new UnsupportedWriteConditionError(condition)
+    }
+    return cp
+  },
+  writeVersion: async () => undefined,
+}
+      `,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      // The codemod decides these with another class or file, or skips them: the suggestion would be another text.
+      name: 'no upgrade suggestion where the codemod edits a subclass too, or skips the storage',
+      code: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export class Base implements CheckpointStorage { async save(id: string, cp: string) { return cp; } async writeVersion() { return undefined; } }
+export class Sub extends Base { override async save(id: string, cp: string) { return super.save(id, cp); } }
+export abstract class Abstract implements CheckpointStorage { async save(id: string, cp: string) { return cp; } async writeVersion() { return undefined; } }
+export class Quoted implements CheckpointStorage { async 'save'(id: string, cp: string) { return cp; } async writeVersion() { return undefined; } }
+export default class implements CheckpointStorage { async save(id: string, cp: string) { return cp; } async writeVersion() { return undefined; } }
+      `,
+      errors: [
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 3,
+          column: 56,
+          endLine: 3,
+          endColumn: 60,
+          suggestions: [],
+        },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 4,
+          column: 48,
+          endLine: 4,
+          endColumn: 52,
+          suggestions: [],
+        },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 5,
+          column: 69,
+          endLine: 5,
+          endColumn: 73,
+          suggestions: [],
+        },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 6,
+          column: 58,
+          endLine: 6,
+          endColumn: 64,
+          suggestions: [],
+        },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 7,
+          column: 59,
+          endLine: 7,
+          endColumn: 63,
+          suggestions: [],
+        },
+      ],
     },
     {
       name: 'an annotated object literal with a computed save key',
@@ -318,7 +682,42 @@ export class ThisParamStorage implements CheckpointStorage {
   writeVersion() { return Promise.resolve(undefined); }
 }
       `,
-      errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 3, endLine: 4, endColumn: 7 }],
+      errors: [
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 4,
+          column: 3,
+          endLine: 4,
+          endColumn: 7,
+          suggestions: [
+            {
+              messageId: 'upgradeStorage',
+              output: `
+import type { CheckpointStorage, CheckpointWriteCondition } from 'checkpoint-fencing';
+import { UnsupportedWriteConditionError } from 'checkpoint-fencing';
+export class ThisParamStorage implements CheckpointStorage {
+  // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(). Keep that if this store
+  // cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() atomically with the write and remove
+  // this TODO. How common stores do it: checkpoint-fencing/README.md#evaluating-conditions-atomically
+  saveUnconditionally(
+    this: ThisParamStorage,
+    id: string,
+    cp: string,
+  ) { this.m.set(id, cp); return Promise.resolve(cp); }
+  save(this: ThisParamStorage, id: string, cp: string, condition?: CheckpointWriteCondition): Promise<string> {
+    if (condition !== undefined && condition.kind !== 'any') {
+      return Promise.reject(new UnsupportedWriteConditionError(condition));
+    }
+    return this.saveUnconditionally(id, cp);
+  }
+  writeVersion() { return Promise.resolve(undefined); }
+}
+      `,
+            },
+          ],
+        },
+      ],
     },
     {
       name: 'a hand-added third parameter that is never read (the likeliest hand-upgrade)',
@@ -392,9 +791,56 @@ type ClosableStorage = Closeable & CheckpointStorage;
 export class S implements ClosableStorage { async save(id, cp) { return cp; } async close() {} }
       `,
       errors: [
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 5, column: 3, endLine: 5, endColumn: 7 },
-        { messageId: 'missingWriteVersion', line: 10, column: 14, endLine: 10, endColumn: 15 },
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 10, column: 51, endLine: 10, endColumn: 55 },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 5,
+          column: 3,
+          endLine: 5,
+          endColumn: 7,
+          suggestions: [
+            {
+              messageId: 'upgradeStorage',
+              output: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+import { UnsupportedWriteConditionError } from 'checkpoint-fencing';
+interface Closeable { close(): Promise<void> }
+export const storage: CheckpointStorage & Closeable = {
+  // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(). Keep that if this store
+  // cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() atomically with the write and remove
+  // this TODO. How common stores do it: checkpoint-fencing/README.md#evaluating-conditions-atomically
+  save: (id, cp, condition?) => {
+    if (condition !== undefined && condition.kind !== 'any') {
+      return Promise.reject(new UnsupportedWriteConditionError(condition));
+    }
+    return Promise.resolve(cp);
+  },
+  writeVersion: () => Promise.resolve(undefined),
+  close: () => Promise.resolve(),
+};
+type ClosableStorage = Closeable & CheckpointStorage;
+export class S implements ClosableStorage { async save(id, cp) { return cp; } async close() {} }
+      `,
+            },
+          ],
+        },
+        {
+          messageId: 'missingWriteVersion',
+          line: 10,
+          column: 14,
+          endLine: 10,
+          endColumn: 15,
+          suggestions: [{ messageId: 'upgradeStorage', output: INTERSECTION_ALIAS_CLASS_UPGRADED }],
+        },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 10,
+          column: 51,
+          endLine: 10,
+          endColumn: 55,
+          suggestions: [{ messageId: 'upgradeStorage', output: INTERSECTION_ALIAS_CLASS_UPGRADED }],
+        },
       ],
     },
     {
@@ -404,7 +850,36 @@ import type { CheckpointStorage } from 'checkpoint-fencing';
 export const storage: Readonly<CheckpointStorage> = { save: async (id, cp) => cp, writeVersion: async () => undefined };
       `,
       errors: [
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 3, column: 55, endLine: 3, endColumn: 59 },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 3,
+          column: 55,
+          endLine: 3,
+          endColumn: 59,
+          suggestions: [
+            {
+              messageId: 'upgradeStorage',
+              output: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+import { UnsupportedWriteConditionError } from 'checkpoint-fencing';
+export const storage: Readonly<CheckpointStorage> = { // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(). Keep that if this store
+  // cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() atomically with the write and remove
+  // this TODO. How common stores do it: checkpoint-fencing/README.md#evaluating-conditions-atomically
+  save: async (
+  id,
+  cp,
+  condition?,
+) => {
+  if (condition !== undefined && condition.kind !== 'any') {
+    throw new UnsupportedWriteConditionError(condition);
+  }
+  return cp;
+}, writeVersion: async () => undefined };
+      `,
+            },
+          ],
+        },
       ],
     },
     {
@@ -521,7 +996,30 @@ export default {
   save: async (id, cp, condition) => write(id, cp, condition),
 } satisfies CheckpointStorage;
       `,
-      errors: [{ messageId: 'missingWriteVersion', line: 5, column: 13, endLine: 5, endColumn: 30 }],
+      errors: [
+        {
+          messageId: 'missingWriteVersion',
+          line: 5,
+          column: 13,
+          endLine: 5,
+          endColumn: 30,
+          suggestions: [
+            {
+              messageId: 'upgradeStorage',
+              output: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+export default {
+  save: async (id, cp, condition) => write(id, cp, condition),
+  // TODO [checkpoint-fencing upgrade] writeVersion() reports no version. Keep that if this store cannot evaluate
+  // conditions; otherwise evaluate notOlderThan() and ifAbsent() atomically with the write and remove this TODO. How
+  // common stores do it: checkpoint-fencing/README.md#evaluating-conditions-atomically
+  writeVersion: () => Promise.resolve(undefined),
+} satisfies CheckpointStorage;
+      `,
+            },
+          ],
+        },
+      ],
     },
   ],
 });
@@ -673,7 +1171,50 @@ export class ThisParamStorage implements CheckpointStorage {
 }
       `,
       options: [{ useTypeInformation: true }],
-      errors: [{ messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 6, column: 3, endLine: 6, endColumn: 7 }],
+      errors: [
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 6,
+          column: 3,
+          endLine: 6,
+          endColumn: 7,
+          suggestions: [
+            {
+              messageId: 'upgradeStorage',
+              output: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+import checkpointFencing = require('checkpoint-fencing');
+export class ThisParamStorage implements CheckpointStorage {
+  readonly m = new Map<string, string>();
+  read(id: string) { return Promise.resolve(this.m.get(id)); }
+  // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(). Keep that if this store
+  // cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() atomically with the write and remove
+  // this TODO. How common stores do it: checkpoint-fencing/README.md#evaluating-conditions-atomically
+  saveUnconditionally(
+    this: ThisParamStorage,
+    id: string,
+    cp: string,
+  ) { this.m.set(id, cp); return Promise.resolve(cp); }
+  save(
+    this: ThisParamStorage,
+    id: string,
+    cp: string,
+    condition?: checkpointFencing.CheckpointWriteCondition,
+  ): Promise<string> {
+    if (condition !== undefined && condition.kind !== 'any') {
+      return Promise.reject(new checkpointFencing.UnsupportedWriteConditionError(condition));
+    }
+    return this.saveUnconditionally(id, cp);
+  }
+  delete(id: string) { this.m.delete(id); return Promise.resolve(); }
+  writeVersion() { return Promise.resolve(undefined); }
+}
+      `,
+            },
+          ],
+        },
+      ],
     },
     {
       name: 'an intersection with the storage interface, as a type alias too, with types',
@@ -693,9 +1234,59 @@ export const other = { save: async (id: string) => id } satisfies Port;
       `,
       options: [{ useTypeInformation: true }],
       errors: [
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 7, column: 3, endLine: 7, endColumn: 7 },
-        { messageId: 'saveIgnoresCondition', data: { count: 1 }, line: 13, column: 24, endLine: 13, endColumn: 28 },
-        { messageId: 'missingWriteVersion', line: 13, column: 67, endLine: 13, endColumn: 71 },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 7,
+          column: 3,
+          endLine: 7,
+          endColumn: 7,
+          suggestions: [
+            {
+              messageId: 'upgradeStorage',
+              output: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+import checkpointFencing = require('checkpoint-fencing');
+interface Closeable { close(): Promise<void> }
+const rows = new Map<string, string>();
+export const storage: CheckpointStorage & Closeable = {
+  read: (id) => Promise.resolve(rows.get(id)),
+  // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(). Keep that if this store
+  // cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() atomically with the write and remove
+  // this TODO. How common stores do it: checkpoint-fencing/README.md#evaluating-conditions-atomically
+  save: (id, cp, condition?) => {
+    if (condition !== undefined && condition.kind !== 'any') {
+      return Promise.reject(new checkpointFencing.UnsupportedWriteConditionError(condition));
+    }
+    rows.set(id, cp); return Promise.resolve(cp);
+  },
+  delete: (id) => Promise.resolve(void rows.delete(id)),
+  writeVersion: () => Promise.resolve(undefined),
+  close: () => Promise.resolve(),
+};
+type Port = Readonly<Closeable> & CheckpointStorage;
+export const other = { save: async (id: string) => id } satisfies Port;
+      `,
+            },
+          ],
+        },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 1 },
+          line: 13,
+          column: 24,
+          endLine: 13,
+          endColumn: 28,
+          suggestions: [{ messageId: 'upgradeStorage', output: SATISFIES_ALIAS_UPGRADED }],
+        },
+        {
+          messageId: 'missingWriteVersion',
+          line: 13,
+          column: 67,
+          endLine: 13,
+          endColumn: 71,
+          suggestions: [{ messageId: 'upgradeStorage', output: SATISFIES_ALIAS_UPGRADED }],
+        },
       ],
     },
     {
@@ -776,7 +1367,37 @@ export const storage = { save: async (id: string, cp: string) => cp, writeVersio
       `,
       options: [{ useTypeInformation: true }],
       errors: [
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 4, column: 26, endLine: 4, endColumn: 30 },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 4,
+          column: 26,
+          endLine: 4,
+          endColumn: 30,
+          suggestions: [
+            {
+              messageId: 'upgradeStorage',
+              output: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+import checkpointFencing = require('checkpoint-fencing');
+type FrozenStorage = Readonly<CheckpointStorage>;
+export const storage = { // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(). Keep that if this store
+  // cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() atomically with the write and remove
+  // this TODO. How common stores do it: checkpoint-fencing/README.md#evaluating-conditions-atomically
+  save: async (
+  id: string,
+  cp: string,
+  condition?: checkpointFencing.CheckpointWriteCondition,
+) => {
+  if (condition !== undefined && condition.kind !== 'any') {
+    throw new checkpointFencing.UnsupportedWriteConditionError(condition);
+  }
+  return cp;
+}, writeVersion: async () => undefined } satisfies FrozenStorage;
+      `,
+            },
+          ],
+        },
       ],
     },
     {
@@ -793,11 +1414,72 @@ register({ async save(id: string) { return id; } } as CheckpointStorage);
       `,
       options: [{ useTypeInformation: true }],
       errors: [
-        { messageId: 'missingWriteVersion', line: 4, column: 7, endLine: 4, endColumn: 8 },
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 5, column: 9, endLine: 5, endColumn: 13 },
-        { messageId: 'saveIgnoresCondition', data: { count: 2 }, line: 8, column: 18, endLine: 8, endColumn: 22 },
-        { messageId: 'saveIgnoresCondition', data: { count: 1 }, line: 9, column: 18, endLine: 9, endColumn: 22 },
-        { messageId: 'missingWriteVersion', line: 9, column: 55, endLine: 9, endColumn: 72 },
+        {
+          messageId: 'missingWriteVersion',
+          line: 4,
+          column: 7,
+          endLine: 4,
+          endColumn: 8,
+          suggestions: [{ messageId: 'upgradeStorage', output: ALIAS_IMPLEMENTER_UPGRADED }],
+        },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 5,
+          column: 9,
+          endLine: 5,
+          endColumn: 13,
+          suggestions: [{ messageId: 'upgradeStorage', output: ALIAS_IMPLEMENTER_UPGRADED }],
+        },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 2 },
+          line: 8,
+          column: 18,
+          endLine: 8,
+          endColumn: 22,
+          suggestions: [
+            {
+              messageId: 'upgradeStorage',
+              output: `
+import type { CheckpointStorage } from 'checkpoint-fencing';
+import checkpointFencing = require('checkpoint-fencing');
+type Port = CheckpointStorage;
+class S implements Port {
+  async save(id: string, cp: string) { return cp; }
+}
+declare function register(storage: CheckpointStorage): void;
+register({ // TODO [checkpoint-fencing upgrade] save() now refuses every write condition but any(). Keep that if this store
+  // cannot evaluate conditions; otherwise evaluate notOlderThan() and ifAbsent() atomically with the write and remove
+  // this TODO. How common stores do it: checkpoint-fencing/README.md#evaluating-conditions-atomically
+  async save(id: string, cp: string, condition?: checkpointFencing.CheckpointWriteCondition) {
+  if (condition !== undefined && condition.kind !== 'any') {
+    throw new checkpointFencing.UnsupportedWriteConditionError(condition);
+  }
+  return cp;
+}, writeVersion: async () => undefined });
+register({ async save(id: string) { return id; } } as CheckpointStorage);
+      `,
+            },
+          ],
+        },
+        {
+          messageId: 'saveIgnoresCondition',
+          data: { count: 1 },
+          line: 9,
+          column: 18,
+          endLine: 9,
+          endColumn: 22,
+          suggestions: [{ messageId: 'upgradeStorage', output: ASSERTED_LITERAL_UPGRADED }],
+        },
+        {
+          messageId: 'missingWriteVersion',
+          line: 9,
+          column: 55,
+          endLine: 9,
+          endColumn: 72,
+          suggestions: [{ messageId: 'upgradeStorage', output: ASSERTED_LITERAL_UPGRADED }],
+        },
       ],
     },
   ],

@@ -119,6 +119,7 @@ async function f(storage, fencingToken: bigint) {
               data: { token: 'fencingToken' },
               output: `
 import { CheckpointWriteCondition } from 'checkpoint-fencing';
+
 async function f(storage, fencingToken: bigint) {
   await storage.save('s', 'cp', CheckpointWriteCondition.notOlderThan(fencingToken));
 }
@@ -256,6 +257,7 @@ class Consumer {
               data: { token: 'lease.fencingToken' },
               output: `
 import { CheckpointWriteCondition } from 'checkpoint-fencing';
+
 class Consumer {
   async run(id, cp) {
     const lease = await this.leases.acquire(id);
@@ -418,6 +420,146 @@ function f(storage, leaseEpoch) { return storage.save('s', 'cp'); }
           endLine: 3,
           endColumn: 65,
           suggestions: [],
+        },
+      ],
+    },
+    {
+      name: "the import follows the file's style: no semicolons and double quotes, after the file's last import",
+      code: `
+import { Lease } from "./lease"
+
+export async function commit(storage, lease: Lease, position: string) {
+  const fencingToken = await lease.fencingToken("projection")
+  await storage.save("projection", position)
+}
+      `,
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'fencingToken' },
+          line: 6,
+          column: 9,
+          endLine: 6,
+          endColumn: 45,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'fencingToken' },
+              output: `
+import { Lease } from "./lease"
+import { CheckpointWriteCondition } from "checkpoint-fencing"
+
+export async function commit(storage, lease: Lease, position: string) {
+  const fencingToken = await lease.fencingToken("projection")
+  await storage.save("projection", position, CheckpointWriteCondition.notOlderThan(fencingToken))
+}
+      `,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: "the import follows the file's style: merged into the package's import, broken one name a line past the width",
+      code: `
+import { type CheckpointStorage, type FencingToken, UnsupportedWriteConditionError } from "checkpoint-fencing"
+
+export async function commit(storage: CheckpointStorage, fencingToken: FencingToken, position: string) {
+  await storage.save("projection", position)
+}
+      `,
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'fencingToken' },
+          line: 5,
+          column: 9,
+          endLine: 5,
+          endColumn: 45,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'fencingToken' },
+              output: `
+import {
+  type CheckpointStorage,
+  type FencingToken,
+  UnsupportedWriteConditionError,
+  CheckpointWriteCondition,
+} from "checkpoint-fencing"
+
+export async function commit(storage: CheckpointStorage, fencingToken: FencingToken, position: string) {
+  await storage.save("projection", position, CheckpointWriteCondition.notOlderThan(fencingToken))
+}
+      `,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'the import in a TypeScript file in CommonJS syntax: `import x = require`, the names through it',
+      code: `
+import type { FencingToken } from 'checkpoint-fencing'
+export = async function commit(storage, fencingToken: FencingToken, position: string) {
+  await storage.save('projection', position)
+}
+      `,
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'fencingToken' },
+          line: 4,
+          column: 9,
+          endLine: 4,
+          endColumn: 45,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'fencingToken' },
+              output: `
+import type { FencingToken } from 'checkpoint-fencing'
+import checkpointFencing = require('checkpoint-fencing')
+export = async function commit(storage, fencingToken: FencingToken, position: string) {
+  await storage.save('projection', position, checkpointFencing.CheckpointWriteCondition.notOlderThan(fencingToken))
+}
+      `,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'the import in a CommonJS JavaScript file: a require, after the directive prologue',
+      filename: 'commit.cjs',
+      code: `
+'use strict';
+module.exports = async function commit(storage, fencingToken, position) {
+  await storage.save('projection', position);
+};
+      `,
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'fencingToken' },
+          line: 4,
+          column: 9,
+          endLine: 4,
+          endColumn: 45,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'fencingToken' },
+              output: `
+'use strict';
+
+const { CheckpointWriteCondition } = require('checkpoint-fencing');
+module.exports = async function commit(storage, fencingToken, position) {
+  await storage.save('projection', position, CheckpointWriteCondition.notOlderThan(fencingToken));
+};
+      `,
+            },
+          ],
         },
       ],
     },

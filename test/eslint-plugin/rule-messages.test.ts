@@ -13,6 +13,7 @@ const sampleData: Readonly<Record<string, string>> = {
   method: 'updateOne',
   check: 'this.records.has',
   outcome: 'is refused again, since a checkpoint is stored now',
+  change: 'add a writeVersion() that reports no version',
 };
 
 describe('every message of every rule', () => {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +66,25 @@ describe('eslint-plugin-checkpoint-fencing, installed alone', { timeout: 600_000
     });
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(['@typescript-eslint/types']);
     expect(await readdir(join(project.directory, 'node_modules'))).not.toContain('checkpoint-fencing');
+  });
+
+  it('imports at run time only its dependency and Node: neither ts-morph nor the codemod, whose templates it compiles in', async () => {
+    const dist = join(project.directory, 'node_modules/eslint-plugin-checkpoint-fencing/dist');
+    const files = await readdir(dist, { recursive: true });
+    const importsOf = async (extension: string) => {
+      const specifiers = new Set<string>();
+      for (const file of files.filter((name) => name.endsWith(extension))) {
+        const text = await readFile(join(dist, file), 'utf8');
+        for (const [, specifier = ''] of text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*'([^'.][^']*)'/gmu)) {
+          specifiers.add(specifier);
+        }
+      }
+      return [...specifiers].filter((specifier) => !specifier.startsWith('node:')).sort();
+    };
+    expect(files).toContain('recipes/add-write-conditions/member-templates.js');
+    expect(await importsOf('.js')).toEqual(['@typescript-eslint/types']);
+    // Declarations name typescript-eslint's and TypeScript's types, which a typed config has installed.
+    expect(await importsOf('.d.ts')).toEqual(['@typescript-eslint/utils', 'typescript']);
   });
 
   it('reports an unfenced write from a flat config using configs.recommended', async () => {

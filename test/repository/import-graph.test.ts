@@ -16,12 +16,14 @@ const NON_PACKAGE_FOLDERS = ['vocabulary', 'tools', 'bench', 'examples', 'build'
 
 /**
  * The lint plugin's layers, lowest first (doc/adr/0313): the syntax helpers and shared answers, the speed gates, the
- * recognisers, the rules. A file imports from its own layer and those below it, never from one above.
+ * recognisers, the fixes the rules suggest, the rules. A file imports from its own layer and those below it, never
+ * from one above.
  */
 const PLUGIN_LAYERS = [
   'eslint-plugin/analysis',
   'eslint-plugin/analysis/gates',
   'eslint-plugin/analysis/recognisers',
+  'eslint-plugin/fixes',
   'eslint-plugin/rules',
 ];
 
