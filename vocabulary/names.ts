@@ -17,6 +17,9 @@ export const CLI_PACKAGE_NAME = 'checkpoint-fencing-cli';
 /** The module specifier of the runtime's dual-anchor entry: the contract, its base class and the stores. */
 export const DUAL_ANCHOR_MODULE = 'checkpoint-fencing/dual-anchor';
 
+/** The module specifiers the runtime names the rules recognise are imported from: the root and the dual-anchor entry. */
+export const RUNTIME_MODULES: readonly string[] = [PACKAGE_NAME, DUAL_ANCHOR_MODULE];
+
 /** Runtime value exports the recipes and rules recognise or write. */
 export const RUNTIME_VALUE_EXPORTS = [
   'CheckpointWriteCondition',
