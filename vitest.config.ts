@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/projects/longest-first-sequencer.js';
 import { testProjects } from './test/support/projects/index.js';
@@ -5,6 +6,17 @@ import { testProjects } from './test/support/projects/index.js';
 const suffixed = testProjects.flatMap((project) => (project.suffix === undefined ? [] : [project.suffix]));
 
 export default defineConfig({
+  // The runtime entries the CLI imports by name, from their sources, as tsconfig.json's paths map them: one copy of
+  // the runtime in a test process, and nothing to build first.
+  resolve: {
+    alias: [
+      { find: /^checkpoint-fencing$/u, replacement: fileURLToPath(new URL('runtime/index.ts', import.meta.url)) },
+      {
+        find: /^checkpoint-fencing\/store-layout$/u,
+        replacement: fileURLToPath(new URL('runtime/store-layout-entry.ts', import.meta.url)),
+      },
+    ],
+  },
   test: {
     // Servers and child processes mostly wait; more files than cores keeps both cores busy (doc/testing.md#speed).
     maxWorkers: 3,

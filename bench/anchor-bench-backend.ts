@@ -1,4 +1,4 @@
-import type { DualAnchorCheckpointStore, DualAnchorToken } from '../runtime/index.js';
+import type { DualAnchorCheckpointStore, DualAnchorToken } from '../runtime/dual-anchor-entry.js';
 
 /**
  * One backend `bench:anchors` measures: a dual-anchor store and, through the same client, the plainest write the

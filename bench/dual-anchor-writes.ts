@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { CheckpointWriteCondition, type DualAnchorToken } from '../runtime/index.js';
+import { CheckpointWriteCondition } from '../runtime/index.js';
+import { type DualAnchorToken } from '../runtime/dual-anchor-entry.js';
 import type { AnchorBenchBackend } from './anchor-bench-backend.js';
 import { comparePaired, formatComparison, loadAverage, type PairedRun } from './paired-throughput.js';
 import { postgresAnchorBenchBackend } from './postgres-anchor-bench-backend.js';

@@ -14,7 +14,7 @@ export interface GeneratedProject {
 /**
  * Writes a TypeScript project of `fileCount` files under `root` (emptied first): mostly ordinary service code that
  * imports from earlier files, so type-checking has real work, and every tenth file a checkpoint-fencing consumer,
- * storage or dual-anchor store, so the plugin's rules have real candidates. `checkpoint-fencing` maps to this
+ * storage or dual-anchor store, so the plugin's rules have real candidates. `checkpoint-fencing` and its dual-anchor entry map to this
  * repository's runtime source.
  */
 export function generateEslintBenchProject(root: string, repository: string, fileCount: number): GeneratedProject {
@@ -33,7 +33,10 @@ export function generateEslintBenchProject(root: string, repository: string, fil
           noEmit: true,
           skipLibCheck: true,
           types: [],
-          paths: { 'checkpoint-fencing': [path.join(repository, 'runtime/index.ts')] },
+          paths: {
+            'checkpoint-fencing': [path.join(repository, 'runtime/index.ts')],
+            'checkpoint-fencing/dual-anchor': [path.join(repository, 'runtime/dual-anchor-entry.ts')],
+          },
         },
         include: ['src'],
       },
@@ -235,19 +238,19 @@ function anchorStoreFile(index: number, split: boolean): string {
   }
 `
     : '';
-  return `import {
+  return `import { UnsupportedWriteConditionError } from 'checkpoint-fencing';
+import {
   decodeDualAnchorCheckpoint,
   DualAnchorCheckpointStoreBase,
   DualAnchorWritePlan,
   emptyStoredDualAnchorFields,
   storedFieldsAfterReset,
-  UnsupportedWriteConditionError,
   type DualAnchorCheckpoint,
   type DualAnchorFieldWrite,
   type DualAnchorResetWrite,
   type DualAnchorToken,
   type StoredDualAnchorFields,
-} from 'checkpoint-fencing';
+} from 'checkpoint-fencing/dual-anchor';
 
 /** Generated dual-anchor store ${index}: each step reads and replaces its entry synchronously, so each is atomic. */
 export class Anchors${index} extends DualAnchorCheckpointStoreBase {

@@ -5,14 +5,13 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { PostgresCheckpointStorage, PostgresLeaseStrategy } from '../runtime/index.js';
 import {
   CheckpointKeyLayout,
   defaultRedisLeaseKeyPrefix,
   defaultRedisVersionKeyPrefix,
-  PostgresCheckpointStorage,
-  PostgresLeaseStrategy,
   redisLeaseKeys,
-} from '../runtime/index.js';
+} from '../runtime/store-layout-entry.js';
 import { startPostgresServer } from '../test/support/postgres/index.js';
 import { startRedisServer } from '../test/support/redis/index.js';
 
@@ -26,7 +25,8 @@ import { startRedisServer } from '../test/support/redis/index.js';
 
 const sizes = (process.env['BENCH_SIZES'] ?? '10000,100000').split(',').map(Number);
 const targets = { rssMiB: 95, flatWithinMiB: 8, seconds: { redis: 10, postgres: 5 } } as const;
-const cli = fileURLToPath(new URL('../runtime/operator/cli.js', import.meta.url));
+// The CLI package's own build (npm run build makes it), which loads the runtime's as installed.
+const cli = fileURLToPath(new URL('../../operator/dist/operator/cli.js', import.meta.url));
 const reportMaxRss =
   'data:text/javascript,import{writeSync}from"node:fs";' +
   'process.on("exit",()=>{writeSync(3,String(process.resourceUsage().maxRSS))})';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { PostgresDualAnchorCheckpointStore } from '../runtime/index.js';
+import { PostgresDualAnchorCheckpointStore } from '../runtime/dual-anchor-entry.js';
 import { startPostgresServer } from '../test/support/postgres/index.js';
 import type { AnchorBenchBackend } from './anchor-bench-backend.js';
 

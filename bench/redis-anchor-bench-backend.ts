@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { RedisDualAnchorCheckpointStore } from '../runtime/index.js';
+import { RedisDualAnchorCheckpointStore } from '../runtime/dual-anchor-entry.js';
 import { startRedisServer } from '../test/support/redis/index.js';
 import type { AnchorBenchBackend } from './anchor-bench-backend.js';
 

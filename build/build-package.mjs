@@ -1,16 +1,20 @@
 #!/usr/bin/env node
 // @ts-check
-// Builds one workspace package: `node build/build-package.mjs <runtime|eslint-plugin|recipes> [--into <folder>]`.
-// Plain JavaScript, so that a fresh clone builds with nothing built before it. `--into` writes the package's dist/
-// (and the plugin's doc/) under another folder: the tests build a copy of the current sources there.
+// Builds one workspace package: `node build/build-package.mjs <runtime|eslint-plugin|recipes|operator> [--into <folder>]
+// [--runtime <folder>]`. Plain JavaScript, so that a fresh clone builds with nothing built before it. `--into` writes
+// the package's dist/ (and the plugin's doc/) under another folder: the tests build a copy of the current sources
+// there. `--runtime` names the built checkpoint-fencing the operator is compiled against (runtime/ by default).
 //
 // runtime: one CommonJS implementation in dist/cjs, and dist/esm, where every runtime module is a re-export of its
-// CommonJS twin and only the conformance kits and the operator bin are ESM code of their own, so that whichever way
-// a project loads the package there is one copy of every class (doc/adr/0706).
-// eslint-plugin and recipes: one ESM build, with `.d.cts` twins of their declarations for CommonJS consumers.
+// CommonJS twin and only the conformance kits and the bin are ESM code of their own, so that whichever way a project
+// loads the package there is one copy of every class (doc/adr/0706).
+// eslint-plugin, recipes and operator: one ESM build, with `.d.cts` twins of their declarations for CommonJS consumers
+// (the operator, a bin, declares nothing). The operator imports the runtime by name and runs against the one installed
+// with it, so it is compiled against a built runtime's declarations, never its sources, which it must not ship.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
@@ -18,11 +22,14 @@ import { parseArgs } from 'node:util';
 const repository = resolve(import.meta.dirname, '..');
 const tsc = join(repository, 'node_modules/typescript/bin/tsc');
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { into: { type: 'string' } } });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { into: { type: 'string' }, runtime: { type: 'string' } },
+});
 const [name] = positionals;
-if (name !== 'runtime' && name !== 'eslint-plugin' && name !== 'recipes') {
+if (name !== 'runtime' && name !== 'eslint-plugin' && name !== 'recipes' && name !== 'operator') {
   throw new Error(
-    `build-package: unknown package folder ${JSON.stringify(name)}; give runtime, eslint-plugin or recipes.`,
+    `build-package: unknown package folder ${JSON.stringify(name)}; give runtime, eslint-plugin, recipes or operator.`,
   );
 }
 const source = join(repository, name);
@@ -36,6 +43,10 @@ if (name === 'runtime') {
   compile('tsconfig.esm.json', join(dist, 'esm'));
   reExportCommonJsTwins(join(dist, 'esm/runtime'), join(dist, 'cjs/runtime'));
   emitCommonJsDeclarations(join(dist, 'esm'));
+} else if (name === 'operator') {
+  const config = configResolvingRuntime(resolve(values.runtime ?? join(repository, 'runtime')));
+  compile(config, dist);
+  rmSync(dirname(config), { recursive: true, force: true });
 } else {
   compile('tsconfig.build.json', dist);
   emitCommonJsDeclarations(dist);
@@ -50,12 +61,40 @@ if (name === 'eslint-plugin') {
 }
 
 /**
- * Runs tsc on the package's `config`, writing to `outDir`.
+ * Runs tsc on the package's `config` (a path from the package's folder), writing to `outDir`.
  * @param {string} config
  * @param {string} outDir
  */
 function compile(config, outDir) {
-  execFileSync(process.execPath, [tsc, '-p', join(source, config), '--outDir', outDir], { stdio: 'inherit' });
+  execFileSync(process.execPath, [tsc, '-p', resolve(source, config), '--outDir', outDir], { stdio: 'inherit' });
+}
+
+/**
+ * A temporary tsconfig: the package's tsconfig.build.json, with `checkpoint-fencing` and each of its subpaths mapped to
+ * the declarations its `exports` name in the built runtime at `runtime`, wherever that is (this repository's runtime/,
+ * or a test's build of it), as a project with it installed would resolve them.
+ * @param {string} runtime
+ * @returns {string}
+ */
+function configResolvingRuntime(runtime) {
+  /** @type {unknown} */
+  const parsed = JSON.parse(readFileSync(join(runtime, 'package.json'), 'utf8'));
+  const manifest = /** @type {{ name: string; exports: Record<string, string | { import: { types: string } }> }} */ (
+    parsed
+  );
+  const paths = Object.fromEntries(
+    Object.entries(manifest.exports).flatMap(([subpath, target]) =>
+      typeof target === 'string' ? [] : [[`${manifest.name}${subpath.slice(1)}`, [join(runtime, target.import.types)]]],
+    ),
+  );
+  const config = join(mkdtempSync(join(tmpdir(), 'checkpoint-fencing-operator-')), 'tsconfig.json');
+  // Written elsewhere, so it names where the type packages are, which tsc would look for beside it.
+  const typeRoots = [join(repository, 'node_modules/@types')];
+  writeFileSync(
+    config,
+    JSON.stringify({ extends: join(source, 'tsconfig.build.json'), compilerOptions: { paths, typeRoots } }),
+  );
+  return config;
 }
 
 /**

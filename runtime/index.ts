@@ -16,7 +16,7 @@ export {
   toWriteCondition,
   validateSaveArguments,
 } from './storage-arguments.js';
-export { assertStreamName, assertSubscriptionId } from './subscription-id.js';
+export { assertSubscriptionId } from './subscription-id.js';
 export {
   CheckpointWriteConditionNotFulfilledError,
   CheckpointWriteNotReplicatedError,
@@ -32,28 +32,7 @@ export {
   type FencingTokenSource,
 } from './fenced-checkpoint-writer.js';
 export {
-  canonicalJson,
-  decodeDualAnchorCheckpoint,
-  DualAnchorCheckpointStoreBase,
-  DualAnchorWritePlan,
-  emptyStoredDualAnchorFields,
-  encodeDualAnchorCheckpoint,
-  noOpDualAnchorCheckpointStore,
-  storedFieldsAfterReset,
-  withReadModifyWriteDefaults,
-  type DualAnchorCheckpoint,
-  type DualAnchorCheckpointStore,
-  type DualAnchorFieldWrite,
-  type DualAnchorResetWrite,
-  type DualAnchorToken,
-  type JsonObject,
-  type JsonValue,
-  type MinimalDualAnchorCheckpointStore,
-  type StoredDualAnchorFields,
-} from './dual-anchor/index.js';
-export {
   InMemoryCheckpointStorage,
-  InMemoryDualAnchorCheckpointStore,
   InMemoryLeaseStrategy,
   InMemoryLeaseTable,
   type InMemoryCheckpointStorageOptions,
@@ -61,23 +40,12 @@ export {
   type InMemoryLeaseTableOptions,
 } from './in-memory/index.js';
 export {
-  CheckpointKeyLayout,
-  defaultRedisLeaseKeyPrefix,
-  defaultRedisVersionKeyPrefix,
-  parseRedisLeaseKey,
   RedisCheckpointStorage,
-  RedisDualAnchorCheckpointStore,
   RedisLeaseStrategy,
-  redisLeaseKeys,
-  type CheckpointKeys,
-  type ParsedRedisLeaseKey,
   type RedisCheckpointClient,
   type RedisCheckpointPipeline,
   type RedisCheckpointStorageOptions,
-  type RedisDualAnchorCheckpointStoreOptions,
-  type RedisDualAnchorClient,
   type RedisLeaseClient,
-  type RedisLeaseKeys,
   type RedisLeasePipeline,
   type RedisLeaseStrategyOptions,
   type WaitForReplicas,
@@ -85,11 +53,9 @@ export {
 } from './redis/index.js';
 export {
   PostgresCheckpointStorage,
-  PostgresDualAnchorCheckpointStore,
   PostgresLeaseStrategy,
   type PostgresCheckpointStorageOptions,
   type PostgresClient,
-  type PostgresDualAnchorCheckpointStoreOptions,
   type PostgresLeaseStrategyOptions,
   type PostgresQueryResult,
   type PostgresTableOptions,

@@ -11,6 +11,15 @@ export const ESLINT_PLUGIN_PACKAGE_NAME = 'eslint-plugin-checkpoint-fencing';
 /** The codemod's npm package name, also its bin: `npx checkpoint-fencing-codemod upgrade`. */
 export const CODEMOD_PACKAGE_NAME = 'checkpoint-fencing-codemod';
 
+/** The operator commands' npm package name, also a bin of theirs: `npx checkpoint-fencing-cli inspect`. */
+export const CLI_PACKAGE_NAME = 'checkpoint-fencing-cli';
+
+/** The module specifier of the runtime's dual-anchor entry: the contract, its base class and the stores. */
+export const DUAL_ANCHOR_MODULE = 'checkpoint-fencing/dual-anchor';
+
+/** The module specifiers the runtime names the rules recognise are imported from: the root and the dual-anchor entry. */
+export const RUNTIME_MODULES: readonly string[] = [PACKAGE_NAME, DUAL_ANCHOR_MODULE];
+
 /** Runtime value exports the recipes and rules recognise or write. */
 export const RUNTIME_VALUE_EXPORTS = [
   'CheckpointWriteCondition',
@@ -31,6 +40,13 @@ export const RUNTIME_TYPE_EXPORTS = [
 
 /** A runtime export the recipes or rules name. */
 export type RuntimeExportName = (typeof RUNTIME_VALUE_EXPORTS)[number] | (typeof RUNTIME_TYPE_EXPORTS)[number];
+
+/** The runtime exports above that {@link DUAL_ANCHOR_MODULE} exports, not the package root; the root has the others. */
+export const DUAL_ANCHOR_EXPORTS = [
+  'DualAnchorCheckpointStoreBase',
+  'storedFieldsAfterReset',
+  'DualAnchorCheckpointStore',
+] as const satisfies readonly RuntimeExportName[];
 
 /** The type of a write condition, named in the parameter lists generated code writes. */
 export const CONDITION_TYPE = 'CheckpointWriteCondition' satisfies RuntimeExportName;

@@ -1,16 +1,19 @@
 export type { PostgresClient, PostgresQueryResult, PostgresTableOptions } from './postgres-client.js';
-export { PostgresCheckpointStorage, type PostgresCheckpointStorageOptions } from './postgres-checkpoint-storage.js';
+export {
+  defaultCheckpointTable,
+  PostgresCheckpointStorage,
+  type PostgresCheckpointStorageOptions,
+} from './postgres-checkpoint-storage.js';
 export {
   PostgresDualAnchorCheckpointStore,
   type PostgresDualAnchorCheckpointStoreOptions,
 } from './postgres-dual-anchor-checkpoint-store.js';
-export { PostgresLeaseStrategy, type PostgresLeaseStrategyOptions } from './postgres-lease-strategy.js';
 export {
-  postgresInspectionStatements,
-  replicationInspectionStatement,
-  type PostgresInspectionSettingNames,
-  type PostgresInspectionStatements,
-  type PostgresInspectionTables,
-} from './postgres-inspection-statements.js';
+  defaultLeaseTable,
+  PostgresLeaseStrategy,
+  type PostgresLeaseStrategyOptions,
+} from './postgres-lease-strategy.js';
+export { qualifiedTableName, type QualifiedTableName, type TableSettingNames } from './postgres-identifiers.js';
+export { physicalWalSenders, promotable } from './standby-statement-forms.js';
 export { parseStoredInteger } from './postgres-stored-integer.js';
 export type { WaitForStandbysOption, WaitForStandbysOptions } from './wait-for-standbys.js';

@@ -121,9 +121,11 @@ describe('the dual-anchor rules on the repository’s dual-anchor code, type-awa
 describe('the dual-anchor rules, syntactic, on the same files importing from checkpoint-fencing as a user’s copy would', () => {
   function lintAsUserCode(file: string): string[] {
     const text = source(file);
-    const asUserCode = text.replace(RUNTIME_IMPORT, "from 'checkpoint-fencing'");
+    const asUserCode = text.replace(RUNTIME_IMPORT, (specifier) =>
+      specifier.includes('dual-anchor') ? "from 'checkpoint-fencing/dual-anchor'" : "from 'checkpoint-fencing'",
+    );
     // The rewrite must have happened, or the rules would see no store and the test would prove nothing.
-    expect(asUserCode).toContain("from 'checkpoint-fencing'");
+    expect(asUserCode).toContain("from 'checkpoint-fencing/dual-anchor'");
     const messages = new Linter().verify(
       asUserCode,
       [

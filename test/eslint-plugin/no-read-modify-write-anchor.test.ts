@@ -6,7 +6,7 @@ syntacticRuleTester().run('no-read-modify-write-anchor', noReadModifyWriteAnchor
     {
       name: "the reference's Mongo store: a partial $set with upsert, no read",
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class MongoAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp, heartbeat) {
     await this.collection.updateOne(
@@ -21,7 +21,7 @@ export class MongoAnchors implements DualAnchorCheckpointStore {
     {
       name: 'an in-memory store reads and writes its map between two awaits (one step)',
       code: `
-import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing';
+import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing/dual-anchor';
 export class MapAnchors extends DualAnchorCheckpointStoreBase {
   async writeFields(write) {
     const stored = this.records.get(write.streamName);
@@ -33,7 +33,7 @@ export class MapAnchors extends DualAnchorCheckpointStoreBase {
     {
       name: 'a read that only decides, then a targeted write of the own fields',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class RedisAnchors implements DualAnchorCheckpointStore {
   async saveHeartbeat(streamName, heartbeat) {
     const hash = await this.redis.hgetall(key(streamName));
@@ -46,7 +46,7 @@ export class RedisAnchors implements DualAnchorCheckpointStore {
     {
       name: 'an id looked up, then an upsert of the own columns under it',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class SqlAnchors implements DualAnchorCheckpointStore {
   async saveProcessed(streamName, token, timestamp) {
     const { rows } = await this.db.query('SELECT id FROM streams WHERE name = $1', [streamName]);
@@ -62,7 +62,7 @@ export class SqlAnchors implements DualAnchorCheckpointStore {
     {
       name: 'read and write inside one optimistic WATCH/MULTI transaction',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class WatchedAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     await this.redis.watch(key(streamName));
@@ -75,7 +75,7 @@ export class WatchedAnchors implements DualAnchorCheckpointStore {
     {
       name: 'SELECT … FOR UPDATE: the row stays locked until the write',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class LockedAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     const { rows } = await this.tx.query('SELECT * FROM anchors WHERE stream = $1 FOR UPDATE', [streamName]);
@@ -87,7 +87,7 @@ export class LockedAnchors implements DualAnchorCheckpointStore {
     {
       name: 'a version read back for a compare-and-set UPDATE that judges it in its WHERE',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class CasAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     const found = await this.findByStreamName(streamName);
@@ -99,7 +99,7 @@ export class CasAnchors implements DualAnchorCheckpointStore {
     {
       name: 'compare-and-set: the document replaced with its expected version, or updated under a filter on its version',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class VersionedAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     const existing = await this.collection.findOne({ _id: streamName });
@@ -116,7 +116,7 @@ export class VersionedAnchors implements DualAnchorCheckpointStore {
     {
       name: 'a cached value handed to an async call, whose result goes back into the cache (found in a real checkpointer)',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class CachedAnchors implements DualAnchorCheckpointStore {
   async saveProcessed(streamName, token, timestamp) {
     const previous = this.cache.get(streamName);
@@ -129,7 +129,7 @@ export class CachedAnchors implements DualAnchorCheckpointStore {
     {
       name: 'an insert that fails when the record exists, after a read that found none (found in a real in-memory database)',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class CreatingAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     const existing = await this.collection.findOne({ _id: streamName });
@@ -148,7 +148,7 @@ export class CreatingAnchors implements DualAnchorCheckpointStore {
     {
       name: 'save, find and delete may read whole records: only partial operations are checked',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class Anchors implements DualAnchorCheckpointStore {
   async save(checkpoint) {
     const previous = await this.findByStreamName(checkpoint.streamName);
@@ -185,7 +185,7 @@ export class Own implements DualAnchorCheckpointStore {
     {
       name: "the reference's default: read the record, change the own pair, save the whole record back",
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class JdbcAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     const current = await this.findByStreamName(streamName);
@@ -207,7 +207,7 @@ export class JdbcAnchors implements DualAnchorCheckpointStore {
     {
       name: 'withReadModifyWriteDefaults: the base class steps read and save back in a private helper, reported once',
       code: `
-import { DualAnchorCheckpointStoreBase, encodeDualAnchorCheckpoint, decodeDualAnchorCheckpoint, storedFieldsAfterReset } from 'checkpoint-fencing';
+import { DualAnchorCheckpointStoreBase, encodeDualAnchorCheckpoint, decodeDualAnchorCheckpoint, storedFieldsAfterReset } from 'checkpoint-fencing/dual-anchor';
 class ReadModifyWriteStore extends DualAnchorCheckpointStoreBase {
   async writeFields(write) {
     await this.#readModifyWrite(write.streamName, (stored) => ({ ...stored, ...write.fields }), write.condition);
@@ -236,7 +236,7 @@ class ReadModifyWriteStore extends DualAnchorCheckpointStoreBase {
     {
       name: 'a Redis JSON document: GET, parse, change the own field, SET the whole document',
       code: `
-import type { DualAnchorCheckpointStore as Store } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore as Store } from 'checkpoint-fencing/dual-anchor';
 export const store: Store = {
   saveProcessed: async (streamName, token, timestamp) => {
     const raw = await redis.get(\`anchors:\${streamName}\`);
@@ -261,7 +261,7 @@ export const store: Store = {
     {
       name: 'a Redis hash: HGETALL, then HSET of every field read',
       code: `
-import * as cf from 'checkpoint-fencing';
+import * as cf from 'checkpoint-fencing/dual-anchor';
 export class HashAnchors implements cf.DualAnchorCheckpointStore {
   async saveHeartbeat(streamName, heartbeat) {
     const hash = await this.redis.hgetall(key(streamName));
@@ -283,7 +283,7 @@ export class HashAnchors implements cf.DualAnchorCheckpointStore {
     {
       name: "SQL: SELECT the row, then an upsert of every column carrying the other anchor's stored values",
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class PgAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     const {
@@ -312,7 +312,7 @@ export class PgAnchors implements DualAnchorCheckpointStore {
     {
       name: 'Mongo: findOne, then replaceOne of the whole document (upserting does not help)',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export function mongoAnchors(collection): DualAnchorCheckpointStore {
   return {
     async saveProcessed(streamName, token, timestamp) {
@@ -336,7 +336,7 @@ export function mongoAnchors(collection): DualAnchorCheckpointStore {
     {
       name: 'the read awaited inside the write, in a subclass of a same-file store',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 abstract class Base implements DualAnchorCheckpointStore {}
 export class Inline extends Base {
   async resetAfterHistoryLost(streamName, fresh, expected, timestamp) {
@@ -361,7 +361,7 @@ export class Inline extends Base {
     {
       name: 'an insert made an upsert by its chain (Knex) carries the read record back',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class KnexAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     const current = await this.knex('anchors').where({ stream: streamName }).findOne();
@@ -404,7 +404,7 @@ export class Own implements DualAnchorCheckpointStore {
     {
       name: 'a class extending the base class through a local alias, which only types can see through',
       code: `
-import { DualAnchorCheckpointStoreBase, type DualAnchorCheckpoint, type DualAnchorFieldWrite, type DualAnchorResetWrite } from 'checkpoint-fencing';
+import { DualAnchorCheckpointStoreBase, type DualAnchorCheckpoint, type DualAnchorFieldWrite, type DualAnchorResetWrite } from 'checkpoint-fencing/dual-anchor';
 declare const kv: { get(key: string): Promise<string | null>; set(key: string, value: string): Promise<void> };
 const Base = DualAnchorCheckpointStoreBase;
 export class KvAnchors extends Base {
@@ -433,7 +433,7 @@ export class KvAnchors extends Base {
     {
       name: 'an object literal typed only by the parameter it is passed to',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 declare function register(store: DualAnchorCheckpointStore): void;
 declare const db: { findOne(query: object): Promise<object | null>; replaceOne(query: object, doc: object, options: object): Promise<void> };
 register({

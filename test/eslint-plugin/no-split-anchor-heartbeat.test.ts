@@ -6,7 +6,7 @@ syntacticRuleTester().run('no-split-anchor-heartbeat', noSplitAnchorHeartbeat, {
     {
       name: "the reference's Mongo store: the anchor and its heartbeat in one $set",
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class MongoAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp, heartbeatTimestamp) {
     await this.collection.updateOne(
@@ -21,7 +21,7 @@ export class MongoAnchors implements DualAnchorCheckpointStore {
     {
       name: "the reference's JDBC saveProcessed: one upsert of the pair and the heartbeat",
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class JdbcAnchors implements DualAnchorCheckpointStore {
   async saveProcessed(streamName, token, timestamp, heartbeatTimestamp) {
     await this.jdbc.update(
@@ -40,7 +40,7 @@ export class JdbcAnchors implements DualAnchorCheckpointStore {
     {
       name: 'one write or the other, on two branches; an early return before the combined write',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class RedisAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp, heartbeat) {
     if (heartbeat === undefined) {
@@ -62,7 +62,7 @@ export class RedisAnchors implements DualAnchorCheckpointStore {
     {
       name: 'two HSETs inside one MULTI/EXEC transaction',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class RedisAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp, heartbeat) {
     const transaction = this.redis.multi();
@@ -76,7 +76,7 @@ export class RedisAnchors implements DualAnchorCheckpointStore {
     {
       name: 'a three-argument anchor write, and a write followed by a wait that writes nothing',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class Anchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     await this.redis.hset(key(streamName), 'lastSeenToken', token);
@@ -92,7 +92,7 @@ export class Anchors implements DualAnchorCheckpointStore {
     {
       name: "the base class's writeFields with one write a condition kind, as the built-in Redis store has",
       code: `
-import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing';
+import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing/dual-anchor';
 export class RedisAnchors extends DualAnchorCheckpointStoreBase {
   writeFields(write) {
     const key = this.prefix + write.streamName;
@@ -113,7 +113,7 @@ export class RedisAnchors extends DualAnchorCheckpointStoreBase {
     {
       name: "the reference's default: the anchor through the three-argument write, then the heartbeat",
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class Anchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp, heartbeatTimestamp) {
     await this.saveSeen(streamName, token, timestamp);
@@ -130,7 +130,7 @@ export class Anchors implements DualAnchorCheckpointStore {
     {
       name: 'the operation keyed by a string with an escape, which the text search keeps in (ADR 0309)',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class Anchors implements DualAnchorCheckpointStore {
   async 'save\\u0053een'(streamName, token, timestamp, heartbeatTimestamp) {
     await this.redis.hset(key(streamName), { lastSeenToken: token, lastSeenTimestamp: timestamp });
@@ -145,7 +145,7 @@ export class Anchors implements DualAnchorCheckpointStore {
     {
       name: "the kit's TwoStepHeartbeatStore: the base class's writeFields split in two",
       code: `
-import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing';
+import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing/dual-anchor';
 class TargetedMapStore extends DualAnchorCheckpointStoreBase {}
 class TwoStepHeartbeatStore extends TargetedMapStore {
   protected override async writeFields(write) {
@@ -169,7 +169,7 @@ class TwoStepHeartbeatStore extends TargetedMapStore {
     {
       name: 'Redis: two HSETs; SQL: two upserts, the heartbeat first',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class RedisAnchors implements DualAnchorCheckpointStore {
   async saveProcessed(streamName, token, timestamp, heartbeat) {
     await this.redis.hset(key(streamName), 'lastProcessedToken', JSON.stringify(token), 'lastProcessedTimestamp', timestamp.getTime());
@@ -197,7 +197,7 @@ export class PgAnchors implements DualAnchorCheckpointStore {
     {
       name: 'two writes at once in a Promise.all, in an object literal',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export const anchors: DualAnchorCheckpointStore = {
   saveSeen: async (streamName, token, timestamp, heartbeat) => {
     await Promise.all([
@@ -235,7 +235,7 @@ export class Own implements DualAnchorCheckpointStore {
     {
       name: 'an object literal typed only by the parameter it is passed to',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 declare function register(store: DualAnchorCheckpointStore): void;
 declare const kv: { set(key: string, value: unknown): Promise<void> };
 register({

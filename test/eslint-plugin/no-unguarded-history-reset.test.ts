@@ -6,7 +6,7 @@ syntacticRuleTester().run('no-unguarded-history-reset', noUnguardedHistoryReset,
     {
       name: "the reference's JDBC reset: the guard is a CASE inside the one upsert",
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class JdbcAnchors implements DualAnchorCheckpointStore {
   async resetAfterHistoryLost(streamName, freshSeenToken, expectedDeadProcessed, timestamp) {
     const hasFresh = freshSeenToken !== null;
@@ -25,7 +25,7 @@ export class JdbcAnchors implements DualAnchorCheckpointStore {
     {
       name: 'Mongo: the guard in the update filter, and a Redis Lua script with the guard inside',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class MongoAnchors implements DualAnchorCheckpointStore {
   async resetAfterHistoryLost(streamName, fresh, expected, timestamp) {
     await this.collection.updateOne({ _id: streamName }, { $set: { lastSeenToken: fresh } }, { upsert: true });
@@ -42,7 +42,7 @@ export const redisAnchors: DualAnchorCheckpointStore = {
     {
       name: "an in-memory store compares and writes in one synchronous step; the base class's plan argument is compared",
       code: `
-import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing';
+import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing/dual-anchor';
 export class MapAnchors extends DualAnchorCheckpointStoreBase {
   async writeReset(reset) {
     const stored = this.records.get(reset.streamName) ?? empty;
@@ -61,7 +61,7 @@ export class ScriptAnchors extends DualAnchorCheckpointStoreBase {
     {
       name: 'a comparison after the write, for the log, and one inside a transaction that locks the row',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class Anchors implements DualAnchorCheckpointStore {
   async resetAfterHistoryLost(streamName, fresh, expected, timestamp) {
     await this.redis.fcall('reset_after_history_lost', 1, streamName, JSON.stringify(expected));
@@ -82,7 +82,7 @@ export class PgAnchors implements DualAnchorCheckpointStore {
       name: 'a check in Node that only saves a round trip, the guard repeated in the write (found in a real checkpointer)',
       code: `
 import { isDeepStrictEqual } from 'node:util';
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class MongoAnchors implements DualAnchorCheckpointStore {
   async resetAfterHistoryLost(streamName, fresh, expected, timestamp) {
     const current = await this.checkpoints.findOne({ _id: streamName });
@@ -102,7 +102,7 @@ export class PgAnchors implements DualAnchorCheckpointStore {
     {
       name: 'a comparison in an operation that is not the reset',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class Anchors implements DualAnchorCheckpointStore {
   async saveProcessed(streamName, token, timestamp) {
     const found = await this.findByStreamName(streamName);
@@ -117,7 +117,7 @@ export class Anchors implements DualAnchorCheckpointStore {
     {
       name: "the kit's ReadThenWriteGuardStore: the guard decided in Node, a round trip, then the write",
       code: `
-import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing';
+import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing/dual-anchor';
 class TargetedMapStore extends DualAnchorCheckpointStoreBase {}
 class ReadThenWriteGuardStore extends TargetedMapStore {
   protected override async writeReset(reset) {
@@ -138,7 +138,7 @@ class ReadThenWriteGuardStore extends TargetedMapStore {
       name: "the reference's default: findByStreamName, a deep comparison in Node, then save",
       code: `
 import { isDeepStrictEqual } from 'node:util';
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class Anchors implements DualAnchorCheckpointStore {
   async resetAfterHistoryLost(streamName, freshSeenToken, expectedDeadProcessed, timestamp) {
     const current = await this.findByStreamName(streamName);
@@ -156,7 +156,7 @@ export class Anchors implements DualAnchorCheckpointStore {
     {
       name: 'Redis: HGET of the processed field, compared, then HSET; SQL: SELECT, compared in an if, then an upsert',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class RedisAnchors implements DualAnchorCheckpointStore {
   async resetAfterHistoryLost(streamName, fresh, expected, timestamp) {
     const processed = await this.redis.hget(key(streamName), 'lastProcessedToken');
@@ -182,7 +182,7 @@ export const pgAnchors: DualAnchorCheckpointStore = {
     {
       name: "checkpoint-fencing's storedFieldsAfterReset applied in Node to a record read from the store",
       code: `
-import { DualAnchorCheckpointStoreBase, storedFieldsAfterReset as afterReset } from 'checkpoint-fencing';
+import { DualAnchorCheckpointStoreBase, storedFieldsAfterReset as afterReset } from 'checkpoint-fencing/dual-anchor';
 export class KvAnchors extends DualAnchorCheckpointStoreBase {
   async writeReset(reset) {
     const stored = JSON.parse((await this.kv.get(reset.streamName)) ?? '{}');
@@ -215,7 +215,7 @@ export class Own implements DualAnchorCheckpointStore {
     {
       name: 'an object literal typed only by the parameter it is passed to',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 declare function register(store: DualAnchorCheckpointStore): void;
 declare const redis: { hget(key: string, field: string): Promise<string | null>; hdel(key: string, ...fields: string[]): Promise<number> };
 register({

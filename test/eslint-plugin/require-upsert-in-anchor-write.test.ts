@@ -6,7 +6,7 @@ syntacticRuleTester().run('require-upsert-in-anchor-write', requireUpsertInAncho
     {
       name: "the reference's JDBC store: INSERT … ON CONFLICT DO UPDATE of the own columns, built by concatenation",
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class JdbcAnchors implements DualAnchorCheckpointStore {
   async saveHeartbeat(streamName, heartbeat) {
     await this.jdbc.update(
@@ -22,7 +22,7 @@ export class JdbcAnchors implements DualAnchorCheckpointStore {
     {
       name: 'Mongo updates with upsert: true, inline and in a const of the file',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 const UPSERT = { upsert: true } as const;
 export class MongoAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
@@ -37,7 +37,7 @@ export class MongoAnchors implements DualAnchorCheckpointStore {
     {
       name: 'MERGE, and an UPDATE with an INSERT fallback when no row matched',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class SqlServerAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     await this.db.query(\`MERGE INTO anchors AS a USING (VALUES (@p1, @p2)) AS n (stream, token) ON a.stream = n.stream
@@ -53,7 +53,7 @@ export class SqlServerAnchors implements DualAnchorCheckpointStore {
     {
       name: 'a query builder upsert, and HSET, which creates the hash',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class Anchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     await this.knex('anchors').insert({ stream: streamName, last_seen_token: token }).onConflict('stream').merge();
@@ -68,7 +68,7 @@ export class Anchors implements DualAnchorCheckpointStore {
     {
       name: 'options the rule cannot read, and statements whose text lives elsewhere',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class Anchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     await this.collection.updateOne({ _id: streamName }, { $set: { lastSeenToken: token } }, this.writeOptions);
@@ -83,7 +83,7 @@ export class Anchors implements DualAnchorCheckpointStore {
     {
       name: 'a reset that upserts the seen pair, then clears the processed pair under a guard in the filter',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class MongoAnchors implements DualAnchorCheckpointStore {
   async resetAfterHistoryLost(streamName, fresh, expected, timestamp) {
     await this.collection.updateOne({ _id: streamName }, { $set: { lastSeenToken: fresh } }, { upsert: true });
@@ -95,7 +95,7 @@ export class MongoAnchors implements DualAnchorCheckpointStore {
     {
       name: 'an existence test that creates the record when it is missing',
       code: `
-import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing';
+import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing/dual-anchor';
 export class MapAnchors extends DualAnchorCheckpointStoreBase {
   async writeFields(write) {
     if (!this.records.has(write.streamName)) this.records.set(write.streamName, { ...empty });
@@ -107,7 +107,7 @@ export class MapAnchors extends DualAnchorCheckpointStoreBase {
     {
       name: "an immutable map's update(key, fn), which takes a function as no query builder does (found in real samples)",
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class ImmutableAnchors implements DualAnchorCheckpointStore {
   saveHeartbeat(streamName, heartbeat) {
     return this.records.update(streamName, (record) => ({ ...record, lastHeartbeatTimestamp: heartbeat }));
@@ -118,7 +118,7 @@ export class ImmutableAnchors implements DualAnchorCheckpointStore {
     {
       name: 'a plain UPDATE outside a dual-anchor store, and in save, which is not a partial operation',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 class Profiles {
   async saveSeen(id, seen) { await this.db.query('UPDATE profiles SET seen = $2 WHERE id = $1', [id, seen]); }
 }
@@ -130,9 +130,23 @@ export class Anchors implements DualAnchorCheckpointStore {
   ],
   invalid: [
     {
+      name: 'JavaScript: a JSDoc @implements of the contract imported from checkpoint-fencing/dual-anchor',
+      filename: 'pg-anchors.js',
+      code: `
+/** @import { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor' */
+/** @implements {DualAnchorCheckpointStore} */
+export class PgAnchors {
+  async saveHeartbeat(streamName, heartbeat) {
+    await this.pool.query('UPDATE anchors SET last_heartbeat_ts = $2 WHERE stream = $1', [streamName, heartbeat]);
+  }
+}
+      `,
+      errors: [{ messageId: 'plainUpdate', line: 6, column: 11, endLine: 6, endColumn: 114 }],
+    },
+    {
       name: 'a plain UPDATE in a partial operation (the first saveSeen of a new stream persists nothing)',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class PgAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     await this.pool.query(
@@ -147,7 +161,7 @@ export class PgAnchors implements DualAnchorCheckpointStore {
     {
       name: 'a tagged-template UPDATE (postgres.js) and an UPDATE kept in a const, the second in a helper',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 const SAVE_PROCESSED = \`
   UPDATE fw_checkpoints SET last_processed_token = $2, last_processed_ts = $3 WHERE stream_name = $1\`;
 export class Anchors implements DualAnchorCheckpointStore {
@@ -170,7 +184,7 @@ export class Anchors implements DualAnchorCheckpointStore {
     {
       name: 'Mongo updates without upsert: true, each with the suggestion that adds it',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class MongoAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     await this.collection.updateOne({ _id: streamName }, { $set: { lastSeenToken: token } });
@@ -195,7 +209,7 @@ export class MongoAnchors implements DualAnchorCheckpointStore {
             {
               messageId: 'addUpsertOption',
               output: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class MongoAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     await this.collection.updateOne({ _id: streamName }, { $set: { lastSeenToken: token } }, { upsert: true });
@@ -222,7 +236,7 @@ export class MongoAnchors implements DualAnchorCheckpointStore {
             {
               messageId: 'addUpsertOption',
               output: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class MongoAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     await this.collection.updateOne({ _id: streamName }, { $set: { lastSeenToken: token } });
@@ -249,7 +263,7 @@ export class MongoAnchors implements DualAnchorCheckpointStore {
             {
               messageId: 'addUpsertOption',
               output: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class MongoAnchors implements DualAnchorCheckpointStore {
   async saveSeen(streamName, token, timestamp) {
     await this.collection.updateOne({ _id: streamName }, { $set: { lastSeenToken: token } });
@@ -270,7 +284,7 @@ export class MongoAnchors implements DualAnchorCheckpointStore {
     {
       name: 'query-builder and ORM updates in operations that never insert (Drizzle, Prisma)',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export const anchors: DualAnchorCheckpointStore = {
   async saveSeen(streamName, token, timestamp) {
     await db.update(checkpoints).set({ lastSeenToken: token, lastSeenTimestamp: timestamp }).where(eq(checkpoints.streamName, streamName));
@@ -287,7 +301,7 @@ export const anchors: DualAnchorCheckpointStore = {
     {
       name: "the kit's UpdateWithoutUpsertStore: the base class's steps write only when the map has the stream",
       code: `
-import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing';
+import { DualAnchorCheckpointStoreBase } from 'checkpoint-fencing/dual-anchor';
 class TargetedMapStore extends DualAnchorCheckpointStoreBase {}
 class UpdateWithoutUpsertStore extends TargetedMapStore {
   protected override async writeFields(write) {
@@ -324,7 +338,7 @@ class UpdateWithoutUpsertStore extends TargetedMapStore {
     {
       name: 'a Redis store that leaves when the hash does not exist, and one that leaves when nothing was found',
       code: `
-import type { DualAnchorCheckpointStore } from 'checkpoint-fencing';
+import type { DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 export class RedisAnchors implements DualAnchorCheckpointStore {
   async saveHeartbeat(streamName, heartbeat) {
     if (!(await this.redis.exists(key(streamName)))) return;
@@ -382,7 +396,7 @@ export class Own implements DualAnchorCheckpointStore {
       name: 'a store implementing an import type, which only types resolve',
       code: `
 declare const db: { query(text: string, values: unknown[]): Promise<void> };
-type Anchors = import('checkpoint-fencing').DualAnchorCheckpointStore;
+type Anchors = import('checkpoint-fencing/dual-anchor').DualAnchorCheckpointStore;
 export class PgAnchors implements Anchors {
   async saveHeartbeat(streamName: string, heartbeat: Date) {
     await db.query('UPDATE anchors SET last_heartbeat_ts = $2 WHERE stream = $1', [streamName, heartbeat]);

@@ -109,7 +109,7 @@ export const literal: CheckpointStorage = {
 };
 `;
 
-const twoStoresWithAHelperOfTheSameName = `import { DualAnchorCheckpointStoreBase, encodeDualAnchorCheckpoint, decodeDualAnchorCheckpoint } from 'checkpoint-fencing';
+const twoStoresWithAHelperOfTheSameName = `import { DualAnchorCheckpointStoreBase, encodeDualAnchorCheckpoint, decodeDualAnchorCheckpoint } from 'checkpoint-fencing/dual-anchor';
 
 export class ReadModifyWriteStore extends DualAnchorCheckpointStoreBase {
   async writeFields(write) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parsePostgresUrl, parseRedisUrl } from '../../runtime/operator/connection-url.js';
-import { SecretRedactor } from '../../runtime/operator/secret-redactor.js';
+import { parsePostgresUrl, parseRedisUrl } from '../../operator/connection-url.js';
+import { SecretRedactor } from '../../operator/secret-redactor.js';
 
 describe('connection URLs', () => {
   it('take everything from the URL and show it without the password', () => {
@@ -41,9 +41,23 @@ describe('connection URLs', () => {
     const given =
       'postgres://u@h/db?sslmode=disable&PassWord=one&pass%77ord=two%2Fx&sslpassword=th+ree&apikey=four#five';
     expect(() => parsePostgresUrl(given, redactor)).toThrow(
-      'postgres://u@h/db?sslmode=disable&PassWord=***&password=***&sslpassword=***&apikey=***#***: ',
+      'postgres://***@h/db?sslmode=disable&PassWord=***&password=***&sslpassword=***&apikey=***#***: ',
     );
     expect(redactor.redact('one two/x two%2Fx th+ree th ree four five')).toBe('*** *** *** *** *** four five');
+  });
+
+  it('shows no user name given without a password, which may be a password in its place, and redacts it where quoted', () => {
+    const redactor = new SecretRedactor();
+    expect(parseRedisUrl('redis://s3cr%40t@cache:6380', redactor)).toMatchObject({
+      username: 's3cr@t',
+      password: undefined,
+      display: 'redis://***@cache:6380',
+    });
+    expect(parsePostgresUrl('postgres://postgres@db/postgres', redactor).display).toBe('postgres://***@db/postgres');
+    // Where a server names the user, as PostgreSQL does; the word elsewhere is left alone.
+    expect(
+      redactor.redact('password authentication failed for user "s3cr@t"; role "postgres" does not exist in postgres'),
+    ).toBe('password authentication failed for user "***"; role "***" does not exist in postgres');
   });
 
   it('redacts the longest secret first, so no part of one is left', () => {

@@ -4,7 +4,7 @@ import {
   defaultRedisLeaseKeyPrefix,
   defaultRedisVersionKeyPrefix,
   redisLeaseKeys,
-} from '../../runtime/index.js';
+} from '../../runtime/store-layout-entry.js';
 import { useSharedRedis } from '../support/redis/index.js';
 import { builtBin, runCli, type CliRun } from './support/operator-cli.js';
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PostgresCheckpointStorage, PostgresLeaseStrategy } from '../../runtime/index.js';
-import type { InspectionJsonRow } from '../../runtime/operator/inspection-report.js';
+import type { InspectionJsonRow } from '../../operator/inspection-report.js';
 import { useSharedPostgres } from '../support/postgres/index.js';
 import { drainWaits, inspectInProcess, reportTiming } from './support/in-process-inspect.js';
 

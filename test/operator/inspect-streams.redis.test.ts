@@ -4,8 +4,8 @@ import {
   defaultRedisLeaseKeyPrefix,
   defaultRedisVersionKeyPrefix,
   redisLeaseKeys,
-} from '../../runtime/index.js';
-import type { InspectionJsonRow } from '../../runtime/operator/inspection-report.js';
+} from '../../runtime/store-layout-entry.js';
+import type { InspectionJsonRow } from '../../operator/inspection-report.js';
 import { useSharedRedis } from '../support/redis/index.js';
 import { drainWaits, inspectInProcess, reportTiming } from './support/in-process-inspect.js';
 

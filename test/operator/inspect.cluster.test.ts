@@ -1,12 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CheckpointKeyLayout,
-  CheckpointWriteCondition,
-  RedisCheckpointStorage,
-  redisLeaseKeys,
-  RedisLeaseStrategy,
-} from '../../runtime/index.js';
+import { CheckpointWriteCondition, RedisCheckpointStorage, RedisLeaseStrategy } from '../../runtime/index.js';
+import { CheckpointKeyLayout, redisLeaseKeys } from '../../runtime/store-layout-entry.js';
 import { useSharedRedis, useSharedRedisCluster } from '../support/redis/index.js';
 import { builtBin, jsonRows, runCli, textRows } from './support/operator-cli.js';
 

@@ -2,18 +2,16 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CheckpointWriteCondition, RedisCheckpointStorage, RedisLeaseStrategy } from '../../runtime/index.js';
 import {
   CheckpointKeyLayout,
-  CheckpointWriteCondition,
   defaultRedisLeaseKeyPrefix,
   defaultRedisVersionKeyPrefix,
-  RedisCheckpointStorage,
   redisLeaseKeys,
-  RedisLeaseStrategy,
-} from '../../runtime/index.js';
+} from '../../runtime/store-layout-entry.js';
 import { useSharedRedis } from '../support/redis/index.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
-import type { InspectionJsonRow } from '../../runtime/operator/inspection-report.js';
+import type { InspectionJsonRow } from '../../operator/inspection-report.js';
 import { builtBin, jsonRows, runCli, textRows } from './support/operator-cli.js';
 
 // Each state of issue 15 built on purpose on a real redis-server, with the storage's and the strategy's default

@@ -4,14 +4,14 @@ import {
   JsonInspectionReport,
   TextInspectionReport,
   type InspectionReport,
-} from '../../runtime/operator/inspection-report.js';
-import { InspectionTally } from '../../runtime/operator/inspection-tally.js';
-import { PrometheusInspectionReport } from '../../runtime/operator/prometheus-inspection-report.js';
+} from '../../operator/inspection-report.js';
+import { InspectionTally } from '../../operator/inspection-tally.js';
+import { PrometheusInspectionReport } from '../../operator/prometheus-inspection-report.js';
 import {
   judgeSubscription,
   type JudgedSubscription,
   type SubscriptionState,
-} from '../../runtime/operator/subscription-health.js';
+} from '../../operator/subscription-health.js';
 
 const owner = 'node-a 6f1c2d3e-9b8a-4c7d-8e6f-5a4b3c2d1e0f/3';
 const states: SubscriptionState[] = [

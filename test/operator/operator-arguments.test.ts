@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runOperatorCommand, type OperatorCommandName } from '../../runtime/operator/index.js';
+import { runOperatorCommand, type OperatorCommandName } from '../../operator/index.js';
 
 // Every bad command line is refused before anything connects or loads a client: these run the same function the bin
 // runs, with its output captured, and need no child process (the spawned bin is tested in *.process.test.ts).
@@ -53,7 +53,7 @@ const cases: readonly (readonly [OperatorCommandName, readonly string[], RegExp]
   [
     'inspect',
     ['--postgres', 'postgres://app@h/db?sslmode=require&password=hunter2'],
-    /--postgres postgres:\/\/app@h\/db\?sslmode=require&password=\*\*\*: the commands read no password from the parameter "password"; give it in the user info instead: postgres:\/\//u,
+    /--postgres postgres:\/\/\*\*\*@h\/db\?sslmode=require&password=\*\*\*: the commands read no password from the parameter "password"; give it in the user info instead: postgres:\/\//u,
   ],
   [
     'inspect',

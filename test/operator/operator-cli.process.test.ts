@@ -1,19 +1,17 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtPackage } from '../support/built-package.js';
+import { CLI_PACKAGE_NAME, PACKAGE_NAME } from '../../vocabulary/index.js';
+import { installConsumer } from '../package/consumer-project.js';
 import { freeLoopbackPort } from '../support/free-loopback-port.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
 import { builtBin, runCli } from './support/operator-cli.js';
 import { startScriptedRedisNode, type RespReply, type ScriptedRedisNode } from './support/scripted-redis-node.js';
 
 // The bin with no real server: the dispatcher, a few bad command lines, servers that refuse or never answer, a Cluster
-// node that redirects elsewhere, and the package installed from what npm packs, in a project without ioredis or pg.
+// node that redirects elsewhere, and the CLI installed from what npm packs, in a project without ioredis or pg.
 
-const run = promisify(execFile);
 const nodes: ScriptedRedisNode[] = [];
 
 // The first test file to need this build makes it (two tsc passes): minutes on a loaded two-core machine.
@@ -194,26 +192,18 @@ describe('the checkpoint-fencing bin', { timeout: 60_000 }, () => {
     let project: string;
     let bin: string;
 
+    // The first test file to need the tarballs packs all four (four builds): minutes on a loaded two-core machine.
     beforeAll(async () => {
-      const built = builtPackage();
-      const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: built });
-      const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { files: { path: string }[] }[];
-      project = temporaryDirectory('operator-project');
-      writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true }));
-      const installed = join(project, 'node_modules/checkpoint-fencing');
-      for (const { path } of packed?.files ?? []) {
-        mkdirSync(dirname(join(installed, path)), { recursive: true });
-        cpSync(join(built, path), join(installed, path));
-      }
-      bin = join(installed, 'dist/esm/runtime/operator/cli.js');
-    }, 120_000);
+      project = (await installConsumer('operator-project', { packages: [PACKAGE_NAME, CLI_PACKAGE_NAME] })).directory;
+      bin = join(project, 'node_modules', CLI_PACKAGE_NAME, 'dist/operator/cli.js');
+    }, 900_000);
 
     it('names the package to install, in one line', async () => {
       expectOneLineFailure(
         await runCli(['inspect', '--redis', 'redis://:hunter2@127.0.0.1:1'], { cwd: project, bin }),
         'inspect',
         new RegExp(
-          `^checkpoint-fencing inspect: --redis needs the ioredis package, which checkpoint-fencing does not install \\(it is an optional peer dependency\\) and which is not installed in ${project}; install it: npm install ioredis\\.$`,
+          `^checkpoint-fencing inspect: --redis needs the ioredis package, which checkpoint-fencing-cli does not install \\(it is an optional peer dependency\\) and which is not installed in ${project}; install it: npm install ioredis\\.$`,
           'mu',
         ),
       );

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPeerDependency } from '../../runtime/operator/peer-dependency.js';
+import { loadPeerDependency } from '../../operator/peer-dependency.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
 
 const ioredis = { name: 'ioredis', majors: [5, 6], neededBy: '--redis' } as const;
@@ -30,7 +30,7 @@ describe('loadPeerDependency', () => {
   it('names the package and the command to install it when no directory has it', () => {
     const empty = temporaryDirectory('empty');
     expect(() => loadPeerDependency(ioredis, [empty])).toThrow(
-      `--redis needs the ioredis package, which checkpoint-fencing does not install (it is an optional peer dependency) ` +
+      `--redis needs the ioredis package, which checkpoint-fencing-cli does not install (it is an optional peer dependency) ` +
         `and which is not installed in ${empty}; install it: npm install ioredis`,
     );
   });

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RedisCheckpointStorage, redisLeaseKeys, RedisLeaseStrategy } from '../../runtime/index.js';
+import { RedisCheckpointStorage, RedisLeaseStrategy } from '../../runtime/index.js';
+import { redisLeaseKeys } from '../../runtime/store-layout-entry.js';
 import { useSharedRedis } from '../support/redis/index.js';
 import { builtBin } from './support/operator-cli.js';
 import { runRepairOnStuckNodes } from './support/repair-resumes-delivery.js';

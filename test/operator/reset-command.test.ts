@@ -4,11 +4,11 @@ import type {
   Inspection,
   InspectionCoverage,
   OperatorBackend,
-} from '../../runtime/operator/operator-backend.js';
-import type { OperatorInvocation } from '../../runtime/operator/operator-arguments.js';
-import { resetCommand } from '../../runtime/operator/reset-command.js';
-import type { ScanProgress } from '../../runtime/operator/scan-progress.js';
-import type { SubscriptionState } from '../../runtime/operator/subscription-health.js';
+} from '../../operator/operator-backend.js';
+import type { OperatorInvocation } from '../../operator/operator-arguments.js';
+import { resetCommand } from '../../operator/reset-command.js';
+import type { ScanProgress } from '../../operator/scan-progress.js';
+import type { SubscriptionState } from '../../operator/subscription-health.js';
 import { CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError } from '../../runtime/index.js';
 
 const stopped: SubscriptionState = {

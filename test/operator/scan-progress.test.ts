@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScanProgress } from '../../runtime/operator/scan-progress.js';
+import { ScanProgress } from '../../operator/scan-progress.js';
 
 function progressOn(isTTY: boolean): { progress: ScanProgress; written: string[]; advanceClock: (ms: number) => void } {
   let now = 0;

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  judgeSubscription,
-  needsAttention,
-  type SubscriptionState,
-} from '../../runtime/operator/subscription-health.js';
+import { judgeSubscription, needsAttention, type SubscriptionState } from '../../operator/subscription-health.js';
 
 const live = { holder: 'node-a 6f1c2d3e-0000-4000-8000-000000000000/1', token: 5n, expiresInMs: 9_000 };
 const base: SubscriptionState = {

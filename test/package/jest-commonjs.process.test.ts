@@ -10,12 +10,16 @@ const run = promisify(execFile);
 /** ts-jest's preset and nothing else: no transform, no transformIgnorePatterns, no moduleNameMapper. */
 const jestConfig = "module.exports = { preset: 'ts-jest' };\n";
 
-/** A NestJS-style spec: CommonJS TypeScript importing the runtime, a refusal told by `instanceof`. */
+/**
+ * A NestJS-style spec: CommonJS TypeScript importing the runtime and its dual-anchor subpath, a refusal told by
+ * `instanceof`.
+ */
 const spec = `import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
   InMemoryCheckpointStorage,
 } from 'checkpoint-fencing';
+import { InMemoryDualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 
 describe('a storage from checkpoint-fencing under Jest', () => {
   it('saves, and refuses an older token', async () => {
@@ -26,6 +30,12 @@ describe('a storage from checkpoint-fencing under Jest', () => {
       .catch((error: unknown) => error);
     expect(refusal instanceof CheckpointWriteConditionNotFulfilledError).toBe(true);
     expect(await storage.read('orders')).toBe('7');
+  });
+
+  it('saves a dual-anchor checkpoint through checkpoint-fencing/dual-anchor', async () => {
+    const store = new InMemoryDualAnchorCheckpointStore();
+    await store.saveHeartbeat('orders', new Date(1_700_000_000_000));
+    expect((await store.findByStreamName('orders'))?.lastHeartbeatTimestamp?.getTime()).toBe(1_700_000_000_000);
   });
 });
 `;
@@ -67,7 +77,7 @@ describe('the package under Jest 30 with ts-jest, CommonJS', { timeout: 600_000 
     await writeFile(join(project.directory, 'storage.spec.ts'), spec);
   }, 600_000);
 
-  it("runs a spec importing the runtime with ts-jest's preset alone, and tells the refusal by instanceof", async () => {
+  it("runs a spec importing the runtime and a subpath with ts-jest's preset alone, and tells the refusal by instanceof", async () => {
     const report = join(project.directory, 'report.json');
     await run(
       process.execPath,
@@ -80,6 +90,6 @@ describe('the package under Jest 30 with ts-jest, CommonJS', { timeout: 600_000 
       passed: result.numPassedTests,
       failed: result.numFailedTests,
       messages: result.testResults.map((file) => file.message),
-    }).toEqual({ success: true, passed: 1, failed: 0, messages: [''] });
+    }).toEqual({ success: true, passed: 2, failed: 0, messages: [''] });
   });
 });

@@ -5,14 +5,18 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DUAL_ANCHOR_BASE_STEP_NAMES,
+  DUAL_ANCHOR_EXPORTS,
   DUAL_ANCHOR_RECORD_FIELD_NAMES,
   DUAL_ANCHOR_STORE_MEMBER_NAMES,
+  CLI_PACKAGE_NAME,
+  CODEMOD_PACKAGE_NAME,
+  ESLINT_PLUGIN_PACKAGE_NAME,
   PACKAGE_NAME,
   RUNTIME_TYPE_EXPORTS,
   RUNTIME_VALUE_EXPORTS,
   STORAGE_MEMBER_NAMES,
 } from '../../vocabulary/index.js';
-import { packedTarball, type PackedManifest } from '../support/packed-tarball.js';
+import { packedTarball, packedTarballs, type PackedManifest } from '../support/packed-tarball.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
 import { declaredExports } from './declared-exports.js';
 import { typeCheckProjects } from './type-check-projects.js';
@@ -27,23 +31,31 @@ const LINKED_PEERS = ['typescript', 'vitest'];
 const MAX_UNPACKED_BYTES = 1.5 * 1024 * 1024;
 
 /**
- * Loads the package both ways in one process and compares: every export, a refusal thrown by the copy `require`
- * gave checked against the class `import` gave and the other way round, and a write condition made by one copy
- * recognised by the other's check.
+ * Loads the package both ways in one process and compares: every export of every entry, a refusal thrown by the copy
+ * `require` gave checked against the class `import` gave and the other way round, and a write condition made by one
+ * copy recognised by the other's check.
  */
 const sameImplementationScript = `
 import { createRequire } from 'node:module';
 import * as esm from 'checkpoint-fencing';
 const cjs = createRequire(import.meta.url)('checkpoint-fencing');
-const names = [...new Set([...Object.keys(esm), ...Object.keys(cjs)])];
+const entries = ['checkpoint-fencing', 'checkpoint-fencing/dual-anchor', 'checkpoint-fencing/store-layout'];
+const differing = [];
+let exports = 0;
+for (const entry of entries) {
+  const [imported, required] = [await import(entry), createRequire(import.meta.url)(entry)];
+  const names = [...new Set([...Object.keys(imported), ...Object.keys(required)])];
+  differing.push(...names.filter((name) => imported[name] !== required[name]).map((name) => entry + ' ' + name));
+  exports += names.length;
+}
 const refuse = async (copy) => {
   const storage = new copy.InMemoryCheckpointStorage();
   await storage.save('orders', '7', copy.CheckpointWriteCondition.notOlderThan(3n));
   return storage.save('orders', '6', copy.CheckpointWriteCondition.notOlderThan(2n)).catch((error) => error);
 };
 console.log(JSON.stringify({
-  differing: names.filter((name) => esm[name] !== cjs[name]),
-  exports: names.length,
+  differing,
+  exports,
   refusalFromRequireIsImportsClass: (await refuse(cjs)) instanceof esm.CheckpointWriteConditionNotFulfilledError,
   refusalFromImportIsRequiresClass: (await refuse(esm)) instanceof cjs.CheckpointWriteConditionNotFulfilledError,
   conditionFromRequireIsCondition: esm.isCheckpointWriteCondition(cjs.CheckpointWriteCondition.notOlderThan(1n)),
@@ -58,8 +70,8 @@ function targets(target: ExportTarget): string[] {
 }
 
 /**
- * What a consumer writes in every setup: the runtime and the conformance kit, each with its types, and a line of
- * output proving each one loaded and works.
+ * What a consumer writes in every setup: the runtime, its dual-anchor and store-layout entries and the conformance
+ * kit, each with its types, and a line of output proving each one loaded and works.
  */
 const consumerSource = `import {
   CheckpointWriteCondition,
@@ -67,11 +79,15 @@ const consumerSource = `import {
   InMemoryCheckpointStorage,
   type CheckpointStorage,
 } from 'checkpoint-fencing';
+import { InMemoryDualAnchorCheckpointStore, type DualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
+import { redisLeaseKeys } from 'checkpoint-fencing/store-layout';
 import { describeCheckpointStorageConformance } from 'checkpoint-fencing/testing';
 
 const storage: CheckpointStorage = new InMemoryCheckpointStorage();
+const anchors: DualAnchorCheckpointStore = new InMemoryDualAnchorCheckpointStore();
 
 async function main(): Promise<void> {
+  await anchors.saveHeartbeat('orders', new Date(0));
   await storage.save('orders', '7', CheckpointWriteCondition.notOlderThan(3n));
   const version: bigint | undefined = await storage.writeVersion('orders');
   const refused = await storage.save('orders', '6', CheckpointWriteCondition.notOlderThan(2n)).catch((error: unknown) => error);
@@ -80,6 +96,8 @@ async function main(): Promise<void> {
       read: await storage.read('orders'),
       version: String(version),
       refused: refused instanceof CheckpointWriteConditionNotFulfilledError ? refused.name : 'accepted',
+      heartbeat: (await anchors.findByStreamName('orders'))?.lastHeartbeatTimestamp?.toISOString(),
+      leaseKey: redisLeaseKeys('', 'orders').lease,
       kit: typeof describeCheckpointStorageConformance,
     }),
   );
@@ -192,7 +210,7 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
       await writeMisuseProject(consumers),
     ];
     typeChecks = typeCheckProjects(projects, consumers);
-    // The first test file to need the tarballs packs all three (three builds): minutes on a loaded two-core machine.
+    // The first test file to need the tarballs packs all four (four builds): minutes on a loaded two-core machine.
   }, 900_000);
 
   it('ships built JavaScript and typings for every export, and no TypeScript sources or tests', () => {
@@ -277,11 +295,19 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
     expect(installOutput).not.toMatch(/install-scripts|prepare/i);
   });
 
-  it('exports from the built index.d.ts every runtime name and member the recipes and rules use', () => {
-    const built = declaredExports(join(consumers, 'node_modules', PACKAGE_NAME, 'dist/esm/runtime/index.d.ts'));
-    expect([...RUNTIME_VALUE_EXPORTS, ...RUNTIME_TYPE_EXPORTS].filter((name) => !built.exports.has(name))).toEqual([]);
-    expect([...STORAGE_MEMBER_NAMES].sort()).toEqual([...(built.members.get('CheckpointStorage') ?? [])].sort());
-    const members = (name: string): string[] => [...(built.members.get(name) ?? [])].sort();
+  it('exports from the built declarations every runtime name and member the recipes and rules use, each from its entry', () => {
+    const root = declaredExports(join(consumers, 'node_modules', PACKAGE_NAME, 'dist/esm/runtime/index.d.ts'));
+    const dualAnchor = declaredExports(
+      join(consumers, 'node_modules', PACKAGE_NAME, 'dist/esm/runtime/dual-anchor-entry.d.ts'),
+    );
+    const ofDualAnchor = new Set<string>(DUAL_ANCHOR_EXPORTS);
+    const missing = [...RUNTIME_VALUE_EXPORTS, ...RUNTIME_TYPE_EXPORTS].filter(
+      (name) => !(ofDualAnchor.has(name) ? dualAnchor : root).exports.has(name),
+    );
+    expect(missing).toEqual([]);
+    expect(DUAL_ANCHOR_EXPORTS.filter((name) => root.exports.has(name))).toEqual([]);
+    expect([...STORAGE_MEMBER_NAMES].sort()).toEqual([...(root.members.get('CheckpointStorage') ?? [])].sort());
+    const members = (name: string): string[] => [...(dualAnchor.members.get(name) ?? [])].sort();
     expect([...DUAL_ANCHOR_STORE_MEMBER_NAMES].sort()).toEqual(members('DualAnchorCheckpointStore'));
     expect([...DUAL_ANCHOR_RECORD_FIELD_NAMES].sort()).toEqual(members('DualAnchorCheckpoint'));
     // The base class's members are the interface's plus its protected steps.
@@ -291,7 +317,7 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
   });
 
   for (const setup of setups) {
-    it(`imports the runtime and ./testing with types, and runs: ${setup.name}`, async () => {
+    it(`imports the runtime, ./dual-anchor, ./store-layout and ./testing with types, and runs: ${setup.name}`, async () => {
       const project = setupFolder(consumers, setup);
       expect(typeChecks.get(project), `type errors in the ${setup.name} consumer`).toBe('');
       const { stdout } = await run(process.execPath, [join(project, 'out/consumer.js')]);
@@ -299,6 +325,8 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
         read: '7',
         version: '3',
         refused: 'CheckpointWriteConditionNotFulfilledError',
+        heartbeat: '1970-01-01T00:00:00.000Z',
+        leaseKey: '{orders}:lease',
         kit: 'function',
       });
     });
@@ -306,5 +334,32 @@ describe('the npm pack tarball', { timeout: 240_000 }, () => {
 
   it('rejects a misuse against the shipped typings', () => {
     expect(typeChecks.get(join(consumers, 'misuse'))).toMatch(/misuse\.ts\(2,53\): error TS2345/);
+  });
+});
+
+describe('npm pack --workspaces', { timeout: 900_000 }, () => {
+  it('makes four tarballs, one a package', () => {
+    expect([...packedTarballs().keys()].sort()).toEqual(
+      [PACKAGE_NAME, CLI_PACKAGE_NAME, CODEMOD_PACKAGE_NAME, ESLINT_PLUGIN_PACKAGE_NAME].sort(),
+    );
+  });
+
+  it('ships the operator commands in checkpoint-fencing-cli alone, which depends on the runtime of its version', () => {
+    const runtime = packedTarball(PACKAGE_NAME);
+    expect([...runtime.files].filter((file) => file.includes('operator'))).toEqual([]);
+    expect(runtime.manifest.bin).toEqual({ [PACKAGE_NAME]: 'dist/esm/runtime/moved-commands-bin.js' });
+    const cli = packedTarball(CLI_PACKAGE_NAME);
+    expect(cli.manifest.bin).toEqual({
+      [PACKAGE_NAME]: 'dist/operator/cli.js',
+      [CLI_PACKAGE_NAME]: 'dist/operator/cli.js',
+    });
+    expect(cli.manifest.dependencies).toEqual({ [PACKAGE_NAME]: `^${runtime.manifest.version}` });
+    // Its compiled code and the vocabulary compiled in beside it; no declarations (it is a bin), no runtime copy.
+    expect(
+      [...cli.files].filter(
+        (file) => !/^(?:dist\/(?:operator|vocabulary)\/[\w/-]+\.js|package\.json|README\.md)$/u.test(file),
+      ),
+    ).toEqual([]);
+    expect(cli.files.has('dist/operator/cli.js')).toBe(true);
   });
 });

@@ -8,12 +8,8 @@ import { installConsumer, type ConsumerProject } from './consumer-project.js';
 const run = promisify(execFile);
 
 /** Every conformance kit, run against the in-memory implementations, as a user's vitest file would. */
-const kitsTest = `import {
-  InMemoryCheckpointStorage,
-  InMemoryDualAnchorCheckpointStore,
-  InMemoryLeaseStrategy,
-  InMemoryLeaseTable,
-} from 'checkpoint-fencing';
+const kitsTest = `import { InMemoryCheckpointStorage, InMemoryLeaseStrategy, InMemoryLeaseTable } from 'checkpoint-fencing';
+import { InMemoryDualAnchorCheckpointStore } from 'checkpoint-fencing/dual-anchor';
 import {
   describeCheckpointStorageConformance,
   describeCompetingConsumerStrategyConformance,

@@ -1,6 +1,7 @@
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CheckpointWriteCondition, redisLeaseKeys } from '../../runtime/index.js';
+import { CheckpointWriteCondition } from '../../runtime/index.js';
+import { redisLeaseKeys } from '../../runtime/store-layout-entry.js';
 import { clusterHashSlot } from '../../runtime/redis/cluster-hash-slot.js';
 import { eventually } from '../support/leases/event-log.js';
 import {

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CheckpointWriteCondition, CheckpointWriteNotReplicatedError, redisLeaseKeys } from '../../runtime/index.js';
+import { CheckpointWriteCondition, CheckpointWriteNotReplicatedError } from '../../runtime/index.js';
+import { redisLeaseKeys } from '../../runtime/store-layout-entry.js';
 import { eventually } from '../support/leases/event-log.js';
 import {
   FailoverTrialClients,

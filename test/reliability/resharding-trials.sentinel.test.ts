@@ -3,12 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CheckpointWriteCondition,
-  RedisCheckpointStorage,
-  RedisDualAnchorCheckpointStore,
-  redisLeaseKeys,
-} from '../../runtime/index.js';
+import { CheckpointWriteCondition, RedisCheckpointStorage } from '../../runtime/index.js';
+import { RedisDualAnchorCheckpointStore } from '../../runtime/dual-anchor-entry.js';
+import { redisLeaseKeys } from '../../runtime/store-layout-entry.js';
 import { clusterHashSlot } from '../../runtime/redis/cluster-hash-slot.js';
 import { buildRuntime, type BuiltRuntime } from '../support/processes/build-runtime.js';
 import { startRedisCluster, startReplicatedRedisCluster, type RedisAddress } from '../support/redis/index.js';

@@ -10,15 +10,15 @@ import {
   InMemoryLeaseTable,
   PostgresCheckpointStorage,
   RedisCheckpointStorage,
-  RedisDualAnchorCheckpointStore,
   RedisLeaseStrategy,
   StartPositionAlreadyPinnedError,
   StorageCannotBeFencedError,
   UnknownSubscriptionError,
-  redisLeaseKeys,
   type PostgresClient,
   type RedisLeaseClient,
 } from '../../runtime/index.js';
+import { RedisDualAnchorCheckpointStore } from '../../runtime/dual-anchor-entry.js';
+import { redisLeaseKeys } from '../../runtime/store-layout-entry.js';
 import { recordingRedisMock } from './redis/recording-redis-mock.js';
 
 // The argument rules every entry point shares (issue 11, defects 6, 7 and 8): ids and checkpoints must be

@@ -23,6 +23,21 @@ describe('errors', () => {
     );
   });
 
+  it('quote ids with every control and bidi character escaped, so that none acts on the terminal showing them', () => {
+    // U+009B is an 8-bit CSI (ESC [): "\u009b2J" clears a VT220-style terminal; after U+202E a line shows reversed.
+    const id = 'a\u001bb\u007fc\u009b2Jd\u202ee\u2066f\u200fg\u2028h';
+    const { message } = new CheckpointWriteConditionNotFulfilledError(
+      id,
+      CheckpointWriteCondition.notOlderThan(1n),
+      2n,
+    );
+    expect(message).toContain('"a\\u001bb\\u007fc\\u009b2Jd\\u202ee\\u2066f\\u200fg\\u2028h"');
+    expect(message).not.toMatch(/[\p{Cc}\p{Bidi_Control}\u2028\u2029]/u);
+    expect(new StartPositionAlreadyPinnedError('\u202eorders', '\u009b7').message).toMatch(
+      /^Start position "\\u009b7" for subscription "\\u202eorders"/u,
+    );
+  });
+
   it('CheckpointWriteConditionNotFulfilledError explains an ifAbsent refusal and a missing stored version', () => {
     const error = new CheckpointWriteConditionNotFulfilledError('orders', CheckpointWriteCondition.ifAbsent());
     expect(error.storedVersion).toBeUndefined();

@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { withFileLock } from './file-lock.js';
 import { hashOfSources } from './source-hash.js';
@@ -10,6 +20,7 @@ const INPUTS = [
   'package.json',
   'tsconfig.base.json',
   'runtime',
+  'operator',
   'vocabulary',
   'recipes',
   'eslint-plugin',
@@ -17,14 +28,18 @@ const INPUTS = [
   'doc/rules',
 ];
 
-/** A workspace package folder: `runtime` (checkpoint-fencing), `eslint-plugin` or `recipes` (the codemod). */
-export type PackageFolder = 'runtime' | 'eslint-plugin' | 'recipes';
+/**
+ * A workspace package folder: `runtime` (checkpoint-fencing), `operator` (checkpoint-fencing-cli), `eslint-plugin` or
+ * `recipes` (the codemod).
+ */
+export type PackageFolder = 'runtime' | 'operator' | 'eslint-plugin' | 'recipes';
 
 /**
  * One workspace package as it installs from npm: its package.json and a dist/ built from the current sources by
  * `build/build-package.mjs`, in `.tmp/package-<folder>-<hash of the sources>/`. Built once and reused by every test
  * file that links it; its own dependencies resolve from this checkout's node_modules. Building here, instead of
- * relying on dist/, means the tests always see the code under test.
+ * relying on dist/, means the tests always see the code under test. The operator is built against the runtime built so,
+ * and finds it in its own node_modules/, as it would installed.
  */
 export function builtPackage(folder: PackageFolder = 'runtime'): string {
   const target = join(REPO, '.tmp', `package-${folder}-${hashOfSources(REPO, INPUTS)}`);
@@ -42,11 +57,18 @@ export function builtPackage(folder: PackageFolder = 'runtime'): string {
 
 /** Builds the package in `folder` into a staging folder and moves it to `target`. */
 function build(folder: PackageFolder, target: string): void {
+  const runtime = folder === 'operator' ? builtPackage('runtime') : undefined;
   const staging = mkdtempSync(join(REPO, '.tmp', 'package-build-'));
-  execFileSync(process.execPath, [join(REPO, 'build/build-package.mjs'), folder, '--into', staging], {
-    stdio: 'pipe',
-  });
+  execFileSync(
+    process.execPath,
+    [join(REPO, 'build/build-package.mjs'), folder, '--into', staging, ...(runtime ? ['--runtime', runtime] : [])],
+    { stdio: 'pipe' },
+  );
   cpSync(join(REPO, folder, 'package.json'), join(staging, 'package.json'));
+  if (runtime !== undefined) {
+    mkdirSync(join(staging, 'node_modules'));
+    symlinkSync(runtime, join(staging, 'node_modules/checkpoint-fencing'), 'dir');
+  }
   removeStaleBuilds(target);
   try {
     renameSync(staging, target);
@@ -65,7 +87,7 @@ function removeStaleBuilds(keep: string): void {
   for (const entry of readdirSync(folder)) {
     const path = join(folder, entry);
     if (
-      /^package-(?:runtime|eslint-plugin|recipes)-[0-9a-f]{16}$/.test(entry) &&
+      /^package-(?:runtime|operator|eslint-plugin|recipes)-[0-9a-f]{16}$/.test(entry) &&
       path !== keep &&
       Date.now() - statSync(path).mtimeMs > 60 * 60 * 1000
     ) {

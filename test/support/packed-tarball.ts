@@ -17,7 +17,7 @@ import { hashOfSources } from './source-hash.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 /**
- * What `npm pack --workspaces` reads or ships: the workspace root, the three package folders, the vocabulary they
+ * What `npm pack --workspaces` reads or ships: the workspace root, the four package folders, the vocabulary they
  * compile in, the build script and the rule docs. The pack sees nothing else, so an input missing here fails the pack
  * instead of going stale.
  */
@@ -25,6 +25,7 @@ const PACK_INPUTS = [
   'package.json',
   'tsconfig.base.json',
   'runtime',
+  'operator',
   'eslint-plugin',
   'recipes',
   'vocabulary',
@@ -62,7 +63,7 @@ export type PackedTarballs = ReadonlyMap<string, PackedTarball>;
 let packed: PackedTarballs | undefined;
 
 /**
- * The tarball of package `name` (`checkpoint-fencing`, `eslint-plugin-checkpoint-fencing`,
+ * The tarball of package `name` (`checkpoint-fencing`, `checkpoint-fencing-cli`, `eslint-plugin-checkpoint-fencing`,
  * `checkpoint-fencing-codemod`) from this run's `npm pack --workspaces` (each `prepack` build included) of a copy
  * of the current sources, made once per change of those sources in `.tmp/tarballs-<hash>/` and shared by every test
  * file and worker. The pack runs in a copy so that its builds never rewrite this checkout's dist/ under other tests.
@@ -133,7 +134,7 @@ function pack(folder: string): void {
     files: { path: string }[];
   }[];
   const folders = new Map(
-    ['runtime', 'eslint-plugin', 'recipes'].map((name) => {
+    ['runtime', 'operator', 'eslint-plugin', 'recipes'].map((name) => {
       const manifest = JSON.parse(readFileSync(join(source, name, 'package.json'), 'utf8')) as PackedManifest;
       return [manifest.name, manifest];
     }),

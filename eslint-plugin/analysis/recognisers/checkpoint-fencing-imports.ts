@@ -1,6 +1,6 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { PACKAGE_NAME, type RuntimeExportName } from '../../../vocabulary/index.js';
+import { RUNTIME_MODULES, type RuntimeExportName } from '../../../vocabulary/index.js';
 import { once } from '../memo.js';
 import { fileOf, findVariable, isImportBinding } from '../scope-variables.js';
 import { skipTransparentWrappers, staticMemberName } from '../static-member-name.js';
@@ -9,8 +9,9 @@ type Scope = TSESLint.Scope.Scope;
 
 /**
  * Whether `node` names runtime export `exportName` in `scope`: an identifier bound by `import { exportName as x }`
- * from checkpoint-fencing (aliases included, shadowing respected), or `ns.exportName` / `ns['exportName']` /
- * `ns.exportName` in a type position, where `ns` is bound by `import * as ns from 'checkpoint-fencing'`.
+ * from checkpoint-fencing or checkpoint-fencing/dual-anchor (aliases included, shadowing respected), or
+ * `ns.exportName` / `ns['exportName']` / `ns.exportName` in a type position, where `ns` is bound by
+ * `import * as ns from 'checkpoint-fencing'` (or the dual-anchor entry).
  */
 export function refersToRuntimeExport(node: TSESTree.Node, exportName: RuntimeExportName, scope: Scope): boolean {
   if (!fileImportsPackage(scope)) {
@@ -92,5 +93,10 @@ function isRuntimeNamespace(node: TSESTree.Node, scope: Scope): boolean {
 }
 
 function isRuntimeImportDeclaration(declaration: TSESTree.Node): boolean {
-  return declaration.type === AST_NODE_TYPES.ImportDeclaration && declaration.source.value === PACKAGE_NAME;
+  return declaration.type === AST_NODE_TYPES.ImportDeclaration && isRuntimeModule(declaration.source.value);
+}
+
+/** Whether `specifier` names the runtime or its dual-anchor entry, where the names the rules recognise come from. */
+export function isRuntimeModule(specifier: string | undefined): boolean {
+  return specifier !== undefined && RUNTIME_MODULES.includes(specifier);
 }

@@ -1,8 +1,8 @@
 import { AST_NODE_TYPES, AST_TOKEN_TYPES } from '@typescript-eslint/types';
 import type { TSESTree } from '@typescript-eslint/utils';
-import { PACKAGE_NAME } from '../../../vocabulary/index.js';
 import { parentOf } from '../descendant-nodes.js';
 import { once } from '../memo.js';
+import { isRuntimeModule } from './checkpoint-fencing-imports.js';
 import type { ContractName } from './storage-declarations.js';
 
 // JavaScript states what TypeScript writes as syntax in JSDoc comments. Without types the rule reads the comments'
@@ -36,7 +36,7 @@ export function jsDocImplementsContract(classNode: ClassNode, contract: Contract
   const names = contractNames(comments, contract);
   return implemented.some((name) => {
     const inline = INLINE_IMPORT.exec(name);
-    return inline === null ? names.has(name) : inline[2] === PACKAGE_NAME && inline[3] === contract;
+    return inline === null ? names.has(name) : isRuntimeModule(inline[2]) && inline[3] === contract;
   });
 }
 
@@ -80,7 +80,7 @@ function contractNames(comments: readonly TSESTree.Comment[], contract: Contract
   const names = new Set<string>();
   for (const comment of comments) {
     for (const [, clause = '', , from] of comment.value.matchAll(IMPORT_TAG)) {
-      if (from !== PACKAGE_NAME) {
+      if (!isRuntimeModule(from)) {
         continue;
       }
       const namespace = /^\*\s*as\s+([\w$]+)$/u.exec(clause);
@@ -96,7 +96,7 @@ function contractNames(comments: readonly TSESTree.Comment[], contract: Contract
       }
     }
     for (const [, , from, imported, local] of comment.value.matchAll(TYPEDEF_TAG)) {
-      if (from === PACKAGE_NAME && imported === contract && local !== undefined) {
+      if (isRuntimeModule(from) && imported === contract && local !== undefined) {
         names.add(local);
       }
     }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { runOperatorCommand } from '../../../runtime/operator/index.js';
+import { runOperatorCommand } from '../../../operator/index.js';
 
 /** One write of a command, to stdout or stderr, in the order the command made them; or stdout drained (`text` empty). */
 export interface OperatorWrite {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { InspectionJsonRow } from '../../../runtime/operator/inspection-report.js';
+import type { InspectionJsonRow } from '../../../operator/inspection-report.js';
 import { builtPackage } from '../../support/built-package.js';
 
 const repository = resolve(import.meta.dirname, '../../..');
@@ -27,11 +27,12 @@ export interface RunCliOptions {
 }
 
 /**
- * The bin of the package as it installs, built once from the current sources and shared by every file and run
- * (`builtPackage()`, keyed by a hash of the sources): the CLI tests spawn it and never build per test.
+ * The bin of checkpoint-fencing-cli as it installs, with the runtime beside it, built once from the current sources and
+ * shared by every file and run (`builtPackage('operator')`, keyed by a hash of the sources): the CLI tests spawn it and
+ * never build per test.
  */
 export function builtBin(): string {
-  return join(builtPackage('runtime'), 'dist/esm/runtime/operator/cli.js');
+  return join(builtPackage('operator'), 'dist/operator/cli.js');
 }
 
 /**

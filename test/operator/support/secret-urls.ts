@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { runOperatorCommand, type OperatorCommandName } from '../../../runtime/operator/index.js';
+import { runOperatorCommand, type OperatorCommandName } from '../../../operator/index.js';
 import { freeLoopbackPort } from '../../support/free-loopback-port.js';
 import { runCli } from './operator-cli.js';
 
@@ -38,6 +39,12 @@ export const secretUrlShapes: readonly (readonly [string, (parts: UrlParts) => s
     ({ scheme, host, path }) => `${scheme}://app:${encodeURIComponent(special).toLowerCase()}@${host}${path}`,
   ],
   ['user info not percent-encoded', ({ scheme, host, path }) => `${scheme}://app:pa ss"${plain}@${host}${path}`],
+  // redis-cli reads `redis://<password>@host` so; ioredis and pg take it for a user name, and the server may say it.
+  ['a password in the user-name place', ({ scheme, host, path }) => `${scheme}://${plain}@${host}${path}`],
+  [
+    'a percent-encoded password in the user-name place',
+    ({ scheme, host, path }) => `${scheme}://${encodeURIComponent(special)}@${host}${path}`,
+  ],
   ['?password=', ({ scheme, host, path }) => `${scheme}://app@${host}${path}?password=${plain}`],
   ['?pass=', ({ scheme, host, path }) => `${scheme}://${host}${path}?pass=${plain}`],
   ['?sslpassword=', ({ scheme, host, path }) => `${scheme}://${host}${path}?sslpassword=${plain}`],
@@ -58,6 +65,40 @@ export const secretUrlShapes: readonly (readonly [string, (parts: UrlParts) => s
   ['a fragment', ({ scheme, host, path }) => `${scheme}://${host}${path}#${plain}`],
   ['no host: user info in the path', ({ scheme, host, path }) => `${scheme}:/:${plain}@${host}${path}`],
 ];
+
+/** Where a fuzzed secret goes into a URL: the user info (ending in `@`, or empty) and the query (or empty). */
+interface FuzzedCredentials {
+  readonly userInfo: string;
+  readonly query: string;
+}
+
+/** The characters that keep their meaning unencoded in a URL's user info, but for `:`, which ends a user name. */
+const userInfoCharacters = ['a', 'Z', '9', '-', '.', '_', '~', '!', '$', '&', "'", '(', ')', '*', '+', ',', ';', '='];
+const userInfoCharacter = fc.constantFrom(...userInfoCharacters);
+/** Any character a secret may hold, URL delimiters, percent signs, quotes, spaces and non-ASCII ones included. */
+const anyCharacter = fc.constantFrom(
+  ...userInfoCharacters,
+  ...[':', '@', '/', '?', '#', '[', ']', '%', '"', ' ', '\\', 'é', '€', '😀'],
+);
+
+/** A secret of random characters around {@link secretMarker}, which no output may contain. */
+function fuzzedSecret(character: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  const part = fc.string({ unit: character, maxLength: 8 });
+  return fc.tuple(part, part).map(([before, after]) => `${before}${secretMarker}${after}`);
+}
+
+/** The places a secret is percent-encoded into: the user-name place, the password place, the query. */
+const encodedPlaces: readonly ((secret: string) => FuzzedCredentials)[] = [
+  (secret) => ({ userInfo: `${encodeURIComponent(secret)}@`, query: '' }),
+  (secret) => ({ userInfo: `app:${encodeURIComponent(secret)}@`, query: '' }),
+  (secret) => ({ userInfo: `:${encodeURIComponent(secret)}@`, query: '' }),
+  (secret) => ({ userInfo: 'app@', query: `?password=${encodeURIComponent(secret)}` }),
+];
+
+/** The user-name place, written as given, as `redis-cli -u redis://<password>@host` takes a password. */
+function rawUserNamePlace(secret: string): FuzzedCredentials {
+  return { userInfo: `${secret}@`, query: '' };
+}
 
 /** The three commands, each with the arguments that take it past its own checks to the store. */
 export const commandLines: readonly (readonly [OperatorCommandName, readonly string[]])[] = [
@@ -127,8 +168,30 @@ export function itPrintsNoSecret(flag: '--redis' | '--postgres', refusedPath: st
       }
     });
   });
-  const binShapes = secretUrlShapes.filter(
-    ([name]) => name === 'percent-encoded user info' || name === '?password= after another parameter',
+  it('prints no part of a random secret, in any place of the URL, on any of these failures (fuzzed)', async () => {
+    const wherever = await Promise.all(failures.map(async ([, parts]) => parts()));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...wherever),
+        fc.constantFrom(...commandLines),
+        fc
+          .oneof(
+            fuzzedSecret(anyCharacter).map((secret) => ({ secret, place: fc.constantFrom(...encodedPlaces) })),
+            fuzzedSecret(userInfoCharacter).map((secret) => ({ secret, place: fc.constant(rawUserNamePlace) })),
+          )
+          .chain(({ secret, place }) => place.map((put) => put(secret))),
+        async (parts, [command, args], credentials) => {
+          const given = `${parts.scheme}://${credentials.userInfo}${parts.host}${parts.path}${credentials.query}`;
+          expectFailureWithoutSecret(await runInProcess(command, [...args, flag, given]), command);
+        },
+      ),
+      { numRuns: 132 },
+    );
+  }, 120_000);
+  const binShapes = secretUrlShapes.filter(([name]) =>
+    ['percent-encoded user info', '?password= after another parameter', 'a password in the user-name place'].includes(
+      name,
+    ),
   );
   describe.each(commandLines)('the bin, %s', (command, args) => {
     it.each(binShapes)('with the password in %s', { timeout: 60_000 }, async (_, url) => {

@@ -1,6 +1,6 @@
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../../runtime/index.js';
+import { canonicalJson } from '../../../runtime/dual-anchor-entry.js';
 
 describe('canonicalJson', () => {
   it('sorts object keys by UTF-16 code units at every depth and writes no whitespace', () => {

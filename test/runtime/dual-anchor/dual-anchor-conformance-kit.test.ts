@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { CheckpointWriteCondition, UnsupportedWriteConditionError } from '../../../runtime/index.js';
 import {
-  CheckpointWriteCondition,
   decodeDualAnchorCheckpoint,
   DualAnchorCheckpointStoreBase,
   DualAnchorWritePlan,
@@ -8,7 +8,6 @@ import {
   InMemoryDualAnchorCheckpointStore,
   noOpDualAnchorCheckpointStore,
   storedFieldsAfterReset,
-  UnsupportedWriteConditionError,
   withReadModifyWriteDefaults,
   type DualAnchorCheckpoint,
   type DualAnchorCheckpointStore,
@@ -17,7 +16,7 @@ import {
   type DualAnchorToken,
   type MinimalDualAnchorCheckpointStore,
   type StoredDualAnchorFields,
-} from '../../../runtime/index.js';
+} from '../../../runtime/dual-anchor-entry.js';
 import {
   describeDualAnchorCheckpointStoreConformance,
   type DualAnchorCheckpointStoreFactory,

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { CheckpointWriteCondition } from '../../../runtime/index.js';
 import {
-  CheckpointWriteCondition,
   DualAnchorWritePlan,
   storedFieldsAfterReset,
   emptyStoredDualAnchorFields,
-} from '../../../runtime/index.js';
+} from '../../../runtime/dual-anchor-entry.js';
 
 const at = new Date('2024-05-01T10:00:00.123Z');
 

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CheckpointWriteCondition,
-  noOpDualAnchorCheckpointStore,
-  UnsupportedWriteConditionError,
-} from '../../../runtime/index.js';
+import { CheckpointWriteCondition, UnsupportedWriteConditionError } from '../../../runtime/index.js';
+import { noOpDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-entry.js';
 import { describeDualAnchorCheckpointStoreConformance } from '../../../runtime/testing/index.js';
 
 describeDualAnchorCheckpointStoreConformance('noOpDualAnchorCheckpointStore()', () => noOpDualAnchorCheckpointStore(), {

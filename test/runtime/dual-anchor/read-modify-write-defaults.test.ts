@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   CheckpointWriteCondition,
-  InMemoryDualAnchorCheckpointStore,
   UnsupportedWriteConditionError,
-  withReadModifyWriteDefaults,
   type CheckpointWriteCondition as Condition,
+} from '../../../runtime/index.js';
+import {
+  InMemoryDualAnchorCheckpointStore,
+  withReadModifyWriteDefaults,
   type DualAnchorCheckpoint,
   type MinimalDualAnchorCheckpointStore,
-} from '../../../runtime/index.js';
+} from '../../../runtime/dual-anchor-entry.js';
 
 const at = new Date('2024-05-01T10:00:00.123Z');
 

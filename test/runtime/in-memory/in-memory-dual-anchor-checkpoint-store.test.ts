@@ -1,4 +1,4 @@
-import { InMemoryDualAnchorCheckpointStore } from '../../../runtime/index.js';
+import { InMemoryDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-entry.js';
 import { describeDualAnchorCheckpointStoreConformance } from '../../../runtime/testing/index.js';
 
 describeDualAnchorCheckpointStoreConformance(

@@ -1,10 +1,7 @@
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import {
-  CheckpointWriteCondition,
-  CheckpointWriteConditionNotFulfilledError,
-  PostgresDualAnchorCheckpointStore,
-} from '../../../runtime/index.js';
+import { CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError } from '../../../runtime/index.js';
+import { PostgresDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-entry.js';
 import { describeDualAnchorCheckpointStoreConformance } from '../../../runtime/testing/index.js';
 import { expectAnchorWritersNeverUndoEachOther } from '../../support/dual-anchor/two-anchor-writers.js';
 import { freshTableName, insideTransactions, pgBouncerForThisFile } from '../../support/postgres/index.js';

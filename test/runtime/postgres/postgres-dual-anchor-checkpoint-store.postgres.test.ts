@@ -1,13 +1,12 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError } from '../../../runtime/index.js';
 import {
-  CheckpointWriteCondition,
-  CheckpointWriteConditionNotFulfilledError,
   decodeDualAnchorCheckpoint,
   emptyStoredDualAnchorFields,
   PostgresDualAnchorCheckpointStore,
   type DualAnchorCheckpoint,
-} from '../../../runtime/index.js';
+} from '../../../runtime/dual-anchor-entry.js';
 import { describeDualAnchorCheckpointStoreConformance } from '../../../runtime/testing/index.js';
 import {
   freshTableName,

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { CheckpointWriteCondition, type PostgresClient, type PostgresQueryResult } from '../../../runtime/index.js';
 import {
-  CheckpointWriteCondition,
   DualAnchorWritePlan,
   PostgresDualAnchorCheckpointStore,
   type DualAnchorFieldWrite,
-  type PostgresClient,
-  type PostgresQueryResult,
-} from '../../../runtime/index.js';
+} from '../../../runtime/dual-anchor-entry.js';
 import { columnValues, storedFieldsOfRow } from '../../../runtime/postgres/postgres-dual-anchor-row.js';
 import { dualAnchorStatements } from '../../../runtime/postgres/postgres-dual-anchor-statements.js';
 import { qualifiedTableName } from '../../../runtime/postgres/postgres-identifiers.js';

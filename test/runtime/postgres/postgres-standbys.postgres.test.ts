@@ -4,11 +4,11 @@ import {
   CheckpointWriteCondition,
   CheckpointWriteNotReplicatedError,
   PostgresCheckpointStorage,
-  PostgresDualAnchorCheckpointStore,
   PostgresLeaseStrategy,
   type PostgresCheckpointStorageOptions,
   type PostgresLeaseStrategyOptions,
 } from '../../../runtime/index.js';
+import { PostgresDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-entry.js';
 import {
   freshTableName,
   RecordingPostgresClient,

@@ -5,7 +5,7 @@ import {
   defaultRedisVersionKeyPrefix,
   parseRedisLeaseKey,
   redisLeaseKeys,
-} from '../../../runtime/index.js';
+} from '../../../runtime/store-layout-entry.js';
 import { clusterHashedPart, parseRedisLeaseValue } from '../../../runtime/redis/index.js';
 import { clusterAlignableIds, clusterUnalignableIds, slotEdgeIds } from './id-shapes.js';
 

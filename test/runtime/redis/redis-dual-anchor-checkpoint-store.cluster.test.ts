@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from 'ioredis';
 import { Cluster as Cluster6 } from 'ioredis6';
-import { CheckpointWriteCondition, RedisDualAnchorCheckpointStore } from '../../../runtime/index.js';
+import { CheckpointWriteCondition } from '../../../runtime/index.js';
+import { RedisDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-entry.js';
 import { dualAnchorNotOlderThanScript } from '../../../runtime/redis/dual-anchor-scripts.js';
 import { describeDualAnchorCheckpointStoreConformance } from '../../../runtime/testing/index.js';
 import { startRedisCluster, type RedisClusterProcess } from '../../support/redis/index.js';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { Redis as Redis6 } from 'ioredis6';
+import { CheckpointWriteCondition } from '../../../runtime/index.js';
 import {
-  CheckpointWriteCondition,
   RedisDualAnchorCheckpointStore,
   withReadModifyWriteDefaults,
   type DualAnchorCheckpointStore,
-} from '../../../runtime/index.js';
+} from '../../../runtime/dual-anchor-entry.js';
 import {
   dualAnchorIfAbsentScript,
   dualAnchorNotOlderThanScript,

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { CheckpointWriteCondition, RedisDualAnchorCheckpointStore } from '../../../runtime/index.js';
+import { CheckpointWriteCondition } from '../../../runtime/index.js';
+import { RedisDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-entry.js';
 import {
   dualAnchorNotOlderThanScript,
   resetAfterHistoryLostScript,

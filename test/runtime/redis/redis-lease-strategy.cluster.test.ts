@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Cluster } from 'ioredis';
-import { RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
+import { RedisLeaseStrategy } from '../../../runtime/index.js';
+import { redisLeaseKeys } from '../../../runtime/store-layout-entry.js';
 import { describeCompetingConsumerStrategyConformance } from '../../../runtime/testing/index.js';
 import { useSharedRedisCluster } from '../../support/redis/index.js';
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { Redis as Redis6 } from 'ioredis6';
-import { RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
+import { RedisLeaseStrategy } from '../../../runtime/index.js';
+import { redisLeaseKeys } from '../../../runtime/store-layout-entry.js';
 import { describeCompetingConsumerStrategyConformance } from '../../../runtime/testing/index.js';
 import { eventually } from '../../support/leases/event-log.js';
 import { startRedisServer, type RedisServerProcess } from '../../support/redis/index.js';

@@ -5,8 +5,8 @@ import {
   DurableSubscription,
   RedisCheckpointStorage,
   RedisLeaseStrategy,
-  redisLeaseKeys,
 } from '../../../runtime/index.js';
+import { redisLeaseKeys } from '../../../runtime/store-layout-entry.js';
 import {
   describeCheckpointStorageConformance,
   describeCompetingConsumerStrategyConformance,

@@ -4,9 +4,9 @@ import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
   RedisCheckpointStorage,
-  RedisDualAnchorCheckpointStore,
   type RedisCheckpointStorageOptions,
 } from '../../../runtime/index.js';
+import { RedisDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-entry.js';
 import { CheckpointKeyLayout } from '../../../runtime/redis/checkpoint-key-layout.js';
 
 const { any, notOlderThan, ifAbsent } = CheckpointWriteCondition;

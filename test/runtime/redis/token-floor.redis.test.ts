@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
+import { RedisLeaseStrategy } from '../../../runtime/index.js';
+import { redisLeaseKeys } from '../../../runtime/store-layout-entry.js';
 import { useSharedRedis } from '../../support/redis/index.js';
 
 // RedisLeaseStrategy.raiseFencingTokenAbove on a real server, beyond what the conformance kit checks for every strategy:

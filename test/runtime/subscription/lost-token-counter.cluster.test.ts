@@ -1,6 +1,7 @@
 import type { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { RedisCheckpointStorage, RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
+import { RedisCheckpointStorage, RedisLeaseStrategy } from '../../../runtime/index.js';
+import { redisLeaseKeys } from '../../../runtime/store-layout-entry.js';
 import { runLostCounterRecovery } from '../../support/leases/lost-counter-recovery.js';
 import { useSharedRedisCluster } from '../../support/redis/index.js';
 

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { RedisCheckpointStorage, RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
+import { RedisCheckpointStorage, RedisLeaseStrategy } from '../../../runtime/index.js';
+import { redisLeaseKeys } from '../../../runtime/store-layout-entry.js';
 import { runLostCounterRecovery } from '../../support/leases/lost-counter-recovery.js';
 import { useSharedRedis } from '../../support/redis/index.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Cluster, Redis } from 'ioredis';
-import { RedisCheckpointStorage, RedisLeaseStrategy, redisLeaseKeys } from '../../../runtime/index.js';
+import { RedisCheckpointStorage, RedisLeaseStrategy } from '../../../runtime/index.js';
+import { redisLeaseKeys } from '../../../runtime/store-layout-entry.js';
 import { runThreeNodeTakeover, type TakeoverWorld } from '../../support/leases/three-node-takeover.js';
 import { useSharedRedis, useSharedRedisCluster } from '../../support/redis/index.js';
 

@@ -4,8 +4,8 @@ import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
   InMemoryCheckpointStorage,
-  InMemoryDualAnchorCheckpointStore,
 } from '../../../runtime/index.js';
+import { InMemoryDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-entry.js';
 import { ATTRIBUTE_NAMES, METRIC_NAMES, SPAN_NAMES } from '../../../runtime/telemetry/index.js';
 import { RecordingTelemetry } from '../../support/telemetry/recording-telemetry.js';
 

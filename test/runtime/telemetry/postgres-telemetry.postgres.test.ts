@@ -4,9 +4,9 @@ import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
   PostgresCheckpointStorage,
-  PostgresDualAnchorCheckpointStore,
   PostgresLeaseStrategy,
 } from '../../../runtime/index.js';
+import { PostgresDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-entry.js';
 import { ATTRIBUTE_NAMES, METRIC_NAMES } from '../../../runtime/telemetry/index.js';
 import { freshTableName, useSharedPostgres } from '../../support/postgres/index.js';
 import { RecordingTelemetry } from '../../support/telemetry/recording-telemetry.js';

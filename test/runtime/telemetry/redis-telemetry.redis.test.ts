@@ -4,9 +4,9 @@ import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
   RedisCheckpointStorage,
-  RedisDualAnchorCheckpointStore,
   RedisLeaseStrategy,
 } from '../../../runtime/index.js';
+import { RedisDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-entry.js';
 import { ATTRIBUTE_NAMES, METRIC_NAMES } from '../../../runtime/telemetry/index.js';
 import { useSharedRedis } from '../../support/redis/index.js';
 import { RecordingTelemetry } from '../../support/telemetry/recording-telemetry.js';

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import { CheckpointWriteCondition, type DualAnchorCheckpointStore } from '../../../runtime/index.js';
+import { CheckpointWriteCondition } from '../../../runtime/index.js';
+import { type DualAnchorCheckpointStore } from '../../../runtime/dual-anchor-entry.js';
 
 /** Three stores on one record, each over its own connection or pool: one writer of each anchor and a reader. */
 export interface TwoAnchorWriters {

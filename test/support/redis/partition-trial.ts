@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { expect } from 'vitest';
-import { CheckpointWriteCondition, RedisCheckpointStorage, redisLeaseKeys } from '../../../runtime/index.js';
+import { CheckpointWriteCondition, RedisCheckpointStorage } from '../../../runtime/index.js';
+import { redisLeaseKeys } from '../../../runtime/store-layout-entry.js';
 import { eventually } from '../leases/event-log.js';
 import type { RedisAddress } from './admin-connection.js';
 import { withAdminConnection } from './admin-connection.js';

@@ -1,4 +1,4 @@
-import type { WaitForStandbysOption } from '../../postgres/index.js';
+import type { WaitForStandbysOption } from 'checkpoint-fencing';
 import type { ReplicationInspection } from '../operator-backend.js';
 
 /** One physical walsender as `replicationInspectionStatement` reads it; every field but `name` null when hidden. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PostgresCheckpointStorage, PostgresLeaseStrategy } from '../../../runtime/index.js';
-import { postgresInspectionStatements } from '../../../runtime/postgres/index.js';
+import { PostgresCheckpointStorage, PostgresLeaseStrategy } from '../../runtime/index.js';
+import { postgresInspectionStatements } from '../../operator/postgres/postgres-inspection-statements.js';
 
 const flags = { schema: '--schema', table: '--table', leaseTable: '--lease-table' };
 

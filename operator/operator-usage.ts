@@ -1,4 +1,4 @@
-import { PACKAGE_NAME } from '../../vocabulary/index.js';
+import { PACKAGE_NAME } from '../vocabulary/index.js';
 
 /** The operator commands, as the bin dispatches them. */
 export const operatorCommandNames = ['inspect', 'repair', 'reset'] as const;

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { setFlagsFromString } from 'node:v8';
-import { CODEMOD_PACKAGE_NAME, PACKAGE_NAME, packageVersion } from '../../vocabulary/index.js';
+import { CLI_PACKAGE_NAME, CODEMOD_PACKAGE_NAME, PACKAGE_NAME, packageVersion } from '../vocabulary/index.js';
+import { printable } from './printable-text.js';
 
-// The runtime package's bin: the operator commands. It only dispatches, loading the command's code (and the user's
-// ioredis or pg with it) when that command runs. The upgrade lives in the codemod package, which a service never
-// installs; asked for it, the bin names the one command that runs it.
+// The operator package's bin, `checkpoint-fencing` as it was in the runtime, and `checkpoint-fencing-cli`, which
+// `npx checkpoint-fencing-cli` runs. It only dispatches, loading the command's code (and the user's ioredis or pg with
+// it) when that command runs. The upgrade lives in the codemod package; asked for it, the bin names the one command
+// that runs it.
 
 const USAGE = `Usage: ${PACKAGE_NAME} <command> [options]
 
@@ -43,11 +45,11 @@ async function dispatch([command, ...args]: readonly string[]): Promise<number> 
       return 0;
     case '--version':
     case '-v':
-      process.stdout.write(`${packageVersion(PACKAGE_NAME)}\n`);
+      process.stdout.write(`${packageVersion(CLI_PACKAGE_NAME)}\n`);
       return 0;
     default:
       process.stderr.write(
-        `${PACKAGE_NAME}: ${command === undefined ? 'missing command' : `unknown command ${JSON.stringify(command)}`}; ` +
+        `${PACKAGE_NAME}: ${command === undefined ? 'missing command' : `unknown command ${printable(JSON.stringify(command))}`}; ` +
           `the commands are ${commands}; run ${PACKAGE_NAME} --help.\n`,
       );
       return 2;

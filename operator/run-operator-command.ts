@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PACKAGE_NAME } from '../../vocabulary/index.js';
+import { PACKAGE_NAME } from '../vocabulary/index.js';
 import { inspectCommand } from './inspect-command.js';
 import type { OperatorBackend } from './operator-backend.js';
 import { parseOperatorArguments, type OperatorStore } from './operator-arguments.js';
@@ -9,6 +9,7 @@ import { OperatorError, OperatorUsageError } from './operator-error.js';
 import type { OperatorIo } from './operator-io.js';
 import { operatorUsage, type OperatorCommandName } from './operator-usage.js';
 import { loadPeerDependency } from './peer-dependency.js';
+import { printable } from './printable-text.js';
 import type { PgModule } from './postgres/postgres-connection.js';
 import { PostgresOperatorBackend } from './postgres/postgres-operator-backend.js';
 import type { IORedisModule } from './redis/redis-connection.js';
@@ -46,7 +47,8 @@ function processEnvironment(): OperatorEnvironment {
 
 /**
  * Runs `checkpoint-fencing <command> …argv` for one of the operator commands and resolves to its exit code; never
- * rejects. Everything written to stderr goes through a redactor that knows the URL's password; a failure is one line.
+ * rejects. Everything written to stderr goes through a redactor that knows the URL's password, and everything written
+ * escapes the characters a terminal acts on (`printable`); a failure is one line.
  */
 export async function runOperatorCommand(
   command: OperatorCommandName,
@@ -56,10 +58,10 @@ export async function runOperatorCommand(
   const redactor = new SecretRedactor();
   const io: OperatorIo = {
     out: (text) => {
-      environment.io.out(text);
+      environment.io.out(printable(text));
     },
     err: (text) => {
-      environment.io.err(redactor.redact(text));
+      environment.io.err(printable(redactor.redact(text)));
     },
     outDrained: environment.io.outDrained,
     errIsTTY: environment.io.errIsTTY,

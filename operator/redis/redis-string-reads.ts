@@ -1,5 +1,5 @@
 import type * as IORedis from 'ioredis';
-import { clusterHashedPart } from '../../redis/index.js';
+import { clusterHashedPart } from 'checkpoint-fencing/store-layout';
 
 /**
  * What a `GET` of a key answers: its string, `null` when it does not exist, or the server's `WRONGTYPE` error for a key

@@ -1,8 +1,9 @@
 import type { ReplicationInspection } from './operator-backend.js';
+import { hasActedOnCharacter, printable } from './printable-text.js';
 import type { JudgedSubscription } from './subscription-health.js';
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what must not reach a terminal raw.
-const needsQuotes = /[\s\u0000-\u001f\u007f-\u009f]/u;
+const spaceOrControl = /[\s\u0000-\u001f]/u;
 /** The longest cell of the text table; the JSON report has every value whole. */
 const cellWidth = 40;
 const columns = [
@@ -197,11 +198,12 @@ function optionalCell(text: string | undefined): string {
   return text === undefined ? '-' : cell(text);
 }
 
-/** A value as one table cell: quoted when it would not read as one word (empty, white space, control characters), cut to {@link cellWidth}. */
+/**
+ * A value as one table cell: quoted, and escaped as {@link printable} escapes, when it would not read as one word
+ * (empty, white space, a control or a bidi character), cut to {@link cellWidth}.
+ */
 function cell(text: string): string {
   const shown =
-    text === '' || needsQuotes.test(text)
-      ? JSON.stringify(text).replace(/[\u007f-\u009f]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-      : text;
+    text === '' || spaceOrControl.test(text) || hasActedOnCharacter(text) ? printable(JSON.stringify(text)) : text;
   return shown.length > cellWidth ? `${shown.slice(0, cellWidth - 1)}…` : shown;
 }

@@ -1,13 +1,12 @@
 import { parseArgs } from 'node:util';
-import { assertSubscriptionId } from '../index.js';
+import { assertSubscriptionId, type WaitForStandbysOption } from 'checkpoint-fencing';
 import {
   assertRedisLeaseKeyPrefix,
   CheckpointKeyLayout,
   defaultRedisLeaseKeyPrefix,
   defaultRedisVersionKeyPrefix,
   redisLeaseKeys,
-} from '../redis/index.js';
-import type { WaitForStandbysOption } from '../postgres/index.js';
+} from 'checkpoint-fencing/store-layout';
 import { parsePostgresUrl, parseRedisUrl, type PostgresAddress, type RedisAddress } from './connection-url.js';
 import { OperatorUsageError } from './operator-error.js';
 import type { OperatorCommandName } from './operator-usage.js';

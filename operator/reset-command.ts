@@ -1,4 +1,4 @@
-import { CheckpointWriteConditionNotFulfilledError } from '../errors/index.js';
+import { CheckpointWriteConditionNotFulfilledError } from 'checkpoint-fencing';
 import type { OperatorBackend } from './operator-backend.js';
 import type { OperatorInvocation } from './operator-arguments.js';
 import { OperatorError } from './operator-error.js';

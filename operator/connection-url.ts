@@ -97,6 +97,9 @@ function parseUrl(
   redactor.add(url.password);
   const password = decodedComponent(url.password, flag, 'password', form);
   redactor.add(password);
+  if (url.password === '') {
+    redactor.addLoneUserName(decodedComponent(url.username, flag, 'user name', form));
+  }
   const query = queryParameters(url);
   for (const { name, value, written } of query) {
     if (isCredentialParameter(name)) {
@@ -179,12 +182,15 @@ function commonParts(
 /**
  * `url` as text with its password, its fragment and the value of every query parameter but `sslmode` replaced by
  * `***`: the clients read parameters they do not document (pg and ioredis copy every one into their options), so any
- * of them may hold a credential.
+ * of them may hold a credential. So is a user name given without a password, which may be a password written in the
+ * user-name place (`redis://secret@host`, as redis-cli reads a password).
  */
 function displayUrl(url: URL): string {
   const shown = new URL(url.href);
   if (shown.password !== '') {
     shown.password = '***';
+  } else if (shown.username !== '') {
+    shown.username = '***';
   }
   shown.search = new URLSearchParams(
     [...url.searchParams].map(([name, value]): [string, string] => [

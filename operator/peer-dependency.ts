@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { PACKAGE_NAME } from '../../vocabulary/index.js';
+import { CLI_PACKAGE_NAME } from '../vocabulary/index.js';
 import { OperatorError } from './operator-error.js';
 
 /** A client library the operator commands need but the package does not depend on: ioredis or pg. */
@@ -24,7 +24,7 @@ export interface LoadedPeerDependency {
 /**
  * Loads `dependency` the way the user's project has it: resolved from each of `searchFrom` in turn (the working
  * directory first, then this package's own location, where npm puts a peer dependency), never installed or bundled
- * by this package, so the runtime keeps no dependency on either client (ADR 1001).
+ * by this package, so neither it nor the runtime depends on either client (ADR 1001).
  * @throws OperatorError naming the package and the install command when none of the directories resolves it, or
  * when the one found has a major version outside the peer range.
  */
@@ -48,7 +48,7 @@ export function loadPeerDependency(dependency: PeerDependency, searchFrom: reado
     return { module: require(dependency.name) as unknown, version, entry };
   }
   throw new OperatorError(
-    `${dependency.neededBy} needs the ${dependency.name} package, which ${PACKAGE_NAME} does not install (it is an optional ` +
+    `${dependency.neededBy} needs the ${dependency.name} package, which ${CLI_PACKAGE_NAME} does not install (it is an optional ` +
       `peer dependency) and which is not installed in ${searchFrom[0] ?? 'this project'}; install it: npm install ${dependency.name}`,
   );
 }

@@ -1,7 +1,11 @@
-import { defaultCheckpointTable } from './postgres-checkpoint-storage.js';
-import { qualifiedTableName, type TableSettingNames } from './postgres-identifiers.js';
-import { defaultLeaseTable } from './postgres-lease-strategy.js';
-import { physicalWalSenders, promotable } from './standby-statement-forms.js';
+import {
+  defaultCheckpointTable,
+  defaultLeaseTable,
+  physicalWalSenders,
+  promotable,
+  qualifiedTableName,
+  type TableSettingNames,
+} from 'checkpoint-fencing/store-layout';
 
 /** The tables an inspection reads: those of a `PostgresCheckpointStorage` and a `PostgresLeaseStrategy`. */
 export interface PostgresInspectionTables {

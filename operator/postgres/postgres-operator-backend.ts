@@ -1,14 +1,10 @@
-import { CheckpointWriteConditionNotFulfilledError } from '../../errors/index.js';
 import {
-  parseStoredInteger,
+  CheckpointWriteConditionNotFulfilledError,
   PostgresCheckpointStorage,
-  postgresInspectionStatements,
   PostgresLeaseStrategy,
-  replicationInspectionStatement,
-  type PostgresInspectionStatements,
-  type PostgresInspectionTables,
   type WaitForStandbysOption,
-} from '../../postgres/index.js';
+} from 'checkpoint-fencing';
+import { parseStoredInteger } from 'checkpoint-fencing/store-layout';
 import type { PostgresAddress } from '../connection-url.js';
 import type {
   InspectedBatch,
@@ -22,6 +18,12 @@ import type { ScanProgress } from '../scan-progress.js';
 import type { RecordedLease, SubscriptionState } from '../subscription-health.js';
 import { connectPostgres, type PgModule, type PostgresConnection } from './postgres-connection.js';
 import { postgresFailure } from './postgres-failure.js';
+import {
+  postgresInspectionStatements,
+  replicationInspectionStatement,
+  type PostgresInspectionStatements,
+  type PostgresInspectionTables,
+} from './postgres-inspection-statements.js';
 import { judgeReplication } from './postgres-replication.js';
 
 /**

@@ -1,5 +1,10 @@
 import type * as IORedis from 'ioredis';
-import { promotableReplicasIn, replicasListedIn, sentinelViewIn, type SentinelView } from '../../redis/index.js';
+import {
+  promotableReplicasIn,
+  replicasListedIn,
+  sentinelViewIn,
+  type SentinelView,
+} from 'checkpoint-fencing/store-layout';
 import type { RedisAddress } from '../connection-url.js';
 import type { ReplicationInspection } from '../operator-backend.js';
 

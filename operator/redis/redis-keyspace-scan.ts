@@ -1,5 +1,10 @@
 import type * as IORedis from 'ioredis';
-import { clusterHashedPart, parseRedisLeaseKey, redisLeaseKeys, type CheckpointKeyLayout } from '../../redis/index.js';
+import {
+  clusterHashedPart,
+  parseRedisLeaseKey,
+  redisLeaseKeys,
+  type CheckpointKeyLayout,
+} from 'checkpoint-fencing/store-layout';
 import type { ScanProgress } from '../scan-progress.js';
 
 /** The key layouts a scan recognises: the storage's checkpoint and version keys, the strategy's lease keys. */

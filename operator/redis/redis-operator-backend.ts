@@ -1,17 +1,19 @@
 import type * as IORedis from 'ioredis';
-import { CheckpointWriteConditionNotFulfilledError } from '../../errors/index.js';
+import {
+  CheckpointWriteConditionNotFulfilledError,
+  RedisCheckpointStorage,
+  RedisLeaseStrategy,
+  type WaitForReplicasOption,
+} from 'checkpoint-fencing';
 import {
   CheckpointKeyLayout,
   defaultRedisLeaseKeyPrefix,
   defaultRedisVersionKeyPrefix,
   isCanonicalDecimal,
   parseRedisLeaseValue,
-  RedisCheckpointStorage,
   redisLeaseKeys,
-  RedisLeaseStrategy,
   storedVersion,
-  type WaitForReplicasOption,
-} from '../../redis/index.js';
+} from 'checkpoint-fencing/store-layout';
 import type { RedisAddress } from '../connection-url.js';
 import type {
   InspectedBatch,
