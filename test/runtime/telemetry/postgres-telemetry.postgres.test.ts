@@ -1,5 +1,5 @@
 import { SpanStatusCode } from '@opentelemetry/api';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
@@ -10,8 +10,9 @@ import {
 import { ATTRIBUTE_NAMES, METRIC_NAMES } from '../../../runtime/telemetry/index.js';
 import { freshTableName, useSharedPostgres } from '../../support/postgres/index.js';
 import { RecordingTelemetry } from '../../support/telemetry/recording-telemetry.js';
+import { spyOnWarnings, ThrowingSpanProcessor } from '../../support/telemetry/throwing-telemetry.js';
 
-const { ifAbsent } = CheckpointWriteCondition;
+const { ifAbsent, notOlderThan } = CheckpointWriteCondition;
 const postgres = useSharedPostgres();
 
 let recording = new RecordingTelemetry();
@@ -65,5 +66,35 @@ describe('telemetry on a real PostgreSQL server', () => {
       SpanStatusCode.ERROR,
       SpanStatusCode.UNSET,
     ]);
+  });
+
+  it('leaves each write its outcome when a span processor throws from onEnd', async () => {
+    const warnings = spyOnWarnings();
+    const processor = new ThrowingSpanProcessor('onEnd');
+    const throwing = new RecordingTelemetry([processor]);
+    try {
+      const storage = new PostgresCheckpointStorage(postgres.pool(), {
+        table: freshTableName('telemetry_throwing'),
+        ...throwing.options,
+      });
+      await storage.createTable();
+      expect(await storage.save('orders', '1', notOlderThan(2))).toBe('1');
+      await expect(storage.save('orders', '2', notOlderThan(1))).rejects.toThrow(
+        CheckpointWriteConditionNotFulfilledError,
+      );
+      await storage.advanceWriteVersion('orders', 3n);
+      expect(await storage.read('orders')).toBe('1');
+      expect(await storage.writeVersion('orders')).toBe(3n);
+      expect(processor.thrown).toBe(3);
+      expect(throwing.spans().map((span) => span.attributes[ATTRIBUTE_NAMES.outcome])).toEqual([
+        'accepted',
+        'refused',
+        'accepted',
+      ]);
+      expect(warnings).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.restoreAllMocks();
+      await throwing.shutdown();
+    }
   });
 });

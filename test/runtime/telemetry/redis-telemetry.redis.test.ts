@@ -1,5 +1,5 @@
 import { SpanStatusCode } from '@opentelemetry/api';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
@@ -10,6 +10,7 @@ import {
 import { ATTRIBUTE_NAMES, METRIC_NAMES } from '../../../runtime/telemetry/index.js';
 import { useSharedRedis } from '../../support/redis/index.js';
 import { RecordingTelemetry } from '../../support/telemetry/recording-telemetry.js';
+import { spyOnWarnings, ThrowingSpanProcessor } from '../../support/telemetry/throwing-telemetry.js';
 
 const { notOlderThan } = CheckpointWriteCondition;
 const shared = useSharedRedis();
@@ -57,5 +58,28 @@ describe('telemetry on a real redis-server', () => {
       SpanStatusCode.ERROR,
       SpanStatusCode.UNSET,
     ]);
+  });
+
+  it('leaves each write its outcome when a span processor throws from onStart', async () => {
+    await shared.flush();
+    const warnings = spyOnWarnings();
+    const processor = new ThrowingSpanProcessor('onStart');
+    const throwing = new RecordingTelemetry([processor]);
+    try {
+      const storage = new RedisCheckpointStorage(shared.connect(), throwing.options);
+      expect(await storage.save('orders', '1', notOlderThan(2))).toBe('1');
+      await expect(storage.save('orders', '2', notOlderThan(1))).rejects.toThrow(
+        CheckpointWriteConditionNotFulfilledError,
+      );
+      await storage.advanceWriteVersion('orders', 3n);
+      expect(await storage.read('orders')).toBe('1');
+      expect(await storage.writeVersion('orders')).toBe(3n);
+      expect(processor.thrown).toBe(3);
+      expect(await throwing.points(METRIC_NAMES.checkpointWrites)).toHaveLength(2);
+      expect(warnings).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.restoreAllMocks();
+      await throwing.shutdown();
+    }
   });
 });
