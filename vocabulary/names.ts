@@ -13,6 +13,7 @@ export const CODEMOD_PACKAGE_NAME = 'checkpoint-fencing-codemod';
 
 /** Runtime value exports the recipes and rules recognise or write. */
 export const RUNTIME_VALUE_EXPORTS = [
+  'CheckpointStorageBase',
   'CheckpointWriteCondition',
   'CheckpointWriteConditionNotFulfilledError',
   'DualAnchorCheckpointStoreBase',
