@@ -27,7 +27,8 @@ export abstract class CheckpointStorageBase implements CheckpointStorage {
   /**
    * Stores `checkpoint` when `condition` holds, and resolves to it. Rejects with
    * `CheckpointWriteConditionNotFulfilledError` when it does not, changing nothing; with `TypeError` for an argument
-   * that is not what the contract says, before anything is sent.
+   * that is not what the contract says, before anything is sent. Any other rejection (a lost connection, a timeout)
+   * may or may not have written: never read it as a refusal.
    */
   save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
     return this.#telemetry === undefined

@@ -110,8 +110,8 @@ export class PostgresCheckpointStorage extends CheckpointStorageBase {
   }
 
   /**
-   * Writes `checkpoint` when `condition` holds, in one statement. A lost connection or a timeout is passed through as
-   * the driver reported it: the statement may or may not have committed, so never read it as a refusal.
+   * One statement. A lost connection or a timeout is passed through as the driver reported it: the statement may or
+   * may not have committed.
    */
   protected async write(
     subscriptionId: string,

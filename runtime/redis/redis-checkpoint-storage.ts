@@ -89,10 +89,9 @@ export class RedisCheckpointStorage extends CheckpointStorageBase {
   }
 
   /**
-   * Writes `checkpoint` when `condition` holds. A connection error from a conditional write is passed through as
-   * is: the script may or may not have run, so the caller must not read it as a refusal. Nor is
-   * `CheckpointWriteNotReplicatedError`, for a conditional write the replicas `waitForReplicas` asks for did not
-   * acknowledge in time.
+   * `any()` as one `SET`, a condition as its script. A connection error is passed through as is: the script may or may
+   * not have run. So is `CheckpointWriteNotReplicatedError`, for a conditional write the replicas `waitForReplicas`
+   * asks for did not acknowledge in time: not a refusal either.
    */
   protected async write(
     subscriptionId: string,

@@ -16,57 +16,52 @@ import { spyOnWarnings, ThrowingSpanProcessor } from '../support/telemetry/throw
 const { any, ifAbsent, notOlderThan } = CheckpointWriteCondition;
 
 /**
- * A storage of a user's own, written as the runtime README shows: a `Map`, where each step is synchronous and so
- * atomic. It checks nothing itself but the ids of its reads; the base checks and records its writes.
+ * A storage of a user's own, the runtime README's word for word: a `Map`, whose synchronous steps are atomic. It checks
+ * nothing itself but the ids of its reads; the base checks and records its writes.
  */
 class MapCheckpointStorage extends CheckpointStorageBase {
   readonly #rows = new Map<string, { checkpoint: Checkpoint | undefined; version: bigint | undefined }>();
 
   constructor(options?: TelemetryOptions) {
-    super('map', options);
+    super('map', options); // checkpoint_fencing.backend="map" on its metrics and spans
   }
 
-  async read(subscriptionId: string): Promise<Checkpoint | undefined> {
-    this.assertSubscriptionId(subscriptionId);
-    return this.#rows.get(subscriptionId)?.checkpoint;
-  }
-
-  async writeVersion(subscriptionId: string): Promise<bigint | undefined> {
-    this.assertSubscriptionId(subscriptionId);
-    return this.#rows.get(subscriptionId)?.version;
-  }
-
-  async delete(subscriptionId: string): Promise<void> {
-    this.assertSubscriptionId(subscriptionId);
-    this.#rows.delete(subscriptionId);
-  }
-
-  protected async write(
-    subscriptionId: string,
-    checkpoint: Checkpoint,
-    condition: CheckpointWriteCondition,
-  ): Promise<Checkpoint> {
-    const row = this.#rows.get(subscriptionId);
+  protected async write(id: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
+    const row = this.#rows.get(id);
     if (
       (condition.kind === 'ifAbsent' && row?.checkpoint !== undefined) ||
       (condition.kind === 'notOlderThan' && (row?.version ?? -1n) > condition.version)
     ) {
-      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, row?.version);
+      throw new CheckpointWriteConditionNotFulfilledError(id, condition, row?.version);
     }
-    const version = condition.kind === 'notOlderThan' ? condition.version : row?.version;
-    this.#rows.set(subscriptionId, { checkpoint, version });
+    this.#rows.set(id, { checkpoint, version: condition.kind === 'notOlderThan' ? condition.version : row?.version });
     return checkpoint;
   }
 
-  protected async raiseWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
-    const row = this.#rows.get(subscriptionId);
+  protected async raiseWriteVersion(id: string, version: bigint): Promise<void> {
+    const row = this.#rows.get(id);
     if ((row?.version ?? -1n) > version) {
-      throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, notOlderThan(version), row?.version);
+      const condition = CheckpointWriteCondition.notOlderThan(version);
+      throw new CheckpointWriteConditionNotFulfilledError(id, condition, row?.version);
     }
-    this.#rows.set(subscriptionId, { checkpoint: row?.checkpoint, version });
+    this.#rows.set(id, { checkpoint: row?.checkpoint, version });
+  }
+
+  async read(id: string): Promise<Checkpoint | undefined> {
+    this.assertSubscriptionId(id);
+    return this.#rows.get(id)?.checkpoint;
+  }
+
+  async writeVersion(id: string): Promise<bigint | undefined> {
+    this.assertSubscriptionId(id);
+    return this.#rows.get(id)?.version;
+  }
+
+  async delete(id: string): Promise<void> {
+    this.assertSubscriptionId(id);
+    this.#rows.delete(id);
   }
 }
-
 describeCheckpointStorageConformance('a Map storage on CheckpointStorageBase', () => new MapCheckpointStorage());
 
 describe('a storage of your own on CheckpointStorageBase', () => {

@@ -18,9 +18,10 @@ import {
   spyOnWarnings,
   ThrowingMeterProvider,
   ThrowingSpanProcessor,
+  writeEveryOutcome,
 } from '../../support/telemetry/throwing-telemetry.js';
 
-const { any, notOlderThan } = CheckpointWriteCondition;
+const { notOlderThan } = CheckpointWriteCondition;
 
 let warnings: MockInstance<typeof process.emitWarning>;
 const shutdowns: (() => Promise<void>)[] = [];
@@ -36,16 +37,6 @@ function recordingWith(processor?: ThrowingSpanProcessor): RecordingTelemetry {
   const recording = new RecordingTelemetry(processor === undefined ? [] : [processor]);
   shutdowns.push(() => recording.shutdown());
   return recording;
-}
-
-/** Four writes, one of each outcome a storage decides, each checked to end as the storage decided it. */
-async function writeEveryOutcome(storage: CheckpointStorage): Promise<void> {
-  expect(await storage.save('orders', '1', notOlderThan(2))).toBe('1');
-  await expect(storage.save('orders', '2', notOlderThan(1))).rejects.toThrow(CheckpointWriteConditionNotFulfilledError);
-  await storage.advanceWriteVersion?.('orders', 3n);
-  await expect(storage.save('orders', 42 as never, any())).rejects.toThrow(TypeError);
-  expect(await storage.read('orders')).toBe('1');
-  expect(await storage.writeVersion('orders')).toBe(3n);
 }
 
 /** The one report a telemetry failure makes: an error saying what broke, with what OpenTelemetry threw as its cause. */

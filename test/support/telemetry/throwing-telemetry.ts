@@ -1,6 +1,13 @@
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { vi, type MockInstance } from 'vitest';
+import { expect, vi, type MockInstance } from 'vitest';
+import {
+  CheckpointWriteCondition,
+  CheckpointWriteConditionNotFulfilledError,
+  type CheckpointStorage,
+} from '../../../runtime/index.js';
 import type { TelemetryMeterProvider } from '../../../runtime/telemetry/index.js';
+
+const { any, notOlderThan } = CheckpointWriteCondition;
 
 /** A span processor that throws from `onStart` or from `onEnd`, as the adversarial review's did; it counts its throws. */
 export class ThrowingSpanProcessor implements SpanProcessor {
@@ -57,4 +64,14 @@ export class ThrowingMeterProvider implements TelemetryMeterProvider {
 /** Spies on `process.emitWarning`, where a storage reports what its telemetry threw, and keeps the warnings quiet. */
 export function spyOnWarnings(): MockInstance<typeof process.emitWarning> {
   return vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+}
+
+/** Four writes, one of each outcome a storage decides, each checked to end as the storage decided it. */
+export async function writeEveryOutcome(storage: CheckpointStorage): Promise<void> {
+  expect(await storage.save('orders', '1', notOlderThan(2))).toBe('1');
+  await expect(storage.save('orders', '2', notOlderThan(1))).rejects.toThrow(CheckpointWriteConditionNotFulfilledError);
+  await storage.advanceWriteVersion?.('orders', 3n);
+  await expect(storage.save('orders', 42 as never, any())).rejects.toThrow(TypeError);
+  expect(await storage.read('orders')).toBe('1');
+  expect(await storage.writeVersion('orders')).toBe(3n);
 }
