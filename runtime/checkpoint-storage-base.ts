@@ -13,7 +13,7 @@ import { advanceWriteVersionCondition, CheckpointWriteTelemetry, type TelemetryO
  * is a rejection, as every other failure.
  */
 export abstract class CheckpointStorageBase implements CheckpointStorage {
-  readonly #telemetry: CheckpointWriteTelemetry | undefined;
+  #telemetry: CheckpointWriteTelemetry | undefined;
 
   /**
    * @param backend The `checkpoint_fencing.backend` of this storage's metrics and spans: a short fixed name such as
@@ -61,6 +61,14 @@ export abstract class CheckpointStorageBase implements CheckpointStorage {
   /** True: a storage on this base evaluates every condition in its {@link CheckpointStorageBase.write}. */
   evaluatesWriteConditions(): boolean {
     return true;
+  }
+
+  /**
+   * Records this storage's writes as `source`'s: for a storage derived from it, such as a binding of it to one
+   * transaction, whose telemetry errors would otherwise be reported once per binding.
+   */
+  protected recordAs(source: CheckpointStorageBase): void {
+    this.#telemetry = source.#telemetry;
   }
 
   abstract read(subscriptionId: string): Promise<Checkpoint | undefined>;

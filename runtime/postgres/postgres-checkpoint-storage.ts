@@ -88,6 +88,7 @@ export class PostgresCheckpointStorage extends CheckpointStorageBase {
     const runner = this.#runner.forTransaction(client);
     const bound = new PostgresCheckpointStorage(client, this.#options);
     bound.#runner = runner;
+    bound.recordAs(this);
     return bound;
   }
 

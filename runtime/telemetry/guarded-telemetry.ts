@@ -1,10 +1,7 @@
 import type { Context, Span, SpanOptions, SpanStatusCode, Tracer } from '@opentelemetry/api';
 import { ATTRIBUTE_NAMES } from './telemetry-names.js';
 
-/**
- * Where an object reports what its telemetry threw: a subscription's or strategy's `onError`, else a process warning.
- * The error is one made here, naming what was being recorded, with the thrown one as its `cause`.
- */
+/** Where an object reports what its telemetry threw (ADR 2402): its `onError`, or a process warning. */
 export type TelemetryFailureReport<Context extends readonly unknown[]> = (error: Error, ...context: Context) => void;
 
 /**
@@ -17,8 +14,8 @@ export function warnOfTelemetryFailure(error: Error): void {
 }
 
 /**
- * Catches for one object: reports the first error its telemetry throws while recording `what`, and drops the rest, which
- * a broken span processor would otherwise throw on every write. What was recorded went on either way.
+ * One object's handler of what its telemetry throws while recording `what`: reports the first error, with it as the
+ * `cause`, and drops the rest, which a broken span processor would throw on every write.
  */
 export function reportOnce<Context extends readonly unknown[]>(
   what: string,

@@ -19,6 +19,9 @@ export interface Telemetry {
   readonly subscriptionIds: boolean;
 }
 
+/** Options whose instruments could not be made, warned of once: a storage's bindings to transactions share theirs. */
+const failedOptions = new WeakSet<TelemetryOptions>();
+
 /** The API once looked for: `null` when it is not installed. */
 let loadedApi: OpenTelemetry | null | undefined;
 
@@ -50,12 +53,15 @@ export function resolveTelemetry<T>(
     }
     return make({ api, meter: recordingMeter, tracer, subscriptionIds: options.recordSubscriptionIds === true });
   } catch (error) {
-    warnOfTelemetryFailure(
-      telemetryError(
-        `OpenTelemetry threw while ${owner} made its instruments (${messageOf(error)}), so it records nothing.`,
-        error,
-      ),
-    );
+    if (!failedOptions.has(options)) {
+      failedOptions.add(options);
+      warnOfTelemetryFailure(
+        telemetryError(
+          `OpenTelemetry threw while ${owner} made its instruments (${messageOf(error)}), so it records nothing.`,
+          error,
+        ),
+      );
+    }
     return undefined;
   }
 }

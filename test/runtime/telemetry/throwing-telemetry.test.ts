@@ -150,9 +150,12 @@ describe.each(['create', 'record'] as const)('a meter that throws when it is ask
   it('leaves every storage write the outcome the storage decided, and warns once', async () => {
     const meterProvider = new ThrowingMeterProvider(throwsIn);
     const recording = recordingWith();
-    await writeEveryOutcome(new InMemoryCheckpointStorage({ ...recording.options, meterProvider }));
+    const options = { ...recording.options, meterProvider };
+    await writeEveryOutcome(new InMemoryCheckpointStorage(options));
+    // Another made with the same options, as a storage's binding to a transaction is: warned of already.
+    expect(new InMemoryCheckpointStorage(options)).toBeInstanceOf(InMemoryCheckpointStorage);
 
-    expect(meterProvider.thrown).toBe(throwsIn === 'create' ? 1 : 4);
+    expect(meterProvider.thrown).toBe(throwsIn === 'create' ? 2 : 4);
     // A meter that cannot make its instruments leaves the storage recording nothing; one that cannot record, spans.
     expect(recording.spans()).toHaveLength(throwsIn === 'create' ? 0 : 4);
     expectReportedOnce(
