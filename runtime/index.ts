@@ -8,6 +8,7 @@ export {
   type NotOlderThanWriteCondition,
 } from './checkpoint-write-condition.js';
 export { evaluatesWriteConditions, evaluatesWriteConditionsFor, type CheckpointStorage } from './checkpoint-storage.js';
+export { CheckpointStorageBase } from './checkpoint-storage-base.js';
 export {
   assertCheckpoint,
   assertSaveArguments,

@@ -83,3 +83,11 @@ export function assertWriteVersion(version: unknown): asserts version is bigint 
     );
   }
 }
+
+/**
+ * A promise rejected with `error` exactly as thrown: how a write whose checks run before its first `await` rejects, as
+ * an async method would, without an async function's own promise around the backend's.
+ */
+export async function rejectedWith(error: unknown): Promise<never> {
+  throw error;
+}

@@ -22,6 +22,7 @@ export const RUNTIME_MODULES: readonly string[] = [PACKAGE_NAME, DUAL_ANCHOR_MOD
 
 /** Runtime value exports the recipes and rules recognise or write. */
 export const RUNTIME_VALUE_EXPORTS = [
+  'CheckpointStorageBase',
   'CheckpointWriteCondition',
   'CheckpointWriteConditionNotFulfilledError',
   'DualAnchorCheckpointStoreBase',

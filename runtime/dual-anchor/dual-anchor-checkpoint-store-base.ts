@@ -2,6 +2,7 @@ import type { CheckpointWriteCondition } from '../checkpoint-write-condition.js'
 import type { DualAnchorCheckpoint, DualAnchorToken } from './dual-anchor-checkpoint.js';
 import type { DualAnchorCheckpointStore } from './dual-anchor-checkpoint-store.js';
 import { DualAnchorWritePlan, type DualAnchorFieldWrite, type DualAnchorResetWrite } from './dual-anchor-write-plan.js';
+import { rejectedWith } from '../storage-arguments.js';
 import { assertStreamName } from '../subscription-id.js';
 import {
   CheckpointWriteTelemetry,
@@ -148,11 +149,6 @@ export abstract class DualAnchorCheckpointStoreBase implements DualAnchorCheckpo
 
   /** Removes the record of a validated stream name and its write version; a no-op when none is stored. */
   protected abstract removeRecord(streamName: string): Promise<unknown>;
-}
-
-/** A promise rejected with `error` exactly as thrown, as an async method's would be. */
-async function rejectedWith(error: unknown): Promise<never> {
-  throw error;
 }
 
 function toUndefined(): undefined {

@@ -1,10 +1,10 @@
 import type { Checkpoint } from '../checkpoint.js';
-import type { CheckpointStorage } from '../checkpoint-storage.js';
+import { CheckpointStorageBase } from '../checkpoint-storage-base.js';
 import { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
-import { assertCheckpoint, assertWriteVersion, validateSaveArguments } from '../storage-arguments.js';
+import { assertCheckpoint } from '../storage-arguments.js';
 import { assertSubscriptionId } from '../subscription-id.js';
-import { advanceWriteVersionCondition, CheckpointWriteTelemetry, type TelemetryOptions } from '../telemetry/index.js';
+import type { TelemetryOptions } from '../telemetry/index.js';
 
 /** Options of {@link InMemoryCheckpointStorage}. */
 export interface InMemoryCheckpointStorageOptions extends TelemetryOptions {
@@ -28,14 +28,13 @@ interface StoredCheckpoint {
  * A checkpoint storage in process memory that evaluates every condition. Each method decides and writes
  * synchronously between two awaits, so no other call can interleave: the check and the write are one step.
  */
-export class InMemoryCheckpointStorage implements CheckpointStorage {
+export class InMemoryCheckpointStorage extends CheckpointStorageBase {
   readonly #entries = new Map<string, StoredCheckpoint>();
   readonly #comparePositions: ((a: Checkpoint, b: Checkpoint) => number) | undefined;
-  readonly #telemetry: CheckpointWriteTelemetry | undefined;
 
   constructor(options: InMemoryCheckpointStorageOptions = {}) {
+    super('memory', options);
     this.#comparePositions = options.comparePositions;
-    this.#telemetry = CheckpointWriteTelemetry.resolve('memory', options);
   }
 
   async read(subscriptionId: string): Promise<Checkpoint | undefined> {
@@ -43,47 +42,38 @@ export class InMemoryCheckpointStorage implements CheckpointStorage {
     return this.#entries.get(subscriptionId)?.checkpoint;
   }
 
-  save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
-    return this.#telemetry === undefined
-      ? this.#save(subscriptionId, checkpoint, condition)
-      : this.#telemetry.record(subscriptionId, condition, undefined, () =>
-          this.#save(subscriptionId, checkpoint, condition),
-        );
-  }
-
-  async #save(
+  protected async write(
     subscriptionId: string,
     checkpoint: Checkpoint,
     condition: CheckpointWriteCondition,
   ): Promise<Checkpoint> {
-    const judged = validateSaveArguments(subscriptionId, checkpoint, condition);
     const stored = this.#entries.get(subscriptionId);
     if (stored === undefined) {
       this.#entries.set(subscriptionId, {
         checkpoint,
-        version: judged.kind === 'notOlderThan' ? judged.version : undefined,
-        pinned: judged.kind === 'ifAbsent',
+        version: condition.kind === 'notOlderThan' ? condition.version : undefined,
+        pinned: condition.kind === 'ifAbsent',
       });
       return checkpoint;
     }
-    switch (judged.kind) {
+    switch (condition.kind) {
       case 'any':
         break;
       case 'ifAbsent':
         // Tests the checkpoint only: a version advanced before any checkpoint was stored is kept.
         if (stored.checkpoint !== undefined) {
-          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, judged, stored.version);
+          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, stored.version);
         }
         break;
       case 'notOlderThan':
-        if (stored.version !== undefined && stored.version > judged.version) {
-          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, judged, stored.version);
+        if (stored.version !== undefined && stored.version > condition.version) {
+          throw new CheckpointWriteConditionNotFulfilledError(subscriptionId, condition, stored.version);
         }
-        stored.version = judged.version;
+        stored.version = condition.version;
         break;
     }
     stored.checkpoint = checkpoint;
-    stored.pinned = judged.kind === 'ifAbsent';
+    stored.pinned = condition.kind === 'ifAbsent';
     return checkpoint;
   }
 
@@ -95,11 +85,6 @@ export class InMemoryCheckpointStorage implements CheckpointStorage {
   async delete(subscriptionId: string): Promise<void> {
     assertSubscriptionId(subscriptionId);
     this.#entries.delete(subscriptionId);
-  }
-
-  /** Always true: every condition is evaluated in the same synchronous step as the write. */
-  evaluatesWriteConditions(): boolean {
-    return true;
   }
 
   /**
@@ -122,17 +107,7 @@ export class InMemoryCheckpointStorage implements CheckpointStorage {
   }
 
   /** Raises the stored version to `version` in one synchronous step, leaving the checkpoint (or its absence) as it is. */
-  advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
-    return this.#telemetry === undefined
-      ? this.#advanceWriteVersion(subscriptionId, version)
-      : this.#telemetry.record(subscriptionId, advanceWriteVersionCondition, undefined, () =>
-          this.#advanceWriteVersion(subscriptionId, version),
-        );
-  }
-
-  async #advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
-    assertSubscriptionId(subscriptionId);
-    assertWriteVersion(version);
+  protected async raiseWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
     const stored = this.#entries.get(subscriptionId);
     if (stored === undefined) {
       this.#entries.set(subscriptionId, { checkpoint: undefined, version, pinned: false });

@@ -15,7 +15,10 @@ export interface LeaseKeepingStrategyOptions extends TelemetryOptions {
   readonly leaseTimeMs?: number;
   /** This node's clock and timers; the system's by default. Tests pass a manual or pausable one. */
   readonly clock?: LeaseClock;
-  /** Told about a store call that failed (the strategy keeps trying); a warning on the console by default. */
+  /**
+   * Told about a store call that failed (the strategy keeps trying), and about the first error its OpenTelemetry
+   * meter throws (the grant or loss went on); a warning on the console by default.
+   */
   readonly onError?: (error: unknown, subscriptionId: string, subscriberId: string) => void;
 }
 
@@ -75,12 +78,19 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     this.leaseTimeMs = leaseTimeMs;
     this.#store = store;
     this.#clock = options.clock ?? systemLeaseClock;
-    this.#telemetry = LeaseTelemetry.resolve(options);
     this.#report = errorReporter(
       options.onError,
       (subscriptionId, subscriberId) =>
         `lease call for subscription ${quoteText(subscriptionId)}, subscriber ${quoteText(subscriberId)} failed; ` +
         'the strategy keeps trying and hasLock answers false once the lease could have expired',
+    );
+    this.#telemetry = LeaseTelemetry.resolve(
+      options,
+      errorReporter(
+        options.onError,
+        (subscriptionId, subscriberId) =>
+          `telemetry of the lease of subscription ${quoteText(subscriptionId)}, subscriber ${quoteText(subscriberId)}`,
+      ),
     );
   }
 
@@ -243,14 +253,14 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
       return;
     }
     consumer.lease = { token, validUntil: sentAt + (this.leaseTimeMs * 3) / 4, confirmedAt: sentAt };
-    this.#telemetry?.granted(consumer.subscriptionId);
+    this.#telemetry?.granted(consumer.subscriptionId, consumer.subscriberId);
     this.#emit(this.#granted, consumer);
   }
 
   /** Forgets the consumer's lease and tells the listeners: `lost` when the store took it, not when it was given up. */
   #endLease(consumer: Consumer, lost: boolean): void {
     consumer.lease = undefined;
-    this.#telemetry?.ended(consumer.subscriptionId, lost);
+    this.#telemetry?.ended(consumer.subscriptionId, consumer.subscriberId, lost);
     this.#emit(this.#prohibited, consumer);
   }
 

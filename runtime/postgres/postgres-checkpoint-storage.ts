@@ -1,10 +1,8 @@
 import type { Checkpoint } from '../checkpoint.js';
-import type { CheckpointStorage } from '../checkpoint-storage.js';
+import { CheckpointStorageBase } from '../checkpoint-storage-base.js';
 import { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
-import { assertWriteVersion, validateSaveArguments } from '../storage-arguments.js';
-import { assertSubscriptionId } from '../subscription-id.js';
-import { advanceWriteVersionCondition, CheckpointWriteTelemetry, type TelemetryOptions } from '../telemetry/index.js';
+import type { TelemetryOptions } from '../telemetry/index.js';
 import { checkpointStatements, type CheckpointStatements } from './postgres-checkpoint-statements.js';
 import { assertPostgresClient, type PostgresClient, type PostgresTableOptions } from './postgres-client.js';
 import { createTableIdempotently } from './postgres-create-table.js';
@@ -29,19 +27,19 @@ export const defaultCheckpointTable = 'checkpoint_fencing_checkpoints';
  * no session state, so it works behind PgBouncer or RDS Proxy in transaction mode. {@link withinTransaction} binds it
  * to the client of the caller's own transaction, so a checkpoint commits or rolls back with the rows it records.
  */
-export class PostgresCheckpointStorage implements CheckpointStorage {
+export class PostgresCheckpointStorage extends CheckpointStorageBase {
   readonly #options: PostgresCheckpointStorageOptions;
   readonly #statements: CheckpointStatements;
   readonly #hint: MissingTableHint;
   /** Replaced by a transaction's runner in {@link withinTransaction}. */
   #runner: PostgresStatementRunner;
-  readonly #telemetry: CheckpointWriteTelemetry | undefined;
 
   /**
    * @throws TypeError for a client without `query`, or a `table`/`schema` that is not a plain identifier; RangeError
    * for a bad `waitForStandbys` or `waitForStandbysTimeoutMs`.
    */
   constructor(client: PostgresClient, options: PostgresCheckpointStorageOptions = {}) {
+    super('postgres', options);
     assertPostgresClient('PostgresCheckpointStorage', client);
     const tableName = options.table ?? defaultCheckpointTable;
     const table = qualifiedTableName('PostgresCheckpointStorage options', tableName, options.schema);
@@ -58,7 +56,6 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
       this.#hint,
       storeWaitForStandbys(options, 'PostgresCheckpointStorage'),
     );
-    this.#telemetry = CheckpointWriteTelemetry.resolve('postgres', options);
   }
 
   /**
@@ -91,6 +88,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
     const runner = this.#runner.forTransaction(client);
     const bound = new PostgresCheckpointStorage(client, this.#options);
     bound.#runner = runner;
+    bound.recordAs(this);
     return bound;
   }
 
@@ -113,26 +111,16 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   }
 
   /**
-   * Writes `checkpoint` when `condition` holds, in one statement. A lost connection or a timeout is passed through as
-   * the driver reported it: the statement may or may not have committed, so never read it as a refusal.
+   * One statement. A lost connection or a timeout is passed through as the driver reported it: the statement may or
+   * may not have committed.
    */
-  save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
-    return this.#telemetry === undefined
-      ? this.#save(subscriptionId, checkpoint, condition)
-      : this.#telemetry.record(subscriptionId, condition, undefined, () =>
-          this.#save(subscriptionId, checkpoint, condition),
-        );
-  }
-
-  async #save(
+  protected async write(
     subscriptionId: string,
     checkpoint: Checkpoint,
     condition: CheckpointWriteCondition,
   ): Promise<Checkpoint> {
-    const judged = validateSaveArguments(subscriptionId, checkpoint, condition);
-    assertPostgresText('subscriptionId', subscriptionId);
     assertPostgresText('checkpoint', checkpoint);
-    switch (judged.kind) {
+    switch (condition.kind) {
       case 'any':
         await this.#runner.write(this.#statements.saveAny, [subscriptionId, checkpoint]);
         return checkpoint;
@@ -140,16 +128,16 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
         const [written, unconfirmed] = await this.#runner.writeToConfirm(this.#statements.saveNotOlderThan, [
           subscriptionId,
           checkpoint,
-          String(judged.version),
+          String(condition.version),
         ]);
         await this.#runner.refusedUnlessWritten(
           written,
           this.#statements.writeVersion,
           { what: 'subscription', id: subscriptionId },
-          judged,
+          condition,
         );
         if (unconfirmed) {
-          await this.#runner.confirmWrite(subscriptionId, `notOlderThan(${judged.version})`);
+          await this.#runner.confirmWrite(subscriptionId, `notOlderThan(${condition.version})`);
         }
         return checkpoint;
       }
@@ -161,7 +149,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
         if (rows[0]?.['accepted'] !== true) {
           throw new CheckpointWriteConditionNotFulfilledError(
             subscriptionId,
-            judged,
+            condition,
             this.#runner.version(rows[0]?.['stored_version']),
           );
         }
@@ -174,17 +162,7 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
   }
 
   /** Raises the stored version to `version` in one statement that never touches the checkpoint. */
-  advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
-    return this.#telemetry === undefined
-      ? this.#advanceWriteVersion(subscriptionId, version)
-      : this.#telemetry.record(subscriptionId, advanceWriteVersionCondition, undefined, () =>
-          this.#advanceWriteVersion(subscriptionId, version),
-        );
-  }
-
-  async #advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
-    this.assertSubscriptionId(subscriptionId);
-    assertWriteVersion(version);
+  protected async raiseWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
     const [written, unconfirmed] = await this.#runner.writeToConfirm(this.#statements.advanceWriteVersion, [
       subscriptionId,
       String(version),
@@ -224,17 +202,12 @@ export class PostgresCheckpointStorage implements CheckpointStorage {
     await this.#runner.write(this.#statements.deleteCheckpointKeepingVersion, [subscriptionId]);
   }
 
-  /** True: every condition is evaluated inside the statement that writes. */
-  evaluatesWriteConditions(): boolean {
-    return true;
-  }
-
   /**
    * Throws `TypeError` for an id this storage cannot store: not a string of well-formed UTF-16, or holding NUL, which
    * PostgreSQL text cannot store. Every method checks it before sending anything; `DurableSubscription.subscribe` too.
    */
-  assertSubscriptionId(subscriptionId: string): void {
-    assertSubscriptionId(subscriptionId);
+  override assertSubscriptionId(subscriptionId: string): void {
+    super.assertSubscriptionId(subscriptionId);
     assertPostgresText('subscriptionId', subscriptionId);
   }
 }

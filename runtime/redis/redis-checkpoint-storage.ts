@@ -1,11 +1,10 @@
 import type { Checkpoint } from '../checkpoint.js';
-import type { CheckpointStorage } from '../checkpoint-storage.js';
+import { CheckpointStorageBase } from '../checkpoint-storage-base.js';
 import { CheckpointWriteCondition, formatWriteCondition } from '../checkpoint-write-condition.js';
 import { quoteText } from '../describe-value.js';
 import { CheckpointWriteNotReplicatedError } from '../errors/checkpoint-write-not-replicated-error.js';
-import { assertWriteVersion, validateSaveArguments } from '../storage-arguments.js';
 import { assertSubscriptionId } from '../subscription-id.js';
-import { advanceWriteVersionCondition, CheckpointWriteTelemetry, type TelemetryOptions } from '../telemetry/index.js';
+import type { TelemetryOptions } from '../telemetry/index.js';
 import { advanceWriteVersionScript, ifAbsentScript, notOlderThanScript } from './checkpoint-scripts.js';
 import { CheckpointKeyLayout, defaultRedisVersionKeyPrefix, type CheckpointKeys } from './checkpoint-key-layout.js';
 import { PromotableReplicas, replicaServerOf, waitOnMasterOf } from './promotable-replicas.js';
@@ -47,14 +46,13 @@ const noPipelineToWait =
  * which share a hash slot. The constructor gives the Cluster-safe mode (also right for a standalone server);
  * {@link RedisCheckpointStorage.forStandalone} drops the slot check for a server that is not a Cluster.
  */
-export class RedisCheckpointStorage implements CheckpointStorage {
+export class RedisCheckpointStorage extends CheckpointStorageBase {
   readonly #commands: RedisCommandBatcher;
   readonly #scripts: RedisScriptRunner;
   readonly #layout: CheckpointKeyLayout;
   readonly #client: RedisCheckpointClient;
   readonly #wait: WaitForReplicas | undefined;
   readonly #promotable: PromotableReplicas;
-  readonly #telemetry: CheckpointWriteTelemetry | undefined;
   #clusterSafe = true;
 
   /**
@@ -63,6 +61,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
    * RangeError for a malformed `waitForReplicas`.
    */
   constructor(client: RedisCheckpointClient, options: RedisCheckpointStorageOptions = {}) {
+    super('redis', options);
     this.#client = client;
     this.#commands = new RedisCommandBatcher(client);
     this.#scripts = new RedisScriptRunner(client, this.#commands);
@@ -72,7 +71,6 @@ export class RedisCheckpointStorage implements CheckpointStorage {
     );
     this.#wait = resolveWaitForReplicas(options.waitForReplicas, defaultWaitTimeoutMs, 'RedisCheckpointStorage');
     this.#promotable = PromotableReplicas.of(client);
-    this.#telemetry = CheckpointWriteTelemetry.resolve('redis', options);
   }
 
   /** For a standalone or replicated server only: evaluates conditions for every id outside the reserved prefix, with no slot check. */
@@ -91,38 +89,28 @@ export class RedisCheckpointStorage implements CheckpointStorage {
   }
 
   /**
-   * Writes `checkpoint` when `condition` holds. A connection error from a conditional write is passed through as
-   * is: the script may or may not have run, so the caller must not read it as a refusal. Nor is
-   * `CheckpointWriteNotReplicatedError`, for a conditional write the replicas `waitForReplicas` asks for did not
-   * acknowledge in time.
+   * `any()` as one `SET`, a condition as its script. A connection error is passed through as is: the script may or may
+   * not have run. So is `CheckpointWriteNotReplicatedError`, for a conditional write the replicas `waitForReplicas`
+   * asks for did not acknowledge in time: not a refusal either.
    */
-  save(subscriptionId: string, checkpoint: Checkpoint, condition: CheckpointWriteCondition): Promise<Checkpoint> {
-    return this.#telemetry === undefined
-      ? this.#save(subscriptionId, checkpoint, condition)
-      : this.#telemetry.record(subscriptionId, condition, undefined, () =>
-          this.#save(subscriptionId, checkpoint, condition),
-        );
-  }
-
-  async #save(
+  protected async write(
     subscriptionId: string,
     checkpoint: Checkpoint,
     condition: CheckpointWriteCondition,
   ): Promise<Checkpoint> {
-    const judged = validateSaveArguments(subscriptionId, checkpoint, condition);
     const keys = this.#layout.keysFor(subscriptionId);
-    if (judged.kind === 'any') {
+    if (condition.kind === 'any') {
       await this.#commands.set(keys.checkpointKey, checkpoint);
       return checkpoint;
     }
-    const operation = formatWriteCondition(judged);
+    const operation = formatWriteCondition(condition);
     this.#assertClusterAligned(subscriptionId, keys, operation);
-    await (judged.kind === 'notOlderThan'
-      ? this.#runConditional(subscriptionId, judged, operation, keys, notOlderThanScript, [
+    await (condition.kind === 'notOlderThan'
+      ? this.#runConditional(subscriptionId, condition, operation, keys, notOlderThanScript, [
           checkpoint,
-          String(judged.version),
+          String(condition.version),
         ])
-      : this.#runConditional(subscriptionId, judged, operation, keys, ifAbsentScript, [checkpoint]));
+      : this.#runConditional(subscriptionId, condition, operation, keys, ifAbsentScript, [checkpoint]));
     return checkpoint;
   }
 
@@ -130,17 +118,7 @@ export class RedisCheckpointStorage implements CheckpointStorage {
    * Raises the version key to `version` with one Lua script that never touches the checkpoint key. In Cluster-safe
    * mode an id whose keys cannot share a slot is refused with a `TypeError` before anything is sent, as `save` does.
    */
-  advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
-    return this.#telemetry === undefined
-      ? this.#advanceWriteVersion(subscriptionId, version)
-      : this.#telemetry.record(subscriptionId, advanceWriteVersionCondition, undefined, () =>
-          this.#advanceWriteVersion(subscriptionId, version),
-        );
-  }
-
-  async #advanceWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
-    assertSubscriptionId(subscriptionId);
-    assertWriteVersion(version);
+  protected async raiseWriteVersion(subscriptionId: string, version: bigint): Promise<void> {
     const keys = this.#layout.keysFor(subscriptionId);
     const operation = `advanceWriteVersion(${version})`;
     this.#assertClusterAligned(subscriptionId, keys, operation);
@@ -188,11 +166,6 @@ export class RedisCheckpointStorage implements CheckpointStorage {
   async deleteCheckpointKeepingVersion(subscriptionId: string): Promise<void> {
     assertSubscriptionId(subscriptionId);
     await this.#commands.del(this.#layout.keysFor(subscriptionId).checkpointKey);
-  }
-
-  /** True: conditions are evaluated in one Lua script. In Cluster-safe mode a few id shapes are the exception; see {@link evaluatesWriteConditionsFor}. */
-  evaluatesWriteConditions(): boolean {
-    return true;
   }
 
   /** False, in Cluster-safe mode, exactly for ids whose keys Cluster cannot put in one slot (no hash tag, and empty or holding `}`). */

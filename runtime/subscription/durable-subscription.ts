@@ -101,7 +101,8 @@ export interface DurableSubscriptionOptions extends TelemetryOptions {
   readonly checkpointEvery?: CheckpointPolicy;
   /**
    * Told about every failure, including a refused checkpoint write (`CheckpointWriteConditionNotFulfilledError`:
-   * this node lost its lease, or the strategy's token counter was lost). A warning on the console by default.
+   * this node lost its lease, or the strategy's token counter was lost), and about the first error its OpenTelemetry
+   * meter, tracer or span processor throws (the event was handled all the same). A warning on the console by default.
    */
   readonly onError?: (error: unknown, subscriptionId: string) => void;
 }
@@ -192,7 +193,7 @@ export class DurableSubscription {
         ? checkpointEveryEvent
         : resolveCheckpointPolicy(options.checkpointEvery, 'checkpointEvery');
     this.#report = errorReporter(options.onError, (subscriptionId) => `subscription ${quoteText(subscriptionId)}`);
-    this.#telemetry = SubscriptionTelemetry.resolve(options);
+    this.#telemetry = SubscriptionTelemetry.resolve(options, this.#report);
     if (this.#strategy !== undefined && !evaluatesWriteConditions(this.#storage)) {
       throw new StorageCannotBeFencedError(storageName(this.#storage));
     }

@@ -2,6 +2,7 @@ import type { Attributes, Counter, Histogram, Span } from '@opentelemetry/api';
 import type { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
 import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
 import { CheckpointWriteNotReplicatedError } from '../errors/checkpoint-write-not-replicated-error.js';
+import { endSpan, inActiveSpan, reportOnce, warnOfTelemetryFailure } from './guarded-telemetry.js';
 import { resolveTelemetry, type Telemetry } from './resolve-telemetry.js';
 import {
   ATTRIBUTE_NAMES,
@@ -9,7 +10,6 @@ import {
   METRIC_NAMES,
   SPAN_NAMES,
   type DualAnchorName,
-  type StorageBackend,
 } from './telemetry-names.js';
 import type { TelemetryOptions } from './telemetry-options.js';
 
@@ -29,15 +29,17 @@ const conditionNames: ReadonlyMap<unknown, string> = new Map<CheckpointWriteCond
 
 /**
  * Counts, times and traces one storage's writes. A storage holds one only when something records
- * ({@link CheckpointWriteTelemetry.resolve}), and otherwise calls its write directly.
+ * ({@link CheckpointWriteTelemetry.resolve}), and otherwise calls its write directly. What OpenTelemetry throws never
+ * reaches the write: the first error is a process warning (ADR 2402).
  */
 export class CheckpointWriteTelemetry {
   readonly #telemetry: Telemetry;
-  readonly #backend: StorageBackend;
+  readonly #backend: string;
   readonly #writes: Counter | undefined;
   readonly #duration: Histogram | undefined;
+  readonly #failed = reportOnce('a checkpoint write', warnOfTelemetryFailure);
 
-  private constructor(telemetry: Telemetry, backend: StorageBackend) {
+  private constructor(telemetry: Telemetry, backend: string) {
     this.#telemetry = telemetry;
     this.#backend = backend;
     this.#writes = telemetry.meter?.createCounter(METRIC_NAMES.checkpointWrites, {
@@ -51,10 +53,16 @@ export class CheckpointWriteTelemetry {
     });
   }
 
-  /** The telemetry of a `backend` storage made with `options`; `undefined` when nothing would record. */
-  static resolve(backend: StorageBackend, options: TelemetryOptions): CheckpointWriteTelemetry | undefined {
-    const telemetry = resolveTelemetry(options);
-    return telemetry === undefined ? undefined : new CheckpointWriteTelemetry(telemetry, backend);
+  /**
+   * The telemetry of a storage whose writes carry `backend` (`checkpoint_fencing.backend`), made with `options`;
+   * `undefined` when nothing would record.
+   */
+  static resolve(backend: string, options: TelemetryOptions): CheckpointWriteTelemetry | undefined {
+    return resolveTelemetry(
+      options,
+      `the ${backend} storage`,
+      (telemetry) => new CheckpointWriteTelemetry(telemetry, backend),
+    );
   }
 
   /** Runs `write` inside a `checkpoint_fencing.checkpoint.write` span, and counts and times it by its outcome. */
@@ -75,11 +83,16 @@ export class CheckpointWriteTelemetry {
     if (this.#telemetry.subscriptionIds) {
       attributes[ATTRIBUTE_NAMES.subscriptionId] = subscriptionId;
     }
-    const tracer = this.#telemetry.tracer;
+    const { api, tracer } = this.#telemetry;
     return tracer === undefined
       ? this.#measure(attributes, undefined, write)
-      : tracer.startActiveSpan(SPAN_NAMES.checkpointWrite, { attributes }, (span) =>
-          this.#measure(attributes, span, write),
+      : inActiveSpan(
+          tracer,
+          SPAN_NAMES.checkpointWrite,
+          { attributes },
+          api.context.active(),
+          (span) => this.#measure(attributes, span, write),
+          this.#failed,
         );
   }
 
@@ -103,16 +116,15 @@ export class CheckpointWriteTelemetry {
     error: unknown,
   ): void {
     const settled = { ...attributes, [ATTRIBUTE_NAMES.outcome]: outcome };
-    this.#writes?.add(1, settled);
-    this.#duration?.record((performance.now() - started) / 1000, settled);
-    if (span === undefined) {
-      return;
+    try {
+      this.#writes?.add(1, settled);
+      this.#duration?.record((performance.now() - started) / 1000, settled);
+    } catch (thrown) {
+      this.#failed(thrown);
     }
-    span.setAttribute(ATTRIBUTE_NAMES.outcome, outcome);
-    if (error !== undefined) {
-      span.setStatus({ code: this.#telemetry.api.SpanStatusCode.ERROR, message: messageOf(error) });
+    if (span !== undefined) {
+      endSpan(this.#telemetry.api.SpanStatusCode, span, error, this.#failed, outcome);
     }
-    span.end();
   }
 }
 
@@ -129,9 +141,4 @@ function outcomeOf(error: unknown): WriteOutcome {
     return 'refused';
   }
   return error instanceof CheckpointWriteNotReplicatedError ? 'not_replicated' : 'error';
-}
-
-/** The text a span's error status carries. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

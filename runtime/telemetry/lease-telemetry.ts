@@ -1,17 +1,29 @@
 import type { Attributes, Counter, UpDownCounter } from '@opentelemetry/api';
+import { reportOnce, type TelemetryFailureReport } from './guarded-telemetry.js';
 import { resolveTelemetry, type Telemetry } from './resolve-telemetry.js';
 import { ATTRIBUTE_NAMES, METRIC_NAMES } from './telemetry-names.js';
 import type { TelemetryOptions } from './telemetry-options.js';
 
-/** Counts one strategy's grants and losses and the leases it holds; held only when something records. */
+type LeaseContext = [subscriptionId: string, subscriberId: string];
+
+/**
+ * Counts one strategy's grants and losses and the leases it holds; held only when something records. What
+ * OpenTelemetry throws never reaches a grant or a loss: the first error goes to the strategy's `onError`.
+ */
 export class LeaseTelemetry {
   readonly #subscriptionIds: boolean;
   readonly #grants: Counter;
   readonly #losses: Counter;
   readonly #held: UpDownCounter;
+  readonly #failed: (error: unknown, ...context: LeaseContext) => void;
 
-  private constructor(telemetry: Telemetry, meter: NonNullable<Telemetry['meter']>) {
+  private constructor(
+    telemetry: Telemetry,
+    meter: NonNullable<Telemetry['meter']>,
+    report: TelemetryFailureReport<LeaseContext>,
+  ) {
     this.#subscriptionIds = telemetry.subscriptionIds;
+    this.#failed = reportOnce('a lease grant or loss', report);
     this.#grants = meter.createCounter(METRIC_NAMES.leaseGrants, {
       description: 'Leases this process was granted: each one is a hand-over to it, or its first grant.',
       unit: '{lease}',
@@ -26,26 +38,38 @@ export class LeaseTelemetry {
     });
   }
 
-  /** The telemetry of a strategy made with `options`; `undefined` when no meter records. */
-  static resolve(options: TelemetryOptions): LeaseTelemetry | undefined {
-    const telemetry = resolveTelemetry(options);
-    return telemetry?.meter === undefined ? undefined : new LeaseTelemetry(telemetry, telemetry.meter);
+  /**
+   * The telemetry of a strategy made with `options`, which reports what OpenTelemetry throws to `report`; `undefined`
+   * when no meter records.
+   */
+  static resolve(options: TelemetryOptions, report: TelemetryFailureReport<LeaseContext>): LeaseTelemetry | undefined {
+    return resolveTelemetry(options, 'a lease strategy', (telemetry) =>
+      telemetry.meter === undefined ? undefined : new LeaseTelemetry(telemetry, telemetry.meter, report),
+    );
   }
 
-  /** A lease of `subscriptionId` was granted to this process. */
-  granted(subscriptionId: string): void {
+  /** A lease of `subscriptionId` was granted to `subscriberId` in this process. */
+  granted(subscriptionId: string, subscriberId: string): void {
     const attributes = this.#attributes(subscriptionId);
-    this.#grants.add(1, attributes);
-    this.#held.add(1, attributes);
+    try {
+      this.#grants.add(1, attributes);
+      this.#held.add(1, attributes);
+    } catch (error) {
+      this.#failed(error, subscriptionId, subscriberId);
+    }
   }
 
   /** A held lease ended: `lost` when the store took it away, not when this process gave it up. */
-  ended(subscriptionId: string, lost: boolean): void {
+  ended(subscriptionId: string, subscriberId: string, lost: boolean): void {
     const attributes = this.#attributes(subscriptionId);
-    if (lost) {
-      this.#losses.add(1, attributes);
+    try {
+      if (lost) {
+        this.#losses.add(1, attributes);
+      }
+      this.#held.add(-1, attributes);
+    } catch (error) {
+      this.#failed(error, subscriptionId, subscriberId);
     }
-    this.#held.add(-1, attributes);
   }
 
   #attributes(subscriptionId: string): Attributes {

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 // names.js, not the folder's index: its package-docs module is ESM only, and this one is in the CommonJS build.
 import { PACKAGE_NAME } from '../../vocabulary/names.js';
+import { messageOf, telemetryError, warnOfTelemetryFailure } from './guarded-telemetry.js';
 import type { TelemetryOptions } from './telemetry-options.js';
 
 /** `@opentelemetry/api`, the optional peer. */
@@ -18,29 +19,51 @@ export interface Telemetry {
   readonly subscriptionIds: boolean;
 }
 
+/** Options whose instruments could not be made, warned of once: a storage's bindings to transactions share theirs. */
+const failedOptions = new WeakSet<TelemetryOptions>();
+
 /** The API once looked for: `null` when it is not installed. */
 let loadedApi: OpenTelemetry | null | undefined;
 
 /**
- * Where to record, from `options` or the global providers as registered now; `undefined` when nothing would record
- * (the API not installed, or no SDK registered), so that callers skip every instrument and pay nothing.
+ * What `make` builds over where to record: `options`' providers, else the global ones as registered now. `undefined`
+ * when nothing would record (the API not installed, or no SDK registered), so that callers skip every instrument and
+ * pay nothing; also when a provider or meter throws while `owner` makes its instruments, which is a process warning:
+ * telemetry never stops a storage, strategy or subscription from being made (ADR 2402).
  */
-export function resolveTelemetry(options: TelemetryOptions): Telemetry | undefined {
+export function resolveTelemetry<T>(
+  options: TelemetryOptions,
+  owner: string,
+  make: (telemetry: Telemetry) => T,
+): T | undefined {
   const api = openTelemetryApi();
   if (api === undefined) {
     return undefined;
   }
-  const meterProvider =
-    (options.meterProvider as OpenTelemetryApi.MeterProvider | undefined) ?? api.metrics.getMeterProvider();
-  const meter = meterProvider.getMeter(PACKAGE_NAME);
-  const tracer = recordingTracer(
-    (options.tracerProvider as OpenTelemetryApi.TracerProvider | undefined) ?? api.trace.getTracerProvider(),
-  );
-  const recordingMeter = meter === api.createNoopMeter() ? undefined : meter;
-  if (recordingMeter === undefined && tracer === undefined) {
+  try {
+    const meterProvider =
+      (options.meterProvider as OpenTelemetryApi.MeterProvider | undefined) ?? api.metrics.getMeterProvider();
+    const meter = meterProvider.getMeter(PACKAGE_NAME);
+    const tracer = recordingTracer(
+      (options.tracerProvider as OpenTelemetryApi.TracerProvider | undefined) ?? api.trace.getTracerProvider(),
+    );
+    const recordingMeter = meter === api.createNoopMeter() ? undefined : meter;
+    if (recordingMeter === undefined && tracer === undefined) {
+      return undefined;
+    }
+    return make({ api, meter: recordingMeter, tracer, subscriptionIds: options.recordSubscriptionIds === true });
+  } catch (error) {
+    if (!failedOptions.has(options)) {
+      failedOptions.add(options);
+      warnOfTelemetryFailure(
+        telemetryError(
+          `OpenTelemetry threw while ${owner} made its instruments (${messageOf(error)}), so it records nothing.`,
+          error,
+        ),
+      );
+    }
     return undefined;
   }
-  return { api, meter: recordingMeter, tracer, subscriptionIds: options.recordSubscriptionIds === true };
 }
 
 /**

@@ -1,9 +1,8 @@
-import type { Attributes, Context, Counter, Gauge, Histogram, Span, Tracer } from '@opentelemetry/api';
-import type { TelemetryContext } from './telemetry-options.js';
-import { messageOf } from './checkpoint-write-telemetry.js';
+import type { Attributes, Context, Counter, Gauge, Histogram, Span } from '@opentelemetry/api';
+import { endSpan, inActiveSpan, reportOnce, type TelemetryFailureReport } from './guarded-telemetry.js';
 import { resolveTelemetry, type Telemetry } from './resolve-telemetry.js';
 import { ATTRIBUTE_NAMES, DURATION_BUCKETS_SECONDS, METRIC_NAMES, SPAN_NAMES } from './telemetry-names.js';
-import type { TelemetryOptions } from './telemetry-options.js';
+import type { TelemetryContext, TelemetryOptions } from './telemetry-options.js';
 
 /** What a handled event tells telemetry: where its trace goes on and how far behind its source is. */
 export interface TracedEvent {
@@ -11,16 +10,21 @@ export interface TracedEvent {
   readonly lag?: number;
 }
 
-/** Counts, times and traces one `DurableSubscription`'s handled events and refusals; held only when something records. */
+/**
+ * Counts, times and traces one `DurableSubscription`'s handled events and refusals; held only when something records.
+ * What OpenTelemetry throws never reaches the handler or the run: the first error goes to the subscription's `onError`.
+ */
 export class SubscriptionTelemetry {
   readonly #telemetry: Telemetry;
+  readonly #failed: (error: unknown, subscriptionId: string) => void;
   readonly #events: Counter | undefined;
   readonly #handlerDuration: Histogram | undefined;
   readonly #refusals: Counter | undefined;
   readonly #lag: Gauge | undefined;
 
-  private constructor(telemetry: Telemetry) {
+  private constructor(telemetry: Telemetry, report: TelemetryFailureReport<[subscriptionId: string]>) {
     this.#telemetry = telemetry;
+    this.#failed = reportOnce('a handled event or a refusal', report);
     const meter = telemetry.meter;
     this.#events = meter?.createCounter(METRIC_NAMES.subscriptionEvents, {
       description: 'Events whose handler returned.',
@@ -41,10 +45,15 @@ export class SubscriptionTelemetry {
     });
   }
 
-  /** The telemetry of a subscription made with `options`; `undefined` when nothing would record. */
-  static resolve(options: TelemetryOptions): SubscriptionTelemetry | undefined {
-    const telemetry = resolveTelemetry(options);
-    return telemetry === undefined ? undefined : new SubscriptionTelemetry(telemetry);
+  /**
+   * The telemetry of a subscription made with `options`, which reports what OpenTelemetry throws to `report`;
+   * `undefined` when nothing would record.
+   */
+  static resolve(
+    options: TelemetryOptions,
+    report: TelemetryFailureReport<[subscriptionId: string]>,
+  ): SubscriptionTelemetry | undefined {
+    return resolveTelemetry(options, 'a subscription', (telemetry) => new SubscriptionTelemetry(telemetry, report));
   }
 
   /**
@@ -53,39 +62,64 @@ export class SubscriptionTelemetry {
    */
   handle(subscriptionId: string, event: TracedEvent, handle: () => void | Promise<void>): Promise<void> {
     const attributes = this.#attributes(subscriptionId);
+    const failed = (error: unknown): void => {
+      this.#failed(error, subscriptionId);
+    };
     if (event.lag !== undefined) {
-      this.#lag?.record(event.lag, attributes);
+      try {
+        this.#lag?.record(event.lag, attributes);
+      } catch (error) {
+        failed(error);
+      }
     }
-    const tracer: Tracer | undefined = this.#telemetry.tracer;
-    if (tracer === undefined) {
-      return this.#measure(attributes, undefined, handle);
-    }
-    const { api } = this.#telemetry;
-    const parent = (event.traceContext as Context | undefined) ?? api.context.active();
-    return tracer.startActiveSpan(
-      SPAN_NAMES.subscriptionHandle,
-      { attributes, kind: api.SpanKind.CONSUMER },
-      parent,
-      (span) => this.#measure(attributes, span, handle),
-    );
+    const { api, tracer } = this.#telemetry;
+    return tracer === undefined
+      ? this.#measure(attributes, undefined, handle, failed)
+      : inActiveSpan(
+          tracer,
+          SPAN_NAMES.subscriptionHandle,
+          { attributes, kind: api.SpanKind.CONSUMER },
+          (event.traceContext as Context | undefined) ?? api.context.active(),
+          (span) => this.#measure(attributes, span, handle, failed),
+          failed,
+        );
   }
 
   /** A run of `subscriptionId` ended on a refused checkpoint write. */
   refused(subscriptionId: string): void {
-    this.#refusals?.add(1, this.#attributes(subscriptionId));
+    try {
+      this.#refusals?.add(1, this.#attributes(subscriptionId));
+    } catch (error) {
+      this.#failed(error, subscriptionId);
+    }
   }
 
-  async #measure(attributes: Attributes, span: Span | undefined, handle: () => void | Promise<void>): Promise<void> {
+  async #measure(
+    attributes: Attributes,
+    span: Span | undefined,
+    handle: () => void | Promise<void>,
+    failed: (error: unknown) => void,
+  ): Promise<void> {
     const started = performance.now();
+    let thrown: { readonly error: unknown } | undefined;
     try {
       await handle();
-      this.#events?.add(1, attributes);
     } catch (error) {
-      span?.setStatus({ code: this.#telemetry.api.SpanStatusCode.ERROR, message: messageOf(error) });
-      throw error;
-    } finally {
+      thrown = { error };
+    }
+    try {
+      if (thrown === undefined) {
+        this.#events?.add(1, attributes);
+      }
       this.#handlerDuration?.record((performance.now() - started) / 1000, attributes);
-      span?.end();
+    } catch (error) {
+      failed(error);
+    }
+    if (span !== undefined) {
+      endSpan(this.#telemetry.api.SpanStatusCode, span, thrown?.error, failed);
+    }
+    if (thrown !== undefined) {
+      throw thrown.error;
     }
   }
 

@@ -123,6 +123,30 @@ class Cache {
   ],
   invalid: [
     {
+      name: "a storage on checkpoint-fencing's CheckpointStorageBase whose backend write reads, compares and writes",
+      code: `
+import { CheckpointStorageBase } from 'checkpoint-fencing';
+export class KvStorage extends CheckpointStorageBase {
+  protected async write(id, cp, condition) {
+    const stored = await this.writeVersion(id);
+    if (stored !== undefined && stored > condition.version) throw refused();
+    await this.kv.set(id, cp);
+    return cp;
+  }
+}
+      `,
+      errors: [
+        {
+          messageId: 'checkThenWrite',
+          data: { read: 'this.writeVersion', line: 5 },
+          line: 7,
+          column: 11,
+          endLine: 7,
+          endColumn: 30,
+        },
+      ],
+    },
+    {
       name: 'a non-async save that reads, compares and writes through a .then chain',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';

@@ -247,6 +247,16 @@ class S implements CheckpointStorage {
       `,
     },
     {
+      name: "a storage on checkpoint-fencing's CheckpointStorageBase: save and its checks are inherited",
+      code: `
+import { CheckpointStorageBase } from 'checkpoint-fencing';
+export class KvStorage extends CheckpointStorageBase {
+  async read(id) { return this.kv.get(id); }
+  protected async write(id, cp, condition) { return this.kv.setIf(id, cp, condition); }
+}
+      `,
+    },
+    {
       name: 'a third parameter that is read',
       code: `
 import type { CheckpointStorage } from 'checkpoint-fencing';

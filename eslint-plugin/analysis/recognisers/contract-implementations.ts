@@ -35,8 +35,8 @@ type Scope = TSESLint.Scope.Scope;
 type ClassNode = TSESTree.ClassDeclaration | TSESTree.ClassExpression;
 
 /** The class of checkpoint-fencing that implements a contract, for users to extend instead of implementing it all. */
-const CONTRACT_BASE_CLASS: Readonly<Record<ContractName, RuntimeExportName | undefined>> = {
-  CheckpointStorage: undefined,
+const CONTRACT_BASE_CLASS: Readonly<Record<ContractName, RuntimeExportName>> = {
+  CheckpointStorage: 'CheckpointStorageBase',
   DualAnchorCheckpointStore: 'DualAnchorCheckpointStoreBase',
 };
 
@@ -194,11 +194,10 @@ function declaresThroughSameFileBases(
  * `extends` the contract's base class.
  */
 function declares(classNode: ClassNode, contract: ContractName, scope: Scope): boolean {
-  const baseClass = CONTRACT_BASE_CLASS[contract];
   return (
     implementsClauses(classNode).some((clause) => namesContractInterface(clause.expression, contract, scope)) ||
     jsDocImplementsContract(classNode, contract) ||
-    (baseClass !== undefined && extendsDirectly(classNode, baseClass, scope))
+    extendsDirectly(classNode, CONTRACT_BASE_CLASS[contract], scope)
   );
 }
 

@@ -1,5 +1,5 @@
 import { SpanStatusCode } from '@opentelemetry/api';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
@@ -10,8 +10,9 @@ import { PostgresDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-
 import { ATTRIBUTE_NAMES, METRIC_NAMES } from '../../../runtime/telemetry/index.js';
 import { freshTableName, useSharedPostgres } from '../../support/postgres/index.js';
 import { RecordingTelemetry } from '../../support/telemetry/recording-telemetry.js';
+import { spyOnWarnings, ThrowingSpanProcessor, writeEveryOutcome } from '../../support/telemetry/throwing-telemetry.js';
 
-const { ifAbsent } = CheckpointWriteCondition;
+const { ifAbsent, notOlderThan } = CheckpointWriteCondition;
 const postgres = useSharedPostgres();
 
 let recording = new RecordingTelemetry();
@@ -65,5 +66,45 @@ describe('telemetry on a real PostgreSQL server', () => {
       SpanStatusCode.ERROR,
       SpanStatusCode.UNSET,
     ]);
+  });
+
+  it('leaves each write its outcome when a span processor throws from onEnd', async () => {
+    const warnings = spyOnWarnings();
+    const processor = new ThrowingSpanProcessor('onEnd');
+    const throwing = new RecordingTelemetry([processor]);
+    try {
+      const storage = new PostgresCheckpointStorage(postgres.pool(), {
+        table: freshTableName('telemetry_throwing'),
+        ...throwing.options,
+      });
+      await storage.createTable();
+      await writeEveryOutcome(storage);
+      // A binding to each of three transactions records as the storage does, and warns no more.
+      for (const position of ['5', '6', '7']) {
+        const client = await postgres.pool().connect();
+        try {
+          await client.query('BEGIN');
+          await storage.withinTransaction(client).save('orders', position, notOlderThan(3));
+          await client.query('COMMIT');
+        } finally {
+          client.release();
+        }
+      }
+      expect(await storage.read('orders')).toBe('7');
+      expect(processor.thrown).toBe(7);
+      expect(throwing.spans().map((span) => span.attributes[ATTRIBUTE_NAMES.outcome])).toEqual([
+        'accepted',
+        'refused',
+        'accepted',
+        'error',
+        'accepted',
+        'accepted',
+        'accepted',
+      ]);
+      expect(warnings).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.restoreAllMocks();
+      await throwing.shutdown();
+    }
   });
 });

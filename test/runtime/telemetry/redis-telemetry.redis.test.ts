@@ -1,5 +1,5 @@
 import { SpanStatusCode } from '@opentelemetry/api';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   CheckpointWriteCondition,
   CheckpointWriteConditionNotFulfilledError,
@@ -10,6 +10,7 @@ import { RedisDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-ent
 import { ATTRIBUTE_NAMES, METRIC_NAMES } from '../../../runtime/telemetry/index.js';
 import { useSharedRedis } from '../../support/redis/index.js';
 import { RecordingTelemetry } from '../../support/telemetry/recording-telemetry.js';
+import { spyOnWarnings, ThrowingSpanProcessor, writeEveryOutcome } from '../../support/telemetry/throwing-telemetry.js';
 
 const { notOlderThan } = CheckpointWriteCondition;
 const shared = useSharedRedis();
@@ -57,5 +58,22 @@ describe('telemetry on a real redis-server', () => {
       SpanStatusCode.ERROR,
       SpanStatusCode.UNSET,
     ]);
+  });
+
+  it('leaves each write its outcome when a span processor throws from onStart', async () => {
+    await shared.flush();
+    const warnings = spyOnWarnings();
+    const processor = new ThrowingSpanProcessor('onStart');
+    const throwing = new RecordingTelemetry([processor]);
+    try {
+      const storage = new RedisCheckpointStorage(shared.connect(), throwing.options);
+      await writeEveryOutcome(storage);
+      expect(processor.thrown).toBe(4);
+      expect(await throwing.points(METRIC_NAMES.checkpointWrites)).toHaveLength(3);
+      expect(warnings).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.restoreAllMocks();
+      await throwing.shutdown();
+    }
   });
 });

@@ -7,7 +7,7 @@ import {
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 /** One data point of a recorded metric: a sum's or gauge's value, or a histogram's count of recordings. */
 export interface RecordedPoint {
@@ -17,7 +17,7 @@ export interface RecordedPoint {
 
 /**
  * The real SDK's meter and tracer providers over its in-memory exporters, to pass as `meterProvider` and
- * `tracerProvider` or to register globally.
+ * `tracerProvider` or to register globally; `spanProcessors` run after the one that records.
  */
 export class RecordingTelemetry {
   readonly #metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
@@ -28,7 +28,13 @@ export class RecordingTelemetry {
   });
   readonly #spanExporter = new InMemorySpanExporter();
   readonly meterProvider = new MeterProvider({ readers: [this.#reader] });
-  readonly tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(this.#spanExporter)] });
+  readonly tracerProvider: BasicTracerProvider;
+
+  constructor(spanProcessors: readonly SpanProcessor[] = []) {
+    this.tracerProvider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(this.#spanExporter), ...spanProcessors],
+    });
+  }
 
   /** The two providers, as a storage's, strategy's or subscription's options. */
   get options(): { readonly meterProvider: MeterProvider; readonly tracerProvider: BasicTracerProvider } {
