@@ -5,12 +5,12 @@ import {
   CheckpointWriteConditionNotFulfilledError,
   DurableSubscription,
   InMemoryCheckpointStorage,
-  InMemoryDualAnchorCheckpointStore,
   InMemoryLeaseStrategy,
   type CheckpointStorage,
   type EventSource,
   type TelemetryOptions,
 } from '../../../runtime/index.js';
+import { InMemoryDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-entry.js';
 import { ATTRIBUTE_NAMES, METRIC_NAMES } from '../../../runtime/telemetry/index.js';
 import { eventually } from '../../support/leases/event-log.js';
 import { RecordingTelemetry } from '../../support/telemetry/recording-telemetry.js';
