@@ -56,9 +56,13 @@ export {
   InMemoryDualAnchorCheckpointStore,
   InMemoryLeaseStrategy,
   InMemoryLeaseTable,
+  InMemoryMembership,
+  InMemoryMembershipTable,
   type InMemoryCheckpointStorageOptions,
   type InMemoryLeaseStrategyOptions,
   type InMemoryLeaseTableOptions,
+  type InMemoryMembershipOptions,
+  type InMemoryMembershipTableOptions,
 } from './in-memory/index.js';
 export {
   CheckpointKeyLayout,
@@ -69,6 +73,7 @@ export {
   RedisDualAnchorCheckpointStore,
   RedisLeaseStrategy,
   redisLeaseKeys,
+  RedisMembership,
   type CheckpointKeys,
   type ParsedRedisLeaseKey,
   type RedisCheckpointClient,
@@ -80,6 +85,8 @@ export {
   type RedisLeaseKeys,
   type RedisLeasePipeline,
   type RedisLeaseStrategyOptions,
+  type RedisMembershipClient,
+  type RedisMembershipOptions,
   type WaitForReplicas,
   type WaitForReplicasOption,
 } from './redis/index.js';
@@ -87,10 +94,12 @@ export {
   PostgresCheckpointStorage,
   PostgresDualAnchorCheckpointStore,
   PostgresLeaseStrategy,
+  PostgresMembership,
   type PostgresCheckpointStorageOptions,
   type PostgresClient,
   type PostgresDualAnchorCheckpointStoreOptions,
   type PostgresLeaseStrategyOptions,
+  type PostgresMembershipOptions,
   type PostgresQueryResult,
   type PostgresTableOptions,
 } from './postgres/index.js';
@@ -118,6 +127,7 @@ export {
   type PositionedEvent,
   type SubscribeOptions,
 } from './subscription/index.js';
+export type { LiveMember, Member, Membership, MembershipOptions, MembershipView } from './partitions/index.js';
 export type { FencingToken } from './fencing-token.js';
 export type {
   TelemetryContext,

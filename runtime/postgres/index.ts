@@ -12,3 +12,4 @@ export {
   type PostgresInspectionTables,
 } from './postgres-inspection-statements.js';
 export { parseStoredInteger } from './postgres-stored-integer.js';
+export { PostgresMembership, type PostgresMembershipOptions } from './postgres-membership.js';
