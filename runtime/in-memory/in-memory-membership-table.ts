@@ -1,5 +1,10 @@
 import type { MembershipView } from '../partitions/membership.js';
-import { membershipView, type JoinOutcome, type MembershipStore } from '../partitions/membership-store.js';
+import {
+  membershipView,
+  type JoinOutcome,
+  type MemberKey,
+  type MembershipStore,
+} from '../partitions/membership-store.js';
 
 /** Options of {@link InMemoryMembershipTable}. */
 export interface InMemoryMembershipTableOptions {
@@ -28,37 +33,33 @@ export class InMemoryMembershipTable implements MembershipStore {
   }
 
   async join(
-    subscription: string,
-    nodeId: string,
-    instance: string,
+    { subscription, nodeId, instance }: MemberKey,
     partitions: number,
     memberTimeMs: number,
   ): Promise<JoinOutcome> {
     const now = this.#now();
+    const members = this.#live(subscription, now);
     const storedPartitions = this.#partitions.get(subscription) ?? partitions;
-    const live = this.#live(subscription, now).get(nodeId);
+    const live = members.get(nodeId);
     if (storedPartitions !== partitions || live !== undefined) {
       return live === undefined
         ? { joined: false, storedPartitions }
         : { joined: false, expiresInMs: Math.ceil(live.expiresAt - now) };
     }
     this.#partitions.set(subscription, partitions);
-    this.#live(subscription, now).set(nodeId, { instance, joinedAt: now, expiresAt: now + memberTimeMs, owned: [] });
+    members.set(nodeId, { instance, joinedAt: now, expiresAt: now + memberTimeMs, owned: [] });
     return { joined: true };
   }
 
   async heartbeat(
-    subscription: string,
-    nodeId: string,
-    instance: string,
+    { subscription, nodeId, instance }: MemberKey,
     owned: readonly number[],
     memberTimeMs: number,
   ): Promise<MembershipView> {
     const now = this.#now();
     const members = this.#live(subscription, now);
     const mine = members.get(nodeId);
-    const renewed = mine?.instance === instance;
-    if (mine !== undefined && renewed) {
+    if (mine?.instance === instance) {
       mine.expiresAt = now + memberTimeMs;
       mine.owned = owned;
     }
@@ -67,10 +68,10 @@ export class InMemoryMembershipTable implements MembershipStore {
       memberForMs: Math.floor(now - member.joinedAt),
       owned: member.owned,
     }));
-    return membershipView(renewed, view);
+    return membershipView(mine?.instance === instance, view);
   }
 
-  async leave(subscription: string, nodeId: string, instance: string): Promise<void> {
+  async leave({ subscription, nodeId, instance }: MemberKey): Promise<void> {
     const members = this.#members.get(subscription);
     if (members?.get(nodeId)?.instance === instance) {
       members.delete(nodeId);

@@ -1,32 +1,24 @@
 import type { LiveMember, MembershipView } from './membership.js';
 
+/** One join of one node; `instance` is unique to the join, so only its own calls renew or end it. */
+export interface MemberKey {
+  readonly subscription: string;
+  readonly nodeId: string;
+  readonly instance: string;
+}
+
 /** What a join found: it joined, or the partition count recorded, or how long the live member of that id has left. */
 export type JoinOutcome =
   | { readonly joined: true }
   | { readonly joined: false; readonly storedPartitions: number }
   | { readonly joined: false; readonly expiresInMs: number };
 
-/**
- * Where memberships live; `StoredMembership` turns any store into a {@link Membership}. Each method is one atomic
- * step judged on the store's clock. `instance` is unique to one join: only that join's calls renew or end it.
- */
+/** Where memberships live, for `StoredMembership`: each method is one atomic step judged on the store's clock. */
 export interface MembershipStore {
-  /** Records `partitions` unless another count is, and adds the member unless its node id is live, owning nothing. */
-  join(
-    subscription: string,
-    nodeId: string,
-    instance: string,
-    partitions: number,
-    memberTimeMs: number,
-  ): Promise<JoinOutcome>;
-  heartbeat(
-    subscription: string,
-    nodeId: string,
-    instance: string,
-    owned: readonly number[],
-    memberTimeMs: number,
-  ): Promise<MembershipView>;
-  leave(subscription: string, nodeId: string, instance: string): Promise<void>;
+  /** Records `partitions` unless another count is, and adds the member, owning nothing, unless its node id is live. */
+  join(member: MemberKey, partitions: number, memberTimeMs: number): Promise<JoinOutcome>;
+  heartbeat(member: MemberKey, owned: readonly number[], memberTimeMs: number): Promise<MembershipView>;
+  leave(member: MemberKey): Promise<void>;
 }
 
 /** The view every store answers: `members` in node id order. */

@@ -32,9 +32,8 @@ export class StoredMembership implements Membership {
     assertNonEmptyId(subscription, 'subscription');
     assertNonEmptyId(nodeId, 'nodeId');
     assertPartitionCount(partitions);
-    const store = this.#store;
-    const instance = randomUUID();
-    const outcome = await store.join(subscription, nodeId, instance, partitions, this.memberTimeMs);
+    const key = { subscription, nodeId, instance: randomUUID() };
+    const outcome = await this.#store.join(key, partitions, this.memberTimeMs);
     const named = `Node ${quoteText(nodeId)} cannot join partitioned subscription ${quoteText(subscription)}`;
     if ('storedPartitions' in outcome) {
       throw new Error(
@@ -50,14 +49,14 @@ export class StoredMembership implements Membership {
           'if the other has stopped, join again once its membership has expired.',
       );
     }
-    const memberTimeMs = this.memberTimeMs;
+    const { memberTimeMs } = this;
+    const store = this.#store;
     return {
       subscription,
       nodeId,
       partitions,
-      heartbeat: async (owned) =>
-        store.heartbeat(subscription, nodeId, instance, ownedPartitions(owned, partitions), memberTimeMs),
-      leave: () => store.leave(subscription, nodeId, instance),
+      heartbeat: async (owned) => store.heartbeat(key, ownedPartitions(owned, partitions), memberTimeMs),
+      leave: () => store.leave(key),
     };
   }
 }

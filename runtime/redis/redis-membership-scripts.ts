@@ -5,29 +5,29 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 `;
 
 /**
- * KEYS[1] partition count, KEYS[2] members; ARGV[1] node id, ARGV[2] instance, ARGV[3] partitions, ARGV[4] member time.
+ * KEYS[1] members, KEYS[2] partition count; ARGV[1] node id, ARGV[2] instance, ARGV[3] partitions, ARGV[4] member time.
  * Replies {'partitions', stored} or {'live', ms left}, or adds the member, drops expired ones and replies {'joined'}.
  */
-export const joinMemberScript = `${now}local stored = redis.call('GET', KEYS[1])
+export const joinMemberScript = `${now}local stored = redis.call('GET', KEYS[2])
 if stored and stored ~= ARGV[3] then
   return {'partitions', stored}
 end
-local all = redis.call('HGETALL', KEYS[2])
+local all = redis.call('HGETALL', KEYS[1])
 for i = 1, #all, 2 do
   local expires = tonumber(string.match(all[i + 1], '^%d+'))
   if expires > now and all[i] == ARGV[1] then
     return {'live', expires - now}
   elseif expires <= now then
-    redis.call('HDEL', KEYS[2], all[i])
+    redis.call('HDEL', KEYS[1], all[i])
   end
 end
-redis.call('SET', KEYS[1], ARGV[3])
-redis.call('HSET', KEYS[2], ARGV[1], string.format('%.0f %.0f ', now + tonumber(ARGV[4]), now) .. ARGV[2] .. ' ')
+redis.call('SET', KEYS[2], ARGV[3])
+redis.call('HSET', KEYS[1], ARGV[1], string.format('%.0f %.0f ', now + tonumber(ARGV[4]), now) .. ARGV[2] .. ' ')
 return {'joined'}
 `;
 
 /**
- * KEYS[1] members; ARGV[1] node id, ARGV[2] instance, ARGV[3] member time, ARGV[4] owned. Renews the member when that
+ * KEYS[1] members (KEYS[2] unused); ARGV[1] node id, ARGV[2] instance, ARGV[3] member time, ARGV[4] owned. Renews the member when that
  * instance holds it unexpired; replies {renewed (1 or 0), then node id, ms since joined, owned of each live member}.
  */
 export const heartbeatScript = `${now}local renewed = 0
@@ -52,7 +52,7 @@ end
 return reply
 `;
 
-/** KEYS[1] members; ARGV[1] node id, ARGV[2] instance. Deletes the member only while that instance holds it. */
+/** KEYS[1] members (KEYS[2] unused); ARGV[1] node id, ARGV[2] instance. Deletes the member only while that instance holds it. */
 export const leaveScript = `local mine = redis.call('HGET', KEYS[1], ARGV[1])
 if mine and string.match(mine, '^%d+ %d+ (%S+) ') == ARGV[2] then
   redis.call('HDEL', KEYS[1], ARGV[1])

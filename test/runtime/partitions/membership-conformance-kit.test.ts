@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryMembership, InMemoryMembershipTable } from '../../../runtime/index.js';
-import { StoredMembership, type JoinOutcome, type MembershipView } from '../../../runtime/partitions/index.js';
+import {
+  StoredMembership,
+  type JoinOutcome,
+  type MemberKey,
+  type MembershipView,
+} from '../../../runtime/partitions/index.js';
 import {
   describeMembershipConformance,
   type MembershipConformanceFixtureFactory,
@@ -19,68 +24,38 @@ const nodeClock = (): InMemoryMembershipTable => new InMemoryMembershipTable({ n
 
 /** Lets any join of a node id heartbeat and leave for it: a late leave of an earlier join ends the later one. */
 class IgnoresWhichJoin extends InMemoryMembershipTable {
-  readonly #latest = new Map<string, string>();
+  readonly #latest = new Map<string, MemberKey>();
 
-  override async join(
-    subscription: string,
-    nodeId: string,
-    instance: string,
-    partitions: number,
-    ms: number,
-  ): Promise<JoinOutcome> {
-    this.#latest.set(`${subscription}\0${nodeId}`, instance);
-    return super.join(subscription, nodeId, instance, partitions, ms);
+  override async join(member: MemberKey, partitions: number, ms: number): Promise<JoinOutcome> {
+    this.#latest.set(`${member.subscription}\0${member.nodeId}`, member);
+    return super.join(member, partitions, ms);
   }
 
-  override async heartbeat(
-    subscription: string,
-    nodeId: string,
-    _instance: string,
-    owned: readonly number[],
-    ms: number,
-  ): Promise<MembershipView> {
-    return super.heartbeat(subscription, nodeId, this.#latest.get(`${subscription}\0${nodeId}`) ?? '', owned, ms);
+  override async heartbeat(member: MemberKey, owned: readonly number[], ms: number): Promise<MembershipView> {
+    return super.heartbeat(this.#latest.get(`${member.subscription}\0${member.nodeId}`) ?? member, owned, ms);
   }
 
-  override async leave(subscription: string, nodeId: string): Promise<void> {
-    await super.leave(subscription, nodeId, this.#latest.get(`${subscription}\0${nodeId}`) ?? '');
+  override async leave(member: MemberKey): Promise<void> {
+    await super.leave(this.#latest.get(`${member.subscription}\0${member.nodeId}`) ?? member);
   }
 }
 
 /** Answers a join of a live node id as if it had joined. */
 class AcceptsLiveNodeIds extends InMemoryMembershipTable {
-  override async join(
-    subscription: string,
-    nodeId: string,
-    instance: string,
-    partitions: number,
-    ms: number,
-  ): Promise<JoinOutcome> {
-    const outcome = await super.join(subscription, nodeId, instance, partitions, ms);
+  override async join(member: MemberKey, partitions: number, ms: number): Promise<JoinOutcome> {
+    const outcome = await super.join(member, partitions, ms);
     return 'expiresInMs' in outcome ? { joined: true } : outcome;
   }
 }
 
 /** Expires members after a quarter of their member time. */
 class ExpiresEarly extends InMemoryMembershipTable {
-  override async join(
-    subscription: string,
-    nodeId: string,
-    instance: string,
-    partitions: number,
-    ms: number,
-  ): Promise<JoinOutcome> {
-    return super.join(subscription, nodeId, instance, partitions, ms / 4);
+  override async join(member: MemberKey, partitions: number, ms: number): Promise<JoinOutcome> {
+    return super.join(member, partitions, ms / 4);
   }
 
-  override async heartbeat(
-    subscription: string,
-    nodeId: string,
-    instance: string,
-    owned: readonly number[],
-    ms: number,
-  ): Promise<MembershipView> {
-    return super.heartbeat(subscription, nodeId, instance, owned, ms / 4);
+  override async heartbeat(member: MemberKey, owned: readonly number[], ms: number): Promise<MembershipView> {
+    return super.heartbeat(member, owned, ms / 4);
   }
 }
 
