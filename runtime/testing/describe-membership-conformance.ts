@@ -62,7 +62,6 @@ export function describeMembershipConformance(
         try {
           await body({ join, node, subscription, memberTimeMs: (await node()).memberTimeMs, sleep });
         } finally {
-          vi.restoreAllMocks();
           await Promise.allSettled(members.map((member) => member.leave()));
           await fixture.teardown?.();
         }
@@ -233,10 +232,12 @@ export function describeMembershipConformance(
       const realNow = Date.now.bind(Date);
       for (const offset of [3_600_000, -3_600_000]) {
         const nodeId = `skewed-${offset}`;
-        vi.spyOn(Date, 'now').mockImplementation(() => realNow() + offset);
-        const skewed = await join(nodeId);
-        const own = await skewed.heartbeat([]);
-        vi.restoreAllMocks();
+        const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + offset);
+        const own = await join(nodeId)
+          .then(async (skewed) => skewed.heartbeat([]))
+          .finally(() => {
+            clock.mockRestore();
+          });
         expect(own.renewed).toBe(true);
         const live = (await observer.heartbeat([])).members.find((member) => member.nodeId === nodeId);
         expect(live?.memberForMs).toBeLessThan(memberTimeMs * 10 + 2_000);
