@@ -41,10 +41,11 @@ export class InMemoryMembershipTable implements MembershipStore {
     const members = this.#live(subscription, now);
     const storedPartitions = this.#partitions.get(subscription) ?? partitions;
     const live = members.get(nodeId);
-    if (storedPartitions !== partitions || live !== undefined) {
-      return live === undefined
-        ? { joined: false, storedPartitions }
-        : { joined: false, expiresInMs: Math.ceil(live.expiresAt - now) };
+    if (storedPartitions !== partitions) {
+      return { joined: false, storedPartitions };
+    }
+    if (live !== undefined) {
+      return { joined: false, expiresInMs: Math.ceil(live.expiresAt - now) };
     }
     this.#partitions.set(subscription, partitions);
     members.set(nodeId, { instance, joinedAt: now, expiresAt: now + memberTimeMs, owned: [] });

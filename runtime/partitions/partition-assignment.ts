@@ -24,6 +24,7 @@ export function assignPartitions(partitions: number, members: readonly Assignmen
     for (const partition of owned) {
       const other = owners[partition];
       if (
+        Number.isInteger(partition) &&
         partition >= 0 &&
         partition < partitions &&
         (other === undefined || score(nodeId, partition) > score(other, partition))
