@@ -13,7 +13,8 @@ export function assertPartitionCount(partitions: unknown): asserts partitions is
   const count = partitions as number;
   if ((count & (count - 1)) !== 0) {
     throw new RangeError(
-      `partitions must be a power of two from 1 to ${maxPartitions}, got ${count}: a key's partition is the low bits of its hash. Use 64 (the default) or another power of two.`,
+      `partitions must be a power of two from 1 to ${maxPartitions}, got ${count}: a key's partition is the low bits ` +
+        'of its hash. Use 64 (the default) or another power of two.',
     );
   }
 }

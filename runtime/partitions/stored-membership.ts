@@ -37,16 +37,17 @@ export class StoredMembership implements Membership {
     const named = `Node ${quoteText(nodeId)} cannot join partitioned subscription ${quoteText(subscription)}`;
     if ('storedPartitions' in outcome) {
       throw new Error(
-        `${named} with ${partitions} partitions: the subscription is recorded with ${outcome.storedPartitions}, and a key ` +
-          'hashes to another partition under another count, so its events would be split between two checkpoints. Start ' +
-          `every node with partitions: ${outcome.storedPartitions}, or give the subscription a new name to change the count.`,
+        `${named} with ${partitions} partitions: the subscription is recorded with ${outcome.storedPartitions}, ` +
+          'and a key hashes to another partition under another count, so its events would be split between two ' +
+          `checkpoints. Start every node with partitions: ${outcome.storedPartitions}, or give the subscription a new ` +
+          'name to change the count.',
       );
     }
     if ('expiresInMs' in outcome) {
       throw new Error(
-        `${named}: node id ${quoteText(nodeId)} is a live member already (for another ${outcome.expiresInMs} ms unless it ` +
-          'heartbeats), and two nodes under one id would each take the other for itself. Give every node its own nodeId; ' +
-          'if the other has stopped, join again once its membership has expired.',
+        `${named}: node id ${quoteText(nodeId)} is a live member already (for another ${outcome.expiresInMs} ms ` +
+          'unless it heartbeats), and two nodes under one id would each take the other for itself. Give every node ' +
+          'its own nodeId; if the other has stopped, join again once its membership has expired.',
       );
     }
     const { memberTimeMs } = this;

@@ -7,7 +7,7 @@ export interface MembershipStatements {
   readonly recordPartitions: string;
   /** $1 subscription, $2 node id, $3 instance, $4 member ms. `joined` 1 when added, else the live one's ms left. */
   readonly join: string;
-  /** $1 subscription, $2 node id, $3 instance, $4 member ms, $5 owned. Renews that instance; returns the live members. */
+  /** $1 subscription, $2 node id, $3 instance, $4 member ms, $5 owned. Renews that join; returns the live members. */
   readonly heartbeat: string;
   /** $1 subscription, $2 node id, $3 instance. */
   readonly leave: string;
@@ -34,17 +34,20 @@ export function membershipStatements(table: QualifiedTableName, tableName: strin
       '  expires_at timestamptz,',
       '  owned integer[],',
       '  PRIMARY KEY (subscription, node_id),',
-      `  CONSTRAINT ${derivedIdentifier(tableName, 'row_kind')} CHECK ((node_id = '') = (partitions IS NOT NULL) AND (node_id = '') = (expires_at IS NULL))`,
+      `  CONSTRAINT ${derivedIdentifier(tableName, 'row_kind')} CHECK (`,
+      "    (node_id = '') = (partitions IS NOT NULL) AND (node_id = '') = (expires_at IS NULL))",
       ')',
     ].join('\n'),
     recordPartitions:
       `WITH expired AS (DELETE FROM ${t} WHERE subscription = $1 AND node_id <> '' AND NOT ${live}) ` +
       `INSERT INTO ${t} AS s (subscription, node_id, partitions) VALUES ($1, '', $2) ` +
-      'ON CONFLICT (subscription, node_id) DO UPDATE SET partitions = s.partitions RETURNING partitions::text AS partitions',
+      'ON CONFLICT (subscription, node_id) DO UPDATE SET partitions = s.partitions ' +
+      'RETURNING partitions::text AS partitions',
     join:
       `WITH joined AS (INSERT INTO ${t} AS m (subscription, node_id, instance, joined_at, expires_at, owned) ` +
       `VALUES ($1, $2, $3, clock_timestamp(), ${expiry}, '{}') ON CONFLICT (subscription, node_id) DO UPDATE SET ` +
-      'instance = EXCLUDED.instance, joined_at = EXCLUDED.joined_at, expires_at = EXCLUDED.expires_at, owned = EXCLUDED.owned ' +
+      'instance = EXCLUDED.instance, joined_at = EXCLUDED.joined_at, expires_at = EXCLUDED.expires_at, ' +
+      'owned = EXCLUDED.owned ' +
       `WHERE NOT m.${live} RETURNING 1) SELECT (SELECT count(*) FROM joined)::int AS joined, ` +
       `(SELECT ceil(extract(epoch FROM expires_at - clock_timestamp()) * 1000)::text FROM ${t} ` +
       'WHERE subscription = $1 AND node_id = $2) AS expires_in_ms',

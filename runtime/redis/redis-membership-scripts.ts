@@ -27,8 +27,9 @@ return {'joined'}
 `;
 
 /**
- * KEYS[1] members (KEYS[2] unused); ARGV[1] node id, ARGV[2] instance, ARGV[3] member time, ARGV[4] owned. Renews the member when that
- * instance holds it unexpired; replies {renewed (1 or 0), then node id, ms since joined, owned of each live member}.
+ * KEYS[1] members (KEYS[2] unused); ARGV[1] node id, ARGV[2] instance, ARGV[3] member time, ARGV[4] owned. Renews the
+ * member when that instance holds it unexpired; replies {renewed (1 or 0), then each live member's node id, ms since
+ * it joined and owned}.
  */
 export const heartbeatScript = `${now}local renewed = 0
 local mine = redis.call('HGET', KEYS[1], ARGV[1])
@@ -52,7 +53,7 @@ end
 return reply
 `;
 
-/** KEYS[1] members (KEYS[2] unused); ARGV[1] node id, ARGV[2] instance. Deletes the member only while that instance holds it. */
+/** KEYS[1] members (KEYS[2] unused); ARGV[1] node id, ARGV[2] instance. Deletes the member while that join holds it. */
 export const leaveScript = `local mine = redis.call('HGET', KEYS[1], ARGV[1])
 if mine and string.match(mine, '^%d+ %d+ (%S+) ') == ARGV[2] then
   redis.call('HDEL', KEYS[1], ARGV[1])
