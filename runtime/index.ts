@@ -36,28 +36,37 @@ export {
   InMemoryCheckpointStorage,
   InMemoryLeaseStrategy,
   InMemoryLeaseTable,
+  InMemoryMembership,
+  InMemoryMembershipTable,
   type InMemoryCheckpointStorageOptions,
   type InMemoryLeaseStrategyOptions,
   type InMemoryLeaseTableOptions,
+  type InMemoryMembershipOptions,
+  type InMemoryMembershipTableOptions,
 } from './in-memory/index.js';
 export {
   RedisCheckpointStorage,
   RedisLeaseStrategy,
+  RedisMembership,
   type RedisCheckpointClient,
   type RedisCheckpointPipeline,
   type RedisCheckpointStorageOptions,
   type RedisLeaseClient,
   type RedisLeasePipeline,
   type RedisLeaseStrategyOptions,
+  type RedisMembershipClient,
+  type RedisMembershipOptions,
   type WaitForReplicas,
   type WaitForReplicasOption,
 } from './redis/index.js';
 export {
   PostgresCheckpointStorage,
   PostgresLeaseStrategy,
+  PostgresMembership,
   type PostgresCheckpointStorageOptions,
   type PostgresClient,
   type PostgresLeaseStrategyOptions,
+  type PostgresMembershipOptions,
   type PostgresQueryResult,
   type PostgresTableOptions,
   type WaitForStandbysOption,
@@ -87,6 +96,7 @@ export {
   type PositionedEvent,
   type SubscribeOptions,
 } from './subscription/index.js';
+export type { LiveMember, Member, Membership, MembershipOptions, MembershipView } from './partitions/index.js';
 export type { FencingToken } from './fencing-token.js';
 export type {
   TelemetryContext,

@@ -23,3 +23,4 @@ export {
   type RedisDualAnchorCheckpointStoreOptions,
 } from './redis-dual-anchor-checkpoint-store.js';
 export type { RedisDualAnchorClient } from './redis-dual-anchor-client.js';
+export { RedisMembership, type RedisMembershipClient, type RedisMembershipOptions } from './redis-membership.js';

@@ -20,12 +20,13 @@ export const defaultRedisLeaseKeyPrefix = 'checkpoint-fencing:lease:';
  */
 export function redisLeaseKeys(keyPrefix: string, subscriptionId: string): RedisLeaseKeys {
   assertLeasedSubscriptionId(subscriptionId);
-  const tag = subscriptionId.replace(
-    /[%{}]/gu,
-    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  const base = `${keyPrefix}{${tag}}`;
+  const base = hashTaggedKey(keyPrefix, subscriptionId);
   return { lease: `${base}:lease`, token: `${base}:token` };
+}
+
+/** `prefix + "{" + id + "}"`, with `%`, `{` and `}` in the id percent-encoded: keys that add to it share one slot. */
+export function hashTaggedKey(keyPrefix: string, id: string): string {
+  return `${keyPrefix}{${id.replace(/[%{}]/gu, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)}}`;
 }
 
 /** What a lease or token key of {@link redisLeaseKeys} names: the subscription and which of its two keys it is. */

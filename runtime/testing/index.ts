@@ -14,3 +14,9 @@ export {
   type DualAnchorCheckpointStoreFactory,
   type DualAnchorConformanceOptions,
 } from './describe-dual-anchor-checkpoint-store-conformance.js';
+export {
+  describeMembershipConformance,
+  type MembershipConformanceFixture,
+  type MembershipConformanceFixtureFactory,
+  type MembershipConformanceOptions,
+} from './describe-membership-conformance.js';
