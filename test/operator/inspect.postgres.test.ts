@@ -93,7 +93,7 @@ describe('inspect --postgres on a real PostgreSQL server', { timeout: 60_000 }, 
     }
     expect(table.get('expired')?.[5]).toMatch(/^expired \d+\.\d s ago$/u);
     expect(text.stdout).toMatch(
-      /^5 subscriptions, 4 flagged \(stuck 1, no-version 1, expired-lease 2\); 9 rows read from checkpoint_fencing_checkpoints and checkpoint_fencing_leases \(postgresql:\/\/postgres@127\.0\.0\.1:\d+\/suite_\w+, \d+\.\d s\)$/mu,
+      /^5 subscriptions, 4 flagged \(stuck 1, no-version 1, expired-lease 2\); 9 rows read from checkpoint_fencing_checkpoints and checkpoint_fencing_leases \(postgresql:\/\/\*\*\*@127\.0\.0\.1:\d+\/suite_\w+, \d+\.\d s\)$/mu,
     );
   });
 

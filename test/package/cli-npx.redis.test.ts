@@ -35,7 +35,10 @@ async function projectWithIoredis(): Promise<string> {
 
 /** Runs `npx …args` in `cwd`; resolves to its exit status and output, whatever the status. */
 async function npx(args: readonly string[], cwd: string): Promise<{ status: number; stdout: string; stderr: string }> {
-  return run('npx', ['--yes', '--prefer-offline', '--no-audit', '--no-fund', ...args], { cwd }).then(
+  // npm reads a `--help` after the command as its own when options precede it, so `--` ends npm's options.
+  const command = args.findIndex((arg) => !arg.startsWith('--'));
+  const npmArgs = ['--yes', '--prefer-offline', '--no-audit', '--no-fund', ...args.slice(0, command), '--'];
+  return run('npx', [...npmArgs, ...args.slice(command)], { cwd }).then(
     ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
     (error: unknown) => {
       const { code, stdout, stderr } = error as { code?: number; stdout?: string; stderr?: string };
