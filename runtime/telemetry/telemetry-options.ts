@@ -38,3 +38,9 @@ export interface TelemetryOptions {
    */
   readonly recordSubscriptionIds?: boolean;
 }
+
+/**
+ * Where an object reports what its telemetry threw (ADR 2402): its `onError`, or a process warning. Declared here, not
+ * beside the guards that call it, so the public declarations never reach a module that names `@opentelemetry/api`.
+ */
+export type TelemetryFailureReport<Context extends readonly unknown[]> = (error: Error, ...context: Context) => void;
