@@ -10,10 +10,9 @@ import { workspaceFolders } from '../support/workspace-packages.js';
 // A README's code is what a newcomer pastes first: every ```ts block must compile as it stands, against the packages
 // as npm installs them (built, imported by name), with every name it uses defined or imported. Each block is a file of
 // its own in a user's ESM project; a block whose first line is `// <name>.ts` (or .mts) is that file, so that a later
-// block may import it. A block that shows code on purpose wrong starts with `// not type-checked: <why>` instead.
+// block may import it. No block is exempt: show code that is wrong on purpose as ```text, or in a doc page.
 
 const REPOSITORY = resolve(import.meta.dirname, '../..');
-const SKIP_MARKER = /^\/\/ not type-checked: \S/u;
 const FILE_NAME = /^\/\/ ([\w.-]+\.m?ts)\n/u;
 
 /** The Markdown files whose code users copy: every package's README, the root README, the storage authors' page. */
@@ -32,27 +31,22 @@ const PACKAGES: Readonly<Record<string, PackageFolder>> = {
 const FROM_THIS_CHECKOUT = ['ioredis', 'pg', '@types/pg', '@types/node', 'vitest', 'eslint', 'typescript-eslint'];
 
 interface Example {
-  /** Where the block is, as `runtime/README.md:24`. */
-  readonly source: string;
-  readonly file: string;
+  /** The Markdown file the block is in, and the line of it where the block's code starts. */
+  readonly document: string;
   readonly line: number;
+  /** The file the block was written to. */
+  readonly file: string;
 }
 
-/** Writes every checked block of `documents` into `project` and returns where each came from. */
+/** Writes every ```ts block of the {@link DOCUMENTS} into `project` and returns where each came from. */
 function writeExamples(project: string): Example[] {
   return DOCUMENTS.flatMap((document) =>
-    fencedCodeBlocks(readFileSync(join(REPOSITORY, document), 'utf8'), 'ts')
-      .filter((block) => !SKIP_MARKER.test(block.code))
-      .map((block, index) => {
-        const file = join(
-          project,
-          document.replace(/\W/gu, '-'),
-          FILE_NAME.exec(block.code)?.[1] ?? `block-${index}.ts`,
-        );
-        mkdirSync(dirname(file), { recursive: true });
-        writeFileSync(file, block.code);
-        return { source: `${document}:${block.line}`, file, line: block.line };
-      }),
+    fencedCodeBlocks(readFileSync(join(REPOSITORY, document), 'utf8'), 'ts').map((block, index) => {
+      const file = join(project, document.replace(/\W/gu, '-'), FILE_NAME.exec(block.code)?.[1] ?? `block-${index}.ts`);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, block.code);
+      return { document, line: block.line, file };
+    }),
   );
 }
 
@@ -80,8 +74,7 @@ function typeCheck(project: string, examples: readonly Example[]): string[] {
       return `${where}TS${diagnostic.code}: ${message}`;
     }
     const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
-    const document = example.source.slice(0, example.source.lastIndexOf(':'));
-    return `${document}:${example.line + line}:${character + 1}: TS${diagnostic.code}: ${message}`;
+    return `${example.document}:${example.line + line}:${character + 1}: TS${diagnostic.code}: ${message}`;
   });
 }
 
@@ -104,8 +97,9 @@ describe('the ```ts blocks of the READMEs', { timeout: 900_000 }, () => {
   });
 
   it('finds the blocks: the runtime README leads with a whole program', () => {
-    expect(examples.filter((example) => example.source.startsWith('runtime/')).length).toBeGreaterThanOrEqual(4);
-    const first = examples.find((example) => example.source.startsWith('runtime/README.md:'));
+    const runtime = examples.filter((example) => example.document === 'runtime/README.md');
+    expect(runtime.length).toBeGreaterThanOrEqual(4);
+    const first = runtime[0];
     expect(first?.file.endsWith('orders-projection.mts')).toBe(true);
   });
 
