@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fencedCodeBlocks } from '../support/markdown.js';
 
 /** Where the rule docs live: doc/rules/<rule>.md. */
 export const ruleDocsDirectory = path.resolve(import.meta.dirname, '../../doc/rules');
@@ -29,5 +30,5 @@ export function docSections(doc: string): Map<string, string> {
 
 /** The ```ts code blocks of a section. */
 export function codeBlocks(section: string): string[] {
-  return [...section.matchAll(/```ts\n([\s\S]*?)```/gu)].map((match) => match[1] ?? '');
+  return fencedCodeBlocks(section, 'ts').map((block) => block.code);
 }

@@ -357,7 +357,7 @@ describe('npm pack --workspaces', { timeout: 900_000 }, () => {
     // Its compiled code and the vocabulary compiled in beside it; no declarations (it is a bin), no runtime copy.
     expect(
       [...cli.files].filter(
-        (file) => !/^(?:dist\/(?:operator|vocabulary)\/[\w/-]+\.js|package\.json|README\.md)$/u.test(file),
+        (file) => !/^(?:dist\/(?:operator|vocabulary)\/[\w/-]+\.js|package\.json|README\.md|LICENSE)$/u.test(file),
       ),
     ).toEqual([]);
     expect(cli.files.has('dist/operator/cli.js')).toBe(true);

@@ -3,6 +3,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { temporaryProject } from '../support/temporary-directory.js';
+import { workspaceFolders } from '../support/workspace-packages.js';
 
 // Files that import one another in a circle cannot be read, tested or moved one at a time. Type-only imports count,
 // since the circle is in the design whether or not it survives compilation, and so do re-exports, dynamic imports and
@@ -29,18 +30,6 @@ const PLUGIN_LAYERS = [
 
 /** Build output, dependencies, and the users' code the tools are run on. */
 const NOT_OUR_SOURCE = new Set(['node_modules', 'dist', 'fixtures', '.tmp']);
-
-/** The workspace package folders the root package.json names, a trailing `/*` expanded as npm does. */
-function workspaceFolders(root: string): string[] {
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { workspaces?: string[] };
-  return (manifest.workspaces ?? []).flatMap((pattern) =>
-    pattern.endsWith('/*')
-      ? readdirSync(join(root, pattern.slice(0, -2)), { withFileTypes: true })
-          .filter((entry) => entry.isDirectory())
-          .map((entry) => join(pattern.slice(0, -2), entry.name))
-      : [pattern],
-  );
-}
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) =>

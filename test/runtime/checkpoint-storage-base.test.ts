@@ -16,7 +16,7 @@ import { spyOnWarnings, ThrowingSpanProcessor } from '../support/telemetry/throw
 const { any, ifAbsent, notOlderThan } = CheckpointWriteCondition;
 
 /**
- * A storage of a user's own, the runtime README's word for word: a `Map`, whose synchronous steps are atomic. It checks
+ * A storage of a user's own, doc/custom-storages.md's word for word: a `Map`, whose synchronous steps are atomic. It checks
  * nothing itself but the ids of its reads; the base checks and records its writes.
  */
 class MapCheckpointStorage extends CheckpointStorageBase {
