@@ -7,8 +7,8 @@ import {
   markerText,
   TEMPLATES,
   writeVersionLines,
-} from '../../recipes/add-write-conditions/member-templates.js';
-import { lineIndent } from '../../recipes/add-write-conditions/source-style.js';
+} from '../../vocabulary/member-templates.js';
+import { lineIndent } from '../../vocabulary/source-style.js';
 import {
   CONDITION_TYPE,
   STORAGE_MEMBER_NAMES,

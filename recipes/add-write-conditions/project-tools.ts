@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ESLint } from 'eslint';
-import { biomeConfig } from './source-style.js';
+import { biomeConfig } from '../../vocabulary/source-style.js';
 import type { UpgradedText } from './upgrade-data.js';
 import { clause, upgradeMessages } from './upgrade-messages.js';
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectSourceStyle } from '../../recipes/add-write-conditions/source-style.js';
+import { detectSourceStyle } from '../../vocabulary/source-style.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
 
 /** The width a file wraps at in a fresh folder holding one configuration file. */
