@@ -8,7 +8,7 @@ import { CLI_PACKAGE_NAME, CODEMOD_PACKAGE_NAME, PACKAGE_NAME } from '../vocabul
 // The runtime's bin, for the commands that left the runtime (doc/adr/1006): it names the package and the npx command
 // that runs each. The operator commands' own package has a `checkpoint-fencing` bin too, but npm links this one in its
 // place wherever both are installed, as they always are (that package depends on this one), so where that package is
-// installed this bin hands the operator commands to it.
+// installed this bin hands it every command, its help and its version.
 
 const movedTo: Readonly<Record<string, string>> = {
   inspect: CLI_PACKAGE_NAME,
@@ -19,7 +19,7 @@ const movedTo: Readonly<Record<string, string>> = {
 
 const [command = '', ...args] = process.argv.slice(2);
 const target = Object.hasOwn(movedTo, command) ? movedTo[command] : undefined;
-const installedCli = target === CLI_PACKAGE_NAME ? installedBin(CLI_PACKAGE_NAME) : undefined;
+const installedCli = installedBin(CLI_PACKAGE_NAME);
 if (installedCli !== undefined) {
   await import(pathToFileURL(installedCli).href);
 } else if (target === undefined) {

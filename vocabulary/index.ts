@@ -1,3 +1,5 @@
+// The text the codemod and the plugin's editor fix write (member-templates.ts, filled in the style source-style.ts reads)
+// is imported by path, not from here: the runtime and the operator compile this index in and need neither.
 export {
   DEFAULT_TOKEN_PATTERN,
   DUAL_ANCHOR_BASE_STEP_NAMES,

@@ -1,12 +1,7 @@
 import { AST_NODE_TYPES } from '@typescript-eslint/types';
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import {
-  fillTemplate,
-  listEdits,
-  newImportEdit,
-  TEMPLATES,
-} from '../../recipes/add-write-conditions/member-templates.js';
-import type { SourceStyle } from '../../recipes/add-write-conditions/source-style.js';
+import { fillTemplate, listEdits, newImportEdit, TEMPLATES } from '../../vocabulary/member-templates.js';
+import type { SourceStyle } from '../../vocabulary/source-style.js';
 import { PACKAGE_NAME } from '../../vocabulary/index.js';
 import type { TypeInformation } from '../analysis/index.js';
 import { attachedCommentsStart, listItem, type FixContext, type TextEdit } from './text-edits.js';

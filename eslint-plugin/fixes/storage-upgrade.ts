@@ -7,8 +7,8 @@ import {
   markerText,
   TEMPLATES,
   writeVersionLines,
-} from '../../recipes/add-write-conditions/member-templates.js';
-import { lineIndent } from '../../recipes/add-write-conditions/source-style.js';
+} from '../../vocabulary/member-templates.js';
+import { lineIndent } from '../../vocabulary/source-style.js';
 import {
   CONDITION_TYPE,
   STORAGE_MEMBER_NAMES,
@@ -275,7 +275,7 @@ function writerFor(
     storage.parent.type === AST_NODE_TYPES.ExportNamedDeclaration ||
     storage.parent.type === AST_NODE_TYPES.ExportDefaultDeclaration;
   const start = Math.min(
-    ...[literal ? storage : exported ? storage.parent : storage, ...(literal ? [] : storage.decorators)].map(
+    ...[literal ? storage : exported ? storage.parent : storage, ...(literal ? [] : decorators(storage))].map(
       (node) => node.range[0],
     ),
   );
@@ -377,7 +377,12 @@ function memberEdits(writer: Writer): TextEdit[] {
 }
 
 function decoratorsOf(save: Save): readonly TSESTree.Decorator[] {
-  return save.member.type === AST_NODE_TYPES.Property ? [] : save.member.decorators;
+  return save.member.type === AST_NODE_TYPES.Property ? [] : decorators(save.member);
+}
+
+/** A class's or member's decorators: typescript-eslint 5's parser leaves the list out where there are none. */
+function decorators(node: { readonly decorators?: readonly TSESTree.Decorator[] }): readonly TSESTree.Decorator[] {
+  return node.decorators ?? [];
 }
 
 /** Deletes `nodes` and the whitespace after them. */

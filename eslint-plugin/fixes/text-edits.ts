@@ -1,5 +1,5 @@
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
-import { detectSourceStyle, type SourceStyle } from '../../recipes/add-write-conditions/source-style.js';
+import { detectSourceStyle, type SourceStyle } from '../../vocabulary/source-style.js';
 import type { TypeInformation } from '../analysis/index.js';
 
 /** What a fix reads about the file it edits. */

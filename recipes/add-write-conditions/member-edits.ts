@@ -1,7 +1,14 @@
 import type { ts as Typescript } from 'ts-morph';
 import { attachedCommentsStart, ts } from './typescript.js';
-import { commentLines, fillTemplate, listEdits, markerText, TEMPLATES, writeVersionLines } from './member-templates.js';
-import { lineIndent, type SourceStyle } from './source-style.js';
+import {
+  commentLines,
+  fillTemplate,
+  listEdits,
+  markerText,
+  TEMPLATES,
+  writeVersionLines,
+} from '../../vocabulary/member-templates.js';
+import { lineIndent, type SourceStyle } from '../../vocabulary/source-style.js';
 import type { FileFacts, SaveFacts, TextEdit, UpgradeDecision } from './upgrade-data.js';
 
 /** The members a decision adds, by name, for reports. */

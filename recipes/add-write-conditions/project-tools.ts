@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ESLint } from 'eslint';
-import { biomeConfig } from './source-style.js';
+import { biomeConfig } from '../../vocabulary/source-style.js';
 import type { UpgradedText } from './upgrade-data.js';
 import { clause, upgradeMessages } from './upgrade-messages.js';
 
@@ -57,9 +57,12 @@ export function projectTools(cwd: string, lintFix: boolean) {
     }
     const instance =
       eslints.get(url) ??
-      import(url).then((namespace: unknown) => {
-        type Module = { ESLint?: typeof ESLint; default?: { ESLint?: typeof ESLint } };
-        const ESLintClass = (namespace as Module).ESLint ?? (namespace as Module).default?.ESLint;
+      import(url).then(async (namespace: unknown) => {
+        type Api = { ESLint?: typeof ESLint; loadESLint?: (options: { cwd: string }) => Promise<typeof ESLint> };
+        const api = (namespace as Api & { default?: Api }).default ?? (namespace as Api);
+        // ESLint 8.57's `ESLint` reads only eslintrc; `loadESLint` (8.57 and up) picks the class the project's
+        // configuration needs, as its command line does: flat when an eslint.config.* is found.
+        const ESLintClass = (await api.loadESLint?.({ cwd })) ?? api.ESLint;
         return ESLintClass === undefined ? undefined : new ESLintClass({ cwd });
       });
     eslints.set(url, instance);

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { memberEdits } from './member-edits.js';
 import { CONDITION_TYPE, UNSUPPORTED_ERROR } from '../../vocabulary/index.js';
-import { fillTemplate, listEdits, newImportEdit, TEMPLATES } from './member-templates.js';
-import { detectSourceStyle, type SourceStyle } from './source-style.js';
+import { fillTemplate, listEdits, newImportEdit, TEMPLATES } from '../../vocabulary/member-templates.js';
+import { detectSourceStyle, type SourceStyle } from '../../vocabulary/source-style.js';
 import { ts } from './typescript.js';
 import type {
   FileFacts,

@@ -38,6 +38,8 @@ const WITHOUT_FIX: Readonly<Record<string, string>> = {
 const FIXED_PROJECT_FILES: Readonly<Record<string, readonly string[]>> = {
   'abstract-base-subclass-in-another-file': [],
   'commonjs-node10': ['src/billing-checkpoint.repository.ts'],
+  'nx-integrated': ['apps/projector/src/app/file-checkpoint-storage.ts'],
+  'pnpm-turborepo-biome': ['apps/worker/src/ledger-checkpoint-storage.ts'],
   'prettier-80-columns': ['src/ledger-checkpoint-storage.ts'],
   'solution-style-tsconfig': [
     'packages/core/src/memory-checkpoint-store.ts',

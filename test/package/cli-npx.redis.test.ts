@@ -109,7 +109,8 @@ describe("the runtime's checkpoint-fencing bin", { timeout: 300_000 }, () => {
       stdout: 'npx checkpoint-fencing-codemod upgrade --dry-run\n',
       stderr: 'checkpoint-fencing: upgrade is in the checkpoint-fencing-codemod package; run it with npx:\n',
     });
-    expect(await npx(['checkpoint-fencing', '--help'], directory)).toEqual({
+    // `--` ends npx's own options, which come first here: after them, npm 11 takes a command's `--help` for its own.
+    expect(await npx(['--', 'checkpoint-fencing', '--help'], directory)).toEqual({
       status: 2,
       stdout: '',
       stderr:
@@ -118,7 +119,7 @@ describe("the runtime's checkpoint-fencing bin", { timeout: 300_000 }, () => {
     });
   });
 
-  it('hands the operator commands to checkpoint-fencing-cli where both are installed, whichever bin npm linked', async () => {
+  it('hands every command, its help and version to checkpoint-fencing-cli where both are installed, whichever bin npm linked', async () => {
     const { directory } = await installConsumer('runtime-and-cli', { packages: [PACKAGE_NAME, CLI_PACKAGE_NAME] });
     symlinkSync(join(repository, 'node_modules/ioredis'), join(directory, 'node_modules/ioredis'), 'dir');
     const runtimeBin = join(directory, 'node_modules', PACKAGE_NAME, 'dist/esm/runtime/moved-commands-bin.js');
@@ -130,5 +131,9 @@ describe("the runtime's checkpoint-fencing bin", { timeout: 300_000 }, () => {
     const viaNpx = await npx(['checkpoint-fencing', 'inspect', '--redis', url, '--json'], directory);
     expect(viaNpx.status).toBe(0);
     expect(withoutExpiry(viaNpx.stdout)).toEqual(withoutExpiry(direct.stdout));
+    for (const option of ['--help', '--version']) {
+      const { stdout } = await run(process.execPath, [runtimeBin, option], { cwd: directory });
+      expect(stdout).toBe((await runCli([option])).stdout);
+    }
   });
 });

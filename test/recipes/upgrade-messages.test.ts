@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ts } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
 import { decideUpgrades } from '../../recipes/add-write-conditions/shape-decision.js';
-import { MARKER_DOC_POINTER, markerText } from '../../recipes/add-write-conditions/member-templates.js';
+import { MARKER_DOC_POINTER, markerText } from '../../vocabulary/member-templates.js';
 import { upgradeMessages } from '../../recipes/add-write-conditions/upgrade-messages.js';
 import { summaryLine } from '../../recipes/index.js';
 import type { ImplementerFacts } from '../../recipes/add-write-conditions/upgrade-data.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectSourceStyle } from '../../recipes/add-write-conditions/source-style.js';
+import { detectSourceStyle } from '../../vocabulary/source-style.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
 
 /** The width a file wraps at in a fresh folder holding one configuration file. */
@@ -34,6 +34,38 @@ describe('the width generated lines wrap at', () => {
     writeFileSync(join(folder, '.editorconfig'), 'root = true\n[*.ts]\nmax_line_length = 100\n');
     expect(detectSourceStyle('const a = 1;\n', join(folder, 'storage.js')).width).toBe(80);
     expect(detectSourceStyle('const a = 1;\n', join(folder, 'storage.ts')).width).toBe(100);
+  });
+});
+
+describe("a Prettier configuration's settings", () => {
+  /** The style of `source` beside `configName` holding `configText`, in a fresh folder. */
+  function styleWith(configName: string, configText: string, source: string) {
+    const folder = temporaryDirectory('source-style');
+    writeFileSync(join(folder, configName), configText);
+    const style = detectSourceStyle(source, join(folder, 'storage.ts'));
+    const { quote, semicolons, trailingCommas, parameterTrailingCommas, bracketSpacing } = style;
+    return { quote, semicolons, trailingCommas, parameterTrailingCommas, bracketSpacing };
+  }
+
+  it('stand in for what the file does not show: trailing commas where it breaks no list, its quotes and semicolons', () => {
+    const shown = 'storage.save(id, checkpoint)\n';
+    expect(styleWith('.prettierrc', '{ "semi": false, "singleQuote": false, "trailingComma": "es5" }', shown)).toEqual({
+      ...{ quote: '"', semicolons: false, trailingCommas: true, parameterTrailingCommas: false, bracketSpacing: true },
+    });
+    expect(styleWith('package.json', '{"prettier":{"trailingComma":"all","bracketSpacing":false}}', shown)).toEqual({
+      ...{ quote: "'", semicolons: true, trailingCommas: true, parameterTrailingCommas: true, bracketSpacing: false },
+    });
+    expect(styleWith('.prettierrc.yaml', 'trailingComma: none\n', shown)).toMatchObject({
+      ...{ trailingCommas: false, parameterTrailingCommas: false },
+    });
+  });
+
+  it('give way to what the file shows, which a file Prettier does not format keeps', () => {
+    const shown = 'import {a} from "b"\n\nexport const c = [\n  a\n]\n';
+    const config = '{ "semi": true, "singleQuote": true, "trailingComma": "all", "bracketSpacing": true }';
+    expect(styleWith('.prettierrc', config, shown)).toEqual({
+      ...{ quote: '"', semicolons: false, trailingCommas: false, parameterTrailingCommas: true, bracketSpacing: false },
+    });
   });
 });
 

@@ -1,10 +1,11 @@
-import { CONDITION_TYPE, PACKAGE_NAME } from '../../vocabulary/index.js';
+import { CONDITION_TYPE, PACKAGE_NAME } from './names.js';
 import { columns, lineAt, lineIndent, type SourceStyle } from './source-style.js';
 
 // The text the recipe writes, in one canonical layout: two spaces a level, single quotes, semicolons, `{{name}}`
 // holes. {@link fillTemplate} turns it into the file's own layout. A hole filled with a list (parameters, imported
 // names) stays on its line when that fits the width, and is broken one item a line otherwise, as Prettier does.
-// The lint plugin compiles this module in for its editor fix, so its types are structural: no ts-morph, no step's data.
+// The codemod and the lint plugin's editor fix both compile this module in, so its types are structural: no ts-morph,
+// no step's data.
 
 const GUARD = `if ({{condition}} !== undefined && {{condition}}.kind !== 'any') {
   {{refusal}};

@@ -20,37 +20,54 @@ export interface SourceStyle {
 }
 
 /**
- * Reads the style off `source` (the text of `file`), with Prettier's defaults where it shows none; where a Biome
- * configuration applies, its formatter settings (over Biome's defaults) win.
+ * Reads the style off `source` (the text of `file`); where it shows none, the settings the nearest Prettier
+ * configuration spells out, else Prettier's defaults. Where a Biome configuration applies, its formatter settings (over
+ * Biome's defaults) win.
  */
 export function detectSourceStyle(source: string, file: string): SourceStyle {
+  const prettier = prettierSettings(dirname(file));
   const crlf = count(source, /\r\n/g);
-  const trailingCommas = count(source, /,[ \t]*\r?\n[ \t]*[\]}]/g) >= count(source, /[\w'"`)\]][ \t]*\r?\n[ \t]*\]/g);
-  const parameterCommas = count(source, /,[ \t]*\r?\n[ \t]*\)/g);
-  const parameterNoCommas = count(source, /[\w'"`)\]][ \t]*\r?\n[ \t]*\)/g);
+  const trailingCommas =
+    shows(count(source, /,[ \t]*\r?\n[ \t]*[\]}]/g), count(source, /[\w'"`)\]][ \t]*\r?\n[ \t]*\]/g)) ??
+    prettier?.trailingCommas ??
+    true;
   // Statements that end a line: imports, returns and throws are the most reliable witnesses.
   const complete = [...source.matchAll(/^[ \t]*(?:import|export|return|throw|const|let)\b[^\r\n]*$/gm)]
     .map((match) => match[0].trimEnd())
     .filter((line) => !/[{,([]$/.test(line));
+  const semicolons = complete.filter((line) => line.endsWith(';')).length;
+  const singleQuotes = shows(
+    count(source, /\b(?:from|import|require\()\s*'/g),
+    count(source, /\b(?:from|import|require\()\s*"/g),
+  );
   // A JSDoc continuation line (` * text`) is indented by one space past its opener, not by a level.
   const indents = [...source.matchAll(/^[ \t]+[^\s*]/gm)].map((match) => match[0].length - 1);
   return {
     newline: crlf > count(source, /\n/g) - crlf ? '\r\n' : '\n',
     indentUnit: /^\t[ \t]*\S/m.test(source) ? '\t' : ' '.repeat(indents.length === 0 ? 2 : Math.min(...indents)),
-    quote:
-      count(source, /\b(?:from|import|require\()\s*"/g) > count(source, /\b(?:from|import|require\()\s*'/g) ? '"' : "'",
-    semicolons: complete.length === 0 || complete.filter((line) => line.endsWith(';')).length * 2 >= complete.length,
-    width:
-      prettierWidth(dirname(file)) ?? editorconfigWidth(file) ?? Math.max(80, ...source.split(/\r?\n/).map(columns)),
+    quote: (singleQuotes ?? prettier?.quote !== '"') ? "'" : '"',
+    semicolons: shows(semicolons, complete.length - semicolons) ?? prettier?.semicolons ?? true,
+    width: prettier?.width ?? editorconfigWidth(file) ?? Math.max(80, ...source.split(/\r?\n/).map(columns)),
     trailingCommas,
-    // Without a broken parameter list to go by, follow the other lists: Prettier's default puts commas in both.
+    // Without a broken parameter list to go by, Prettier's setting, else the other lists: its default puts commas in both.
     parameterTrailingCommas:
-      parameterCommas === 0 && parameterNoCommas === 0 ? trailingCommas : parameterCommas >= parameterNoCommas,
+      shows(count(source, /,[ \t]*\r?\n[ \t]*\)/g), count(source, /[\w'"`)\]][ \t]*\r?\n[ \t]*\)/g)) ??
+      prettier?.parameterTrailingCommas ??
+      trailingCommas,
     bracketSpacing:
-      count(source, /\b(?:import|export)(?:\s+type)?\s*\{[ \t]+\S|\bconst\s*\{[ \t]+\S/g) >=
-      count(source, /\b(?:import|export)(?:\s+type)?\s*\{[^\s}]|\bconst\s*\{[^\s}]/g),
+      shows(
+        count(source, /\b(?:import|export)(?:\s+type)?\s*\{[ \t]+\S|\bconst\s*\{[ \t]+\S/g),
+        count(source, /\b(?:import|export)(?:\s+type)?\s*\{[^\s}]|\bconst\s*\{[^\s}]/g),
+      ) ??
+      prettier?.bracketSpacing ??
+      true,
     ...biomeStyle(dirname(file)),
   };
+}
+
+/** Whether a file shows one way (`yes` times) at least as often as the other (`no`); nothing when it shows neither. */
+function shows(yes: number, no: number): boolean | undefined {
+  return yes + no === 0 ? undefined : yes >= no;
 }
 
 function count(source: string, pattern: RegExp): number {
@@ -77,8 +94,14 @@ export function lineAt(text: string, offset: number): string {
 /** Prettier's configuration files: `package.json` and `package.yaml` count only with a `prettier` key. */
 const PRETTIER_CONFIG = /^(?:package\.json|package\.yaml|\.prettierrc(?:\.\w+)?|prettier\.config\.[mc]?[jt]s)$/;
 
-/** The `printWidth` of the nearest Prettier configuration (80 when it sets none), read without running anything. */
-function prettierWidth(folder: string): number | undefined {
+/** The settings of Prettier's that stand in for what a file does not show. */
+const PRETTIER_SETTINGS = ['semi', 'singleQuote', 'trailingComma', 'bracketSpacing'];
+
+/**
+ * The nearest Prettier configuration's width (its `printWidth`, else 80) and the settings it spells out (`semi`,
+ * `singleQuote`, `trailingComma`, `bracketSpacing`), read without running anything.
+ */
+function prettierSettings(folder: string): (Partial<SourceStyle> & { width: number }) | undefined {
   // A folder missing on disk is one a jscodeshift caller only named; package.json is read first, as Prettier does.
   const names = existsSync(folder) ? readdirSync(folder).filter((entry) => PRETTIER_CONFIG.test(entry)) : [];
   for (const name of names.sort((a, b) => Number(b === 'package.json') - Number(a === 'package.json'))) {
@@ -91,10 +114,20 @@ function prettierWidth(folder: string): number | undefined {
           ? text
           : undefined;
     if (settings !== undefined) {
-      return Number(/["']?printWidth["']?\s*[:=]\s*(\d+)/.exec(settings)?.[1] ?? 80);
+      const setting = (key: string) => new RegExp(`["']?\\b${key}["']?\\s*[:=]\\s*["']?(\\w+)`).exec(settings)?.[1];
+      const [semi, singleQuote, trailingComma, bracketSpacing] = PRETTIER_SETTINGS.map(setting);
+      return {
+        width: Number(setting('printWidth') ?? 80),
+        ...(semi === undefined ? {} : { semicolons: semi !== 'false' }),
+        ...(singleQuote === undefined ? {} : { quote: singleQuote === 'true' ? "'" : '"' }),
+        ...(trailingComma === undefined
+          ? {}
+          : { trailingCommas: trailingComma !== 'none', parameterTrailingCommas: trailingComma === 'all' }),
+        ...(bracketSpacing === undefined ? {} : { bracketSpacing: bracketSpacing !== 'false' }),
+      };
     }
   }
-  return dirname(folder) === folder ? undefined : prettierWidth(dirname(folder));
+  return dirname(folder) === folder ? undefined : prettierSettings(dirname(folder));
 }
 
 /**
