@@ -1,8 +1,6 @@
 import type { Context, Span, SpanOptions, SpanStatusCode, Tracer } from '@opentelemetry/api';
 import { ATTRIBUTE_NAMES } from './telemetry-names.js';
-
-/** Where an object reports what its telemetry threw (ADR 2402): its `onError`, or a process warning. */
-export type TelemetryFailureReport<Context extends readonly unknown[]> = (error: Error, ...context: Context) => void;
+import type { TelemetryFailureReport } from './telemetry-options.js';
 
 /**
  * A storage's or dual-anchor store's report, and any object's when it cannot make its instruments: a process warning

@@ -1,8 +1,8 @@
 import type { Attributes, Counter, UpDownCounter } from '@opentelemetry/api';
-import { reportOnce, type TelemetryFailureReport } from './guarded-telemetry.js';
+import { reportOnce } from './guarded-telemetry.js';
 import { resolveTelemetry, type Telemetry } from './resolve-telemetry.js';
 import { ATTRIBUTE_NAMES, METRIC_NAMES } from './telemetry-names.js';
-import type { TelemetryOptions } from './telemetry-options.js';
+import type { TelemetryFailureReport, TelemetryOptions } from './telemetry-options.js';
 
 type LeaseContext = [subscriptionId: string, subscriberId: string];
 

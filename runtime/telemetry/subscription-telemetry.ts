@@ -1,8 +1,8 @@
 import type { Attributes, Context, Counter, Gauge, Histogram, Span } from '@opentelemetry/api';
-import { endSpan, inActiveSpan, reportOnce, type TelemetryFailureReport } from './guarded-telemetry.js';
+import { endSpan, inActiveSpan, reportOnce } from './guarded-telemetry.js';
 import { resolveTelemetry, type Telemetry } from './resolve-telemetry.js';
 import { ATTRIBUTE_NAMES, DURATION_BUCKETS_SECONDS, METRIC_NAMES, SPAN_NAMES } from './telemetry-names.js';
-import type { TelemetryContext, TelemetryOptions } from './telemetry-options.js';
+import type { TelemetryContext, TelemetryFailureReport, TelemetryOptions } from './telemetry-options.js';
 
 /** What a handled event tells telemetry: where its trace goes on and how far behind its source is. */
 export interface TracedEvent {
