@@ -83,8 +83,8 @@ function openTelemetryApi(): OpenTelemetry | undefined {
         warnOfTelemetryFailure(
           new Error(
             `${PACKAGE_NAME}: @opentelemetry/api could not be loaded (${messageOf(error)}), so nothing records ` +
-              'telemetry. In a bundle, leave the require of it to Node (mark it external; for @rollup/plugin-commonjs, ' +
-              'set ignoreDynamicRequires).',
+              'telemetry. In a bundle, leave the require of it to Node (with @rollup/plugin-commonjs, set ' +
+              'ignoreDynamicRequires).',
             { cause: error },
           ),
         );
