@@ -34,9 +34,6 @@ export default defineConfig(
         'error',
         { allowNumber: true, allow: [{ from: 'lib', name: 'BigInt' }] },
       ],
-      // What verbatimModuleSyntax asked before the runtime became a CommonJS package (tsconfig.base.json): a type-only
-      // import says so.
-      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       // Storage methods are async without awaiting so that a TypeError from argument checks becomes a rejection,
       // never a synchronous throw from a Promise-returning method.
       '@typescript-eslint/require-await': 'off',
