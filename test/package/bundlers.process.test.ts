@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { rollup } from 'rollup';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { installConsumer } from './consumer-project.js';
+import { runProjectVitest } from './vitest-report.js';
 
 const run = promisify(execFile);
 // The plugin's declarations are CommonJS-typed while `import` loads its ES module, whose default export is the plugin
@@ -105,16 +106,6 @@ export default defineConfig({
 });
 `;
 
-interface VitestJsonReport {
-  readonly success: boolean;
-  readonly numTotalTests: number;
-  readonly numPassedTests: number;
-  readonly testResults: readonly {
-    readonly message: string;
-    readonly assertionResults: readonly { readonly status: string; readonly fullName: string }[];
-  }[];
-}
-
 /** The probe's expected report: every export defined and the same object both ways, the refusal one class. */
 const ONE_COPY = {
   exports: expect.any(Number) as number,
@@ -144,13 +135,7 @@ describe('the packed runtime inlined by vitest and bundled by esbuild and rollup
   }, 900_000);
 
   it('runs the conformance kits under vitest with the package inlined: exports defined, one refusal class', async () => {
-    const report = join(project, 'report.json');
-    await run(
-      process.execPath,
-      [join(project, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=json', `--outputFile=${report}`],
-      { cwd: project, maxBuffer: 64 * 1024 * 1024 },
-    ).catch(() => undefined);
-    const result = JSON.parse(await readFile(report, 'utf8')) as VitestJsonReport;
+    const result = await runProjectVitest(project);
     const failed = result.testResults.flatMap((file) =>
       file.assertionResults.filter((test) => test.status !== 'passed').map((test) => test.fullName),
     );
