@@ -23,12 +23,6 @@ export interface TelemetryContext {
 }
 
 /**
- * Where an object reports what its telemetry threw (ADR 2402): its `onError`, or a process warning. Declared here, with
- * no `@opentelemetry/api` type in reach, as the declarations of the objects that take one must compile without it.
- */
-export type TelemetryFailureReport<Context extends readonly unknown[]> = (error: Error, ...context: Context) => void;
-
-/**
  * Where storages, strategies and subscriptions record metrics and spans (doc/observability.md). Without these,
  * they use the global providers of `@opentelemetry/api` as registered when they are made; with no SDK registered,
  * or the API not installed, they record nothing and cost nothing.
@@ -44,3 +38,9 @@ export interface TelemetryOptions {
    */
   readonly recordSubscriptionIds?: boolean;
 }
+
+/**
+ * Where an object reports what its telemetry threw (ADR 2402): its `onError`, or a process warning. Declared here, not
+ * beside the guards that call it, so the public declarations never reach a module that names `@opentelemetry/api`.
+ */
+export type TelemetryFailureReport<Context extends readonly unknown[]> = (error: Error, ...context: Context) => void;
