@@ -3,7 +3,8 @@
 // Builds one workspace package: `node build/build-package.mjs <runtime|eslint-plugin|recipes|operator> [--into <folder>]
 // [--runtime <folder>]`. Plain JavaScript, so that a fresh clone builds with nothing built before it. `--into` writes
 // the package's package.json and dist/ (and the plugin's doc/) under another folder: the tests build a copy of the
-// current sources there. `--runtime` names the built checkpoint-fencing the operator is compiled against (runtime/ by default).
+// current sources there. `--runtime` names the built checkpoint-fencing the operator is compiled against (runtime/ by
+// default).
 //
 // runtime: a CommonJS package. One CommonJS implementation in dist/cjs; in dist/esm, an .mjs for each entry that
 // re-exports its CommonJS twin by name, and the only ES modules of their own, the conformance kits and the bin, which
