@@ -2,25 +2,34 @@
 // @ts-check
 // Builds one workspace package: `node build/build-package.mjs <runtime|eslint-plugin|recipes|operator> [--into <folder>]
 // [--runtime <folder>]`. Plain JavaScript, so that a fresh clone builds with nothing built before it. `--into` writes
-// the package's dist/ (and the plugin's doc/) under another folder: the tests build a copy of the current sources
-// there. `--runtime` names the built checkpoint-fencing the operator is compiled against (runtime/ by default).
+// the package's package.json and dist/ (and the plugin's doc/) under another folder: the tests build a copy of the
+// current sources there. `--runtime` names the built checkpoint-fencing the operator is compiled against (runtime/ by
+// default).
 //
-// runtime: one CommonJS implementation in dist/cjs, and dist/esm, where every runtime module is a re-export of its
-// CommonJS twin and only the conformance kits and the bin are ESM code of their own, so that whichever way a project
-// loads the package there is one copy of every class (doc/adr/0706).
-// eslint-plugin, recipes and operator: one ESM build, with `.d.cts` twins of their declarations for CommonJS consumers
-// (the operator, a bin, declares nothing). The operator imports the runtime by name and runs against the one installed
-// with it, so it is compiled against a built runtime's declarations, never its sources, which it must not ship.
+// runtime: a CommonJS package. One CommonJS implementation in dist/cjs; in dist/esm, an .mjs for each entry that
+// re-exports its CommonJS twin by name, and the only ES modules of their own, the conformance kits and the bin, which
+// import the runtime through those entries. Whichever way a project or a tool loads the package, there is one copy of
+// every class (doc/adr/0707).
+// eslint-plugin, recipes and operator: one ESM build each (the operator, a bin, declares nothing). The operator imports
+// the runtime by name and runs against the one installed with it, so it is compiled against a built runtime's
+// declarations, never its sources, which it must not ship.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, posix, relative, resolve } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 
 const repository = resolve(import.meta.dirname, '..');
 const tsc = join(repository, 'node_modules/typescript/bin/tsc');
+
+/** The runtime's entries, by module path: `.`, `./dual-anchor` and `./store-layout`. */
+const RUNTIME_ENTRIES = ['runtime/index', 'runtime/dual-anchor-entry', 'runtime/store-layout-entry'];
+/** The runtime's ES modules of their own: the kits, the bin, and the vocabulary the bin prints names from. */
+const ESM_ONLY = /^(?:runtime\/testing\/|runtime\/moved-commands-bin\.|vocabulary\/)/u;
+/** A relative module specifier after `from`, `import` or `import(`, in JavaScript or declarations. */
+const RELATIVE_SPECIFIER = /(\bfrom\s*|\bimport\s*(?:\(\s*)?)(['"])(\.{1,2}\/[^'"]*)\2/gu;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -36,20 +45,24 @@ const source = join(repository, name);
 const root = values.into === undefined ? source : resolve(values.into);
 const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
+if (root !== source) {
+  // Elsewhere, the build is a package of its own, whose "type" says how Node loads what the build writes and runs.
+  cpSync(join(source, 'package.json'), join(root, 'package.json'));
+}
 
 if (name === 'runtime') {
   compile('tsconfig.cjs.json', join(dist, 'cjs'));
-  writeFileSync(join(dist, 'cjs/package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
-  compile('tsconfig.esm.json', join(dist, 'esm'));
-  reExportCommonJsTwins(join(dist, 'esm/runtime'), join(dist, 'cjs/runtime'));
-  emitCommonJsDeclarations(join(dist, 'esm'));
+  reExportEntries(dist);
+  const staging = mkdtempSync(join(tmpdir(), 'checkpoint-fencing-esm-'));
+  compile('tsconfig.esm.json', staging);
+  keepEsmOnlyModules(staging, dist);
+  rmSync(staging, { recursive: true, force: true });
 } else if (name === 'operator') {
   const config = configResolvingRuntime(resolve(values.runtime ?? join(repository, 'runtime')));
   compile(config, dist);
   rmSync(dirname(config), { recursive: true, force: true });
 } else {
   compile('tsconfig.build.json', dist);
-  emitCommonJsDeclarations(dist);
 }
 if (name === 'recipes') {
   compile('tsconfig.runtime-declarations.json', dist);
@@ -79,12 +92,20 @@ function compile(config, outDir) {
 function configResolvingRuntime(runtime) {
   /** @type {unknown} */
   const parsed = JSON.parse(readFileSync(join(runtime, 'package.json'), 'utf8'));
-  const manifest = /** @type {{ name: string; exports: Record<string, string | { import: { types: string } }> }} */ (
+  /** @typedef {{ types: string }} Typed */
+  const manifest = /** @type {{ name: string; exports: Record<string, string | Typed | { import: Typed }> }} */ (
     parsed
   );
   const paths = Object.fromEntries(
     Object.entries(manifest.exports).flatMap(([subpath, target]) =>
-      typeof target === 'string' ? [] : [[`${manifest.name}${subpath.slice(1)}`, [join(runtime, target.import.types)]]],
+      typeof target === 'string'
+        ? []
+        : [
+            [
+              `${manifest.name}${subpath.slice(1)}`,
+              [join(runtime, ('import' in target ? target.import : target).types)],
+            ],
+          ],
     ),
   );
   const config = join(mkdtempSync(join(tmpdir(), 'checkpoint-fencing-operator-')), 'tsconfig.json');
@@ -98,52 +119,74 @@ function configResolvingRuntime(runtime) {
 }
 
 /**
- * Replaces each ESM module under `esm` that has a CommonJS twin under `cjs` by a re-export of that twin: its `.js`
- * takes the twin's exports by name, its `.d.ts` re-exports the twin's declarations, its map goes.
- * @param {string} esm
- * @param {string} cjs
+ * Writes, for each runtime entry, `dist/esm/<entry>.mjs`, which takes its CommonJS twin's exports by name (the names
+ * listed from the built module, so none is forgotten), and a `.d.mts` that re-exports the twin's declarations. Named
+ * re-exports, not a default import of the twin, are what every bundler and transformer reads as Node does.
+ * @param {string} dist
  */
-function reExportCommonJsTwins(esm, cjs) {
-  const load = /** @type {(path: string) => object} */ (createRequire(join(cjs, 'index.js')));
-  for (const file of files(cjs).filter((path) => path.endsWith('.js'))) {
-    const path = relative(cjs, file);
-    const module = join(esm, path);
-    if (!existsSync(module)) {
-      continue;
-    }
-    const twin = relative(dirname(module), file).replaceAll('\\', '/');
-    const names = Object.keys(load(file));
-    writeFileSync(
-      module,
-      names.length === 0
-        ? 'export {};\n'
-        : `import twin from '${twin}';\n\nexport const { ${names.join(', ')} } = twin;\n`,
-    );
-    writeFileSync(module.replace(/\.js$/, '.d.ts'), `export * from '${twin}';\n`);
-    rmSync(`${module}.map`, { force: true });
+function reExportEntries(dist) {
+  for (const entry of RUNTIME_ENTRIES) {
+    const twin = join(dist, 'cjs', `${entry}.js`);
+    const module = join(dist, 'esm', entry);
+    const specifier = relative(dirname(module), twin).replaceAll('\\', '/');
+    const load = /** @type {(path: string) => object} */ (createRequire(twin));
+    const names = Object.keys(load(twin));
+    mkdirSync(dirname(module), { recursive: true });
+    writeFileSync(`${module}.mjs`, `export {\n${names.map((name) => `  ${name},\n`).join('')}} from '${specifier}';\n`);
+    writeFileSync(`${module}.d.mts`, `export * from '${specifier}';\n`);
   }
 }
 
 /**
- * Gives every declaration file under `folder` a `.d.cts` twin for CommonJS consumers on "node16"/"nodenext", whose
- * `require` condition points there: the same declarations with relative imports pointing at each other's twins, so
- * that a CommonJS consumer never crosses into an ESM-format declaration file (TS1479).
- * @param {string} folder
+ * Copies from `staging` (tsc's ESM output of the kits and the bin, with every module they reach) into `dist/esm` the
+ * ES modules of their own, as `.mjs` and `.d.mts`, so that they are ES modules in this CommonJS package. Their imports
+ * of each other become `.mjs`; their imports of a runtime entry go to its `.mjs` re-export; a declaration's import of
+ * any other runtime module (types only) goes to its CommonJS declarations. A value imported from behind an entry would
+ * be a second path into the CommonJS build, which a tool that loads the package's ESM itself runs as a second copy: the
+ * build refuses it.
+ * @param {string} staging
+ * @param {string} dist
  */
-function emitCommonJsDeclarations(folder) {
-  const relativeJs = /(\bfrom\s*|\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]*?)\.js\2/g;
-  for (const file of files(folder).filter((path) => path.endsWith('.d.ts'))) {
-    // Only a specifier into `folder` has a twin; a re-export of the CommonJS build already names CommonJS declarations.
-    const twin = readFileSync(file, 'utf8').replace(
-      relativeJs,
+function keepEsmOnlyModules(staging, dist) {
+  for (const file of files(staging)) {
+    const path = relative(staging, file).replaceAll('\\', '/');
+    const declaration = /\.d\.m?ts$/u.test(path);
+    if (!ESM_ONLY.test(path) || (declaration && !path.startsWith('runtime/testing/'))) {
+      continue;
+    }
+    const text = readFileSync(file, 'utf8').replace(
+      RELATIVE_SPECIFIER,
       /** @type {(match: string, keyword: string, quote: string, specifier: string) => string} */
       (match, keyword, quote, specifier) =>
-        relative(folder, resolve(dirname(file), specifier)).startsWith('..')
-          ? match
-          : `${keyword}${quote}${specifier}.cjs${quote}`,
+        `${keyword}${quote}${esmSpecifier(path, specifier, declaration, dist)}${quote}`,
     );
-    writeFileSync(file.replace(/\.d\.ts$/, '.d.cts'), twin);
+    const target = join(dist, 'esm', path.replace(/\.js$/u, '.mjs').replace(/\.d\.ts$/u, '.d.mts'));
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, text);
   }
+}
+
+/**
+ * What the ES module (or declaration file) at `path` under dist/esm imports instead of `specifier`.
+ * @param {string} path
+ * @param {string} specifier
+ * @param {boolean} declaration
+ * @param {string} dist
+ * @returns {string}
+ */
+function esmSpecifier(path, specifier, declaration, dist) {
+  const target = posix.join(posix.dirname(path), specifier).replace(/\.m?js$/u, '');
+  if (ESM_ONLY.test(target) || RUNTIME_ENTRIES.includes(target)) {
+    return specifier.replace(/\.m?js$/u, '.mjs');
+  }
+  if (declaration) {
+    return relative(dirname(join(dist, 'esm', path)), join(dist, 'cjs', `${target}.js`)).replaceAll('\\', '/');
+  }
+  throw new Error(
+    `build-package: ${path} imports '${specifier}', a runtime module behind the package's entries. An ES module of the ` +
+      `package takes the runtime's values from an entry (for a kit, '../index.js'), so that it shares the one ` +
+      `CommonJS implementation with the project wherever the package is loaded (doc/adr/0707).`,
+  );
 }
 
 /**

@@ -68,25 +68,34 @@ export function resolveTelemetry<T>(
 
 /**
  * Loads the optional peer on first use and keeps the answer. A guarded `require` rather than an `import`: the runtime
- * is one CommonJS build (ADR 0706), where a static import of a missing package fails the whole module at load, and
- * an `import()` would make resolving a storage's instruments asynchronous (ADR 2401).
+ * is one CommonJS build (ADR 0707), where a static import of a missing package fails the whole module at load, and
+ * an `import()` would make resolving a storage's instruments asynchronous (ADR 2401). Where it is installed but cannot
+ * be loaded (a bundler's stand-in for `require` refuses a dynamic one), a process warning says so once and nothing
+ * records: telemetry never stops a storage from being made (ADR 2402).
  */
 function openTelemetryApi(): OpenTelemetry | undefined {
   if (loadedApi === undefined) {
     try {
       loadedApi = moduleRequire()('@opentelemetry/api') as OpenTelemetry;
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') {
-        throw error;
-      }
       loadedApi = null;
+      if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') {
+        warnOfTelemetryFailure(
+          new Error(
+            `${PACKAGE_NAME}: @opentelemetry/api could not be loaded (${messageOf(error)}), so nothing records ` +
+              'telemetry. In a bundle, leave the require of it to Node (with @rollup/plugin-commonjs, set ' +
+              'ignoreDynamicRequires).',
+            { cause: error },
+          ),
+        );
+      }
     }
   }
   return loadedApi ?? undefined;
 }
 
 /**
- * The package's own `require`. Only the repository's ESM build of these sources (its benches and examples) has none:
+ * The package's own `require`. Only these sources run as ES modules (the repository's tests under vitest) have none:
  * it resolves from the working directory, the repository root when they run.
  */
 function moduleRequire(): NodeJS.Require {

@@ -1,8 +1,11 @@
 import { describe as vitestDescribe, expect, it as vitestIt } from 'vitest';
-import { evaluatesWriteConditions, type CheckpointStorage } from '../checkpoint-storage.js';
-import { CheckpointWriteCondition } from '../checkpoint-write-condition.js';
-import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
-import { UnsupportedWriteConditionError } from '../errors/unsupported-write-condition-error.js';
+import {
+  CheckpointWriteCondition,
+  CheckpointWriteConditionNotFulfilledError,
+  evaluatesWriteConditions,
+  UnsupportedWriteConditionError,
+  type CheckpointStorage,
+} from '../index.js';
 import { expectRefused } from './expect-refused.js';
 import { shuffled } from './shuffled.js';
 import { untyped } from './untyped.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { CheckpointWriteConditionNotFulfilledError } from '../errors/checkpoint-write-condition-not-fulfilled-error.js';
+import { CheckpointWriteConditionNotFulfilledError } from '../index.js';
 
 /**
  * Asserts that `write` rejects with `CheckpointWriteConditionNotFulfilledError` for `subscriptionId` (a stream name for

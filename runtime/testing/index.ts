@@ -1,3 +1,6 @@
+// `checkpoint-fencing/testing`, an ES module of its own (vitest is ESM only). The kits take the runtime's values from
+// its root entry alone (`../index.js`, never a module behind it), so that the published kit and a project's code share
+// the one CommonJS implementation even where a tool loads the package's ESM itself (doc/adr/0707).
 export {
   describeCheckpointStorageConformance,
   type CheckpointStorageFactory,

@@ -122,7 +122,7 @@ describe("the runtime's checkpoint-fencing bin", { timeout: 300_000 }, () => {
   it('hands every command, its help and version to checkpoint-fencing-cli where both are installed, whichever bin npm linked', async () => {
     const { directory } = await installConsumer('runtime-and-cli', { packages: [PACKAGE_NAME, CLI_PACKAGE_NAME] });
     symlinkSync(join(repository, 'node_modules/ioredis'), join(directory, 'node_modules/ioredis'), 'dir');
-    const runtimeBin = join(directory, 'node_modules', PACKAGE_NAME, 'dist/esm/runtime/moved-commands-bin.js');
+    const runtimeBin = join(directory, 'node_modules', PACKAGE_NAME, 'dist/esm/runtime/moved-commands-bin.mjs');
     const viaRuntimeBin = await run(process.execPath, [runtimeBin, 'inspect', '--redis', url, '--json'], {
       cwd: directory,
     });

@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { installConsumer, type ConsumerProject } from './consumer-project.js';
-
-const run = promisify(execFile);
+import { runProjectVitest } from './vitest-report.js';
 
 /** Every conformance kit, run against the in-memory implementations, as a user's vitest file would. */
 const kitsTest = `import { InMemoryCheckpointStorage, InMemoryLeaseStrategy, InMemoryLeaseTable } from 'checkpoint-fencing';
@@ -30,24 +27,10 @@ describeCompetingConsumerStrategyConformance('InMemoryLeaseStrategy', () => {
 describeDualAnchorCheckpointStoreConformance('InMemoryDualAnchorCheckpointStore', () => new InMemoryDualAnchorCheckpointStore());
 `;
 
-interface VitestJsonReport {
-  readonly success: boolean;
-  readonly numFailedTestSuites: number;
-  readonly numFailedTests: number;
-  readonly numPendingTests: number;
-  readonly testResults: readonly { readonly assertionResults: readonly { fullName: string; status: string }[] }[];
-}
-
 /** Runs the kits with the project's own vitest and returns the full name of every case that passed. */
 async function runKits(project: string): Promise<string[]> {
   await writeFile(join(project, 'kits.test.mjs'), kitsTest);
-  const report = join(project, 'report.json');
-  await run(
-    process.execPath,
-    [join(project, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=json', `--outputFile=${report}`],
-    { cwd: project, maxBuffer: 64 * 1024 * 1024 },
-  ).catch(() => undefined);
-  const result = JSON.parse(await readFile(report, 'utf8')) as VitestJsonReport;
+  const result = await runProjectVitest(project);
   expect({
     success: result.success,
     failedSuites: result.numFailedTestSuites,

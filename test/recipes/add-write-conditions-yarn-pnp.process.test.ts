@@ -6,29 +6,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { builtPackage } from '../support/built-package.js';
 import { packedTarball } from '../support/packed-tarball.js';
 import { temporaryDirectory } from '../support/temporary-directory.js';
+import { yarn } from '../support/yarn.js';
 import { REPO } from './support/fixture-project.js';
 
 const run = promisify(execFile);
-const YARN = join(REPO, 'node_modules/@yarnpkg/cli-dist/bin/yarn.js');
 const TYPESCRIPT = (
   JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as Record<string, Record<string, string>>
 ).devDependencies?.['typescript'];
-
-/**
- * Yarn 4 in `root`, fetching from the npm registry only, into a cache this checkout keeps between runs. Yarn makes
- * installs immutable when it sees `CI` set, and this project has no lockfile to keep, so the test allows one.
- */
-async function yarn(root: string, ...args: string[]): Promise<string> {
-  const env = {
-    ...process.env,
-    YARN_ENABLE_GLOBAL_CACHE: 'false',
-    YARN_CACHE_FOLDER: join(REPO, '.tmp/yarn-cache'),
-    YARN_NPM_REGISTRY_SERVER: 'https://registry.npmjs.org',
-    YARN_ENABLE_TELEMETRY: '0',
-    YARN_ENABLE_IMMUTABLE_INSTALLS: 'false',
-  };
-  return (await run(process.execPath, [YARN, ...args], { cwd: root, env })).stdout;
-}
 
 /** The codemod's CLI as its package builds it, run in `root` with `--json`. */
 async function upgradeJson(root: string): Promise<{ notices: string[]; filesChanged: string[] }> {

@@ -1,15 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { withFileLock } from './file-lock.js';
 import { hashOfSources } from './source-hash.js';
@@ -64,7 +54,6 @@ function build(folder: PackageFolder, target: string): void {
     [join(REPO, 'build/build-package.mjs'), folder, '--into', staging, ...(runtime ? ['--runtime', runtime] : [])],
     { stdio: 'pipe' },
   );
-  cpSync(join(REPO, folder, 'package.json'), join(staging, 'package.json'));
   if (runtime !== undefined) {
     mkdirSync(join(staging, 'node_modules'));
     symlinkSync(runtime, join(staging, 'node_modules/checkpoint-fencing'), 'dir');

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { CheckpointWriteCondition } from '../../checkpoint-write-condition.js';
+import { CheckpointWriteCondition } from '../../index.js';
 import type { DualAnchorCheckpointStore, DualAnchorToken } from '../../dual-anchor/index.js';
 import { expectRefused } from '../expect-refused.js';
 import { untyped } from '../untyped.js';

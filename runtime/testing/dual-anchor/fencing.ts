@@ -1,8 +1,10 @@
 import { expect } from 'vitest';
-import { CheckpointWriteCondition } from '../../checkpoint-write-condition.js';
 import type { DualAnchorCheckpointStore } from '../../dual-anchor/index.js';
-import { CheckpointWriteConditionNotFulfilledError } from '../../errors/checkpoint-write-condition-not-fulfilled-error.js';
-import { UnsupportedWriteConditionError } from '../../errors/unsupported-write-condition-error.js';
+import {
+  CheckpointWriteCondition,
+  CheckpointWriteConditionNotFulfilledError,
+  UnsupportedWriteConditionError,
+} from '../../index.js';
 import { expectRefused } from '../expect-refused.js';
 import { shuffled } from '../shuffled.js';
 import { untyped } from '../untyped.js';
