@@ -77,6 +77,7 @@ export {
   systemLeaseClock,
   type CompetingConsumerListener,
   type CompetingConsumerStrategy,
+  type HeldLease,
   type LeaseClock,
   type LeaseKeepingStrategyOptions,
   type LeaseStore,

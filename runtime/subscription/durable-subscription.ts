@@ -210,11 +210,11 @@ export class DurableSubscription {
         if (subscription === undefined) {
           return;
         }
-        // A run whose lease is gone or changed hands ends now, not at its next event: an idle source would otherwise
-        // keep it, and its fence on acquire would wait for that event too.
+        // A run whose lease is gone, changed hands or went unrenewed past hasLock's mark ends now, not at its next
+        // event: an idle source would otherwise keep it, and a handler in flight would run on after the lease expired.
         if (
           subscription.state.name === 'delivering' &&
-          strategy.fencingToken(subscriptionId) !== subscription.state.token
+          (strategy.fencingToken(subscriptionId) !== subscription.state.token || !this.#hasLock(subscription))
         ) {
           subscription.run?.stop('leaseLost');
         }
