@@ -122,29 +122,45 @@ export class RedisLeaseStore implements LeaseStore {
   }
 
   /**
-   * One script for every lease; on a Cluster one per hash slot (each partition's keys carry their own hash tag, so
-   * that `inspect`, `repair` and `reset` find them as any subscription's), all sent at once. No `WAIT`: a renewal
-   * mints nothing that a failover could mint again.
+   * One script for every lease. On a Cluster each partition's keys carry their own hash tag (so that `inspect`,
+   * `repair` and `reset` find them as any subscription's), so the script goes once per hash slot, and the scripts for
+   * the slots one master serves go in one pipeline: one round trip per master, however many leases. No `WAIT`: a
+   * renewal mints nothing that a failover could mint again.
    */
   async refreshAll(leases: readonly HeldLease[], leaseTimeMs: number): Promise<readonly boolean[]> {
-    const bySlot = new Map<number, number[]>();
+    const cluster = this.#client.isCluster === true;
+    const byMaster = new Map<string, Map<number, number[]>>();
     leases.forEach(({ subscriptionId }, index) => {
-      const slot = this.#client.isCluster === true ? clusterHashSlot(this.keys(subscriptionId).lease) : 0;
+      const slot = cluster ? clusterHashSlot(this.keys(subscriptionId).lease) : 0;
+      const master = this.#client.slots?.[slot]?.[0] ?? String(slot);
+      const bySlot = byMaster.get(master) ?? new Map<number, number[]>();
       bySlot.set(slot, [...(bySlot.get(slot) ?? []), index]);
+      byMaster.set(master, bySlot);
     });
     const renewed = new Array<boolean>(leases.length).fill(false);
     await Promise.all(
-      [...bySlot.values()].map(async (indexes) => {
-        const held = indexes.map((index) => leases[index] as HeldLease);
-        const reply = await this.#client.eval(
-          refreshLeasesScript,
-          held.length,
-          ...held.map(({ subscriptionId }) => this.keys(subscriptionId).lease),
-          String(leaseTimeMs),
-          ...held.map(({ owner, token }) => `${token} ${owner}`),
-        );
-        indexes.forEach((index, at) => {
-          renewed[index] = Array.isArray(reply) && reply[at] === 1;
+      [...byMaster.values()].map(async (bySlot) => {
+        const groups = [...bySlot.values()];
+        const pipeline = this.#client.pipeline();
+        for (const indexes of groups) {
+          const held = indexes.map((index) => leases[index] as HeldLease);
+          pipeline.eval(
+            refreshLeasesScript,
+            held.length,
+            ...held.map(({ subscriptionId }) => this.keys(subscriptionId).lease),
+            String(leaseTimeMs),
+            ...held.map(({ owner, token }) => `${token} ${owner}`),
+          );
+        }
+        const replies = (await pipeline.exec()) ?? [];
+        groups.forEach((indexes, group) => {
+          const [error, reply] = replies[group] ?? [new Error('no reply')];
+          if (error !== null) {
+            throw error;
+          }
+          indexes.forEach((index, at) => {
+            renewed[index] = Array.isArray(reply) && reply[at] === 1;
+          });
         });
       }),
     );
