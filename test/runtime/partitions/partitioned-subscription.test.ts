@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  formatWriteCondition,
   InMemoryCheckpointStorage,
   InMemoryLeaseStrategy,
   InMemoryLeaseTable,
@@ -7,6 +8,7 @@ import {
   InMemoryMembershipTable,
   PartitionedSubscription,
   partitionOf,
+  type CheckpointWriteCondition,
   type PartitionedSubscriptionOptions,
   type PartitionHandlerContext,
   type PositionedEvent,
@@ -60,9 +62,52 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((stop) => stop()));
 });
 
+/** What the storage, the lease table and the handlers did, in order. */
+const timeline: string[] = [];
+
+/** Records each stored checkpoint with the token it was stamped with, each fence and each read. */
+class RecordingStorage extends InMemoryCheckpointStorage {
+  override async save(id: string, checkpoint: string, condition: CheckpointWriteCondition): Promise<string> {
+    const saved = await super.save(id, checkpoint, condition);
+    timeline.push(`save ${id} ${checkpoint} ${formatWriteCondition(condition)}`);
+    return saved;
+  }
+
+  override async advanceWriteVersion(id: string, version: bigint): Promise<void> {
+    await super.advanceWriteVersion(id, version);
+    timeline.push(`fence ${id} ${version}`);
+  }
+
+  override async read(id: string): Promise<string | undefined> {
+    const checkpoint = await super.read(id);
+    timeline.push(`read ${id} ${checkpoint ?? '-'}`);
+    return checkpoint;
+  }
+}
+
+/** Records each grant and each release, by node. */
+class RecordingLeaseTable extends InMemoryLeaseTable {
+  readonly #granted = new Set<string>();
+
+  override async acquire(id: string, owner: string, leaseTimeMs: number): Promise<bigint | undefined> {
+    const token = await super.acquire(id, owner, leaseTimeMs);
+    if (token !== undefined && !this.#granted.has(`${id} ${owner} ${token}`)) {
+      this.#granted.add(`${id} ${owner} ${token}`);
+      timeline.push(`grant ${id} ${owner.split(' ')[0] ?? ''} ${token}`);
+    }
+    return token;
+  }
+
+  override async release(id: string, owner: string, token: bigint): Promise<void> {
+    timeline.push(`release ${id} ${owner.split(' ')[0] ?? ''} ${token}`);
+    await super.release(id, owner, token);
+  }
+}
+
 function cluster(log: Log, partitions = 8): Cluster {
-  const storage = new InMemoryCheckpointStorage();
-  const leases = new InMemoryLeaseTable();
+  timeline.length = 0;
+  const storage = new RecordingStorage();
+  const leases = new RecordingLeaseTable();
   const members = new InMemoryMembershipTable();
   const handled: Cluster['handled'] = [];
   return {
@@ -77,8 +122,9 @@ function cluster(log: Log, partitions = 8): Cluster {
         partitions,
         partitionKey: (event) => event.stream,
         source: log.source,
-        handler: (event, _position, context) => {
+        handler: (event, position, context) => {
           handled.push({ node: nodeId, event, context });
+          timeline.push(`handle orders/${context.partition} ${nodeId} ${position}`);
         },
         storage,
         strategy,
@@ -149,6 +195,39 @@ describe('PartitionedSubscription on the in-memory backends', () => {
     expect(counts).toEqual([2, 3, 3]);
     log.append(100);
     await until(() => new Set(handled.map(({ event }) => event.n)).size === 300);
+  });
+});
+
+describe('PartitionedSubscription hand-over', () => {
+  it('revokes before it assigns: last write under the old token, release, then the grant, fence and read, then handling', async () => {
+    const log = new Log();
+    log.append(200);
+    const { handled, node } = cluster(log);
+    const a = node('a');
+    await a.start();
+    await until(() => new Set(handled.map(({ event }) => event.n)).size === 200);
+    await until(() => a.status().partitions.every((p) => p.checkpoint === '200'));
+    const b = node('b');
+    await b.start();
+    await until(() => b.status().partitions.length === 4 && a.status().partitions.length === 4);
+    log.append(100);
+    await until(() => new Set(handled.map(({ event }) => event.n)).size === 300);
+    for (const { partition, fencingToken } of b.status().partitions) {
+      const id = `orders/${partition}`;
+      const of = timeline.filter((line) => line.split(' ')[1] === id);
+      const granted = of.indexOf(`grant ${id} b ${fencingToken}`);
+      expect(fencingToken).toBe(1n);
+      // Before the grant: a's last write with its token 0 (the position it reached), then a's release.
+      expect(of.slice(granted - 2, granted)).toEqual([`save ${id} 200 notOlderThan(0)`, `release ${id} a 0`]);
+      // After it: b fences with its token and reads what a stored; only then does it handle, from after it.
+      expect(of.slice(granted + 1, granted + 3)).toEqual([`fence ${id} 1`, `read ${id} 200`]);
+      const handledByB = of.slice(granted + 3).filter((line) => line.startsWith('handle'));
+      const newEvents = log.events.filter(({ n, stream }) => n > 200 && partitionOf(stream, 8) === partition);
+      expect(handledByB).toHaveLength(newEvents.length);
+      expect(handledByB.every((line) => line.startsWith(`handle ${id} b `) && Number(line.split(' ')[3]) > 200)).toBe(
+        true,
+      );
+    }
   });
 });
 
