@@ -1,14 +1,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { StoredMembership, type MembershipStore } from '../../../runtime/partitions/index.js';
 import {
+  CheckpointWriteCondition as Condition,
+  CheckpointWriteConditionNotFulfilledError,
   formatWriteCondition,
   InMemoryCheckpointStorage,
   InMemoryLeaseStrategy,
+  LeaseKeepingStrategy,
   InMemoryLeaseTable,
   InMemoryMembership,
   InMemoryMembershipTable,
   PartitionedSubscription,
   partitionOf,
   type CheckpointWriteCondition,
+  type HeldLease,
+  type LeaseStore,
   type PartitionedSubscriptionOptions,
   type PartitionHandlerContext,
   type PositionedEvent,
@@ -48,7 +54,7 @@ const memberTimeMs = 240;
 
 interface Cluster {
   readonly storage: InMemoryCheckpointStorage;
-  readonly leases: InMemoryLeaseTable;
+  readonly leases: RecordingLeaseTable;
   readonly members: InMemoryMembershipTable;
   readonly handled: { node: string; event: Event; context: PartitionHandlerContext }[];
   readonly node: (
@@ -85,12 +91,24 @@ class RecordingStorage extends InMemoryCheckpointStorage {
   }
 }
 
-/** Records each grant and each release, by node. */
+/** Records each grant and each release, by node, and when each lease was last set in the table. */
 class RecordingLeaseTable extends InMemoryLeaseTable {
   readonly #granted = new Set<string>();
+  readonly setAt = new Map<string, number>();
+
+  override async refreshAll(leases: readonly HeldLease[], leaseTimeMs: number): Promise<readonly boolean[]> {
+    const renewed = await super.refreshAll(leases, leaseTimeMs);
+    leases.forEach(
+      ({ subscriptionId }, index) => renewed[index] === true && this.setAt.set(subscriptionId, performance.now()),
+    );
+    return renewed;
+  }
 
   override async acquire(id: string, owner: string, leaseTimeMs: number): Promise<bigint | undefined> {
     const token = await super.acquire(id, owner, leaseTimeMs);
+    if (token !== undefined) {
+      this.setAt.set(id, performance.now());
+    }
     if (token !== undefined && !this.#granted.has(`${id} ${owner} ${token}`)) {
       this.#granted.add(`${id} ${owner} ${token}`);
       timeline.push(`grant ${id} ${owner.split(' ')[0] ?? ''} ${token}`);
@@ -228,6 +246,155 @@ describe('PartitionedSubscription hand-over', () => {
         true,
       );
     }
+  });
+});
+
+describe('PartitionedSubscription over a global source', () => {
+  it('moves a partition with no events of its own forward to the log position, so a move does not replay from far back', async () => {
+    const log = new Log();
+    log.append(300, 1);
+    const busy = partitionOf('stream-0', 4);
+    const { handled, storage, node } = cluster(log, 4);
+    const a = node('a');
+    await a.start();
+    await until(() => handled.length === 300);
+    for (let partition = 0; partition < 4; partition += 1) {
+      await until(() => a.status().partitions.find((p) => p.partition === partition)?.checkpoint === '300');
+    }
+    await a.shutdown();
+    for (let partition = 0; partition < 4; partition += 1) {
+      expect(await storage.read(`orders/${partition}`)).toBe('300');
+    }
+    expect(handled.every(({ context }) => context.partition === busy)).toBe(true);
+  });
+
+  it('reads an event once per node however many partitions it runs, a late partition reading again only from its own position', async () => {
+    const log = new Log();
+    log.append(1_000);
+    const { handled, node } = cluster(log, 16);
+    const a = node('a');
+    await a.start();
+    await until(() => new Set(handled.map(({ event }) => event.n)).size === 1_000);
+    expect(a.status().eventsRead).toBe(1_000);
+    log.append(1_000);
+    await until(() => new Set(handled.map(({ event }) => event.n)).size === 2_000);
+    expect(a.status().eventsRead).toBe(2_000);
+    expect(log.reads).toBe(2_000);
+  });
+});
+
+/** A node's way to the lease table and the membership table, which a test can cut. */
+function reachable<T extends object>(inner: T, cut: { down: boolean }): T {
+  return new Proxy(inner, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value !== 'function'
+        ? value
+        : async (...args: unknown[]): Promise<unknown> => {
+            if (cut.down) {
+              throw new Error('store unreachable');
+            }
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+    },
+  });
+}
+
+describe('PartitionedSubscription when a node loses its stores', () => {
+  it('stops the partitions and aborts the handlers before the lease expires; its late fenced write is refused', async () => {
+    const log = new Log();
+    log.append(64);
+    const { storage, leases, members, handled, node } = cluster(log, 4);
+    const cut = { down: false };
+    let stuck: { context: PartitionHandlerContext; abortedAt: number | undefined } | undefined;
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    running.push(async () => {
+      release();
+    });
+    const a = node('a', {
+      strategy: new LeaseKeepingStrategy(reachable<LeaseStore>(leases, cut), { leaseTimeMs, onError: () => undefined }),
+      membership: new StoredMembership(reachable<MembershipStore>(members, cut), { memberTimeMs }),
+      handler: async (_event, _position, context) => {
+        if (stuck === undefined) {
+          const entry = { context, abortedAt: undefined as number | undefined };
+          stuck = entry;
+          context.signal.addEventListener('abort', () => (entry.abortedAt = performance.now()));
+          // A handler that ignores its signal: a zombie once its node is cut off.
+          await gate;
+        }
+      },
+    });
+    await a.start();
+    await until(() => stuck !== undefined);
+    const b = node('b');
+    await b.start();
+    const mine = stuck as NonNullable<typeof stuck>;
+    const id = `orders/${mine.context.partition}`;
+    cut.down = true;
+    await until(() => mine.abortedAt !== undefined);
+    const expiresAt = (leases.setAt.get(id) ?? 0) + leaseTimeMs;
+    expect(mine.abortedAt).toBeLessThan(expiresAt);
+    expect(a.status().partitions.find((p) => p.partition === mine.context.partition)).toBeDefined();
+    await until(() => b.status().partitions.some((p) => p.partition === mine.context.partition));
+    await until(() =>
+      handled.some(({ node: by, event }) => by === 'b' && partitionOf(event.stream, 4) === mine.context.partition),
+    );
+    const stored = await storage.read(id);
+    release();
+    await expect(
+      storage.save(id, '1', Condition.notOlderThan(mine.context.fencingToken ?? -1n)),
+    ).rejects.toBeInstanceOf(CheckpointWriteConditionNotFulfilledError);
+    expect(await storage.read(id)).toBe(stored);
+    cut.down = false;
+  });
+});
+
+describe('PartitionedSubscription start checks', () => {
+  const base = (extra: Partial<PartitionedSubscriptionOptions<Event>> = {}): PartitionedSubscriptionOptions<Event> => ({
+    name: 'orders',
+    partitionKey: (event) => event.stream,
+    source: new Log().source,
+    handler: () => undefined,
+    storage: new InMemoryCheckpointStorage(),
+    strategy: new InMemoryLeaseStrategy({ leaseTimeMs: 3_000 }),
+    membership: new InMemoryMembership({ memberTimeMs: 1_000 }),
+    ...extra,
+  });
+
+  it('refuses a drain timeout not below the lease time, and a heartbeat not below half of it', () => {
+    expect(() => new PartitionedSubscription(base({ drainTimeoutMs: 3_000 }))).toThrow(
+      /drainTimeoutMs must be a whole number of milliseconds below the strategy's lease time \(3000 ms\), got 3000/u,
+    );
+    expect(
+      () => new PartitionedSubscription(base({ membership: new InMemoryMembership({ memberTimeMs: 4_500 }) })),
+    ).toThrow(/heartbeats every 1500 ms .* not below half the lease time \(3000 ms\).* Lower memberTimeMs/u);
+  });
+
+  it('refuses both sources or neither, a partition count that is not a power of two, and an empty name', () => {
+    expect(
+      () =>
+        new PartitionedSubscription(
+          base({ partitionSource: () => new Log().source(undefined, new AbortController().signal) }),
+        ),
+    ).toThrow(/exactly one of source .* and partitionSource/u);
+    expect(() => new PartitionedSubscription(base({ source: undefined }))).toThrow(/exactly one of source/u);
+    expect(() => new PartitionedSubscription(base({ partitions: 48 }))).toThrow(/power of two/u);
+    expect(() => new PartitionedSubscription(base({ name: '' }))).toThrow(TypeError);
+  });
+
+  it('start refuses another partition count and a node id that is live, naming both values and the fix', async () => {
+    const table = new InMemoryMembershipTable();
+    const membership = (): InMemoryMembership => new InMemoryMembership({ table, memberTimeMs: 1_000 });
+    const first = new PartitionedSubscription(base({ membership: membership(), nodeId: 'a', partitions: 8 }));
+    running.push(() => first.shutdown());
+    await first.start();
+    await expect(
+      new PartitionedSubscription(base({ membership: membership(), nodeId: 'b', partitions: 16 })).start(),
+    ).rejects.toThrow(/with 16 partitions: the subscription is recorded with 8.*partitions: 8/su);
+    await expect(
+      new PartitionedSubscription(base({ membership: membership(), nodeId: 'a', partitions: 8 })).start(),
+    ).rejects.toThrow(/node id "a" is a live member already.*its own nodeId/su);
   });
 });
 
