@@ -17,37 +17,8 @@ import {
   type LeaseStore,
   type PartitionedSubscriptionOptions,
   type PartitionHandlerContext,
-  type PositionedEvent,
 } from '../../../runtime/index.js';
-
-interface Event {
-  readonly stream: string;
-  readonly n: number;
-}
-
-/** A global log in memory: positions "1", "2", … ; `reads` counts every event handed out. */
-class Log {
-  readonly events: Event[] = [];
-  reads = 0;
-
-  append(count: number, streams = 16): void {
-    for (let i = 0; i < count; i += 1) {
-      const n = this.events.length + 1;
-      this.events.push({ stream: `stream-${n % streams}`, n });
-    }
-  }
-
-  readonly source = (from: string | undefined, signal: AbortSignal): AsyncIterable<PositionedEvent<Event>> =>
-    this.#read(from === undefined ? 0 : Number(from), signal);
-
-  async *#read(start: number, signal: AbortSignal): AsyncGenerator<PositionedEvent<Event>> {
-    for (let index = start; index < this.events.length && !signal.aborted; index += 1) {
-      this.reads += 1;
-      const event = this.events[index] as Event;
-      yield { position: String(event.n), event };
-    }
-  }
-}
+import { TestLog, until, type LogEvent } from '../../support/partitions/partitioned-scenario.js';
 
 const leaseTimeMs = 600;
 const memberTimeMs = 240;
@@ -56,11 +27,11 @@ interface Cluster {
   readonly storage: InMemoryCheckpointStorage;
   readonly leases: RecordingLeaseTable;
   readonly members: InMemoryMembershipTable;
-  readonly handled: { node: string; event: Event; context: PartitionHandlerContext }[];
+  readonly handled: { node: string; event: LogEvent; context: PartitionHandlerContext }[];
   readonly node: (
     nodeId: string,
-    extra?: Partial<PartitionedSubscriptionOptions<Event>>,
-  ) => PartitionedSubscription<Event>;
+    extra?: Partial<PartitionedSubscriptionOptions<LogEvent>>,
+  ) => PartitionedSubscription<LogEvent>;
 }
 
 const running: (() => Promise<void>)[] = [];
@@ -122,7 +93,7 @@ class RecordingLeaseTable extends InMemoryLeaseTable {
   }
 }
 
-function cluster(log: Log, partitions = 8): Cluster {
+function cluster(log: TestLog, partitions = 8): Cluster {
   timeline.length = 0;
   const storage = new RecordingStorage();
   const leases = new RecordingLeaseTable();
@@ -135,7 +106,7 @@ function cluster(log: Log, partitions = 8): Cluster {
     handled,
     node: (nodeId, extra = {}) => {
       const strategy = new InMemoryLeaseStrategy({ table: leases, leaseTimeMs });
-      const subscription = new PartitionedSubscription<Event>({
+      const subscription = new PartitionedSubscription<LogEvent>({
         name: 'orders',
         partitions,
         partitionKey: (event) => event.stream,
@@ -161,19 +132,9 @@ function cluster(log: Log, partitions = 8): Cluster {
   };
 }
 
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) {
-      throw new Error('timed out waiting for a condition');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('PartitionedSubscription on the in-memory backends', () => {
   it('one node takes every partition, hands each event to its partition once, and reads the log once', async () => {
-    const log = new Log();
+    const log = new TestLog();
     log.append(400);
     const { handled, storage, node } = cluster(log);
     const a = node('a');
@@ -198,7 +159,7 @@ describe('PartitionedSubscription on the in-memory backends', () => {
   });
 
   it('two nodes split the partitions four and four, and a third joining moves some over', async () => {
-    const log = new Log();
+    const log = new TestLog();
     log.append(200);
     const { handled, node } = cluster(log);
     const a = node('a');
@@ -218,7 +179,7 @@ describe('PartitionedSubscription on the in-memory backends', () => {
 
 describe('PartitionedSubscription hand-over', () => {
   it('revokes before it assigns: last write under the old token, release, then the grant, fence and read, then handling', async () => {
-    const log = new Log();
+    const log = new TestLog();
     log.append(200);
     const { handled, node } = cluster(log);
     const a = node('a');
@@ -251,7 +212,7 @@ describe('PartitionedSubscription hand-over', () => {
 
 describe('PartitionedSubscription over a global source', () => {
   it('moves a partition with no events of its own forward to the log position, so a move does not replay from far back', async () => {
-    const log = new Log();
+    const log = new TestLog();
     log.append(300, 1);
     const busy = partitionOf('stream-0', 4);
     const { handled, storage, node } = cluster(log, 4);
@@ -269,7 +230,7 @@ describe('PartitionedSubscription over a global source', () => {
   });
 
   it('reads an event once per node however many partitions it runs, a late partition reading again only from its own position', async () => {
-    const log = new Log();
+    const log = new TestLog();
     log.append(1_000);
     const { handled, node } = cluster(log, 16);
     const a = node('a');
@@ -302,7 +263,7 @@ function reachable<T extends object>(inner: T, cut: { down: boolean }): T {
 
 describe('PartitionedSubscription when a node loses its stores', () => {
   it('stops the partitions and aborts the handlers before the lease expires; its late fenced write is refused', async () => {
-    const log = new Log();
+    const log = new TestLog();
     log.append(64);
     const { storage, leases, members, handled, node } = cluster(log, 4);
     const cut = { down: false };
@@ -351,10 +312,12 @@ describe('PartitionedSubscription when a node loses its stores', () => {
 });
 
 describe('PartitionedSubscription start checks', () => {
-  const base = (extra: Partial<PartitionedSubscriptionOptions<Event>> = {}): PartitionedSubscriptionOptions<Event> => ({
+  const base = (
+    extra: Partial<PartitionedSubscriptionOptions<LogEvent>> = {},
+  ): PartitionedSubscriptionOptions<LogEvent> => ({
     name: 'orders',
     partitionKey: (event) => event.stream,
-    source: new Log().source,
+    source: new TestLog().source,
     handler: () => undefined,
     storage: new InMemoryCheckpointStorage(),
     strategy: new InMemoryLeaseStrategy({ leaseTimeMs: 3_000 }),
@@ -375,7 +338,7 @@ describe('PartitionedSubscription start checks', () => {
     expect(
       () =>
         new PartitionedSubscription(
-          base({ partitionSource: () => new Log().source(undefined, new AbortController().signal) }),
+          base({ partitionSource: () => new TestLog().source(undefined, new AbortController().signal) }),
         ),
     ).toThrow(/exactly one of source .* and partitionSource/u);
     expect(() => new PartitionedSubscription(base({ source: undefined }))).toThrow(/exactly one of source/u);
@@ -400,7 +363,7 @@ describe('PartitionedSubscription start checks', () => {
 
 describe('PartitionedSubscription over a partitionSource', () => {
   it('reads each partition on its own and hands its events over with the partition in the context', async () => {
-    const log = new Log();
+    const log = new TestLog();
     log.append(120);
     const { handled, node } = cluster(log, 4);
     const asked: number[] = [];
