@@ -94,6 +94,7 @@ export {
   type EventHandler,
   type EventSource,
   type HandlerContext,
+  type PauseOptions,
   type PositionedEvent,
   type SubscribeOptions,
 } from './subscription/index.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { errorReporter, raceWithTimeout, type ErrorHandler } from '../background/index.js';
+import { errorReporter, raceWithTimeout, timedOut, type ErrorHandler } from '../background/index.js';
 import type { Checkpoint } from '../checkpoint.js';
 import type { CheckpointStorage } from '../checkpoint-storage.js';
 import { describeValue, quoteText } from '../describe-value.js';
@@ -406,10 +406,11 @@ export class PartitionedSubscription<E> {
       const started = performance.now();
       const held = this.#options.strategy.fencingToken(part.id) !== undefined;
       part.drain.abort();
-      if (this.#durable.isRunning(part.id)) {
-        await raceWithTimeout(part.runClosed, this.#drainTimeoutMs);
-      }
-      await this.#durable.pause(part.id).catch((error: unknown) => {
+      const drained =
+        !this.#durable.isRunning(part.id) || (await raceWithTimeout(part.runClosed, this.#drainTimeoutMs)) !== timedOut;
+      // A handler still running past the drain timeout is aborted, and the lease given up under it once the writes
+      // already sent are answered: its own late writes are refused once the next owner fences.
+      await this.#durable.pause(part.id, drained ? {} : { giveUpAfterMs: 0 }).catch((error: unknown) => {
         this.#report(error, part.id);
       });
       if (held) {

@@ -311,6 +311,40 @@ describe('PartitionedSubscription when a node loses its stores', () => {
   });
 });
 
+describe('PartitionedSubscription drain', () => {
+  it('gives a partition up after the drain timeout though its handler never returns, aborting that handler', async () => {
+    const log = new TestLog();
+    log.append(16);
+    const { leases, storage, node } = cluster(log, 2);
+    let stuck: PartitionHandlerContext | undefined;
+    const a = node('a', {
+      drainTimeoutMs: 150,
+      handler: async (event, _position, context) => {
+        if (event.n === 5) {
+          stuck = context;
+          await new Promise(() => undefined);
+        }
+      },
+    });
+    await a.start();
+    await until(() => stuck !== undefined);
+    const id = `orders/${stuck?.partition}`;
+    const started = performance.now();
+    const shutDown = a.shutdown();
+    await until(() => a.status().partitions.length === 0);
+    expect(performance.now() - started).toBeLessThan(leaseTimeMs);
+    expect(stuck?.signal.aborted).toBe(true);
+    // Given up: another owner takes it at once with the next token, and a's late write would be refused.
+    expect(await leases.acquire(id, 'probe', 1_000)).toBe(1n);
+    await storage.advanceWriteVersion(id, 1n);
+    await expect(storage.save(id, '99', Condition.notOlderThan(stuck?.fencingToken ?? -1n))).rejects.toBeInstanceOf(
+      CheckpointWriteConditionNotFulfilledError,
+    );
+    // The DurableSubscription underneath waits its 5 s for the stuck handler before it stops.
+    await shutDown;
+  });
+});
+
 describe('PartitionedSubscription start checks', () => {
   const base = (
     extra: Partial<PartitionedSubscriptionOptions<LogEvent>> = {},
