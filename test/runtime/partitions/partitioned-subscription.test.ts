@@ -19,6 +19,8 @@ import {
   type PartitionHandlerContext,
 } from '../../../runtime/index.js';
 import { TestLog, until, type LogEvent } from '../../support/partitions/partitioned-scenario.js';
+import { RecordingTelemetry } from '../../support/telemetry/recording-telemetry.js';
+import { ThrowingMeterProvider } from '../../support/telemetry/throwing-telemetry.js';
 
 const leaseTimeMs = 600;
 const memberTimeMs = 240;
@@ -308,6 +310,42 @@ describe('PartitionedSubscription when a node loses its stores', () => {
     ).rejects.toBeInstanceOf(CheckpointWriteConditionNotFulfilledError);
     expect(await storage.read(id)).toBe(stored);
     cut.down = false;
+  });
+});
+
+describe('PartitionedSubscription telemetry', () => {
+  it('records partitions owned, rebalances, hand-over and unowned durations beside the other names', async () => {
+    const log = new TestLog();
+    log.append(100);
+    const telemetry = new RecordingTelemetry();
+    const { node } = cluster(log);
+    const a = node('a', telemetry.options);
+    await a.start();
+    await until(() => a.status().partitions.length === 8);
+    const b = node('b', telemetry.options);
+    await b.start();
+    await until(() => a.status().partitions.length === 4 && b.status().partitions.length === 4);
+    const sum = async (name: string): Promise<number> =>
+      (await telemetry.points(name)).reduce((total, point) => total + point.value, 0);
+    expect(await sum('checkpoint_fencing.partitions.owned')).toBe(8);
+    expect(await sum('checkpoint_fencing.partition.rebalances')).toBeGreaterThanOrEqual(2);
+    expect(await sum('checkpoint_fencing.partition.handover.duration')).toBe(4);
+    expect(await sum('checkpoint_fencing.partition.unowned.duration')).toBeGreaterThanOrEqual(8 + 4);
+    await telemetry.shutdown();
+  });
+
+  it('goes on when the meter throws, and reports the first error once (ADR 2402)', async () => {
+    const log = new TestLog();
+    log.append(50);
+    const { handled, node } = cluster(log, 4);
+    const meterProvider = new ThrowingMeterProvider('record');
+    const errors: unknown[] = [];
+    const a = node('a', { meterProvider, onError: (error) => errors.push(error) });
+    await a.start();
+    await until(() => handled.length === 50 && a.status().partitions.length === 4);
+    expect(meterProvider.thrown).toBeGreaterThan(1);
+    const fromTelemetry = errors.filter((error) => String(error).includes('a partition grant, loss or hand-over'));
+    expect(fromTelemetry).toHaveLength(1);
   });
 });
 
