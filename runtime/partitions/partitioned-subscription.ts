@@ -146,6 +146,8 @@ export class PartitionedSubscription<E> {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #ticking: Promise<void> = Promise.resolve();
   #state: 'new' | 'started' | 'stopped' = 'new';
+  /** Events read from a `partitionSource` (a global `source` counts its own). */
+  #partitionReads = 0;
 
   /**
    * @throws TypeError or RangeError for options that could never work: a bad name, partition count, node id, source
@@ -198,17 +200,17 @@ export class PartitionedSubscription<E> {
     this.#partitions = partitions;
     this.#options = options;
     this.#report = errorReporter(options.onError, (id) => `partitioned subscription ${quoteText(id)}`);
+    this.nodeId = options.nodeId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.#durable = new DurableSubscription({
       storage: options.storage,
       strategy: options.strategy,
       // A node takes only partitions no other live member reports holding, which is what the grace would wait for.
       takeoverGraceMs: 0,
-      ...(options.nodeId === undefined ? {} : { subscriberId: options.nodeId }),
+      subscriberId: this.nodeId,
       ...(options.checkpointEvery === undefined ? {} : { checkpointEvery: options.checkpointEvery }),
       ...(options.onError === undefined ? {} : { onError: options.onError }),
       ...pickTelemetry(options),
     });
-    this.nodeId = options.nodeId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     const compare = options.comparePositions ?? compareDecimalPositions;
     const { source } = options;
     this.#reader =
@@ -291,14 +293,9 @@ export class PartitionedSubscription<E> {
         partitions.push({ partition, fencingToken, checkpoint, lag, since });
       }
     }
-    return { nodeId: this.nodeId, members: this.#members, partitions, eventsRead: this.#eventsRead() };
+    const eventsRead = this.#reader?.eventsRead ?? this.#partitionReads;
+    return { nodeId: this.nodeId, members: this.#members, partitions, eventsRead };
   }
-
-  #eventsRead(): number {
-    return this.#reader?.eventsRead ?? this.#partitionReads;
-  }
-
-  #partitionReads = 0;
 
   #schedule(delayMs: number): void {
     this.#timer = setTimeout(() => {
@@ -500,7 +497,7 @@ export class PartitionedSubscription<E> {
   }
 
   #onLease(id: string, subscriberId: string, granted: boolean): void {
-    const partition = subscriberId === this.#durable.subscriberId ? this.#partitionOfId(id) : undefined;
+    const partition = subscriberId === this.nodeId ? this.#partitionOfId(id) : undefined;
     const part = partition === undefined ? undefined : this.#parts.get(partition);
     if (part === undefined || partition === undefined) {
       return;
