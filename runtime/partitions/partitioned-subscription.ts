@@ -309,8 +309,9 @@ export class PartitionedSubscription<E> {
 
   /** One heartbeat, and the assignment it leads to once the membership has settled. */
   async #tick(): Promise<void> {
+    // By hasLock, not the token: a lease past its three-quarter mark unrenewed is no longer claimed, so the others try.
     const owned = [...this.#parts.values()]
-      .filter((part) => this.#options.strategy.fencingToken(part.id) !== undefined)
+      .filter((part) => this.#options.strategy.hasLock(part.id, this.nodeId))
       .map((part) => part.partition);
     let member = this.#member;
     try {
