@@ -378,7 +378,7 @@ export class PartitionedSubscription<E> {
     }
     const part = existing ?? this.#newPartition(partition);
     part.active = true;
-    part.transition = part.transition.then(async () => {
+    void this.#transition(part, async () => {
       if (!part.active || this.#state !== 'started') {
         return;
       }
@@ -397,7 +397,7 @@ export class PartitionedSubscription<E> {
   /** Stop fetching, let the handler in flight finish (up to the drain timeout), then pause: last write, release. */
   #revoke(part: Partition): Promise<void> {
     part.active = false;
-    part.transition = part.transition.then(async () => {
+    return this.#transition(part, async () => {
       if (part.active || !part.subscribed || this.#durable.isPaused(part.id)) {
         return;
       }
@@ -408,12 +408,17 @@ export class PartitionedSubscription<E> {
         !this.#durable.isRunning(part.id) || (await raceWithTimeout(part.runClosed, this.#drainTimeoutMs)) !== timedOut;
       // A handler still running past the drain timeout is aborted, and the lease given up under it once the writes
       // already sent are answered: its own late writes are refused once the next owner fences.
-      await this.#durable.pause(part.id, drained ? {} : { giveUpAfterMs: 0 }).catch((error: unknown) => {
-        this.#report(error, part.id);
-      });
+      await this.#durable.pause(part.id, drained ? {} : { giveUpAfterMs: 0 });
       if (held) {
         this.#telemetry?.handedOver((performance.now() - started) / 1000);
       }
+    });
+  }
+
+  /** Runs `step` after the partition's earlier steps; a failure is reported and does not block the next. */
+  #transition(part: Partition, step: () => Promise<void>): Promise<void> {
+    part.transition = part.transition.then(step).catch((error: unknown) => {
+      this.#report(error, part.id);
     });
     return part.transition;
   }
