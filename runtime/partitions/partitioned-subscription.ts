@@ -101,6 +101,8 @@ interface Partition {
   subscribed: boolean;
   /** Aborts to stop fetching: the run ends after the handler in flight. */
   drain: AbortController;
+  /** Whether a run is reading its source now. */
+  reading: boolean;
   /** Resolves when the current run's source is closed. */
   runClosed: Promise<void>;
   closeRun: () => void;
@@ -224,6 +226,10 @@ export class PartitionedSubscription<E> {
             onError: (error) => {
               this.#report(error, this.#name);
             },
+            starting: () =>
+              [...this.#parts.values()].some(
+                (part) => !part.reading && part.active && this.#options.strategy.fencingToken(part.id) !== undefined,
+              ),
           });
     this.#telemetry = PartitionTelemetry.resolve(options, (error) => {
       this.#report(error, this.#name);
@@ -429,6 +435,7 @@ export class PartitionedSubscription<E> {
       id: `${this.#name}/${partition}`,
       active: false,
       subscribed: false,
+      reading: false,
       drain: new AbortController(),
       runClosed: Promise.resolve(),
       closeRun: () => undefined,
@@ -446,6 +453,7 @@ export class PartitionedSubscription<E> {
   #sourceOf(part: Partition): EventSource<E> {
     return (from, signal) => {
       part.checkpoint = from;
+      part.reading = true;
       let closeRun = (): void => undefined;
       part.runClosed = new Promise((resolve) => (closeRun = resolve));
       part.closeRun = closeRun;
@@ -485,6 +493,7 @@ export class PartitionedSubscription<E> {
         yield next.value;
       }
     } finally {
+      part.reading = false;
       part.closeRun();
       iterator.return?.().catch(() => undefined);
     }

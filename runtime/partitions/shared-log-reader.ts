@@ -8,10 +8,12 @@ export const quietMarker: unique symbol = Symbol('checkpoint-fencing.quietMarker
 const quietAdvanceMs = 1_000;
 
 /**
- * How long a (re)start waits for more partitions to start: the partitions granted together start within a few round
- * trips of each other, and one read from the lowest of them beats one read each.
+ * How long a (re)start waits for more partitions to start, and how long at most while `starting()` answers true: the
+ * partitions granted together start within a few round trips of each other, and one read from the lowest of them
+ * beats one read each.
  */
 const gatherMs = 50;
+const longestGatherMs = 2_000;
 
 /** One partition's share of the log, read by one run of that partition. */
 interface Feed {
@@ -19,6 +21,11 @@ interface Feed {
   readonly queue: PositionedEvent<unknown>[];
   /** The position of the last event queued (or the run's start): later reads at or before it are skipped. */
   last: Checkpoint | undefined;
+  /**
+   * Whether the reader has read on from `last` since the feed started, so that every event after `last` reaches it.
+   * A feed that starts behind the reader gets nothing (no event, no quiet mark) until the reader reads again from it.
+   */
+  live: boolean;
   wake: (() => void) | undefined;
 }
 
@@ -30,6 +37,8 @@ export interface SharedLogReaderOptions<E> {
   readonly comparePositions: (a: Checkpoint, b: Checkpoint) => number;
   readonly retryDelayMs: number;
   readonly onError: (error: unknown) => void;
+  /** Whether more partitions are about to start (granted, not yet reading): a (re)start waits for them. */
+  readonly starting: () => boolean;
 }
 
 /**
@@ -68,9 +77,12 @@ export class SharedLogReader<E> {
     from: Checkpoint | undefined,
     signal: AbortSignal,
   ): AsyncGenerator<PositionedEvent<E>> {
-    const feed: Feed = { partition, queue: [], last: from, wake: undefined };
+    const behind = this.#reading !== undefined && this.#before(from, this.#cursor);
+    const feed: Feed = { partition, queue: [], last: from, live: !behind, wake: undefined };
     this.#feeds.add(feed);
-    this.#readFrom(from);
+    if (behind || this.#reading === undefined) {
+      this.#readAgain();
+    }
     const onAbort = (): void => feed.wake?.();
     signal.addEventListener('abort', onAbort);
     try {
@@ -93,19 +105,26 @@ export class SharedLogReader<E> {
     }
   }
 
-  /** Starts reading, or reads again from `from` when a new run starts behind the reader; after {@link gatherMs}. */
-  #readFrom(from: Checkpoint | undefined): void {
-    if (this.#restart !== undefined || (this.#reading !== undefined && !this.#before(from, this.#cursor))) {
+  /** Reads (again) from the lowest position of the feeds, after {@link gatherMs}: every feed is live from there. */
+  #readAgain(since = performance.now()): void {
+    if (this.#restart !== undefined) {
       return;
     }
     this.#restart = setTimeout(() => {
       this.#restart = undefined;
+      if (this.#options.starting() && performance.now() - since < longestGatherMs) {
+        this.#readAgain(since);
+        return;
+      }
       this.#reading?.abort();
       if (this.#feeds.size === 0) {
         return;
       }
       const [first, ...rest] = [...this.#feeds].map((feed) => feed.last);
       const lowest = rest.reduce((low, last) => (this.#before(last, low) ? last : low), first);
+      for (const feed of this.#feeds) {
+        feed.live = true;
+      }
       const reading = new AbortController();
       this.#reading = reading;
       this.#cursor = lowest;
@@ -139,7 +158,7 @@ export class SharedLogReader<E> {
     this.#cursor = item.position;
     const partition = this.#options.partitionOf(item.event);
     for (const feed of this.#feeds) {
-      if (feed.partition === partition && this.#before(feed.last, item.position)) {
+      if (feed.live && feed.partition === partition && this.#before(feed.last, item.position)) {
         this.#queue(feed, item);
       }
     }
@@ -154,6 +173,7 @@ export class SharedLogReader<E> {
     const position = this.#cursor;
     for (const feed of this.#feeds) {
       if (
+        feed.live &&
         feed.partition !== except &&
         feed.queue.length === 0 &&
         position !== undefined &&

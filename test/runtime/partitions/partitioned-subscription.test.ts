@@ -349,6 +349,34 @@ describe('PartitionedSubscription telemetry', () => {
   });
 });
 
+describe('PartitionedSubscription with a poison event', () => {
+  it('stalls only its own partition: the others handle every event and move their checkpoints to the end', async () => {
+    const log = new TestLog();
+    log.append(200);
+    const poison = log.events[6] as LogEvent;
+    const stalled = partitionOf(poison.stream, 4);
+    const { handled, storage, node } = cluster(log, 4);
+    const a = node('a', {
+      handler: (event, _position, context) => {
+        if (event.n === poison.n) {
+          throw new Error('poison');
+        }
+        handled.push({ node: 'a', event, context });
+      },
+    });
+    await a.start();
+    const others = log.events.filter(({ stream }) => partitionOf(stream, 4) !== stalled);
+    await until(() => new Set(handled.map(({ event }) => event.n)).size >= others.length);
+    expect(handled.every(({ event }) => partitionOf(event.stream, 4) !== stalled || event.n < poison.n)).toBe(true);
+    for (let partition = 0; partition < 4; partition += 1) {
+      if (partition !== stalled) {
+        await until(async () => (await storage.read(`orders/${partition}`)) === '200');
+      }
+    }
+    expect(Number((await storage.read(`orders/${stalled}`)) ?? 0)).toBeLessThan(poison.n);
+  });
+});
+
 describe('PartitionedSubscription drain', () => {
   it('gives a partition up after the drain timeout though its handler never returns, aborting that handler', async () => {
     const log = new TestLog();
