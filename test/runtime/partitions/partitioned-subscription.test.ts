@@ -411,6 +411,35 @@ describe('PartitionedSubscription drain', () => {
   });
 });
 
+describe('PartitionedSubscription when the membership lapses', () => {
+  it('keeps its partitions while it holds their leases, then joins again and takes its share', async () => {
+    const log = new TestLog();
+    log.append(100);
+    const { members, node } = cluster(log);
+    const cut = { down: false };
+    const errors: unknown[] = [];
+    const a = node('a', {
+      membership: new StoredMembership(reachable<MembershipStore>(members, cut), { memberTimeMs }),
+      onError: (error) => errors.push(error),
+    });
+    const b = node('b');
+    await Promise.all([a.start(), b.start()]);
+    await until(() => a.status().partitions.length === 4 && b.status().partitions.length === 4);
+    cut.down = true;
+    // b sees a gone, but a holds its leases: b takes nothing of a's.
+    await until(() => b.status().members.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, memberTimeMs));
+    expect(a.status().partitions).toHaveLength(4);
+    expect(b.status().partitions).toHaveLength(4);
+    cut.down = false;
+    await until(() => b.status().members.length === 2 && a.status().members.length === 2);
+    expect(errors.some((error) => String(error).includes('store unreachable'))).toBe(true);
+    log.append(100);
+    await until(() => a.status().partitions.every((p) => p.checkpoint === '200'));
+    expect(a.status().partitions).toHaveLength(4);
+  });
+});
+
 describe('PartitionedSubscription start checks', () => {
   const base = (
     extra: Partial<PartitionedSubscriptionOptions<LogEvent>> = {},
