@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { errorReporter, raceWithTimeout, timedOut, type ErrorHandler } from '../background/index.js';
 import type { Checkpoint } from '../checkpoint.js';
@@ -203,15 +204,12 @@ export class PartitionedSubscription<E> {
     this.#options = options;
     this.#report = errorReporter(options.onError, (id) => `partitioned subscription ${quoteText(id)}`);
     this.nodeId = options.nodeId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    // The options they share (storage, strategy, checkpointEvery, onError, telemetry) pass through as they are.
     this.#durable = new DurableSubscription({
-      storage: options.storage,
-      strategy: options.strategy,
+      ...options,
+      subscriberId: this.nodeId,
       // A node takes only partitions no other live member reports holding, which is what the grace would wait for.
       takeoverGraceMs: 0,
-      subscriberId: this.nodeId,
-      ...(options.checkpointEvery === undefined ? {} : { checkpointEvery: options.checkpointEvery }),
-      ...(options.onError === undefined ? {} : { onError: options.onError }),
-      ...pickTelemetry(options),
     });
     const compare = options.comparePositions ?? compareDecimalPositions;
     const { source } = options;
@@ -471,15 +469,7 @@ export class PartitionedSubscription<E> {
     signal: AbortSignal,
   ): AsyncGenerator<PositionedEvent<E>> {
     const iterator = events[Symbol.asyncIterator]();
-    const stopped = new Promise<undefined>((resolve) => {
-      signal.addEventListener(
-        'abort',
-        () => {
-          resolve(undefined);
-        },
-        { once: true },
-      );
-    });
+    const stopped = once(signal, 'abort').then(() => undefined);
     try {
       while (!signal.aborted) {
         const next = await Promise.race([iterator.next(), stopped]);
@@ -512,27 +502,20 @@ export class PartitionedSubscription<E> {
   }
 
   #onLease(id: string, subscriberId: string, granted: boolean): void {
-    const partition = subscriberId === this.nodeId ? this.#partitionOfId(id) : undefined;
-    const part = partition === undefined ? undefined : this.#parts.get(partition);
-    if (part === undefined || partition === undefined) {
+    const part = subscriberId === this.nodeId ? [...this.#parts.values()].find((each) => each.id === id) : undefined;
+    if (part === undefined) {
       return;
     }
     const owning = this.#options.strategy.fencingToken(id) !== undefined;
     if (granted && owning && !part.owning) {
       part.since = new Date();
-      const unowned = this.#unownedSince.get(partition);
-      this.#unownedSince.delete(partition);
+      const unowned = this.#unownedSince.get(part.partition);
+      this.#unownedSince.delete(part.partition);
       this.#telemetry?.granted(unowned === undefined ? undefined : (performance.now() - unowned) / 1000);
     } else if (!owning && part.owning) {
       this.#telemetry?.ended();
     }
     part.owning = owning;
-  }
-
-  #partitionOfId(id: string): number | undefined {
-    const prefix = `${this.#name}/`;
-    const partition = id.startsWith(prefix) ? Number(id.slice(prefix.length)) : Number.NaN;
-    return Number.isInteger(partition) ? partition : undefined;
   }
 }
 
@@ -551,13 +534,4 @@ export function compareDecimalPositions(a: Checkpoint, b: Checkpoint): number {
   }
   const [x, y] = [BigInt(a), BigInt(b)];
   return x < y ? -1 : x > y ? 1 : 0;
-}
-
-function pickTelemetry(options: TelemetryOptions): TelemetryOptions {
-  const { meterProvider, tracerProvider, recordSubscriptionIds } = options;
-  return {
-    ...(meterProvider === undefined ? {} : { meterProvider }),
-    ...(tracerProvider === undefined ? {} : { tracerProvider }),
-    ...(recordSubscriptionIds === undefined ? {} : { recordSubscriptionIds }),
-  };
 }
