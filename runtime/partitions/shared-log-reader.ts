@@ -15,6 +15,9 @@ const quietAdvanceMs = 1_000;
 const gatherMs = 50;
 const longestGatherMs = 2_000;
 
+/** The most events queued for one partition: a partition that falls this far behind reads them again later. */
+export const mostQueued = 10_000;
+
 /** One partition's share of the log, read by one run of that partition. */
 interface Feed {
   readonly partition: number;
@@ -43,8 +46,8 @@ export interface SharedLogReaderOptions<E> {
 
 /**
  * Reads one global, ordered log once for all the partitions this node runs, from the lowest position among them, and
- * queues each event for its partition. A partition that starts behind the reader makes it read again from there; the
- * others skip what they already have. Partitions without events of their own are moved forward about once a second,
+ * queues each event for its partition. A partition that starts behind the reader, or falls {@link mostQueued} events
+ * behind it, makes it read again from there; the others skip what they already have. Partitions without events of their own are moved forward about once a second,
  * with {@link quietMarker}, so that a quiet partition that moves does not replay from far back.
  */
 export class SharedLogReader<E> {
@@ -89,6 +92,10 @@ export class SharedLogReader<E> {
       while (!signal.aborted) {
         const next = feed.queue.shift();
         if (next === undefined) {
+          if (!feed.live) {
+            // It fell behind and was left out: read again from where it got to.
+            this.#readAgain();
+          }
           await new Promise<void>((resolve) => (feed.wake = resolve));
           feed.wake = undefined;
         } else {
@@ -159,7 +166,11 @@ export class SharedLogReader<E> {
     const partition = this.#options.partitionOf(item.event);
     for (const feed of this.#feeds) {
       if (feed.live && feed.partition === partition && this.#before(feed.last, item.position)) {
-        this.#queue(feed, item);
+        if (feed.queue.length < mostQueued) {
+          this.#queue(feed, item);
+        } else {
+          feed.live = false;
+        }
       }
     }
     if (performance.now() - this.#advancedAt >= quietAdvanceMs) {
