@@ -47,8 +47,9 @@ export interface SharedLogReaderOptions<E> {
 /**
  * Reads one global, ordered log once for all the partitions this node runs, from the lowest position among them, and
  * queues each event for its partition. A partition that starts behind the reader, or falls {@link mostQueued} events
- * behind it, makes it read again from there; the others skip what they already have. Partitions without events of their own are moved forward about once a second,
- * with {@link quietMarker}, so that a quiet partition that moves does not replay from far back.
+ * behind it, makes it read again from there; the others skip what they already have. Partitions without events of
+ * their own are moved forward about once a second, with {@link quietMarker}, so that a quiet partition that moves
+ * does not replay from far back.
  */
 export class SharedLogReader<E> {
   /** Events read from the source, re-reads included: divided by the events in the log, the reads per event. */
