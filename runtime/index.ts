@@ -77,6 +77,7 @@ export {
   systemLeaseClock,
   type CompetingConsumerListener,
   type CompetingConsumerStrategy,
+  type HeldLease,
   type LeaseClock,
   type LeaseKeepingStrategyOptions,
   type LeaseStore,
@@ -93,10 +94,21 @@ export {
   type EventHandler,
   type EventSource,
   type HandlerContext,
+  type PauseOptions,
   type PositionedEvent,
   type SubscribeOptions,
 } from './subscription/index.js';
 export type { LiveMember, Member, Membership, MembershipOptions, MembershipView } from './partitions/index.js';
+export {
+  PartitionedSubscription,
+  partitionOf,
+  type OwnedPartitionStatus,
+  type PartitionedSubscriptionOptions,
+  type PartitionedSubscriptionStatus,
+  type PartitionHandler,
+  type PartitionHandlerContext,
+  type PartitionSource,
+} from './partitions/index.js';
 export type { FencingToken } from './fencing-token.js';
 export type {
   TelemetryContext,

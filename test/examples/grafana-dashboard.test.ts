@@ -7,6 +7,8 @@ import {
   InMemoryCheckpointStorage,
   InMemoryLeaseStrategy,
   InMemoryLeaseTable,
+  InMemoryMembership,
+  PartitionedSubscription,
 } from '../../runtime/index.js';
 import { eventually } from '../support/leases/event-log.js';
 import { HandSetStrategy } from '../support/leases/hand-set-strategy.js';
@@ -72,6 +74,25 @@ async function emittedNames(): Promise<Set<string>> {
   );
   await eventually('the event was handled', () => handled);
   await unfenced.shutdown();
+  // A partitioned subscription takes its partitions and hands them over at shutdown.
+  const partitionStrategy = new InMemoryLeaseStrategy({ leaseTimeMs: 900 });
+  const partitioned = new PartitionedSubscription<string>({
+    name: 'orders',
+    partitions: 2,
+    partitionKey: (event) => event,
+    partitionSource: async function* () {
+      yield* [];
+    },
+    handler: () => undefined,
+    storage: new InMemoryCheckpointStorage(),
+    strategy: partitionStrategy,
+    membership: new InMemoryMembership({ memberTimeMs: 300 }),
+    meterProvider,
+  });
+  await partitioned.start();
+  await eventually('both partitions were taken', () => partitioned.status().partitions.length === 2);
+  await partitioned.shutdown();
+  await partitionStrategy.shutdown();
   const { resourceMetrics } = await exporter.collect();
   const text = new PrometheusSerializer().serialize(resourceMetrics);
   await meterProvider.shutdown();

@@ -3,6 +3,7 @@ import type { Cluster } from 'ioredis';
 import { RedisLeaseStrategy } from '../../../runtime/index.js';
 import { redisLeaseKeys } from '../../../runtime/store-layout-entry.js';
 import { describeCompetingConsumerStrategyConformance } from '../../../runtime/testing/index.js';
+import { countingCalls } from '../../support/redis/counting-client.js';
 import { useSharedRedisCluster } from '../../support/redis/index.js';
 
 // Every key this suite writes starts with the namespace's prefix, so it shares the run's Cluster with other suites.
@@ -63,5 +64,30 @@ describe('RedisLeaseStrategy key slots on a real Redis Cluster', () => {
       expect(second.fencingToken(id), id).toBe(1n);
     }
     await Promise.all([first.shutdown(), second.shutdown()]);
+  });
+});
+
+describe('RedisLeaseStrategy renewals on a real Redis Cluster', () => {
+  it('renews 32 leases in as many slots with one pipeline per master each interval, not one script per lease', async () => {
+    const client = connect();
+    await client.ping();
+    const { client: counting, calls } = countingCalls(client, ['eval', 'pipeline']);
+    const strategy = new RedisLeaseStrategy(counting, {
+      keyPrefix: cluster.freshPrefix(),
+      leaseTimeMs: 900,
+      waitForReplicas: false,
+    });
+    for (let partition = 0; partition < 32; partition += 1) {
+      expect(await strategy.register(`orders/${partition}`, 'node-a')).toBe(true);
+    }
+    calls.set('eval', 0).set('pipeline', 0);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const [scripts, pipelines] = [calls.get('eval'), calls.get('pipeline') ?? 0];
+    // Five intervals of 300 ms, three masters: at most 3 pipelines an interval, never 32 scripts.
+    expect(scripts).toBe(0);
+    expect(pipelines).toBeGreaterThanOrEqual(3 * 3);
+    expect(pipelines).toBeLessThanOrEqual(3 * 6);
+    expect(strategy.hasLock('orders/31', 'node-a')).toBe(true);
+    await strategy.shutdown();
   });
 });

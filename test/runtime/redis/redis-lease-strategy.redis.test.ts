@@ -5,6 +5,7 @@ import { RedisLeaseStrategy } from '../../../runtime/index.js';
 import { redisLeaseKeys } from '../../../runtime/store-layout-entry.js';
 import { describeCompetingConsumerStrategyConformance } from '../../../runtime/testing/index.js';
 import { eventually } from '../../support/leases/event-log.js';
+import { countingCalls } from '../../support/redis/counting-client.js';
 import { startRedisServer, type RedisServerProcess } from '../../support/redis/index.js';
 
 let server: RedisServerProcess | undefined;
@@ -241,5 +242,27 @@ describe('RedisLeaseStrategy waitForReplicas on a real redis-server', () => {
     expect(() => new RedisLeaseStrategy(connect(), { waitForReplicas: { replicas: 1, timeoutMs: 0 } })).toThrow(
       RangeError,
     );
+  });
+});
+
+describe('RedisLeaseStrategy renewals', () => {
+  it('renews all the leases it holds with one script per refresh interval, however many', async () => {
+    const { client: counting, calls } = countingCalls(connect(), ['eval', 'pipeline']);
+    const strategy = new RedisLeaseStrategy(counting, {
+      keyPrefix: freshPrefix(),
+      leaseTimeMs: 600,
+      waitForReplicas: false,
+    });
+    for (let partition = 0; partition < 32; partition += 1) {
+      expect(await strategy.register(`orders/${partition}`, 'node-a')).toBe(true);
+    }
+    calls.set('eval', 0).set('pipeline', 0);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const roundTrips = (calls.get('eval') ?? 0) + (calls.get('pipeline') ?? 0);
+    // Five intervals of 200 ms: one round trip each (a slow machine may fit one fewer), never one per lease.
+    expect(roundTrips).toBeGreaterThanOrEqual(3);
+    expect(roundTrips).toBeLessThanOrEqual(6);
+    expect(strategy.hasLock('orders/31', 'node-a')).toBe(true);
+    await strategy.shutdown();
   });
 });
