@@ -1,8 +1,8 @@
 import type { Counter, Histogram, UpDownCounter } from '@opentelemetry/api';
-import { reportOnce, type TelemetryFailureReport } from './guarded-telemetry.js';
+import { reportOnce } from './guarded-telemetry.js';
 import { resolveTelemetry, type Telemetry } from './resolve-telemetry.js';
 import { DURATION_BUCKETS_SECONDS, METRIC_NAMES } from './telemetry-names.js';
-import type { TelemetryOptions } from './telemetry-options.js';
+import type { TelemetryFailureReport, TelemetryOptions } from './telemetry-options.js';
 
 /**
  * Counts one `PartitionedSubscription`'s partitions, rebalances and hand-overs; held only when a meter records. What
