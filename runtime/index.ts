@@ -97,6 +97,16 @@ export {
   type SubscribeOptions,
 } from './subscription/index.js';
 export type { LiveMember, Member, Membership, MembershipOptions, MembershipView } from './partitions/index.js';
+export {
+  PartitionedSubscription,
+  partitionOf,
+  type OwnedPartitionStatus,
+  type PartitionedSubscriptionOptions,
+  type PartitionedSubscriptionStatus,
+  type PartitionHandler,
+  type PartitionHandlerContext,
+  type PartitionSource,
+} from './partitions/index.js';
 export type { FencingToken } from './fencing-token.js';
 export type {
   TelemetryContext,

@@ -9,3 +9,13 @@ export {
 export { assignPartitions, type AssignmentMember } from './partition-assignment.js';
 export { assertPartitionCount, murmur2, partitionOf } from './partition-hash.js';
 export { StoredMembership, type MembershipOptions } from './stored-membership.js';
+export {
+  compareDecimalPositions,
+  PartitionedSubscription,
+  type OwnedPartitionStatus,
+  type PartitionedSubscriptionOptions,
+  type PartitionedSubscriptionStatus,
+  type PartitionHandler,
+  type PartitionHandlerContext,
+  type PartitionSource,
+} from './partitioned-subscription.js';

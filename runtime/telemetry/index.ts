@@ -1,5 +1,6 @@
 export { advanceWriteVersionCondition, CheckpointWriteTelemetry } from './checkpoint-write-telemetry.js';
 export { LeaseTelemetry } from './lease-telemetry.js';
+export { PartitionTelemetry } from './partition-telemetry.js';
 export { SubscriptionTelemetry } from './subscription-telemetry.js';
 export {
   ATTRIBUTE_NAMES,

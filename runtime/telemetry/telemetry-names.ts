@@ -9,6 +9,10 @@ export const METRIC_NAMES = {
   subscriptionHandlerDuration: 'checkpoint_fencing.subscription.handler.duration',
   subscriptionRefusals: 'checkpoint_fencing.subscription.refusals',
   subscriptionLag: 'checkpoint_fencing.subscription.lag',
+  partitionsOwned: 'checkpoint_fencing.partitions.owned',
+  partitionRebalances: 'checkpoint_fencing.partition.rebalances',
+  partitionHandoverDuration: 'checkpoint_fencing.partition.handover.duration',
+  partitionUnownedDuration: 'checkpoint_fencing.partition.unowned.duration',
 } as const;
 
 /**
