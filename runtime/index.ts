@@ -77,6 +77,7 @@ export {
   systemLeaseClock,
   type CompetingConsumerListener,
   type CompetingConsumerStrategy,
+  type HeldLease,
   type LeaseClock,
   type LeaseKeepingStrategyOptions,
   type LeaseStore,
@@ -93,6 +94,7 @@ export {
   type EventHandler,
   type EventSource,
   type HandlerContext,
+  type PauseOptions,
   type PositionedEvent,
   type SubscribeOptions,
 } from './subscription/index.js';

@@ -1,4 +1,4 @@
-import type { LeaseStore } from '../leases/lease-store.js';
+import type { HeldLease, LeaseStore } from '../leases/lease-store.js';
 
 /** Options of {@link InMemoryLeaseTable}. */
 export interface InMemoryLeaseTableOptions {
@@ -43,14 +43,16 @@ export class InMemoryLeaseTable implements LeaseStore {
     return token;
   }
 
-  async refresh(subscriptionId: string, owner: string, token: bigint, leaseTimeMs: number): Promise<boolean> {
+  async refreshAll(leases: readonly HeldLease[], leaseTimeMs: number): Promise<readonly boolean[]> {
     const now = this.#now();
-    const held = this.#live(subscriptionId, now);
-    if (held?.owner !== owner || held.token !== token) {
-      return false;
-    }
-    held.expiresAt = now + leaseTimeMs;
-    return true;
+    return leases.map(({ subscriptionId, owner, token }) => {
+      const held = this.#live(subscriptionId, now);
+      if (held?.owner !== owner || held.token !== token) {
+        return false;
+      }
+      held.expiresAt = now + leaseTimeMs;
+      return true;
+    });
   }
 
   async release(subscriptionId: string, owner: string, token: bigint): Promise<void> {

@@ -23,12 +23,14 @@ export interface LeaseKeepingStrategyOptions extends TelemetryOptions {
 }
 
 /** A lease this node believes it holds. */
-interface HeldLease {
+interface KeptLease {
   readonly token: FencingToken;
   /** `hasLock` answers true until this reading of the node's clock. */
   validUntil: number;
   /** When the request that last set the lease in the store was sent. */
   confirmedAt: number;
+  /** Whether the listeners were told that `validUntil` passed without a renewal. */
+  lapsed: boolean;
 }
 
 interface Consumer {
@@ -40,8 +42,9 @@ interface Consumer {
    */
   readonly owner: string;
   registered: boolean;
-  lease: HeldLease | undefined;
-  timer: LeaseTimer | undefined;
+  lease: KeptLease | undefined;
+  /** No acquire before this reading of the node's clock (after a release, others get their chance first). */
+  notBefore: number;
   /** Store calls of one consumer run one after another, so a release never overtakes the acquire before it. */
   queue: Promise<void>;
 }
@@ -50,8 +53,10 @@ interface Consumer {
 export const defaultLeaseTimeMs = 20_000;
 
 /**
- * A {@link CompetingConsumerStrategy} over any {@link LeaseStore}: it acquires for registered consumers, refreshes
- * held leases every third of the lease time, and answers `hasLock` from memory by the three-quarter rule.
+ * A {@link CompetingConsumerStrategy} over any {@link LeaseStore}: on one timer, every third of the lease time, it
+ * renews every lease it holds in one `refreshAll` (one round trip however many) and tries to acquire for registered
+ * consumers without one; it answers `hasLock` from memory by the three-quarter rule, and tells the `onProhibited`
+ * listeners when a lease passes that mark unrenewed, so that they stop before the store can expire it.
  */
 export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
   /** The lease time this strategy asks the store for, in milliseconds. */
@@ -66,6 +71,9 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
   readonly #telemetry: LeaseTelemetry | undefined;
   #shutDown = false;
   #registrations = 0;
+  #timer: LeaseTimer | undefined;
+  #nextRenewalAt = 0;
+  #renewing = false;
 
   /** @throws RangeError unless `leaseTimeMs` is a positive safe integer. */
   constructor(store: LeaseStore, options: LeaseKeepingStrategyOptions = {}) {
@@ -112,14 +120,17 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
       owner: `${subscriberId} ${this.#instanceId}/${++this.#registrations}`,
       registered: true,
       lease: undefined,
-      timer: undefined,
+      notBefore: 0,
       queue: Promise.resolve(),
     };
     const bySubscriber = this.#consumers.get(subscriptionId) ?? new Map<string, Consumer>();
     bySubscriber.set(subscriberId, consumer);
     this.#consumers.set(subscriptionId, bySubscriber);
-    await this.#enqueue(consumer, () => this.#tick(consumer));
-    this.#scheduleNextTick(consumer);
+    if (this.#timer === undefined) {
+      this.#nextRenewalAt = this.#clock.now() + this.#intervalMs;
+    }
+    await this.#enqueue(consumer, () => this.#tryAcquire(consumer));
+    this.#schedule();
     return this.hasLock(subscriptionId, subscriberId);
   }
 
@@ -130,7 +141,6 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
       return;
     }
     consumer.registered = false;
-    this.#cancelTimer(consumer);
     const bySubscriber = this.#consumers.get(subscriptionId);
     bySubscriber?.delete(subscriberId);
     if (bySubscriber?.size === 0) {
@@ -147,7 +157,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     }
     // Other candidates try every third of the lease time; waiting a whole lease time gives them three chances
     // at the freed lease before this consumer tries again, so a release hands over even when timers run late.
-    this.#scheduleNextTick(consumer, this.leaseTimeMs);
+    consumer.notBefore = this.#clock.now() + this.leaseTimeMs;
     await this.#giveUp(consumer);
   }
 
@@ -190,11 +200,14 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
       return;
     }
     this.#shutDown = true;
-    const consumers = [...this.#consumers.values()].flatMap((bySubscriber) => [...bySubscriber.values()]);
+    const consumers = this.#allConsumers();
     this.#consumers.clear();
+    if (this.#timer !== undefined) {
+      this.#clock.clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
     for (const consumer of consumers) {
       consumer.registered = false;
-      this.#cancelTimer(consumer);
     }
     await new ShutdownDeadline(this.#clock).settle(consumers.map((consumer) => this.#giveUp(consumer)));
   }
@@ -214,31 +227,116 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     });
   }
 
-  async #tick(consumer: Consumer): Promise<void> {
-    if (!consumer.registered || this.#shutDown) {
+  get #intervalMs(): number {
+    return Math.max(1, Math.floor(this.leaseTimeMs / 3));
+  }
+
+  #allConsumers(): Consumer[] {
+    return [...this.#consumers.values()].flatMap((bySubscriber) => [...bySubscriber.values()]);
+  }
+
+  /** The one timer: at the next renewal, or sooner when a held lease reaches its three-quarter mark unrenewed. */
+  #schedule(): void {
+    if (this.#timer !== undefined) {
+      this.#clock.clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    const consumers = this.#allConsumers();
+    if (this.#shutDown || consumers.length === 0) {
       return;
     }
-    const lease = consumer.lease;
-    const sentAt = this.#clock.now();
-    try {
-      if (lease === undefined) {
-        await this.#acquire(consumer, sentAt);
-      } else if (await this.#store.refresh(consumer.subscriptionId, consumer.owner, lease.token, this.leaseTimeMs)) {
-        lease.validUntil = sentAt + (this.leaseTimeMs * 3) / 4;
-        lease.confirmedAt = sentAt;
-      } else if (consumer.lease === lease) {
-        this.#endLease(consumer, true);
+    let at = this.#nextRenewalAt;
+    for (const { lease } of consumers) {
+      at = lease === undefined || lease.lapsed ? at : Math.min(at, lease.validUntil);
+    }
+    this.#timer = this.#clock.setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#onTimer();
+      },
+      Math.max(0, at - this.#clock.now()),
+    );
+  }
+
+  #onTimer(): void {
+    const now = this.#clock.now();
+    const consumers = this.#allConsumers();
+    for (const consumer of consumers) {
+      const lease = consumer.lease;
+      if (lease !== undefined && !lease.lapsed && now >= lease.validUntil) {
+        // hasLock answers false from now on: the listeners stop delivering before the store can expire the lease.
+        lease.lapsed = true;
+        this.#emit(this.#prohibited, consumer);
       }
+    }
+    if (now >= this.#nextRenewalAt) {
+      this.#nextRenewalAt = now + this.#intervalMs;
+      const held = consumers.filter((consumer) => consumer.lease !== undefined);
+      if (held.length > 0 && !this.#renewing) {
+        void this.#renew(held);
+      }
+      for (const consumer of consumers) {
+        if (consumer.lease === undefined && now >= consumer.notBefore) {
+          void this.#enqueue(consumer, () => this.#tryAcquire(consumer)).then(() => {
+            this.#schedule();
+          });
+        }
+      }
+    }
+    this.#schedule();
+  }
+
+  /** One `refreshAll` for every lease held; a lease the store no longer has ends, as lost. */
+  async #renew(consumers: readonly Consumer[]): Promise<void> {
+    this.#renewing = true;
+    const sentAt = this.#clock.now();
+    const leases = consumers.map((consumer) => consumer.lease as KeptLease);
+    try {
+      const renewed = await this.#store.refreshAll(
+        consumers.map(({ subscriptionId, owner }, index) => ({
+          subscriptionId,
+          owner,
+          token: (leases[index] as KeptLease).token,
+        })),
+        this.leaseTimeMs,
+      );
+      consumers.forEach((consumer, index) => {
+        const lease = leases[index] as KeptLease;
+        if (consumer.lease !== lease) {
+          return;
+        }
+        if (renewed[index] === true) {
+          lease.validUntil = sentAt + (this.leaseTimeMs * 3) / 4;
+          lease.confirmedAt = sentAt;
+          lease.lapsed = false;
+        } else {
+          this.#endLease(consumer, true);
+        }
+      });
+    } catch (error) {
+      const [first] = consumers;
+      this.#report(error, first?.subscriptionId ?? '', consumers.length === 1 ? (first?.subscriberId ?? '') : '…');
+      // Without an answer for a whole lease time, the store has expired the lease by its own clock.
+      consumers.forEach((consumer, index) => {
+        const lease = leases[index] as KeptLease;
+        if (consumer.lease === lease && this.#clock.now() - lease.confirmedAt >= this.leaseTimeMs) {
+          this.#endLease(consumer, true);
+        }
+      });
+    } finally {
+      this.#renewing = false;
+      this.#schedule();
+    }
+  }
+
+  async #tryAcquire(consumer: Consumer): Promise<void> {
+    if (!consumer.registered || this.#shutDown || consumer.lease !== undefined) {
+      return;
+    }
+    try {
+      await this.#acquire(consumer, this.#clock.now());
     } catch (error) {
       this.#report(error, consumer.subscriptionId, consumer.subscriberId);
-      // Without an answer for a whole lease time, the store has expired the lease by its own clock.
-      if (
-        lease !== undefined &&
-        consumer.lease === lease &&
-        this.#clock.now() - lease.confirmedAt >= this.leaseTimeMs
-      ) {
-        this.#endLease(consumer, true);
-      }
     }
   }
 
@@ -252,7 +350,7 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
       await this.#store.release(consumer.subscriptionId, consumer.owner, token);
       return;
     }
-    consumer.lease = { token, validUntil: sentAt + (this.leaseTimeMs * 3) / 4, confirmedAt: sentAt };
+    consumer.lease = { token, validUntil: sentAt + (this.leaseTimeMs * 3) / 4, confirmedAt: sentAt, lapsed: false };
     this.#telemetry?.granted(consumer.subscriptionId, consumer.subscriberId);
     this.#emit(this.#granted, consumer);
   }
@@ -262,28 +360,6 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     consumer.lease = undefined;
     this.#telemetry?.ended(consumer.subscriptionId, consumer.subscriberId, lost);
     this.#emit(this.#prohibited, consumer);
-  }
-
-  #scheduleNextTick(consumer: Consumer, delayMs = Math.max(1, Math.floor(this.leaseTimeMs / 3))): void {
-    this.#cancelTimer(consumer);
-    if (!consumer.registered || this.#shutDown) {
-      return;
-    }
-    consumer.timer = this.#clock.setTimeout(() => {
-      consumer.timer = undefined;
-      void this.#enqueue(consumer, () => this.#tick(consumer)).then(() => {
-        if (consumer.timer === undefined) {
-          this.#scheduleNextTick(consumer);
-        }
-      });
-    }, delayMs);
-  }
-
-  #cancelTimer(consumer: Consumer): void {
-    if (consumer.timer !== undefined) {
-      this.#clock.clearTimeout(consumer.timer);
-      consumer.timer = undefined;
-    }
   }
 
   #enqueue<T>(consumer: Consumer, operation: () => Promise<T>): Promise<T> {

@@ -17,8 +17,13 @@ export interface LeaseStore {
    */
   acquire(subscriptionId: string, owner: string, leaseTimeMs: number): Promise<bigint | undefined>;
 
-  /** Extends the lease by `leaseTimeMs` when `owner` still holds it with `token`; resolves to whether it did. */
-  refresh(subscriptionId: string, owner: string, token: bigint, leaseTimeMs: number): Promise<boolean>;
+  /**
+   * Extends each lease by `leaseTimeMs` when its `owner` still holds it with its `token`, and resolves to whether it
+   * did, lease by lease. One round trip for all of them (one script, one statement; on a Redis Cluster, one script per
+   * hash slot, sent at once), so a node holding many leases renews them at the cost of one: the strategy sends every
+   * lease it holds in one call per refresh interval.
+   */
+  refreshAll(leases: readonly HeldLease[], leaseTimeMs: number): Promise<readonly boolean[]>;
 
   /** Frees the lease when `owner` still holds it with `token`; a stale holder's late release frees nothing. */
   release(subscriptionId: string, owner: string, token: bigint): Promise<void>;
@@ -33,4 +38,11 @@ export interface LeaseStore {
    * deleted, evicted or restored from an old backup), so a lost counter heals in one hand-over.
    */
   raiseFencingTokenAbove(subscriptionId: string, version: bigint): Promise<void>;
+}
+
+/** A lease as its holder knows it: what {@link LeaseStore.refreshAll} renews. */
+export interface HeldLease {
+  readonly subscriptionId: string;
+  readonly owner: string;
+  readonly token: bigint;
 }

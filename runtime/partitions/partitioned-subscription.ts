@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { errorReporter, raceWithTimeout, type ErrorHandler } from '../background/index.js';
+import { errorReporter, raceWithTimeout, timedOut, type ErrorHandler } from '../background/index.js';
 import type { Checkpoint } from '../checkpoint.js';
 import type { CheckpointStorage } from '../checkpoint-storage.js';
 import { describeValue, quoteText } from '../describe-value.js';
@@ -115,10 +115,11 @@ interface Partition {
 
 /**
  * One subscription split into partitions, each with its own lease, fencing token and checkpoint under `<name>/<p>`,
- * spread over the live members of a {@link Membership} by sticky bounded-load rendezvous (ADR 1201). Each node takes
- * only the partitions targeted to it once the membership has been still for a settle window, and gives a partition
- * up before another takes it: stop fetching, drain, last fenced checkpoint, release. Leases, fences and delivery are
- * `DurableSubscription`'s (one per node, one subscribed id per partition); safety never depends on nodes agreeing.
+ * spread over the live members of a {@link Membership} by sticky bounded-load rendezvous (ADR 1201). A node takes only
+ * the partitions targeted to it that no other live member reports holding; it gives up those targeted elsewhere once
+ * the membership has been still for a settle window: stop fetching, drain, last fenced checkpoint, release. Leases,
+ * fences and delivery are `DurableSubscription`'s (one per node, one subscribed id per partition); safety never
+ * depends on nodes agreeing.
  */
 export class PartitionedSubscription<E> {
   readonly nodeId: string;
@@ -190,8 +191,8 @@ export class PartitionedSubscription<E> {
           'membership change. Lower memberTimeMs or raise leaseTimeMs.',
       );
     }
-    // Half a member time: a node restarted in a rolling deploy is back before its partitions move, and a node that
-    // died is noticed (its membership expires) and its partitions are taken within member time + settle.
+    // Partitions leave a live node only once the members have been still for half a member time, so a rolling deploy
+    // moves each partition back once, not at every join; a partition no live member holds is taken at once.
     this.#settleMs = Math.floor(options.membership.memberTimeMs / 2);
     this.#name = options.name;
     this.#partitions = partitions;
@@ -200,6 +201,8 @@ export class PartitionedSubscription<E> {
     this.#durable = new DurableSubscription({
       storage: options.storage,
       strategy: options.strategy,
+      // A node takes only partitions no other live member reports holding, which is what the grace would wait for.
+      takeoverGraceMs: 0,
       ...(options.nodeId === undefined ? {} : { subscriberId: options.nodeId }),
       ...(options.checkpointEvery === undefined ? {} : { checkpointEvery: options.checkpointEvery }),
       ...(options.onError === undefined ? {} : { onError: options.onError }),
@@ -328,21 +331,25 @@ export class PartitionedSubscription<E> {
       this.#report(error, this.#name);
       return;
     }
-    if (this.#state !== 'started' || performance.now() - this.#changedAt < this.#settleMs) {
+    if (this.#state !== 'started') {
       return;
     }
+    const settled = performance.now() - this.#changedAt >= this.#settleMs;
     const target = assignPartitions(this.#partitions, this.#members);
     const key = target.join('\n');
     if (key !== this.#target) {
       this.#target = key;
       this.#telemetry?.rebalanced();
     }
+    const claimed = new Set(this.#members.flatMap((member) => (member.nodeId === this.nodeId ? [] : member.owned)));
     for (let partition = 0; partition < this.#partitions; partition += 1) {
       const part = this.#parts.get(partition);
-      if (target[partition] === this.nodeId) {
+      if (target[partition] !== this.nodeId) {
+        if (part?.active === true && settled) {
+          void this.#revoke(part);
+        }
+      } else if (!claimed.has(partition)) {
         this.#take(partition);
-      } else if (part?.active === true) {
-        void this.#revoke(part);
       }
     }
   }
@@ -399,10 +406,11 @@ export class PartitionedSubscription<E> {
       const started = performance.now();
       const held = this.#options.strategy.fencingToken(part.id) !== undefined;
       part.drain.abort();
-      if (this.#durable.isRunning(part.id)) {
-        await raceWithTimeout(part.runClosed, this.#drainTimeoutMs);
-      }
-      await this.#durable.pause(part.id).catch((error: unknown) => {
+      const drained =
+        !this.#durable.isRunning(part.id) || (await raceWithTimeout(part.runClosed, this.#drainTimeoutMs)) !== timedOut;
+      // A handler still running past the drain timeout is aborted, and the lease given up under it once the writes
+      // already sent are answered: its own late writes are refused once the next owner fences.
+      await this.#durable.pause(part.id, drained ? {} : { giveUpAfterMs: 0 }).catch((error: unknown) => {
         this.#report(error, part.id);
       });
       if (held) {

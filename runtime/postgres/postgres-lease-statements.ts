@@ -14,8 +14,11 @@ export interface LeaseStatements {
    * same statement; gives `owner` its own token back while it holds the lease. No row when another owner holds it.
    */
   readonly acquire: StatementInEachForm;
-  /** $1 id, $2 owner, $3 token, $4 lease ms. One row updated when `owner` still holds an unexpired lease with `token`. */
-  readonly refresh: StatementInEachForm;
+  /**
+   * $1 ids, $2 owners, $3 tokens (arrays, one entry a lease), $4 lease ms. Renews each lease its owner still holds,
+   * unexpired, with its token; returns the id and owner of each one renewed.
+   */
+  readonly refreshAll: StatementInEachForm;
   /** $1 id, $2 owner, $3 token. Frees the lease when `owner` still holds it with `token`; keeps the row and its token. */
   readonly release: StatementInEachForm;
   /**
@@ -53,11 +56,13 @@ export function leaseStatements(table: QualifiedTableName, tableName: string): L
         'WHERE lease.owner IS NULL OR lease.expires_at <= clock_timestamp() OR lease.owner = EXCLUDED.owner ' +
         'RETURNING token::text AS token',
     ),
-    refresh: inEachForm(
+    refreshAll: inEachForm(
       (form) =>
-        `UPDATE ${t} SET expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond' ` +
-        'WHERE subscription_id = $1 AND owner = $2 AND token = $3::numeric AND expires_at > clock_timestamp()' +
-        andStandbyCheck(form),
+        `UPDATE ${t} AS lease SET expires_at = clock_timestamp() + $4::bigint * interval '1 millisecond' ` +
+        'FROM unnest($1::text[], $2::text[], $3::numeric[]) AS held(subscription_id, owner, token) ' +
+        'WHERE lease.subscription_id = held.subscription_id AND lease.owner = held.owner AND lease.token = held.token ' +
+        `AND lease.expires_at > clock_timestamp()${andStandbyCheck(form)} ` +
+        'RETURNING lease.subscription_id, lease.owner',
     ),
     release: inEachForm(
       (form) =>

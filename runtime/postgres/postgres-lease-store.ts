@@ -1,5 +1,5 @@
 import { describeValue } from '../describe-value.js';
-import type { LeaseStore } from '../leases/lease-store.js';
+import type { HeldLease, LeaseStore } from '../leases/lease-store.js';
 import type { PostgresClient } from './postgres-client.js';
 import { createTableIdempotently } from './postgres-create-table.js';
 import type { QualifiedTableName } from './postgres-identifiers.js';
@@ -71,14 +71,16 @@ export class PostgresLeaseStore implements LeaseStore {
     return token;
   }
 
-  async refresh(subscriptionId: string, owner: string, token: bigint, leaseTimeMs: number): Promise<boolean> {
-    const { rowCount } = await this.#runner.write(this.#statements.refresh, [
-      subscriptionId,
-      owner,
-      String(token),
+  /** One statement for every lease, over `unnest` of three arrays. */
+  async refreshAll(leases: readonly HeldLease[], leaseTimeMs: number): Promise<readonly boolean[]> {
+    const { rows } = await this.#runner.write(this.#statements.refreshAll, [
+      leases.map((lease) => lease.subscriptionId),
+      leases.map((lease) => lease.owner),
+      leases.map((lease) => String(lease.token)),
       String(leaseTimeMs),
     ]);
-    return rowCount === 1;
+    const renewed = new Set(rows.map((row) => `${String(row['subscription_id'])}\0${String(row['owner'])}`));
+    return leases.map(({ subscriptionId, owner }) => renewed.has(`${subscriptionId}\0${owner}`));
   }
 
   async release(subscriptionId: string, owner: string, token: bigint): Promise<void> {

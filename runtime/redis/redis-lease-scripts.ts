@@ -30,13 +30,21 @@ redis.call('SET', KEYS[1], token .. ' ' .. ARGV[1], 'PX', ARGV[2])
 return {'granted', token}
 `;
 
-/** KEYS[1] lease; ARGV[1] expected `"<token> <owner>"`, ARGV[2] lease time in ms. Replies 1 when renewed, 0 when not held. */
-export const refreshLeaseScript = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
+/**
+ * KEYS: leases (one hash slot on a Cluster); ARGV[1] lease time in ms, ARGV[1 + i] the expected `"<token> <owner>"`
+ * of KEYS[i]. Renews each lease that still holds its expected value; replies 1 (renewed) or 0 (not held) for each.
+ */
+export const refreshLeasesScript = `
+local renewed = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[i + 1] then
+    redis.call('PEXPIRE', key, ARGV[1])
+    renewed[i] = 1
+  else
+    renewed[i] = 0
+  end
 end
-return 0
+return renewed
 `;
 
 /** KEYS[1] lease; ARGV[1] expected `"<token> <owner>"`. Deletes the lease only when it still holds that value. */

@@ -1,5 +1,6 @@
 import { describeValue, quoteText } from '../describe-value.js';
-import type { LeaseStore } from '../leases/lease-store.js';
+import type { HeldLease, LeaseStore } from '../leases/lease-store.js';
+import { clusterHashSlot } from './cluster-hash-slot.js';
 import { assertRouted, execRouted, type SlotMapClient } from './cluster-redirection.js';
 import {
   PromotableReplicas,
@@ -14,7 +15,7 @@ import { redisLeaseKeys, type RedisLeaseKeys } from './redis-lease-keys.js';
 import {
   acquireLeaseScript,
   raiseTokenFloorScript,
-  refreshLeaseScript,
+  refreshLeasesScript,
   releaseLeaseScript,
 } from './redis-lease-scripts.js';
 import type { WaitForReplicas } from './wait-for-replicas.js';
@@ -120,10 +121,50 @@ export class RedisLeaseStore implements LeaseStore {
     return token;
   }
 
-  async refresh(subscriptionId: string, owner: string, token: bigint, leaseTimeMs: number): Promise<boolean> {
-    const { lease } = this.keys(subscriptionId);
-    const reply = await this.#client.eval(refreshLeaseScript, 1, lease, `${token} ${owner}`, String(leaseTimeMs));
-    return reply === 1;
+  /**
+   * One script for every lease. On a Cluster each partition's keys carry their own hash tag (so that `inspect`,
+   * `repair` and `reset` find them as any subscription's), so the script goes once per hash slot, and the scripts for
+   * the slots one master serves go in one pipeline: one round trip per master, however many leases. No `WAIT`: a
+   * renewal mints nothing that a failover could mint again.
+   */
+  async refreshAll(leases: readonly HeldLease[], leaseTimeMs: number): Promise<readonly boolean[]> {
+    const cluster = this.#client.isCluster === true;
+    const byMaster = new Map<string, Map<number, number[]>>();
+    leases.forEach(({ subscriptionId }, index) => {
+      const slot = cluster ? clusterHashSlot(this.keys(subscriptionId).lease) : 0;
+      const master = this.#client.slots?.[slot]?.[0] ?? String(slot);
+      const bySlot = byMaster.get(master) ?? new Map<number, number[]>();
+      bySlot.set(slot, [...(bySlot.get(slot) ?? []), index]);
+      byMaster.set(master, bySlot);
+    });
+    const renewed = new Array<boolean>(leases.length).fill(false);
+    await Promise.all(
+      [...byMaster.values()].map(async (bySlot) => {
+        const groups = [...bySlot.values()];
+        const pipeline = this.#client.pipeline();
+        for (const indexes of groups) {
+          const held = indexes.map((index) => leases[index] as HeldLease);
+          pipeline.eval(
+            refreshLeasesScript,
+            held.length,
+            ...held.map(({ subscriptionId }) => this.keys(subscriptionId).lease),
+            String(leaseTimeMs),
+            ...held.map(({ owner, token }) => `${token} ${owner}`),
+          );
+        }
+        const replies = (await pipeline.exec()) ?? [];
+        groups.forEach((indexes, group) => {
+          const [error, reply] = replies[group] ?? [new Error('no reply')];
+          if (error !== null) {
+            throw error;
+          }
+          indexes.forEach((index, at) => {
+            renewed[index] = Array.isArray(reply) && reply[at] === 1;
+          });
+        });
+      }),
+    );
+    return renewed;
   }
 
   async release(subscriptionId: string, owner: string, token: bigint): Promise<void> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { errorReporter, raceWithTimeout, ShutdownDeadline, type ErrorHandler } from '../background/index.js';
+import { errorReporter, raceWithTimeout, ShutdownDeadline, timedOut, type ErrorHandler } from '../background/index.js';
 import type { Checkpoint } from '../checkpoint.js';
 import {
   evaluatesWriteConditions,
@@ -69,6 +69,15 @@ export interface SubscribeOptions {
   readonly startPosition?: Checkpoint;
   /** This subscription's checkpoint policy, in place of the `DurableSubscription`'s own `checkpointEvery`. */
   readonly checkpointEvery?: CheckpointPolicy;
+}
+
+/** Options of {@link DurableSubscription.pause}. */
+export interface PauseOptions {
+  /**
+   * Give the lease up this long after the pause even while a handler is still running (its signal aborts at once; a
+   * write it makes afterwards is refused once the next holder fences). Without it, the pause waits for the handler.
+   */
+  readonly giveUpAfterMs?: number;
 }
 
 /** Options of {@link DurableSubscription}. */
@@ -210,11 +219,11 @@ export class DurableSubscription {
         if (subscription === undefined) {
           return;
         }
-        // A run whose lease is gone or changed hands ends now, not at its next event: an idle source would otherwise
-        // keep it, and its fence on acquire would wait for that event too.
+        // A run whose lease is gone, changed hands or went unrenewed past hasLock's mark ends now, not at its next
+        // event: an idle source would otherwise keep it, and a handler in flight would run on after the lease expired.
         if (
           subscription.state.name === 'delivering' &&
-          strategy.fencingToken(subscriptionId) !== subscription.state.token
+          (strategy.fencingToken(subscriptionId) !== subscription.state.token || !this.#hasLock(subscription))
         ) {
           subscription.run?.stop('leaseLost');
         }
@@ -294,19 +303,36 @@ export class DurableSubscription {
 
   /**
    * Stops delivering `subscriptionId` here and unregisters it from the strategy (giving up its lease, or its place
-   * in line when it is still waiting for one). `isPaused` answers true at once; resolves once it is unregistered.
+   * in line when it is still waiting for one), once the handler in flight has returned, or `giveUpAfterMs` after the
+   * pause when given. `isPaused` answers true at once; resolves once it is unregistered.
    * @throws UnknownSubscriptionError when this instance never subscribed `subscriptionId`.
    */
-  async pause(subscriptionId: string): Promise<void> {
+  async pause(subscriptionId: string, options: PauseOptions = {}): Promise<void> {
     const subscription = this.#known(subscriptionId);
     if (subscription.state.name === 'paused' || subscription.state.name === 'stopped') {
       return;
     }
+    const giveUpAfterMs =
+      options.giveUpAfterMs === undefined ? undefined : resolveWaitMs(options.giveUpAfterMs, 0, 'giveUpAfterMs');
     const unregistered = new Promise<void>((resolve) => subscription.pausers.push(resolve));
     this.#apply(subscription, { type: 'pause' });
-    subscription.run?.stop('paused');
+    const run = subscription.run;
+    run?.stop('paused');
     subscription.wakeup.wake();
+    if (giveUpAfterMs !== undefined && (await raceWithTimeout(unregistered, giveUpAfterMs)) === timedOut) {
+      await this.#giveUpUnderHandler(subscription, run);
+    }
     await unregistered;
+  }
+
+  /** For a pause that waited long enough: once the run's writes sent are answered, unregister under its handler. */
+  async #giveUpUnderHandler(subscription: Subscription, run: DeliveryRun | undefined): Promise<void> {
+    await run?.checkpoints.flush().catch(() => undefined);
+    const { state } = subscription;
+    if (state.name === 'paused' && state.registered && this.#abandonRun(subscription)) {
+      await this.#strategy?.unregister(subscription.id, this.subscriberId);
+      this.#apply(subscription, { type: 'unregistered' });
+    }
   }
 
   /**

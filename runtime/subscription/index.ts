@@ -3,6 +3,7 @@ export {
   type DurableSubscriptionOptions,
   type EventHandler,
   type EventSource,
+  type PauseOptions,
   type PositionedEvent,
   type SubscribeOptions,
 } from './durable-subscription.js';

@@ -2,14 +2,12 @@ import { readFileSync } from 'node:fs';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { describe, expect, it } from 'vitest';
-import type { MeterProvider as MeterProviderApi } from '@opentelemetry/api';
 import {
   DurableSubscription,
   InMemoryCheckpointStorage,
   InMemoryLeaseStrategy,
   InMemoryLeaseTable,
   InMemoryMembership,
-  InMemoryMembershipTable,
   PartitionedSubscription,
 } from '../../runtime/index.js';
 import { eventually } from '../support/leases/event-log.js';
@@ -76,7 +74,25 @@ async function emittedNames(): Promise<Set<string>> {
   );
   await eventually('the event was handled', () => handled);
   await unfenced.shutdown();
-  await partitionsHandedOver(meterProvider);
+  // A partitioned subscription takes its partitions and hands them over at shutdown.
+  const partitionStrategy = new InMemoryLeaseStrategy({ leaseTimeMs: 900 });
+  const partitioned = new PartitionedSubscription<string>({
+    name: 'orders',
+    partitions: 2,
+    partitionKey: (event) => event,
+    partitionSource: async function* () {
+      yield* [];
+    },
+    handler: () => undefined,
+    storage: new InMemoryCheckpointStorage(),
+    strategy: partitionStrategy,
+    membership: new InMemoryMembership({ memberTimeMs: 300 }),
+    meterProvider,
+  });
+  await partitioned.start();
+  await eventually('both partitions were taken', () => partitioned.status().partitions.length === 2);
+  await partitioned.shutdown();
+  await partitionStrategy.shutdown();
   const { resourceMetrics } = await exporter.collect();
   const text = new PrometheusSerializer().serialize(resourceMetrics);
   await meterProvider.shutdown();
@@ -88,48 +104,6 @@ async function emittedNames(): Promise<Set<string>> {
     }
   }
   return names;
-}
-
-/**
- * The partition metrics: node a takes all four partitions of a partitioned subscription (grants, a rebalance), then b
- * joins and a hands two over (hand-overs, ends), which b takes after they were unowned.
- */
-async function partitionsHandedOver(meterProvider: MeterProviderApi): Promise<void> {
-  const leases = new InMemoryLeaseTable();
-  const members = new InMemoryMembershipTable();
-  const storage = new InMemoryCheckpointStorage();
-  const node = (nodeId: string): [PartitionedSubscription<string>, InMemoryLeaseStrategy] => {
-    const strategy = new InMemoryLeaseStrategy({ table: leases, leaseTimeMs: 600 });
-    const subscription = new PartitionedSubscription<string>({
-      name: 'orders',
-      partitions: 4,
-      partitionKey: (event) => event,
-      // An empty log, read until the run stops.
-      source: async function* (_from, signal) {
-        await new Promise((resolve) => {
-          signal.addEventListener('abort', resolve);
-        });
-        yield* [];
-      },
-      handler: () => undefined,
-      storage,
-      strategy,
-      membership: new InMemoryMembership({ table: members, memberTimeMs: 240 }),
-      nodeId,
-      drainTimeoutMs: 200,
-      onError: () => undefined,
-      meterProvider,
-    });
-    return [subscription, strategy];
-  };
-  const [a, aLeases] = node('a');
-  await a.start();
-  await eventually('a owns every partition', () => a.status().partitions.length === 4);
-  const [b, bLeases] = node('b');
-  await b.start();
-  await eventually('b owns two partitions', () => b.status().partitions.length === 2);
-  await Promise.all([a.shutdown(), b.shutdown()]);
-  await Promise.all([aLeases.shutdown(), bLeases.shutdown()]);
 }
 
 /** The metric names a PromQL expression selects: label names in `by (…)` and `{…}` left out. */

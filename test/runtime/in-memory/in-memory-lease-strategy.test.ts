@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryLeaseStrategy, InMemoryLeaseTable } from '../../../runtime/index.js';
+import { InMemoryLeaseStrategy, InMemoryLeaseTable, type HeldLease } from '../../../runtime/index.js';
 import { describeCompetingConsumerStrategyConformance } from '../../../runtime/testing/index.js';
 import { ManualLeaseClock, settle } from '../../support/leases/manual-lease-clock.js';
 
@@ -38,11 +38,11 @@ class FlakyTable extends InMemoryLeaseTable {
     return token;
   }
 
-  override async refresh(subscriptionId: string, owner: string, token: bigint, leaseTimeMs: number): Promise<boolean> {
+  override async refreshAll(leases: readonly HeldLease[], leaseTimeMs: number): Promise<readonly boolean[]> {
     if (this.refreshFails) {
       throw new Error('lease store unreachable');
     }
-    return super.refresh(subscriptionId, owner, token, leaseTimeMs);
+    return super.refreshAll(leases, leaseTimeMs);
   }
 }
 
@@ -99,18 +99,46 @@ describe('InMemoryLeaseStrategy with a manual clock', () => {
     await strategy.shutdown();
   });
 
-  it('gives the lease up as lost at the first tick a whole lease time without an answer, and tells onProhibited', async () => {
+  it('tells onProhibited at the three-quarter mark without an answer, before the store could expire the lease, and gives it up as lost a lease time without one', async () => {
     const { clock, table, strategy } = setup();
-    const prohibited: string[] = [];
-    strategy.onProhibited((subscriptionId) => prohibited.push(subscriptionId));
+    const prohibited: [string, boolean][] = [];
+    strategy.onProhibited((subscriptionId) => prohibited.push([subscriptionId, strategy.hasLock('orders', 'node-a')]));
     await strategy.register('orders', 'node-a');
     table.refreshFails = true;
-    // Ticks at 333, 666 and 999 fail within the lease time; the one at 1332 is past it.
-    await clock.advance(1_331);
+    await clock.advance(749);
     expect(prohibited).toEqual([]);
+    // The acquire at 0 was the last answer: 0 + 750. The token is kept, so a late answer could still renew it.
     await clock.advance(1);
-    expect(prohibited).toEqual(['orders']);
+    expect(prohibited).toEqual([['orders', false]]);
+    expect(strategy.fencingToken('orders')).toBe(0n);
+    // Ticks at 333, 666 and 999 fail within the lease time; the one at 1332 is past it.
+    await clock.advance(1_331 - 750);
+    expect(prohibited).toHaveLength(1);
+    await clock.advance(1);
+    expect(prohibited).toEqual([
+      ['orders', false],
+      ['orders', false],
+    ]);
     expect(strategy.fencingToken('orders')).toBeUndefined();
+    await strategy.shutdown();
+  });
+
+  it('renews every lease it holds in one refreshAll per interval, however many', async () => {
+    const { clock, table, strategy } = setup();
+    const calls: number[] = [];
+    const refreshAll = table.refreshAll.bind(table);
+    table.refreshAll = async (leases, leaseTimeMs) => {
+      calls.push(leases.length);
+      return refreshAll(leases, leaseTimeMs);
+    };
+    for (let partition = 0; partition < 64; partition += 1) {
+      await strategy.register(`orders/${partition}`, 'node-a');
+      await clock.advance(7);
+    }
+    calls.length = 0;
+    await clock.advance(3_000);
+    expect(calls).toEqual(new Array(9).fill(64));
+    expect(strategy.hasLock('orders/63', 'node-a')).toBe(true);
     await strategy.shutdown();
   });
 
@@ -156,11 +184,13 @@ describe('InMemoryLeaseTable', () => {
     now = 100;
     const fresh = await table.acquire('orders', 'b', 100);
     expect(fresh).toBe(1n);
-    expect(await table.refresh('orders', 'a', stale ?? -1n, 100)).toBe(false);
+    expect(await table.refreshAll([{ subscriptionId: 'orders', owner: 'a', token: stale ?? -1n }], 100)).toEqual([
+      false,
+    ]);
     await table.release('orders', 'a', stale ?? -1n);
     await table.release('orders', 'b', 0n);
     expect(await table.acquire('orders', 'c', 100)).toBeUndefined();
-    expect(await table.refresh('orders', 'b', 1n, 100)).toBe(true);
+    expect(await table.refreshAll([{ subscriptionId: 'orders', owner: 'b', token: 1n }], 100)).toEqual([true]);
   });
 });
 

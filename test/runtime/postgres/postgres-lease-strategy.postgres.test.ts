@@ -254,3 +254,23 @@ describe('PostgresLeaseStrategy.raiseFencingTokenAbove', () => {
     expect(await rowCount(database(), table)).toBe(0);
   });
 });
+
+describe('PostgresLeaseStrategy renewals', () => {
+  it('renews all the leases it holds with one statement per refresh interval, however many', async () => {
+    const table = await leaseTable('batched_renewal');
+    const client = new RecordingPostgresClient(database());
+    const strategy = new PostgresLeaseStrategy(client, { table, leaseTimeMs: 600 });
+    strategies.push(strategy);
+    for (let partition = 0; partition < 32; partition += 1) {
+      expect(await strategy.register(`orders/${partition}`, 'node-a')).toBe(true);
+    }
+    const before = client.statements.length;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const renewals = client.statements.slice(before).filter((text) => text.startsWith('UPDATE'));
+    // Five intervals of 200 ms: one statement each (a slow machine may fit one fewer), never one per lease.
+    expect(renewals.length).toBeGreaterThanOrEqual(3);
+    expect(renewals.length).toBeLessThanOrEqual(6);
+    expect(strategy.hasLock('orders/31', 'node-a')).toBe(true);
+    expect(Number((await leaseRow(table, 'orders/31'))?.remaining_ms)).toBeGreaterThan(300);
+  });
+});

@@ -65,3 +65,44 @@ describe('RedisLeaseStrategy key slots on a real Redis Cluster', () => {
     await Promise.all([first.shutdown(), second.shutdown()]);
   });
 });
+
+describe('RedisLeaseStrategy renewals on a real Redis Cluster', () => {
+  it('renews 32 leases in as many slots with one pipeline per master each interval, not one script per lease', async () => {
+    const client = connect();
+    await client.ping();
+    let pipelines = 0;
+    let scripts = 0;
+    const counting = new Proxy(client, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if ((property === 'pipeline' || property === 'eval') && typeof value === 'function') {
+          return (...args: unknown[]) => {
+            if (property === 'pipeline') {
+              pipelines += 1;
+            } else {
+              scripts += 1;
+            }
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const strategy = new RedisLeaseStrategy(counting, {
+      keyPrefix: cluster.freshPrefix(),
+      leaseTimeMs: 900,
+      waitForReplicas: false,
+    });
+    for (let partition = 0; partition < 32; partition += 1) {
+      expect(await strategy.register(`orders/${partition}`, 'node-a')).toBe(true);
+    }
+    [pipelines, scripts] = [0, 0];
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Five intervals of 300 ms, three masters: at most 3 pipelines an interval, never 32 scripts.
+    expect(scripts).toBe(0);
+    expect(pipelines).toBeGreaterThanOrEqual(3 * 3);
+    expect(pipelines).toBeLessThanOrEqual(3 * 6);
+    expect(strategy.hasLock('orders/31', 'node-a')).toBe(true);
+    await strategy.shutdown();
+  });
+});

@@ -1,4 +1,4 @@
-import type { InMemoryLeaseTable, LeaseStore } from '../../../runtime/index.js';
+import type { HeldLease, InMemoryLeaseTable, LeaseStore } from '../../../runtime/index.js';
 
 const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => {
@@ -29,9 +29,9 @@ export class SlowLeaseStore implements LeaseStore {
     return this.inner.acquire(id, owner, ms);
   }
 
-  async refresh(id: string, owner: string, token: bigint, ms: number): Promise<boolean> {
+  async refreshAll(leases: readonly HeldLease[], ms: number): Promise<readonly boolean[]> {
     await sleep(this.delayMs);
-    return this.inner.refresh(id, owner, token, ms);
+    return this.inner.refreshAll(leases, ms);
   }
 
   async release(id: string, owner: string, token: bigint): Promise<void> {
