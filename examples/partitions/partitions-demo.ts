@@ -171,10 +171,7 @@ export async function runPartitionsDemo(options: PartitionsDemoOptions): Promise
         { cause: error },
       );
     });
-    say(
-      `every partition's checkpoint reached its last event (log length ${logLength}): ${checkpoints.join(', ')}; ` +
-        'no event left behind',
-    );
+    say(`every partition's checkpoint reached its last event (log length ${logLength}): ${checkpoints.join(', ')}`);
     for (const node of [a, b]) {
       node.process.kill('SIGTERM');
     }
