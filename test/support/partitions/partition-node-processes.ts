@@ -23,7 +23,8 @@ export interface PartitionNodeSettings {
 // "<stream>:<n>" keyed by stream. The handler burns handlerMs of CPU, throws on a "poison…" stream, sleeps slowMs on
 // a "slow…" one (printing "slow <partition> <position>"), and after SIGUSR2 stops itself (SIGSTOP) in its next event
 // (printing "freezing <partition> <token>"); then writes its projection of the partition, stamped with the partition's token (a refusal
-// prints "REFUSED <partition> <token>"), and records "<node> <pid> <partition> <position> <token> <ms>" in "handled".
+// prints "REFUSED <partition> <token>"), and records "<node> <pid> <partition> <position> <token> <acked ms> <sent ms>"
+// in "handled".
 // Prints "owns <partitions>" whenever they change, "started" once joined ("refused <message>" and exit 3 when the
 // join is refused), and on SIGTERM "left <ms the shutdown took>".
 const nodeScript = `
@@ -69,13 +70,14 @@ const subscription = new PartitionedSubscription({
     }
     const until = performance.now() + handlerMs;
     while (performance.now() < until) {}
+    const sentAt = Date.now();
     try {
       await projection.save('orders/' + context.partition, position, CheckpointWriteCondition.notOlderThan(context.fencingToken));
     } catch (error) {
       if (error instanceof CheckpointWriteConditionNotFulfilledError) say('REFUSED ' + context.partition + ' ' + context.fencingToken);
       throw error;
     }
-    await redis.rpush('handled', [nodeId, process.pid, context.partition, position, context.fencingToken, Date.now()].join(' '));
+    await redis.rpush('handled', [nodeId, process.pid, context.partition, position, context.fencingToken, Date.now(), sentAt].join(' '));
   },
   onError: (error, id) => say('error ' + id + ' ' + String(error?.message ?? error).split('\\n')[0]),
 });
@@ -127,7 +129,10 @@ export interface HandledEvent {
   readonly partition: number;
   readonly position: number;
   readonly token: bigint;
+  /** When its projection write was accepted, by the node's clock (the machine's, shared by every node). */
   readonly at: number;
+  /** When its projection write was sent. */
+  readonly sentAt: number;
 }
 
 /** Node processes of one partitioned subscription on one redis-server, and what they recorded there. */
@@ -138,8 +143,9 @@ export class PartitionNodeProcesses {
   readonly redis: Redis;
   #appended = 0;
 
-  constructor(base: Omit<PartitionNodeSettings, 'nodeId'>) {
-    this.#runtime = buildRuntime();
+  /** `compiledRuntime`: the runtime/ the nodes run; the package built from the current sources by default. */
+  constructor(base: Omit<PartitionNodeSettings, 'nodeId'>, compiledRuntime?: string) {
+    this.#runtime = buildRuntime(compiledRuntime);
     writeFileSync(join(this.#runtime.directory, 'partition-node.mjs'), nodeScript);
     this.#base = base;
     this.redis = new Redis({ host: '127.0.0.1', port: base.port, maxRetriesPerRequest: 1 });
@@ -191,7 +197,7 @@ export class PartitionNodeProcesses {
   /** The events the nodes recorded as handled. */
   async handled(): Promise<HandledEvent[]> {
     return (await this.redis.lrange('handled', 0, -1)).map((line) => {
-      const [nodeId = '', pid, partition, position, token, at] = line.split(' ');
+      const [nodeId = '', pid, partition, position, token, at, sentAt] = line.split(' ');
       return {
         nodeId,
         pid: Number(pid),
@@ -199,6 +205,7 @@ export class PartitionNodeProcesses {
         position: Number(position),
         token: BigInt(token ?? '-1'),
         at: Number(at),
+        sentAt: Number(sentAt),
       };
     });
   }
