@@ -271,7 +271,9 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
     }
     if (now >= this.#nextRenewalAt) {
       this.#nextRenewalAt = now + this.#intervalMs;
-      const held = consumers.filter((consumer) => consumer.lease !== undefined);
+      const held = consumers.flatMap((consumer) =>
+        consumer.lease === undefined ? [] : [{ consumer, lease: consumer.lease }],
+      );
       if (held.length > 0 && !this.#renewing) {
         void this.#renew(held);
       }
@@ -287,21 +289,19 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
   }
 
   /** One `refreshAll` for every lease held; a lease the store no longer has ends, as lost. */
-  async #renew(consumers: readonly Consumer[]): Promise<void> {
+  async #renew(held: readonly { readonly consumer: Consumer; readonly lease: KeptLease }[]): Promise<void> {
     this.#renewing = true;
     const sentAt = this.#clock.now();
-    const leases = consumers.map((consumer) => consumer.lease as KeptLease);
     try {
       const renewed = await this.#store.refreshAll(
-        consumers.map(({ subscriptionId, owner }, index) => ({
-          subscriptionId,
-          owner,
-          token: (leases[index] as KeptLease).token,
+        held.map(({ consumer, lease }) => ({
+          subscriptionId: consumer.subscriptionId,
+          owner: consumer.owner,
+          token: lease.token,
         })),
         this.leaseTimeMs,
       );
-      consumers.forEach((consumer, index) => {
-        const lease = leases[index] as KeptLease;
+      held.forEach(({ consumer, lease }, index) => {
         if (consumer.lease !== lease) {
           return;
         }
@@ -314,15 +314,14 @@ export class LeaseKeepingStrategy implements CompetingConsumerStrategy {
         }
       });
     } catch (error) {
-      const [first] = consumers;
-      this.#report(error, first?.subscriptionId ?? '', consumers.length === 1 ? (first?.subscriberId ?? '') : '…');
+      const first = held[0]?.consumer;
+      this.#report(error, first?.subscriptionId ?? '', first?.subscriberId ?? '');
       // Without an answer for a whole lease time, the store has expired the lease by its own clock.
-      consumers.forEach((consumer, index) => {
-        const lease = leases[index] as KeptLease;
+      for (const { consumer, lease } of held) {
         if (consumer.lease === lease && this.#clock.now() - lease.confirmedAt >= this.leaseTimeMs) {
           this.#endLease(consumer, true);
         }
-      });
+      }
     } finally {
       this.#renewing = false;
       this.#schedule();

@@ -10,7 +10,6 @@ export { assignPartitions, type AssignmentMember } from './partition-assignment.
 export { assertPartitionCount, murmur2, partitionOf } from './partition-hash.js';
 export { StoredMembership, type MembershipOptions } from './stored-membership.js';
 export {
-  compareDecimalPositions,
   PartitionedSubscription,
   type OwnedPartitionStatus,
   type PartitionedSubscriptionOptions,

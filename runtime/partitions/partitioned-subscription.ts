@@ -146,6 +146,8 @@ export class PartitionedSubscription<E> {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #ticking: Promise<void> = Promise.resolve();
   #state: 'new' | 'started' | 'stopped' = 'new';
+  /** Events read from a `partitionSource` (a global `source` counts its own). */
+  #partitionReads = 0;
 
   /**
    * @throws TypeError or RangeError for options that could never work: a bad name, partition count, node id, source
@@ -198,17 +200,17 @@ export class PartitionedSubscription<E> {
     this.#partitions = partitions;
     this.#options = options;
     this.#report = errorReporter(options.onError, (id) => `partitioned subscription ${quoteText(id)}`);
+    this.nodeId = options.nodeId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.#durable = new DurableSubscription({
       storage: options.storage,
       strategy: options.strategy,
       // A node takes only partitions no other live member reports holding, which is what the grace would wait for.
       takeoverGraceMs: 0,
-      ...(options.nodeId === undefined ? {} : { subscriberId: options.nodeId }),
+      subscriberId: this.nodeId,
       ...(options.checkpointEvery === undefined ? {} : { checkpointEvery: options.checkpointEvery }),
       ...(options.onError === undefined ? {} : { onError: options.onError }),
       ...pickTelemetry(options),
     });
-    this.nodeId = options.nodeId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     const compare = options.comparePositions ?? compareDecimalPositions;
     const { source } = options;
     this.#reader =
@@ -291,14 +293,9 @@ export class PartitionedSubscription<E> {
         partitions.push({ partition, fencingToken, checkpoint, lag, since });
       }
     }
-    return { nodeId: this.nodeId, members: this.#members, partitions, eventsRead: this.#eventsRead() };
+    const eventsRead = this.#reader?.eventsRead ?? this.#partitionReads;
+    return { nodeId: this.nodeId, members: this.#members, partitions, eventsRead };
   }
-
-  #eventsRead(): number {
-    return this.#reader?.eventsRead ?? this.#partitionReads;
-  }
-
-  #partitionReads = 0;
 
   #schedule(delayMs: number): void {
     this.#timer = setTimeout(() => {
@@ -312,8 +309,9 @@ export class PartitionedSubscription<E> {
 
   /** One heartbeat, and the assignment it leads to once the membership has settled. */
   async #tick(): Promise<void> {
+    // By hasLock, not the token: a lease past its three-quarter mark unrenewed is no longer claimed, so the others try.
     const owned = [...this.#parts.values()]
-      .filter((part) => this.#options.strategy.fencingToken(part.id) !== undefined)
+      .filter((part) => this.#options.strategy.hasLock(part.id, this.nodeId))
       .map((part) => part.partition);
     let member = this.#member;
     try {
@@ -380,7 +378,7 @@ export class PartitionedSubscription<E> {
     }
     const part = existing ?? this.#newPartition(partition);
     part.active = true;
-    part.transition = part.transition.then(async () => {
+    void this.#transition(part, async () => {
       if (!part.active || this.#state !== 'started') {
         return;
       }
@@ -399,7 +397,7 @@ export class PartitionedSubscription<E> {
   /** Stop fetching, let the handler in flight finish (up to the drain timeout), then pause: last write, release. */
   #revoke(part: Partition): Promise<void> {
     part.active = false;
-    part.transition = part.transition.then(async () => {
+    return this.#transition(part, async () => {
       if (part.active || !part.subscribed || this.#durable.isPaused(part.id)) {
         return;
       }
@@ -410,12 +408,17 @@ export class PartitionedSubscription<E> {
         !this.#durable.isRunning(part.id) || (await raceWithTimeout(part.runClosed, this.#drainTimeoutMs)) !== timedOut;
       // A handler still running past the drain timeout is aborted, and the lease given up under it once the writes
       // already sent are answered: its own late writes are refused once the next owner fences.
-      await this.#durable.pause(part.id, drained ? {} : { giveUpAfterMs: 0 }).catch((error: unknown) => {
-        this.#report(error, part.id);
-      });
+      await this.#durable.pause(part.id, drained ? {} : { giveUpAfterMs: 0 });
       if (held) {
         this.#telemetry?.handedOver((performance.now() - started) / 1000);
       }
+    });
+  }
+
+  /** Runs `step` after the partition's earlier steps; a failure is reported and does not block the next. */
+  #transition(part: Partition, step: () => Promise<void>): Promise<void> {
+    part.transition = part.transition.then(step).catch((error: unknown) => {
+      this.#report(error, part.id);
     });
     return part.transition;
   }
@@ -500,7 +503,7 @@ export class PartitionedSubscription<E> {
   }
 
   #onLease(id: string, subscriberId: string, granted: boolean): void {
-    const partition = subscriberId === this.#durable.subscriberId ? this.#partitionOfId(id) : undefined;
+    const partition = subscriberId === this.nodeId ? this.#partitionOfId(id) : undefined;
     const part = partition === undefined ? undefined : this.#parts.get(partition);
     if (part === undefined || partition === undefined) {
       return;

@@ -3,6 +3,7 @@ import type { Cluster } from 'ioredis';
 import { RedisLeaseStrategy } from '../../../runtime/index.js';
 import { redisLeaseKeys } from '../../../runtime/store-layout-entry.js';
 import { describeCompetingConsumerStrategyConformance } from '../../../runtime/testing/index.js';
+import { countingCalls } from '../../support/redis/counting-client.js';
 import { useSharedRedisCluster } from '../../support/redis/index.js';
 
 // Every key this suite writes starts with the namespace's prefix, so it shares the run's Cluster with other suites.
@@ -70,24 +71,7 @@ describe('RedisLeaseStrategy renewals on a real Redis Cluster', () => {
   it('renews 32 leases in as many slots with one pipeline per master each interval, not one script per lease', async () => {
     const client = connect();
     await client.ping();
-    let pipelines = 0;
-    let scripts = 0;
-    const counting = new Proxy(client, {
-      get(target, property, receiver) {
-        const value: unknown = Reflect.get(target, property, receiver);
-        if ((property === 'pipeline' || property === 'eval') && typeof value === 'function') {
-          return (...args: unknown[]) => {
-            if (property === 'pipeline') {
-              pipelines += 1;
-            } else {
-              scripts += 1;
-            }
-            return (value as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        }
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const { client: counting, calls } = countingCalls(client, ['eval', 'pipeline']);
     const strategy = new RedisLeaseStrategy(counting, {
       keyPrefix: cluster.freshPrefix(),
       leaseTimeMs: 900,
@@ -96,8 +80,9 @@ describe('RedisLeaseStrategy renewals on a real Redis Cluster', () => {
     for (let partition = 0; partition < 32; partition += 1) {
       expect(await strategy.register(`orders/${partition}`, 'node-a')).toBe(true);
     }
-    [pipelines, scripts] = [0, 0];
+    calls.set('eval', 0).set('pipeline', 0);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const [scripts, pipelines] = [calls.get('eval'), calls.get('pipeline') ?? 0];
     // Five intervals of 300 ms, three masters: at most 3 pipelines an interval, never 32 scripts.
     expect(scripts).toBe(0);
     expect(pipelines).toBeGreaterThanOrEqual(3 * 3);
