@@ -17,6 +17,10 @@ export interface PartitionNodeSettings {
   readonly handlerMs: number;
   /** How long an event of a `slow…` stream takes, ignoring its signal: a drain must time out on it. */
   readonly slowMs: number;
+  /** False for a benchmark: the handler only burns its CPU, with no projection write and no record. */
+  readonly record?: boolean;
+  /** The subscription's `checkpointEvery`; every event by default. */
+  readonly checkpointEvery?: { readonly events?: number; readonly ms?: number };
 }
 
 // One node: a PartitionedSubscription named "orders" over the Redis list "log" (the nth item at position n), events
@@ -35,7 +39,7 @@ import {
 } from './runtime/index.js';
 
 const settings = JSON.parse(process.argv[2]);
-const { port, nodeId, partitions, leaseTimeMs, memberTimeMs, drainTimeoutMs, handlerMs, slowMs } = settings;
+const { port, nodeId, partitions, leaseTimeMs, memberTimeMs, drainTimeoutMs, handlerMs, slowMs, record = true, checkpointEvery } = settings;
 const redis = new Redis({ host: '127.0.0.1', port, commandTimeout: 1000, maxRetriesPerRequest: 1 });
 redis.on('error', () => undefined);
 const say = (line) => process.stdout.write(line + '\\n');
@@ -55,7 +59,7 @@ async function* source(from, signal) {
 const subscription = new PartitionedSubscription({
   name: 'orders', partitions, partitionKey: (event) => event.split(':')[0], source,
   storage: new RedisCheckpointStorage(redis), strategy, membership: new RedisMembership(redis, { memberTimeMs }),
-  nodeId, drainTimeoutMs,
+  nodeId, drainTimeoutMs, ...(checkpointEvery === undefined ? {} : { checkpointEvery }),
   handler: async (event, position, context) => {
     const stream = event.split(':')[0];
     if (stream.startsWith('poison')) throw new Error('poison event ' + event);
@@ -70,6 +74,7 @@ const subscription = new PartitionedSubscription({
     }
     const until = performance.now() + handlerMs;
     while (performance.now() < until) {}
+    if (!record) return;
     const sentAt = Date.now();
     try {
       await projection.save('orders/' + context.partition, position, CheckpointWriteCondition.notOlderThan(context.fencingToken));
@@ -152,7 +157,7 @@ export class PartitionNodeProcesses {
     this.redis.on('error', () => undefined);
   }
 
-  /** Starts a node; resolves once it printed its first line ("started", or "refused …"). */
+  /** Starts a node; resolves once it printed "started" (or "refused …"). */
   async start(nodeId: string, overrides: Partial<PartitionNodeSettings> = {}): Promise<PartitionNode> {
     const settings: PartitionNodeSettings = { ...this.#base, nodeId, ...overrides };
     const child = spawn(process.execPath, ['partition-node.mjs', JSON.stringify(settings)], {
@@ -180,7 +185,11 @@ export class PartitionNodeProcesses {
         }
       }
     });
-    await eventuallyTrue(`${nodeId} started`, () => node.lines.length > 0, 20_000);
+    await eventuallyTrue(
+      `${nodeId} started`,
+      () => node.lines.some((line) => line === 'started' || line.startsWith('refused ')),
+      30_000,
+    );
     return node;
   }
 
