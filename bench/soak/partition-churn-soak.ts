@@ -1,10 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { redisLeaseKeys, defaultRedisLeaseKeyPrefix } from '../../runtime/store-layout-entry.js';
-import {
-  eventuallyTrue,
-  PartitionNodeProcesses,
-  type PartitionNode,
-} from '../../test/support/partitions/partition-node-processes.js';
+import { PartitionNodeProcesses, type PartitionNode } from '../../test/support/partitions/partition-node-processes.js';
 import { startRedisServer } from '../../test/support/redis/index.js';
 import { analyseChurn, type ChurnSample } from './partition-churn-analysis.js';
 
@@ -93,19 +89,11 @@ export async function partitionChurnSoak(seconds: number): Promise<number> {
     await appender;
     const logLength = await nodes.redis.llen('log');
     // The nodes left running finish the log: every partition's checkpoint at its last event.
-    const log = await nodes.redis.lrange('log', 0, -1);
-    const last = new Map<number, number>();
-    log.forEach((event, index) => last.set(nodes.partitionOf(event.slice(0, event.indexOf(':'))), index + 1));
-    await eventuallyTrue(
-      'every partition checkpoints its last event',
-      async () => {
-        const checkpoints = await nodes.checkpoints();
-        return [...last].every(([partition, position]) => (checkpoints[partition] ?? 0) >= position);
-      },
-      30_000,
-    ).catch((error: unknown) => {
-      console.log(`soak --partitions: ${(error as Error).message}`);
-    });
+    await nodes
+      .checkpointsReachLastEvents(() => false, 30_000)
+      .catch((error: unknown) => {
+        console.log(`soak --partitions: ${(error as Error).message}`);
+      });
     running.sampling = false;
     await sampler;
     const handled = await nodes.handled();

@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   CheckpointWriteCondition,
   type CheckpointStorage,
@@ -63,6 +63,42 @@ export async function buildPartitionedState(world: PartitionedWorld): Promise<Pa
       await Promise.all([nodeA.shutdown(), nodeB.shutdown(), ...members.map((member) => member.leave())]);
     },
   };
+}
+
+/**
+ * Registers, in the calling `describe`, the hooks that build {@link buildPartitionedState} in the world `makeWorld`
+ * makes (and stop its nodes after), and the cases every backend passes: the groups in JSON, text and Prometheus
+ * text, and a group named by its name. Returns the world, once built, for the backend's own cases.
+ */
+export function itShowsPartitionedSubscriptions(makeWorld: () => Promise<PartitionedWorld>): () => PartitionedWorld {
+  let world: PartitionedWorld | undefined;
+  let state: PartitionedState | undefined;
+  const built = (): PartitionedWorld => {
+    if (world === undefined) {
+      throw new Error('The partitioned state was not built; see the beforeAll error.');
+    }
+    return world;
+  };
+  beforeAll(async () => {
+    world = await makeWorld();
+    state = await buildPartitionedState(world);
+  }, 60_000);
+  afterAll(async () => {
+    await state?.stop();
+  });
+  it('in JSON: each group with its members, every partition with its owner, token and checkpoint, unowned flagged', async () => {
+    await expectPartitionedJson(built());
+  });
+  it('in the text report, after the other subscriptions', async () => {
+    await expectPartitionedText(built());
+  });
+  it('in Prometheus text', async () => {
+    await expectPartitionedPrometheus(built());
+  });
+  it('shows a group named by its name', async () => {
+    await expectPartitionedJson(built(), ['plain', 'orders', 'tenant{x}']);
+  });
+  return built;
 }
 
 /** Checks `inspect --json` of {@link buildPartitionedState}: the two groups whole, `plain` among the rows. */

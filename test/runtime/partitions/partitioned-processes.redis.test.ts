@@ -1,6 +1,6 @@
+import { eventually } from '../../support/leases/event-log.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  eventuallyTrue,
   PartitionNodeProcesses,
   type PartitionNode,
   type PartitionNodeSettings,
@@ -48,24 +48,14 @@ async function setUp(
 /** Starts `names` and waits until they own every partition between them. */
 async function balanced(cluster: PartitionNodeProcesses, names: readonly string[]): Promise<PartitionNode[]> {
   const started = await Promise.all(names.map((name) => cluster.start(name)));
-  await eventuallyTrue(`${names.join(', ')} own every partition between them`, () => cluster.own(started));
+  await eventually(`${names.join(', ')} own every partition between them`, () => cluster.own(started));
   return started;
 }
 
 /** Every event of the log handled at least once, and every partition's checkpoint at its last event. */
 async function everyEventHandled(cluster: PartitionNodeProcesses, except: (position: number) => boolean = () => false) {
   const length = await cluster.redis.llen('log');
-  const log = await cluster.redis.lrange('log', 0, -1);
-  const lastOf = new Map<number, number>();
-  log.forEach((event, index) => {
-    if (!except(index + 1)) {
-      lastOf.set(cluster.partitionOf(event.slice(0, event.indexOf(':'))), index + 1);
-    }
-  });
-  await eventuallyTrue('every partition checkpoints its last event', async () => {
-    const checkpoints = await cluster.checkpoints();
-    return [...lastOf].every(([partition, last]) => (checkpoints[partition] ?? 0) >= last);
-  });
+  await cluster.checkpointsReachLastEvents(except);
   const handled = new Set((await cluster.handled()).map(({ position }) => position));
   const missing = Array.from({ length }, (_, index) => index + 1).filter(
     (position) => !handled.has(position) && !except(position),
@@ -82,12 +72,12 @@ describe('PartitionedSubscription processes on Redis', { timeout: 90_000 }, () =
       PartitionNode,
       PartitionNode,
     ];
-    await eventuallyTrue('node-c is mid-batch', async () =>
+    await eventually('node-c is mid-batch', async () =>
       (await cluster.handled()).some(({ nodeId }) => nodeId === 'node-c'),
     );
     c.child.kill('SIGKILL');
     const killedAt = Date.now();
-    await eventuallyTrue('node-a and node-b own every partition', () => cluster.own([a, b]));
+    await eventually('node-a and node-b own every partition', () => cluster.own([a, b]));
     const movedAfterMs = Date.now() - killedAt;
     console.info(`kill -9: every partition owned again ${movedAfterMs} ms after the kill (lease ${leaseTimeMs} ms)`);
     expect(movedAfterMs).toBeLessThan(leaseTimeMs + 2_000);
@@ -139,12 +129,12 @@ describe('PartitionedSubscription processes on Redis', { timeout: 90_000 }, () =
     const other = owner === a ? b : a;
     await cluster.append(1, 'slow');
     const position = await cluster.redis.llen('log');
-    await eventuallyTrue(`${owner.nodeId} is in the slow event`, () =>
+    await eventually(`${owner.nodeId} is in the slow event`, () =>
       owner.lines.includes(`slow ${partition} ${position}`),
     );
     owner.child.kill('SIGTERM');
     const terminatedAt = Date.now();
-    await eventuallyTrue(`${other.nodeId} owns partition ${partition}`, () => other.owned.includes(partition));
+    await eventually(`${other.nodeId} owns partition ${partition}`, () => other.owned.includes(partition));
     const movedAfterMs = Date.now() - terminatedAt;
     console.info(
       `drain timeout: partition ${partition} moved ${movedAfterMs} ms after SIGTERM with a ${slowMs} ms event in ` +
@@ -152,7 +142,7 @@ describe('PartitionedSubscription processes on Redis', { timeout: 90_000 }, () =
     );
     expect(movedAfterMs).toBeGreaterThanOrEqual(drainTimeoutMs);
     expect(movedAfterMs).toBeLessThan(drainTimeoutMs + memberTimeMs + 1_000);
-    await eventuallyTrue(`${other.nodeId} handles the slow event again`, async () =>
+    await eventually(`${other.nodeId} handles the slow event again`, async () =>
       (await cluster.handled()).some((event) => event.position === position && event.nodeId === other.nodeId),
     );
   });

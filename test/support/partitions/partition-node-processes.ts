@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { partitionOf } from '../../../runtime/index.js';
+import { eventually } from '../leases/event-log.js';
 import { buildRuntime, type BuiltRuntime } from '../processes/build-runtime.js';
 
 /** The settings of one node process; every node of a test shares all but `nodeId` (and `partitions`, to refuse it). */
@@ -185,7 +186,7 @@ export class PartitionNodeProcesses {
         }
       }
     });
-    await eventuallyTrue(
+    await eventually(
       `${nodeId} started`,
       () => node.lines.some((line) => line === 'started' || line.startsWith('refused ')),
       30_000,
@@ -227,6 +228,28 @@ export class PartitionNodeProcesses {
     return values.map((value) => Number(value ?? 0));
   }
 
+  /** Resolves once every partition's checkpoint is at or past its last event in the log but those `except` names. */
+  async checkpointsReachLastEvents(
+    except: (position: number) => boolean = () => false,
+    timeoutMs = 20_000,
+  ): Promise<void> {
+    const log = await this.redis.lrange('log', 0, -1);
+    const last = new Map<number, number>();
+    log.forEach((event, index) => {
+      if (!except(index + 1)) {
+        last.set(this.partitionOf(event.slice(0, event.indexOf(':'))), index + 1);
+      }
+    });
+    await eventually(
+      'every partition checkpoints its last event',
+      async () => {
+        const checkpoints = await this.checkpoints();
+        return [...last].every(([partition, position]) => (checkpoints[partition] ?? 0) >= position);
+      },
+      timeoutMs,
+    );
+  }
+
   /** The partition of each stream, as every node computes it. */
   partitionOf(stream: string): number {
     return partitionOf(stream, this.#base.partitions);
@@ -250,20 +273,5 @@ export class PartitionNodeProcesses {
     await Promise.all(this.#nodes.map((node) => node.exited));
     this.redis.disconnect();
     this.#runtime.remove();
-  }
-}
-
-/** Resolves once `condition` holds; rejects naming `what` after `timeoutMs`. */
-export async function eventuallyTrue(
-  what: string,
-  condition: () => boolean | Promise<boolean>,
-  timeoutMs = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
