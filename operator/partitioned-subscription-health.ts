@@ -1,3 +1,4 @@
+import type { LiveMember } from 'checkpoint-fencing';
 import {
   hasLiveLease,
   healthFlags,
@@ -6,15 +7,10 @@ import {
   type SubscriptionState,
 } from './subscription-health.js';
 
-/** A live member of a partitioned subscription, as its membership records it. */
-export interface RecordedMember {
-  readonly nodeId: string;
-  /** How long ago it joined, by the store's clock. */
-  readonly memberForMs: number;
+/** A live member of a partitioned subscription, as its membership records it, with the time its membership has left. */
+export interface RecordedMember extends LiveMember {
   /** Milliseconds until its membership expires unless it heartbeats, by the store's clock. */
   readonly expiresInMs: number;
-  /** The partitions whose leases it reported holding at its last heartbeat. */
-  readonly owned: readonly number[];
 }
 
 /** What a membership store records for one partitioned subscription (`RedisMembership`, `PostgresMembership`). */

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { partitionOf, RedisCheckpointStorage } from '../../runtime/index.js';
+import { eventually } from '../../test/support/leases/event-log.js';
 import {
   defaultRedisLeaseKeyPrefix,
   defaultRedisMembershipKeyPrefix,
@@ -21,6 +22,9 @@ import {
 } from './partitions-settings.js';
 
 const stepTimeoutMs = 30_000;
+/** Resolves once `condition` holds; rejects naming the step after {@link stepTimeoutMs}. */
+const until = (what: string, condition: () => boolean | Promise<boolean>): Promise<void> =>
+  eventually(what, condition, stepTimeoutMs);
 /** Events appended to the log every 50 ms while the story runs: 1,000 a second. */
 const eventsPerTick = 50;
 const streams = 64;
@@ -249,16 +253,6 @@ function spawnNode(name: NodeName, options: PartitionsDemoOptions): Node {
     }
   });
   return node;
-}
-
-async function until(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + stepTimeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${stepTimeoutMs} ms waiting until ${what}`);
-    }
-    await sleep(10);
-  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,33 +1,22 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPartitionsDemo } from '../../examples/partitions/partitions-demo.js';
 import { demoPartitions } from '../../examples/partitions/partitions-settings.js';
+import { compiledExample, type CompiledExample } from '../support/compiled-example.js';
 import { startRedisServer, type RedisServerProcess } from '../support/redis/index.js';
 
-const repository = resolve(import.meta.dirname, '../..');
-let compiled: string;
-let server: RedisServerProcess;
+let compiled: CompiledExample | undefined;
+let server: RedisServerProcess | undefined;
 
-// The nodes are processes of their own: they run a copy compiled from the current sources (under the repository's
-// .tmp/, so their imports resolve from its node_modules), never a dist/ that may be stale. The demo writes its keys
-// to database 0, so it gets a server of its own.
+// The nodes are processes of their own, running the example compiled from the current sources. The demo writes its
+// keys to database 0, so it gets a server of its own.
 beforeAll(async () => {
-  mkdirSync(join(repository, '.tmp'), { recursive: true });
-  compiled = mkdtempSync(join(repository, '.tmp', 'partitions-'));
-  execFileSync(process.execPath, [
-    join(repository, 'node_modules/typescript/bin/tsc'),
-    '-p',
-    join(repository, 'examples/partitions/tsconfig.json'),
-    '--outDir',
-    compiled,
-  ]);
+  compiled = compiledExample('partitions');
   server = await startRedisServer();
 }, 120_000);
 afterAll(async () => {
-  await server.stop();
-  rmSync(compiled, { recursive: true, force: true });
+  await server?.stop();
+  compiled?.remove();
 });
 
 describe('examples/partitions', () => {
@@ -35,8 +24,8 @@ describe('examples/partitions', () => {
     const said: string[] = [];
     const echoed: string[] = [];
     const outcome = await runPartitionsDemo({
-      redis: `127.0.0.1:${server.port}`,
-      nodeScript: join(compiled, 'examples/partitions/partition-node.js'),
+      redis: `127.0.0.1:${server?.port ?? 0}`,
+      nodeScript: join(compiled?.directory ?? '', 'examples/partitions/partition-node.js'),
       say: (line) => said.push(line),
       echo: (line) => echoed.push(line),
     });
