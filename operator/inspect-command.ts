@@ -1,15 +1,17 @@
 import { InspectionTally } from './inspection-tally.js';
 import { JsonInspectionReport, TextInspectionReport, type InspectionReport } from './inspection-report.js';
-import type { InspectionCoverage, OperatorBackend } from './operator-backend.js';
+import type { OperatorBackend } from './operator-backend.js';
 import type { OperatorInvocation } from './operator-arguments.js';
 import type { OperatorIo } from './operator-io.js';
+import { judgePartitionedSubscription, partitionIds } from './partitioned-subscription-health.js';
 import { PrometheusInspectionReport } from './prometheus-inspection-report.js';
 import { ScanProgress } from './scan-progress.js';
 import { judgeSubscription, type SubscriptionState } from './subscription-health.js';
 
 /**
  * `inspect`: reads, judges and reports; exit code 0 when every subscription is healthy, 1 otherwise. Each batch is
- * judged and printed as the store hands it over, and only counted after, so a scan of any size holds one batch.
+ * judged and printed as the store hands it over, and only counted after, so a scan of any size holds one batch. The
+ * partitioned subscriptions a membership records come last, one group each, their partitions read by id.
  */
 export async function inspectCommand(
   invocation: OperatorInvocation,
@@ -33,22 +35,44 @@ export async function inspectCommand(
       io.err(flagged.map((line) => `${line}\n`).join(''));
     }
   }
+  // A partitioned subscription's partitions are shown in its group, not among the other subscriptions.
+  const memberships =
+    (await backend.inspectMemberships?.(invocation.ids.length > 0 ? invocation.ids : undefined, progress)) ?? [];
+  const grouped = new Set(memberships.flatMap(partitionIds));
   const judgeAndPrint = async (states: readonly SubscriptionState[]): Promise<void> => {
-    const subscriptions = states.map(judgeSubscription);
+    const subscriptions = states.filter(({ id }) => id === undefined || !grouped.has(id)).map(judgeSubscription);
     progress.interrupt();
     report.write(subscriptions);
     tally.add(subscriptions);
     await io.outDrained();
   };
-  let read: InspectionCoverage;
+  const coverage: string[] = [];
   if (invocation.ids.length > 0) {
-    const inspection = await backend.inspect(invocation.ids, progress);
-    await judgeAndPrint(inspection.subscriptions);
-    read = inspection;
+    const plain = invocation.ids.filter((id) => !memberships.some(({ name }) => name === id));
+    if (plain.length > 0) {
+      const inspection = await backend.inspect(plain, progress);
+      await judgeAndPrint(inspection.subscriptions);
+      coverage.push(inspection.coverage);
+    }
   } else {
-    read = await backend.inspectEverySubscription(progress, judgeAndPrint);
+    coverage.push((await backend.inspectEverySubscription(progress, judgeAndPrint)).coverage);
+  }
+  for (const membership of memberships) {
+    const { subscriptions } = await backend.inspect(partitionIds(membership), progress);
+    const group = judgePartitionedSubscription(membership, subscriptions);
+    progress.interrupt();
+    report.partitioned(group);
+    tally.addPartitioned(group);
+    await io.outDrained();
+  }
+  if (memberships.length > 0) {
+    const partitions = memberships.reduce((sum, { partitions: count }) => sum + count, 0);
+    coverage.push(
+      `${memberships.length} partitioned ${memberships.length === 1 ? 'subscription' : 'subscriptions'} of ` +
+        `${partitions.toLocaleString('en-US')} partitions read`,
+    );
   }
   const seconds = (performance.now() - startedAt) / 1_000;
-  report.end(tally.summary(read.coverage, backend.target, seconds));
+  report.end(tally.summary(coverage.join(', '), backend.target, seconds));
   return tally.needsAttention || replication?.needsAttention === true ? 1 : 0;
 }

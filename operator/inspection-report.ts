@@ -1,4 +1,5 @@
 import type { ReplicationInspection } from './operator-backend.js';
+import type { JudgedPartitionedSubscription, RecordedMember } from './partitioned-subscription-health.js';
 import { hasActedOnCharacter, printable } from './printable-text.js';
 import type { JudgedSubscription } from './subscription-health.js';
 
@@ -48,9 +49,52 @@ export function inspectionJsonRow(subscription: JudgedSubscription): InspectionJ
   };
 }
 
-/** The report `inspect` prints as it reads: each batch as it comes, then the end. */
+/** One partition in `inspect --json`: its subscription id's row, with its partition and its owner's node id. */
+export interface PartitionJsonRow extends InspectionJsonRow {
+  readonly partition: number;
+  /** The node id of the live lease's holder; null while no node owns the partition. */
+  readonly owner: string | null;
+}
+
+/** A partitioned subscription in `inspect --json`: an element of the same array as the rows, told apart by its key. */
+export interface PartitionedInspectionJsonRow {
+  /** The subscription's name; its partitions' ids are `<name>/<partition>`. */
+  readonly partitionedSubscription: string;
+  readonly partitions: number;
+  readonly members: readonly RecordedMember[];
+  /** The partitions no node owns. */
+  readonly unowned: readonly number[];
+  /** `unowned` when a partition has no owner. */
+  readonly flags: readonly string[];
+  readonly problems: readonly string[];
+  readonly records: Readonly<Record<string, string>>;
+  readonly partitionRows: readonly PartitionJsonRow[];
+}
+
+/** The element of `inspect --json` for a partitioned subscription. */
+export function partitionedJsonRow(group: JudgedPartitionedSubscription): PartitionedInspectionJsonRow {
+  const { membership } = group;
+  return {
+    partitionedSubscription: membership.name,
+    partitions: membership.partitions,
+    members: membership.members,
+    unowned: group.unowned,
+    flags: group.unowned.length > 0 ? ['unowned'] : [],
+    problems: membership.problems,
+    records: membership.records,
+    partitionRows: group.partitions.map((partition) => ({
+      ...inspectionJsonRow(partition),
+      partition: partition.partition,
+      owner: partition.owner ?? null,
+    })),
+  };
+}
+
+/** The report `inspect` prints as it reads: each batch as it comes, each partitioned subscription whole, then the end. */
 export interface InspectionReport {
   write(subscriptions: readonly JudgedSubscription[]): void;
+  /** A partitioned subscription, after every other subscription was written. */
+  partitioned(group: JudgedPartitionedSubscription): void;
   /** The replication of the server read, before any subscription, where the store reports it. */
   replication?(inspection: ReplicationInspection): void;
   /** Ends the report; `summary` is the line the text report ends with. */
@@ -70,14 +114,20 @@ export class JsonInspectionReport implements InspectionReport {
   }
 
   write(subscriptions: readonly JudgedSubscription[]): void {
-    if (subscriptions.length === 0) {
+    this.#writeRows(subscriptions.map(inspectionJsonRow));
+  }
+
+  partitioned(group: JudgedPartitionedSubscription): void {
+    this.#writeRows([partitionedJsonRow(group)]);
+  }
+
+  #writeRows(rows: readonly object[]): void {
+    if (rows.length === 0) {
       return;
     }
-    const rows = subscriptions.map((subscription) =>
-      JSON.stringify(inspectionJsonRow(subscription), null, 2).replace(/^/gmu, '  '),
-    );
-    this.#out(`${this.#rows === 0 ? '[\n' : ',\n'}${rows.join(',\n')}`);
-    this.#rows += subscriptions.length;
+    const printed = rows.map((row) => JSON.stringify(row, null, 2).replace(/^/gmu, '  '));
+    this.#out(`${this.#rows === 0 ? '[\n' : ',\n'}${printed.join(',\n')}`);
+    this.#rows += rows.length;
   }
 
   end(): void {
@@ -117,6 +167,50 @@ export class TextInspectionReport implements InspectionReport {
     }
   }
 
+  /**
+   * The group: a line naming it, a table of its live members, a table of its partitions (each a subscription id, as
+   * `repair` and `reset` take it), and a `!` line naming the partitions no node owns. The table above is printed first.
+   */
+  partitioned({ membership, partitions, unowned }: JudgedPartitionedSubscription): void {
+    if (this.#widths === undefined && this.#held.length > 0) {
+      this.#printHeld();
+    }
+    const { name, members } = membership;
+    const memberRows = members.map((member) => [
+      cell(member.nodeId),
+      `${(member.memberForMs / 1_000).toFixed(1)} s ago`,
+      timeToExpiry(member.expiresInMs),
+      member.owned.length === 0 ? '-' : `${member.owned.length} (${partitionRanges(member.owned)})`,
+    ]);
+    const partitionRows = partitions.map((partition) => [
+      cell(partition.id ?? ''),
+      optionalCell(partition.owner),
+      partition.owner === undefined ? '-' : (partition.lease?.token.toString() ?? '-'),
+      optionalCell(partition.checkpoint),
+      optionalCell(partition.storedVersion?.toString()),
+      partition.owner === undefined ? '-' : timeToExpiry(partition.lease?.expiresInMs),
+      partition.flags.length === 0 ? '-' : partition.flags.join(','),
+    ]);
+    const who = `partitioned subscription ${JSON.stringify(name)}`;
+    const count = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+    const lines = [
+      '',
+      `partitioned subscription ${cell(name)}: ${count(membership.partitions, 'partition', 'partitions')}, ` +
+        `${count(members.length, 'live member', 'live members')}, ${unowned.length} unowned`,
+      ...table(['MEMBER', 'JOINED', 'EXPIRES IN', 'OWNS'], memberRows),
+      ...table(['PARTITION', 'OWNER', 'TOKEN', 'CHECKPOINT', 'VERSION', 'EXPIRES IN', 'FLAGS'], partitionRows),
+      ...membership.problems.map((problem) => `! ${who}: ${problem}`),
+      ...partitions.flatMap(noteLines),
+      ...(unowned.length === 0
+        ? []
+        : [
+            `! ${who}: ${unowned.length} of ${membership.partitions} partitions have no owner (${partitionRanges(unowned)}), ` +
+              'so nobody delivers them until a node takes their leases; start (or fix) a node of the subscription',
+          ]),
+    ];
+    this.#out(`${lines.join('\n')}\n`);
+  }
+
   end(summary: string): void {
     if (this.#widths === undefined && this.#held.length > 0) {
       this.#printHeld();
@@ -145,6 +239,31 @@ export class TextInspectionReport implements InspectionReport {
       this.#out(`${lines.join('\n')}\n`);
     }
   }
+}
+
+/** A header and its rows, each column as wide as its widest cell; nothing for no rows. */
+function table(header: readonly string[], rows: readonly string[][]): string[] {
+  if (rows.length === 0) {
+    return [];
+  }
+  const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => row[column]?.length ?? 0)));
+  return [header, ...rows].map((row) => tableLine(row, widths));
+}
+
+/** Partitions as ranges: `0-3,7,9-10`. */
+function partitionRanges(partitions: readonly number[]): string {
+  const ranges: string[] = [];
+  for (let index = 0; index < partitions.length;) {
+    const first = partitions[index] ?? 0;
+    let last = first;
+    while (partitions[index + 1] === last + 1) {
+      index += 1;
+      last += 1;
+    }
+    ranges.push(first === last ? `${first}` : `${first}-${last}`);
+    index += 1;
+  }
+  return ranges.join(',');
 }
 
 function tableLine(row: readonly string[], widths: readonly number[]): string {

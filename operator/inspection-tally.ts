@@ -1,3 +1,4 @@
+import type { JudgedPartitionedSubscription } from './partitioned-subscription-health.js';
 import { healthFlags, needsAttention, type HealthFlag, type JudgedSubscription } from './subscription-health.js';
 
 /**
@@ -19,6 +20,15 @@ export class InspectionTally {
       for (const flag of subscription.flags) {
         this.#byFlag.set(flag, (this.#byFlag.get(flag) ?? 0) + 1);
       }
+    }
+  }
+
+  /** Counts a partitioned subscription's partitions in, and its membership's problems as one that needs attention. */
+  addPartitioned({ membership, partitions }: JudgedPartitionedSubscription): void {
+    this.add(partitions);
+    if (membership.problems.length > 0) {
+      this.#flagged += 1;
+      this.#withProblems += 1;
     }
   }
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { assertSubscriptionId, type WaitForStandbysOption } from 'checkpoint-fencing';
+import { assertSubscriptionId, RedisMembership, type WaitForStandbysOption } from 'checkpoint-fencing';
 import {
   assertRedisLeaseKeyPrefix,
   CheckpointKeyLayout,
@@ -37,10 +37,11 @@ const redisOnly = [
   'key-prefix',
   'version-key-prefix',
   'lease-key-prefix',
+  'membership-key-prefix',
   'sentinel',
   'wait-for-replicas',
 ] as const;
-const postgresOnly = ['schema', 'table', 'lease-table', 'wait-for-standbys'] as const;
+const postgresOnly = ['schema', 'table', 'lease-table', 'membership-table', 'wait-for-standbys'] as const;
 
 /**
  * Reads the arguments of `command`, checking everything that can be checked before connecting: one store, its URL
@@ -66,12 +67,14 @@ export function parseOperatorArguments(
         'key-prefix': { type: 'string' },
         'version-key-prefix': { type: 'string' },
         'lease-key-prefix': { type: 'string' },
+        'membership-key-prefix': { type: 'string' },
         sentinel: { type: 'string' },
         'wait-for-replicas': { type: 'string' },
         postgres: { type: 'string' },
         schema: { type: 'string' },
         table: { type: 'string' },
         'lease-table': { type: 'string' },
+        'membership-table': { type: 'string' },
         'wait-for-standbys': { type: 'string' },
         'timeout-ms': { type: 'string' },
         json: { type: 'boolean' },
@@ -198,6 +201,7 @@ function redisOptions(values: Record<string, unknown>, timeoutMs: number): Redis
     keyPrefix: optionalString(values['key-prefix']),
     versionKeyPrefix: optionalString(values['version-key-prefix']),
     leaseKeyPrefix: optionalString(values['lease-key-prefix']),
+    membershipKeyPrefix: optionalString(values['membership-key-prefix']),
     timeoutMs,
     waitForReplicas: parseWaitForReplicas(values['wait-for-replicas']),
     sentinel: undefined,
@@ -206,6 +210,9 @@ function redisOptions(values: Record<string, unknown>, timeoutMs: number): Redis
     // The layouts' own checks: a prefix the storage or the strategy would refuse is refused here too.
     new CheckpointKeyLayout(options.keyPrefix ?? '', options.versionKeyPrefix ?? defaultRedisVersionKeyPrefix);
     assertRedisLeaseKeyPrefix(options.leaseKeyPrefix ?? defaultRedisLeaseKeyPrefix);
+    if (options.membershipKeyPrefix !== undefined) {
+      new RedisMembership({ eval: async () => undefined }, { keyPrefix: options.membershipKeyPrefix });
+    }
   } catch (error) {
     throw new OperatorUsageError(`a prefix is refused: ${(error as Error).message.replace(/\.$/u, '')}`);
   }
@@ -230,6 +237,7 @@ function postgresOptions(values: Record<string, unknown>, timeoutMs: number): Po
     ...optionalEntry('schema', values['schema']),
     ...optionalEntry('table', values['table']),
     ...optionalEntry('leaseTable', values['lease-table']),
+    ...optionalEntry('membershipTable', values['membership-table']),
   };
   try {
     PostgresOperatorBackend.statements(tables);

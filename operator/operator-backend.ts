@@ -1,3 +1,4 @@
+import type { RecordedMembership } from './partitioned-subscription-health.js';
 import type { ScanProgress } from './scan-progress.js';
 import type { SubscriptionState } from './subscription-health.js';
 
@@ -42,6 +43,11 @@ export interface OperatorBackend {
    * what it holds at once does not grow with the store. Changes nothing.
    */
   inspectEverySubscription(progress: ScanProgress, report: InspectedBatch): Promise<InspectionCoverage>;
+  /**
+   * The partitioned subscriptions among `names` (those a membership records a partition count for), or, with
+   * `undefined`, every one the store records, with their live members. Changes nothing.
+   */
+  inspectMemberships?(names: readonly string[] | undefined, progress: ScanProgress): Promise<RecordedMembership[]>;
   /** The replication of the server read, where the store can tell (Redis's replicas, PostgreSQL's standbys). Changes nothing. */
   inspectReplication?(): Promise<ReplicationInspection>;
   /** The lease strategy's own `raiseFencingTokenAbove(id, version)`. */

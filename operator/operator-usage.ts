@@ -12,12 +12,14 @@ const store = `Where (one of):
     --key-prefix <P>            the storage's keyPrefix (default: none)
     --version-key-prefix <V>    the storage's versionKeyPrefix (default: checkpoint-fencing:version:)
     --lease-key-prefix <L>      the lease strategy's keyPrefix (default: checkpoint-fencing:lease:)
+    --membership-key-prefix <M> RedisMembership's keyPrefix (default: checkpoint-fencing:members:)
     --wait-for-replicas <W>     the application's waitForReplicas: auto (default), false or a number
     --sentinel <url>            a Sentinel monitoring the server: inspect reports the replicas it knows too
   --postgres <url>              postgres://[user[:password]@]host[:port]/database[?sslmode=disable|require|verify-full]
     --schema <S>                the schema of both tables (default: the server's search_path)
     --table <T>                 the checkpoint table (default: checkpoint_fencing_checkpoints)
     --lease-table <LT>          the lease table (default: checkpoint_fencing_leases)
+    --membership-table <MT>     PostgresMembership's table (default: checkpoint_fencing_members)
     --wait-for-standbys <W>     the application's waitForStandbys: auto (default), false or a number
   --timeout-ms <n>              give up on a server that does not answer within n ms (default: 10000)
 Connects only to the URLs given (with --cluster, to them and the nodes announced) and never prints a password.
@@ -28,7 +30,9 @@ export const operatorUsage: Record<OperatorCommandName, string> = {
   inspect: `Usage: ${PACKAGE_NAME} inspect (--redis <url> | --postgres <url>) [options] [--json | --prometheus] [ids…]
 
 Shows every subscription's checkpoint, stored version, lease holder, lease token, time to expiry, the next token a
-grant mints, and health flags: stuck, unfenceable, stray-version, no-version, expired-lease (doc/operations.md).
+grant mints, and health flags: stuck, unfenceable, stray-version, no-version, expired-lease, unowned
+(doc/operations.md). A partitioned subscription (one a membership records) is shown as a group: its live members, each
+partition's owner, token and checkpoint, and the partitions no node owns flagged unowned; name it by its name.
 Without ids, reads every subscription (Redis: SCAN on every master, never KEYS). On PostgreSQL, first the standbys
 streaming from the server and whether a failover can lose grants with the application's waitForStandbys. Reads only.
   --json                        print the rows as JSON

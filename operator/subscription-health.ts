@@ -1,5 +1,5 @@
 /** The health flags `inspect` raises; doc/operations.md says what each means, what caused it and what fixes it. */
-export const healthFlags = ['stuck', 'unfenceable', 'stray-version', 'no-version', 'expired-lease'] as const;
+export const healthFlags = ['stuck', 'unfenceable', 'stray-version', 'no-version', 'expired-lease', 'unowned'] as const;
 
 /** One of {@link healthFlags}. */
 export type HealthFlag = (typeof healthFlags)[number];
@@ -71,6 +71,8 @@ export function judgeSubscription(state: SubscriptionState): JudgedSubscription 
     'stray-version': hasVersion && state.clusterUnaligned,
     'no-version': state.checkpoint !== undefined && !hasVersion && state.tokenCounter !== undefined,
     'expired-lease': state.tokenCounter !== undefined && !hasLiveLease(state),
+    // A partition's flag, judged with its membership (judgePartitionedSubscription).
+    unowned: false,
   };
   return { ...state, nextToken, flags: healthFlags.filter((flag) => raised[flag]) };
 }

@@ -33,6 +33,11 @@ export interface SoakOptions {
    */
   readonly partition: boolean;
   /**
+   * `--partitions`: the churn soak of a PartitionedSubscription (partition-churn-soak.ts) instead: node processes join,
+   * leave, are killed and stopped beyond their lease on one redis-server; takes only `--seconds`.
+   */
+  readonly partitions: boolean;
+  /**
    * Sentinel and PostgreSQL failover only (`--min-failovers N`): the fewest failovers the run must drive; fewer end it
    * with exit code 4, since a run that failed over too rarely says little about failovers. 0 (the default) asks for none.
    */
@@ -50,7 +55,7 @@ export interface SoakOptions {
 }
 
 const usage =
-  'Usage: npm run soak -- --seconds N [--cluster | --postgres | --sentinel [--no-wait-for-replicas] [--deposed-master] [--partition] [--min-failovers N] ' +
+  'Usage: npm run soak -- --seconds N [--partitions | --cluster | --postgres | --sentinel [--no-wait-for-replicas] [--deposed-master] [--partition] [--min-failovers N] ' +
   '| --postgres-failover [--no-wait-for-standbys] [--min-failovers N]] ' +
   '[--workers 4] [--subscriptions 2] ' +
   '[--lease-ms 600] [--max-operations 200000] [--lose-writes-on-restart]';
@@ -69,6 +74,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       'no-wait-for-replicas': { type: 'boolean', default: false },
       'deposed-master': { type: 'boolean', default: false },
       partition: { type: 'boolean', default: false },
+      partitions: { type: 'boolean', default: false },
       'min-failovers': { type: 'string', default: '0' },
       workers: { type: 'string', default: '4' },
       subscriptions: { type: 'string', default: '2' },
@@ -117,6 +123,16 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
       `--no-wait-for-standbys is the PostgreSQL failover soak's negative control; add --postgres-failover.\n${usage}`,
     );
   }
+  if (
+    values.partitions &&
+    argv.some(
+      (argument) => argument.startsWith('--') && !['--partitions', '--seconds'].includes(argument.split('=')[0] ?? ''),
+    )
+  ) {
+    throw new Error(
+      `--partitions runs the partition churn soak on its own redis-server; it takes only --seconds.\n${usage}`,
+    );
+  }
   const minFailovers = bounded('--min-failovers', values['min-failovers'], 0, 1_000);
   if (minFailovers > 0 && !values.sentinel && !values['postgres-failover']) {
     throw new Error(
@@ -133,6 +149,7 @@ export function parseSoakOptions(argv: readonly string[]): SoakOptions {
     waitForReplicas: !values['no-wait-for-replicas'],
     deposedMaster: values['deposed-master'],
     partition: values.partition,
+    partitions: values.partitions,
     minFailovers,
     workers: bounded('--workers', values.workers, 2, 16),
     subscriptions: bounded('--subscriptions', values.subscriptions, 1, 16),

@@ -29,6 +29,7 @@ import { analyseSoakHistory } from './soak-analysis.js';
 import { soakReportLines, type DuplicatedToken, type FailoverReportInput } from './soak-report.js';
 import type { SoakCommand, SoakGrant, SoakTarget, SoakWorkerMessage } from './soak-messages.js';
 import { parseSoakOptions, type SoakOptions } from './soak-options.js';
+import { partitionChurnSoak } from './partition-churn-soak.js';
 import { createSoakPool } from './soak-postgres-pool.js';
 
 // The fencing soak (issue 7): worker processes hold short leases and checkpoint with their tokens while the harness
@@ -408,7 +409,7 @@ try {
   process.exit(2);
 }
 try {
-  process.exitCode = await soak(options);
+  process.exitCode = options.partitions ? await partitionChurnSoak(options.seconds) : await soak(options);
 } catch (error) {
   // The servers under test misbehaved in a way the soak cannot judge (a topology that never settled, say): no
   // verdict either way, so not the exit code of a found anomaly.

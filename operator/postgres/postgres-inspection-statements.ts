@@ -1,6 +1,7 @@
 import {
   defaultCheckpointTable,
   defaultLeaseTable,
+  defaultMembershipTable,
   physicalWalSenders,
   promotable,
   qualifiedTableName,
@@ -15,6 +16,8 @@ export interface PostgresInspectionTables {
   readonly table?: string;
   /** The lease table, `checkpoint_fencing_leases` by default. */
   readonly leaseTable?: string;
+  /** The table of the application's `PostgresMembership`, `checkpoint_fencing_members` by default. */
+  readonly membershipTable?: string;
 }
 
 /** How an error message names each setting of {@link PostgresInspectionTables}. */
@@ -22,6 +25,7 @@ export interface PostgresInspectionSettingNames {
   readonly schema: string;
   readonly table: string;
   readonly leaseTable: string;
+  readonly membershipTable: string;
 }
 
 /**
@@ -43,6 +47,13 @@ export interface PostgresInspectionStatements {
    * while free).
    */
   readonly subscriptions: string;
+  readonly membershipTable: string;
+  /**
+   * The partitioned subscriptions the membership table records, with their live members by the database clock. Takes
+   * $1 the names to read (`text[]`, or NULL for every one). → `subscription`, `partitions` (as text), `members` (a
+   * JSON array of `nodeId`, `memberForMs`, `expiresInMs` and `owned`, in node id order).
+   */
+  readonly memberships: string;
 }
 
 /**
@@ -57,6 +68,12 @@ export function postgresInspectionStatements(
   const leaseNames: TableSettingNames = { table: names.leaseTable, schema: names.schema };
   const checkpoints = qualifiedTableName(checkpointNames, tables.table ?? defaultCheckpointTable, tables.schema);
   const leases = qualifiedTableName(leaseNames, tables.leaseTable ?? defaultLeaseTable, tables.schema);
+  const memberships = qualifiedTableName(
+    { table: names.membershipTable, schema: names.schema },
+    tables.membershipTable ?? defaultMembershipTable,
+    tables.schema,
+  );
+  const msSince = (from: string, to: string): string => `floor(extract(epoch FROM ${to} - ${from}) * 1000)::bigint`;
   const pageOf = (table: string): string =>
     `(SELECT subscription_id FROM ${table} ` +
     'WHERE ($1::text[] IS NULL OR subscription_id = ANY($1::text[])) AND ($2::text IS NULL OR subscription_id > $2::text) ' +
@@ -75,6 +92,17 @@ export function postgresInspectionStatements(
       `LEFT JOIN ${checkpoints.sql} AS cp ON cp.subscription_id = page.subscription_id ` +
       `LEFT JOIN ${leases.sql} AS lease ON lease.subscription_id = page.subscription_id ` +
       'ORDER BY page.subscription_id',
+    membershipTable: memberships.display,
+    memberships:
+      'SELECT s.subscription, s.partitions::text AS partitions, ' +
+      "coalesce(json_agg(json_build_object('nodeId', m.node_id, " +
+      `'memberForMs', ${msSince('m.joined_at', 'clock_timestamp()')}, ` +
+      `'expiresInMs', ${msSince('clock_timestamp()', 'm.expires_at')}, 'owned', m.owned) ` +
+      "ORDER BY m.node_id) FILTER (WHERE m.node_id IS NOT NULL), '[]') AS members " +
+      `FROM ${memberships.sql} AS s LEFT JOIN ${memberships.sql} AS m ON m.subscription = s.subscription ` +
+      "AND m.node_id <> '' AND m.expires_at > clock_timestamp() " +
+      "WHERE s.node_id = '' AND ($1::text[] IS NULL OR s.subscription = ANY($1::text[])) " +
+      'GROUP BY s.subscription, s.partitions ORDER BY s.subscription',
   };
 }
 

@@ -14,6 +14,11 @@ import type {
   ReplicationInspection,
 } from '../operator-backend.js';
 import { OperatorError } from '../operator-error.js';
+import {
+  recordedPartitionCount,
+  type RecordedMember,
+  type RecordedMembership,
+} from '../partitioned-subscription-health.js';
 import type { ScanProgress } from '../scan-progress.js';
 import type { RecordedLease, SubscriptionState } from '../subscription-health.js';
 import { connectPostgres, type PgModule, type PostgresConnection } from './postgres-connection.js';
@@ -39,7 +44,12 @@ export interface PostgresOperatorOptions extends PostgresInspectionTables {
 const pageSize = 1_000;
 
 /** How the command line names each table setting in a message. */
-const settingNames = { schema: '--schema', table: '--table', leaseTable: '--lease-table' } as const;
+const settingNames = {
+  schema: '--schema',
+  table: '--table',
+  leaseTable: '--lease-table',
+  membershipTable: '--membership-table',
+} as const;
 
 interface CheckpointRow {
   readonly checkpoint: string | undefined;
@@ -168,6 +178,36 @@ export class PostgresOperatorBackend implements OperatorBackend {
     }
   }
 
+  async inspectMemberships(names: readonly string[] | undefined): Promise<RecordedMembership[]> {
+    const { membershipTable } = this.#statements;
+    let rows: Record<string, unknown>[];
+    try {
+      rows = (
+        await this.#connection.client.query<Record<string, unknown>>(this.#statements.memberships, [names ?? null])
+      ).rows;
+    } catch (error) {
+      const code = (error as { code?: unknown } | undefined)?.code;
+      if (code === '42P01' && this.#options.membershipTable === undefined) {
+        // No partitioned subscription has ever joined under the default table: there is none to group.
+        return [];
+      }
+      throw missingTable(error, this.#statements) ?? this.#failure(error);
+    }
+    return rows.map((row) => {
+      const name = optionalText(row['subscription']) ?? '';
+      const problems: string[] = [];
+      const where = `the row of ${JSON.stringify(name)} in ${membershipTable}`;
+      return {
+        name,
+        partitions: recordedPartitionCount(optionalText(row['partitions']) ?? '', where, problems),
+        // json_agg of the live members' rows, shaped as RecordedMember by the statement.
+        members: row['members'] as RecordedMember[],
+        records: { members: membershipTable },
+        problems,
+      };
+    });
+  }
+
   async inspectReplication(): Promise<ReplicationInspection> {
     try {
       const { rows } = await this.#connection.client.query<Record<string, unknown>>(replicationInspectionStatement);
@@ -294,10 +334,14 @@ function missingTable(error: unknown, statements: PostgresInspectionStatements):
     return undefined;
   }
   // One statement reads both tables; the server's message names the relation it missed (or only the schema).
-  const table = (error as Error).message.includes(`"${statements.leaseTable}"`)
-    ? statements.leaseTable
-    : statements.checkpointTable;
+  const message = (error as Error).message;
+  if (message.includes(`"${statements.membershipTable}"`)) {
+    return new OperatorError(
+      `table ${statements.membershipTable} does not exist (${message}); name the table your application's PostgresMembership uses with --schema and --membership-table`,
+    );
+  }
+  const table = message.includes(`"${statements.leaseTable}"`) ? statements.leaseTable : statements.checkpointTable;
   return new OperatorError(
-    `table ${table} does not exist (${(error as Error).message}); name the tables your application uses with --schema, --table and --lease-table`,
+    `table ${table} does not exist (${message}); name the tables your application uses with --schema, --table and --lease-table`,
   );
 }

@@ -195,13 +195,17 @@ export async function scanEveryMaster(
   masters: readonly IORedis.Redis[],
   progress: ScanProgress,
   visit: (keys: readonly string[]) => Promise<void>,
+  match?: string,
 ): Promise<number> {
   let scanned = 0;
   for (const [index, master] of masters.entries()) {
     const where = `keys scanned (master ${index + 1} of ${masters.length}, ${master.options.host ?? ''}:${master.options.port ?? ''})`;
     let cursor = '0';
     do {
-      const [next, keys] = await master.scan(cursor, 'COUNT', scanCount);
+      const [next, keys] =
+        match === undefined
+          ? await master.scan(cursor, 'COUNT', scanCount)
+          : await master.scan(cursor, 'MATCH', match, 'COUNT', scanCount);
       scanned += keys.length;
       progress.advance(keys.length, masters.length === 1 ? 'keys scanned' : where);
       await visit(keys);

@@ -8,6 +8,7 @@ import {
 import {
   CheckpointKeyLayout,
   defaultRedisLeaseKeyPrefix,
+  defaultRedisMembershipKeyPrefix,
   defaultRedisVersionKeyPrefix,
   isCanonicalDecimal,
   parseRedisLeaseValue,
@@ -22,6 +23,7 @@ import type {
   OperatorBackend,
   ReplicationInspection,
 } from '../operator-backend.js';
+import type { RecordedMembership } from '../partitioned-subscription-health.js';
 import type { ScanProgress } from '../scan-progress.js';
 import type { RecordedLease, SubscriptionState } from '../subscription-health.js';
 import { connectedServer, connectRedis, type IORedisModule, type RedisConnection } from './redis-connection.js';
@@ -34,6 +36,11 @@ import {
   type NamingKey,
   type RedisKeyspaceLayout,
 } from './redis-keyspace-scan.js';
+import {
+  partitionCountKeyPattern,
+  readRedisMemberships,
+  subscriptionOfPartitionCountKey,
+} from './redis-membership-reads.js';
 import { getEach, type StringRead } from './redis-string-reads.js';
 import { judgeRedisReplication, readMasterReplication, type WaitedReplicas } from './redis-replication.js';
 
@@ -43,6 +50,8 @@ export interface RedisOperatorOptions {
   readonly keyPrefix: string | undefined;
   readonly versionKeyPrefix: string | undefined;
   readonly leaseKeyPrefix: string | undefined;
+  /** The `keyPrefix` of the application's `RedisMembership`, for its partitioned subscriptions. */
+  readonly membershipKeyPrefix: string | undefined;
   readonly timeoutMs: number;
   /** The application's `waitForReplicas`: what `inspect` judges replication by, and what `repair` and `reset` wait with. */
   readonly waitForReplicas: WaitedReplicas;
@@ -196,6 +205,32 @@ export class RedisOperatorBackend implements OperatorBackend {
           ? `, ${outsidePrefix.toLocaleString('en-US')} ${outsidePrefix === 1 ? 'version key' : 'version keys'} outside --key-prefix left out`
           : '';
       return { coverage: scanned + leftOut };
+    } catch (error) {
+      throw this.#connection.failure(error);
+    }
+  }
+
+  /** The memberships of `names`, or, with none, of every partition-count key a `SCAN MATCH` finds on every master. */
+  async inspectMemberships(
+    names: readonly string[] | undefined,
+    progress: ScanProgress,
+  ): Promise<RecordedMembership[]> {
+    const keyPrefix = this.#options.membershipKeyPrefix ?? defaultRedisMembershipKeyPrefix;
+    try {
+      let found = names;
+      if (found === undefined) {
+        const scanned: string[] = [];
+        await scanEveryMaster(
+          this.#connection.masters(),
+          progress,
+          async (keys) => {
+            scanned.push(...keys.flatMap((key) => subscriptionOfPartitionCountKey(key, keyPrefix) ?? []));
+          },
+          partitionCountKeyPattern(keyPrefix),
+        );
+        found = scanned.sort();
+      }
+      return await readRedisMemberships(this.#connection.client, keyPrefix, found);
     } catch (error) {
       throw this.#connection.failure(error);
     }

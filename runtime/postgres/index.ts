@@ -17,4 +17,4 @@ export { qualifiedTableName, type QualifiedTableName, type TableSettingNames } f
 export { physicalWalSenders, promotable } from './standby-statement-forms.js';
 export { parseStoredInteger } from './postgres-stored-integer.js';
 export type { WaitForStandbysOption, WaitForStandbysOptions } from './wait-for-standbys.js';
-export { PostgresMembership, type PostgresMembershipOptions } from './postgres-membership.js';
+export { defaultMembershipTable, PostgresMembership, type PostgresMembershipOptions } from './postgres-membership.js';

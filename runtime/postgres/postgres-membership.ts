@@ -7,7 +7,10 @@ import { membershipStatements, type MembershipStatements } from './postgres-memb
 import { PostgresStatementRunner } from './postgres-statement-runner.js';
 import { assertPostgresText } from './postgres-text.js';
 
-/** Options of {@link PostgresMembership}: the member time and the table (`checkpoint_fencing_members` by default). */
+/** The table `PostgresMembership` keeps its members in unless `table` says otherwise. */
+export const defaultMembershipTable = 'checkpoint_fencing_members';
+
+/** Options of {@link PostgresMembership}: the member time and the table ({@link defaultMembershipTable} by default). */
 export interface PostgresMembershipOptions extends MembershipOptions, PostgresTableOptions {}
 
 /**
@@ -42,7 +45,7 @@ export class PostgresMembership extends StoredMembership {
 }
 
 function statementsFor(options: PostgresTableOptions): [MembershipStatements, ReturnType<typeof qualifiedTableName>] {
-  const { table: tableName = 'checkpoint_fencing_members', schema } = options;
+  const { table: tableName = defaultMembershipTable, schema } = options;
   const table = qualifiedTableName('PostgresMembership options', tableName, schema);
   return [membershipStatements(table, tableName), table];
 }

@@ -23,4 +23,13 @@ export {
   type RedisDualAnchorCheckpointStoreOptions,
 } from './redis-dual-anchor-checkpoint-store.js';
 export type { RedisDualAnchorClient } from './redis-dual-anchor-client.js';
-export { RedisMembership, type RedisMembershipClient, type RedisMembershipOptions } from './redis-membership.js';
+export {
+  defaultRedisMembershipKeyPrefix,
+  parseRedisMemberValue,
+  RedisMembership,
+  redisMembershipKeys,
+  type RedisMemberValue,
+  type RedisMembershipClient,
+  type RedisMembershipKeys,
+  type RedisMembershipOptions,
+} from './redis-membership.js';

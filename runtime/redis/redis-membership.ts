@@ -11,8 +11,38 @@ export interface RedisMembershipClient {
 
 /** Options of {@link RedisMembership}. */
 export interface RedisMembershipOptions extends MembershipOptions {
-  /** Prefix of the membership keys, without braces; `checkpoint-fencing:members:` by default. */
+  /** Prefix of the membership keys, without braces; {@link defaultRedisMembershipKeyPrefix} by default. */
   readonly keyPrefix?: string;
+}
+
+/** The prefix of `RedisMembership`'s keys unless `keyPrefix` says otherwise. */
+export const defaultRedisMembershipKeyPrefix = 'checkpoint-fencing:members:';
+
+/** The keys of one partitioned subscription's membership: its members hash and its recorded partition count. */
+export interface RedisMembershipKeys {
+  readonly members: string;
+  readonly partitions: string;
+}
+
+/** The keys `RedisMembership` keeps `subscription`'s members and partition count under, sharing one hash tag. */
+export function redisMembershipKeys(keyPrefix: string, subscription: string): RedisMembershipKeys {
+  const base = hashTaggedKey(keyPrefix, subscription);
+  return { members: `${base}:members`, partitions: `${base}:partitions` };
+}
+
+/** A member as the members hash records it: times in milliseconds by the server's clock, and the partitions it owns. */
+export interface RedisMemberValue {
+  readonly expiresAtMs: number;
+  readonly joinedAtMs: number;
+  readonly owned: readonly number[];
+}
+
+/** Reads a value of the members hash, `"<expires at> <joined at> <instance> <owned>"`; `undefined` for any other. */
+export function parseRedisMemberValue(value: string): RedisMemberValue | undefined {
+  const parts = /^([0-9]+) ([0-9]+) \S+ ((?:[0-9]+(?:,[0-9]+)*)?)$/u.exec(value);
+  return parts === null
+    ? undefined
+    : { expiresAtMs: Number(parts[1]), joinedAtMs: Number(parts[2]), owned: ownedFromText(parts[3]) };
 }
 
 /**
@@ -23,7 +53,7 @@ export interface RedisMembershipOptions extends MembershipOptions {
 export class RedisMembership extends StoredMembership {
   /** @throws TypeError for a client without `eval` or a key prefix with braces; RangeError for a bad member time. */
   constructor(client: RedisMembershipClient, options: RedisMembershipOptions = {}) {
-    const { keyPrefix = 'checkpoint-fencing:members:' } = options;
+    const { keyPrefix = defaultRedisMembershipKeyPrefix } = options;
     if (typeof (client as Partial<RedisMembershipClient> | null)?.eval !== 'function' || /[{}]/u.test(keyPrefix)) {
       throw new TypeError(
         'RedisMembership needs an ioredis client and a keyPrefix without "{" or "}" (the hash tag follows it), got ' +
@@ -36,9 +66,9 @@ export class RedisMembership extends StoredMembership {
 
 function redisMembershipStore(client: RedisMembershipClient, keyPrefix: string): MembershipStore {
   const script = async (source: string, subscription: string, ...args: string[]): Promise<[string, unknown[]]> => {
-    const base = hashTaggedKey(keyPrefix, subscription);
-    const reply = await client.eval(source, 2, `${base}:members`, `${base}:partitions`, ...args);
-    return [base, Array.isArray(reply) ? (reply as unknown[]) : []];
+    const keys = redisMembershipKeys(keyPrefix, subscription);
+    const reply = await client.eval(source, 2, keys.members, keys.partitions, ...args);
+    return [hashTaggedKey(keyPrefix, subscription), Array.isArray(reply) ? (reply as unknown[]) : []];
   };
   return {
     join: async ({ subscription, nodeId, instance }, partitions, memberTimeMs) => {

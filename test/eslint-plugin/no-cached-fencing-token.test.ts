@@ -165,6 +165,31 @@ export async function commit(cp) {
       ],
     },
     {
+      name: "one partition's token kept for every partition: a handler context's token cached in a module variable",
+      code: `
+import { CheckpointWriteCondition, PartitionedSubscription } from 'checkpoint-fencing';
+let firstToken;
+function remember({ fencingToken }) { firstToken = fencingToken; }
+export const orders = new PartitionedSubscription({
+  name: 'orders', partitionKey: (event) => event.streamId, source, storage, strategy, membership,
+  handler: async (event, position, context) => {
+    remember(context);
+    await projectionStorage.save(\`orders/\${context.partition}\`, position, CheckpointWriteCondition.notOlderThan(firstToken));
+  },
+});
+      `,
+      errors: [
+        {
+          messageId: 'cachedToken',
+          data: { name: 'firstToken', line: 4 },
+          line: 9,
+          column: 113,
+          endLine: 9,
+          endColumn: 123,
+        },
+      ],
+    },
+    {
       name: 'a token read once by top-level await and used inside a function',
       code: `
 import { CheckpointWriteCondition } from 'checkpoint-fencing';

@@ -91,6 +91,28 @@ function f(storage, fencingToken) { storage.save('s', 'cp', CheckpointWriteCondi
       name: 'a name that merely contains the token pattern',
       code: `function f(storage, config) { const fencingTokenTtl = config.fencingTokenTtl; storage.save('s', 'cp'); }`,
     },
+    {
+      name: "a PartitionedSubscription handler that stamps its write with its context's token",
+      code: `
+import { CheckpointWriteCondition, PartitionedSubscription } from 'checkpoint-fencing';
+export const orders = new PartitionedSubscription({
+  name: 'orders', partitionKey: (event) => event.streamId, source, storage, strategy, membership,
+  handler: async (event, position, context) => {
+    await projectionStorage.save(\`orders/\${context.partition}\`, position, CheckpointWriteCondition.notOlderThan(context.fencingToken));
+  },
+});
+      `,
+    },
+    {
+      name: 'a partition handler whose context it never reads the token of holds none in scope, as a DurableSubscription handler',
+      code: `
+import { PartitionedSubscription } from 'checkpoint-fencing';
+export const orders = new PartitionedSubscription({
+  name: 'orders', partitionKey: (event) => event.streamId, source, storage, strategy, membership,
+  handler: async (event, position, context) => { await projectionStorage.save(\`orders/\${context.partition}\`, position); },
+});
+      `,
+    },
     { name: 'spread arguments', code: `function f(storage, fencingToken, args) { storage.save(...args); }` },
     {
       name: 'a computed key that is not a literal',
@@ -265,6 +287,117 @@ class Consumer {
     await this.storage.save(id, cp, CheckpointWriteCondition.notOlderThan(lease.fencingToken));
   }
 }
+      `,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: "a PartitionedSubscription handler given in its options: its context's token is in scope",
+      code: `
+import { PartitionedSubscription } from 'checkpoint-fencing';
+export const orders = new PartitionedSubscription({
+  name: 'orders', partitionKey: (event) => event.streamId, source, storage, strategy, membership,
+  handler: async (event, position, context) => {
+    await projectionStorage.save(\`orders/\${context.partition}\`, position);
+    audit(event, context.fencingToken);
+  },
+});
+      `,
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'context.fencingToken' },
+          line: 6,
+          column: 11,
+          endLine: 6,
+          endColumn: 74,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'context.fencingToken' },
+              output: `
+import { PartitionedSubscription, CheckpointWriteCondition } from 'checkpoint-fencing';
+export const orders = new PartitionedSubscription({
+  name: 'orders', partitionKey: (event) => event.streamId, source, storage, strategy, membership,
+  handler: async (event, position, context) => {
+    await projectionStorage.save(\`orders/\${context.partition}\`, position, CheckpointWriteCondition.notOlderThan(context.fencingToken));
+    audit(event, context.fencingToken);
+  },
+});
+      `,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'a partition handler defined as a named function and passed as handler, writing with any()',
+      code: `
+import { CheckpointWriteCondition, PartitionedSubscription } from 'checkpoint-fencing';
+async function handleOrder(event, position, context) {
+  log.info({ partition: context.partition, token: context.fencingToken });
+  await projectionStorage.save(\`orders/\${context.partition}\`, position, CheckpointWriteCondition.any());
+}
+export const orders = new PartitionedSubscription({
+  name: 'orders', partitionKey: (event) => event.streamId, source, storage, strategy, membership, handler: handleOrder,
+});
+      `,
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'context.fencingToken' },
+          line: 5,
+          column: 9,
+          endLine: 5,
+          endColumn: 104,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'context.fencingToken' },
+              output: `
+import { CheckpointWriteCondition, PartitionedSubscription } from 'checkpoint-fencing';
+async function handleOrder(event, position, context) {
+  log.info({ partition: context.partition, token: context.fencingToken });
+  await projectionStorage.save(\`orders/\${context.partition}\`, position, CheckpointWriteCondition.notOlderThan(context.fencingToken));
+}
+export const orders = new PartitionedSubscription({
+  name: 'orders', partitionKey: (event) => event.streamId, source, storage, strategy, membership, handler: handleOrder,
+});
+      `,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: "a partition handler that destructures its context's token and partition",
+      code: `
+import { PartitionedSubscription } from 'checkpoint-fencing';
+export const orders = new PartitionedSubscription({
+  name: 'orders', partitionKey: (event) => event.streamId, source, storage, strategy, membership,
+  handler: async (event, position, { fencingToken, partition }) => { await projectionStorage.save(\`orders/\${partition}\`, position); },
+});
+      `,
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'fencingToken' },
+          line: 5,
+          column: 76,
+          endLine: 5,
+          endColumn: 131,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'fencingToken' },
+              output: `
+import { PartitionedSubscription, CheckpointWriteCondition } from 'checkpoint-fencing';
+export const orders = new PartitionedSubscription({
+  name: 'orders', partitionKey: (event) => event.streamId, source, storage, strategy, membership,
+  handler: async (event, position, { fencingToken, partition }) => { await projectionStorage.save(\`orders/\${partition}\`, position, CheckpointWriteCondition.notOlderThan(fencingToken)); },
+});
       `,
             },
           ],
@@ -662,6 +795,50 @@ declare const found: CheckpointStorage | undefined;
 const s = found;
 export async function f(fencingToken: bigint) {
   await s?.save('s', 'cp', CheckpointWriteCondition.notOlderThan(fencingToken));
+}
+      `,
+            },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'a typed partition handler: its PartitionHandlerContext token, read by the write it should stamp',
+      code: `
+import {
+  CheckpointWriteCondition,
+  type CheckpointStorage,
+  type PartitionHandlerContext,
+} from 'checkpoint-fencing';
+declare const projections: CheckpointStorage;
+export async function handleOrder(event: { streamId: string }, position: string, context: PartitionHandlerContext) {
+  if (context.fencingToken === undefined) throw new Error('unfenced');
+  await projections.save(\`orders/\${context.partition}\`, position, CheckpointWriteCondition.any());
+}
+      `,
+      options: [{ useTypeInformation: true }],
+      errors: [
+        {
+          messageId: 'unfencedWrite',
+          data: { token: 'context.fencingToken' },
+          line: 10,
+          column: 9,
+          endLine: 10,
+          endColumn: 98,
+          suggestions: [
+            {
+              messageId: 'stampWithToken',
+              data: { token: 'context.fencingToken' },
+              output: `
+import {
+  CheckpointWriteCondition,
+  type CheckpointStorage,
+  type PartitionHandlerContext,
+} from 'checkpoint-fencing';
+declare const projections: CheckpointStorage;
+export async function handleOrder(event: { streamId: string }, position: string, context: PartitionHandlerContext) {
+  if (context.fencingToken === undefined) throw new Error('unfenced');
+  await projections.save(\`orders/\${context.partition}\`, position, CheckpointWriteCondition.notOlderThan(context.fencingToken));
 }
       `,
             },

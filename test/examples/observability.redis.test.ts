@@ -1,36 +1,25 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   runCompetingConsumersDemo,
   type CompetingConsumersDemoOutcome,
 } from '../../examples/competing-consumers/competing-consumers-demo.js';
 import { freeLoopbackPort } from '../support/free-loopback-port.js';
+import { compiledExample, type CompiledExample } from '../support/compiled-example.js';
 import { startRedisServer, type RedisServerProcess } from '../support/redis/index.js';
 
-const repository = resolve(import.meta.dirname, '../..');
-let compiled: string;
-let server: RedisServerProcess;
+let compiled: CompiledExample | undefined;
+let server: RedisServerProcess | undefined;
 
-// The consumers are processes of their own: they run a copy compiled from the current sources (under the
-// repository's .tmp/, so their imports resolve from its node_modules), never a dist/ that may be stale. The demo
-// writes its keys to database 0, so it gets a server of its own rather than the shared one.
+// The consumers are processes of their own, running the example compiled from the current sources. The demo writes
+// its keys to database 0, so it gets a server of its own rather than the shared one.
 beforeAll(async () => {
-  mkdirSync(join(repository, '.tmp'), { recursive: true });
-  compiled = mkdtempSync(join(repository, '.tmp', 'competing-consumers-'));
-  execFileSync(process.execPath, [
-    join(repository, 'node_modules/typescript/bin/tsc'),
-    '-p',
-    join(repository, 'examples/competing-consumers/tsconfig.json'),
-    '--outDir',
-    compiled,
-  ]);
+  compiled = compiledExample('competing-consumers');
   server = await startRedisServer();
 }, 120_000);
 afterAll(async () => {
-  await server.stop();
-  rmSync(compiled, { recursive: true, force: true });
+  await server?.stop();
+  compiled?.remove();
 });
 
 /** The sum of the samples of `name` whose labels include each of `labels`. */
@@ -44,9 +33,9 @@ function sample(scraped: string, name: string, labels: readonly string[] = []): 
 describe('examples/observability', () => {
   it('serves each consumer’s /metrics over HTTP, where B’s hand-over and A’s refused write show', async () => {
     const outcome: CompetingConsumersDemoOutcome = await runCompetingConsumersDemo({
-      redis: `127.0.0.1:${server.port}`,
+      redis: `127.0.0.1:${server?.port ?? 0}`,
       metricsPorts: { A: await freeLoopbackPort(), B: await freeLoopbackPort() },
-      consumerScript: join(compiled, 'examples/competing-consumers/consumer.js'),
+      consumerScript: join(compiled?.directory ?? '', 'examples/competing-consumers/consumer.js'),
       say: () => undefined,
       echo: () => undefined,
     });

@@ -144,6 +144,7 @@ describe('the inspect report', () => {
         'checkpoint_fencing_inspect_flagged{flag="stray-version"} 1',
         'checkpoint_fencing_inspect_flagged{flag="no-version"} 0',
         'checkpoint_fencing_inspect_flagged{flag="expired-lease"} 1',
+        'checkpoint_fencing_inspect_flagged{flag="unowned"} 0',
         '# HELP checkpoint_fencing_inspect_problems Subscriptions holding a value no storage or strategy writes.',
         '# TYPE checkpoint_fencing_inspect_problems gauge',
         'checkpoint_fencing_inspect_problems 0',

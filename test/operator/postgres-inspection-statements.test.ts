@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { PostgresCheckpointStorage, PostgresLeaseStrategy } from '../../runtime/index.js';
 import { postgresInspectionStatements } from '../../operator/postgres/postgres-inspection-statements.js';
 
-const flags = { schema: '--schema', table: '--table', leaseTable: '--lease-table' };
+const flags = {
+  schema: '--schema',
+  table: '--table',
+  leaseTable: '--lease-table',
+  membershipTable: '--membership-table',
+};
 
 describe('postgresInspectionStatements', () => {
   it('reads the tables the storage and the strategy create, by default and when named', () => {

@@ -147,6 +147,7 @@ describe('soak options', () => {
       waitForReplicas: true,
       deposedMaster: false,
       partition: false,
+      partitions: false,
       minFailovers: 0,
       workers: 4,
       subscriptions: 2,

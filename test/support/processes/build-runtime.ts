@@ -14,10 +14,10 @@ export interface BuiltRuntime {
 /**
  * A fresh directory under the repository's `.tmp/` (so that ioredis resolves from the repository's node_modules)
  * whose `runtime/` is the package built from the current sources ({@link builtPackage}, built once for every test
- * file that needs it), so a spawned process runs the code under test, never a stale dist/.
+ * file that needs it), so a spawned process runs the code under test, never a stale dist/; or `compiled`, a compiled
+ * runtime/ given (a benchmark run from dist/ gives its own).
  */
-export function buildRuntime(): BuiltRuntime {
-  const compiled = join(builtPackage('runtime'), 'dist/esm/runtime');
+export function buildRuntime(compiled = join(builtPackage('runtime'), 'dist/esm/runtime')): BuiltRuntime {
   mkdirSync(join(repository, '.tmp'), { recursive: true });
   const directory = mkdtempSync(join(repository, '.tmp', 'runtime-build-'));
   symlinkSync(compiled, join(directory, 'runtime'), 'dir');
