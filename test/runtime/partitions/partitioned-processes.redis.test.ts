@@ -110,18 +110,18 @@ describe('PartitionedSubscription processes on Redis', { timeout: 90_000 }, () =
       PartitionNode,
     ];
     b.child.kill('SIGUSR2');
-    await eventuallyTrue('node-b stopped itself mid-event', () => b.lines.some((line) => line.startsWith('freezing')));
+    await eventually('node-b stopped itself mid-event', () => b.lines.some((line) => line.startsWith('freezing')));
     const [, partition = -1, token = -1] = (b.lines.find((line) => line.startsWith('freezing')) ?? '')
       .split(' ')
       .map(Number);
-    await eventuallyTrue(`another node owns partition ${partition}`, () =>
+    await eventually(`another node owns partition ${partition}`, () =>
       [a, c].some((node) => node.owned.includes(partition)),
     );
-    await eventuallyTrue(`the new owner wrote partition ${partition}'s projection`, async () =>
+    await eventually(`the new owner wrote partition ${partition}'s projection`, async () =>
       (await cluster.handled()).some((event) => event.partition === partition && event.token > BigInt(token)),
     );
     b.child.kill('SIGCONT');
-    await eventuallyTrue("node-b's late write is refused", () => b.lines.includes(`REFUSED ${partition} ${token}`));
+    await eventually("node-b's late write is refused", () => b.lines.includes(`REFUSED ${partition} ${token}`));
     const refusedAt = b.arrivals[b.lines.indexOf(`REFUSED ${partition} ${token}`)] ?? 0;
     await new Promise((resolve) => setTimeout(resolve, 500));
     const late = (await cluster.handled()).filter(
@@ -147,7 +147,7 @@ describe('PartitionedSubscription processes on Redis', { timeout: 90_000 }, () =
     ];
     c.child.kill('SIGTERM');
     const terminatedAt = Date.now();
-    await eventuallyTrue('node-a and node-b own every partition', () => cluster.own([a, b]));
+    await eventually('node-a and node-b own every partition', () => cluster.own([a, b]));
     const movedAfterMs = Date.now() - terminatedAt;
     expect(await c.exited).toBe(0);
     console.info(
@@ -166,7 +166,7 @@ describe('PartitionedSubscription processes on Redis', { timeout: 90_000 }, () =
     await new Promise((resolve) => setTimeout(resolve, 500));
     const joinedAt = Date.now();
     const c = await cluster.start('node-c');
-    await eventuallyTrue('the three own every partition', () => cluster.own([a, b, c]));
+    await eventually('the three own every partition', () => cluster.own([a, b, c]));
     await new Promise((resolve) => setTimeout(resolve, 500));
     const window = (await cluster.handled()).filter((event) => event.at >= joinedAt - 200);
     await stopLoad?.();
@@ -221,7 +221,7 @@ describe('PartitionedSubscription processes on Redis', { timeout: 90_000 }, () =
     await server?.restart();
     const restartedAt = Date.now();
     await new Promise((resolve) => setTimeout(resolve, leaseTimeMs));
-    await eventuallyTrue('the three own every partition again', () => cluster.own(started), 30_000);
+    await eventually('the three own every partition again', () => cluster.own(started), 30_000);
     console.info(`store restart: balanced again ${Date.now() - restartedAt} ms after the restart`);
     await stopLoad?.();
     await everyEventHandled(cluster);
