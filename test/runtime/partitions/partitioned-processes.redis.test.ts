@@ -7,8 +7,10 @@ import {
 } from '../../support/partitions/partition-node-processes.js';
 import { startRedisServer, type RedisServerProcess } from '../../support/redis/index.js';
 
-// Issue 36: node processes of one PartitionedSubscription on a redis-server of each test's own: killed, refused,
-// poisoned and terminated mid-event. Every node's handled events and refusals are recorded in Redis
+// Issue 36: node processes of one PartitionedSubscription on a redis-server of each test's own (one is restarted),
+// killed, stopped, terminated and started under load. NOT FOR MAIN YET: the four cases under load fail on i36b at
+// e250a58 (events never handled while checkpoints pass them: SharedLogReader feeds a partition that starts behind the
+// reader from the reader's cursor, and its quiet marker moves it there, before the re-read from its checkpoint). Every node's handled events and refusals are recorded in Redis
 // and on stdout; the checks read them back.
 
 const partitions = 8;
@@ -19,8 +21,11 @@ const slowMs = 4_000;
 
 let server: RedisServerProcess | undefined;
 let nodes: PartitionNodeProcesses | undefined;
+let stopLoad: (() => Promise<void>) | undefined;
 
 afterEach(async () => {
+  await stopLoad?.();
+  stopLoad = undefined;
   await nodes?.close();
   nodes = undefined;
   await server?.stop();
@@ -50,6 +55,18 @@ async function balanced(cluster: PartitionNodeProcesses, names: readonly string[
   const started = await Promise.all(names.map((name) => cluster.start(name)));
   await eventually(`${names.join(', ')} own every partition between them`, () => cluster.own(started));
   return started;
+}
+
+/** Appends 25 events every 25 ms (1,000 a second) until the returned function is called. */
+function load(cluster: PartitionNodeProcesses): void {
+  let appending = Promise.resolve();
+  const timer = setInterval(() => {
+    appending = appending.then(() => cluster.append(25));
+  }, 25);
+  stopLoad = async () => {
+    clearInterval(timer);
+    await appending;
+  };
 }
 
 /** Every event of the log handled at least once, and every partition's checkpoint at its last event. */
@@ -84,6 +101,99 @@ describe('PartitionedSubscription processes on Redis', { timeout: 90_000 }, () =
     await everyEventHandled(cluster);
   });
 
+  it('stopped beyond its lease, then continued: its late write is refused, and it stops that partition', async () => {
+    const cluster = await setUp();
+    load(cluster);
+    const [a, b, c] = (await balanced(cluster, ['node-a', 'node-b', 'node-c'])) as [
+      PartitionNode,
+      PartitionNode,
+      PartitionNode,
+    ];
+    b.child.kill('SIGUSR2');
+    await eventually('node-b stopped itself mid-event', () => b.lines.some((line) => line.startsWith('freezing')));
+    const [, partition = -1, token = -1] = (b.lines.find((line) => line.startsWith('freezing')) ?? '')
+      .split(' ')
+      .map(Number);
+    await eventually(`another node owns partition ${partition}`, () =>
+      [a, c].some((node) => node.owned.includes(partition)),
+    );
+    await eventually(`the new owner wrote partition ${partition}'s projection`, async () =>
+      (await cluster.handled()).some((event) => event.partition === partition && event.token > BigInt(token)),
+    );
+    b.child.kill('SIGCONT');
+    await eventually("node-b's late write is refused", () => b.lines.includes(`REFUSED ${partition} ${token}`));
+    const refusedAt = b.arrivals[b.lines.indexOf(`REFUSED ${partition} ${token}`)] ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const late = (await cluster.handled()).filter(
+      (event) =>
+        event.nodeId === 'node-b' &&
+        event.partition === partition &&
+        event.token === BigInt(token) &&
+        event.at >= refusedAt,
+    );
+    expect(late).toEqual([]);
+    await stopLoad?.();
+    await everyEventHandled(cluster);
+  });
+
+  it('SIGTERM hands its partitions over within drain + membership time + 1 s, with no wait for its lease', async () => {
+    const longLeaseMs = 8_000;
+    const cluster = await setUp({ leaseTimeMs: longLeaseMs });
+    load(cluster);
+    const [a, b, c] = (await balanced(cluster, ['node-a', 'node-b', 'node-c'])) as [
+      PartitionNode,
+      PartitionNode,
+      PartitionNode,
+    ];
+    c.child.kill('SIGTERM');
+    const terminatedAt = Date.now();
+    await eventually('node-a and node-b own every partition', () => cluster.own([a, b]));
+    const movedAfterMs = Date.now() - terminatedAt;
+    expect(await c.exited).toBe(0);
+    console.info(
+      `SIGTERM: every partition owned again ${movedAfterMs} ms after it (lease ${longLeaseMs} ms); ${c.lines.find((line) => line.startsWith('left'))}`,
+    );
+    expect(movedAfterMs).toBeLessThan(drainTimeoutMs + memberTimeMs + 1_000);
+    await stopLoad?.();
+    await everyEventHandled(cluster);
+  });
+
+  it('a node joining under load moves some partitions; the others keep their owner and token and do not pause', async () => {
+    const cluster = await setUp();
+    load(cluster);
+    const [a, b] = (await balanced(cluster, ['node-a', 'node-b'])) as [PartitionNode, PartitionNode];
+    const before = new Map([a, b].flatMap((node) => node.owned.map((partition) => [partition, node.nodeId] as const)));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const joinedAt = Date.now();
+    const c = await cluster.start('node-c');
+    await eventually('the three own every partition', () => cluster.own([a, b, c]));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const window = (await cluster.handled()).filter((event) => event.at >= joinedAt - 200);
+    await stopLoad?.();
+    const moved = c.owned;
+    const kept = [...before.keys()].filter((partition) => !moved.includes(partition));
+    expect(moved.length).toBeGreaterThan(0);
+    expect(moved.length).toBeLessThanOrEqual(Math.ceil(partitions / 3) + 1);
+    const gaps = new Map<number, number>();
+    for (const partition of before.keys()) {
+      const times = window.filter((event) => event.partition === partition).map((event) => event.at);
+      gaps.set(partition, Math.max(0, ...times.slice(1).map((at, index) => at - (times[index] ?? at))));
+    }
+    console.info(
+      `join: moved ${moved.join(',')} (longest pause ${Math.max(...moved.map((p) => gaps.get(p) ?? 0))} ms); kept ` +
+        `${kept.join(',')} (longest pause ${Math.max(...kept.map((p) => gaps.get(p) ?? 0))} ms)`,
+    );
+    for (const partition of kept) {
+      const events = window.filter((event) => event.partition === partition);
+      // Never handed over: one owner and one token throughout, and events kept coming.
+      expect(new Set(events.map((event) => `${event.nodeId} ${event.token}`)), `partition ${partition}`).toEqual(
+        new Set([`${before.get(partition)} ${events[0]?.token}`]),
+      );
+      expect(gaps.get(partition), `partition ${partition}`).toBeLessThan(leaseTimeMs);
+    }
+    await everyEventHandled(cluster);
+  });
+
   it('a node started with another partition count is refused, naming both counts', async () => {
     const cluster = await setUp();
     await balanced(cluster, ['node-a']);
@@ -102,6 +212,19 @@ describe('PartitionedSubscription processes on Redis', { timeout: 90_000 }, () =
     expect(twin.lines.find((line) => line.startsWith('refused '))).toMatch(
       /^refused .*node id "node-a" is a live member already/u,
     );
+  });
+
+  it('the membership store restarting: the nodes own every partition again and every event is handled', async () => {
+    const cluster = await setUp({}, ['--appendonly', 'yes', '--appendfsync', 'always']);
+    load(cluster);
+    const started = await balanced(cluster, ['node-a', 'node-b', 'node-c']);
+    await server?.restart();
+    const restartedAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, leaseTimeMs));
+    await eventually('the three own every partition again', () => cluster.own(started), 30_000);
+    console.info(`store restart: balanced again ${Date.now() - restartedAt} ms after the restart`);
+    await stopLoad?.();
+    await everyEventHandled(cluster);
   });
 
   it('a poison event stalls its own partition only', async () => {

@@ -17,7 +17,7 @@ export interface BuiltRuntime {
  * file that needs it), so a spawned process runs the code under test, never a stale dist/; or `compiled`, a compiled
  * runtime/ given (a benchmark run from dist/ gives its own).
  */
-export function buildRuntime(compiled = join(builtPackage('runtime'), 'dist/esm/runtime')): BuiltRuntime {
+export function buildRuntime(compiled = join(builtPackage('runtime'), 'dist/cjs/runtime')): BuiltRuntime {
   mkdirSync(join(repository, '.tmp'), { recursive: true });
   const directory = mkdtempSync(join(repository, '.tmp', 'runtime-build-'));
   symlinkSync(compiled, join(directory, 'runtime'), 'dir');
