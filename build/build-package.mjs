@@ -65,9 +65,6 @@ if (name === 'runtime') {
   const config = configResolvingRuntime(resolve(values.runtime ?? join(repository, 'runtime')));
   compile(config, dist);
   rmSync(dirname(config), { recursive: true, force: true });
-} else if (name === 'eslint-plugin') {
-  compile('tsconfig.build.json', dist, '--emitDeclarationOnly');
-  await bundlePlugin(join(dist, 'eslint-plugin'));
 } else {
   compile('tsconfig.build.json', dist);
 }
@@ -75,21 +72,19 @@ if (name === 'recipes') {
   compile('tsconfig.runtime-declarations.json', dist);
 }
 if (name === 'eslint-plugin') {
+  await bundlePlugin(join(dist, 'eslint-plugin'));
   // The rule docs ship in the plugin, where each rule's meta.docs.url points (doc/adr/0303).
   rmSync(join(root, 'doc'), { recursive: true, force: true });
   cpSync(join(repository, 'doc/rules'), join(root, 'doc/rules'), { recursive: true });
 }
 
 /**
- * Runs tsc on the package's `config` (a path from the package's folder), writing to `outDir`, with `options`.
+ * Runs tsc on the package's `config` (a path from the package's folder), writing to `outDir`.
  * @param {string} config
  * @param {string} outDir
- * @param {string[]} options
  */
-function compile(config, outDir, ...options) {
-  execFileSync(process.execPath, [tsc, '-p', resolve(source, config), '--outDir', outDir, ...options], {
-    stdio: 'inherit',
-  });
+function compile(config, outDir) {
+  execFileSync(process.execPath, [tsc, '-p', resolve(source, config), '--outDir', outDir], { stdio: 'inherit' });
 }
 
 /**

@@ -1,16 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { packedTarball } from '../support/packed-tarball.js';
-import { temporaryDirectory } from '../support/temporary-directory.js';
-import { yarn } from '../support/yarn.js';
+import { checkoutVersion, yarn, yarnProject } from '../support/yarn.js';
 import { ESLINT_ARGS, eslintFindings, typeAwareFindings, writeLegacyAppProject } from './legacy-app-eslintrc.js';
-
-const REPO = resolve(import.meta.dirname, '../..');
-/** This checkout's typescript-eslint parser and TypeScript: the newest the plugin's peer ranges name. */
-const { typescript: TYPESCRIPT, '@typescript-eslint/parser': PARSER } = (
-  JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
-).devDependencies;
 
 /**
  * ESLint 8's eslintrc loads a plugin with `require()`. Under Plug'n'Play only a CommonJS `require` goes through Yarn's
@@ -25,24 +17,16 @@ describe(
     let root: string;
 
     beforeAll(async () => {
-      root = temporaryDirectory('yarn-pnp-eslintrc');
-      writeFileSync(
-        join(root, 'package.json'),
-        JSON.stringify({
-          name: 'orders-projector',
-          private: true,
-          type: 'module',
-          dependencies: { 'checkpoint-fencing': `file:${packedTarball().file}` },
-          devDependencies: {
-            'eslint-plugin-checkpoint-fencing': `file:${packedTarball('eslint-plugin-checkpoint-fencing').file}`,
-            eslint: '8.57.1',
-            '@typescript-eslint/parser': PARSER,
-            typescript: TYPESCRIPT,
-          },
-        }),
-      );
+      // typescript-eslint 8's parser and the TypeScript this checkout pins, the newest the plugin's peer ranges name.
+      root = await yarnProject('yarn-pnp-eslintrc', {
+        packages: ['eslint-plugin-checkpoint-fencing'],
+        devDependencies: {
+          eslint: '8.57.1',
+          '@typescript-eslint/parser': checkoutVersion('@typescript-eslint/parser'),
+          typescript: checkoutVersion('typescript'),
+        },
+      });
       writeLegacyAppProject(root, 'legacy-recommended-type-checked');
-      await yarn(root, 'install');
     }, 600_000);
 
     it('plugin:checkpoint-fencing/legacy-recommended-type-checked reports the unfenced writes and the storages that drop the condition', async () => {
