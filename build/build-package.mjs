@@ -91,7 +91,7 @@ function compile(config, outDir) {
  * Writes the plugin's one implementation into `folder` (dist/eslint-plugin, beside tsc's declarations): `index.cjs`,
  * its sources and the vocabulary bundled, its dependencies left to `require`, with a map that carries its sources
  * (doc/adr/0705); `index.js`, the ES module entry, which imports that file, so that `import` and `require` give one
- * plugin object; and `index.d.cts`, the CommonJS entry's types, over a CommonJS copy of the plugin's types.
+ * plugin object; and `index.d.cts`, the CommonJS entry's types: the plugin and, in its namespace, the public types.
  * @param {string} folder
  */
 async function bundlePlugin(folder) {
@@ -118,11 +118,18 @@ async function bundlePlugin(folder) {
     join(folder, 'index.js'),
     "import plugin from './index.cjs';\n\nexport const { rules, configs } = plugin;\nexport default plugin;\n",
   );
-  cpSync(join(folder, 'plugin-types.d.ts'), join(folder, 'plugin-types.d.cts'));
+  // `export =` leaves no room for named exports beside it: the public types go into a namespace merged with the plugin,
+  // so that `import type { RuleName } from 'eslint-plugin-checkpoint-fencing'` works from CommonJS as from ESM.
+  const types = readFileSync(join(folder, 'plugin-types.d.ts'), 'utf8');
+  if (/^(?:import\b|export (?!type |interface ))/mu.test(types)) {
+    throw new Error(
+      'build-package: eslint-plugin/plugin-types.ts must export types and interfaces only, with no import: its ' +
+        'declarations are copied into the namespace of the CommonJS entry’s types (doc/adr/0316).',
+    );
+  }
   writeFileSync(
     join(folder, 'index.d.cts'),
-    "import type { CheckpointFencingPlugin } from './plugin-types.cjs';\n\n" +
-      'declare const plugin: CheckpointFencingPlugin;\nexport = plugin;\n',
+    `declare const plugin: plugin.CheckpointFencingPlugin;\ndeclare namespace plugin {\n${types}}\nexport = plugin;\n`,
   );
 }
 
