@@ -10,7 +10,10 @@
 // re-exports its CommonJS twin by name, and the only ES modules of their own, the conformance kits and the bin, which
 // import the runtime through those entries. Whichever way a project or a tool loads the package, there is one copy of
 // every class (doc/adr/0707).
-// eslint-plugin, recipes and operator: one ESM build each (the operator, a bin, declares nothing). The operator imports
+// eslint-plugin: one CommonJS file bundled by esbuild, dist/eslint-plugin/index.cjs, which `require()` returns the
+// plugin from (eslintrc loads plugins so, and Yarn Plug'n'Play resolves only CommonJS `require`s), and an ES module
+// entry beside it that re-exports that same object; tsc writes only the declarations (doc/adr/0316).
+// recipes and operator: one ESM build each (the operator, a bin, declares nothing). The operator imports
 // the runtime by name and runs against the one installed with it, so it is compiled against a built runtime's
 // declarations, never its sources, which it must not ship.
 import { execFileSync } from 'node:child_process';
@@ -20,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
 
 const repository = resolve(import.meta.dirname, '..');
 const tsc = join(repository, 'node_modules/typescript/bin/tsc');
@@ -68,6 +72,7 @@ if (name === 'recipes') {
   compile('tsconfig.runtime-declarations.json', dist);
 }
 if (name === 'eslint-plugin') {
+  await bundlePlugin(join(dist, 'eslint-plugin'));
   // The rule docs ship in the plugin, where each rule's meta.docs.url points (doc/adr/0303).
   rmSync(join(root, 'doc'), { recursive: true, force: true });
   cpSync(join(repository, 'doc/rules'), join(root, 'doc/rules'), { recursive: true });
@@ -80,6 +85,52 @@ if (name === 'eslint-plugin') {
  */
 function compile(config, outDir) {
   execFileSync(process.execPath, [tsc, '-p', resolve(source, config), '--outDir', outDir], { stdio: 'inherit' });
+}
+
+/**
+ * Writes the plugin's one implementation into `folder` (dist/eslint-plugin, beside tsc's declarations): `index.cjs`,
+ * its sources and the vocabulary bundled, its dependencies left to `require`, with a map that carries its sources
+ * (doc/adr/0705); `index.js`, the ES module entry, which imports that file, so that `import` and `require` give one
+ * plugin object; and `index.d.cts`, the CommonJS entry's types: the plugin and, in its namespace, the public types.
+ * @param {string} folder
+ */
+async function bundlePlugin(folder) {
+  await build({
+    stdin: {
+      contents: "import plugin from './index.js';\nexport = plugin;\n",
+      loader: 'ts',
+      resolveDir: source,
+      sourcefile: 'commonjs-entry.ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    packages: 'external',
+    // The one `import.meta` is vocabulary's createRequire, which takes a file path as well as a URL.
+    define: { 'import.meta.url': '__filename' },
+    outfile: join(folder, 'index.cjs'),
+    sourcemap: true,
+    sourcesContent: true,
+    logLevel: 'warning',
+  });
+  writeFileSync(
+    join(folder, 'index.js'),
+    "import plugin from './index.cjs';\n\nexport const { rules, configs } = plugin;\nexport default plugin;\n",
+  );
+  // `export =` leaves no room for named exports beside it: the public types go into a namespace merged with the plugin,
+  // so that `import type { RuleName } from 'eslint-plugin-checkpoint-fencing'` works from CommonJS as from ESM.
+  const types = readFileSync(join(folder, 'plugin-types.d.ts'), 'utf8');
+  if (/^(?:import\b|export (?!type |interface ))/mu.test(types)) {
+    throw new Error(
+      'build-package: eslint-plugin/plugin-types.ts must export types and interfaces only, with no import: its ' +
+        'declarations are copied into the namespace of the CommonJS entry’s types (doc/adr/0316).',
+    );
+  }
+  writeFileSync(
+    join(folder, 'index.d.cts'),
+    `declare const plugin: plugin.CheckpointFencingPlugin;\ndeclare namespace plugin {\n${types}}\nexport = plugin;\n`,
+  );
 }
 
 /**

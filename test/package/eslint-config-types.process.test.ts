@@ -49,6 +49,18 @@ export default defineConfig(
 );
 `;
 
+/**
+ * An eslintrc config in CommonJS TypeScript: `require` gives the plugin itself, typed by the `require` condition's
+ * declarations, which carry the plugin's named types too (doc/adr/0316).
+ */
+const commonJsEslintrc = `import checkpointFencing = require('eslint-plugin-checkpoint-fencing');
+import type { LegacyPluginConfig, RuleName } from 'eslint-plugin-checkpoint-fencing';
+
+const warned: RuleName = 'no-token-without-write';
+const legacy: LegacyPluginConfig = checkpointFencing.configs['legacy-recommended-type-checked'];
+export = { ...legacy, rules: { ...legacy.rules, [\`checkpoint-fencing/\${warned}\`]: 'warn' } };
+`;
+
 /** The wrong example of doc/rules/no-ignored-write-condition.md: a storage whose save drops the condition. */
 const storage = `import type { CheckpointStorage } from 'checkpoint-fencing';
 
@@ -89,6 +101,7 @@ describe('the lint plugin in a TypeScript ESLint config', { timeout: 600_000 }, 
       },
     });
     await writeFile(join(project.directory, 'eslint.config.ts'), eslintConfig);
+    await writeFile(join(project.directory, 'legacy-eslintrc.cts'), commonJsEslintrc);
     await mkdir(join(project.directory, 'src'));
     await writeFile(join(project.directory, 'src/storage.ts'), storage);
     await writeFile(
@@ -102,7 +115,7 @@ describe('the lint plugin in a TypeScript ESLint config', { timeout: 600_000 }, 
           types: [],
           skipLibCheck: false,
         },
-        files: ['eslint.config.ts'],
+        files: ['eslint.config.ts', 'legacy-eslintrc.cts'],
       }),
     );
     // The storage is pre-fencing on purpose, so it does not compile: it is only linted, with a project of its own.
@@ -115,7 +128,7 @@ describe('the lint plugin in a TypeScript ESLint config', { timeout: 600_000 }, 
     );
   }, 600_000);
 
-  it('type-checks configs built with defineConfig and Linter.Config of ESLint 10 and 9, and typescript-eslint config()', async () => {
+  it('type-checks configs built with defineConfig and Linter.Config of ESLint 10 and 9, typescript-eslint config(), and a CommonJS eslintrc', async () => {
     const errors = await run(process.execPath, [tsc, '-p', project.directory]).then(
       () => '',
       (error: unknown) => String((error as { stdout?: string }).stdout),

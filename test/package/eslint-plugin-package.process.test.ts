@@ -68,24 +68,53 @@ describe('eslint-plugin-checkpoint-fencing, installed alone', { timeout: 600_000
     expect(await readdir(join(project.directory, 'node_modules'))).not.toContain('checkpoint-fencing');
   });
 
-  it('imports at run time only its dependency and Node: neither ts-morph nor the codemod, whose templates it compiles in', async () => {
+  it('imports at run time only its dependency and Node: neither ts-morph nor the codemod, whose templates it bundles', async () => {
     const dist = join(project.directory, 'node_modules/eslint-plugin-checkpoint-fencing/dist');
     const files = await readdir(dist, { recursive: true });
+    /** The packages the files ending in `extension` import or require, Node's own left out. */
     const importsOf = async (extension: string) => {
       const specifiers = new Set<string>();
       for (const file of files.filter((name) => name.endsWith(extension))) {
         const text = await readFile(join(dist, file), 'utf8');
-        for (const [, specifier = ''] of text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*'([^'.][^']*)'/gmu)) {
-          specifiers.add(specifier);
+        const imports = text.matchAll(
+          /^(?:import|export)\b[^;]*?\bfrom\s*'([^'.][^']*)'|\brequire\("([^".][^"]*)"\)/gmu,
+        );
+        for (const [, imported, required] of imports) {
+          specifiers.add(imported ?? required ?? '');
         }
       }
       return [...specifiers].filter((specifier) => !specifier.startsWith('node:')).sort();
     };
-    expect(files).toContain('vocabulary/member-templates.js');
-    expect(files.filter((file) => file.startsWith('recipes'))).toEqual([]);
-    expect(await importsOf('.js')).toEqual(['@typescript-eslint/types']);
+    // One implementation, the CommonJS bundle, which the ES module entry imports (doc/adr/0316).
+    expect(files.filter((file) => /\.c?js$/u.test(file)).sort()).toEqual([
+      'eslint-plugin/index.cjs',
+      'eslint-plugin/index.js',
+    ]);
+    const map = JSON.parse(await readFile(join(dist, 'eslint-plugin/index.cjs.map'), 'utf8')) as { sources: string[] };
+    expect(map.sources).toContain('../../../vocabulary/member-templates.ts');
+    expect(map.sources.filter((source) => source.includes('recipes/'))).toEqual([]);
+    expect(await importsOf('.cjs')).toEqual(['@typescript-eslint/types']);
+    expect(await importsOf('.js')).toEqual([]);
     // Declarations name typescript-eslint's and TypeScript's types, which a typed config has installed.
     expect(await importsOf('.d.ts')).toEqual(['@typescript-eslint/utils', 'typescript']);
+    expect(await importsOf('.d.cts')).toEqual([]);
+  });
+
+  it('gives import and require one plugin object, so a flat config and an eslintrc, or two configs, share its rules', async () => {
+    const script = `import { createRequire } from 'node:module';
+import plugin, { configs, rules } from 'eslint-plugin-checkpoint-fencing';
+
+const required = createRequire(import.meta.url)('eslint-plugin-checkpoint-fencing');
+console.log(JSON.stringify({ same: required === plugin, rules: rules === plugin.rules, configs: configs === plugin.configs, legacy: Object.keys(required.configs).filter((name) => name.startsWith('legacy-')) }));
+`;
+    await writeFile(join(project.directory, 'both-ways.js'), script);
+    const { stdout } = await run(process.execPath, ['both-ways.js'], { cwd: project.directory });
+    expect(JSON.parse(stdout)).toEqual({
+      same: true,
+      rules: true,
+      configs: true,
+      legacy: ['legacy-recommended', 'legacy-recommended-type-checked', 'legacy-disable-type-checked'],
+    });
   });
 
   it('reports an unfenced write from a flat config using configs.recommended', async () => {

@@ -28,8 +28,9 @@ interface AttwCheck {
 
 /**
  * Every entry of every tarball but `./package.json`, with the profile it is held to (doc/adr/0707). The runtime's
- * entries load both ways; its kits, the codemod's API and the plugin are ES modules; the codemod's jscodeshift
- * transform ships a CommonJS file of its own for jscodeshift's `require`. The CLI is a bin and declares no types.
+ * entries load both ways; so does the plugin, whose `require` gives eslintrc and Yarn Plug'n'Play a CommonJS file
+ * (doc/adr/0316); its kits and the codemod's API are ES modules; the codemod's jscodeshift transform ships a CommonJS
+ * file of its own for jscodeshift's `require`. The CLI is a bin and declares no types.
  */
 const ATTW_CHECKS: Readonly<Record<string, readonly AttwCheck[]>> = {
   [PACKAGE_NAME]: [
@@ -40,7 +41,7 @@ const ATTW_CHECKS: Readonly<Record<string, readonly AttwCheck[]>> = {
     { entrypoints: ['./jscodeshift'], profile: 'strict' },
     { entrypoints: ['.'], profile: 'esm-only' },
   ],
-  [ESLINT_PLUGIN_PACKAGE_NAME]: [{ entrypoints: ['.'], profile: 'esm-only' }],
+  [ESLINT_PLUGIN_PACKAGE_NAME]: [{ entrypoints: ['.'], profile: 'strict' }],
   [CLI_PACKAGE_NAME]: [],
 };
 

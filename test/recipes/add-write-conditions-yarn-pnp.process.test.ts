@@ -1,18 +1,13 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { builtPackage } from '../support/built-package.js';
-import { packedTarball } from '../support/packed-tarball.js';
-import { temporaryDirectory } from '../support/temporary-directory.js';
-import { yarn } from '../support/yarn.js';
+import { checkoutVersion, yarn, yarnProject } from '../support/yarn.js';
 import { REPO } from './support/fixture-project.js';
 
 const run = promisify(execFile);
-const TYPESCRIPT = (
-  JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as Record<string, Record<string, string>>
-).devDependencies?.['typescript'];
 
 /** The codemod's CLI as its package builds it, run in `root` with `--json`. */
 async function upgradeJson(root: string): Promise<{ notices: string[]; filesChanged: string[] }> {
@@ -28,24 +23,13 @@ describe("the upgrade in a Yarn 4 Plug'n'Play project", { timeout: 600_000 }, ()
   let root: string;
 
   beforeAll(async () => {
-    root = temporaryDirectory('yarn-pnp');
+    root = await yarnProject('yarn-pnp', { devDependencies: { typescript: checkoutVersion('typescript') } });
     cpSync(join(REPO, 'fixtures/legacy-app/src'), join(root, 'src'), { recursive: true });
-    writeFileSync(
-      join(root, 'package.json'),
-      JSON.stringify({
-        name: 'orders-projector',
-        private: true,
-        type: 'module',
-        dependencies: { 'checkpoint-fencing': `file:${packedTarball().file}` },
-        devDependencies: { typescript: TYPESCRIPT },
-      }),
-    );
     const compilerOptions = {
       ...{ target: 'es2023', lib: ['es2023', 'dom'], module: 'nodenext', strict: true, noEmit: true, types: [] },
       ...{ noImplicitOverride: true, exactOptionalPropertyTypes: true, skipLibCheck: true },
     };
     writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['src'] }));
-    await yarn(root, 'install');
   }, 600_000);
 
   it("reads the installed package's declarations through Plug'n'Play: no note, an upgrade tsc accepts, then nothing", async () => {
