@@ -24,7 +24,7 @@ describe('retryDelayMs 0', () => {
   ])(
     '%s: the event loop still runs timers, and shutdown() ends the process',
     (_, handler) => {
-      const runtime = pathToFileURL(join(builtPackage('runtime'), 'dist/esm/runtime/index.js')).href;
+      const runtime = pathToFileURL(join(builtPackage('runtime'), 'dist/esm/runtime/index.mjs')).href;
       const result = spawnSync(process.execPath, ['--input-type=module', '-e', script(runtime, handler)], {
         encoding: 'utf8',
         timeout: 20_000,
