@@ -110,7 +110,7 @@ describe("the runtime's checkpoint-fencing bin", { timeout: 300_000 }, () => {
       stderr: 'checkpoint-fencing: upgrade is in the checkpoint-fencing-codemod package; run it with npx:\n',
     });
     // `--` ends npx's own options, which come first here: after them, npm 11 takes a command's `--help` for its own.
-    expect(await npx(['--', 'checkpoint-fencing', '--help'], directory)).toEqual({
+    expect(await npx(['checkpoint-fencing', '--help'], directory)).toEqual({
       status: 2,
       stdout: '',
       stderr:
