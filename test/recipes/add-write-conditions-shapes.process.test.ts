@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { upgrade, UpgradeError, type UpgradeReport } from '../../recipes/index.js';
-import { fixtureCompilerOptions, makeTempProject, typeCheck } from './support/fixture-project.js';
+import { fixtureCompilerOptions, installBuiltRuntime, makeTempProject, typeCheck } from './support/fixture-project.js';
 import { commitAll } from './support/git-repo.js';
 import { runnableCopy } from './support/runnable-copy.js';
 import { expectSameBehaviour } from './support/storage-behaviour.js';
@@ -44,7 +44,10 @@ function snapshot(folder: string): Map<string, string> {
   return files;
 }
 
-/** Upgrades a project of `files` (under `src/`) twice, proving the second run changes nothing. */
+/**
+ * Upgrades a project of `files` (under `src/`), with the runtime installed as users get it, twice, proving the second
+ * run changes nothing.
+ */
 async function upgradeTwice(
   prefix: string,
   files: Files,
@@ -53,7 +56,7 @@ async function upgradeTwice(
   const root = makeTempProject(prefix);
   writeFileSync(
     join(root, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { ...fixtureCompilerOptions(), ...compilerOptions }, include: ['src'] }),
+    JSON.stringify({ compilerOptions: { ...installBuiltRuntime(root), ...compilerOptions }, include: ['src'] }),
   );
   writeFiles(root, files);
   const before = runnableCopy(join(root, 'src'));

@@ -1,6 +1,7 @@
-import { cpSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { builtPackage } from '../../support/built-package.js';
 import { temporaryDirectory } from '../../support/temporary-directory.js';
 
 /** The repository root, for paths to fixtures, the runtime and node_modules. */
@@ -30,6 +31,20 @@ export function fixtureCompilerOptions(): Record<string, unknown> {
     typeRoots: [join(REPO, 'node_modules/@types')],
     paths: { 'checkpoint-fencing': [join(REPO, 'runtime/index.ts')] },
   };
+}
+
+/**
+ * Installs `checkpoint-fencing` in `root/node_modules` as npm would (the built package: declarations, not sources) and
+ * returns {@link fixtureCompilerOptions} without the mapping to the sources. Needed where the project's own compiler
+ * options must not apply to the runtime's sources, as they never do to a user's (`verbatimModuleSyntax`, for one,
+ * rejects the runtime's CommonJS sources: ADR 0707).
+ */
+export function installBuiltRuntime(root: string): Record<string, unknown> {
+  mkdirSync(join(root, 'node_modules'), { recursive: true });
+  symlinkSync(builtPackage('runtime'), join(root, 'node_modules/checkpoint-fencing'), 'dir');
+  const options = fixtureCompilerOptions();
+  delete options['paths'];
+  return options;
 }
 
 /** A fresh directory under the OS temp dir with a tsconfig using {@link fixtureCompilerOptions}. */
