@@ -1,7 +1,7 @@
 import { describeValue, quoteText } from '../describe-value.js';
 import type { HeldLease, LeaseStore } from '../leases/lease-store.js';
 import { clusterHashSlot } from './cluster-hash-slot.js';
-import { assertRouted, execRouted, type SlotMapClient } from './cluster-redirection.js';
+import { assertRouted, execRouted, isRedirection, type SlotMapClient } from './cluster-redirection.js';
 import {
   PromotableReplicas,
   replicaServerOf,
@@ -124,44 +124,61 @@ export class RedisLeaseStore implements LeaseStore {
   /**
    * One script for every lease. On a Cluster each partition's keys carry their own hash tag (so that `inspect`,
    * `repair` and `reset` find them as any subscription's), so the script goes once per hash slot, and the scripts for
-   * the slots one master serves go in one pipeline: one round trip per master, however many leases. No `WAIT`: a
-   * renewal mints nothing that a failover could mint again.
+   * the slots one master serves go in one pipeline: one round trip per master, however many leases. Slots are grouped
+   * as ioredis groups a pipeline's (by the master and replicas its slot map lists). A script whose slot is being moved
+   * did not run: it alone goes again, following the redirection (ADR 0104); so does each of a pipeline ioredis refused.
+   * No `WAIT`: a renewal mints nothing that a failover could mint again.
    */
   async refreshAll(leases: readonly HeldLease[], leaseTimeMs: number): Promise<readonly boolean[]> {
     const cluster = this.#client.isCluster === true;
-    const byMaster = new Map<string, Map<number, number[]>>();
+    const byNodes = new Map<string, Map<number, number[]>>();
     leases.forEach(({ subscriptionId }, index) => {
       const slot = cluster ? clusterHashSlot(this.keys(subscriptionId).lease) : 0;
-      const master = this.#client.slots?.[slot]?.[0] ?? String(slot);
-      const bySlot = byMaster.get(master) ?? new Map<number, number[]>();
+      const nodes = this.#client.slots?.[slot]?.join(';') ?? String(slot);
+      const bySlot = byNodes.get(nodes) ?? new Map<number, number[]>();
       bySlot.set(slot, [...(bySlot.get(slot) ?? []), index]);
-      byMaster.set(master, bySlot);
+      byNodes.set(nodes, bySlot);
     });
     const renewed = new Array<boolean>(leases.length).fill(false);
     await Promise.all(
-      [...byMaster.values()].map(async (bySlot) => {
-        const groups = [...bySlot.values()];
-        const pipeline = this.#client.pipeline();
-        for (const indexes of groups) {
+      [...byNodes.values()].map(async (bySlot) => {
+        const scripts = [...bySlot.values()].map((indexes) => {
           const held = indexes.map((index) => leases[index] as HeldLease);
-          pipeline.eval(
-            refreshLeasesScript,
-            held.length,
+          const keysAndArgs = [
             ...held.map(({ subscriptionId }) => this.keys(subscriptionId).lease),
             String(leaseTimeMs),
             ...held.map(({ owner, token }) => `${token} ${owner}`),
-          );
-        }
-        const replies = (await pipeline.exec()) ?? [];
-        groups.forEach((indexes, group) => {
-          const [error, reply] = replies[group] ?? [new Error('no reply')];
-          if (error !== null) {
-            throw error;
-          }
-          indexes.forEach((index, at) => {
-            renewed[index] = Array.isArray(reply) && reply[at] === 1;
-          });
+          ];
+          return {
+            indexes,
+            queue: (pipeline: RedisLeasePipeline) => pipeline.eval(refreshLeasesScript, held.length, ...keysAndArgs),
+          };
         });
+        const pipeline = this.#client.pipeline();
+        scripts.forEach(({ queue }) => queue(pipeline));
+        const replies =
+          (await pipeline.exec().catch((error: unknown) => {
+            // A MOVED changes ioredis's node list of every slot of the moved one's former range, but regroups only the
+            // moved one: it then refuses a pipeline its own slot map groups together. Nothing ran.
+            if (error instanceof Error && error.message.includes('same slots allocation group')) {
+              return [];
+            }
+            throw error;
+          })) ?? [];
+        await Promise.all(
+          scripts.map(async ({ indexes, queue }, script) => {
+            let results = replies.slice(script, script + 1);
+            if (results.length === 0 || isRedirection(results[0]?.[0])) {
+              // The other slots' renewals stand; this one alone goes again.
+              results = await execRouted(this.#client, () => this.#client.pipeline(), queue);
+            }
+            assertRouted(this.#client, results);
+            const reply = results[0]?.[1];
+            indexes.forEach((index, at) => {
+              renewed[index] = Array.isArray(reply) && reply[at] === 1;
+            });
+          }),
+        );
       }),
     );
     return renewed;

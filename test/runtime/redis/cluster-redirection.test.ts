@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CheckpointWriteCondition, RedisCheckpointStorage } from '../../../runtime/index.js';
+import { clusterHashSlot } from '../../../runtime/redis/cluster-hash-slot.js';
 import { assertRouted, execRouted } from '../../../runtime/redis/cluster-redirection.js';
 import { RedisLeaseStore } from '../../../runtime/redis/redis-lease-store.js';
 
@@ -320,5 +321,59 @@ describe('grants and fenced writes whose slot is migrating', () => {
     );
     await deleted;
     expect(sent.filter((line) => line.includes('eval'))).toHaveLength(1);
+  });
+});
+
+describe('renewals whose slot is migrating', () => {
+  /** Every slot on one master (7001) and its replica, so that both scripts go in one pipeline. */
+  const onOneMaster = { slots: Array.from({ length: 16_384 }, () => ['127.0.0.1:7001', '127.0.0.1:7101']) };
+  const leases = [
+    { subscriptionId: 'orders', owner: 'node-a', token: 1n },
+    { subscriptionId: 'payments', owner: 'node-a', token: 2n },
+  ];
+
+  it("send the redirected slot's script alone again, with ASKING to the node an ASK names; the other slot's stands", async () => {
+    const { client, sent } = fakeCluster((destination, commands) =>
+      destination === 'slot map'
+        ? commands.map((_command, index): Reply => (index === 0 ? error('ASK 3999 127.0.0.1:7002') : [null, [1]]))
+        : commands.map((command): Reply => [null, command === 'asking' ? 'OK' : [1]]),
+    );
+    const store = new RedisLeaseStore(Object.assign(client, onOneMaster), 'lease:', undefined);
+    await expect(store.refreshAll(leases, 1_000)).resolves.toEqual([true, true]);
+    expect(sent).toEqual(['slot map: eval, eval', 'slot map: eval', '127.0.0.1:7002: asking, eval']);
+  });
+
+  it('go in one pipeline per group of nodes the slot map lists, as ioredis refuses a pipeline across groups', async () => {
+    const { client, sent } = fakeCluster((_destination, commands) => commands.map((): Reply => [null, [1]]));
+    // After a MOVED, ioredis lists the slot's new master alone, without its replicas, until the slot map is reloaded.
+    const slots = [...onOneMaster.slots];
+    slots[clusterHashSlot('lease:{orders}:lease')] = ['127.0.0.1:7001'];
+    const store = new RedisLeaseStore(Object.assign(client, { slots }), 'lease:', undefined);
+    await expect(store.refreshAll(leases, 1_000)).resolves.toEqual([true, true]);
+    expect(sent).toEqual(['slot map: eval', 'slot map: eval']);
+  });
+
+  it('send each script alone when ioredis refuses their pipeline for slots its map no longer groups together', async () => {
+    const { client, sent } = fakeCluster((_destination, commands) => commands.map((): Reply => [null, [1]]));
+    const pipeline = client.pipeline;
+    client.pipeline = () => {
+      const refused = pipeline();
+      refused.exec = () =>
+        Promise.reject(new Error('All keys in the pipeline should belong to the same slots allocation group'));
+      client.pipeline = pipeline;
+      return refused;
+    };
+    const store = new RedisLeaseStore(Object.assign(client, onOneMaster), 'lease:', undefined);
+    await expect(store.refreshAll(leases, 1_000)).resolves.toEqual([true, true]);
+    expect(sent).toEqual(['slot map: eval', 'slot map: eval']);
+  });
+
+  it('fail the renewal with the error saying so when the redirections outlast maxRedirections', async () => {
+    const { client } = fakeCluster(
+      (_destination, commands) => commands.map((): Reply => error('MOVED 3999 127.0.0.1:7001')),
+      { maxRedirections: 2 },
+    );
+    const store = new RedisLeaseStore(Object.assign(client, onOneMaster), 'lease:', undefined);
+    await expect(store.refreshAll(leases, 1_000)).rejects.toThrow(/redirected this command 2 times/u);
   });
 });
