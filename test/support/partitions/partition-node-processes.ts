@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { partitionOf } from '../../../runtime/index.js';
+import pg from 'pg';
+import { PostgresCheckpointStorage, partitionOf } from '../../../runtime/index.js';
 import { eventually } from '../leases/event-log.js';
 import { buildRuntime, type BuiltRuntime } from '../processes/build-runtime.js';
 
@@ -22,9 +23,24 @@ export interface PartitionNodeSettings {
   readonly record?: boolean;
   /** The subscription's `checkpointEvery`; every event by default. */
   readonly checkpointEvery?: { readonly events?: number; readonly ms?: number };
+  /** Storage, leases, membership and projection in these tables on PostgreSQL (the log and records stay on Redis). */
+  readonly postgres?: PartitionNodePostgres;
 }
 
-// One node: a PartitionedSubscription named "orders" over the Redis list "log" (the nth item at position n), events
+/** Where a node keeps its checkpoints, leases, members and projection on PostgreSQL. */
+export interface PartitionNodePostgres {
+  /** Through a pgbouncer in transaction mode, in the tests. */
+  readonly connectionString: string;
+  readonly tables: {
+    readonly checkpoints: string;
+    readonly leases: string;
+    readonly members: string;
+    readonly projection: string;
+  };
+}
+
+// One node: a PartitionedSubscription named "orders" over the Redis list "log" (the nth item at position n), its
+// checkpoints, leases, members and projection on Redis too, or in PostgreSQL tables when settings.postgres says so; events
 // "<stream>:<n>" keyed by stream. The handler burns handlerMs of CPU, throws on a "poison…" stream, sleeps slowMs on
 // a "slow…" one (printing "slow <partition> <position>"), and after SIGUSR2 stops itself (SIGSTOP) in its next event
 // (printing "freezing <partition> <token>"); then writes its projection of the partition, stamped with the partition's token (a refusal
@@ -34,18 +50,29 @@ export interface PartitionNodeSettings {
 // join is refused), and on SIGTERM "left <ms the shutdown took>".
 const nodeScript = `
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import {
-  CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError, PartitionedSubscription, RedisCheckpointStorage,
-  RedisLeaseStrategy, RedisMembership,
+  CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError, PartitionedSubscription, PostgresCheckpointStorage,
+  PostgresLeaseStrategy, PostgresMembership, RedisCheckpointStorage, RedisLeaseStrategy, RedisMembership,
 } from './runtime/index.js';
 
 const settings = JSON.parse(process.argv[2]);
-const { port, nodeId, partitions, leaseTimeMs, memberTimeMs, drainTimeoutMs, handlerMs, slowMs, record = true, checkpointEvery } = settings;
+const { port, nodeId, partitions, leaseTimeMs, memberTimeMs, drainTimeoutMs, handlerMs, slowMs, record = true, checkpointEvery, postgres } = settings;
 const redis = new Redis({ host: '127.0.0.1', port, commandTimeout: 1000, maxRetriesPerRequest: 1 });
 redis.on('error', () => undefined);
 const say = (line) => process.stdout.write(line + '\\n');
-const strategy = new RedisLeaseStrategy(redis, { leaseTimeMs, onError: () => undefined });
-const projection = new RedisCheckpointStorage(redis, { keyPrefix: 'projection:' });
+const pool = postgres === undefined ? undefined : new pg.Pool({ connectionString: postgres.connectionString, max: 4 });
+pool?.on('error', () => undefined);
+const strategy = pool === undefined
+  ? new RedisLeaseStrategy(redis, { leaseTimeMs, onError: () => undefined })
+  : new PostgresLeaseStrategy(pool, { table: postgres.tables.leases, leaseTimeMs, onError: () => undefined });
+const projection = pool === undefined
+  ? new RedisCheckpointStorage(redis, { keyPrefix: 'projection:' })
+  : new PostgresCheckpointStorage(pool, { table: postgres.tables.projection });
+const storage = pool === undefined ? new RedisCheckpointStorage(redis) : new PostgresCheckpointStorage(pool, { table: postgres.tables.checkpoints });
+const membership = pool === undefined
+  ? new RedisMembership(redis, { memberTimeMs })
+  : new PostgresMembership(pool, { table: postgres.tables.members, memberTimeMs });
 async function* source(from, signal) {
   let next = from === undefined ? 0 : Number(from);
   while (!signal.aborted) {
@@ -59,7 +86,7 @@ async function* source(from, signal) {
 }
 const subscription = new PartitionedSubscription({
   name: 'orders', partitions, partitionKey: (event) => event.split(':')[0], source,
-  storage: new RedisCheckpointStorage(redis), strategy, membership: new RedisMembership(redis, { memberTimeMs }),
+  storage, strategy, membership,
   nodeId, drainTimeoutMs, ...(checkpointEvery === undefined ? {} : { checkpointEvery }),
   handler: async (event, position, context) => {
     const stream = event.split(':')[0];
@@ -112,6 +139,7 @@ process.once('SIGTERM', async () => {
   say('left ' + (Date.now() - at));
   clearInterval(watch);
   await strategy.shutdown();
+  await pool?.end();
   redis.disconnect();
   process.exit(0);
 });
@@ -147,6 +175,8 @@ export class PartitionNodeProcesses {
   readonly #nodes: PartitionNode[] = [];
   readonly #base: Omit<PartitionNodeSettings, 'nodeId'>;
   readonly redis: Redis;
+  readonly #checkpoints: PostgresCheckpointStorage | undefined;
+  readonly #pool: pg.Pool | undefined;
   #appended = 0;
 
   /** `compiledRuntime`: the runtime/ the nodes run; the package built from the current sources by default. */
@@ -156,6 +186,11 @@ export class PartitionNodeProcesses {
     this.#base = base;
     this.redis = new Redis({ host: '127.0.0.1', port: base.port, maxRetriesPerRequest: 1 });
     this.redis.on('error', () => undefined);
+    if (base.postgres !== undefined) {
+      this.#pool = new pg.Pool({ connectionString: base.postgres.connectionString, max: 2 });
+      this.#pool.on('error', () => undefined);
+      this.#checkpoints = new PostgresCheckpointStorage(this.#pool, { table: base.postgres.tables.checkpoints });
+    }
   }
 
   /** Starts a node; resolves once it printed "started" (or "refused …"). */
@@ -222,9 +257,10 @@ export class PartitionNodeProcesses {
 
   /** Each partition's stored checkpoint, as a number (0 when none). */
   async checkpoints(): Promise<number[]> {
-    const values = await this.redis.mget(
-      Array.from({ length: this.#base.partitions }, (_, partition) => `orders/${partition}`),
-    );
+    const ids = Array.from({ length: this.#base.partitions }, (_, partition) => `orders/${partition}`);
+    const storage = this.#checkpoints;
+    const values =
+      storage === undefined ? await this.redis.mget(ids) : await Promise.all(ids.map((id) => storage.read(id)));
     return values.map((value) => Number(value ?? 0));
   }
 
@@ -272,6 +308,7 @@ export class PartitionNodeProcesses {
     }
     await Promise.all(this.#nodes.map((node) => node.exited));
     this.redis.disconnect();
+    await this.#pool?.end();
     this.#runtime.remove();
   }
 }
