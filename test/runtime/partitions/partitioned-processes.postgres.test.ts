@@ -9,9 +9,10 @@ import {
 } from '../../support/postgres/index.js';
 import { startRedisServer } from '../../support/redis/index.js';
 
-// Issue 36 on PostgreSQL: the same node processes, their checkpoints, leases, members and projection in fresh tables of
-// this suite's database, reached through a pgbouncer in transaction mode (a node's statements run on whichever server
-// session is free). The shared log and the records of handled events stay on a redis-server of each test's own.
+// Issue 36 on PostgreSQL: the same node processes, their shared log (read per `from` with a query), checkpoints, leases,
+// members and projection in fresh tables of this suite's database, reached through a pgbouncer in transaction mode (a
+// node's statements run on whichever server session is free). Only the test's records of handled events stay on a
+// redis-server of each test's own.
 // Restarting the store (pgbouncer) is not registered: this support cannot restart a pgbouncer on its port yet.
 
 const database = useSharedPostgres();
@@ -28,12 +29,14 @@ describe('PartitionedSubscription processes on PostgreSQL through pgbouncer', { 
     restartsStore: false,
     start: async () => {
       const tables = {
+        log: freshTableName('log'),
         checkpoints: freshTableName('checkpoints'),
         leases: freshTableName('leases'),
         members: freshTableName('members'),
         projection: freshTableName('projection'),
       };
       const admin = database.pool();
+      await admin.query(`CREATE TABLE "${tables.log}" (position bigint PRIMARY KEY, event text NOT NULL)`);
       await new PostgresCheckpointStorage(admin, { table: tables.checkpoints }).createTable();
       await new PostgresCheckpointStorage(admin, { table: tables.projection }).createTable();
       await new PostgresLeaseStrategy(admin, { table: tables.leases }).createTable();

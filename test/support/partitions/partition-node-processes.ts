@@ -23,7 +23,7 @@ export interface PartitionNodeSettings {
   readonly record?: boolean;
   /** The subscription's `checkpointEvery`; every event by default. */
   readonly checkpointEvery?: { readonly events?: number; readonly ms?: number };
-  /** Storage, leases, membership and projection in these tables on PostgreSQL (the log and records stay on Redis). */
+  /** The log, storage, leases, membership and projection in these tables on PostgreSQL (the records stay on Redis). */
   readonly postgres?: PartitionNodePostgres;
 }
 
@@ -32,6 +32,8 @@ export interface PartitionNodePostgres {
   /** Through a pgbouncer in transaction mode, in the tests. */
   readonly connectionString: string;
   readonly tables: {
+    /** `(position bigint PRIMARY KEY, event text NOT NULL)`: the nth event at position n. */
+    readonly log: string;
     readonly checkpoints: string;
     readonly leases: string;
     readonly members: string;
@@ -76,7 +78,11 @@ const membership = pool === undefined
 async function* source(from, signal) {
   let next = from === undefined ? 0 : Number(from);
   while (!signal.aborted) {
-    const batch = await redis.lrange('log', next, next + 199).catch(() => []);
+    const batch = pool === undefined
+      ? await redis.lrange('log', next, next + 199).catch(() => [])
+      : await pool
+          .query('SELECT event FROM "' + postgres.tables.log + '" WHERE position > $1 ORDER BY position LIMIT 200', [next])
+          .then(({ rows }) => rows.map((row) => row.event), () => []);
     for (const event of batch) {
       next += 1;
       yield { position: String(next), event };
@@ -177,7 +183,7 @@ export class PartitionNodeProcesses {
   readonly redis: Redis;
   readonly #checkpoints: PostgresCheckpointStorage | undefined;
   readonly #pool: pg.Pool | undefined;
-  #appended = 0;
+  readonly #log: string[] = [];
 
   /** `compiledRuntime`: the runtime/ the nodes run; the package built from the current sources by default. */
   constructor(base: Omit<PartitionNodeSettings, 'nodeId'>, compiledRuntime?: string) {
@@ -229,14 +235,26 @@ export class PartitionNodeProcesses {
     return node;
   }
 
-  /** Appends `count` events to the log, over `streams` streams (`s<k>`), or of the one stream `stream`. */
+  /** Appends `count` events to the log (call it again only once it resolved or rejected), over `streams` streams (`s<k>`), or of the one stream `stream`. */
   async append(count: number, stream: string | number = 32): Promise<void> {
     const events = Array.from({ length: count }, (_, index) => {
-      const n = this.#appended + index + 1;
+      const n = this.#log.length + index + 1;
       return typeof stream === 'string' ? `${stream}:${n}` : `s${n % stream}:${n}`;
     });
-    this.#appended += count;
-    await this.redis.rpush('log', ...events);
+    const first = this.#log.length + 1;
+    await (this.#pool === undefined || this.#base.postgres === undefined
+      ? this.redis.rpush('log', ...events)
+      : this.#pool.query(
+          `INSERT INTO "${this.#base.postgres.tables.log}" (position, event) SELECT $1::bigint + ordinality - 1, event FROM unnest($2::text[]) WITH ORDINALITY AS appended(event, ordinality)`,
+          [first, events],
+        ));
+    // Only once written: an append that failed (its store restarting) is not in the log.
+    this.#log.push(...events);
+  }
+
+  /** The events appended so far, the nth at position n (index n - 1). */
+  log(): readonly string[] {
+    return this.#log;
   }
 
   /** The events the nodes recorded as handled. */
@@ -269,7 +287,7 @@ export class PartitionNodeProcesses {
     except: (position: number) => boolean = () => false,
     timeoutMs = 20_000,
   ): Promise<void> {
-    const log = await this.redis.lrange('log', 0, -1);
+    const log = this.log();
     const last = new Map<number, number>();
     log.forEach((event, index) => {
       if (!except(index + 1)) {
