@@ -13,12 +13,12 @@ import { startRedisServer } from '../../support/redis/index.js';
 // members and projection in fresh tables of this suite's database, reached through a pgbouncer in transaction mode (a
 // node's statements run on whichever server session is free). Only the test's records of handled events stay on a
 // redis-server of each test's own.
-// Restarting the store (pgbouncer) is not registered: this support cannot restart a pgbouncer on its port yet.
 
 const database = useSharedPostgres();
+const bouncerOptions = { poolMode: 'transaction', poolSize: 6 } as const;
 let bouncer: PgBouncerProcess | undefined;
 beforeAll(async () => {
-  bouncer = await startPgBouncer(database, { poolMode: 'transaction', poolSize: 6 });
+  bouncer = await startPgBouncer(database, bouncerOptions);
 });
 afterAll(async () => {
   await bouncer?.stop();
@@ -26,7 +26,7 @@ afterAll(async () => {
 
 describe('PartitionedSubscription processes on PostgreSQL through pgbouncer', { timeout: 90_000 }, () => {
   itRunsPartitionedProcesses({
-    restartsStore: false,
+    restartsStore: true,
     start: async () => {
       const tables = {
         log: freshTableName('log'),
@@ -45,7 +45,12 @@ describe('PartitionedSubscription processes on PostgreSQL through pgbouncer', { 
       return {
         port: server.port,
         postgres: { connectionString: bouncer?.connectionString ?? '', tables },
-        restartStore: () => Promise.reject(new Error('not registered on PostgreSQL')),
+        // The nodes' store restarting, as they see it: the pgbouncer, on the same port.
+        restartStore: async () => {
+          const port = bouncer?.port;
+          await bouncer?.stop();
+          bouncer = await startPgBouncer(database, { ...bouncerOptions, ...(port === undefined ? {} : { port }) });
+        },
         stop: () => server.stop(),
       };
     },
