@@ -58,13 +58,16 @@ async function setUp(overrides: Partial<PartitionNodeSettings> = {}, durable = f
  * Starts `names` and waits until they own every partition between them, their counts at most one apart: the target,
  * not a state on the way to it (the first node to start takes every partition, then hands some over).
  */
-async function balanced(cluster: PartitionNodeProcesses, names: readonly string[]): Promise<PartitionNode[]> {
+async function balanced<const Names extends readonly string[]>(
+  cluster: PartitionNodeProcesses,
+  names: Names,
+): Promise<{ [K in keyof Names]: PartitionNode }> {
   const started = await Promise.all(names.map((name) => cluster.start(name)));
   await eventually(`${names.join(', ')} own every partition between them, evenly`, () => {
     const counts = started.map((node) => node.owned.length);
     return cluster.own(started) && Math.max(...counts) - Math.min(...counts) <= 1;
   });
-  return started;
+  return started as { [K in keyof Names]: PartitionNode };
 }
 
 /** Appends 25 events every 25 ms (1,000 a second) until the returned function is called. */
@@ -109,11 +112,7 @@ export function itRunsPartitionedProcesses(on: PartitionProcessBackend): void {
   it('kill -9 mid-batch: the others own its partitions within the lease time + 2 s, and every event is handled', async () => {
     const cluster = await setUp();
     await cluster.append(4_000);
-    const [a, b, c] = (await balanced(cluster, ['node-a', 'node-b', 'node-c'])) as [
-      PartitionNode,
-      PartitionNode,
-      PartitionNode,
-    ];
+    const [a, b, c] = await balanced(cluster, ['node-a', 'node-b', 'node-c']);
     await eventually('node-c is mid-batch', async () =>
       (await cluster.handled()).some(({ nodeId }) => nodeId === 'node-c'),
     );
@@ -129,11 +128,7 @@ export function itRunsPartitionedProcesses(on: PartitionProcessBackend): void {
   it('stopped beyond its lease, then continued: its late write is refused, and it stops that partition', async () => {
     const cluster = await setUp();
     load(cluster);
-    const [a, b, c] = (await balanced(cluster, ['node-a', 'node-b', 'node-c'])) as [
-      PartitionNode,
-      PartitionNode,
-      PartitionNode,
-    ];
+    const [a, b, c] = await balanced(cluster, ['node-a', 'node-b', 'node-c']);
     b.child.kill('SIGUSR2');
     await eventually('node-b stopped itself mid-event', () => b.lines.some((line) => line.startsWith('freezing')));
     const [, partition = -1, token = -1] = (b.lines.find((line) => line.startsWith('freezing')) ?? '')
@@ -165,11 +160,7 @@ export function itRunsPartitionedProcesses(on: PartitionProcessBackend): void {
     const longLeaseMs = 8_000;
     const cluster = await setUp({ leaseTimeMs: longLeaseMs });
     load(cluster);
-    const [a, b, c] = (await balanced(cluster, ['node-a', 'node-b', 'node-c'])) as [
-      PartitionNode,
-      PartitionNode,
-      PartitionNode,
-    ];
+    const [a, b, c] = await balanced(cluster, ['node-a', 'node-b', 'node-c']);
     c.child.kill('SIGTERM');
     const terminatedAt = Date.now();
     await eventually('node-a and node-b own every partition', () => cluster.own([a, b]));
@@ -186,7 +177,7 @@ export function itRunsPartitionedProcesses(on: PartitionProcessBackend): void {
   it('a node joining under load moves some partitions; the others keep their owner and token and do not pause', async () => {
     const cluster = await setUp();
     load(cluster);
-    const [a, b] = (await balanced(cluster, ['node-a', 'node-b'])) as [PartitionNode, PartitionNode];
+    const [a, b] = await balanced(cluster, ['node-a', 'node-b']);
     const before = new Map([a, b].flatMap((node) => node.owned.map((partition) => [partition, node.nodeId] as const)));
     await new Promise((resolve) => setTimeout(resolve, 500));
     const joinedAt = Date.now();
@@ -274,7 +265,7 @@ export function itRunsPartitionedProcesses(on: PartitionProcessBackend): void {
 
   it('a drain that times out: SIGTERM during a slow event hands its partition over after drainTimeoutMs, and the event is handled again', async () => {
     const cluster = await setUp();
-    const [a, b] = (await balanced(cluster, ['node-a', 'node-b'])) as [PartitionNode, PartitionNode];
+    const [a, b] = await balanced(cluster, ['node-a', 'node-b']);
     const partition = cluster.partitionOf('slow');
     const owner = a.owned.includes(partition) ? a : b;
     const other = owner === a ? b : a;
