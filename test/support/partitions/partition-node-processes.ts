@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { partitionOf } from '../../../runtime/index.js';
+import pg from 'pg';
+import { PostgresCheckpointStorage, partitionOf } from '../../../runtime/index.js';
 import { eventually } from '../leases/event-log.js';
 import { buildRuntime, type BuiltRuntime } from '../processes/build-runtime.js';
 
@@ -22,9 +23,26 @@ export interface PartitionNodeSettings {
   readonly record?: boolean;
   /** The subscription's `checkpointEvery`; every event by default. */
   readonly checkpointEvery?: { readonly events?: number; readonly ms?: number };
+  /** The log, storage, leases, membership and projection in these tables on PostgreSQL (the records stay on Redis). */
+  readonly postgres?: PartitionNodePostgres;
 }
 
-// One node: a PartitionedSubscription named "orders" over the Redis list "log" (the nth item at position n), events
+/** Where a node keeps its checkpoints, leases, members and projection on PostgreSQL. */
+export interface PartitionNodePostgres {
+  /** Through a pgbouncer in transaction mode, in the tests. */
+  readonly connectionString: string;
+  readonly tables: {
+    /** `(position bigint PRIMARY KEY, event text NOT NULL)`: the nth event at position n. */
+    readonly log: string;
+    readonly checkpoints: string;
+    readonly leases: string;
+    readonly members: string;
+    readonly projection: string;
+  };
+}
+
+// One node: a PartitionedSubscription named "orders" over the Redis list "log" (the nth item at position n), its
+// checkpoints, leases, members and projection on Redis too, or in PostgreSQL tables when settings.postgres says so; events
 // "<stream>:<n>" keyed by stream. The handler burns handlerMs of CPU, throws on a "poison…" stream, sleeps slowMs on
 // a "slow…" one (printing "slow <partition> <position>"), and after SIGUSR2 stops itself (SIGSTOP) in its next event
 // (printing "freezing <partition> <token>"); then writes its projection of the partition, stamped with the partition's token (a refusal
@@ -34,22 +52,37 @@ export interface PartitionNodeSettings {
 // join is refused), and on SIGTERM "left <ms the shutdown took>".
 const nodeScript = `
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import {
-  CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError, PartitionedSubscription, RedisCheckpointStorage,
-  RedisLeaseStrategy, RedisMembership,
+  CheckpointWriteCondition, CheckpointWriteConditionNotFulfilledError, PartitionedSubscription, PostgresCheckpointStorage,
+  PostgresLeaseStrategy, PostgresMembership, RedisCheckpointStorage, RedisLeaseStrategy, RedisMembership,
 } from './runtime/index.js';
 
 const settings = JSON.parse(process.argv[2]);
-const { port, nodeId, partitions, leaseTimeMs, memberTimeMs, drainTimeoutMs, handlerMs, slowMs, record = true, checkpointEvery } = settings;
+const { port, nodeId, partitions, leaseTimeMs, memberTimeMs, drainTimeoutMs, handlerMs, slowMs, record = true, checkpointEvery, postgres } = settings;
 const redis = new Redis({ host: '127.0.0.1', port, commandTimeout: 1000, maxRetriesPerRequest: 1 });
 redis.on('error', () => undefined);
 const say = (line) => process.stdout.write(line + '\\n');
-const strategy = new RedisLeaseStrategy(redis, { leaseTimeMs, onError: () => undefined });
-const projection = new RedisCheckpointStorage(redis, { keyPrefix: 'projection:' });
+const pool = postgres === undefined ? undefined : new pg.Pool({ connectionString: postgres.connectionString, max: 4 });
+pool?.on('error', () => undefined);
+const strategy = pool === undefined
+  ? new RedisLeaseStrategy(redis, { leaseTimeMs, onError: () => undefined })
+  : new PostgresLeaseStrategy(pool, { table: postgres.tables.leases, leaseTimeMs, onError: () => undefined });
+const projection = pool === undefined
+  ? new RedisCheckpointStorage(redis, { keyPrefix: 'projection:' })
+  : new PostgresCheckpointStorage(pool, { table: postgres.tables.projection });
+const storage = pool === undefined ? new RedisCheckpointStorage(redis) : new PostgresCheckpointStorage(pool, { table: postgres.tables.checkpoints });
+const membership = pool === undefined
+  ? new RedisMembership(redis, { memberTimeMs })
+  : new PostgresMembership(pool, { table: postgres.tables.members, memberTimeMs });
 async function* source(from, signal) {
   let next = from === undefined ? 0 : Number(from);
   while (!signal.aborted) {
-    const batch = await redis.lrange('log', next, next + 199).catch(() => []);
+    const batch = pool === undefined
+      ? await redis.lrange('log', next, next + 199).catch(() => [])
+      : await pool
+          .query('SELECT event FROM "' + postgres.tables.log + '" WHERE position > $1 ORDER BY position LIMIT 200', [next])
+          .then(({ rows }) => rows.map((row) => row.event), () => []);
     for (const event of batch) {
       next += 1;
       yield { position: String(next), event };
@@ -59,7 +92,7 @@ async function* source(from, signal) {
 }
 const subscription = new PartitionedSubscription({
   name: 'orders', partitions, partitionKey: (event) => event.split(':')[0], source,
-  storage: new RedisCheckpointStorage(redis), strategy, membership: new RedisMembership(redis, { memberTimeMs }),
+  storage, strategy, membership,
   nodeId, drainTimeoutMs, ...(checkpointEvery === undefined ? {} : { checkpointEvery }),
   handler: async (event, position, context) => {
     const stream = event.split(':')[0];
@@ -112,6 +145,7 @@ process.once('SIGTERM', async () => {
   say('left ' + (Date.now() - at));
   clearInterval(watch);
   await strategy.shutdown();
+  await pool?.end();
   redis.disconnect();
   process.exit(0);
 });
@@ -147,7 +181,9 @@ export class PartitionNodeProcesses {
   readonly #nodes: PartitionNode[] = [];
   readonly #base: Omit<PartitionNodeSettings, 'nodeId'>;
   readonly redis: Redis;
-  #appended = 0;
+  readonly #checkpoints: PostgresCheckpointStorage | undefined;
+  readonly #pool: pg.Pool | undefined;
+  readonly #log: string[] = [];
 
   /** `compiledRuntime`: the runtime/ the nodes run; the package built from the current sources by default. */
   constructor(base: Omit<PartitionNodeSettings, 'nodeId'>, compiledRuntime?: string) {
@@ -156,6 +192,11 @@ export class PartitionNodeProcesses {
     this.#base = base;
     this.redis = new Redis({ host: '127.0.0.1', port: base.port, maxRetriesPerRequest: 1 });
     this.redis.on('error', () => undefined);
+    if (base.postgres !== undefined) {
+      this.#pool = new pg.Pool({ connectionString: base.postgres.connectionString, max: 2 });
+      this.#pool.on('error', () => undefined);
+      this.#checkpoints = new PostgresCheckpointStorage(this.#pool, { table: base.postgres.tables.checkpoints });
+    }
   }
 
   /** Starts a node; resolves once it printed "started" (or "refused …"). */
@@ -194,14 +235,26 @@ export class PartitionNodeProcesses {
     return node;
   }
 
-  /** Appends `count` events to the log, over `streams` streams (`s<k>`), or of the one stream `stream`. */
+  /** Appends `count` events to the log (call it again only once it resolved or rejected), over `streams` streams (`s<k>`), or of the one stream `stream`. */
   async append(count: number, stream: string | number = 32): Promise<void> {
     const events = Array.from({ length: count }, (_, index) => {
-      const n = this.#appended + index + 1;
+      const n = this.#log.length + index + 1;
       return typeof stream === 'string' ? `${stream}:${n}` : `s${n % stream}:${n}`;
     });
-    this.#appended += count;
-    await this.redis.rpush('log', ...events);
+    const first = this.#log.length + 1;
+    await (this.#pool === undefined || this.#base.postgres === undefined
+      ? this.redis.rpush('log', ...events)
+      : this.#pool.query(
+          `INSERT INTO "${this.#base.postgres.tables.log}" (position, event) SELECT $1::bigint + ordinality - 1, event FROM unnest($2::text[]) WITH ORDINALITY AS appended(event, ordinality)`,
+          [first, events],
+        ));
+    // Only once written: an append that failed (its store restarting) is not in the log.
+    this.#log.push(...events);
+  }
+
+  /** The events appended so far, the nth at position n (index n - 1). */
+  log(): readonly string[] {
+    return this.#log;
   }
 
   /** The events the nodes recorded as handled. */
@@ -222,9 +275,10 @@ export class PartitionNodeProcesses {
 
   /** Each partition's stored checkpoint, as a number (0 when none). */
   async checkpoints(): Promise<number[]> {
-    const values = await this.redis.mget(
-      Array.from({ length: this.#base.partitions }, (_, partition) => `orders/${partition}`),
-    );
+    const ids = Array.from({ length: this.#base.partitions }, (_, partition) => `orders/${partition}`);
+    const storage = this.#checkpoints;
+    const values =
+      storage === undefined ? await this.redis.mget(ids) : await Promise.all(ids.map((id) => storage.read(id)));
     return values.map((value) => Number(value ?? 0));
   }
 
@@ -233,7 +287,7 @@ export class PartitionNodeProcesses {
     except: (position: number) => boolean = () => false,
     timeoutMs = 20_000,
   ): Promise<void> {
-    const log = await this.redis.lrange('log', 0, -1);
+    const log = this.log();
     const last = new Map<number, number>();
     log.forEach((event, index) => {
       if (!except(index + 1)) {
@@ -272,6 +326,7 @@ export class PartitionNodeProcesses {
     }
     await Promise.all(this.#nodes.map((node) => node.exited));
     this.redis.disconnect();
+    await this.#pool?.end();
     this.#runtime.remove();
   }
 }

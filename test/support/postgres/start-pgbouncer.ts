@@ -22,6 +22,8 @@ export interface StartPgBouncerOptions {
   readonly poolMode?: 'transaction' | 'session';
   /** Server connections per user and database; 4 by default, fewer than the clients, so they are really shared. */
   readonly poolSize?: number;
+  /** The loopback port to listen on (a restart keeps its predecessor's); a free one by default. */
+  readonly port?: number;
 }
 
 const startupTimeoutMs = 15_000;
@@ -41,7 +43,7 @@ export async function startPgBouncer(
   const poolMode = options.poolMode ?? 'transaction';
   const directory = mkdtempSync(join(tmpdir(), 'checkpoint-fencing-pgbouncer-'));
   handToPostgresOsUser(directory, user);
-  const port = await freeLoopbackPort();
+  const port = options.port ?? (await freeLoopbackPort());
   const userlist = join(directory, 'userlist.txt');
   writeFileSync(userlist, '"postgres" ""\n');
   const ini = join(directory, 'pgbouncer.ini');
