@@ -136,7 +136,9 @@ export class RedisLeaseStore implements LeaseStore {
       const slot = cluster ? clusterHashSlot(this.keys(subscriptionId).lease) : 0;
       const nodes = this.#client.slots?.[slot]?.join(';') ?? String(slot);
       const bySlot = byNodes.get(nodes) ?? new Map<number, number[]>();
-      bySlot.set(slot, [...(bySlot.get(slot) ?? []), index]);
+      const indexes = bySlot.get(slot) ?? [];
+      indexes.push(index);
+      bySlot.set(slot, indexes);
       byNodes.set(nodes, bySlot);
     });
     const renewed = new Array<boolean>(leases.length).fill(false);
