@@ -1,22 +1,19 @@
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckpointWriteCondition } from '../../runtime/index.js';
-import { redisLeaseKeys } from '../../runtime/store-layout-entry.js';
 import { clusterHashSlot } from '../../runtime/redis/cluster-hash-slot.js';
 import { eventually } from '../support/leases/event-log.js';
 import {
   FailoverTrialClients,
+  grantAndWrite,
   prefixOf,
   variants,
   type OldHolders,
   type TrialOutcome,
   type Variant,
 } from '../support/redis/failover-trial-clients.js';
-import {
-  startReplicatedRedisCluster,
-  withAdminConnection,
-  type ReplicatedRedisCluster,
-} from '../support/redis/index.js';
+import { expectMissingOn } from '../support/redis/partition-trial.js';
+import { startReplicatedRedisCluster, type ReplicatedRedisCluster } from '../support/redis/index.js';
 
 // The failover trial of failover-trials.sentinel.test.ts on a Redis Cluster, where replica counts are kept per hash
 // slot (issue 21): three masters with a replica each, automatic failover (cluster-node-timeout 1000 ms). Clients kept
@@ -116,20 +113,7 @@ async function failOverDuringCut(
   }
 
   started().cutReplicationLink(ids.slot);
-  const [granted, written] = await Promise.all([
-    Promise.all(variants.map((variant) => oldHolders.strategies[variant].register(ids.lease, 'old-holder'))),
-    Promise.all(
-      variants.map((variant) =>
-        oldHolders.storages[variant].save(ids.checkpoint, 'during@2', CheckpointWriteCondition.notOlderThan(2)).then(
-          () => 'accepted' as const,
-          (error: unknown) => error,
-        ),
-      ),
-    ),
-  ]);
-  // The negative control's precondition: opted out, the grant and the write are reported made.
-  expect(granted[variants.indexOf('opted out')], 'opted out: granted during the cut').toBe(true);
-  expect(written[variants.indexOf('opted out')], 'opted out: written during the cut').toBe('accepted');
+  const written = await grantAndWrite(oldHolders, ids.lease, ids.checkpoint);
   const oldTokens = {
     default: oldHolders.strategies.default.fencingToken(ids.lease),
     'opted out': oldHolders.strategies['opted out'].fencingToken(ids.lease),
@@ -139,13 +123,7 @@ async function failOverDuringCut(
   console.info(
     `cluster failover trials: slot ${ids.slot} failed over to ${promoted.port} in ${Math.round(elapsedMs)} ms`,
   );
-  // Each trial's precondition: the grant and the write made during the cut really are missing on the new master.
-  await withAdminConnection(promoted, async (admin) => {
-    for (const variant of variants) {
-      expect(await admin.exists(redisLeaseKeys(prefixOf(variant), ids.lease).token), `${variant}: token key`).toBe(0);
-      expect(await admin.get(`${prefixOf(variant)}${ids.checkpoint}`), `${variant}: checkpoint`).toBe('before@1');
-    }
-  });
+  await expectMissingOn(promoted, ids.lease, ids.checkpoint);
 
   const outcomes = {} as Record<Variant, TrialOutcome>;
   for (const variant of variants) {
@@ -161,7 +139,7 @@ async function failOverDuringCut(
         oldHolders.strategies[variant].hasLock(ids.lease, 'old-holder') &&
         oldToken !== undefined &&
         oldToken === newToken,
-      acceptedWriteLost: written[variants.indexOf(variant)] === 'accepted',
+      acceptedWriteLost: written[variant] === 'accepted',
     };
   }
   return outcomes;

@@ -1,14 +1,18 @@
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterHashSlot } from '../../runtime/redis/cluster-hash-slot.js';
-import { FailoverTrialClients, type OldHolders, type Variant } from '../support/redis/failover-trial-clients.js';
+import {
+  FailoverTrialClients,
+  grantAndWrite,
+  type OldHolders,
+  type Variant,
+} from '../support/redis/failover-trial-clients.js';
 import { inspectInProcess } from '../operator/support/in-process-inspect.js';
 import { startReplicatedRedisCluster, type ReplicatedRedisCluster } from '../support/redis/index.js';
 import {
   checkPartitionTrials,
   endTrial,
   expectMissingOn,
-  grantAndWrite,
   newHoldersTake,
   outcomesOf,
   warmUp,

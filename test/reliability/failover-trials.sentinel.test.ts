@@ -1,17 +1,17 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckpointWriteCondition, CheckpointWriteNotReplicatedError } from '../../runtime/index.js';
-import { redisLeaseKeys } from '../../runtime/store-layout-entry.js';
 import { eventually } from '../support/leases/event-log.js';
 import {
   FailoverTrialClients,
-  prefixOf,
+  grantAndWrite,
   variants,
   type OldHolders,
   type TrialOutcome,
   type Variant,
 } from '../support/redis/failover-trial-clients.js';
-import { startRedisSentinel, withAdminConnection, type RedisSentinelTopology } from '../support/redis/index.js';
+import { expectMissingOn } from '../support/redis/partition-trial.js';
+import { startRedisSentinel, type RedisSentinelTopology } from '../support/redis/index.js';
 
 // Issue 16's measurement as a test. A master, a replica and three Sentinels; the replica's link is cut during a grant
 // (and during a fenced checkpoint write), the master is SIGKILLed right after, the Sentinels promote the replica,
@@ -38,8 +38,8 @@ const longLivedTrials = topologies * longLivedTrialsPerTopology;
  * none read on the lone master was trusted before ADR 1105.
  */
 const stableBeforeTheTrialMs = 3_500;
-// Long enough that the old holder still answers hasLock when the new one is granted, and that the default's old holder,
-// refused during the cut, does not try again (a third of the lease later) before the trial has checked the new master.
+// Long enough that the old holder still answers hasLock when the new one is granted (grantAndWrite stops a refused
+// one from trying again).
 const leaseTimeMs = 30_000;
 
 const started: RedisSentinelTopology[] = [];
@@ -92,33 +92,14 @@ async function failOverDuringCut(
   }
 
   await topology.cutReplicationLink();
-  const [granted, written] = await Promise.all([
-    Promise.all(variants.map((variant) => oldHolders.strategies[variant].register(id, 'old-holder'))),
-    Promise.all(
-      variants.map((variant) =>
-        oldHolders.storages[variant].save(id, 'during@2', CheckpointWriteCondition.notOlderThan(2)).then(
-          () => 'accepted' as const,
-          (error: unknown) => error,
-        ),
-      ),
-    ),
-  ]);
-  // The negative control's precondition: opted out, the grant and the write are reported made.
-  expect(granted[variants.indexOf('opted out')], 'opted out: granted during the cut').toBe(true);
-  expect(written[variants.indexOf('opted out')], 'opted out: written during the cut').toBe('accepted');
+  const written = await grantAndWrite(oldHolders, id, id);
   const oldTokens = {
     default: oldHolders.strategies.default.fencingToken(id),
     'opted out': oldHolders.strategies['opted out'].fencingToken(id),
   };
 
   const { promoted } = await topology.killMaster();
-  // Each trial's precondition: the grant and the write made during the cut really are missing on the new master.
-  await withAdminConnection(promoted, async (admin) => {
-    for (const variant of variants) {
-      expect(await admin.exists(redisLeaseKeys(prefixOf(variant), id).token), `${variant}: token key`).toBe(0);
-      expect(await admin.get(`${prefixOf(variant)}${id}`), `${variant}: checkpoint`).toBe('before@1');
-    }
-  });
+  await expectMissingOn(promoted, id, id);
 
   const outcomes = {} as Record<Variant, TrialOutcome>;
   for (const variant of variants) {
@@ -130,7 +111,7 @@ async function failOverDuringCut(
       // The issue's measure: both holders answer hasLock with the same token, so both writes would be accepted.
       duplicatedToken:
         oldHolders.strategies[variant].hasLock(id, 'old-holder') && oldToken !== undefined && oldToken === newToken,
-      acceptedWriteLost: written[variants.indexOf(variant)] === 'accepted',
+      acceptedWriteLost: written[variant] === 'accepted',
     };
   }
   return outcomes;

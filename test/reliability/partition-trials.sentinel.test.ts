@@ -1,7 +1,12 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/leases/event-log.js';
-import { FailoverTrialClients, type OldHolders, type Variant } from '../support/redis/failover-trial-clients.js';
+import {
+  FailoverTrialClients,
+  grantAndWrite,
+  type OldHolders,
+  type Variant,
+} from '../support/redis/failover-trial-clients.js';
 import {
   startRedisSentinel,
   withAdminConnection,
@@ -12,7 +17,6 @@ import {
   checkPartitionTrials,
   endTrial,
   expectMissingOn,
-  grantAndWrite,
   newHoldersTake,
   outcomesOf,
   warmUp,
@@ -31,8 +35,8 @@ import {
 // topology of its own, started side by side.
 
 const trialsOfEachKind = 6;
-// Long enough that the old holder still answers hasLock when the new one is granted, and that the default's old holder,
-// refused during the cut, does not try again (a third of the lease later) before the trial has checked the new master.
+// Long enough that the old holder still answers hasLock when the new one is granted (grantAndWrite stops a refused
+// one from trying again).
 const leaseTimeMs = 30_000;
 
 let twoReplicas: RedisSentinelTopology | undefined;

@@ -1,5 +1,11 @@
 import type { Cluster, Redis } from 'ioredis';
-import { RedisCheckpointStorage, RedisLeaseStrategy, type WaitForReplicasOption } from '../../../runtime/index.js';
+import { expect } from 'vitest';
+import {
+  CheckpointWriteCondition,
+  RedisCheckpointStorage,
+  RedisLeaseStrategy,
+  type WaitForReplicasOption,
+} from '../../../runtime/index.js';
 
 /**
  * The two ways a failover trial runs every grant and write, side by side on keys of their own: with the default
@@ -80,4 +86,37 @@ export class FailoverTrialClients<Client extends Redis | Cluster> {
       client.disconnect();
     }
   }
+}
+
+/**
+ * Each variant's old holder is granted the lease (or refused) and writes `checkpoint` (or is refused), during a cut:
+ * what its write reports. Opted out, both must be made: the negative control's precondition.
+ */
+export async function grantAndWrite(
+  oldHolders: OldHolders,
+  lease: string,
+  checkpoint: string,
+): Promise<Record<Variant, unknown>> {
+  const [granted, written] = await Promise.all([
+    Promise.all(variants.map((variant) => oldHolders.strategies[variant].register(lease, 'old-holder'))),
+    Promise.all(
+      variants.map((variant) =>
+        oldHolders.storages[variant].save(checkpoint, 'during@2', CheckpointWriteCondition.notOlderThan(2)).then(
+          () => 'accepted' as const,
+          (error: unknown) => error,
+        ),
+      ),
+    ),
+  ]);
+  expect(granted[variants.indexOf('opted out')], 'opted out: granted during the cut').toBe(true);
+  expect(written[variants.indexOf('opted out')], 'opted out: written during the cut').toBe('accepted');
+  // A refused holder tries again at its strategy's next renewal tick, which all its leases share, so possibly a moment
+  // later, on whatever master its client finds then: a grant on the promoted master that would hide whether the one
+  // refused during the cut reached it. Each trial measures that grant alone.
+  await Promise.all(
+    variants
+      .filter((_, index) => granted[index] !== true)
+      .map((variant) => oldHolders.strategies[variant].unregister(lease, 'old-holder')),
+  );
+  return { default: written[0], 'opted out': written[1] };
 }

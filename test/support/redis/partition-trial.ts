@@ -45,31 +45,6 @@ export async function writeBeforeTheCut(master: RedisAddress, checkpoint: string
   });
 }
 
-/**
- * Each variant's old holder is granted the lease (or refused) and writes `checkpoint` (or is refused): what its write
- * reports. Opted out, both must be made: the negative control's precondition.
- */
-export async function grantAndWrite(
-  oldHolders: OldHolders,
-  lease: string,
-  checkpoint: string,
-): Promise<Record<Variant, unknown>> {
-  const [granted, written] = await Promise.all([
-    Promise.all(variants.map((variant) => oldHolders.strategies[variant].register(lease, 'old-holder'))),
-    Promise.all(
-      variants.map((variant) =>
-        oldHolders.storages[variant].save(checkpoint, 'during@2', CheckpointWriteCondition.notOlderThan(2)).then(
-          () => 'accepted' as const,
-          (error: unknown) => error,
-        ),
-      ),
-    ),
-  ]);
-  expect(granted[1], 'opted out: granted on the old master').toBe(true);
-  expect(written[1], 'opted out: written on the old master').toBe('accepted');
-  return { default: written[0], 'opted out': written[1] };
-}
-
 /** Each trial's precondition: the old holders' grant and write really are missing on `promoted`. */
 export async function expectMissingOn(promoted: RedisAddress, lease: string, checkpoint: string): Promise<void> {
   await withAdminConnection(promoted, async (admin) => {
