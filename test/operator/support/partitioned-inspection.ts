@@ -1,3 +1,4 @@
+import type { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   CheckpointWriteCondition,
@@ -7,7 +8,8 @@ import {
   type Membership,
 } from '../../../runtime/index.js';
 import type { PartitionedInspectionJsonRow } from '../../../operator/inspection-report.js';
-import { runCli } from './operator-cli.js';
+import { redisMembershipKeys } from '../../../runtime/store-layout-entry.js';
+import { jsonRows, runCli } from './operator-cli.js';
 
 /** A backend for {@link buildPartitionedState}: real memberships, strategies and storages, and the CLI's arguments. */
 export interface PartitionedWorld {
@@ -70,10 +72,10 @@ export async function buildPartitionedState(world: PartitionedWorld): Promise<Pa
  * makes (and stop its nodes after), and the cases every backend passes: the groups in JSON, text and Prometheus
  * text, and a group named by its name. Returns the world, once built, for the backend's own cases.
  */
-export function itShowsPartitionedSubscriptions(makeWorld: () => Promise<PartitionedWorld>): () => PartitionedWorld {
-  let world: PartitionedWorld | undefined;
+export function itShowsPartitionedSubscriptions<W extends PartitionedWorld>(makeWorld: () => Promise<W>): () => W {
+  let world: W | undefined;
   let state: PartitionedState | undefined;
-  const built = (): PartitionedWorld => {
+  const built = (): W => {
     if (world === undefined) {
       throw new Error('The partitioned state was not built; see the beforeAll error.');
     }
@@ -99,6 +101,58 @@ export function itShowsPartitionedSubscriptions(makeWorld: () => Promise<Partiti
     await expectPartitionedJson(built(), ['plain', 'orders', 'tenant{x}']);
   });
   return built;
+}
+
+/** A Redis backend (standalone or Cluster): a client of its own, and the prefix its keys must start with. */
+export interface RedisPartitionedWorld extends PartitionedWorld {
+  readonly admin: Redis | Cluster;
+  /** `''` on a database of the suite's own; the suite's prefix on the shared Cluster. */
+  readonly keyPrefix: string;
+}
+
+/**
+ * {@link itShowsPartitionedSubscriptions}, and the cases of RedisMembership's keys on standalone and Cluster alike: a
+ * partition named by its id, memberships under another `--membership-key-prefix`, a member value it never writes.
+ */
+export function itShowsRedisPartitionedSubscriptions(
+  makeWorld: () => Promise<RedisPartitionedWorld>,
+): () => RedisPartitionedWorld {
+  const world = itShowsPartitionedSubscriptions(makeWorld);
+  it('shows a partition named by its id as any subscription', async () => {
+    const run = await runCli(['inspect', ...world().cliStore, '--json', 'orders/0']);
+    expect(run.status).toBe(0);
+    expect(jsonRows(run)).toEqual([expect.objectContaining({ id: 'orders/0', checkpoint: '17', flags: [] })]);
+  });
+  it('reads the memberships under --membership-key-prefix; under another prefix, partitions are plain rows', async () => {
+    const elsewhere = `${world().keyPrefix}elsewhere:`;
+    const run = await runCli(['inspect', ...underMembershipPrefix(world().cliStore, elsewhere), '--json']);
+    expect(run.status).toBe(1);
+    expect(
+      jsonRows(run)
+        .map(({ id }) => id)
+        .sort(),
+    ).toEqual(['orders/0', 'orders/1', 'orders/2', 'orders/3', 'plain']);
+  });
+  it('reports a member value RedisMembership never writes as a problem of its group', async () => {
+    const broken = `${world().keyPrefix}broken:`;
+    const keys = redisMembershipKeys(broken, 'shipments');
+    await world().admin.set(keys.partitions, '4');
+    await world().admin.hset(keys.members, 'node-z', 'not a member');
+    const run = await runCli(['inspect', ...underMembershipPrefix(world().cliStore, broken), 'shipments']);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain('partitioned subscription shipments: 4 partitions, 0 live members, 4 unowned');
+    expect(run.stdout).toContain(
+      `\n! partitioned subscription "shipments": member "node-z" of ${JSON.stringify(keys.members)} holds "not a member"`,
+    );
+  });
+  return world;
+}
+
+/** `store` with `--membership-key-prefix membershipKeyPrefix` in place of its own (the CLI refuses the flag twice). */
+function underMembershipPrefix(store: readonly string[], membershipKeyPrefix: string): string[] {
+  const at = store.indexOf('--membership-key-prefix');
+  const others = at < 0 ? store : [...store.slice(0, at), ...store.slice(at + 2)];
+  return [...others, '--membership-key-prefix', membershipKeyPrefix];
 }
 
 /** Checks `inspect --json` of {@link buildPartitionedState}: the two groups whole, `plain` among the rows. */
