@@ -1,18 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { PostgresCheckpointStorage, PostgresLeaseStrategy, PostgresMembership } from '../runtime/index.js';
-import type {
-  PartitionNodePostgres,
-  PartitionNodeSettings,
-} from '../test/support/partitions/partition-node-processes.js';
 import {
-  childrenOf,
-  freshTableName,
-  startPgBouncer,
-  startPostgresServer,
-  testPool,
-} from '../test/support/postgres/index.js';
+  createPartitionNodeTables,
+  type PartitionNodeSettings,
+} from '../test/support/partitions/partition-node-processes.js';
+import { childrenOf, startPgBouncer, startPostgresServer, testPool } from '../test/support/postgres/index.js';
 import { startRedisServer } from '../test/support/redis/index.js';
 
 // The stores `npm run bench:partitions` runs its node processes on: what each gives the nodes, what its server
@@ -107,18 +100,7 @@ export async function postgresBackend(): Promise<BenchBackend> {
       'PostgreSQL: pg_stat_statements calls (statements the server ran, each a round trip through pgbouncer), by the ' +
       'table they touch; polling is the SELECT on the log',
     fresh: async () => {
-      const tables: PartitionNodePostgres['tables'] = {
-        log: freshTableName('log'),
-        checkpoints: freshTableName('checkpoints'),
-        leases: freshTableName('leases'),
-        members: freshTableName('members'),
-        projection: freshTableName('projection'),
-      };
-      await admin.query(`CREATE TABLE "${tables.log}" (position bigint PRIMARY KEY, event text NOT NULL)`);
-      await new PostgresCheckpointStorage(admin, { table: tables.checkpoints }).createTable();
-      await new PostgresCheckpointStorage(admin, { table: tables.projection }).createTable();
-      await new PostgresLeaseStrategy(admin, { table: tables.leases }).createTable();
-      await new PostgresMembership(admin, { table: tables.members }).createTable();
+      const tables = await createPartitionNodeTables(admin);
       const redisServer = await startRedisServer();
       return {
         settings: { port: redisServer.port, postgres: { connectionString: bouncer.connectionString, tables } },

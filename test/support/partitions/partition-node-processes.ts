@@ -3,7 +3,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { partitionOf } from '../../../runtime/index.js';
+import {
+  PostgresCheckpointStorage,
+  PostgresLeaseStrategy,
+  PostgresMembership,
+  partitionOf,
+} from '../../../runtime/index.js';
+import { freshTableName } from '../postgres/index.js';
 import { eventually } from '../leases/event-log.js';
 import { buildRuntime, type BuiltRuntime } from '../processes/build-runtime.js';
 
@@ -39,6 +45,23 @@ export interface PartitionNodePostgres {
     readonly members: string;
     readonly projection: string;
   };
+}
+
+/** Creates fresh tables for the nodes' log, checkpoints, leases, members and projection through `admin`. */
+export async function createPartitionNodeTables(admin: pg.Pool): Promise<PartitionNodePostgres['tables']> {
+  const tables = {
+    log: freshTableName('log'),
+    checkpoints: freshTableName('checkpoints'),
+    leases: freshTableName('leases'),
+    members: freshTableName('members'),
+    projection: freshTableName('projection'),
+  };
+  await admin.query(`CREATE TABLE "${tables.log}" (position bigint PRIMARY KEY, event text NOT NULL)`);
+  await new PostgresCheckpointStorage(admin, { table: tables.checkpoints }).createTable();
+  await new PostgresCheckpointStorage(admin, { table: tables.projection }).createTable();
+  await new PostgresLeaseStrategy(admin, { table: tables.leases }).createTable();
+  await new PostgresMembership(admin, { table: tables.members }).createTable();
+  return tables;
 }
 
 // One node: a PartitionedSubscription named "orders" over the Redis list "log" (the nth item at position n), its
