@@ -142,12 +142,12 @@ async function coordination(backend: BenchBackend, partitions: number): Promise<
     await sleep(10_000);
     const after = await store.calls();
     const rate = (now: number, then = 0): number => (now - then) / 4 / 10;
-    const rates = (now: ReadonlyMap<string, number>, then: ReadonlyMap<string, number>): Map<string, number> =>
+    const rateEach = (now: ReadonlyMap<string, number>, then: ReadonlyMap<string, number>): Map<string, number> =>
       new Map([...now].map(([name, count]) => [name, rate(count, then.get(name))] as const).filter(([, r]) => r > 0));
     return {
-      coordination: rates(after.coordination, before.coordination),
+      coordination: rateEach(after.coordination, before.coordination),
       polling: rate(after.polling, before.polling),
-      inside: rates(after.inside, before.inside),
+      inside: rateEach(after.inside, before.inside),
     };
   });
 }
@@ -217,51 +217,37 @@ try {
         2,
       );
     const all = (byCount: Map<number, Throughput[]>): Throughput[] => [...byCount.values()].flat();
-    const rebalances = [];
+    const cpu = (byCount: Map<number, Throughput[]>, of: (result: Throughput) => number): string =>
+      summary(all(byCount).map(of), 3);
+    const timings = (ms: readonly number[]): string =>
+      `${p95(ms).toFixed(0)} / ${median(ms).toFixed(0)} over ${ms.length}`;
+    const rebalances: Awaited<ReturnType<typeof rebalance>>[] = [];
     for (const backend of backends) {
       rebalances.push(await rebalance(backend));
     }
-    printTable('scaling, median (min–max) over rounds', [
+    printTable('scaling: median (min–max) over rounds; rebalance', [
       ...counts.map((count) => [
         `${count} process${count === 1 ? '' : 'es'}, events/s`,
         ...column((byCount) => summary(eventsPerSecond(byCount, count))),
       ]),
       ['ratio 2/1 (target ≥ 1.7)', ...column(ratio(2, 1))],
       ['ratio 4/2 (target ≥ 0.9)', ...column(ratio(4, 2))],
-      [
-        'CPU ms per event, all node processes',
-        ...column((byCount) =>
-          summary(
-            all(byCount).map((result) => result.clientCpu),
-            3,
-          ),
-        ),
-      ],
+      ['CPU ms per event, all node processes', ...column((byCount) => cpu(byCount, (result) => result.clientCpu))],
       [
         'CPU ms per event, servers',
         ...column((byCount) =>
           Object.keys(all(byCount)[0]?.serverCpu ?? {})
-            .map(
-              (server) =>
-                `${server} ${summary(
-                  all(byCount).map((result) => result.serverCpu[server] ?? 0),
-                  3,
-                )}`,
-            )
+            .map((server) => `${server} ${cpu(byCount, (result) => result.serverCpu[server] ?? 0)}`)
             .join(', '),
         ),
       ],
       [
         `rebalance after kill -9, p95 / median ms (bound lease + 2 s = ${base.leaseTimeMs + 2_000})`,
-        ...rebalances.map(
-          ({ afterKill }) => `${p95(afterKill).toFixed(0)} / ${median(afterKill).toFixed(0)} over ${afterKill.length}`,
-        ),
+        ...rebalances.map(({ afterKill }) => timings(afterKill)),
       ],
       [
         `rebalance after SIGTERM, p95 / median ms (bound drain + 1 s = ${base.drainTimeoutMs + 1_000})`,
-        ...rebalances.map(
-          ({ afterTerm }) => `${p95(afterTerm).toFixed(0)} / ${median(afterTerm).toFixed(0)} over ${afterTerm.length}`,
-        ),
+        ...rebalances.map(({ afterTerm }) => timings(afterTerm)),
       ],
     ]);
   }
