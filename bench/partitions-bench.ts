@@ -1,18 +1,35 @@
-import { eventually } from '../test/support/leases/event-log.js';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { eventually } from '../test/support/leases/event-log.js';
 import {
   PartitionNodeProcesses,
   type PartitionNode,
   type PartitionNodeSettings,
 } from '../test/support/partitions/partition-node-processes.js';
-import { startRedisServer, type RedisServerProcess } from '../test/support/redis/index.js';
+import {
+  cpuMs,
+  postgresBackend,
+  redisBackend,
+  type BenchBackend,
+  type BenchStore,
+  type CallCounts,
+} from './partitions-bench-backends.js';
 
-// npm run bench:partitions (issue 36): node processes of one PartitionedSubscription on one redis-server, run from
-// dist/. Scaling: a preloaded shared log, a handler burning 1 ms of CPU an event, P = 32, 1, 2 and 4 processes in
-// each round, several rounds; events a second, the ratios, CPU per event. Rebalance: after kill -9 (20 kills) and
-// after SIGTERM, until every partition is owned again. Coordination: commands a second per idle node at P = 16 and 64.
+// npm run bench:partitions [-- --backend redis|postgres] [-- --coordination] (issue 36): node processes of one
+// PartitionedSubscription on Redis and on PostgreSQL (through pgbouncer), run from dist/, each backend's figures side
+// by side. Scaling: a backlog in the shared log, a handler burning 1 ms of CPU an event, P = 32, 1, 2 and 4 processes in
+// each round, several rounds; events a second, the ratios, CPU per event of the nodes and of the servers. Rebalance:
+// after kill -9 and after SIGTERM, until every partition is owned again. Coordination: round trips a second per idle
+// node at P = 16 and 64. --coordination measures only that.
 
+const { values: flags } = parseArgs({
+  options: { backend: { type: 'string' }, coordination: { type: 'boolean', default: false } },
+});
+if (flags.backend !== undefined && flags.backend !== 'redis' && flags.backend !== 'postgres') {
+  throw new Error(
+    `bench:partitions: unknown --backend ${flags.backend}; use redis or postgres, or leave it out for both.`,
+  );
+}
 const runtime = fileURLToPath(new URL('../runtime', import.meta.url));
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const events = Number(process.env['BENCH_EVENTS'] ?? 12_000);
@@ -27,90 +44,65 @@ const base: Omit<PartitionNodeSettings, 'nodeId' | 'port'> = {
   record: false,
   checkpointEvery: { events: 100, ms: 200 },
 };
+const counts = [1, 2, 4] as const;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** One run on a fresh server: `run` gets the nodes' harness; both are gone when it settles. */
-async function onFreshServer<T>(
+/** One run on a fresh store of `backend`: `run` gets the nodes' harness; both are gone when it settles. */
+async function onFreshStore<T>(
+  backend: BenchBackend,
   settings: Partial<PartitionNodeSettings>,
-  run: (nodes: PartitionNodeProcesses, server: RedisServerProcess) => Promise<T>,
+  run: (nodes: PartitionNodeProcesses, store: BenchStore) => Promise<T>,
 ): Promise<T> {
-  const server = await startRedisServer();
-  const nodes = new PartitionNodeProcesses({ ...base, ...settings, port: server.port }, runtime);
+  const store = await backend.fresh();
+  const nodes = new PartitionNodeProcesses({ ...base, ...settings, ...store.settings }, runtime);
   try {
-    return await run(nodes, server);
+    return await run(nodes, store);
   } finally {
     await nodes.close();
-    await server.stop();
+    await store.stop();
   }
 }
 
-/** CPU time the process has used, in milliseconds (user + system, from /proc). */
-function cpuMs(node: PartitionNode): number {
-  const fields =
-    readFileSync(`/proc/${node.child.pid ?? 0}/stat`, 'utf8')
-      .split(') ')[1]
-      ?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000) / 100;
+interface Throughput {
+  readonly eventsPerSecond: number;
+  /** CPU milliseconds an event, of all node processes together. */
+  readonly clientCpu: number;
+  /** CPU milliseconds an event, of each server. */
+  readonly serverCpu: Record<string, number>;
 }
 
-/** Events a second with `count` processes over a preloaded log, and CPU milliseconds per event. */
-async function throughput(count: number): Promise<{ eventsPerSecond: number; cpuPerEventMs: number }> {
-  return onFreshServer({}, async (nodes) => {
-    await nodes.append(events, 256);
-    // Joined first, so that the run times the handling, not the settling of the membership.
+/** Events a second with `count` processes over a backlog in the log, and CPU per event, both over the handling alone. */
+async function throughput(backend: BenchBackend, count: number): Promise<Throughput> {
+  return onFreshStore(backend, {}, async (nodes, store) => {
     const started = await Promise.all(Array.from({ length: count }, (_, index) => nodes.start(`node-${index}`)));
+    // Settled first (each node owns ⌊P/N⌋ or ⌈P/N⌉ partitions), with the log still empty, then the whole log appended
+    // at once: the run times the handling of a backlog, not the start-up and the hand-overs of a membership settling.
+    await eventually(
+      'the nodes share the partitions evenly',
+      () => nodes.own(started) && started.every((node) => node.owned.length >= Math.floor(base.partitions / count)),
+      30_000,
+    );
+    // Timed from the append's end: the servers' CPU is the subscription's, not the producer's writing of the log.
+    await nodes.append(events, 256);
     const startedAt = performance.now();
+    const clientCpu = (): number => started.reduce((sum, node) => sum + cpuMs(node.child.pid ?? 0), 0);
+    const [clientBefore, serverBefore] = [clientCpu(), await store.serverCpuMs()];
     await nodes.checkpointsReachLastEvents(() => false, 600_000);
     const seconds = (performance.now() - startedAt) / 1_000;
-    const cpu = started.reduce((sum, node) => sum + cpuMs(node), 0);
-    return { eventsPerSecond: events / seconds, cpuPerEventMs: cpu / events };
+    const [clientAfter, serverAfter] = [clientCpu(), await store.serverCpuMs()];
+    return {
+      eventsPerSecond: events / seconds,
+      clientCpu: (clientAfter - clientBefore) / events,
+      serverCpu: Object.fromEntries(
+        Object.entries(serverAfter).map(([server, ms]) => [server, (ms - (serverBefore[server] ?? 0)) / events]),
+      ),
+    };
   });
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
-function spread(values: readonly number[]): string {
-  return `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
-}
-
-const only = process.argv[2] === '--coordination' ? 'coordination' : undefined;
-if (only === undefined) {
-  console.log(`bench:partitions: ${rounds} rounds of ${events} events, P = ${base.partitions}, a 1 ms CPU handler`);
-  const perCount = new Map<number, number[]>([
-    [1, []],
-    [2, []],
-    [4, []],
-  ]);
-  const ratios = { twoOverOne: [] as number[], fourOverTwo: [] as number[] };
-  const cpu: number[] = [];
-  for (let round = 0; round < rounds; round += 1) {
-    const measured = new Map<number, number>();
-    for (const count of [1, 2, 4]) {
-      const result = await throughput(count);
-      measured.set(count, result.eventsPerSecond);
-      perCount.get(count)?.push(result.eventsPerSecond);
-      cpu.push(result.cpuPerEventMs);
-    }
-    ratios.twoOverOne.push((measured.get(2) ?? 0) / (measured.get(1) ?? 1));
-    ratios.fourOverTwo.push((measured.get(4) ?? 0) / (measured.get(2) ?? 1));
-    console.log(
-      `  round ${round + 1}: ${[1, 2, 4].map((count) => `${count} → ${(measured.get(count) ?? 0).toFixed(0)} events/s`).join(', ')}`,
-    );
-  }
-  for (const [count, values] of perCount) {
-    console.log(`  ${count} process(es): median ${median(values).toFixed(0)} events/s (spread ${spread(values)})`);
-  }
-  console.log(
-    `  ratio 2/1: median ${median(ratios.twoOverOne).toFixed(2)} (${Math.min(...ratios.twoOverOne).toFixed(2)}–${Math.max(...ratios.twoOverOne).toFixed(2)}); ` +
-      `ratio 4/2: median ${median(ratios.fourOverTwo).toFixed(2)} (${Math.min(...ratios.fourOverTwo).toFixed(2)}–${Math.max(...ratios.fourOverTwo).toFixed(2)}); ` +
-      `CPU per event, all processes: median ${median(cpu).toFixed(2)} ms`,
-  );
-
-  // Rebalance: three nodes under a light load; kill one, time until the others own every partition, start another.
-  const rebalance = await onFreshServer({}, async (nodes) => {
+/** Milliseconds until the others own every partition, after each of `kills` kill -9 and 5 SIGTERM, under a light load. */
+async function rebalance(backend: BenchBackend): Promise<{ afterKill: number[]; afterTerm: number[] }> {
+  return onFreshStore(backend, {}, async (nodes) => {
     // Cleared once the kills are done: an object, so that the loop sees the change.
     const load = { appending: true };
     const appender = (async () => {
@@ -138,47 +130,150 @@ if (only === undefined) {
     await appender;
     return { afterKill, afterTerm };
   });
-  const p95 = (values: readonly number[]): number =>
-    [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.95) - 1] ?? Number.NaN;
-  console.log(
-    `  rebalance after kill -9: p95 ${p95(rebalance.afterKill).toFixed(0)} ms, median ${median(rebalance.afterKill).toFixed(0)} ms over ${rebalance.afterKill.length} kills ` +
-      `(lease ${base.leaseTimeMs} ms: bound lease + 2 s = ${base.leaseTimeMs + 2_000} ms); after SIGTERM: p95 ` +
-      `${p95(rebalance.afterTerm).toFixed(0)} ms, median ${median(rebalance.afterTerm).toFixed(0)} ms over ${rebalance.afterTerm.length} ` +
-      `(bound drain + 1 s = ${base.drainTimeoutMs + 1_000} ms)`,
-  );
 }
 
-// Coordination: 4 idle nodes (no events), commands the server ran in 10 s, per node and second, at P = 16 and 64.
-for (const partitions of [16, 64]) {
-  const perNodeSecond = await onFreshServer({ partitions }, async (nodes) => {
+/** Calls a second per node of 4 idle nodes (no events) at P = `partitions`, counted by the server over 10 s. */
+async function coordination(backend: BenchBackend, partitions: number): Promise<CallCounts> {
+  return onFreshStore(backend, { partitions }, async (nodes, store) => {
     const started = await Promise.all(Array.from({ length: 4 }, (_, index) => nodes.start(`node-${index}`)));
     await eventually('four nodes own every partition', () => nodes.own(started), 30_000);
     await sleep(2_000);
-    const calls = async (): Promise<Map<string, number>> =>
-      new Map(
-        [...(await nodes.redis.info('commandstats')).matchAll(/^cmdstat_(\w+):calls=(\d+)/gmu)]
-          .filter(([, name]) => name !== 'info')
-          .map(([, name = '', count]) => [name, Number(count)]),
-      );
-    const before = await calls();
+    const before = await store.calls();
     await sleep(10_000);
-    const after = await calls();
-    return [...after].map(([name, count]) => [name, (count - (before.get(name) ?? 0)) / 4 / 10] as const);
+    const after = await store.calls();
+    const rate = (now: number, then = 0): number => (now - then) / 4 / 10;
+    const rateEach = (now: ReadonlyMap<string, number>, then: ReadonlyMap<string, number>): Map<string, number> =>
+      new Map([...now].map(([name, count]) => [name, rate(count, then.get(name))] as const).filter(([, r]) => r > 0));
+    return {
+      coordination: rateEach(after.coordination, before.coordination),
+      polling: rate(after.polling, before.polling),
+      inside: rateEach(after.inside, before.inside),
+    };
   });
-  const total = perNodeSecond.reduce((sum, [, rate]) => sum + rate, 0);
-  const byCommand = perNodeSecond
-    .filter(([, rate]) => rate > 0)
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, rate]) => `${name} ${rate.toFixed(1)}`)
-    .join(', ');
-  // Every lease and membership call is one script (EVAL/EVALSHA): its round trips. COMMANDSTATS also counts each
-  // command a script runs (GET, PEXPIRE, HSET, TIME, …), which is work inside one round trip.
-  const scripts = perNodeSecond
-    .filter(([name]) => name === 'eval' || name === 'evalsha')
-    .reduce((sum, [, rate]) => sum + rate, 0);
-  console.log(
-    `  coordination at P = ${partitions}, 4 idle nodes: ${scripts.toFixed(1)} script round trips/s per node; ` +
-      `${total.toFixed(1)} commands/s per node counted by COMMANDSTATS (${byCommand}; lrange is each node's source ` +
-      'polling its idle log every 20 ms, the others run inside the scripts)',
-  );
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+/** `median (min–max)` with `digits` decimals. */
+function summary(values: readonly number[], digits = 0): string {
+  const fixed = (value: number): string => value.toFixed(digits);
+  return `${fixed(median(values))} (${fixed(Math.min(...values))}–${fixed(Math.max(...values))})`;
+}
+
+function p95(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.95) - 1] ?? Number.NaN;
+}
+
+/** `total (name rate, …)` of rates a second, largest first. */
+function rates(byName: ReadonlyMap<string, number>): string {
+  const total = [...byName.values()].reduce((sum, rate) => sum + rate, 0);
+  const parts = [...byName].sort((a, b) => b[1] - a[1]).map(([name, rate]) => `${name} ${rate.toFixed(1)}`);
+  return `${total.toFixed(1)}${parts.length === 0 ? '' : ` (${parts.join(', ')})`}`;
+}
+
+/** Prints rows of a label and one cell per backend, in columns. */
+function printTable(header: string, rows: readonly (readonly string[])[]): void {
+  const all = [[header, ...backends.map((backend) => backend.name)], ...rows];
+  const widths = all[0]?.map((_, column) => Math.max(...all.map((row) => row[column]?.length ?? 0))) ?? [];
+  for (const row of all) {
+    console.log(`  ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ')}`.trimEnd());
+  }
+}
+
+const backends: BenchBackend[] = [];
+try {
+  for (const name of flags.backend === undefined ? ['redis', 'postgres'] : [flags.backend]) {
+    backends.push(name === 'redis' ? redisBackend() : await postgresBackend());
+  }
+  if (!flags.coordination) {
+    console.log(
+      `bench:partitions: ${rounds} rounds of ${events} events, P = ${base.partitions}, a 1 ms CPU handler, ` +
+        `lease ${base.leaseTimeMs} ms, drain ${base.drainTimeoutMs} ms, ${kills} kills`,
+    );
+    // Backends alternate within each round, so that a change of load on the machine falls on both alike.
+    const measured = backends.map(() => new Map<number, Throughput[]>(counts.map((count) => [count, []])));
+    for (let round = 0; round < rounds; round += 1) {
+      for (const count of counts) {
+        for (const [index, backend] of backends.entries()) {
+          measured[index]?.get(count)?.push(await throughput(backend, count));
+        }
+      }
+      const perSecond = measured.map((byCount) =>
+        counts.map((count) => `${count} → ${byCount.get(count)?.[round]?.eventsPerSecond.toFixed(0)}`).join(', '),
+      );
+      console.log(
+        `  round ${round + 1}, events/s: ${perSecond.map((line, i) => `${backends[i]?.name} ${line}`).join('; ')}`,
+      );
+    }
+    const column = (cell: (byCount: Map<number, Throughput[]>) => string): string[] => measured.map(cell);
+    const eventsPerSecond = (byCount: Map<number, Throughput[]>, count: number): number[] =>
+      (byCount.get(count) ?? []).map((result) => result.eventsPerSecond);
+    const ratio = (over: number, under: number) => (byCount: Map<number, Throughput[]>) =>
+      summary(
+        eventsPerSecond(byCount, over).map((value, round) => value / (eventsPerSecond(byCount, under)[round] ?? 1)),
+        2,
+      );
+    const all = (byCount: Map<number, Throughput[]>): Throughput[] => [...byCount.values()].flat();
+    const cpu = (byCount: Map<number, Throughput[]>, of: (result: Throughput) => number): string =>
+      summary(all(byCount).map(of), 3);
+    const timings = (ms: readonly number[]): string =>
+      `${p95(ms).toFixed(0)} / ${median(ms).toFixed(0)} over ${ms.length}`;
+    const rebalances: Awaited<ReturnType<typeof rebalance>>[] = [];
+    for (const backend of backends) {
+      rebalances.push(await rebalance(backend));
+    }
+    printTable('scaling: median (min–max) over rounds; rebalance', [
+      ...counts.map((count) => [
+        `${count} process${count === 1 ? '' : 'es'}, events/s`,
+        ...column((byCount) => summary(eventsPerSecond(byCount, count))),
+      ]),
+      ['ratio 2/1 (target ≥ 1.7)', ...column(ratio(2, 1))],
+      ['ratio 4/2 (target ≥ 0.9)', ...column(ratio(4, 2))],
+      ['CPU ms per event, all node processes', ...column((byCount) => cpu(byCount, (result) => result.clientCpu))],
+      [
+        'CPU ms per event, servers',
+        ...column((byCount) =>
+          Object.keys(all(byCount)[0]?.serverCpu ?? {})
+            .map((server) => `${server} ${cpu(byCount, (result) => result.serverCpu[server] ?? 0)}`)
+            .join(', '),
+        ),
+      ],
+      [
+        `rebalance after kill -9, p95 / median ms (bound lease + 2 s = ${base.leaseTimeMs + 2_000})`,
+        ...rebalances.map(({ afterKill }) => timings(afterKill)),
+      ],
+      [
+        `rebalance after SIGTERM, p95 / median ms (bound drain + 1 s = ${base.drainTimeoutMs + 1_000})`,
+        ...rebalances.map(({ afterTerm }) => timings(afterTerm)),
+      ],
+    ]);
+  }
+  const rows: string[][] = [];
+  for (const partitions of [16, 64]) {
+    const measured = [];
+    for (const backend of backends) {
+      measured.push(await coordination(backend, partitions));
+    }
+    rows.push(
+      [`P = ${partitions}: coordination round trips/s per node`, ...measured.map((calls) => rates(calls.coordination))],
+      [`P = ${partitions}: source polls of the log/s per node`, ...measured.map((calls) => calls.polling.toFixed(1))],
+    );
+    if (measured.some((calls) => calls.inside.size > 0)) {
+      rows.push([
+        `P = ${partitions}: commands inside them/s per node`,
+        ...measured.map((calls) => (calls.inside.size === 0 ? '–' : rates(calls.inside))),
+      ]);
+    }
+  }
+  printTable('coordination, 4 idle nodes', rows);
+  for (const backend of backends) {
+    console.log(`  ${backend.counted}.`);
+  }
+} finally {
+  for (const backend of backends) {
+    await backend.close();
+  }
 }

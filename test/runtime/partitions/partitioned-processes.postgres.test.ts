@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe } from 'vitest';
-import { PostgresCheckpointStorage, PostgresLeaseStrategy, PostgresMembership } from '../../../runtime/index.js';
+import { createPartitionNodeTables } from '../../support/partitions/partition-node-processes.js';
 import { itRunsPartitionedProcesses } from '../../support/partitions/partitioned-process-cases.js';
-import {
-  freshTableName,
-  startPgBouncer,
-  useSharedPostgres,
-  type PgBouncerProcess,
-} from '../../support/postgres/index.js';
+import { startPgBouncer, useSharedPostgres, type PgBouncerProcess } from '../../support/postgres/index.js';
 import { startRedisServer } from '../../support/redis/index.js';
 
 // Issue 36 on PostgreSQL: the same node processes, their shared log (read per `from` with a query), checkpoints, leases,
@@ -28,19 +23,7 @@ describe('PartitionedSubscription processes on PostgreSQL through pgbouncer', { 
   itRunsPartitionedProcesses({
     restartsStore: true,
     start: async () => {
-      const tables = {
-        log: freshTableName('log'),
-        checkpoints: freshTableName('checkpoints'),
-        leases: freshTableName('leases'),
-        members: freshTableName('members'),
-        projection: freshTableName('projection'),
-      };
-      const admin = database.pool();
-      await admin.query(`CREATE TABLE "${tables.log}" (position bigint PRIMARY KEY, event text NOT NULL)`);
-      await new PostgresCheckpointStorage(admin, { table: tables.checkpoints }).createTable();
-      await new PostgresCheckpointStorage(admin, { table: tables.projection }).createTable();
-      await new PostgresLeaseStrategy(admin, { table: tables.leases }).createTable();
-      await new PostgresMembership(admin, { table: tables.members }).createTable();
+      const tables = await createPartitionNodeTables(database.pool());
       const server = await startRedisServer();
       return {
         port: server.port,

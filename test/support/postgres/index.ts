@@ -2,6 +2,7 @@ export { installPostgresCommand, pgBouncerBinary, postgresBinDirectory } from '.
 export { postgresOsUserName } from './postgres-os-user.js';
 export { startPgBouncer, type PgBouncerProcess, type StartPgBouncerOptions } from './start-pgbouncer.js';
 export {
+  childrenOf,
   startPostgresServer,
   startPostgresStandby,
   type PostgresConnectionDetails,

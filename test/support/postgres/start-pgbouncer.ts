@@ -12,6 +12,8 @@ import type { PostgresConnectionDetails } from './start-postgres-server.js';
 /** A pgbouncer in front of a test server, started by {@link startPgBouncer}; connect to it like to the server's database. */
 export interface PgBouncerProcess extends PostgresConnectionDetails {
   readonly poolMode: 'transaction' | 'session';
+  /** The pgbouncer process's id: a benchmark reads its CPU time from /proc. */
+  readonly pid: number;
   /** SIGTERM (immediate shutdown), wait for the exit, remove its temp dir. Idempotent. */
   stop(): Promise<void>;
 }
@@ -119,6 +121,7 @@ export async function startPgBouncer(
     database: server.database,
     connectionString: `postgresql://postgres@${loopbackHost}:${port}/${server.database}`,
     poolMode,
+    pid: child.pid ?? 0,
     stop,
   };
 }

@@ -315,7 +315,7 @@ class RunningPostgresServer implements PostgresServerProcess {
 }
 
 /** The processes whose parent is `pid`, from `/proc`. */
-function childrenOf(pid: number): number[] {
+export function childrenOf(pid: number): number[] {
   return readdirSync('/proc').flatMap((entry) => {
     if (!/^\d+$/u.test(entry)) {
       return [];
