@@ -29,7 +29,7 @@ export function typeInformationFor(
   if (!useTypeInformation) {
     return undefined;
   }
-  // ESLint 8.57 builds languageOptions from an .eslintrc's parserOptions too; the guard is for other hosts.
+  // ESLint 8 (8.56 and 8.57 read) builds languageOptions from an .eslintrc's parserOptions; the guard is for others.
   const { languageOptions } = context as { readonly languageOptions?: typeof context.languageOptions };
   // Checked before the program: in a single run (CI=true, or the eslint binary without --fix) typescript-eslint hands
   // a file parsed a second time an isolated program even where the options turned types off.

@@ -24,9 +24,10 @@ interface Cell {
 }
 
 // Every TypeScript line, from its oldest release, with the parser and ESLint this repository pins; then every parser
-// major from the oldest release the range admits, with one TypeScript all of them support, on ESLint 8.57.0 (9.0.0 for
-// parser 8.0.0, so that each ESLint major of the range is linted on too). Every combination would be 25 installs, and
-// each axis varies alone here.
+// major from the oldest release the range admits, with one TypeScript all of them support, on ESLint 8 (8.56.0, the
+// range's oldest, for parser 5.62.0; 8.57.0 for 6.0.0 and 7.0.0) and 9.0.0 for parser 8.0.0, so that each ESLint major
+// of the range is linted on too. Every combination would be 25 installs, and each axis varies alone here. ESLint 8.56
+// reads a flat config only from eslint.config.js, the name written here.
 const PINNED: Cell = {
   typescript: pinned.typescript ?? '',
   parser: pinned['@typescript-eslint/parser'] ?? '',
@@ -35,7 +36,7 @@ const PINNED: Cell = {
 const TYPESCRIPT_LINES = ['4.8.4', '5.0.2', '5.4.2', '5.9.2', '6.0.2'];
 const cells: readonly Cell[] = [
   ...TYPESCRIPT_LINES.map((typescript) => ({ ...PINNED, typescript })),
-  { typescript: '5.0.2', parser: '5.62.0', eslint: '8.57.0' },
+  { typescript: '5.0.2', parser: '5.62.0', eslint: '8.56.0' },
   { typescript: '5.0.2', parser: '6.0.0', eslint: '8.57.0' },
   { typescript: '5.0.2', parser: '7.0.0', eslint: '8.57.0' },
   { typescript: '5.0.2', parser: '8.0.0', eslint: '9.0.0' },

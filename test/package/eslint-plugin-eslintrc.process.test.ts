@@ -17,16 +17,16 @@ const run = promisify(execFile);
 /**
  * A project as domain-driven-hexagon has it: ESLint 8 with an `.eslintrc.json`, typescript-eslint 5's parser,
  * TypeScript 4.9, and the plugin and the runtime installed from their tarballs by a plain `npm install`, which checks
- * the peer ranges.
+ * the peer ranges. ESLint 8.56.0, the oldest the peer range admits: EventSourcing.NodeJS's samples pin it (issue 35).
  */
-describe('eslint-plugin-checkpoint-fencing from an .eslintrc.json on ESLint 8.57', { timeout: 600_000 }, () => {
+describe('eslint-plugin-checkpoint-fencing from an .eslintrc.json on ESLint 8.56', { timeout: 600_000 }, () => {
   let project: ConsumerProject;
 
   beforeAll(async () => {
     project = await installConsumer('eslint-plugin-eslintrc', {
       type: 'module',
       packages: ['eslint-plugin-checkpoint-fencing', 'checkpoint-fencing'],
-      devDependencies: { eslint: '8.57.0', '@typescript-eslint/parser': '5.62.0', typescript: '4.9.5' },
+      devDependencies: { eslint: '8.56.0', '@typescript-eslint/parser': '5.62.0', typescript: '4.9.5' },
     });
     writeLegacyAppProject(project.directory, 'legacy-recommended');
   }, 600_000);
@@ -43,7 +43,7 @@ describe('eslint-plugin-checkpoint-fencing from an .eslintrc.json on ESLint 8.57
     return eslintFindings(project.directory, result);
   }
 
-  it('installs beside ESLint 8.57.0, @typescript-eslint/parser 5.62.0 and TypeScript 4.9.5 without a peer conflict', () => {
+  it('installs beside ESLint 8.56.0, @typescript-eslint/parser 5.62.0 and TypeScript 4.9.5 without a peer conflict', () => {
     expect(project.installOutput).not.toMatch(/ERESOLVE|peer/iu);
   });
 
