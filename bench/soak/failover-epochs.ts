@@ -61,7 +61,8 @@ export interface FailoverSoakAnalysis extends SoakAnalysis {
  * failover the promise is durability: every save reported accepted in the epoch before must be in the promoted
  * replica's state (read from it after its master died, before its promotion). Each epoch after the first starts
  * from that state, as an accepted save of it. An operation belongs to the epoch its invoke falls in: one invoked
- * before the SIGKILL ran on the old master or nowhere.
+ * before the SIGKILL ran on the old master or nowhere, except a save of unknown outcome, which may also reach the
+ * promoted master later and is carried into the next epoch as well.
  */
 export function analyseFailoverSoak(
   events: readonly TimedHistoryEvent[],
@@ -69,7 +70,8 @@ export function analyseFailoverSoak(
 ): FailoverSoakAnalysis {
   const boundaries = [...failovers].sort((a, b) => (a.killedAt < b.killedAt ? -1 : a.killedAt > b.killedAt ? 1 : 0));
   const epochs: HistoryEvent[][] = [[], ...boundaries.map((failover, index) => startingFrom(failover, index + 1))];
-  const synthetic = epochs.reduce((sum, epoch) => sum + epoch.length / 2, 0);
+  const startOf = epochs.map((epoch) => epoch.length);
+  const synthetic = startOf.reduce((sum, length) => sum + length / 2, 0);
   const epochOfOpenCall = new Map<string, number>();
   /** Calls of the cut-off side, by the failover (1 for the first) whose partition they fell in. */
   const cutOff = new Map<number, HistoryEvent[]>();
@@ -96,6 +98,14 @@ export function analyseFailoverSoak(
       epochs[epoch]?.push(event);
     }
   }
+  // A save whose outcome is unknown may take effect at any later time, after a failover too: a command the client
+  // still held (queued while it reconnected, or sent as the old master died) can reach the promoted master, so a read
+  // there may see it. Each is carried into the next epoch as an unknown-outcome call made at its start.
+  const carried = epochs.map((_, index) => (index === 0 ? [] : unknownSaves(epochs[index - 1] ?? [], index)));
+  for (const [index, late] of carried.entries()) {
+    epochs[index]?.splice(startOf[index] ?? 0, 0, ...late);
+  }
+  const added = synthetic + carried.reduce((sum, late) => sum + late.length / 2, 0);
   const acceptedWhileCutOff = [...cutOff].flatMap(([failover, calls]) =>
     acceptedSaves(calls).map(([subscriptionId, checkpoint]) => ({ subscriptionId, failover, checkpoint })),
   );
@@ -131,14 +141,14 @@ export function analyseFailoverSoak(
     inconclusive: analyses.flatMap((analysis) => analysis.linearizability.inconclusive),
     // Orders of the last epoch only: across a failover no single order exists.
     witnesses: analyses.at(-1)?.linearizability.witnesses ?? new Map(),
-    operationsChecked: sum((analysis) => analysis.linearizability.operationsChecked) - synthetic,
+    operationsChecked: sum((analysis) => analysis.linearizability.operationsChecked) - added,
     steps: sum((analysis) => analysis.linearizability.steps),
   };
   return {
-    operations: sum((analysis) => analysis.operations) - synthetic,
+    operations: sum((analysis) => analysis.operations) - added,
     accepted: sum((analysis) => analysis.accepted) - synthetic,
     refused: sum((analysis) => analysis.refused),
-    unknown: sum((analysis) => analysis.unknown),
+    unknown: sum((analysis) => analysis.unknown) - (added - synthetic),
     linearizability,
     checkMs: sum((analysis) => analysis.checkMs),
     staleBackwardMoves: analyses.flatMap((analysis) => analysis.staleBackwardMoves),
@@ -177,6 +187,35 @@ function startingFrom(failover: FailoverRecord, epoch: number): HistoryEvent[] {
     events.push({ type: 'invoke', process, operation }, { type: 'ok', process });
   }
   return events;
+}
+
+/** The saves of `epoch` with an unknown outcome, as unknown-outcome calls of epoch `into`. */
+function unknownSaves(epoch: readonly HistoryEvent[], into: number): HistoryEvent[] {
+  const open = new Map<string, CheckpointOperation>();
+  const late: HistoryEvent[] = [];
+  const carry = (process: string, operation: CheckpointOperation | undefined): void => {
+    if (operation?.kind === 'save') {
+      late.push(
+        { type: 'invoke', process: `late-${into}/${process}`, operation },
+        { type: 'info', process: `late-${into}/${process}` },
+      );
+    }
+  };
+  for (const event of epoch) {
+    if (event.type === 'invoke') {
+      open.set(event.process, event.operation);
+      continue;
+    }
+    if (event.type === 'info') {
+      carry(event.process, open.get(event.process));
+    }
+    open.delete(event.process);
+  }
+  // An invoke with no completion by the end of its epoch counts as unknown too.
+  for (const [process, operation] of open) {
+    carry(process, operation);
+  }
+  return late;
 }
 
 /** Every save accepted in `epoch`, as [subscription id, checkpoint]. */

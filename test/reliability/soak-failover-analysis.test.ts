@@ -79,6 +79,27 @@ describe('analyseFailoverSoak', () => {
     expect(analyseSoakHistory(timeline.events.map(({ event }) => event)).anomalies).toBeGreaterThan(0);
   });
 
+  it('lets a save of unknown outcome take effect after the failover, where a read sees it (CI: 1578@19 read after 1577@19)', () => {
+    const timeline = new Timeline().call('w0', save(1577, 19n), ok('w0')).call('w0', save(1578, 19n), info('w0'));
+    const killedAt = timeline.now;
+    // The promoted replica lacked the unconfirmed 1578@19; the client still delivered it there.
+    timeline.call('obs', read, ok('obs', '1578@19')).call('obs', read, ok('obs', '1578@19'));
+    const analysis = analyseFailoverSoak(timeline.events, [
+      failoverAt(killedAt, { checkpoint: '1577@19', version: 19n }),
+    ]);
+    expect(analysis).toMatchObject({ anomalies: 0, operations: 4, unknown: 1, lostAcknowledgedWrites: [] });
+    // Only a save of unknown outcome is carried: a refused one, or a value never written, is still an anomaly.
+    const refused = new Timeline()
+      .call('w0', save(1577, 19n), ok('w0'))
+      .call('w0', save(1578, 19n), { type: 'fail', process: 'w0', reason: 'refused' });
+    const refusedKilledAt = refused.now;
+    refused.call('obs', read, ok('obs', '1578@19'));
+    expect(
+      analyseFailoverSoak(refused.events, [failoverAt(refusedKilledAt, { checkpoint: '1577@19', version: 19n })])
+        .anomalies,
+    ).toBeGreaterThan(0);
+  });
+
   it('counts an accepted save missing from the promoted replica as a lost write, an anomaly', () => {
     const timeline = new Timeline().call('w0', save(10, 2n), ok('w0')).call('w1', save(4, 3n), ok('w1'));
     const analysis = analyseFailoverSoak(timeline.events, [
