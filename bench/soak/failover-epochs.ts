@@ -98,9 +98,9 @@ export function analyseFailoverSoak(
       epochs[epoch]?.push(event);
     }
   }
-  // A save whose outcome is unknown may take effect at any later time, after a failover too: a command the client
-  // still held (queued while it reconnected, or sent as the old master died) can reach the promoted master, so a read
-  // there may see it. Each is carried into the next epoch as an unknown-outcome call made at its start.
+  // A save whose outcome is unknown may take effect at any later time, after a failover too: a read on the promoted
+  // master once saw such a write (in CI; by a command the client still held, or bytes the snapshot missed). Each is
+  // carried into the next epoch as an unknown-outcome call made at its start, checked with its own condition there.
   const carried = epochs.map((_, index) => (index === 0 ? [] : unknownSaves(epochs[index - 1] ?? [], index)));
   for (const [index, late] of carried.entries()) {
     epochs[index]?.splice(startOf[index] ?? 0, 0, ...late);
