@@ -191,14 +191,36 @@ function startingFrom(failover: FailoverRecord, epoch: number): HistoryEvent[] {
 
 /** The saves of `epoch` with an unknown outcome, as unknown-outcome calls of epoch `into`. */
 function unknownSaves(epoch: readonly HistoryEvent[], into: number): HistoryEvent[] {
+  return savesOf(epoch)
+    .filter(({ ended }) => ended === 'info' || ended === undefined)
+    .flatMap(({ process, save }): HistoryEvent[] => [
+      { type: 'invoke', process: `late-${into}/${process}`, operation: save },
+      { type: 'info', process: `late-${into}/${process}` },
+    ]);
+}
+
+/** Every save accepted in `epoch`, as [subscription id, checkpoint]. */
+function acceptedSaves(epoch: readonly HistoryEvent[]): [string, string][] {
+  return savesOf(epoch)
+    .filter(({ ended }) => ended === 'ok')
+    .map(({ save }) => [save.subscriptionId, save.checkpoint]);
+}
+
+/** Each save of `epoch`, its process and how it ended (`undefined`: no completion by the end of the epoch). */
+function savesOf(epoch: readonly HistoryEvent[]): {
+  readonly process: string;
+  readonly save: CheckpointOperation & { readonly kind: 'save' };
+  readonly ended: HistoryEvent['type'] | undefined;
+}[] {
   const open = new Map<string, CheckpointOperation>();
-  const late: HistoryEvent[] = [];
-  const carry = (process: string, operation: CheckpointOperation | undefined): void => {
+  const saves: ReturnType<typeof savesOf> = [];
+  const add = (
+    process: string,
+    operation: CheckpointOperation | undefined,
+    ended: HistoryEvent['type'] | undefined,
+  ) => {
     if (operation?.kind === 'save') {
-      late.push(
-        { type: 'invoke', process: `late-${into}/${process}`, operation },
-        { type: 'info', process: `late-${into}/${process}` },
-      );
+      saves.push({ process, save: operation, ended });
     }
   };
   for (const event of epoch) {
@@ -206,34 +228,13 @@ function unknownSaves(epoch: readonly HistoryEvent[], into: number): HistoryEven
       open.set(event.process, event.operation);
       continue;
     }
-    if (event.type === 'info') {
-      carry(event.process, open.get(event.process));
-    }
+    add(event.process, open.get(event.process), event.type);
     open.delete(event.process);
   }
-  // An invoke with no completion by the end of its epoch counts as unknown too.
   for (const [process, operation] of open) {
-    carry(process, operation);
+    add(process, operation, undefined);
   }
-  return late;
-}
-
-/** Every save accepted in `epoch`, as [subscription id, checkpoint]. */
-function acceptedSaves(epoch: readonly HistoryEvent[]): [string, string][] {
-  const open = new Map<string, CheckpointOperation>();
-  const accepted: [string, string][] = [];
-  for (const event of epoch) {
-    if (event.type === 'invoke') {
-      open.set(event.process, event.operation);
-      continue;
-    }
-    const operation = open.get(event.process);
-    open.delete(event.process);
-    if (event.type === 'ok' && operation?.kind === 'save') {
-      accepted.push([operation.subscriptionId, operation.checkpoint]);
-    }
-  }
-  return accepted;
+  return saves;
 }
 
 /**
