@@ -60,6 +60,8 @@ export class FaultInjector {
   readonly #bag: FaultKind[] = [];
   #running = false;
   #loop: Promise<void> = Promise.resolve();
+  /** Why a fault could not be injected or undone (a topology that never settled, say); the run has no verdict then. */
+  #failure: { readonly error: unknown } | undefined;
 
   constructor(targets: FaultTargets) {
     this.#targets = targets;
@@ -74,15 +76,31 @@ export class FaultInjector {
     return [...this.counts.values()].reduce((sum, count) => sum + count, 0);
   }
 
-  start(): void {
-    this.#running = true;
-    this.#loop = this.#run();
+  /** Whether a fault failed: injecting stopped then, and {@link stop} rejects with its error. */
+  get failed(): boolean {
+    return this.#failure !== undefined;
   }
 
-  /** Stops injecting and resolves once the fault in progress has been undone. */
+  start(): void {
+    this.#running = true;
+    // Kept, not left to reject: a rejection nobody awaits yet would crash the process (exit 1, the code of an anomaly)
+    // before stop() could report it as a run without a verdict.
+    this.#loop = this.#run().catch((error: unknown) => {
+      this.#running = false;
+      this.#failure = { error };
+    });
+  }
+
+  /**
+   * Stops injecting and resolves once the fault in progress has been undone; rejects with the error of a fault that
+   * failed, which leaves the servers in a state the soak cannot judge.
+   */
   async stop(): Promise<void> {
     this.#running = false;
     await this.#loop;
+    if (this.#failure !== undefined) {
+      throw this.#failure.error;
+    }
   }
 
   async #run(): Promise<void> {

@@ -100,9 +100,14 @@ async function soak(options: SoakOptions): Promise<number> {
     const started = performance.now();
     faults.start();
     const recordedEvents = (): number => workers.reduce((sum, { events }) => sum + events.length, observer.length);
-    while (performance.now() - started < options.seconds * 1_000 && recordedEvents() < 2 * options.maxOperations) {
+    while (
+      performance.now() - started < options.seconds * 1_000 &&
+      recordedEvents() < 2 * options.maxOperations &&
+      !faults.failed
+    ) {
       await sleep(100);
     }
+    // Rejects when a fault failed: no verdict (exit 3 below).
     await faults.stop();
     observing.active = false;
     await Promise.all(observerLoops);

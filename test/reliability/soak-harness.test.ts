@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FaultInjector } from '../../bench/soak/fault-injector.js';
 import { analyseSoakHistory, largestMove } from '../../bench/soak/soak-analysis.js';
 import { formatSoakCheckpoint, parseSoakCheckpoint } from '../../bench/soak/soak-checkpoint.js';
 import { parseSoakOptions } from '../../bench/soak/soak-options.js';
@@ -229,5 +230,30 @@ describe('StallableLeaseClock', () => {
     clock.clearTimeout(timer);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(callback).not.toHaveBeenCalled();
+  });
+});
+
+describe('FaultInjector', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('stops at a fault that fails and rejects stop() with its error, never leaving the rejection unhandled', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const unsettled = new Error('The Sentinel topology did not settle');
+    const restart = vi.fn(() => Promise.reject(unsettled));
+    const faults = new FaultInjector({
+      leaseHolder: () => undefined,
+      serverFaults: new Map([['restart', restart]]),
+      leaseMs: 100,
+      firstFault: 'restart',
+    });
+    faults.start();
+    await vi.advanceTimersByTimeAsync(250);
+    expect(faults.failed).toBe(true);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(restart).toHaveBeenCalledTimes(1);
+    await expect(faults.stop()).rejects.toBe(unsettled);
+    expect(faults.counts.get('restart')).toBeUndefined();
   });
 });
