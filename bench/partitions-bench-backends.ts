@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import {
   createPartitionNodeTables,
   type PartitionNodeSettings,
 } from '../test/support/partitions/partition-node-processes.js';
-import { childrenOf, startPgBouncer, startPostgresServer, testPool } from '../test/support/postgres/index.js';
+import { startPgBouncer, startPostgresServer, testPool } from '../test/support/postgres/index.js';
+import { cpuMs } from '../test/support/processes/process-table.js';
 import { startRedisServer } from '../test/support/redis/index.js';
 
 // The stores `npm run bench:partitions` runs its node processes on: what each gives the nodes, what its server
@@ -37,15 +36,6 @@ export interface BenchBackend {
   readonly counted: string;
   fresh(): Promise<BenchStore>;
   close(): Promise<void>;
-}
-
-/** CPU time, user and system, in milliseconds, of process `pid`, the children it reaped, and its live children (/proc). */
-export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // utime, stime, cutime and cstime are fields 14–17; the command before them is in parentheses and may hold spaces.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0);
-  return (ticks * 1_000) / 100 + childrenOf(pid).reduce((sum, child) => sum + cpuMs(child), 0);
 }
 
 /** A redis-server for each run; the nodes keep everything on it. */
@@ -93,7 +83,6 @@ export async function postgresBackend(): Promise<BenchBackend> {
   const bouncer = await startPgBouncer(server, { poolMode: 'transaction', poolSize: 6 });
   const admin = testPool(server, { max: 2 });
   await admin.query('CREATE EXTENSION pg_stat_statements');
-  const postmaster = Number(readFileSync(join(server.dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
   return {
     name: 'postgres',
     counted:
@@ -104,7 +93,7 @@ export async function postgresBackend(): Promise<BenchBackend> {
       const redisServer = await startRedisServer();
       return {
         settings: { port: redisServer.port, postgres: { connectionString: bouncer.connectionString, tables } },
-        serverCpuMs: () => Promise.resolve({ postgres: cpuMs(postmaster), pgbouncer: cpuMs(bouncer.pid) }),
+        serverCpuMs: () => Promise.resolve({ postgres: cpuMs(server.postmasterPid()), pgbouncer: cpuMs(bouncer.pid) }),
         calls: async () => {
           const { rows } = await admin.query<{ query: string; calls: string }>(
             "SELECT query, calls::text AS calls FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'",

@@ -6,8 +6,8 @@ import {
   type PartitionNode,
   type PartitionNodeSettings,
 } from '../test/support/partitions/partition-node-processes.js';
+import { cpuMs } from '../test/support/processes/process-table.js';
 import {
-  cpuMs,
   postgresBackend,
   redisBackend,
   type BenchBackend,

@@ -2,7 +2,6 @@ export { installPostgresCommand, pgBouncerBinary, postgresBinDirectory } from '.
 export { postgresOsUserName } from './postgres-os-user.js';
 export { startPgBouncer, type PgBouncerProcess, type StartPgBouncerOptions } from './start-pgbouncer.js';
 export {
-  childrenOf,
   startPostgresServer,
   startPostgresStandby,
   type PostgresConnectionDetails,

@@ -1,8 +1,9 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort, loopbackHost } from '../free-loopback-port.js';
+import { childrenOf } from '../processes/process-table.js';
 import { cleanUpOnExit } from './clean-up-on-exit.js';
 import { postgresBinDirectory } from './postgres-binaries.js';
 import { handToPostgresOsUser, postgresOsUser, spawnIdentity, type PostgresOsUser } from './postgres-os-user.js';
@@ -39,6 +40,8 @@ export interface PostgresServerProcess extends PostgresConnectionDetails {
    * Resolves, once the postmaster is gone, to when the signals were sent (`process.hrtime.bigint()`).
    */
   kill(): Promise<bigint>;
+  /** The postmaster's process id, from `postmaster.pid`: a new one after each `restart` or `start`. */
+  postmasterPid(): number;
   /** `pg_ctl start` after `kill()` (or a stop by hand), on the same port and data. */
   start(): Promise<void>;
   /** `pg_ctl promote`: a standby ends recovery and takes writes, on a new timeline. Resolves once it does. */
@@ -242,8 +245,12 @@ class RunningPostgresServer implements PostgresServerProcess {
     await this.#pgCtl(['restart', '-w', '-m', mode, '-t', String(startTimeoutSeconds), '-l', this.#logFile]);
   }
 
+  postmasterPid(): number {
+    return Number(readFileSync(join(this.dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]?.trim());
+  }
+
   async kill(): Promise<bigint> {
-    const pid = Number(readFileSync(join(this.dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]?.trim());
+    const pid = this.postmasterPid();
     // A crash takes every process down at once: a backend outlives a postmaster killed alone until it notices, and
     // meanwhile answers its client from the dead server's data (a failover soak read a write the standby never had).
     // The postmaster first, so that it starts no process in place of one killed before it.
@@ -312,22 +319,6 @@ class RunningPostgresServer implements PostgresServerProcess {
       );
     });
   }
-}
-
-/** The processes whose parent is `pid`, from `/proc`. */
-export function childrenOf(pid: number): number[] {
-  return readdirSync('/proc').flatMap((entry) => {
-    if (!/^\d+$/u.test(entry)) {
-      return [];
-    }
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // The parent pid is the second field after the command, which is in parentheses and may hold spaces.
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(entry)] : [];
-    } catch {
-      return [];
-    }
-  });
 }
 
 function processExists(pid: number): boolean {
