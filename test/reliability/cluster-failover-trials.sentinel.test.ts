@@ -5,6 +5,7 @@ import { clusterHashSlot } from '../../runtime/redis/cluster-hash-slot.js';
 import { eventually } from '../support/leases/event-log.js';
 import {
   FailoverTrialClients,
+  expectMissingOn,
   grantAndWrite,
   prefixOf,
   variants,
@@ -12,7 +13,6 @@ import {
   type TrialOutcome,
   type Variant,
 } from '../support/redis/failover-trial-clients.js';
-import { expectMissingOn } from '../support/redis/partition-trial.js';
 import { startReplicatedRedisCluster, type ReplicatedRedisCluster } from '../support/redis/index.js';
 
 // The failover trial of failover-trials.sentinel.test.ts on a Redis Cluster, where replica counts are kept per hash

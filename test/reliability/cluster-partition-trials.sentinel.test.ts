@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterHashSlot } from '../../runtime/redis/cluster-hash-slot.js';
 import {
   FailoverTrialClients,
+  expectMissingOn,
   grantAndWrite,
   type OldHolders,
   type Variant,
@@ -12,7 +13,6 @@ import { startReplicatedRedisCluster, type ReplicatedRedisCluster } from '../sup
 import {
   checkPartitionTrials,
   endTrial,
-  expectMissingOn,
   newHoldersTake,
   outcomesOf,
   warmUp,

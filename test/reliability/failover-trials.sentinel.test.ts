@@ -4,13 +4,13 @@ import { CheckpointWriteCondition, CheckpointWriteNotReplicatedError } from '../
 import { eventually } from '../support/leases/event-log.js';
 import {
   FailoverTrialClients,
+  expectMissingOn,
   grantAndWrite,
   variants,
   type OldHolders,
   type TrialOutcome,
   type Variant,
 } from '../support/redis/failover-trial-clients.js';
-import { expectMissingOn } from '../support/redis/partition-trial.js';
 import { startRedisSentinel, type RedisSentinelTopology } from '../support/redis/index.js';
 
 // Issue 16's measurement as a test. A master, a replica and three Sentinels; the replica's link is cut during a grant

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/leases/event-log.js';
 import {
   FailoverTrialClients,
+  expectMissingOn,
   grantAndWrite,
   type OldHolders,
   type Variant,
@@ -16,7 +17,6 @@ import {
 import {
   checkPartitionTrials,
   endTrial,
-  expectMissingOn,
   newHoldersTake,
   outcomesOf,
   warmUp,

@@ -6,6 +6,8 @@ import {
   RedisLeaseStrategy,
   type WaitForReplicasOption,
 } from '../../../runtime/index.js';
+import { redisLeaseKeys } from '../../../runtime/store-layout-entry.js';
+import { withAdminConnection, type RedisAddress } from './admin-connection.js';
 
 /**
  * The two ways a failover trial runs every grant and write, side by side on keys of their own: with the default
@@ -118,5 +120,15 @@ export async function grantAndWrite(
       .filter((_, index) => granted[index] !== true)
       .map((variant) => oldHolders.strategies[variant].unregister(lease, 'old-holder')),
   );
-  return { default: written[0], 'opted out': written[1] };
+  return { default: written[variants.indexOf('default')], 'opted out': written[variants.indexOf('opted out')] };
+}
+
+/** Each trial's precondition: the old holders' grant and write really are missing on `promoted`. */
+export async function expectMissingOn(promoted: RedisAddress, lease: string, checkpoint: string): Promise<void> {
+  await withAdminConnection(promoted, async (admin) => {
+    for (const variant of variants) {
+      expect(await admin.exists(redisLeaseKeys(prefixOf(variant), lease).token), `${variant}: token key`).toBe(0);
+      expect(await admin.get(`${prefixOf(variant)}${checkpoint}`), `${variant}: checkpoint`).toBe('before@1');
+    }
+  });
 }

@@ -1,7 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { expect } from 'vitest';
 import { CheckpointWriteCondition, RedisCheckpointStorage } from '../../../runtime/index.js';
-import { redisLeaseKeys } from '../../../runtime/store-layout-entry.js';
 import { eventually } from '../leases/event-log.js';
 import type { RedisAddress } from './admin-connection.js';
 import { withAdminConnection } from './admin-connection.js';
@@ -42,16 +41,6 @@ export async function writeBeforeTheCut(master: RedisAddress, checkpoint: string
     expect(await admin.call('WAIT', String(replicas), '5000'), 'every replica has the write before the cut').toBe(
       replicas,
     );
-  });
-}
-
-/** Each trial's precondition: the old holders' grant and write really are missing on `promoted`. */
-export async function expectMissingOn(promoted: RedisAddress, lease: string, checkpoint: string): Promise<void> {
-  await withAdminConnection(promoted, async (admin) => {
-    for (const variant of variants) {
-      expect(await admin.exists(redisLeaseKeys(prefixOf(variant), lease).token), `${variant}: token key`).toBe(0);
-      expect(await admin.get(`${prefixOf(variant)}${checkpoint}`), `${variant}: checkpoint`).toBe('before@1');
-    }
   });
 }
 
