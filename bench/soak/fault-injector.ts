@@ -86,7 +86,6 @@ export class FaultInjector {
     // Kept, not left to reject: a rejection nobody awaits yet would crash the process (exit 1, the code of an anomaly)
     // before stop() could report it as a run without a verdict.
     this.#loop = this.#run().catch((error: unknown) => {
-      this.#running = false;
       this.#failure = { error };
     });
   }
