@@ -9,6 +9,7 @@ import {
   type PostgresLeaseStrategyOptions,
 } from '../../../runtime/index.js';
 import { PostgresDualAnchorCheckpointStore } from '../../../runtime/dual-anchor-entry.js';
+import { eventually } from '../../support/leases/event-log.js';
 import {
   freshTableName,
   RecordingPostgresClient,
@@ -81,19 +82,36 @@ async function strategy(
   return made;
 }
 
-/** What the standby itself holds, read there (a hot standby answers reads). */
+/**
+ * What the standby itself holds, read there once it has replayed every byte it had reported written: the library
+ * waits for the standby's `write_lsn`, and a hot standby's reads see replayed WAL only, a moment later (on a loaded
+ * machine, later than the next statement here). The link is held from the call on, so nothing sent after the
+ * operation resolved counts; released and caught up again before this returns.
+ */
 async function onStandby(statement: string): Promise<unknown[]> {
   const standby = topology.standby;
   if (standby === undefined) {
     throw new Error('no standby');
   }
-  const client = new pg.Client({ connectionString: standby.connectionString });
-  await client.connect();
-  try {
-    return (await client.query<Record<string, unknown>>(statement)).rows;
-  } finally {
-    await client.end();
-  }
+  return withLinkHeld(async () => {
+    const { rows } = await topology.administer(
+      `SELECT write_lsn::text AS lsn FROM pg_stat_replication WHERE application_name = '${topology.standbyName}'`,
+    );
+    const written = String((rows[0] as { lsn?: unknown } | undefined)?.lsn);
+    const client = new pg.Client({ connectionString: standby.connectionString });
+    await client.connect();
+    try {
+      await eventually(`the standby replays what it wrote, up to ${written}`, async () => {
+        const replay = await client.query<{ replayed: boolean }>(
+          `SELECT pg_last_wal_replay_lsn() >= '${written}'::pg_lsn AS replayed`,
+        );
+        return replay.rows[0]?.replayed === true;
+      });
+      return (await client.query<Record<string, unknown>>(statement)).rows;
+    } finally {
+      await client.end();
+    }
+  });
 }
 
 /** How long `operation` took to settle, and how: its value, or its error. */
